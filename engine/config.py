@@ -1,0 +1,172 @@
+"""Study configuration: one TOML file (or the embedded default) describes a whole study.
+
+Relative paths are resolved against the current working directory.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from cueshift.errors import ConfigError
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, SCENARIO_SETS
+from cueshift.study.variations import VariationFilter
+
+DEFAULT_STUDY = "default"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class BenchmarkConfig(_Frozen):
+    """Where the images come from.
+
+    ``demo``: the embedded synthetic faces, rendered on demand into ``cache_dir``;
+    ``stylisticbias``: the release layout under ``root``; ``manifest``: a CSV/Parquet file.
+    """
+
+    kind: Literal["demo", "stylisticbias", "manifest"] = "demo"
+    size: Literal["small", "paper"] | int = Field(
+        default="small", description="demo only: 'small' (90 faces), 'paper' (500 faces) or a face count"
+    )
+    root: Path | None = None
+    manifest: Path | None = None
+    cache_dir: Path = Path(".cueshift-cache/demo")
+
+    @field_validator("size")
+    @classmethod
+    def _positive(cls, value: str | int) -> str | int:
+        if isinstance(value, int) and value < 1:
+            raise ValueError("must be 'small', 'paper' or a positive face count")
+        return value
+
+    @model_validator(mode="after")
+    def _source_given(self) -> BenchmarkConfig:
+        if self.kind == "stylisticbias" and self.root is None:
+            raise ValueError("kind 'stylisticbias' needs root = <folder of the release>")
+        if self.kind == "manifest" and self.manifest is None:
+            raise ValueError("kind 'manifest' needs manifest = <file.csv|file.parquet>")
+        return self
+
+
+class ScenarioConfig(_Frozen):
+    set: str = "stylisticbias-25"
+    only: list[str] | None = Field(default=None, description="scenario_ids to keep (default: all)")
+
+    @field_validator("set")
+    @classmethod
+    def _known_set(cls, value: str) -> str:
+        if value not in SCENARIO_SETS:
+            raise ValueError(f"unknown scenario set {value!r}; known: {', '.join(SCENARIO_SETS)}")
+        return value
+
+    @model_validator(mode="after")
+    def _known_scenarios(self) -> ScenarioConfig:
+        known = {s.scenario_id for s in SCENARIO_SETS[self.set]}
+        for scenario_id in self.only or []:
+            if scenario_id not in known:
+                raise ValueError(f"unknown scenario {scenario_id!r} in set {self.set!r}")
+        return self
+
+
+class PromptConfig(_Frozen):
+    template: str = RELEASED_TEMPLATE
+    orderings: list[int] = Field(default_factory=lambda: [1, 2, 3, 4], min_length=1)
+
+    @field_validator("orderings")
+    @classmethod
+    def _known_orderings(cls, value: list[int]) -> list[int]:
+        for ordering in value:
+            if ordering not in ORDERING_BY_ID:
+                raise ValueError(f"unknown ordering {ordering}; orderings are 1-4 (seed 000 App. C.2)")
+        if len(set(value)) != len(value):
+            raise ValueError("orderings repeat")
+        return value
+
+    @field_validator("template")
+    @classmethod
+    def _slots(cls, value: str) -> str:
+        for slot in ("{first_letter}", "{first}", "{second_letter}", "{second}"):
+            if slot not in value:
+                raise ValueError(f"template lacks the slot {slot}")
+        return value
+
+
+class ModelConfig(_Frozen):
+    """One judge. ``settings`` go to the backend (and into the ``model`` table; no secrets)."""
+
+    model_id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
+    backend: str = "simulated"
+    checkpoint: str = ""
+    revision: str | None = None
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+
+class Study(_Frozen):
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
+    description: str = ""
+    design: Literal["stylisticbias"] = "stylisticbias"
+    database: Path | None = Field(default=None, description="default: runs/<name>.duckdb")
+    benchmark: BenchmarkConfig = Field(default_factory=BenchmarkConfig)
+    variations: VariationFilter = Field(default_factory=VariationFilter)
+    scenarios: ScenarioConfig = Field(default_factory=ScenarioConfig)
+    prompt: PromptConfig = Field(default_factory=PromptConfig)
+    seeds: list[int] = Field(default_factory=lambda: [1, 2, 3], min_length=1)
+    models: list[ModelConfig] = Field(min_length=1)
+    batch_size: int = Field(default=5000, ge=1)
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds(cls, value: list[int]) -> list[int]:
+        if any(s < 0 for s in value) or len(set(value)) != len(value):
+            raise ValueError("seeds must be distinct non-negative integers")
+        return value
+
+    @field_validator("models")
+    @classmethod
+    def _unique_models(cls, value: list[ModelConfig]) -> list[ModelConfig]:
+        ids = [m.model_id for m in value]
+        if len(set(ids)) != len(ids):
+            raise ValueError("model_id values repeat")
+        return value
+
+    @property
+    def database_path(self) -> Path:
+        return self.database or Path("runs") / f"{self.name}.duckdb"
+
+
+def _format_error(source: str, exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    field = ".".join(str(p) for p in err["loc"]) or "<top>"
+    more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{source}: field '{field}': {err['msg']}{more}"
+
+
+def parse_study(data: dict[str, Any], source: str) -> Study:
+    try:
+        return Study.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_error(source, exc)) from None
+
+
+def load_study(path: str | Path | None = None) -> Study:
+    """Load a study file; ``None`` or ``'default'`` gives the embedded default study."""
+    if path is None or str(path) == DEFAULT_STUDY:
+        text = resources.files("cueshift.studies").joinpath("default.toml").read_text(encoding="utf-8")
+        source = "<embedded default study>"
+    else:
+        path = Path(path)
+        if not path.is_file():
+            raise ConfigError(f"{path}: no such study file")
+        text = path.read_text(encoding="utf-8")
+        source = str(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    return parse_study(data, source)

@@ -1,0 +1,22 @@
+"""The one exception type users see: a one-line message naming the file/row/field."""
+
+from __future__ import annotations
+
+
+class CueshiftError(Exception):
+    """An error caused by the user's input or environment; the CLI prints it on one line and exits 2."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(message.split()))
+
+
+class ConfigError(CueshiftError):
+    """A study file or option is invalid."""
+
+
+class BenchmarkError(CueshiftError):
+    """An image set, manifest or metadata file is invalid."""
+
+
+class SchemaViolation(CueshiftError):
+    """A frame failed its pandera schema; nothing of the batch was written."""

@@ -1,0 +1,1 @@
+"""Inference: backends answer forced-choice prompts; the runner stores every judgment once."""

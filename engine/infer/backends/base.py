@@ -1,0 +1,113 @@
+"""The contract between the runner and a backend.
+
+The runner hands a backend a batch of planned judgments as a polars frame with columns
+``image_id, scenario_id, ordering, seed`` and gets back, row for row, the raw answer
+text (always parsed by :mod:`cueshift.infer.parser`, never trusted), the latency and,
+for scoring backends, P(favorable) and the probability mass on neither letter.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import polars as pl
+
+from cueshift.config import ModelConfig
+from cueshift.study.scenarios import ORDERING_BY_ID, Ordering, Scenario
+
+
+@dataclass(frozen=True)
+class ImageRecord:
+    """One image as a backend sees it: the file, and (for the simulated judge) its metadata."""
+
+    image_id: str
+    identity_id: str
+    path: Path  # absolute
+    role: str
+    feature_key: str | None
+    variation_category: str | None
+    variation_value: str | None
+    framing: str
+    age: str | None
+    gender: str | None
+    ethnicity: str | None
+    body_type: str | None
+
+
+@dataclass(frozen=True)
+class StudyContext:
+    """Everything a backend may look up while answering."""
+
+    images: Mapping[str, ImageRecord]
+    scenarios: Mapping[str, Scenario]
+    template: str
+
+
+@dataclass(frozen=True)
+class JudgmentRequest:
+    """One planned judgment, resolved (for backends that work prompt by prompt)."""
+
+    image: ImageRecord
+    scenario: Scenario
+    ordering: Ordering
+    seed: int
+    prompt: str
+
+
+@dataclass(frozen=True)
+class BackendAnswers:
+    """Answers to a batch, in the batch's row order."""
+
+    response_text: list[str]
+    latency_ms: list[float]
+    p_favorable: list[float | None] | None = None
+    p_neither: list[float | None] | None = None
+
+    def __post_init__(self) -> None:
+        n = len(self.response_text)
+        for name in ("latency_ms", "p_favorable", "p_neither"):
+            values = getattr(self, name)
+            if values is not None and len(values) != n:
+                raise ValueError(f"backend answered {n} texts but {len(values)} {name}")
+
+
+class Backend(abc.ABC):
+    """Base class of every backend.
+
+    Subclasses set ``name`` and implement :meth:`judge`. A scoring backend (``scores``
+    True) is deterministic: the runner asks it once per ordering with seed 0 instead of
+    once per seed.
+    """
+
+    name: ClassVar[str]
+    scores: ClassVar[bool] = False
+
+    def __init__(self, model: ModelConfig, context: StudyContext) -> None:
+        self.model = model
+        self.context = context
+
+    @abc.abstractmethod
+    def judge(self, batch: pl.DataFrame) -> BackendAnswers:
+        """Answer every row of ``batch`` (columns image_id, scenario_id, ordering, seed)."""
+
+    def requests(self, batch: pl.DataFrame) -> Iterator[JudgmentRequest]:
+        """The batch as resolved requests with rendered prompts, in row order."""
+        for image_id, scenario_id, ordering_id, seed in batch.select(
+            "image_id", "scenario_id", "ordering", "seed"
+        ).iter_rows():
+            scenario = self.context.scenarios[scenario_id]
+            ordering = ORDERING_BY_ID[ordering_id]
+            yield JudgmentRequest(
+                image=self.context.images[image_id],
+                scenario=scenario,
+                ordering=ordering,
+                seed=seed,
+                prompt=ordering.render(self.context.template, scenario),
+            )
+
+    def close(self) -> None:  # noqa: B027  (optional hook)
+        """Release resources (model weights, HTTP clients)."""

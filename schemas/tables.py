@@ -1,0 +1,136 @@
+"""Row-level contracts of the study tables (mirrors ``sql/schema.sql``).
+
+The DDL enforces keys; these schemas add what SQL cannot say cheaply (value sets,
+ranges, non-empty strings) and produce a readable error before anything is written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandera.polars as pa
+import polars as pl
+
+OUTCOMES = ["favorable", "unfavorable", "invalid"]
+LETTERS = ["a", "b"]
+
+
+class _Strict(pa.DataFrameModel):
+    class Config:
+        strict = True  # no unknown columns
+        coerce = False
+
+
+class IdentitySchema(_Strict):
+    identity_id: str = pa.Field(unique=True, str_length={"min_value": 1})
+    source: str = pa.Field(str_length={"min_value": 1})
+    age: str | None = pa.Field(nullable=True)
+    gender: str | None = pa.Field(nullable=True)
+    ethnicity: str | None = pa.Field(nullable=True)
+    body_type: str | None = pa.Field(nullable=True)
+    attributes: str | None = pa.Field(nullable=True)  # JSON text
+
+
+class ImageSchema(_Strict):
+    image_id: str = pa.Field(unique=True, str_length={"min_value": 1})
+    identity_id: str = pa.Field(str_length={"min_value": 1})
+    role: str = pa.Field(isin=["base", "variation"])
+    base_image_id: str | None = pa.Field(nullable=True)
+    variation_category: str | None = pa.Field(nullable=True)
+    feature_key: str | None = pa.Field(nullable=True)
+    variation_value: str | None = pa.Field(nullable=True)
+    framing: str = pa.Field(str_length={"min_value": 1})
+    path: str = pa.Field(str_length={"min_value": 1})
+    sha256: str = pa.Field(str_matches=r"^[0-9a-f]{64}$")
+    width: pl.Int32 | None = pa.Field(nullable=True, gt=0)
+    height: pl.Int32 | None = pa.Field(nullable=True, gt=0)
+    evaluated: bool
+    exclusion_reason: str | None = pa.Field(nullable=True)
+
+    @pa.dataframe_check
+    @classmethod
+    def base_has_no_parent(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        """A base image has no base_image_id; a variation has one."""
+        return data.lazyframe.select(
+            (pl.col("role") == "base") == pl.col("base_image_id").is_null()
+        )
+
+
+class ScenarioSchema(_Strict):
+    scenario_id: str = pa.Field(unique=True, str_length={"min_value": 1})
+    scenario_set: str
+    position: pl.Int32 = pa.Field(ge=0)
+    favorable: str = pa.Field(str_length={"min_value": 1})
+    unfavorable: str = pa.Field(str_length={"min_value": 1})
+    category: str = pa.Field(str_length={"min_value": 1})
+    family: str | None = pa.Field(nullable=True)
+
+
+class PromptVariantSchema(_Strict):
+    ordering: pl.Int32 = pa.Field(unique=True, ge=1)
+    favorable_letter: str = pa.Field(isin=LETTERS)
+    favorable_first: bool
+    template: str = pa.Field(str_length={"min_value": 1})
+    example: str
+
+
+class ModelSchema(_Strict):
+    model_id: str = pa.Field(unique=True, str_length={"min_value": 1})
+    backend: str = pa.Field(str_length={"min_value": 1})
+    checkpoint: str
+    revision: str | None = pa.Field(nullable=True)
+    settings: str  # JSON text
+
+
+class RunSchema(_Strict):
+    run_id: str = pa.Field(unique=True)
+    study_name: str
+    shard: str = pa.Field(str_matches=r"^\d+/\d+$")
+    config: str
+    versions: str
+    started_at: dt.datetime
+    finished_at: dt.datetime | None = pa.Field(nullable=True)
+    n_planned: pl.Int64 = pa.Field(ge=0)
+    n_written: pl.Int64 | None = pa.Field(nullable=True, ge=0)
+
+
+class JudgmentSchema(_Strict):
+    model_id: str = pa.Field(str_length={"min_value": 1})
+    image_id: str = pa.Field(str_length={"min_value": 1})
+    scenario_id: str = pa.Field(str_length={"min_value": 1})
+    ordering: pl.Int32 = pa.Field(ge=1)
+    seed: pl.Int32 = pa.Field(ge=0)
+    response_text: str
+    outcome: str = pa.Field(isin=OUTCOMES)
+    chosen_letter: str | None = pa.Field(nullable=True, isin=LETTERS)
+    p_favorable: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    p_neither: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    latency_ms: float = pa.Field(ge=0.0)
+    created_at: dt.datetime
+    run_id: str
+
+    @pa.dataframe_check
+    @classmethod
+    def letter_matches_outcome(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        """A valid outcome names a letter; an invalid one names none."""
+        return data.lazyframe.select(
+            (pl.col("outcome") == "invalid") == pl.col("chosen_letter").is_null()
+        )
+
+    @pa.dataframe_check
+    @classmethod
+    def unique_key(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        """(model, image, scenario, ordering, seed) is unique within a batch."""
+        key = ["model_id", "image_id", "scenario_id", "ordering", "seed"]
+        return data.lazyframe.select(~pl.struct(key).is_duplicated())
+
+
+TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
+    "identity": IdentitySchema,
+    "image": ImageSchema,
+    "scenario": ScenarioSchema,
+    "prompt_variant": PromptVariantSchema,
+    "model": ModelSchema,
+    "run": RunSchema,
+    "judgment": JudgmentSchema,
+}

@@ -1,0 +1,129 @@
+-- cueshift study database: the tables every study design writes to.
+-- Loaded by cueshift.store.open_study(); safe to run again (IF NOT EXISTS).
+-- Usable as is:  duckdb study.duckdb < sql/schema.sql
+
+-- A person whose identity is held fixed (a StylisticBias base face, a 001 individual,
+-- a 002/004 stimulus person). Demographics are perceived labels, not ground truth.
+CREATE TABLE IF NOT EXISTS identity (
+    identity_id  VARCHAR PRIMARY KEY,
+    source       VARCHAR NOT NULL,          -- benchmark / dataset the identity comes from
+    age          VARCHAR,                   -- 'young adult' | 'middle-aged adult' | 'elderly' | dataset labels
+    gender       VARCHAR,
+    ethnicity    VARCHAR,
+    body_type    VARCHAR,
+    attributes   JSON                       -- any further dataset-specific labels
+);
+
+-- An image of one identity: its base (reference) image or a condition derived from a base.
+CREATE TABLE IF NOT EXISTS image (
+    image_id            VARCHAR PRIMARY KEY,
+    identity_id         VARCHAR NOT NULL REFERENCES identity (identity_id),
+    role                VARCHAR NOT NULL CHECK (role IN ('base', 'variation')),
+    base_image_id       VARCHAR,            -- the image this one varies (NULL for a base)
+    variation_category  VARCHAR,            -- e.g. 'Fashion', 'Eyewear'; 'Beauty filter' for seed 001
+    feature_key         VARCHAR,            -- e.g. 'fashion_style', 'eyewear'
+    variation_value     VARCHAR,            -- e.g. 'Worn / Distressed clothing'
+    framing             VARCHAR NOT NULL,   -- 'face' (head-and-shoulders) | 'body' (full body) | other
+    path                VARCHAR NOT NULL,   -- relative to the benchmark root
+    sha256              VARCHAR NOT NULL,
+    width               INTEGER,
+    height              INTEGER,
+    evaluated           BOOLEAN NOT NULL,   -- passes the study's variation filter
+    exclusion_reason    VARCHAR,            -- why not evaluated (NULL when evaluated)
+    CHECK ((role = 'base') = (base_image_id IS NULL))
+);
+
+-- A binary judgment task. phi measures the share choosing `favorable` (seed 000 Eq. 1);
+-- for designs without a normative pole (seed 001 jobs) `favorable` is the canonical first option.
+CREATE TABLE IF NOT EXISTS scenario (
+    scenario_id   VARCHAR PRIMARY KEY,
+    scenario_set  VARCHAR NOT NULL,
+    position      INTEGER NOT NULL,         -- order within its set
+    favorable     VARCHAR NOT NULL,
+    unfavorable   VARCHAR NOT NULL,
+    category      VARCHAR NOT NULL,         -- e.g. 'Personality & Social'
+    family        VARCHAR                   -- optional coarser grouping (seed 001: jobs / traits / conditions)
+);
+
+-- The prompt template of the study and its order/label variants (seed 000 Appendix C.2).
+CREATE TABLE IF NOT EXISTS prompt_variant (
+    ordering          INTEGER PRIMARY KEY,  -- 1..4
+    favorable_letter  VARCHAR NOT NULL CHECK (favorable_letter IN ('a', 'b')),
+    favorable_first   BOOLEAN NOT NULL,     -- favorable descriptor written first in the prompt
+    template          VARCHAR NOT NULL,     -- with {first_letter} {first} {second_letter} {second}
+    example           VARCHAR NOT NULL      -- the rendered text for a sample scenario
+);
+
+CREATE TABLE IF NOT EXISTS model (
+    model_id    VARCHAR PRIMARY KEY,        -- the study's name for it, e.g. 'sim-judge'
+    backend     VARCHAR NOT NULL,           -- 'simulated' | 'transformers' | 'openai' | 'clip'
+    checkpoint  VARCHAR NOT NULL,
+    revision    VARCHAR,
+    settings    JSON NOT NULL               -- decoding / backend settings (never secrets)
+);
+
+CREATE TABLE IF NOT EXISTS run (
+    run_id        VARCHAR PRIMARY KEY,
+    study_name    VARCHAR NOT NULL,
+    shard         VARCHAR NOT NULL,         -- 'K/N', '1/1' when unsharded
+    config        JSON NOT NULL,
+    versions      JSON NOT NULL,
+    started_at    TIMESTAMP NOT NULL,
+    finished_at   TIMESTAMP,
+    n_planned     BIGINT NOT NULL,
+    n_written     BIGINT                    -- NULL until the run finishes
+);
+
+-- One forced-choice answer. The primary key makes storing a judgment twice impossible.
+CREATE TABLE IF NOT EXISTS judgment (
+    model_id       VARCHAR NOT NULL,
+    image_id       VARCHAR NOT NULL,
+    scenario_id    VARCHAR NOT NULL,
+    ordering       INTEGER NOT NULL,
+    seed           INTEGER NOT NULL,        -- 0 for deterministic score-mode judgments
+    response_text  VARCHAR NOT NULL,
+    outcome        VARCHAR NOT NULL CHECK (outcome IN ('favorable', 'unfavorable', 'invalid')),
+    chosen_letter  VARCHAR CHECK (chosen_letter IN ('a', 'b')),
+    p_favorable    DOUBLE,                  -- scoring backends: P(answer names the favorable pole)
+    p_neither      DOUBLE,                  -- scoring backends: probability mass on neither letter
+    latency_ms     DOUBLE NOT NULL,
+    created_at     TIMESTAMP NOT NULL,
+    run_id         VARCHAR NOT NULL,
+    PRIMARY KEY (model_id, image_id, scenario_id, ordering, seed)
+);
+
+-- Reserved for the further seed designs (filled by their own runners; no code writes them yet).
+-- Seed 002: two images side by side, the judge picks one.
+CREATE TABLE IF NOT EXISTS pairwise_trial (
+    model_id        VARCHAR NOT NULL,
+    left_image_id   VARCHAR NOT NULL,
+    right_image_id  VARCHAR NOT NULL,
+    scenario_id     VARCHAR NOT NULL,
+    seed            INTEGER NOT NULL,
+    response_text   VARCHAR NOT NULL,
+    winner_image_id VARCHAR,                -- NULL when the answer is invalid
+    latency_ms      DOUBLE NOT NULL,
+    created_at      TIMESTAMP NOT NULL,
+    run_id          VARCHAR NOT NULL,
+    PRIMARY KEY (model_id, left_image_id, right_image_id, scenario_id, seed)
+);
+-- Seeds 002/004: scalar ratings of one image on one attribute, by a model or a human rater.
+CREATE TABLE IF NOT EXISTS rating (
+    rater_id      VARCHAR NOT NULL,         -- a model_id or a human rater id
+    rater_kind    VARCHAR NOT NULL CHECK (rater_kind IN ('model', 'human')),
+    image_id      VARCHAR NOT NULL,
+    attribute     VARCHAR NOT NULL,
+    seed          INTEGER NOT NULL,
+    rating        DOUBLE,                   -- NULL when the answer is invalid
+    response_text VARCHAR,
+    created_at    TIMESTAMP NOT NULL,
+    PRIMARY KEY (rater_id, image_id, attribute, seed)
+);
+-- Seed 004: cached embeddings (images and probe texts) of embedding models.
+CREATE TABLE IF NOT EXISTS embedding (
+    model_id   VARCHAR NOT NULL,
+    kind       VARCHAR NOT NULL CHECK (kind IN ('image', 'text')),
+    item_key   VARCHAR NOT NULL,            -- image_id, or the probe text itself
+    vector     FLOAT[] NOT NULL,
+    PRIMARY KEY (model_id, kind, item_key)
+);
