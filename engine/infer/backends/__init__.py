@@ -13,6 +13,9 @@ from cueshift.infer.backends.base import Backend, BackendAnswers, StudyContext
 #: backend name -> "module:Class" (imported lazily)
 BACKENDS: dict[str, str] = {
     "simulated": "cueshift.infer.backends.simulated:SimulatedBackend",
+    "transformers": "cueshift.infer.backends.hf:TransformersBackend",
+    "openai": "cueshift.infer.backends.openai_compat:OpenAIBackend",
+    "clip": "cueshift.infer.backends.clip:ClipBackend",
 }
 
 

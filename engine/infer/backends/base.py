@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+import duckdb
 import polars as pl
 
 from cueshift.config import ModelConfig
@@ -45,6 +46,8 @@ class StudyContext:
     images: Mapping[str, ImageRecord]
     scenarios: Mapping[str, Scenario]
     template: str
+    #: the open study database, for backends that cache (e.g. CLIP embeddings); None in unit tests
+    con: duckdb.DuckDBPyConnection | None = None
 
 
 @dataclass(frozen=True)
@@ -80,11 +83,14 @@ class Backend(abc.ABC):
 
     Subclasses set ``name`` and implement :meth:`judge`. A scoring backend (``scores``
     True) is deterministic: the runner asks it once per ordering with seed 0 instead of
-    once per seed.
+    once per seed, and it fills ``p_favorable`` (and ``p_neither`` where defined); its
+    ``response_text`` is the answer it would give greedily (e.g. ``"(a)"``).
     """
 
     name: ClassVar[str]
     scores: ClassVar[bool] = False
+    #: False for backends without letters (CLIP probes): the runner plans ordering 1 only
+    uses_orderings: ClassVar[bool] = True
 
     def __init__(self, model: ModelConfig, context: StudyContext) -> None:
         self.model = model
