@@ -40,6 +40,11 @@ def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyC
     return con
 
 
+def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> pl.DataFrame:
+    """Run a query and return its result as a polars frame."""
+    return con.sql(sql, params=params).pl()
+
+
 def create_views(con: duckdb.DuckDBPyConnection) -> None:
     """(Re)create every view of ``sql/views/`` in dependency order."""
     for name in VIEWS:
@@ -104,7 +109,7 @@ def upsert_dimension(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataF
     frame = validate(table, frame)
     if frame.height == 0:
         return
-    stored = con.execute(f"SELECT * FROM {table}").pl()
+    stored = query(con, f"SELECT * FROM {table}")
     if stored.height:
         both = frame.join(stored.select(frame.columns), on=key, how="inner", suffix="__stored")
         for column in frame.columns:

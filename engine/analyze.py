@@ -1,0 +1,99 @@
+"""`cueshift analyze`, first cut: the numbers that show the planted effects come back.
+
+Per model: judgments, invalid rate, mean φ per scenario category and the ten variations
+with the largest mean Δ (by absolute value), all read from the ``phi``/``delta`` views.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import polars as pl
+from rich.console import Console
+from rich.table import Table
+
+from cueshift import store
+
+
+@dataclass(frozen=True)
+class Overview:
+    judgments: pl.DataFrame  # model_id, n_judgments, n_invalid, invalid_rate
+    phi_by_category: pl.DataFrame  # model_id, scenario_category, mean_phi, n_cells
+    top_variations: pl.DataFrame  # model_id, variation_category, variation_value, mean_delta, n_cells, n_faces
+
+
+def overview(con: duckdb.DuckDBPyConnection, top: int = 10) -> Overview:
+    """Compute the first-cut summary from the views (recreated first, so an old DB works)."""
+    judgments = store.query(
+        con,
+        """
+        SELECT model_id,
+               count(*) AS n_judgments,
+               count(*) FILTER (WHERE outcome = 'invalid') AS n_invalid,
+               n_invalid / count(*) AS invalid_rate
+        FROM judgment GROUP BY model_id ORDER BY model_id
+        """
+    )
+    phi_by_category = store.query(
+        con,
+        """
+        SELECT p.model_id, s.category AS scenario_category,
+               avg(p.phi) AS mean_phi, count(p.phi) AS n_cells
+        FROM phi AS p JOIN scenario AS s USING (scenario_id)
+        GROUP BY ALL ORDER BY p.model_id, s.category
+        """
+    )
+    top_variations = store.query(
+        con,
+        f"""
+        SELECT model_id, variation_category, variation_value,
+               avg(delta) AS mean_delta, count(delta) AS n_cells, count(DISTINCT face_id) AS n_faces
+        FROM delta WHERE delta IS NOT NULL
+        GROUP BY ALL
+        QUALIFY row_number() OVER (PARTITION BY model_id ORDER BY abs(avg(delta)) DESC) <= {int(top)}
+        ORDER BY model_id, abs(mean_delta) DESC
+        """
+    )
+    return Overview(judgments, phi_by_category, top_variations)
+
+
+def print_overview(result: Overview, console: Console, database: str) -> None:
+    if result.judgments.height == 0:
+        console.print(f"[yellow]{database} holds no judgments yet: run `cueshift infer` first.[/]")
+        return
+    for row in result.judgments.iter_rows(named=True):
+        model_id = row["model_id"]
+        console.rule(f"[bold]{model_id}")
+        console.print(
+            f"judgments: {row['n_judgments']:,}   invalid: {row['n_invalid']:,} "
+            f"({row['invalid_rate']:.2%})"
+        )
+        phi = Table(title="mean φ per scenario category", title_justify="left")
+        phi.add_column("scenario category")
+        phi.add_column("mean φ", justify="right")
+        phi.add_column("cells", justify="right")
+        for cat in result.phi_by_category.filter(pl.col("model_id") == model_id).iter_rows(named=True):
+            phi.add_row(cat["scenario_category"], f"{cat['mean_phi']:.3f}", f"{cat['n_cells']:,}")
+        console.print(phi)
+        top = Table(title="top variations by |mean Δ|", title_justify="left")
+        for name, justify in (("category", "left"), ("variation", "left"), ("mean Δ", "right"),
+                              ("cells", "right"), ("faces", "right")):
+            top.add_column(name, justify=justify)  # type: ignore[arg-type]
+        for var in result.top_variations.filter(pl.col("model_id") == model_id).iter_rows(named=True):
+            top.add_row(
+                var["variation_category"] or "",
+                var["variation_value"] or "",
+                f"{var['mean_delta']:+.3f}",
+                f"{var['n_cells']:,}",
+                f"{var['n_faces']:,}",
+            )
+        console.print(top)
+    console.print(
+        f"[dim]Views phi, base_phi, delta live in {database}; try "
+        f"`cueshift sql \"SELECT * FROM delta LIMIT 5\"`.[/]"
+    )
+
+
+def ensure_views(con: duckdb.DuckDBPyConnection) -> None:
+    store.create_views(con)

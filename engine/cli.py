@@ -1,0 +1,161 @@
+"""The `cueshift` command line (the justfile recipes are thin wrappers over it)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import duckdb
+import typer
+from rich.console import Console
+
+from cueshift.errors import CueshiftError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="cueshift: how single visual cues shift the social judgments of multimodal models.",
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+StudyOption = Annotated[
+    str,
+    typer.Option("--study", "-s", help="Study file (TOML), or 'default' for the embedded default study."),
+]
+DbOption = Annotated[
+    Path | None, typer.Option("--db", help="Study database (default: the study's `database`, runs/<name>.duckdb).")
+]
+
+
+def _fail(message: str) -> None:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def _guard(func):  # type: ignore[no-untyped-def]
+    """Turn user errors into one-line messages with exit code 2."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+        try:
+            return func(*args, **kwargs)
+        except CueshiftError as exc:
+            _fail(str(exc))
+        except duckdb.IOException as exc:
+            _fail(f"database: {str(exc).splitlines()[0]}")
+        except KeyboardInterrupt:
+            err_console.print("interrupted: every committed batch is kept; run the same command to resume")
+            raise typer.Exit(130) from None
+
+    return wrapper
+
+
+@app.command()
+@_guard
+def infer(
+    study: StudyOption = "default",
+    db: DbOption = None,
+    shard: Annotated[str, typer.Option(help="Run shard K of N (K/N) into its own database file.")] = "1/1",
+    limit: Annotated[int | None, typer.Option(help="Stop after this many new judgments.")] = None,
+    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+) -> None:
+    """Judge every image x scenario x ordering x seed not stored yet (resumes after any interruption)."""
+    from cueshift.config import load_study
+    from cueshift.infer.runner import Shard, run_study
+
+    spec = load_study(study)
+    summary = run_study(
+        spec, database=db, shard=Shard.parse(shard), progress=progress and sys.stderr.isatty(),
+        console=err_console, max_judgments=limit,
+    )
+    console.print(
+        f"study [bold]{spec.name}[/]: {summary.n_written:,} new judgments "
+        f"({summary.n_stored_before:,} already stored) in {summary.seconds:.1f} s -> {summary.database}"
+    )
+
+
+@app.command()
+@_guard
+def analyze(
+    study: StudyOption = "default",
+    db: DbOption = None,
+    top: Annotated[int, typer.Option(help="Variations to list per model.")] = 10,
+) -> None:
+    """Build the views and print, per model: judgments, invalid rate, mean φ per category, top Δ."""
+    from cueshift import analyze as first_cut
+    from cueshift import store
+    from cueshift.config import load_study
+
+    path = db or load_study(study).database_path
+    if not Path(path).is_file():
+        raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
+    con = store.open_study(path)
+    try:
+        first_cut.print_overview(first_cut.overview(con, top=top), console, str(path))
+    finally:
+        con.close()
+
+
+@app.command()
+@_guard
+def sql(
+    query: Annotated[str, typer.Argument(help="SQL to run (read-only), e.g. \"SELECT * FROM delta LIMIT 5\".")],
+    study: StudyOption = "default",
+    db: DbOption = None,
+    rows: Annotated[int, typer.Option(help="Rows to print at most.")] = 50,
+    csv: Annotated[bool, typer.Option(help="Print CSV instead of a table.")] = False,
+) -> None:
+    """Run ad-hoc SQL against the study database, opened read-only."""
+    import polars as pl
+
+    from cueshift import store
+    from cueshift.config import load_study
+
+    path = db or load_study(study).database_path
+    con = store.open_study(path, read_only=True)
+    try:
+        try:
+            frame = store.query(con, query)
+        except duckdb.Error as exc:
+            raise CueshiftError(f"sql: {str(exc).splitlines()[0]}") from None
+    finally:
+        con.close()
+    if csv:
+        sys.stdout.write(frame.write_csv())
+        return
+    with pl.Config(tbl_rows=rows, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=60):
+        console.print(str(frame.head(rows)), highlight=False, soft_wrap=True)
+
+
+@app.command()
+@_guard
+def merge(
+    output: Annotated[Path, typer.Argument(help="Database to merge into (created if needed).")],
+    shards: Annotated[list[Path], typer.Argument(help="Shard databases written by `infer --shard K/N`.")],
+) -> None:
+    """Merge shard databases into one (all or nothing; conflicting rows are an error)."""
+    from cueshift.infer.runner import merge_databases
+
+    added = merge_databases(output, shards)
+    console.print(", ".join(f"{table}: +{n:,}" for table, n in added.items()) + f" -> {output}")
+
+
+@app.command("show-study")
+@_guard
+def show_study(study: StudyOption = "default") -> None:
+    """Print the fully resolved study configuration (defaults filled in) as JSON."""
+    from cueshift.config import load_study
+
+    console.print_json(load_study(study).model_dump_json())
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

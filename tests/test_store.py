@@ -1,0 +1,95 @@
+"""Writes pass their pandera schema first; a bad batch writes nothing."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from cueshift import store
+from cueshift.errors import CueshiftError, SchemaViolation
+from tests import dbrows
+
+
+@pytest.fixture()
+def con(tmp_path):
+    con = store.open_study(tmp_path / "store.duckdb")
+    store.write_tables(
+        con,
+        {
+            "identity": dbrows.identities(("f1", "male", "elderly")),
+            "image": dbrows.images(("f1_base", "f1", None, None)),
+            "scenario": dbrows.scenarios("kind"),
+        },
+    )
+    yield con
+    con.close()
+
+
+def _count(con, table: str) -> int:
+    return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+GOOD = [("f1_base", "kind", 1, 1, "favorable"), ("f1_base", "kind", 2, 1, "unfavorable")]
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "field"),
+    [
+        ("outcome", "maybe", "outcome"),
+        ("ordering", 0, "ordering"),
+        ("p_favorable", 1.5, "p_favorable"),
+        ("latency_ms", -1.0, "latency_ms"),
+    ],
+)
+def test_a_bad_value_rejects_the_whole_batch_with_a_one_line_error(con, column, value, field):
+    frame = dbrows.judgments("m", GOOD)
+    dtype = frame.schema[column]
+    frame = frame.with_columns(
+        pl.when(pl.int_range(pl.len()) == 1).then(pl.lit(value, dtype=dtype)).otherwise(pl.col(column)).alias(column)
+    )
+    with pytest.raises(SchemaViolation) as info:
+        store.write_tables(con, {"judgment": frame})
+    message = str(info.value)
+    assert "\n" not in message and message.startswith("judgment:") and field in message
+    assert _count(con, "judgment") == 0
+
+
+def test_letter_must_agree_with_outcome(con):
+    frame = dbrows.judgments("m", GOOD).with_columns(pl.lit(None, dtype=pl.String).alias("chosen_letter"))
+    with pytest.raises(SchemaViolation, match="letter_matches_outcome"):
+        store.write_tables(con, {"judgment": frame})
+
+
+def test_an_unknown_column_is_rejected(con):
+    frame = dbrows.judgments("m", GOOD).with_columns(pl.lit(1).alias("extra"))
+    with pytest.raises(SchemaViolation):
+        store.write_tables(con, {"judgment": frame})
+    assert _count(con, "judgment") == 0
+
+
+def test_one_invalid_table_in_a_batch_writes_no_table(con):
+    good_identity = dbrows.identities(("f9", "female", "elderly"))
+    bad_judgments = dbrows.judgments("m", GOOD).with_columns(pl.lit("??").alias("outcome"))
+    with pytest.raises(SchemaViolation):
+        store.write_tables(con, {"identity": good_identity, "judgment": bad_judgments})
+    assert _count(con, "identity") == 1
+
+
+def test_a_judgment_cannot_be_stored_twice(con):
+    store.write_tables(con, {"judgment": dbrows.judgments("m", GOOD)})
+    again = dbrows.judgments("m", GOOD[:1] + [("f1_base", "kind", 3, 1, "favorable")])
+    with pytest.raises(CueshiftError, match="(?i)duplicate|constraint"):
+        store.write_tables(con, {"judgment": again})
+    assert _count(con, "judgment") == 2  # the new, non-duplicate row of that batch is not written either
+
+
+def test_duplicates_within_a_batch_are_caught_before_the_database(con):
+    with pytest.raises(SchemaViolation, match="unique_key"):
+        store.write_tables(con, {"judgment": dbrows.judgments("m", GOOD + GOOD[:1])})
+
+
+def test_dimension_upsert_refuses_a_changed_definition(con):
+    store.upsert_dimension(con, "scenario", dbrows.scenarios("kind"), "scenario_id")  # same rows: no-op
+    changed = dbrows.scenarios("kind").with_columns(pl.lit("Behavioral").alias("category"))
+    with pytest.raises(CueshiftError, match="category"):
+        store.upsert_dimension(con, "scenario", changed, "scenario_id")
