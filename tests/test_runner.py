@@ -1,0 +1,159 @@
+"""The runner end to end on the demo benchmark with the simulated judge.
+
+Resume, sharding and the exactly-once guarantee are checked against an uninterrupted
+reference run: the simulated judge is deterministic per judgment, so any lost,
+duplicated or altered row shows up as a difference.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from cueshift.config import load_study
+from cueshift.infer.runner import Shard, merge_databases, run_study
+
+COMPARED = ["model_id", "image_id", "scenario_id", "ordering", "seed", "response_text", "outcome", "chosen_letter"]
+KEY = ["model_id", "image_id", "scenario_id", "ordering", "seed"]
+
+
+def study_file(tmp: Path, cache: Path, *, name: str = "t", faces: int = 3, batch_size: int = 500,
+               settings: str = "seed = 3", scenarios: str = '["competent", "wealthy", "honest"]') -> Path:
+    path = tmp / f"{name}.toml"
+    path.write_text(
+        f"""
+name = "{name}"
+database = "{(tmp / (name + '.duckdb')).as_posix()}"
+batch_size = {batch_size}
+[benchmark]
+kind = "demo"
+size = {faces}
+cache_dir = "{cache.as_posix()}"
+[scenarios]
+only = {scenarios}
+[[models]]
+model_id = "sim"
+backend = "simulated"
+[models.settings]
+{settings}
+"""
+    )
+    return path
+
+
+def judgments(db: Path) -> pl.DataFrame:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.sql(f"SELECT {', '.join(COMPARED)} FROM judgment").pl().sort(KEY)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("demo-cache")
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory, cache) -> tuple[Path, pl.DataFrame]:
+    tmp = tmp_path_factory.mktemp("reference")
+    study = load_study(study_file(tmp, cache))
+    summary = run_study(study, progress=False)
+    return tmp, judgments(summary.database)
+
+
+def expected_count(db: Path) -> int:
+    with duckdb.connect(str(db), read_only=True) as con:
+        (n_images,) = con.execute("SELECT count(*) FROM image WHERE evaluated").fetchone()
+    return n_images * 3 * 4 * 3  # scenarios x orderings x seeds
+
+
+def test_a_run_stores_every_planned_judgment_once_and_resumes_to_nothing(reference, cache):
+    tmp, frame = reference
+    db = tmp / "t.duckdb"
+    assert frame.height == expected_count(db)
+    assert frame.select(KEY).is_duplicated().sum() == 0
+    again = run_study(load_study(tmp / "t.toml"), progress=False)
+    assert again.n_written == 0 and again.n_stored_before == frame.height
+
+
+def test_a_limited_run_then_a_resume_equals_the_reference(reference, cache, tmp_path):
+    study = load_study(study_file(tmp_path, cache))
+    first = run_study(study, progress=False, max_judgments=1234)
+    assert first.n_written == 1234
+    run_study(study, progress=False)
+    assert judgments(first.database).equals(reference[1])
+
+
+def test_shards_merge_to_the_single_run(reference, cache, tmp_path):
+    study = load_study(study_file(tmp_path, cache))
+    shard_dbs = []
+    for k in (1, 2, 3):
+        summary = run_study(study, progress=False, shard=Shard(k, 3))
+        shard_dbs.append(summary.database)
+    sizes = [judgments(db).height for db in shard_dbs]
+    assert all(size > 0 for size in sizes) and sum(sizes) == reference[1].height
+    merged = tmp_path / "merged.duckdb"
+    added = merge_databases(merged, shard_dbs)
+    assert added["judgment"] == reference[1].height
+    assert judgments(merged).equals(reference[1])
+    # merging again adds nothing and duplicates nothing
+    assert merge_databases(merged, shard_dbs)["judgment"] == 0
+    assert judgments(merged).height == reference[1].height
+
+
+def test_kill_minus_nine_at_random_moments_loses_and_duplicates_nothing(reference, cache, tmp_path):
+    path = study_file(tmp_path, cache, batch_size=40)
+    db = tmp_path / "t.duckdb"
+    command = [sys.executable, "-m", "cueshift.cli", "infer", "--study", str(path), "--no-progress"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    rng = random.Random(20261122)
+    kills = 0
+    for _ in range(6):
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(rng.uniform(2.0, 5.0))
+        if process.poll() is not None:
+            break
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        kills += 1
+    assert kills >= 1, "the run finished before it could be killed; make it longer"
+    final = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert final.returncode == 0, final.stderr
+    assert judgments(db).equals(reference[1])
+
+
+def test_planted_variation_effect_is_visible_in_delta(tmp_path, cache):
+    settings = (
+        "seed = 11\nface_sd = 0.0\nletter_bias = 0.0\nfirst_position_bias = 0.0\ninvalid_rate = 0.0\n"
+        "demographic_effects = {}\ncategory_scale = {}\n"
+        'variation_effects = { "fashion_style=Worn / Distressed clothing" = -2.0, "eyewear=Thick-rimmed" = 1.5 }'
+    )
+    study = load_study(study_file(tmp_path, cache, faces=6, settings=settings))
+    summary = run_study(study, progress=False)
+    with duckdb.connect(str(summary.database), read_only=True) as con:
+        mean_delta = dict(
+            con.execute("SELECT variation_value, avg(delta) FROM delta GROUP BY variation_value").fetchall()
+        )
+    assert mean_delta.pop("Worn / Distressed clothing") < -0.2
+    assert mean_delta.pop("Thick-rimmed") > 0.15
+    # every other variation has no planted effect: mean delta is sampling noise only
+    assert max(abs(v) for v in mean_delta.values()) < 0.1
+
+
+def test_cli_rejects_bad_input_with_one_line_and_writes_nothing(tmp_path, cache):
+    path = study_file(tmp_path, cache, scenarios='["competent", "not-a-scenario"]')
+    result = subprocess.run(
+        [sys.executable, "-m", "cueshift.cli", "infer", "--study", str(path), "--no-progress"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "not-a-scenario" in lines[0] and str(path) in lines[0]
+    assert not (tmp_path / "t.duckdb").exists()
