@@ -20,7 +20,9 @@ from cueshift import store
 class Overview:
     judgments: pl.DataFrame  # model_id, n_judgments, n_invalid, invalid_rate
     phi_by_category: pl.DataFrame  # model_id, scenario_category, mean_phi, n_cells
-    top_variations: pl.DataFrame  # model_id, variation_category, variation_value, mean_delta, n_cells, n_faces
+    top_variations: (
+        pl.DataFrame
+    )  # model_id, variation_category, variation_value, mean_delta, n_cells, n_faces
 
 
 def overview(con: duckdb.DuckDBPyConnection, top: int = 10) -> Overview:
@@ -33,7 +35,7 @@ def overview(con: duckdb.DuckDBPyConnection, top: int = 10) -> Overview:
                count(*) FILTER (WHERE outcome = 'invalid') AS n_invalid,
                n_invalid / count(*) AS invalid_rate
         FROM judgment GROUP BY model_id ORDER BY model_id
-        """
+        """,
     )
     phi_by_category = store.query(
         con,
@@ -42,7 +44,7 @@ def overview(con: duckdb.DuckDBPyConnection, top: int = 10) -> Overview:
                avg(p.phi) AS mean_phi, count(p.phi) AS n_cells
         FROM phi AS p JOIN scenario AS s USING (scenario_id)
         GROUP BY ALL ORDER BY p.model_id, s.category
-        """
+        """,
     )
     top_variations = store.query(
         con,
@@ -53,7 +55,7 @@ def overview(con: duckdb.DuckDBPyConnection, top: int = 10) -> Overview:
         GROUP BY ALL
         QUALIFY row_number() OVER (PARTITION BY model_id ORDER BY abs(avg(delta)) DESC) <= {int(top)}
         ORDER BY model_id, abs(mean_delta) DESC
-        """
+        """,
     )
     return Overview(judgments, phi_by_category, top_variations)
 
@@ -66,8 +68,7 @@ def print_overview(result: Overview, console: Console, database: str) -> None:
         model_id = row["model_id"]
         console.rule(f"[bold]{model_id}")
         console.print(
-            f"judgments: {row['n_judgments']:,}   invalid: {row['n_invalid']:,} "
-            f"({row['invalid_rate']:.2%})"
+            f"judgments: {row['n_judgments']:,}   invalid: {row['n_invalid']:,} ({row['invalid_rate']:.2%})"
         )
         phi = Table(title="mean φ per scenario category", title_justify="left")
         phi.add_column("scenario category")
@@ -77,8 +78,13 @@ def print_overview(result: Overview, console: Console, database: str) -> None:
             phi.add_row(cat["scenario_category"], f"{cat['mean_phi']:.3f}", f"{cat['n_cells']:,}")
         console.print(phi)
         top = Table(title="top variations by |mean Δ|", title_justify="left")
-        for name, justify in (("category", "left"), ("variation", "left"), ("mean Δ", "right"),
-                              ("cells", "right"), ("faces", "right")):
+        for name, justify in (
+            ("category", "left"),
+            ("variation", "left"),
+            ("mean Δ", "right"),
+            ("cells", "right"),
+            ("faces", "right"),
+        ):
             top.add_column(name, justify=justify)  # type: ignore[arg-type]
         for var in result.top_variations.filter(pl.col("model_id") == model_id).iter_rows(named=True):
             top.add_row(
@@ -91,7 +97,7 @@ def print_overview(result: Overview, console: Console, database: str) -> None:
         console.print(top)
     console.print(
         f"[dim]Views phi, base_phi, delta live in {database}; try "
-        f"`cueshift sql \"SELECT * FROM delta LIMIT 5\"`.[/]"
+        f'`cueshift sql "SELECT * FROM delta LIMIT 5"`.[/]'
     )
 
 

@@ -26,7 +26,8 @@ StudyOption = Annotated[
     typer.Option("--study", "-s", help="Study file (TOML), or 'default' for the embedded default study."),
 ]
 DbOption = Annotated[
-    Path | None, typer.Option("--db", help="Study database (default: the study's `database`, runs/<name>.duckdb).")
+    Path | None,
+    typer.Option("--db", help="Study database (default: the study's `database`, runs/<name>.duckdb)."),
 ]
 
 
@@ -69,8 +70,12 @@ def infer(
 
     spec = load_study(study)
     summary = run_study(
-        spec, database=db, shard=Shard.parse(shard), progress=progress and sys.stderr.isatty(),
-        console=err_console, max_judgments=limit,
+        spec,
+        database=db,
+        shard=Shard.parse(shard),
+        progress=progress and sys.stderr.isatty(),
+        console=err_console,
+        max_judgments=limit,
     )
     console.print(
         f"study [bold]{spec.name}[/]: {summary.n_written:,} new judgments "
@@ -103,7 +108,7 @@ def analyze(
 @app.command()
 @_guard
 def sql(
-    query: Annotated[str, typer.Argument(help="SQL to run (read-only), e.g. \"SELECT * FROM delta LIMIT 5\".")],
+    query: Annotated[str, typer.Argument(help='SQL to run (read-only), e.g. "SELECT * FROM delta LIMIT 5".')],
     study: StudyOption = "default",
     db: DbOption = None,
     rows: Annotated[int, typer.Option(help="Rows to print at most.")] = 50,

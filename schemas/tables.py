@@ -51,9 +51,7 @@ class ImageSchema(_Strict):
     @classmethod
     def base_has_no_parent(cls, data: pa.PolarsData) -> pl.LazyFrame:
         """A base image has no base_image_id; a variation has one."""
-        return data.lazyframe.select(
-            (pl.col("role") == "base") == pl.col("base_image_id").is_null()
-        )
+        return data.lazyframe.select((pl.col("role") == "base") == pl.col("base_image_id").is_null())
 
 
 class ScenarioSchema(_Strict):
@@ -113,9 +111,7 @@ class JudgmentSchema(_Strict):
     @classmethod
     def letter_matches_outcome(cls, data: pa.PolarsData) -> pl.LazyFrame:
         """A valid outcome names a letter; an invalid one names none."""
-        return data.lazyframe.select(
-            (pl.col("outcome") == "invalid") == pl.col("chosen_letter").is_null()
-        )
+        return data.lazyframe.select((pl.col("outcome") == "invalid") == pl.col("chosen_letter").is_null())
 
     @pa.dataframe_check
     @classmethod

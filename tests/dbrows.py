@@ -33,7 +33,9 @@ def images(*rows: tuple[str, str, str | None, str | None]) -> pl.DataFrame:
             "identity_id": [r[1] for r in rows],
             "role": ["base" if r[2] is None else "variation" for r in rows],
             "base_image_id": pl.Series([r[2] for r in rows], dtype=pl.String),
-            "variation_category": pl.Series([None if r[2] is None else "Eyewear" for r in rows], dtype=pl.String),
+            "variation_category": pl.Series(
+                [None if r[2] is None else "Eyewear" for r in rows], dtype=pl.String
+            ),
             "feature_key": pl.Series([None if r[2] is None else "eyewear" for r in rows], dtype=pl.String),
             "variation_value": pl.Series([r[3] for r in rows], dtype=pl.String),
             "framing": ["face"] * len(rows),

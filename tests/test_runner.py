@@ -22,17 +22,34 @@ import pytest
 from cueshift.config import load_study
 from cueshift.infer.runner import Shard, merge_databases, run_study
 
-COMPARED = ["model_id", "image_id", "scenario_id", "ordering", "seed", "response_text", "outcome", "chosen_letter"]
+COMPARED = [
+    "model_id",
+    "image_id",
+    "scenario_id",
+    "ordering",
+    "seed",
+    "response_text",
+    "outcome",
+    "chosen_letter",
+]
 KEY = ["model_id", "image_id", "scenario_id", "ordering", "seed"]
 
 
-def study_file(tmp: Path, cache: Path, *, name: str = "t", faces: int = 3, batch_size: int = 500,
-               settings: str = "seed = 3", scenarios: str = '["competent", "wealthy", "honest"]') -> Path:
+def study_file(
+    tmp: Path,
+    cache: Path,
+    *,
+    name: str = "t",
+    faces: int = 3,
+    batch_size: int = 500,
+    settings: str = "seed = 3",
+    scenarios: str = '["competent", "wealthy", "honest"]',
+) -> Path:
     path = tmp / f"{name}.toml"
     path.write_text(
         f"""
 name = "{name}"
-database = "{(tmp / (name + '.duckdb')).as_posix()}"
+database = "{(tmp / (name + ".duckdb")).as_posix()}"
 batch_size = {batch_size}
 [benchmark]
 kind = "demo"
@@ -133,7 +150,8 @@ def test_planted_variation_effect_is_visible_in_delta(tmp_path, cache):
     settings = (
         "seed = 11\nface_sd = 0.0\nletter_bias = 0.0\nfirst_position_bias = 0.0\ninvalid_rate = 0.0\n"
         "demographic_effects = {}\ncategory_scale = {}\n"
-        'variation_effects = { "fashion_style=Worn / Distressed clothing" = -2.0, "eyewear=Thick-rimmed" = 1.5 }'
+        'variation_effects = { "fashion_style=Worn / Distressed clothing" = -2.0, '
+        '"eyewear=Thick-rimmed" = 1.5 }'
     )
     study = load_study(study_file(tmp_path, cache, faces=6, settings=settings))
     summary = run_study(study, progress=False)
@@ -151,7 +169,9 @@ def test_cli_rejects_bad_input_with_one_line_and_writes_nothing(tmp_path, cache)
     path = study_file(tmp_path, cache, scenarios='["competent", "not-a-scenario"]')
     result = subprocess.run(
         [sys.executable, "-m", "cueshift.cli", "infer", "--study", str(path), "--no-progress"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.strip()]

@@ -45,7 +45,10 @@ def test_a_bad_value_rejects_the_whole_batch_with_a_one_line_error(con, column, 
     frame = dbrows.judgments("m", GOOD)
     dtype = frame.schema[column]
     frame = frame.with_columns(
-        pl.when(pl.int_range(pl.len()) == 1).then(pl.lit(value, dtype=dtype)).otherwise(pl.col(column)).alias(column)
+        pl.when(pl.int_range(pl.len()) == 1)
+        .then(pl.lit(value, dtype=dtype))
+        .otherwise(pl.col(column))
+        .alias(column)
     )
     with pytest.raises(SchemaViolation) as info:
         store.write_tables(con, {"judgment": frame})

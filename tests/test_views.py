@@ -66,7 +66,9 @@ def test_delta_subtracts_the_base_of_the_same_face_model_and_scenario(con):
     )
     store.write_tables(con, {"judgment": dbrows.judgments("m1", rows)})
     # a second model whose answers must not leak into m1's deltas
-    store.write_tables(con, {"judgment": dbrows.judgments("m2", _twelve("f1_base", 0, 0) + _twelve("f1_glasses", 12, 0))})
+    store.write_tables(
+        con, {"judgment": dbrows.judgments("m2", _twelve("f1_base", 0, 0) + _twelve("f1_glasses", 12, 0))}
+    )
     got = {
         (m, face): (d, gender, age, value)
         for m, face, d, gender, age, value in con.execute(
@@ -97,4 +99,6 @@ def test_views_work_from_a_plain_duckdb_connection(tmp_path):
     raw.execute(sql_text("schema.sql"))
     for name in VIEWS:
         raw.execute(sql_text(f"views/{name}.sql"))
-    assert {r[0] for r in raw.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()} >= set(VIEWS)
+    assert {
+        r[0] for r in raw.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
+    } >= set(VIEWS)

@@ -46,7 +46,13 @@ from cueshift.errors import ConfigError, CueshiftError
 from cueshift.infer.backends import Backend, StudyContext, backend_class
 from cueshift.infer.backends.base import ImageRecord
 from cueshift.infer.parser import parse_answers
-from cueshift.study.scenarios import ORDERING_BY_ID, SCENARIO_SETS, Scenario, prompt_variant_frame, scenario_frame
+from cueshift.study.scenarios import (
+    ORDERING_BY_ID,
+    SCENARIO_SETS,
+    Scenario,
+    prompt_variant_frame,
+    scenario_frame,
+)
 
 JUDGMENT_KEY = ["model_id", "image_id", "scenario_id", "ordering", "seed"]
 
@@ -130,7 +136,9 @@ def write_study_tables(con: duckdb.DuckDBPyConnection, study: Study, benchmark: 
     store.upsert_dimension(con, "identity", benchmark.identity, "identity_id")
     store.upsert_dimension(con, "image", benchmark.image, "image_id")
     store.upsert_dimension(con, "scenario", scenario_frame(scenarios, study.scenarios.set), "scenario_id")
-    store.upsert_dimension(con, "prompt_variant", prompt_variant_frame(study.prompt.template, orderings), "ordering")
+    store.upsert_dimension(
+        con, "prompt_variant", prompt_variant_frame(study.prompt.template, orderings), "ordering"
+    )
     store.upsert_dimension(con, "model", model_frame(study.models), "model_id")
 
 
@@ -295,7 +303,9 @@ def run_study(
                     model_id=model.model_id,
                     image_ids=images["image_id"].to_list(),
                     scenario_ids=list(scenarios),
-                    orderings=study.prompt.orderings if backend.uses_orderings else [study.prompt.orderings[0]],
+                    orderings=study.prompt.orderings
+                    if backend.uses_orderings
+                    else [study.prompt.orderings[0]],
                     seeds=[0] if deterministic else study.seeds,
                 )
             )

@@ -31,12 +31,18 @@ FEATURES: tuple[Feature, ...] = (
         "Hair style",
         ("Messy", "Slicked back", "Ponytail", "Braid", "Bun", "Afro", "Buzz cut", "Mohawk"),
     ),
-    Feature("facial_hair_male", "Facial hair", ("Clean-shaven", "Stubble", "Mustache", "Full beard"),
-            only_gender="male"),
+    Feature(
+        "facial_hair_male",
+        "Facial hair",
+        ("Clean-shaven", "Stubble", "Mustache", "Full beard"),
+        only_gender="male",
+    ),
     Feature("eyewear", "Eyewear", ("Thick-rimmed", "Thin metal", "Sunglasses")),
     Feature("makeup_female", "Makeup", ("Light", "Heavy"), only_gender="female"),
     Feature("lip_makeup_female", "Lip makeup", ("Neutral", "Red lipstick", "Bold"), only_gender="female"),
-    Feature("piercings", "Piercings", ("Single nose", "Single lip", "Single eyebrow", "Multiple", "Earrings")),
+    Feature(
+        "piercings", "Piercings", ("Single nose", "Single lip", "Single eyebrow", "Multiple", "Earrings")
+    ),
     Feature("tattoos", "Tattoos", ("Facial tattoo",)),
     Feature("accessories", "Accessories", ("Cap", "Beanie", "Hat", "Headscarf")),
     Feature(
@@ -100,14 +106,27 @@ class ExclusionRule(BaseModel):
 
 #: Plausibility pass of seed 000 Appendix C.1.
 PAPER_RULES: list[ExclusionRule] = [
-    ExclusionRule(feature_key="hair_style", values=["Braid", "Bun"], gender="male",
-                  reason="plausibility: braid/bun on male faces (generation-quality confound)"),
-    ExclusionRule(feature_key="lip_makeup_female", values=["Neutral", "Bold"],
-                  reason="plausibility: neutral lipstick is the baseline; bold is redundant with red"),
-    ExclusionRule(feature_key="fashion_style", values=["Daring / Provocative"],
-                  reason="plausibility: daring/provocative is ill-defined and triggers refusals"),
-    ExclusionRule(feature_key="fashion_style", values=["Luxury / High fashion"],
-                  reason="plausibility: luxury/high fashion is not comparable across faces"),
+    ExclusionRule(
+        feature_key="hair_style",
+        values=["Braid", "Bun"],
+        gender="male",
+        reason="plausibility: braid/bun on male faces (generation-quality confound)",
+    ),
+    ExclusionRule(
+        feature_key="lip_makeup_female",
+        values=["Neutral", "Bold"],
+        reason="plausibility: neutral lipstick is the baseline; bold is redundant with red",
+    ),
+    ExclusionRule(
+        feature_key="fashion_style",
+        values=["Daring / Provocative"],
+        reason="plausibility: daring/provocative is ill-defined and triggers refusals",
+    ),
+    ExclusionRule(
+        feature_key="fashion_style",
+        values=["Luxury / High fashion"],
+        reason="plausibility: luxury/high fashion is not comparable across faces",
+    ),
 ]
 
 
