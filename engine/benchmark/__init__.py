@@ -4,3 +4,56 @@ Each loader returns a :class:`Benchmark` with ``identity`` and ``image`` frames 
 like the tables of the same names (``schemas/tables.py``), with the study's variation
 filter already applied (``evaluated`` / ``exclusion_reason``).
 """
+
+from __future__ import annotations
+
+from cueshift.benchmark.base import Benchmark
+from cueshift.config import BenchmarkConfig
+from cueshift.errors import BenchmarkError
+from cueshift.study.variations import VariationFilter
+
+__all__ = ["Benchmark", "load_benchmark"]
+
+
+def load_benchmark(
+    config: BenchmarkConfig, variation_filter: VariationFilter, *, progress: bool = True
+) -> Benchmark:
+    """Load the image set ``config`` describes.
+
+    Parameters
+    ----------
+    config
+        ``kind`` picks the loader: ``'demo'`` (drawn on demand into ``cache_dir``),
+        ``'stylisticbias'`` (release layout under ``root``) or ``'manifest'`` (CSV/Parquet).
+    variation_filter
+        Decides ``evaluated`` / ``exclusion_reason`` of every variation (bases are always
+        evaluated).
+    progress
+        Show a progress bar on stderr while drawing or reading many images.
+
+    Returns
+    -------
+    Benchmark
+        Identity and image frames that pass ``IdentitySchema`` / ``ImageSchema``; image
+        paths are relative to ``Benchmark.root``.
+
+    Raises
+    ------
+    BenchmarkError
+        On any bad input, with a one-line message naming the file, row and field.
+    """
+    if config.kind == "demo":
+        from cueshift.benchmark.demo import load_demo
+
+        return load_demo(config, variation_filter, progress=progress)
+    if config.kind == "stylisticbias":
+        from cueshift.benchmark.stylisticbias import load_stylisticbias
+
+        if config.root is None:  # BenchmarkConfig already refuses this
+            raise BenchmarkError("benchmark: field 'root': kind 'stylisticbias' needs a root folder")
+        return load_stylisticbias(config.root, variation_filter, progress=progress)
+    from cueshift.benchmark.manifest import load_manifest
+
+    if config.manifest is None:  # BenchmarkConfig already refuses this
+        raise BenchmarkError("benchmark: field 'manifest': kind 'manifest' needs a manifest file")
+    return load_manifest(config.manifest, variation_filter, progress=progress)

@@ -82,5 +82,8 @@ def default_framing(feature_key: str | None) -> str:
 
 
 def slug(value: str) -> str:
-    """File-name-safe form of a label: ``'Professional / Business formal'`` -> ``'professional-business-formal'``."""
+    """File-name-safe form of a label.
+
+    ``'Professional / Business formal'`` becomes ``'professional-business-formal'``.
+    """
     return re.sub(r"[^a-z0-9]+", "-", value.casefold()).strip("-")

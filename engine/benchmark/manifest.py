@@ -1,0 +1,200 @@
+"""Generic manifest: any image set described by one CSV or Parquet file, one row per image.
+
+Columns
+-------
+Required (a value may be empty where the column says so):
+
+==================  ==========================================================================
+image_id            unique, non-empty id of the image
+identity_id         the person held fixed; every row of an identity must state the same
+                    demographics and source
+path                image file relative to the manifest's folder (no absolute paths, no ``..``,
+                    no symlink leaving the folder)
+role                ``base`` or ``variation``
+base_image_id       variations: the ``image_id`` of their base (a ``base`` row of the same
+                    identity); empty for bases
+feature_key         variations: e.g. ``eyewear``; empty for bases
+variation_value     variations: e.g. ``Sunglasses``; empty for bases
+age, gender,        demographic labels (may be empty); Table 7 spellings are matched
+ethnicity,          case-insensitively, other labels are kept as written
+body_type
+==================  ==========================================================================
+
+Optional:
+
+==================  ==========================================================================
+variation_category  display category; default: the FEATURES category of ``feature_key``, else
+                    the key itself
+framing             default ``body`` for ``fashion_style``, ``face`` otherwise
+source              data set the identity comes from; default: the manifest's file stem
+==================  ==========================================================================
+
+Any other column is an error (a misspelt column would otherwise be lost silently).
+Row numbers in error messages count data rows from 1 (the CSV header is not a row).
+See ``docs/manifest.md`` for an example.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import polars as pl
+
+from cueshift.benchmark._assemble import IdentityRecord, ImageRecord, assemble
+from cueshift.benchmark._files import Location, clean_relative_path, input_error
+from cueshift.benchmark.base import Benchmark
+from cueshift.benchmark.labels import DEMOGRAPHIC_FIELDS, normalize_demographic, normalize_variation_value
+from cueshift.study.variations import VariationFilter
+
+REQUIRED_COLUMNS: tuple[str, ...] = (
+    "image_id", "identity_id", "path", "role", "base_image_id", "feature_key", "variation_value",
+    "age", "gender", "ethnicity", "body_type",
+)  # fmt: skip
+OPTIONAL_COLUMNS: tuple[str, ...] = ("variation_category", "framing", "source")
+ROLES: tuple[str, ...] = ("base", "variation")
+VARIATION_ONLY: tuple[str, ...] = ("base_image_id", "feature_key", "variation_value")
+
+
+def _lint_csv(path: Path) -> None:
+    """Check the CSV structure with the csv module, which can name the offending row.
+
+    Polars pads short rows with nulls and reports parse errors without a row; this pass
+    refuses non-UTF-8 text, a missing header, broken quoting and rows whose field count
+    differs from the header's. Records are counted like polars counts rows.
+    """
+    where = Location(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise input_error(where, None, f"unparseable CSV: not UTF-8 text (byte {exc.start})") from None
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    row = 0
+    try:
+        header = next(reader, None)
+        if not header:
+            raise input_error(where, None, "unparseable CSV: no header row")
+        for record in reader:
+            row += 1
+            if record and len(record) != len(header):
+                raise input_error(
+                    Location(path, row),
+                    None,
+                    f"unparseable CSV: {len(record)} fields, the header has {len(header)}",
+                )
+    except csv.Error as exc:
+        raise input_error(Location(path, row + 1), None, f"unparseable CSV: {exc}") from None
+
+
+def read_manifest_table(path: Path) -> pl.DataFrame:
+    """The manifest as a frame of nullable strings, header names stripped, columns checked."""
+    path = Path(path)
+    where = Location(path)
+    if not path.is_file():
+        raise input_error(where, None, "no such manifest file")
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".csv":
+            _lint_csv(path)
+            frame = pl.read_csv(path, infer_schema=False, encoding="utf8")
+        elif suffix in (".parquet", ".pq"):
+            frame = pl.read_parquet(path)
+        else:
+            raise input_error(where, None, f"unsupported manifest format {suffix!r}; use .csv or .parquet")
+    except pl.exceptions.PolarsError as exc:
+        raise input_error(where, None, f"unreadable manifest: {str(exc).splitlines()[0]}") from None
+    except OSError as exc:  # pyarrow / polars I/O errors on a corrupt Parquet file
+        raise input_error(
+            where,
+            None,
+            f"unreadable manifest: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+        ) from None
+    frame = frame.rename({name: name.strip().lstrip("\ufeff") for name in frame.columns})
+    for name in REQUIRED_COLUMNS:
+        if name not in frame.columns:
+            raise input_error(where, name, "required column is missing")
+    for name in frame.columns:
+        if name not in REQUIRED_COLUMNS + OPTIONAL_COLUMNS:
+            raise input_error(
+                where, name, f"unknown column; allowed: {', '.join(REQUIRED_COLUMNS + OPTIONAL_COLUMNS)}"
+            )
+        dtype = frame.schema[name]
+        if not (dtype == pl.String or dtype.is_numeric() or dtype == pl.Boolean or dtype == pl.Null):
+            raise input_error(where, name, f"column of type {dtype} must hold text")
+    return frame.cast(dict.fromkeys(frame.columns, pl.String))
+
+
+def _text(value: str | None) -> str | None:
+    """Stripped cell text; blank cells are None."""
+    return (value.strip() or None) if value is not None else None
+
+
+def _row_records(
+    row: dict[str, str | None], where: Location, source: str
+) -> tuple[IdentityRecord, ImageRecord]:
+    """Check one manifest row and turn it into its identity and image records."""
+    cells = {name: _text(value) for name, value in row.items()}
+    for name in ("image_id", "identity_id", "path", "role"):
+        if cells[name] is None:
+            raise input_error(where, name, "empty; every row needs image_id, identity_id, path and role")
+    role = cells["role"]
+    if role not in ROLES:
+        raise input_error(where, "role", f"unknown role {role!r}; expected 'base' or 'variation'")
+    for name in VARIATION_ONLY:
+        if role == "base" and cells[name] is not None:
+            raise input_error(where, name, f"must be empty for a base image (got {cells[name]!r})")
+        if role == "variation" and cells[name] is None:
+            raise input_error(
+                where, name, "empty; a variation needs base_image_id, feature_key and variation_value"
+            )
+    feature_key, value = cells["feature_key"], cells["variation_value"]
+    identity = IdentityRecord(
+        identity_id=str(cells["identity_id"]),
+        source=cells.get("source") or source,
+        where=where,
+        **{name: normalize_demographic(name, cells[name]) for name in DEMOGRAPHIC_FIELDS},
+    )
+    image = ImageRecord(
+        image_id=str(cells["image_id"]),
+        identity_id=str(cells["identity_id"]),
+        role="base" if role == "base" else "variation",
+        path=clean_relative_path(str(cells["path"]), where, "path"),
+        where=where,
+        base_image_id=cells["base_image_id"],
+        feature_key=feature_key,
+        variation_value=normalize_variation_value(feature_key, value) if feature_key and value else None,
+        variation_category=cells.get("variation_category"),
+        framing=cells.get("framing"),
+    )
+    return identity, image
+
+
+def load_manifest(path: Path, variation_filter: VariationFilter, *, progress: bool = True) -> Benchmark:
+    """Load the image set a manifest describes (columns in the module docstring).
+
+    Parameters
+    ----------
+    path
+        ``.csv`` or ``.parquet`` file; image paths are relative to its folder.
+    variation_filter
+        Fills ``evaluated`` / ``exclusion_reason``.
+    progress
+        Show a progress bar while hashing and checking the images.
+
+    Raises
+    ------
+    BenchmarkError
+        One line naming the file, the 1-based data row and the field.
+    """
+    path = Path(path)
+    frame = read_manifest_table(path)
+    identities: list[IdentityRecord] = []
+    images: list[ImageRecord] = []
+    for row_number, row in enumerate(frame.iter_rows(named=True), start=1):
+        if all(value is None or not value.strip() for value in row.values()):
+            continue  # a blank line
+        identity, image = _row_records(row, Location(path, row_number), path.stem)
+        identities.append(identity)
+        images.append(image)
+    return assemble(path.stem, path.parent, identities, images, variation_filter, progress=progress)
