@@ -52,7 +52,7 @@ def overview(con: duckdb.DuckDBPyConnection, top: int = 10) -> Overview:
         SELECT model_id, variation_category, variation_value,
                avg(delta) AS mean_delta, count(delta) AS n_cells, count(DISTINCT face_id) AS n_faces
         FROM delta WHERE delta IS NOT NULL
-        GROUP BY ALL
+        GROUP BY model_id, variation_category, variation_value
         QUALIFY row_number() OVER (PARTITION BY model_id ORDER BY abs(avg(delta)) DESC) <= {int(top)}
         ORDER BY model_id, abs(mean_delta) DESC
         """,

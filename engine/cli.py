@@ -46,7 +46,7 @@ def _guard(func):  # type: ignore[no-untyped-def]
             return func(*args, **kwargs)
         except CueshiftError as exc:
             _fail(str(exc))
-        except duckdb.IOException as exc:
+        except duckdb.Error as exc:
             _fail(f"database: {str(exc).splitlines()[0]}")
         except KeyboardInterrupt:
             err_console.print("interrupted: every committed batch is kept; run the same command to resume")
@@ -79,7 +79,8 @@ def infer(
     )
     console.print(
         f"study [bold]{spec.name}[/]: {summary.n_written:,} new judgments "
-        f"({summary.n_stored_before:,} already stored) in {summary.seconds:.1f} s -> {summary.database}"
+        f"({summary.n_stored_before:,} already stored) in {summary.seconds:.1f} s -> {summary.database}",
+        soft_wrap=True,
     )
 
 

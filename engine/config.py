@@ -56,7 +56,9 @@ class BenchmarkConfig(_Frozen):
 
 class ScenarioConfig(_Frozen):
     set: str = "stylisticbias-25"
-    only: list[str] | None = Field(default=None, description="scenario_ids to keep (default: all)")
+    only: list[str] | None = Field(
+        default=None, min_length=1, description="scenario_ids to keep (default: all)"
+    )
 
     @field_validator("set")
     @classmethod

@@ -40,12 +40,13 @@ def study_file(
     cache: Path,
     *,
     name: str = "t",
-    faces: int = 3,
+    faces: int = 6,
     batch_size: int = 500,
     settings: str = "seed = 3",
-    scenarios: str = '["competent", "wealthy", "honest"]',
+    scenarios: str | None = '["competent", "wealthy", "honest", "stylish"]',
 ) -> Path:
     path = tmp / f"{name}.toml"
+    only = f"only = {scenarios}" if scenarios is not None else ""
     path.write_text(
         f"""
 name = "{name}"
@@ -56,7 +57,7 @@ kind = "demo"
 size = {faces}
 cache_dir = "{cache.as_posix()}"
 [scenarios]
-only = {scenarios}
+{only}
 [[models]]
 model_id = "sim"
 backend = "simulated"
@@ -88,7 +89,7 @@ def reference(tmp_path_factory, cache) -> tuple[Path, pl.DataFrame]:
 def expected_count(db: Path) -> int:
     with duckdb.connect(str(db), read_only=True) as con:
         (n_images,) = con.execute("SELECT count(*) FROM image WHERE evaluated").fetchone()
-    return n_images * 3 * 4 * 3  # scenarios x orderings x seeds
+    return n_images * 4 * 4 * 3  # scenarios x orderings x seeds
 
 
 def test_a_run_stores_every_planned_judgment_once_and_resumes_to_nothing(reference, cache):
@@ -115,7 +116,7 @@ def test_shards_merge_to_the_single_run(reference, cache, tmp_path):
         summary = run_study(study, progress=False, shard=Shard(k, 3))
         shard_dbs.append(summary.database)
     sizes = [judgments(db).height for db in shard_dbs]
-    assert all(size > 0 for size in sizes) and sum(sizes) == reference[1].height
+    assert sum(size > 0 for size in sizes) >= 2 and sum(sizes) == reference[1].height
     merged = tmp_path / "merged.duckdb"
     added = merge_databases(merged, shard_dbs)
     assert added["judgment"] == reference[1].height
@@ -125,23 +126,30 @@ def test_shards_merge_to_the_single_run(reference, cache, tmp_path):
     assert judgments(merged).height == reference[1].height
 
 
+def _stored(db: Path) -> int:
+    if not db.exists():
+        return 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute("SELECT count(*) FROM judgment").fetchone()[0]
+
+
 def test_kill_minus_nine_at_random_moments_loses_and_duplicates_nothing(reference, cache, tmp_path):
-    path = study_file(tmp_path, cache, batch_size=40)
+    path = study_file(tmp_path, cache, batch_size=10)  # many small transactions: kills land mid-run
     db = tmp_path / "t.duckdb"
+    total = reference[1].height
     command = [sys.executable, "-m", "cueshift.cli", "infer", "--study", str(path), "--no-progress"]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     rng = random.Random(20261122)
-    kills = 0
-    for _ in range(6):
-        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        time.sleep(rng.uniform(2.0, 5.0))
+    mid_run_kills = 0
+    for _ in range(8):
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(1.0, 4.0))
         if process.poll() is not None:
             break
         process.send_signal(signal.SIGKILL)
         process.wait()
-        kills += 1
-    assert kills >= 1, "the run finished before it could be killed; make it longer"
-    final = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        mid_run_kills += 0 < _stored(db) < total
+    assert mid_run_kills >= 1, "no kill landed while judgments were being written"
+    final = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert final.returncode == 0, final.stderr
     assert judgments(db).equals(reference[1])
 
@@ -149,11 +157,11 @@ def test_kill_minus_nine_at_random_moments_loses_and_duplicates_nothing(referenc
 def test_planted_variation_effect_is_visible_in_delta(tmp_path, cache):
     settings = (
         "seed = 11\nface_sd = 0.0\nletter_bias = 0.0\nfirst_position_bias = 0.0\ninvalid_rate = 0.0\n"
-        "demographic_effects = {}\ncategory_scale = {}\n"
+        "demographic_effects = {}\ncategory_scale = {}\ngroup_variation_effects = []\n"
         'variation_effects = { "fashion_style=Worn / Distressed clothing" = -2.0, '
         '"eyewear=Thick-rimmed" = 1.5 }'
     )
-    study = load_study(study_file(tmp_path, cache, faces=6, settings=settings))
+    study = load_study(study_file(tmp_path, cache, faces=6, settings=settings, scenarios=None))
     summary = run_study(study, progress=False)
     with duckdb.connect(str(summary.database), read_only=True) as con:
         mean_delta = dict(
@@ -161,8 +169,9 @@ def test_planted_variation_effect_is_visible_in_delta(tmp_path, cache):
         )
     assert mean_delta.pop("Worn / Distressed clothing") < -0.2
     assert mean_delta.pop("Thick-rimmed") > 0.15
-    # every other variation has no planted effect: mean delta is sampling noise only
-    assert max(abs(v) for v in mean_delta.values()) < 0.1
+    # No other variation has a planted effect: its mean delta over 6 faces x 25 scenarios is noise
+    # with SE <= sqrt(2 * 0.25 / 12 / 150) = 0.0167; 4.5 SE bounds the max over ~30 variations.
+    assert max(abs(v) for v in mean_delta.values()) < 4.5 * 0.0167
 
 
 def test_cli_rejects_bad_input_with_one_line_and_writes_nothing(tmp_path, cache):

@@ -5,7 +5,9 @@ mapped *unambiguously* to one of the two options as invalid: refusals, hedges, a
 naming both options or neither. This module implements that rule and never guesses.
 
 Rules, applied in this order to the normalised text (NFKC, curly quotes -> straight,
-markdown ``* _ ` #`` removed, whitespace collapsed); the first that fires decides:
+markdown ``* _ ` #`` removed, spaces collapsed, line breaks kept) in which the two descriptors have
+been located and masked (so a descriptor such as "Uncertain" is never read as a hedge);
+the first rule that fires decides:
 
 =====  ==============================================  ==========  ===========
 step   the text ...                                    letter      reason
@@ -40,10 +42,15 @@ What counts as naming a letter (case-insensitive):
   answer prefix (``Answer:``, ``The answer is``, ``Final answer -``, ``Option``):
   ``a``, ``A.``, ``Answer: b``;
 * the answer *starts* with the letter (after such a prefix) followed by ``.``, ``:``,
-  ``)`` or a dash: ``A. Competent``, ``b: 'Incompetent'``;
+  ``)``, a dash, a line break or a descriptor: ``A. Competent``, ``b: 'Incompetent'``,
+  ``a 'Competent'`` (so "a competent person" names (a) *and* Competent: valid when
+  they agree, a conflict when they do not); or starts with ``b`` and a space;
+* a line of its own is the letter, or the text *ends* with it: ``I'd say b``,
+  ``I'd say a.`` (a final ``a`` needs closing punctuation: a reply cut off at the
+  token limit may end in the article);
 * ``option a``, ``choice b``, ``letter a`` anywhere; ``answer a`` / ``answer is b``
   anywhere when the letter ends the clause (punctuation or end of text) or is a
-  capital ``A``/``B`` -- so "the answer is a competent person" is *not* a letter.
+  capital ``A``/``B`` (mid-text, "answer is a good guess" names no letter).
 
 Otherwise a lone ``a`` in prose is the English article, never a letter.
 
@@ -66,6 +73,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final, Literal
+
 
 Letter = Literal["a", "b"]
 LETTERS: Final[tuple[Letter, Letter]] = ("a", "b")
@@ -110,19 +118,23 @@ class ParsedAnswer:
 
 _QUOTES: Final[dict[int, str]] = {
     ord(c): r
-    for chars, r in (("\u2018\u2019\u201a\u201b\u2032\u0060\u00b4", "'"), ("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'))
+    for chars, r in (
+        ("\u2018\u2019\u201a\u201b\u2032\u0060\u00b4", "'"),
+        ("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'),
+    )
     for c in chars
 }
 _QUOTES.update({ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"})
 _QUOTES.update({ord(c): "" for c in "\u200b\u200c\u200d\u2060\ufeff"})
 _MARKDOWN = re.compile(r"[*_`#]+")
-_SPACE = re.compile(r"\s+")
+_SPACE = re.compile(r"[^\S\n]+")
+_LINE_BREAK = re.compile(r" ?\n\s*")
 
 
 def _normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
     text = _MARKDOWN.sub(" ", text)
-    return _SPACE.sub(" ", text).strip()
+    return _LINE_BREAK.sub("\n", _SPACE.sub(" ", text)).strip()
 
 
 # --------------------------------------------------------------------------- phrase rules
@@ -184,6 +196,11 @@ _NEGATION_BEFORE = re.compile(
 
 # --------------------------------------------------------------------------- letter rules
 
+#: stands in for each character of a matched descriptor: a word character (the mention
+#: stays a word) that normalisation has removed from the text, so it cannot collide
+_MASK = "_"
+_MASK_CHAR = re.escape(_MASK)
+
 _PREFIX = (
     r"(?:(?:my|the|final|correct)\s+)*(?:answer|response|choice|option|selection)"
     r"(?:\s+(?:is|would\s+be|:))?\s*[:=\-]?\s*"
@@ -193,8 +210,17 @@ _OPEN = r"[\s\"'(\[{<.:-]*"
 _CLOSE = r"[\s\"')\]}>.!,;:-]*"
 #: the whole text is a letter (modulo prefix and punctuation)
 _WHOLE = re.compile(rf"^{_OPEN}(?:{_PREFIX})?{_OPEN}([ab]){_CLOSE}$", re.IGNORECASE)
-#: the text starts with a letter followed by . : ) or a dash, then more text
-_HEAD = re.compile(rf"^{_OPEN}(?:{_PREFIX})?[\"'\s]*([ab])\s*(?:[.:)]|\s-|-\s)", re.IGNORECASE)
+#: the text starts with a letter followed by . : ) or a dash, a line break, or a
+#: (quoted) descriptor -- or with 'b' and a space ('b' is no English word; 'a' is)
+_HEAD = re.compile(
+    rf"^{_OPEN}(?:{_PREFIX})?[\"'\s]*"
+    rf"(?:([ab])(?=[ \t]*[.:)]|\s+-|-\s|[ \t]*\n|\s+[\"']?{_MASK_CHAR})|(b)(?=\s))",
+    re.IGNORECASE,
+)
+#: a line that is only a letter, or a letter that ends the text ("I'd say b.")
+_LINE = re.compile(rf"^{_OPEN}([ab]){_CLOSE}$", re.IGNORECASE | re.MULTILINE)
+#: ... an 'a' only with closing punctuation: "it appears to be a" is a truncated article
+_TAIL = re.compile(rf"(?:^|(?<=[\s\"'(\[:,]))(b{_CLOSE}|a[ \t]*[.!)\]\"']{_CLOSE})\Z", re.IGNORECASE)
 _PAREN = re.compile(r"[(\[]\s*([ab])\s*[)\]]", re.IGNORECASE)
 _CLOSING_PAREN = re.compile(r"(?:^|(?<=\s)|(?<=['\"]))([ab])\)", re.IGNORECASE)
 _KEYWORD = re.compile(r"(?<![\w])(?:option|choice|letter)\s*[:\-]?\s*([ab])(?![\w'])", re.IGNORECASE)
@@ -211,12 +237,13 @@ def _letters_named(text: str) -> tuple[set[str], list[tuple[int, int]]]:
     for pattern in (_WHOLE, _HEAD):
         match = pattern.match(text)
         if match:
-            found.add(match.group(1).lower())
-            spans.append(match.span(1))
-    for pattern in (_PAREN, _CLOSING_PAREN, _KEYWORD):
+            group = 1 if match.group(1) is not None else 2
+            found.add(match.group(group).lower())
+            spans.append(match.span(group))
+    for pattern in (_LINE, _TAIL, _PAREN, _CLOSING_PAREN, _KEYWORD):
         for match in pattern.finditer(text):
-            found.add(match.group(1).lower())
-            spans.append(match.span(1))
+            found.add(match.group(1)[0].lower())
+            spans.append((match.start(1), match.start(1) + 1))
     for match in _ANSWER_KEYWORD.finditer(text):
         group = 1 if match.group(1) is not None else 2
         letter = match.group(group)
@@ -239,8 +266,10 @@ def _descriptor_pattern(descriptor: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){body}(?![\w-])", re.IGNORECASE)
 
 
-def _descriptors_named(text: str, descriptor_by_letter: Mapping[str, str]) -> tuple[set[str], bool]:
-    """Letters whose descriptor the text names, and whether any such mention is negated."""
+def _descriptors_named(text: str, descriptor_by_letter: Mapping[str, str]) -> tuple[set[str], bool, str]:
+    """Letters whose descriptor the text names, whether any such mention is negated, and
+    the text with every descriptor mention masked (so that a descriptor such as
+    'Uncertain' is not read as a hedge, nor 'a Competent' as a bare letter)."""
     found: set[str] = set()
     negated = False
     masked = text
@@ -252,13 +281,15 @@ def _descriptors_named(text: str, descriptor_by_letter: Mapping[str, str]) -> tu
                 negated = True
             else:
                 found.add(letter)
-        masked = pattern.sub(lambda m: " " * len(m.group(0)), masked)
-    return found, negated
+        masked = pattern.sub(lambda m: _MASK * len(m.group(0)), masked)
+    return found, negated, masked
 
 
 def _check_mapping(descriptor_by_letter: Mapping[str, str]) -> None:
     if set(descriptor_by_letter) != set(LETTERS):
-        raise ValueError(f"descriptor_by_letter must map exactly 'a' and 'b', got {sorted(descriptor_by_letter)}")
+        raise ValueError(
+            f"descriptor_by_letter must map exactly 'a' and 'b', got {sorted(descriptor_by_letter)}"
+        )
     a, b = descriptor_by_letter["a"], descriptor_by_letter["b"]
     if _normalise(a).casefold() == _normalise(b).casefold():
         raise ValueError(f"the two descriptors are the same: {a!r}")
@@ -303,19 +334,19 @@ def _parse(text: str, descriptor_a: str, descriptor_b: str) -> ParsedAnswer:
     normalised = _normalise(text)
     if not re.search(r"\w", normalised):
         return ParsedAnswer(None, "empty")
-    if _REFUSAL.search(normalised):
+    descriptor_letters, descriptor_negated, masked = _descriptors_named(
+        normalised, {"a": descriptor_a, "b": descriptor_b}
+    )
+    if _REFUSAL.search(masked):
         return ParsedAnswer(None, "refusal")
-    if _HEDGE.search(normalised):
+    if _HEDGE.search(masked):
         return ParsedAnswer(None, "hedge")
-    if _NEITHER.search(normalised):
+    if _NEITHER.search(masked):
         return ParsedAnswer(None, "neither")
-    if _BOTH.search(normalised):
+    if _BOTH.search(masked):
         return ParsedAnswer(None, "both")
-    letters, spans = _letters_named(normalised)
-    if any(_NEGATION_BEFORE.search(normalised, 0, start) for start, _ in spans):
-        return ParsedAnswer(None, "negated")
-    descriptor_letters, descriptor_negated = _descriptors_named(normalised, {"a": descriptor_a, "b": descriptor_b})
-    if descriptor_negated:
+    letters, spans = _letters_named(masked)
+    if descriptor_negated or any(_NEGATION_BEFORE.search(masked, 0, start) for start, _ in spans):
         return ParsedAnswer(None, "negated")
     if len(letters) > 1 or len(descriptor_letters) > 1:
         return ParsedAnswer(None, "both")

@@ -201,11 +201,15 @@ def judgment_rows(
     scenarios: dict[str, Scenario],
 ) -> pl.DataFrame:
     """Parse the raw answers strictly and shape the rows of the ``judgment`` table."""
+    mappings: dict[tuple[str, int], dict[str, str]] = {}
     descriptors = []
     favorable_letters = []
     for scenario_id, ordering_id in batch.select("scenario_id", "ordering").iter_rows():
         ordering = ORDERING_BY_ID[ordering_id]
-        descriptors.append(ordering.descriptor_by_letter(scenarios[scenario_id]))
+        key = (scenario_id, ordering_id)
+        if key not in mappings:
+            mappings[key] = ordering.descriptor_by_letter(scenarios[scenario_id])
+        descriptors.append(mappings[key])
         favorable_letters.append(ordering.favorable_letter)
     letters, _reasons = parse_answers(answers_text, descriptors)
     n = batch.height
@@ -278,8 +282,6 @@ def run_study(
     benchmark = load_benchmark(study.benchmark, study.variations, progress=progress)
     images = benchmark.image.filter(pl.col("evaluated"))
     images = images.filter(shard.owns(images["identity_id"])) if shard.count > 1 else images
-    if images.height == 0:
-        raise CueshiftError(f"shard {shard}: no evaluated images fall in this shard")
     scenarios = {s.scenario_id: s for s in study_scenarios(study)}
 
     con = store.open_study(db_path)

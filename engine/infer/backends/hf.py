@@ -1,0 +1,366 @@
+r"""The transformers backend: any local or hub image-text-to-text chat model, two modes.
+
+``generate`` (the paper's protocol)
+    One sampled generation per judgment: temperature 0.2, at most 16 new tokens, the
+    global RNG seeded from ``(seed, image_id, scenario_id, ordering)`` right before the call,
+    so a rerun on the same hardware and software reproduces every answer. The decoded text
+    goes to the runner's strict parser.
+
+``score`` (default; exact, no seed noise)
+    One forward pass per prompt gives :math:`\ell_a = \log P(\text{"(a)"})` and
+    :math:`\ell_b = \log P(\text{"(b)"})` as the continuation of the assistant turn (each
+    answer's full token sequence, chained; see :mod:`.hf_score`). With ``fav`` the
+    ordering's favorable letter,
+
+    .. math::
+
+        p_\text{fav} = \frac{P(\text{fav})}{P(a) + P(b)} = \sigma(\ell_\text{fav} - \ell_\text{unfav}),
+        \qquad p_\text{neither} = 1 - P(a) - P(b).
+
+    For sampling at temperature :math:`T` restricted to the two answers (the answers the
+    parser accepts), :math:`P_T(\text{fav}) = \sigma((\ell_\text{fav} - \ell_\text{unfav}) / T)`
+    and greedy decoding picks fav iff :math:`\ell_\text{fav} > \ell_\text{unfav}`; so
+    :math:`\varphi` at any temperature follows exactly from the stored :math:`T = 1`
+    probability (:func:`phi_at_temperature`), with no seed noise. Seeds do not change the
+    answer: :attr:`TransformersBackend.deterministic` is True and the runner should plan
+    seed 0 only. ``response_text`` is the greedy answer among the two, ``"(a)"`` or ``"(b)"``
+    (``"tie"`` on an exact tie).
+
+    This is exact for temperature-only sampling; a checkpoint's own ``top_k``/``top_p``
+    (kept in generate mode unless the settings override them) can cut a rare answer
+    further, and probability mass on other spellings ("A", "a") is in ``p_neither``.
+
+All prompts of one image share the image and the instruction up to the first option, so
+score mode runs that prefix once per image and scores the batched suffixes on copies of
+its key/value cache; generate mode processes each image once.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import math
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import polars as pl
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from cueshift.config import ModelConfig
+from cueshift.errors import ConfigError, CueshiftError
+from cueshift.infer.backends.base import Backend, BackendAnswers, JudgmentRequest, StudyContext
+
+Mode = Literal["generate", "score"]
+
+
+class TransformersSettings(BaseModel):
+    """``[models.settings]`` of a ``backend = "transformers"`` model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: Mode = "score"
+    device: Literal["auto", "cuda", "mps", "cpu"] = "auto"
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
+    #: score mode: suffix rows per forward pass
+    batch_size: int = Field(default=32, ge=1)
+    temperature: float = Field(default=0.2, ge=0.0)
+    max_new_tokens: int = Field(default=16, ge=1)
+    #: generate mode: override the checkpoint's top_k / top_p (0 / 1.0 = pure temperature sampling)
+    top_k: int | None = Field(default=None, ge=0)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    trust_remote_code: bool = False
+    #: text before the scored answer, e.g. " " for models that answer " (a)"
+    answer_prefix: str = ""
+    #: score mode: reuse the image prefix's key/value cache (False: one full pass per prompt)
+    shared_prefix: bool = True
+    #: e.g. "sdpa", "flash_attention_2"; None = the transformers default
+    attn_implementation: str | None = None
+
+
+def parse_settings(model: ModelConfig) -> TransformersSettings:
+    """Validate ``model.settings``; a bad value raises a one-line :class:`ConfigError`."""
+    try:
+        return TransformersSettings.model_validate(model.settings)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "<settings>"
+        raise ConfigError(f"model {model.model_id}: settings.{field}: {err['msg']}") from None
+
+
+def phi_at_temperature(p_favorable: float | np.ndarray, temperature: float) -> float | np.ndarray:
+    r"""Probability of the favorable answer when sampling at ``temperature`` between the two answers.
+
+    Parameters
+    ----------
+    p_favorable
+        The stored score-mode probability :math:`\sigma(\ell_\text{fav} - \ell_\text{unfav})` (T = 1).
+    temperature
+        :math:`T \ge 0`; 0 means greedy decoding.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\sigma(\operatorname{logit}(p) / T)`; for :math:`T = 0`, 1 if :math:`p > 1/2`,
+        0 if :math:`p < 1/2` and 1/2 on a tie.
+
+    Examples
+    --------
+    >>> round(phi_at_temperature(0.6, 0.2), 4)  # sigma(log(1.5) / 0.2)
+    0.8836
+    >>> phi_at_temperature(0.6, 0.0)
+    1.0
+    """
+    if temperature < 0:
+        raise ValueError("temperature must be >= 0")
+    p = np.asarray(p_favorable, dtype=float)
+    if temperature == 0:
+        out = np.where(p > 0.5, 1.0, np.where(p < 0.5, 0.0, 0.5))
+    else:
+        with np.errstate(divide="ignore"):
+            logit = np.log(p) - np.log1p(-p)
+        out = 1.0 / (1.0 + np.exp(-logit / temperature))
+    return float(out) if out.ndim == 0 else out
+
+
+def judgment_seed(seed: int, image_id: str, scenario_id: str, ordering: int) -> int:
+    """The RNG seed of one generate-mode judgment (stable across runs, platforms and batches)."""
+    key = f"{seed}\x1f{image_id}\x1f{scenario_id}\x1f{ordering}".encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") & (2**63 - 1)
+
+
+def _pick_device(name: str) -> str:
+    import torch
+
+    if name == "auto":
+        if torch.cuda.is_available():
+            return "cuda"
+        mps = getattr(torch.backends, "mps", None)
+        return "mps" if mps is not None and mps.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("settings.device = 'cuda' but torch sees no CUDA device")
+    if name == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+        raise ConfigError("settings.device = 'mps' but torch sees no MPS device")
+    return name
+
+
+def _pick_dtype(name: str, device: str) -> Any:
+    import torch
+
+    if name == "auto":
+        if device == "cuda":
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float16 if device == "mps" else torch.float32
+    return getattr(torch, name)
+
+
+class TransformersBackend(Backend):
+    """Judge with a transformers image-text-to-text model (see the module docstring).
+
+    Parameters
+    ----------
+    model
+        The study's model entry: ``checkpoint`` is a local directory or a hub id (the hub
+        needs network access), ``revision`` a hub revision, ``settings`` see
+        :class:`TransformersSettings`.
+    context
+        Images, scenarios and the prompt template.
+    loaded
+        An already built ``(model, processor)`` pair to use instead of loading ``checkpoint``
+        (tests, notebooks, the tiny models of :mod:`.tiny`); it is moved to the chosen
+        device and dtype.
+    """
+
+    name: ClassVar[str] = "transformers"
+    #: per instance: see :attr:`deterministic` (the runner must read that, not this)
+    scores: ClassVar[bool] = False
+
+    def __init__(self, model: ModelConfig, context: StudyContext, *,
+                 loaded: tuple[Any, Any] | None = None) -> None:
+        super().__init__(model, context)
+        self.settings = parse_settings(model)
+        try:
+            import torch  # noqa: F401
+            import transformers  # noqa: F401
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise CueshiftError(f"the transformers backend needs `pip install cueshift[models]` ({exc})") from None
+        self.device = _pick_device(self.settings.device)
+        self.dtype = _pick_dtype(self.settings.dtype, self.device)
+        hf_model, processor = loaded if loaded is not None else self._load()
+        self.hf_model = hf_model.to(device=self.device, dtype=self.dtype).eval()
+        self.processor = processor
+        tokenizer = processor.tokenizer
+        self._pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+
+    # --- what the runner reads ---------------------------------------------------------------------------
+    @property
+    def deterministic(self) -> bool:
+        """True in score mode: answers do not depend on the seed, so plan seed 0 only."""
+        return self.settings.mode == "score"
+
+    @property
+    def mode(self) -> Mode:
+        return self.settings.mode
+
+    # --- loading -----------------------------------------------------------------------------------------
+    def _load(self) -> tuple[Any, Any]:
+        from transformers import AutoModelForImageTextToText, AutoProcessor
+
+        from cueshift.infer.backends import tiny
+
+        cfg, s = self.model, self.settings
+        if not cfg.checkpoint:
+            raise ConfigError(f"model {cfg.model_id}: checkpoint is empty (a local directory or a hub id)")
+        local = Path(cfg.checkpoint).expanduser()
+        try:
+            if (local / tiny.MARKER).is_file():  # a tiny test model: its processor is rebuilt in code
+                return tiny.load_tiny(local)
+            source = str(local) if local.is_dir() else cfg.checkpoint
+            common: dict[str, Any] = {"revision": cfg.revision, "trust_remote_code": s.trust_remote_code}
+            processor = AutoProcessor.from_pretrained(source, **common)
+            extra = {"attn_implementation": s.attn_implementation} if s.attn_implementation else {}
+            hf_model = AutoModelForImageTextToText.from_pretrained(source, dtype=self.dtype, **common, **extra)
+        except (OSError, ValueError, ImportError) as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise CueshiftError(f"model {cfg.model_id}: cannot load {cfg.checkpoint!r}: {first}") from None
+        return hf_model, processor
+
+    def close(self) -> None:
+        """Drop the weights and free accelerator memory."""
+        import torch
+
+        self.hf_model = None
+        gc.collect()
+        if self.device == "cuda":
+            torch.cuda.empty_cache()
+
+    # --- judging -----------------------------------------------------------------------------------------
+    def judge(self, batch: pl.DataFrame) -> BackendAnswers:
+        """Answer every row; rows are grouped by image so each image is processed once."""
+        requests = list(self.requests(batch))
+        n = len(requests)
+        texts: list[str] = [""] * n
+        latency: list[float] = [0.0] * n
+        p_fav: list[float | None] = [None] * n
+        p_neither: list[float | None] = [None] * n
+        by_image: dict[str, list[int]] = {}
+        for i, req in enumerate(requests):
+            by_image.setdefault(req.image.image_id, []).append(i)
+        for rows in by_image.values():
+            if self.settings.mode == "score":
+                self._score_image([requests[i] for i in rows], rows, texts, latency, p_fav, p_neither)
+            else:
+                self._generate_image([requests[i] for i in rows], rows, texts, latency)
+        if self.settings.mode == "score":
+            return BackendAnswers(texts, latency, p_favorable=p_fav, p_neither=p_neither)
+        return BackendAnswers(texts, latency)
+
+    def _encode(self, requests: Sequence[JudgmentRequest]) -> tuple[Any, dict[tuple[str, int], int]]:
+        """Encode the distinct prompts of one image; map (scenario_id, ordering) to a prompt index."""
+        from PIL import Image
+
+        from cueshift.infer.backends.hf_prompts import encode_image
+
+        index: dict[tuple[str, int], int] = {}
+        prompts: list[str] = []
+        for req in requests:
+            key = (req.scenario.scenario_id, req.ordering.ordering)
+            if key not in index:
+                index[key] = len(prompts)
+                prompts.append(req.prompt)
+        path = requests[0].image.path
+        try:
+            with Image.open(path) as im:
+                image = im.convert("RGB")
+        except OSError as exc:
+            raise CueshiftError(f"image {requests[0].image.image_id}: cannot read {path}: {exc}") from None
+        enc = encode_image(self.processor, image, prompts, answer_prefix=self.settings.answer_prefix)
+        return enc, index
+
+    def _score_image(self, requests: list[JudgmentRequest], rows: list[int], texts: list[str],
+                     latency: list[float], p_fav: list[float | None], p_neither: list[float | None]) -> None:
+        from cueshift.infer.backends.hf_score import score_full, score_shared_prefix
+
+        t0 = time.perf_counter()
+        enc, index = self._encode(requests)
+        if self.settings.shared_prefix:
+            logps = score_shared_prefix(self.hf_model, enc, batch_size=self.settings.batch_size)
+        else:
+            logps = score_full(self.hf_model, enc)
+        per_row = (time.perf_counter() - t0) * 1000.0 / len(rows)
+        for i, req in zip(rows, requests, strict=True):
+            la, lb = logps[index[(req.scenario.scenario_id, req.ordering.ordering)]]
+            text, p_a, neither = answer_from_logprobs(la, lb)
+            texts[i] = text
+            latency[i] = per_row
+            p_neither[i] = neither
+            p_fav[i] = None if p_a is None else (p_a if req.ordering.favorable_letter == "a" else 1.0 - p_a)
+
+    def _generate_image(self, requests: list[JudgmentRequest], rows: list[int], texts: list[str],
+                        latency: list[float]) -> None:
+        """One seeded generation per judgment; the image prefix runs once when ``shared_prefix``."""
+        import copy
+
+        import torch
+
+        from cueshift.infer.backends.hf_score import move_inputs, prefix_cache
+
+        t0 = time.perf_counter()
+        enc, index = self._encode(requests)
+        model = self.hf_model
+        cache = prefix_cache(model, enc) if self.settings.shared_prefix else None
+        shared_ms = (time.perf_counter() - t0) * 1000.0 / len(rows)
+        image_inputs = move_inputs(enc.image_inputs, model)
+        tokenizer = self.processor.tokenizer
+        for i, req in zip(rows, requests, strict=True):
+            t1 = time.perf_counter()
+            k = index[(req.scenario.scenario_id, req.ordering.ordering)]
+            ids = torch.tensor([enc.full_ids(k)], device=model.device)
+            if cache is not None:  # the cache holds the image: pass only the ids and a full mask
+                inputs: dict[str, Any] = {"attention_mask": torch.ones_like(ids),
+                                          "past_key_values": copy.deepcopy(cache)}
+            else:  # the release protocol: the whole prompt with the image, every time
+                inputs = {**image_inputs, **move_inputs(enc.full_token_inputs(k), model)}
+            torch.manual_seed(judgment_seed(req.seed, req.image.image_id, req.scenario.scenario_id,
+                                            req.ordering.ordering))
+            with torch.inference_mode():
+                out = model.generate(input_ids=ids, **inputs, **self._sampling)
+            texts[i] = tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True).strip()
+            latency[i] = shared_ms + (time.perf_counter() - t1) * 1000.0
+
+    @property
+    def _sampling(self) -> dict[str, Any]:
+        s = self.settings
+        kw: dict[str, Any] = {"do_sample": s.temperature > 0, "max_new_tokens": s.max_new_tokens,
+                              "pad_token_id": self._pad_id}
+        if s.temperature > 0:
+            kw["temperature"] = s.temperature
+            if s.top_k is not None:
+                kw["top_k"] = s.top_k
+            if s.top_p is not None:
+                kw["top_p"] = s.top_p
+        return kw
+
+
+def answer_from_logprobs(logp_a: float, logp_b: float) -> tuple[str, float | None, float]:
+    """Greedy answer, P(a | a or b) and the mass on neither, from the two answers' log-probabilities.
+
+    Returns
+    -------
+    tuple
+        ``(response_text, p_a, p_neither)``; ``p_a`` is None when neither answer has any
+        probability (both log-probabilities are -inf).
+    """
+    neither = min(1.0, max(0.0, 1.0 - math.exp(logp_a) - math.exp(logp_b)))
+    if math.isinf(logp_a) and math.isinf(logp_b):
+        return "tie", None, neither
+    diff = logp_a - logp_b
+    p_a = 1.0 / (1.0 + math.exp(-diff)) if diff >= 0 else math.exp(diff) / (1.0 + math.exp(diff))
+    text = "(a)" if diff > 0 else "(b)" if diff < 0 else "tie"
+    return text, p_a, neither
+
+
+__all__ = ["TransformersBackend", "TransformersSettings", "answer_from_logprobs", "judgment_seed",
+           "parse_settings", "phi_at_temperature"]
