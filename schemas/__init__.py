@@ -5,6 +5,7 @@ One model per table in ``sql/schema.sql``; :data:`TABLE_SCHEMAS` maps table name
 
 from cueshift.schemas.tables import (
     TABLE_SCHEMAS,
+    EmbeddingSchema,
     IdentitySchema,
     ImageSchema,
     JudgmentSchema,
@@ -16,6 +17,7 @@ from cueshift.schemas.tables import (
 
 __all__ = [
     "TABLE_SCHEMAS",
+    "EmbeddingSchema",
     "IdentitySchema",
     "ImageSchema",
     "JudgmentSchema",

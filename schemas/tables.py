@@ -121,6 +121,23 @@ class JudgmentSchema(_Strict):
         return data.lazyframe.select(~pl.struct(key).is_duplicated())
 
 
+class EmbeddingSchema(_Strict):
+    """Cached embeddings of an embedding model (seed 004 probes): images by image_id, texts by text."""
+
+    model_id: str = pa.Field(str_length={"min_value": 1})
+    kind: str = pa.Field(isin=["image", "text"])
+    item_key: str = pa.Field(str_length={"min_value": 1})
+    vector: pl.List(pl.Float32)  # type: ignore[valid-type]
+
+    @pa.dataframe_check
+    @classmethod
+    def finite_nonempty(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        """Vectors are non-empty and finite."""
+        return data.lazyframe.select(
+            (pl.col("vector").list.len() > 0) & pl.col("vector").list.eval(pl.element().is_finite()).list.all()
+        )
+
+
 TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
     "identity": IdentitySchema,
     "image": ImageSchema,
@@ -129,4 +146,5 @@ TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
     "model": ModelSchema,
     "run": RunSchema,
     "judgment": JudgmentSchema,
+    "embedding": EmbeddingSchema,
 }

@@ -48,6 +48,7 @@ import numpy as np
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from cueshift import store
 from cueshift.config import ModelConfig
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.infer.backends.base import Backend, BackendAnswers, StudyContext
@@ -327,7 +328,7 @@ class ClipBackend(Backend):
         con = self.context.con
         if con is None:
             return
-        new_rows = pl.DataFrame(  # noqa: F841  (scanned by name below)
+        new_rows = pl.DataFrame(  # scanned by name below
             {
                 "model_id": [self.model.model_id] * len(keys),
                 "kind": [kind] * len(keys),
@@ -337,6 +338,7 @@ class ClipBackend(Backend):
                 ),
             }
         )
+        new_rows = store.validate("embedding", new_rows)  # noqa: F841  (scanned by name below)
         try:
             con.execute(
                 "INSERT INTO embedding (model_id, kind, item_key, vector) "

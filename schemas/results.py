@@ -1,0 +1,293 @@
+"""Contracts of the analysis results (``result_<name>`` tables written by ``cueshift.stats``).
+
+Column names are fixed across tables: ``estimate, ci_low, ci_high, statistic, df, p_value,
+p_adj, n`` plus grouping columns; every frame an analysis returns passes its model here
+before it is written, so reports, SQL and the console read checked numbers.
+"""
+
+from __future__ import annotations
+
+import pandera.polars as pa
+import polars as pl
+
+#: Bumped when a result table's columns change (written to ``result_manifest``).
+RESULT_SCHEMA_VERSION = 1
+
+
+class _Result(pa.DataFrameModel):
+    class Config:
+        strict = True
+        coerce = False
+
+
+class _Tested(_Result):
+    """Columns shared by tables with a test per row."""
+
+    statistic: float | None = pa.Field(nullable=True)
+    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    p_adj: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+
+    @pa.dataframe_check
+    @classmethod
+    def adjusted_not_below_raw(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        """BH never lowers a p-value."""
+        return data.lazyframe.select(
+            pl.col("p_adj").is_null() | pl.col("p_value").is_null() | (pl.col("p_adj") >= pl.col("p_value") - 1e-12))
+
+
+class _Interval(pa.DataFrameModel):
+    estimate: float | None = pa.Field(nullable=True)
+    ci_low: float | None = pa.Field(nullable=True)
+    ci_high: float | None = pa.Field(nullable=True)
+
+    @pa.dataframe_check
+    @classmethod
+    def ordered_interval(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        """ci_low ≤ ci_high where both exist."""
+        return data.lazyframe.select(
+            pl.col("ci_low").is_null() | pl.col("ci_high").is_null() | (pl.col("ci_low") <= pl.col("ci_high") + 1e-12))
+
+
+class SbsSchema(_Tested, _Interval):
+    """``result_sbs``: SBS / |SBS| per level (model, variation category/value, scenario category,
+    scenario, model × variation × scenario cell, demographic group), per model and pooled."""
+
+    level: str = pa.Field(isin=["model", "variation_category", "variation_value", "scenario_category",
+                                "scenario", "cell", "demographic_group"])
+    model_id: str
+    dimension: str | None = pa.Field(nullable=True)
+    group: str | None = pa.Field(nullable=True)
+    variation_category: str | None = pa.Field(nullable=True)
+    variation_value: str | None = pa.Field(nullable=True)
+    scenario_category: str | None = pa.Field(nullable=True)
+    scenario_id: str | None = pa.Field(nullable=True)
+    abs_sbs: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    abs_ci_low: float | None = pa.Field(nullable=True)
+    abs_ci_high: float | None = pa.Field(nullable=True)
+    phi_variation: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    phi_base: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    effect_size: float | None = pa.Field(nullable=True)
+    test: str = pa.Field(isin=["wilcoxon", "sign-flip"])
+    ci_method: str = pa.Field(isin=["bca", "percentile"])
+    n: pl.Int64 = pa.Field(ge=0)
+    n_obs: pl.Int64 = pa.Field(ge=0)
+
+
+class VariationStrengthSchema(_Interval, _Result):
+    """``result_table2_vs``: VS per model × dimension (Table 2)."""
+
+    model_id: str
+    dimension: str
+    estimate: float | None = pa.Field(nullable=True, ge=0.0, le=0.5)
+    n_groups: pl.Int64 = pa.Field(ge=0)
+    n: pl.Int64 = pa.Field(ge=0)
+    ddof: pl.Int32 = pa.Field(isin=[0, 1])
+
+
+class DemographicTestSchema(_Tested):
+    """``result_demographic_tests``: KW / MWU per model × scenario × dimension on base φ."""
+
+    model_id: str
+    dimension: str
+    scenario_category: str
+    scenario_id: str
+    test: str = pa.Field(isin=["kruskal-wallis", "mann-whitney", "label-permutation"])
+    df: float | None = pa.Field(nullable=True, ge=0.0)
+    effect_size: float | None = pa.Field(nullable=True)
+    n: pl.Int64 = pa.Field(ge=0)
+
+
+class SignificanceShareSchema(_Result):
+    """``result_table9``: share of scenarios with a significant demographic difference."""
+
+    model_id: str
+    dimension: str
+    estimate: float = pa.Field(ge=0.0, le=1.0)
+    n_significant: pl.Int64 = pa.Field(ge=0)
+    n: pl.Int64 = pa.Field(ge=0)
+    test: str
+    alpha: float = pa.Field(gt=0.0, lt=1.0)
+
+
+class FaceAnovaSchema(_Result):
+    """``result_face_anova``: one-way face-level ANOVAs (Table 10, ANOVA rows)."""
+
+    outcome: str = pa.Field(isin=["delta", "base_phi"])
+    dimension: str
+    test: str = pa.Field(isin=["anova-F"])
+    statistic: float | None = pa.Field(nullable=True, ge=0.0)
+    df: float = pa.Field(ge=0.0)
+    df_resid: float = pa.Field(ge=0.0)
+    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    estimate: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    n: pl.Int64 = pa.Field(ge=0)
+
+
+class MixedModelSchema(_Result):
+    """``result_mixed_model``: partial η², F, df and R² of the face random-intercept model (Table 10)."""
+
+    term: str = pa.Field(isin=["variation_category", "scenario_category", "R2_marginal", "R2_conditional"])
+    test: str = pa.Field(isin=["wald-F", "nakagawa-r2"])
+    statistic: float | None = pa.Field(nullable=True, ge=0.0)
+    df: float | None = pa.Field(nullable=True, ge=0.0)
+    df_resid: float | None = pa.Field(nullable=True, ge=0.0)
+    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    estimate: float = pa.Field(ge=0.0, le=1.0)
+    n_levels: pl.Int64 | None = pa.Field(nullable=True, ge=1)
+    n: pl.Int64 = pa.Field(ge=0)
+    n_groups: pl.Int64 = pa.Field(ge=0)
+    var_face: float = pa.Field(ge=0.0)
+    var_resid: float = pa.Field(ge=0.0)
+    var_fixed: float = pa.Field(ge=0.0)
+    reml: bool
+
+
+class CategoryDemographicSchema(_Tested, _Interval):
+    """``result_table3``: SBS per attribute category × dimension × group (Table 3)."""
+
+    variation_category: str
+    dimension: str
+    group: str
+    effect_size: float | None = pa.Field(nullable=True)
+    test: str
+    n: pl.Int64 = pa.Field(ge=0)
+    n_obs: pl.Int64 = pa.Field(ge=0)
+
+
+class FashionAgeSchema(_Tested, _Interval):
+    """``result_table4``: SBS per fashion style × age group and elderly − young contrasts (Table 4)."""
+
+    variation_value: str
+    dimension: str
+    group: str
+    effect_size: float | None = pa.Field(nullable=True)
+    test: str
+    n: pl.Int64 = pa.Field(ge=0)
+    n_obs: pl.Int64 = pa.Field(ge=0)
+
+
+class AsymmetrySchema(_Tested):
+    """``result_negativity_asymmetry``: one-sided WSRT of |negative cue| > |positive cue| (§5.2)."""
+
+    negative_value: str
+    positive_value: str
+    median_abs_negative: float | None = pa.Field(nullable=True, ge=0.0)
+    median_abs_positive: float | None = pa.Field(nullable=True, ge=0.0)
+    estimate: float | None = pa.Field(nullable=True, ge=0.0)
+    effect_size: float | None = pa.Field(nullable=True)
+    test: str
+    alternative: str = pa.Field(isin=["greater"])
+    n: pl.Int64 = pa.Field(ge=0)
+
+
+class ModelSummarySchema(_Interval, _Result):
+    """``result_table5``: per-model SBS, Cohen's d, share of zero and of |Δ| ≥ 0.25 (Table 5)."""
+
+    model_id: str
+    cohens_d: float | None = pa.Field(nullable=True)
+    zero_share: float = pa.Field(ge=0.0, le=1.0)
+    large_share: float = pa.Field(ge=0.0, le=1.0)
+    n: pl.Int64 = pa.Field(ge=0)
+    n_obs: pl.Int64 = pa.Field(ge=0)
+    large_threshold: float = pa.Field(gt=0.0)
+
+
+class CumulativeAbsSbsSchema(_Result):
+    """``result_cumulative_abs_sbs``: |SBS| per attribute, sorted, cumulative share (Fig. 2)."""
+
+    model_id: str
+    rank: pl.Int64 = pa.Field(ge=1)
+    variation_category: str
+    variation_value: str
+    abs_sbs: float = pa.Field(ge=0.0, le=1.0)
+    share: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    cumulative_share: float | None = pa.Field(nullable=True, ge=0.0, le=1.0 + 1e-9)
+    within_threshold: bool | None = pa.Field(nullable=True)
+    n_to_threshold: pl.Int64 | None = pa.Field(nullable=True, ge=1)
+    threshold: float = pa.Field(gt=0.0, le=1.0)
+    n: pl.Int64 = pa.Field(ge=0)
+
+
+class CrossModelSchema(_Interval, _Result):
+    """``result_cross_model``: Pearson r, slope, sign reversals per model pair (Fig. 5)."""
+
+    model_a: str
+    model_b: str
+    estimate: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
+    statistic: float | None = pa.Field(nullable=True)
+    df: float | None = pa.Field(nullable=True, ge=0.0)
+    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    slope: float | None = pa.Field(nullable=True)
+    intercept: float | None = pa.Field(nullable=True)
+    slope_reverse: float | None = pa.Field(nullable=True)
+    n_sign_reversed: pl.Int64 = pa.Field(ge=0)
+    category_ranking_preserved: bool
+    n: pl.Int64 = pa.Field(ge=0)
+    test: str = pa.Field(isin=["pearson"])
+
+
+class CategoryRankingSchema(_Result):
+    """``result_category_ranking``: scenario-category |SBS| and its rank per model (§5.3)."""
+
+    model_id: str
+    scenario_category: str
+    abs_sbs: float = pa.Field(ge=0.0, le=1.0)
+    rank: pl.Int64 = pa.Field(ge=1)
+    ranking_preserved: bool
+    n_adjacent_reversals: pl.Int64 = pa.Field(ge=0)
+    n: pl.Int64 = pa.Field(ge=0)
+
+
+class DemographicVariationSchema(_Tested, _Interval):
+    """``result_table11``: mean Δ per variation × demographic group, WSRT, BH over all cells (Table 11)."""
+
+    variation_category: str
+    variation_value: str
+    dimension: str
+    group: str
+    effect_size: float | None = pa.Field(nullable=True)
+    test: str
+    n: pl.Int64 = pa.Field(ge=0)
+    n_obs: pl.Int64 = pa.Field(ge=0)
+    sign_reversal: bool
+    sign_reversal_both: bool
+
+
+class AnalysisManifestSchema(_Result):
+    """``result_manifest``: one row per written result table: what it is and how it was made."""
+
+    name: str = pa.Field(unique=True)
+    table: str
+    description: str
+    source: str
+    grouping: str
+    statistic: str
+    family: str
+    n_rows: pl.Int64 = pa.Field(ge=0)
+    n_resamples: pl.Int64 = pa.Field(ge=0)
+    seed: pl.Int64
+    test: str
+    ci_method: str
+    models: str
+    schema_version: pl.Int64 = pa.Field(ge=1)
+    seconds: float = pa.Field(ge=0.0)
+    created_at: str
+
+
+RESULT_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
+    "sbs": SbsSchema,
+    "table2_vs": VariationStrengthSchema,
+    "demographic_tests": DemographicTestSchema,
+    "table9": SignificanceShareSchema,
+    "face_anova": FaceAnovaSchema,
+    "mixed_model": MixedModelSchema,
+    "table3": CategoryDemographicSchema,
+    "table4": FashionAgeSchema,
+    "negativity_asymmetry": AsymmetrySchema,
+    "table5": ModelSummarySchema,
+    "cumulative_abs_sbs": CumulativeAbsSbsSchema,
+    "cross_model": CrossModelSchema,
+    "category_ranking": CategoryRankingSchema,
+    "table11": DemographicVariationSchema,
+    "manifest": AnalysisManifestSchema,
+}

@@ -1,0 +1,609 @@
+"""OpenAIBackend against real HTTP servers on 127.0.0.1 with injected faults.
+
+The servers are stdlib ``ThreadingHTTPServer`` instances speaking chat completions. Their
+answers are canned and deterministic: ``"(a) <tag>"`` or ``"(b) <tag>"`` where ``tag``
+hashes the prompt, the seed and the decoded image bytes, so every answer shows which
+judgment it belongs to. Switches inject 429 (with Retry-After), 5xx, 401, slow answers
+(beyond the client's timeout), dropped and truncated connections and malformed JSON.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import math
+import socket
+import threading
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from PIL import Image
+
+from cueshift.config import ModelConfig, load_study
+from cueshift.errors import ConfigError, CueshiftError
+from cueshift.infer.backends.base import ImageRecord, StudyContext
+from cueshift.infer.backends.openai_compat import (
+    OpenAIBackend,
+    OpenAISettings,
+    letter_probabilities,
+    parse_settings,
+)
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
+
+pytestmark = pytest.mark.timeout(60)
+
+REPO = Path(__file__).resolve().parents[1]
+SENTINEL = "sk-SENTINEL-9f8e7d6c5b4a-do-not-leak"
+FAULTS = ("429", "500", "503", "slow", "drop", "truncate", "malformed")
+
+Fault = Callable[[str, int], "str | None"]
+
+
+def tag_of(prompt: str, seed: int, image_bytes: bytes) -> str:
+    """The identity of one judgment as the server sees it."""
+    digest = hashlib.sha256(image_bytes).hexdigest()
+    return hashlib.sha256(f"{prompt}|{seed}|{digest}".encode()).hexdigest()[:10]
+
+
+def letter_of(tag: str) -> str:
+    return "a" if int(tag, 16) % 2 == 0 else "b"
+
+
+# --------------------------------------------------------------------------- the server
+
+
+class ChatServer:
+    """A chat-completions server with fault switches; records every request."""
+
+    def __init__(self, *, answer_delay_s: float = 0.0) -> None:
+        self.lock = threading.Lock()
+        self.fault: Fault = lambda tag, attempt: None
+        self.attempts: Counter[str] = Counter()
+        self.hits: list[tuple[float, str, str]] = []  # (time, tag, fault or 'ok')
+        self.bodies: list[dict[str, Any]] = []
+        self.auth: list[str] = []
+        self.answer_delay_s = answer_delay_s
+        self.slow_s = 1.2
+        self.retry_after = "1"
+        self.logprobs: Callable[[str], list[dict[str, Any]]] | None = None
+        self._httpd: ThreadingHTTPServer | None = None
+
+    def start(self) -> str:
+        handler = type("Handler", (_Handler,), {"app": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+    @property
+    def n_requests(self) -> int:
+        return len(self.hits)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes
+    app: ChatServer
+
+    def log_message(self, *args: Any) -> None:  # keep pytest output clean
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802
+        app = self.app
+        raw = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path != "/v1/chat/completions":
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        body = json.loads(raw)
+        parts = body["messages"][-1]["content"]
+        image_url = next(p["image_url"]["url"] for p in parts if p["type"] == "image_url")
+        prompt = next(p["text"] for p in parts if p["type"] == "text")
+        assert image_url.startswith("data:image/png;base64,")
+        image_bytes = base64.b64decode(image_url.split(",", 1)[1])
+        tag = tag_of(prompt, body["seed"], image_bytes)
+        auth = self.headers.get("Authorization", "")
+        with app.lock:
+            attempt = app.attempts[tag]
+            app.attempts[tag] += 1
+            fault = app.fault(tag, attempt)
+            app.hits.append((time.monotonic(), tag, fault or "ok"))
+            app.bodies.append(body)
+            app.auth.append(auth)
+        if fault == "drop":
+            self.close_connection = True
+            return
+        if fault == "truncate":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "500")
+            self.end_headers()
+            self.wfile.write(b'{"choices": [')
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if fault == "429":
+            self._send(429, {"error": {"message": "slow down"}}, {"Retry-After": app.retry_after})
+            return
+        if fault in ("500", "503"):
+            self._send(int(fault), {"error": {"message": f"internal error; request had credentials {auth}"}})
+            return
+        if fault == "401":
+            self._send(401, {"error": {"message": f"Incorrect API key provided: {auth}"}})
+            return
+        if fault == "malformed":
+            self._send_raw(200, b'{"choices": [{"message": {"content": "(a)"')
+            return
+        if fault == "slow":
+            time.sleep(app.slow_s)
+        elif app.answer_delay_s:
+            time.sleep(app.answer_delay_s)
+        content = f"({letter_of(tag)}) {tag}"
+        if fault == "echo":
+            content += f" your credentials were {auth}"
+        choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": content}}
+        choice["finish_reason"] = "stop"
+        if app.logprobs is not None and body.get("logprobs") and fault != "nologprobs":
+            choice["logprobs"] = {"content": app.logprobs(tag)}
+        self._send(200, {"id": "cmpl-1", "object": "chat.completion", "choices": [choice]})
+
+    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        self._send_raw(status, json.dumps(payload).encode(), headers)
+
+    def _send_raw(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (slow answers)
+
+
+@pytest.fixture
+def servers() -> Iterator[Callable[..., tuple[ChatServer, str]]]:
+    started: list[ChatServer] = []
+
+    def make(**kwargs: Any) -> tuple[ChatServer, str]:
+        server = ChatServer(**kwargs)
+        url = server.start()
+        started.append(server)
+        return server, url
+
+    yield make
+    for server in started:
+        server.stop()
+
+
+# --------------------------------------------------------------------------- study pieces
+
+
+@pytest.fixture
+def context(tmp_path: Path) -> StudyContext:
+    images = {}
+    for i, colour in enumerate([(200, 30, 30), (30, 200, 30), (30, 30, 200)]):
+        path = tmp_path / f"face{i}.png"
+        Image.new("RGB", (16, 16), colour).save(path)
+        images[f"img{i}"] = ImageRecord(
+            image_id=f"img{i}",
+            identity_id=f"id{i}",
+            path=path,
+            role="base",
+            feature_key=None,
+            variation_category=None,
+            variation_value=None,
+            framing="face",
+            age=None,
+            gender=None,
+            ethnicity=None,
+            body_type=None,
+        )
+    scenarios = {s.scenario_id: s for s in STYLISTICBIAS_25[:2]}
+    return StudyContext(images=images, scenarios=scenarios, template=RELEASED_TEMPLATE)
+
+
+def make_batch(
+    context: StudyContext, seeds: tuple[int, ...] = (1, 2), orderings: tuple[int, ...] = (1, 2, 3, 4)
+) -> pl.DataFrame:
+    rows = [
+        (image_id, scenario_id, ordering, seed)
+        for image_id in context.images
+        for scenario_id in context.scenarios
+        for ordering in orderings
+        for seed in seeds
+    ]
+    frame = pl.DataFrame(
+        rows,
+        schema={"image_id": pl.String, "scenario_id": pl.String, "ordering": pl.Int32, "seed": pl.Int32},
+        orient="row",
+    )
+    return frame.sample(fraction=1.0, shuffle=True, seed=3)  # row order is not the plan order
+
+
+def expected_tags(context: StudyContext, batch: pl.DataFrame) -> list[str]:
+    tags = []
+    for image_id, scenario_id, ordering, seed in batch.iter_rows():
+        prompt = ORDERING_BY_ID[ordering].render(context.template, context.scenarios[scenario_id])
+        tags.append(tag_of(prompt, seed, context.images[image_id].path.read_bytes()))
+    return tags
+
+
+def make_backend(context: StudyContext, urls: list[str], **settings: Any) -> OpenAIBackend:
+    fast = {"backoff_initial_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 2.0, "down_cooldown_s": 0.0}
+    model = ModelConfig(
+        model_id="srv",
+        backend="openai",
+        checkpoint="tiny-vlm",
+        settings={"base_urls": urls, **fast, **settings},
+    )
+    return OpenAIBackend(model, context)
+
+
+# --------------------------------------------------------------------------- behaviour
+
+
+def test_every_judgment_lands_once_in_row_order_despite_faults(servers, context: StudyContext) -> None:
+    server, url = servers()
+    server.slow_s = 1.5
+
+    # each judgment meets one or two faults of its own before it is answered
+    def fault(tag: str, attempt: int) -> str | None:
+        n = int(tag, 16)
+        planned = [FAULTS[n % len(FAULTS)]] + ([FAULTS[(n // 7) % len(FAULTS)]] if n % 3 == 0 else [])
+        return planned[attempt] if attempt < len(planned) else None
+
+    server.fault = fault
+    batch = make_batch(context)
+    backend = make_backend(context, [url], concurrency=8, max_retries=3, timeout_s=0.6)
+    try:
+        answers = backend.judge(batch)
+    finally:
+        backend.close()
+
+    tags = expected_tags(context, batch)
+    assert len(answers.response_text) == batch.height == 48
+    assert answers.response_text == [f"({letter_of(t)}) {t}" for t in tags]
+    assert answers.p_favorable == [None] * 48 and answers.p_neither == [None] * 48  # no logprobs served
+    assert all(ms > 0 for ms in answers.latency_ms)
+    # exactly once: after its planned faults each judgment was asked once more and never again
+    for t in tags:
+        n = int(t, 16)
+        assert server.attempts[t] == 2 + (n % 3 == 0)
+    assert {what for _, _, what in server.hits} == {*FAULTS, "ok"}
+    first = server.bodies[0]
+    assert (first["model"], first["temperature"], first["max_tokens"]) == ("tiny-vlm", 0.2, 16)
+    assert first["logprobs"] is True and first["top_logprobs"] == 20
+    assert {b["seed"] for b in server.bodies} == {1, 2}
+    assert server.auth == [""] * server.n_requests  # no api_key_env: no credentials sent
+
+
+def test_retry_after_is_honoured(servers, context: StudyContext) -> None:
+    server, url = servers()
+    server.retry_after = "1"
+    server.fault = lambda tag, attempt: "429" if attempt == 0 else None
+    backend = make_backend(context, [url])
+    try:
+        answers = backend.judge(make_batch(context, seeds=(1,), orderings=(1,))[:1])
+    finally:
+        backend.close()
+    assert answers.response_text[0].startswith(("(a)", "(b)"))
+    (t0, _, first), (t1, _, second) = server.hits
+    assert (first, second) == ("429", "ok")
+    assert t1 - t0 >= 0.95  # backoff alone would have waited ~0.01 s
+
+
+def test_exhausted_retries_raise_naming_url_and_status(servers, context: StudyContext) -> None:
+    server, url = servers()
+    server.fault = lambda tag, attempt: "503"
+    backend = make_backend(context, [url], max_retries=2, concurrency=3)
+    with pytest.raises(CueshiftError) as info:
+        backend.judge(make_batch(context))
+    backend.close()
+    message = str(info.value)
+    assert url in message and "HTTP 503" in message and "3 attempts" in message
+    assert "\n" not in message
+    assert server.n_requests <= 3 * 3 + 3  # the other judgments were cancelled, not run to the end
+
+    server.fault = lambda tag, attempt: "slow"
+    server.slow_s = 0.6
+    backend = make_backend(context, [url], max_retries=1, timeout_s=0.2)
+    with pytest.raises(CueshiftError, match="timed out after 0.2s"):
+        backend.judge(make_batch(context, seeds=(1,), orderings=(1,))[:1])
+    backend.close()
+
+
+def test_client_errors_are_not_retried(servers, context: StudyContext) -> None:
+    server, url = servers()
+    backend = make_backend(context, [url.replace("/v1", "/v2")], max_retries=5)
+    with pytest.raises(CueshiftError, match=r"HTTP 404.*not retried"):
+        backend.judge(make_batch(context, seeds=(1,), orderings=(1,))[:1])
+    backend.close()
+    assert server.n_requests == 0  # 404 before the handler counted it
+    server.fault = lambda tag, attempt: "401"
+    backend = make_backend(context, [url], max_retries=5)
+    with pytest.raises(CueshiftError, match="HTTP 401"):
+        backend.judge(make_batch(context, seeds=(1,), orderings=(1,))[:1])
+    backend.close()
+    assert server.n_requests == 1
+
+
+def test_load_spreads_across_two_servers(servers, context: StudyContext) -> None:
+    (one, url_one), (two, url_two) = servers(answer_delay_s=0.02), servers(answer_delay_s=0.02)
+    batch = make_batch(context)
+    backend = make_backend(context, [url_one, url_two], concurrency=4)
+    try:
+        answers = backend.judge(batch)
+    finally:
+        backend.close()
+    assert answers.response_text == [f"({letter_of(t)}) {t}" for t in expected_tags(context, batch)]
+    assert one.n_requests + two.n_requests == batch.height
+    assert min(one.n_requests, two.n_requests) >= 0.3 * batch.height
+
+
+def test_failover_when_one_server_is_down(servers, context: StudyContext) -> None:
+    live, url_live = servers()
+    with socket.socket() as sock:  # a port nobody listens on: connections are refused
+        sock.bind(("127.0.0.1", 0))
+        dead_url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    batch = make_batch(context)
+    backend = make_backend(context, [dead_url, url_live], concurrency=4, max_retries=2, down_cooldown_s=30)
+    try:
+        answers = backend.judge(batch)
+    finally:
+        backend.close()
+    assert answers.response_text == [f"({letter_of(t)}) {t}" for t in expected_tags(context, batch)]
+    assert live.n_requests == batch.height
+
+    # a server that answers 503 to everything is avoided after its first failures
+    sick, url_sick = servers()
+    sick.fault = lambda tag, attempt: "503"
+    live.hits.clear()
+    backend = make_backend(context, [url_sick, url_live], concurrency=4, max_retries=2, down_cooldown_s=30)
+    try:
+        answers = backend.judge(batch)
+    finally:
+        backend.close()
+    assert len(answers.response_text) == batch.height and live.n_requests == batch.height
+    assert sick.n_requests <= 4  # at most the first wave before it was marked down
+
+
+# --------------------------------------------------------------------------- logprob score mode
+
+
+def _position(token: str, logprob: float, top: dict[str, float]) -> dict[str, Any]:
+    return {
+        "token": token,
+        "logprob": logprob,
+        "top_logprobs": [{"token": t, "logprob": lp} for t, lp in top.items()],
+    }
+
+
+def test_letter_probabilities_merges_token_variants() -> None:
+    ln = math.log
+    # whole-token answers: "(a)", "a" and " (a" merge; "(A" counts; bare "A" (the article) does not
+    one = [
+        _position(
+            "(a)", ln(0.5), {"(a)": ln(0.5), " a": ln(0.1), "(A": ln(0.05), "(b": ln(0.2), "A": ln(0.1)}
+        )
+    ]
+    got = letter_probabilities(one)
+    assert got is not None
+    assert got.p_a == pytest.approx(0.65) and got.p_b == pytest.approx(0.2)
+    assert got.p_neither == pytest.approx(0.15)
+    assert got.p_letter_share("a") == pytest.approx(0.65 / 0.85)
+    # split answers: "(" then "a": P(a) = P("(a") + P("(") * P("a" | "(")
+    split = [
+        _position("(", ln(0.7), {"(": ln(0.7), "(a": ln(0.1), "I": ln(0.1)}),
+        _position("b", ln(0.6), {"b": ln(0.6), "a": ln(0.3), "x": ln(0.1)}),
+        _position(")", ln(0.99), {")": ln(0.99)}),
+    ]
+    got = letter_probabilities(split)
+    assert got is not None
+    assert got.p_a == pytest.approx(0.1 + 0.7 * 0.3) and got.p_b == pytest.approx(0.7 * 0.6)
+    assert got.p_neither == pytest.approx(1 - 0.31 - 0.42)
+    # a leading space token is walked through like "("
+    spaced = [_position(" ", ln(0.5), {" ": ln(0.5), "a": ln(0.5)}), _position("b", 0.0, {"b": 0.0})]
+    got = letter_probabilities(spaced)
+    assert got is not None and (got.p_a, got.p_b) == (pytest.approx(0.5), pytest.approx(0.5))
+    assert letter_probabilities([]) is None
+    assert letter_probabilities([{"token": "(a)", "logprob": -0.1, "top_logprobs": []}]) is None
+
+
+def test_logprob_score_information_end_to_end(servers, context: StudyContext) -> None:
+    server, url = servers()
+    ln = math.log
+
+    def logprobs(tag: str) -> list[dict[str, Any]]:
+        p_a = 0.2 + 0.6 * (int(tag, 16) % 100) / 100  # a different P(a) per judgment
+        if int(tag, 16) % 2:  # tokenizer with whole "(a)" tokens
+            return [_position("(a)", ln(p_a), {"(a)": ln(p_a), "(b)": ln(0.9 - p_a), "I": ln(0.1)})]
+        return [  # tokenizer that splits "(" + "a" + ")"
+            _position("(", ln(0.9), {"(": ln(0.9), "I": ln(0.1)}),
+            _position("a", ln(p_a), {"a": ln(p_a), "b": ln(1 - p_a)}),
+            _position(")", 0.0, {")": 0.0}),
+        ]
+
+    server.logprobs = logprobs
+    batch = make_batch(context, seeds=(1,))
+    backend = make_backend(context, [url])
+    try:
+        answers = backend.judge(batch)
+    finally:
+        backend.close()
+    assert answers.p_favorable is not None and answers.p_neither is not None
+    for (_, _, ordering, _), tag, p_fav, p_nei in zip(
+        batch.iter_rows(), expected_tags(context, batch), answers.p_favorable, answers.p_neither, strict=True
+    ):
+        p_a = 0.2 + 0.6 * (int(tag, 16) % 100) / 100
+        share_a = p_a / 0.9 if int(tag, 16) % 2 else p_a
+        want = share_a if ORDERING_BY_ID[ordering].favorable_letter == "a" else 1 - share_a
+        assert p_fav == pytest.approx(want, abs=1e-9)
+        assert p_nei == pytest.approx(0.1, abs=1e-9)
+
+    # score mode: temperature 0, seed 0, probabilities required
+    batch0 = make_batch(context, seeds=(0,), orderings=(1, 3))
+    scoring = make_backend(context, [url], mode="score")
+    assert scoring.deterministic and not make_backend(context, [url]).deterministic
+    try:
+        scored = scoring.judge(batch0)
+        assert server.bodies[-1]["temperature"] == 0.0 and server.bodies[-1]["seed"] == 0
+        assert scored.p_favorable is not None and None not in scored.p_favorable
+        server.fault = lambda tag, attempt: "nologprobs"
+        with pytest.raises(CueshiftError, match=f"{url}: the server returned no logprobs"):
+            scoring.judge(batch0)
+    finally:
+        scoring.close()
+
+
+# --------------------------------------------------------------------------- secrets
+
+
+def test_api_key_never_leaks(servers, context: StudyContext, monkeypatch, caplog, tmp_path: Path) -> None:
+    from cueshift import store
+
+    monkeypatch.setenv("CUESHIFT_TEST_KEY", SENTINEL)
+    caplog.set_level(logging.DEBUG)
+    server, url = servers()
+    # 500s and answers that echo the credentials back
+    server.fault = lambda tag, attempt: "500" if attempt == 0 else ("echo" if int(tag, 16) % 2 else None)
+    batch = make_batch(context, seeds=(1,))
+    model = ModelConfig(
+        model_id="srv",
+        backend="openai",
+        checkpoint="tiny-vlm",
+        settings={
+            "base_urls": [url],
+            "api_key_env": "CUESHIFT_TEST_KEY",
+            "backoff_initial_s": 0.01,
+            "backoff_max_s": 0.02,
+        },
+    )
+    backend = OpenAIBackend(model, context)
+    errors: list[str] = []
+    try:
+        answers = backend.judge(batch)
+        assert set(server.auth) == {f"Bearer {SENTINEL}"}  # the key was sent...
+        assert any("[redacted]" in text for text in answers.response_text)  # ...and echoed, then scrubbed
+        for fault in ("500", "401"):  # exhausted retries and a client error, both echoing the key
+            server.fault = lambda tag, attempt, f=fault: f
+            with pytest.raises(CueshiftError) as info:
+                backend.judge(batch[:2])
+            errors.append(str(info.value))
+            errors.append("".join(traceback.format_exception(info.value)))
+    finally:
+        backend.close()
+    assert any("HTTP 401" in e for e in errors) and any("HTTP 500" in e for e in errors)
+    assert any("retry" in r.getMessage() for r in caplog.records)  # retries were logged
+    logged = caplog.text + "".join(logging.Formatter().format(r) + repr(r.args) for r in caplog.records)
+    for text in [*errors, logged]:
+        assert SENTINEL not in text
+    assert SENTINEL not in json.dumps(model.settings)
+
+    # answers written to a study database: the key is nowhere in it
+    db = tmp_path / "study.duckdb"
+    con = store.open_study(db)
+    letters = [t[1] for t in answers.response_text]
+    favorable = [ORDERING_BY_ID[o].favorable_letter for o in batch["ordering"]]
+    judgments = batch.with_columns(
+        model_id=pl.lit("srv"),
+        response_text=pl.Series(answers.response_text),
+        outcome=pl.Series(
+            ["favorable" if x == f else "unfavorable" for x, f in zip(letters, favorable, strict=True)]
+        ),
+        chosen_letter=pl.Series(letters),
+        p_favorable=pl.Series(answers.p_favorable, dtype=pl.Float64),
+        p_neither=pl.Series(answers.p_neither, dtype=pl.Float64),
+        latency_ms=pl.Series(answers.latency_ms),
+        created_at=pl.lit(datetime.now()),
+        run_id=pl.lit("run-1"),
+    )
+    model_row = pl.DataFrame(
+        {
+            "model_id": ["srv"],
+            "backend": ["openai"],
+            "checkpoint": ["tiny-vlm"],
+            "revision": [None],
+            "settings": [json.dumps(model.settings)],
+        },
+        schema_overrides={"revision": pl.String},
+    )
+    store.write_tables(con, {"model": model_row, "judgment": judgments})
+    tables = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
+    dump = []
+    for table in tables:
+        for row in con.execute(f'SELECT * FROM "{table}"').fetchall():
+            dump.append(repr(row))
+    con.close()
+    text = "\n".join(dump)
+    assert "[redacted]" in text and "CUESHIFT_TEST_KEY" in text  # the search does see stored text
+    assert SENTINEL not in text
+    assert SENTINEL.encode() not in db.read_bytes()
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+@pytest.mark.parametrize(
+    ("settings", "needle"),
+    [
+        (
+            {"base_urls": ["http://h/v1"], "concurency": 3},
+            "settings.concurency: Extra inputs are not permitted",
+        ),
+        ({"base_urls": ["http://h/v1"], "concurrency": 0}, "settings.concurrency"),
+        ({"base_urls": []}, "settings.base_urls"),
+        ({"base_urls": ["ftp://h/v1"]}, "must start with http"),
+        ({"base_urls": ["http://user:pw@h/v1"]}, "must not carry credentials"),
+        ({"base_urls": ["http://h/v1"], "api_key_env": "sk-123 456"}, "settings.api_key_env"),
+        ({"base_urls": ["http://h/v1"], "extra_body": {"seed": 3}}, "extra_body may not set seed"),
+        ({"base_urls": ["http://h/v1"], "mode": "score", "logprobs": False}, "needs logprobs = true"),
+    ],
+)
+def test_bad_settings_are_one_line_config_errors(
+    context: StudyContext, settings: dict[str, Any], needle: str
+) -> None:
+    model = ModelConfig(model_id="srv", backend="openai", checkpoint="m", settings=settings)
+    with pytest.raises(ConfigError) as info:
+        OpenAIBackend(model, context)
+    assert needle in str(info.value) and "\n" not in str(info.value)
+    assert "pw" not in str(info.value) and "sk-123" not in str(info.value)
+
+
+def test_missing_key_variable_names_the_variable(context: StudyContext, monkeypatch) -> None:
+    monkeypatch.delenv("CUESHIFT_ABSENT_KEY", raising=False)
+    model = ModelConfig(
+        model_id="srv",
+        backend="openai",
+        checkpoint="m",
+        settings={"base_urls": ["http://h/v1"], "api_key_env": "CUESHIFT_ABSENT_KEY"},
+    )
+    with pytest.raises(ConfigError, match="CUESHIFT_ABSENT_KEY"):
+        OpenAIBackend(model, context)
+
+
+def test_study_file_is_valid() -> None:
+    study = load_study(REPO / "studies" / "openai-server.toml")
+    (model,) = study.models
+    assert model.backend == "openai" and study.benchmark.kind == "demo"
+    settings = parse_settings(model)
+    assert isinstance(settings, OpenAISettings) and settings.base_urls == ["http://127.0.0.1:8000/v1"]
+    assert not any("sk-" in str(v) for v in model.settings.values())
