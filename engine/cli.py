@@ -18,8 +18,9 @@ app = typer.Typer(
     help="cueshift: how single visual cues shift the social judgments of multimodal models.",
     pretty_exceptions_enable=False,
 )
-console = Console()
-err_console = Console(stderr=True)
+# Tables are wide: when piped or in CI, print at 120 columns rather than rich's default 80.
+console = Console() if sys.stdout.isatty() else Console(width=120)
+err_console = Console(stderr=True) if sys.stderr.isatty() else Console(stderr=True, width=120)
 
 StudyOption = Annotated[
     str,
@@ -89,19 +90,47 @@ def infer(
 def analyze(
     study: StudyOption = "default",
     db: DbOption = None,
-    top: Annotated[int, typer.Option(help="Variations to list per model.")] = 10,
+    top: Annotated[int, typer.Option(help="Variations to list per model in the overview.")] = 10,
+    resamples: Annotated[int, typer.Option(help="Face-level bootstrap resamples per estimate.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap and permutation tests.")] = 0,
+    test: Annotated[str, typer.Option(help="'rank' (the paper's WSRT/MWU/KW) or 'permutation'.")] = "rank",
+    ci: Annotated[str, typer.Option(help="Bootstrap interval: 'bca' or 'percentile'.")] = "bca",
+    model: Annotated[list[str] | None, typer.Option(help="Restrict to these model ids (repeatable).")] = None,
+    overview_only: Annotated[bool, typer.Option(help="Print the first-cut overview only; no statistics.")] = False,
+    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
-    """Build the views and print, per model: judgments, invalid rate, mean φ per category, top Δ."""
+    """Build the views, run every declared analysis into result_* tables, print the headlines."""
     from cueshift import analyze as first_cut
     from cueshift import store
     from cueshift.config import load_study
 
+    if test not in ("rank", "permutation"):
+        raise CueshiftError(f"--test {test!r}: expected 'rank' or 'permutation'")
+    if ci not in ("bca", "percentile"):
+        raise CueshiftError(f"--ci {ci!r}: expected 'bca' or 'percentile'")
+    if resamples < 100:
+        raise CueshiftError(f"--resamples {resamples}: use at least 100")
     path = db or load_study(study).database_path
     if not Path(path).is_file():
         raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
     con = store.open_study(path)
     try:
-        first_cut.print_overview(first_cut.overview(con, top=top), console, str(path))
+        result = first_cut.overview(con, top=top)
+        first_cut.print_overview(result, console, str(path))
+        if overview_only or result.judgments.height == 0:
+            return
+        from cueshift.stats import print_headlines, run_analyses
+
+        run_analyses(
+            con,
+            n_resamples=resamples,
+            seed=seed,
+            models=model,
+            progress=progress and sys.stderr.isatty(),
+            test=test,  # type: ignore[arg-type]
+            ci_method=ci,  # type: ignore[arg-type]
+        )
+        print_headlines(con, console)
     finally:
         con.close()
 
