@@ -185,14 +185,16 @@ class TransformersBackend(Backend):
             import torch  # noqa: F401
             import transformers  # noqa: F401
         except ImportError as exc:  # pragma: no cover - depends on the install
-            raise CueshiftError(f"the transformers backend needs `pip install cueshift[models]` ({exc})") from None
+            hint = "pip install 'cueshift[models]'"
+            raise CueshiftError(f"the transformers backend needs `{hint}` ({exc})") from None
         self.device = _pick_device(self.settings.device)
         self.dtype = _pick_dtype(self.settings.dtype, self.device)
         hf_model, processor = loaded if loaded is not None else self._load()
         self.hf_model = hf_model.to(device=self.device, dtype=self.dtype).eval()
         self.processor = processor
         tokenizer = processor.tokenizer
-        self._pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        pad = tokenizer.pad_token_id
+        self._pad_id = pad if pad is not None else tokenizer.eos_token_id
 
     # --- what the runner reads ---------------------------------------------------------------------------
     @property
@@ -202,6 +204,7 @@ class TransformersBackend(Backend):
 
     @property
     def mode(self) -> Mode:
+        """``'score'`` or ``'generate'`` (from the settings)."""
         return self.settings.mode
 
     # --- loading -----------------------------------------------------------------------------------------
@@ -221,7 +224,9 @@ class TransformersBackend(Backend):
             common: dict[str, Any] = {"revision": cfg.revision, "trust_remote_code": s.trust_remote_code}
             processor = AutoProcessor.from_pretrained(source, **common)
             extra = {"attn_implementation": s.attn_implementation} if s.attn_implementation else {}
-            hf_model = AutoModelForImageTextToText.from_pretrained(source, dtype=self.dtype, **common, **extra)
+            hf_model = AutoModelForImageTextToText.from_pretrained(
+                source, dtype=self.dtype, **common, **extra
+            )
         except (OSError, ValueError, ImportError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise CueshiftError(f"model {cfg.model_id}: cannot load {cfg.checkpoint!r}: {first}") from None

@@ -97,7 +97,9 @@ def _answer_ids(tokenizer: Any, tail_ids: list[int], tail: str, answer: str) -> 
     return _tokenize(tokenizer, answer)
 
 
-def encode_image(processor: Any, image: Image.Image, prompts: list[str], *, answer_prefix: str = "") -> EncodedImage:
+def encode_image(
+    processor: Any, image: Image.Image, prompts: list[str], *, answer_prefix: str = ""
+) -> EncodedImage:
     """Encode every prompt of one image, processing the image once.
 
     Parameters
@@ -148,7 +150,7 @@ def encode_image(processor: Any, image: Image.Image, prompts: list[str], *, answ
     image_token = getattr(processor, "image_token_id", None)
     for f in full:
         if image_token is not None and image_token in f[shared:]:
-            raise ValueError("prompts differ before the end of the image: the shared prefix must hold the image")
+            raise ValueError("prompts differ before the image ends: the shared prefix must hold the image")
 
     token_inputs: dict[str, torch.Tensor] = {}
     token_fill: dict[str, int] = {}
@@ -164,11 +166,13 @@ def encode_image(processor: Any, image: Image.Image, prompts: list[str], *, answ
             token_fill[key] = int(value[0, -1])
         else:
             image_inputs[key] = value
-    answers = []
+    by_tail: dict[str, tuple[list[int], list[int]]] = {}  # every prompt usually has the same header
     for tail in gen_tails:
-        tail_ids = _tokenize(tokenizer, tail)
-        answers.append((_answer_ids(tokenizer, tail_ids, tail, answer_prefix + ANSWERS[0]),
-                        _answer_ids(tokenizer, tail_ids, tail, answer_prefix + ANSWERS[1])))
+        if tail not in by_tail:
+            header = _tokenize(tokenizer, tail)
+            by_tail[tail] = (_answer_ids(tokenizer, header, tail, answer_prefix + ANSWERS[0]),
+                             _answer_ids(tokenizer, header, tail, answer_prefix + ANSWERS[1]))
+    answers = [by_tail[tail] for tail in gen_tails]
     return EncodedImage(
         prefix_ids=full[0][:shared],
         suffix_ids=[f[shared:] for f in full],

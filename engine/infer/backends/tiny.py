@@ -49,9 +49,10 @@ ARCHS: dict[str, str] = {
 NO_PROCESSOR_ROUNDTRIP = frozenset({"qwen2_vl", "qwen2_5_vl", "qwen3_vl", "internvl", "pixtral"})
 MARKER = "cueshift_tiny.json"
 
-_TEXT = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
-         "num_key_value_heads": 2, "max_position_embeddings": 2048}
-_VISION = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2}
+_TEXT: dict[str, Any] = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+                         "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 2048}
+_VISION: dict[str, Any] = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+                           "num_attention_heads": 2}
 
 
 @dataclass(frozen=True)
@@ -101,8 +102,10 @@ def _corpus() -> list[str]:
     return texts + ["(a)", "(b)", "(a) (b) a b A B", "You are a helpful assistant.", "User: Assistant:"]
 
 
-def build_tokenizer(specials: dict[str, str], extra: list[str], *, whole_answers: bool,
-                    bos: str | None = None, eos: str = "</s>", vocab_size: int = 400) -> PreTrainedTokenizerFast:
+def build_tokenizer(
+    specials: dict[str, str], extra: list[str], *, whole_answers: bool, bos: str | None = None,
+    eos: str = "</s>", vocab_size: int = 400,
+) -> PreTrainedTokenizerFast:
     """Train a tiny byte-level BPE tokenizer on the prompts.
 
     Parameters
@@ -192,7 +195,12 @@ def _llava_next_processor(tok: PreTrainedTokenizerFast, ip: Any) -> ProcessorMix
 
 
 def _llava_next_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
-    from transformers import CLIPVisionConfig, LlavaNextConfig, LlavaNextForConditionalGeneration, MistralConfig
+    from transformers import (
+        CLIPVisionConfig,
+        LlavaNextConfig,
+        LlavaNextForConditionalGeneration,
+        MistralConfig,
+    )
 
     return LlavaNextForConditionalGeneration(LlavaNextConfig(
         vision_config=CLIPVisionConfig(**_VISION, image_size=32, patch_size=8),
@@ -236,7 +244,7 @@ def _pixtral_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
     from transformers import LlavaConfig, LlavaForConditionalGeneration, MistralConfig, PixtralVisionConfig
 
     return LlavaForConditionalGeneration(LlavaConfig(
-        vision_config=PixtralVisionConfig(**_VISION, image_size=32, patch_size=8, head_dim=16),
+        vision_config=PixtralVisionConfig(**_VISION, image_size=32, patch_size=8),
         text_config=MistralConfig(**_text_cfg(tok)), image_token_index=tok.image_token_id,
         vision_feature_layer=-1, vision_feature_select_strategy="full", multimodal_projector_bias=False,
     ))
@@ -257,7 +265,7 @@ def _qwen_parts(whole: bool) -> tuple[PreTrainedTokenizerFast, Any]:
                                          size={"shortest_edge": 16 * 16, "longest_edge": 64 * 64})
 
 
-def _qwen_processor(name: str, template: _Template) -> Callable[[PreTrainedTokenizerFast, Any], ProcessorMixin]:
+def _qwen_processor(name: str, template: _Template) -> Callable[[PreTrainedTokenizerFast, Any], Any]:
     def make(tok: PreTrainedTokenizerFast, ip: Any) -> ProcessorMixin:
         import transformers
 
@@ -267,9 +275,9 @@ def _qwen_processor(name: str, template: _Template) -> Callable[[PreTrainedToken
     return make
 
 
-def _qwen_ids(tok: PreTrainedTokenizerFast) -> dict[str, int]:
-    return {"image_token_id": tok.image_token_id, "video_token_id": tok.video_token_id,
-            "vision_start_token_id": tok.vision_start_token_id, "vision_end_token_id": tok.vision_end_token_id}
+def _qwen_ids(tok: PreTrainedTokenizerFast) -> dict[str, Any]:
+    names = ("image_token_id", "video_token_id", "vision_start_token_id", "vision_end_token_id")
+    return {name: getattr(tok, name) for name in names}
 
 
 def _qwen2_vl_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
@@ -325,7 +333,12 @@ def _internvl_processor(tok: PreTrainedTokenizerFast, ip: Any) -> ProcessorMixin
 
 
 def _internvl_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
-    from transformers import InternVLConfig, InternVLForConditionalGeneration, InternVLVisionConfig, Qwen2Config
+    from transformers import (
+        InternVLConfig,
+        InternVLForConditionalGeneration,
+        InternVLVisionConfig,
+        Qwen2Config,
+    )
 
     return InternVLForConditionalGeneration(InternVLConfig(
         vision_config=InternVLVisionConfig(**_VISION, image_size=32, patch_size=8),
@@ -352,7 +365,12 @@ def _gemma3_processor(tok: PreTrainedTokenizerFast, ip: Any) -> ProcessorMixin:
 
 
 def _gemma3_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
-    from transformers import Gemma3Config, Gemma3ForConditionalGeneration, Gemma3TextConfig, SiglipVisionConfig
+    from transformers import (
+        Gemma3Config,
+        Gemma3ForConditionalGeneration,
+        Gemma3TextConfig,
+        SiglipVisionConfig,
+    )
 
     text = Gemma3TextConfig(**_text_cfg(tok, head_dim=16, query_pre_attn_scalar=16, sliding_window=64))
     return Gemma3ForConditionalGeneration(Gemma3Config(
@@ -380,7 +398,12 @@ def _idefics3_processor(tok: PreTrainedTokenizerFast, ip: Any) -> ProcessorMixin
 
 
 def _idefics3_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
-    from transformers import Idefics3Config, Idefics3ForConditionalGeneration, Idefics3VisionConfig, LlamaConfig
+    from transformers import (
+        Idefics3Config,
+        Idefics3ForConditionalGeneration,
+        Idefics3VisionConfig,
+        LlamaConfig,
+    )
 
     return Idefics3ForConditionalGeneration(Idefics3Config(
         vision_config=Idefics3VisionConfig(**_VISION, image_size=32, patch_size=8),
@@ -450,6 +473,10 @@ def load_tiny(path: Path) -> Built:
     path = Path(path)
     marker = json.loads((path / MARKER).read_text(encoding="utf-8"))
     model = AutoModelForImageTextToText.from_pretrained(path).eval()
+    if marker["arch"] not in NO_PROCESSOR_ROUNDTRIP:  # the same path as a real checkpoint
+        from transformers import AutoProcessor
+
+        return model, AutoProcessor.from_pretrained(path)
     return model, load_tiny_processor(path, marker["arch"])
 
 
@@ -457,7 +484,7 @@ def load_tiny_processor(path: Path, arch: str) -> ProcessorMixin:
     """Rebuild the processor of a saved tiny model from its saved tokenizer and image processor."""
     from transformers import AutoImageProcessor, AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(path)
+    tok: Any = AutoTokenizer.from_pretrained(path)
     image_processor = AutoImageProcessor.from_pretrained(path)
     return _ARCH_BUILD[arch].processor(tok, image_processor)
 
@@ -468,8 +495,9 @@ def main(argv: list[str] | None = None) -> int:
     whole = "--split-answers" not in args
     args = [a for a in args if a != "--split-answers"]
     if len(args) != 2 or args[0] not in ARCHS:
-        print(f"usage: python -m cueshift.infer.backends.tiny <{'|'.join(ARCHS)}> <out_dir> [--split-answers]",
-              file=sys.stderr)
+        archs = "|".join(ARCHS)
+        usage = f"usage: python -m cueshift.infer.backends.tiny <{archs}> <out_dir> [--split-answers]"
+        print(usage, file=sys.stderr)
         return 2
     out = build_tiny_model(args[0], Path(args[1]), whole_answers=whole)
     print(out)
