@@ -43,6 +43,10 @@ sql QUERY *ARGS: setup
 merge *ARGS: setup
     {{bin}}/cueshift merge "$@"
 
+# render the study report to HTML and PDF (e.g. just report --db runs/x.duckdb --models a,b)
+report *ARGS: setup
+    {{bin}}/cueshift report "$@"
+
 # run the test suite (arguments go to pytest)
 test *ARGS: setup
     {{bin}}/python -m pytest "$@"

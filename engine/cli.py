@@ -188,6 +188,11 @@ def show_study(study: StudyOption = "default") -> None:
     console.print_json(load_study(study).model_dump_json())
 
 
+from cueshift.report.cli import report_command  # noqa: E402  (after _guard is defined)
+
+app.command("report")(_guard(report_command))
+
+
 def main() -> None:
     app()
 

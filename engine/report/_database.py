@@ -1,0 +1,94 @@
+"""Opening a study database for a report, and the checks that make a bad one a clear error."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import duckdb
+
+from cueshift import store
+from cueshift.errors import CueshiftError
+
+#: Tables a report reads at the least (the data model of ``sql/schema.sql``).
+BASE_TABLES: tuple[str, ...] = ("identity", "image", "scenario", "model", "judgment")
+
+
+def parse_models(models: str | Sequence[str] | None) -> list[str]:
+    """Model subset as a list: ``"a, b"`` or ``["a", "b"]``; empty or ``None`` means all models."""
+    if models is None:
+        return []
+    items = models.split(",") if isinstance(models, str) else list(models)
+    return [m.strip() for m in items if m and m.strip()]
+
+
+def relations(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Names of the tables and views of the database's main schema."""
+    rows = con.sql("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()
+    return {r[0] for r in rows}
+
+
+def open_for_report(
+    path: str | Path, models: str | Sequence[str] | None = None
+) -> tuple[duckdb.DuckDBPyConnection, list[str], list[str]]:
+    """Open ``path`` read-only and check it can carry a report.
+
+    Parameters
+    ----------
+    path : str or Path
+        The study database (DuckDB file).
+    models : str or sequence of str, optional
+        Model subset (comma-separated or a list); empty means every model of the database.
+
+    Returns
+    -------
+    con : duckdb.DuckDBPyConnection
+        Read-only connection (the caller closes it).
+    selected : list of str
+        The model ids the report covers, in database order.
+    available : list of str
+        Every model id with judgments in the database.
+
+    Raises
+    ------
+    CueshiftError
+        The file is missing, is not a study database, holds no judgments, lacks the views,
+        or the subset names an unknown model.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise CueshiftError(f"{path}: cannot open the study database ({str(exc).splitlines()[0]})") from None
+    try:
+        present = relations(con)
+        missing = [t for t in BASE_TABLES if t not in present]
+        if missing:
+            raise CueshiftError(
+                f"{path}: not a cueshift study database (missing table(s) {', '.join(missing)})"
+            )
+        missing_views = [v for v in store.VIEWS if v not in present]
+        if missing_views:
+            raise CueshiftError(
+                f"{path}: view(s) {', '.join(missing_views)} missing; open it once with `cueshift analyze`"
+            )
+        available = [
+            r[0] for r in con.sql("SELECT DISTINCT model_id FROM judgment ORDER BY model_id").fetchall()
+        ]
+        if not available:
+            raise CueshiftError(
+                f"{path}: the study database holds no judgments yet (run `cueshift infer` first)"
+            )
+        wanted = parse_models(models)
+        unknown = [m for m in wanted if m not in available]
+        if unknown:
+            raise CueshiftError(
+                f"--models: unknown model(s) {', '.join(unknown)}; the database has {', '.join(available)}"
+            )
+        selected = [m for m in available if m in wanted] if wanted else available
+    except BaseException:
+        con.close()
+        raise
+    return con, selected, available
