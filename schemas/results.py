@@ -32,7 +32,10 @@ class _Tested(_Result):
     def adjusted_not_below_raw(cls, data: pa.PolarsData) -> pl.LazyFrame:
         """BH never lowers a p-value."""
         return data.lazyframe.select(
-            pl.col("p_adj").is_null() | pl.col("p_value").is_null() | (pl.col("p_adj") >= pl.col("p_value") - 1e-12))
+            pl.col("p_adj").is_null()
+            | pl.col("p_value").is_null()
+            | (pl.col("p_adj") >= pl.col("p_value") - 1e-12)
+        )
 
 
 class _Interval(pa.DataFrameModel):
@@ -45,15 +48,27 @@ class _Interval(pa.DataFrameModel):
     def ordered_interval(cls, data: pa.PolarsData) -> pl.LazyFrame:
         """ci_low ≤ ci_high where both exist."""
         return data.lazyframe.select(
-            pl.col("ci_low").is_null() | pl.col("ci_high").is_null() | (pl.col("ci_low") <= pl.col("ci_high") + 1e-12))
+            pl.col("ci_low").is_null()
+            | pl.col("ci_high").is_null()
+            | (pl.col("ci_low") <= pl.col("ci_high") + 1e-12)
+        )
 
 
 class SbsSchema(_Tested, _Interval):
     """``result_sbs``: SBS / |SBS| per level (model, variation category/value, scenario category,
     scenario, model × variation × scenario cell, demographic group), per model and pooled."""
 
-    level: str = pa.Field(isin=["model", "variation_category", "variation_value", "scenario_category",
-                                "scenario", "cell", "demographic_group"])
+    level: str = pa.Field(
+        isin=[
+            "model",
+            "variation_category",
+            "variation_value",
+            "scenario_category",
+            "scenario",
+            "cell",
+            "demographic_group",
+        ]
+    )
     model_id: str
     dimension: str | None = pa.Field(nullable=True)
     group: str | None = pa.Field(nullable=True)
@@ -140,6 +155,7 @@ class MixedModelSchema(_Result):
     var_resid: float = pa.Field(ge=0.0)
     var_fixed: float = pa.Field(ge=0.0)
     reml: bool
+    converged: bool
 
 
 class CategoryDemographicSchema(_Tested, _Interval):

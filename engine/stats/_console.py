@@ -1,0 +1,177 @@
+"""R-style console summary of the stored headline results (significance stars, CIs)."""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+from rich.console import Console
+from rich.table import Table
+
+from cueshift.stats._constants import MEAN_OF_MODELS, POOLED
+
+
+def stars(p: float | None) -> str:
+    """R's significance codes: ``***`` < 0.001 ≤ ``**`` < 0.01 ≤ ``*`` < 0.05 ≤ ``.`` < 0.1."""
+    if p is None:
+        return ""
+    if p < 0.001:
+        return "***"
+    if p < 0.01:
+        return "**"
+    if p < 0.05:
+        return "*"
+    return "." if p < 0.1 else ""
+
+
+def _num(x: float | None, digits: int = 3, signed: bool = True) -> str:
+    if x is None:
+        return "—"
+    return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
+
+
+def _ci(low: float | None, high: float | None, digits: int = 3) -> str:
+    if low is None or high is None:
+        return ""
+    return f"[{low:+.{digits}f}, {high:+.{digits}f}]"
+
+
+def _p(p: float | None) -> str:
+    if p is None:
+        return "—"
+    if p == 0.0:
+        return "< 1e-300"
+    return f"{p:.2e}" if p < 1e-3 else f"{p:.3f}"
+
+
+def _read(con: duckdb.DuckDBPyConnection, table: str, query: str) -> pl.DataFrame | None:
+    exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [table]
+    ).fetchall()
+    if not exists or exists[0][0] == 0:
+        return None
+    return pl.from_arrow(con.sql(query.format(t=table)).to_arrow_table())  # type: ignore[return-value]
+
+
+def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = None, *, top: int = 8) -> None:
+    """Print the headline results stored by :func:`run_analyses`: per-model SBS (Table 5), VS
+    (Table 2) with Table 9 shares, the strongest attributes, the most and least sensitive
+    scenarios (Fig. 3), the mixed model (Table 10), and cross-model agreement (Fig. 5) — with
+    CIs and R-style stars on BH-adjusted p — then where the full tables live."""
+    console = console or Console()
+    t5 = _read(con, "result_table5", "SELECT * FROM {t}")
+    if t5 is None:
+        console.print("[yellow]no stored results: run the analysis first[/]")
+        return
+    sbs = _read(con, "result_sbs", "SELECT * FROM {t}")
+    model_p = {}
+    if sbs is not None:
+        model_p = dict(sbs.filter(pl.col("level") == "model").select("model_id", "p_adj").iter_rows())
+    tab = Table(title="Per-model shifts (Table 5; face-level)", title_justify="left")
+    for col in ("model", "SBS", "95% CI", "", "Cohen's d", "zero", "|Δ|≥0.25", "faces"):
+        tab.add_column(col, justify="left" if col in ("model", "") else "right")
+    for r in t5.iter_rows(named=True):
+        p = model_p.get(r["model_id"])
+        tab.add_row(
+            r["model_id"],
+            _num(r["estimate"], 4),
+            _ci(r["ci_low"], r["ci_high"], 4),
+            stars(p),
+            _num(r["cohens_d"]),
+            _num(r["zero_share"], signed=False),
+            _num(r["large_share"], signed=False),
+            str(r["n"]),
+        )
+    console.print(tab)
+    vs = _read(con, "result_table2_vs", "SELECT * FROM {t}")
+    t9 = _read(con, "result_table9", "SELECT * FROM {t}")
+    if vs is not None:
+        share = (
+            {}
+            if t9 is None
+            else {(r["model_id"], r["dimension"]): r["estimate"] for r in t9.iter_rows(named=True)}
+        )
+        dims = vs["dimension"].unique(maintain_order=True).to_list()
+        tab = Table(
+            title="Variation Strength of base faces (Table 2) [% scenarios significant, Table 9]",
+            title_justify="left",
+        )
+        tab.add_column("model")
+        for d in dims:
+            tab.add_column(d, justify="right")
+        for model in vs["model_id"].unique(maintain_order=True).to_list():
+            row = [model]
+            for d in dims:
+                v = vs.filter((pl.col("model_id") == model) & (pl.col("dimension") == d))["estimate"]
+                s = share.get((model, d))
+                row.append(f"{v[0]:.3f}" + (f" [{100 * s:.0f}%]" if s is not None else ""))
+            tab.add_row(*row)
+        console.print(tab)
+    if sbs is not None:
+        values = (
+            sbs.filter((pl.col("level") == "variation_value") & (pl.col("model_id") == POOLED))
+            .with_columns(pl.col("estimate").abs().alias("__abs"))
+            .sort("__abs", descending=True)
+            .head(top)
+        )
+        _sbs_table(console, values, "variation_value", f"Strongest attributes (pooled SBS, top {top})")
+        scen = sbs.filter((pl.col("level") == "scenario") & (pl.col("model_id") == POOLED)).sort("estimate")
+        if scen.height:
+            picked = pl.concat([scen.head(3), scen.tail(3)]) if scen.height > 6 else scen
+            _sbs_table(
+                console, picked, "scenario_id", "Scenarios with the lowest and highest SBS (Fig. 3; pooled)"
+            )
+    lme = _read(con, "result_mixed_model", "SELECT * FROM {t}")
+    if lme is not None and lme.height:
+        parts = []
+        for r in lme.iter_rows(named=True):
+            if r["test"] == "wald-F":
+                parts.append(
+                    f"{r['term']}: F({r['df']:.0f}, {r['df_resid']:.0f}) = {r['statistic']:.1f}, "
+                    f"p = {_p(r['p_value'])} {stars(r['p_value'])}, η²p = {r['estimate']:.3f}"
+                )
+            else:
+                parts.append(f"{r['term']} = {r['estimate']:.3f}")
+        console.print("[bold]Mixed model (Table 10; random intercept per face)[/]\n  " + "\n  ".join(parts))
+    cross = _read(con, "result_cross_model", "SELECT * FROM {t}")
+    if cross is not None and cross.height:
+        r = cross.select(
+            pl.col("estimate").min().alias("lo"),
+            pl.col("estimate").max().alias("hi"),
+            pl.col("n_sign_reversed").min().alias("rlo"),
+            pl.col("n_sign_reversed").max().alias("rhi"),
+            pl.col("category_ranking_preserved").mean().alias("kept"),
+        ).row(0, named=True)
+        console.print(
+            f"[bold]Across models (Fig. 5)[/]: per-scenario mean Δ correlate r = {r['lo']:.2f} to "
+            f"{r['hi']:.2f}; {r['rlo']} to {r['rhi']} sign-reversed scenarios per pair; category "
+            f"ranking identical in {100 * r['kept']:.0f}% of pairs"
+        )
+    found = con.execute(
+        "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchall()
+    path = found[0] if found else None
+    console.print(
+        f"\nSignif. codes: 0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1 (BH-adjusted). "
+        f"'{MEAN_OF_MODELS}' and '{POOLED}' rows average / pool models."
+    )
+    console.print(
+        f"Full tables: result_* in {path[0] if path and path[0] else 'the study database'} "
+        "(SELECT * FROM result_manifest lists them)."
+    )
+
+
+def _sbs_table(console: Console, rows: pl.DataFrame, key: str, title: str) -> None:
+    tab = Table(title=title, title_justify="left")
+    for col in (key.replace("_", " "), "SBS", "95% CI", "", "|SBS|", "p_adj", "faces"):
+        tab.add_column(col, justify="left" if col in (key.replace("_", " "), "") else "right")
+    for r in rows.iter_rows(named=True):
+        tab.add_row(
+            str(r[key]),
+            _num(r["estimate"]),
+            _ci(r["ci_low"], r["ci_high"]),
+            stars(r["p_adj"]),
+            _num(r["abs_sbs"], signed=False),
+            _p(r["p_adj"]),
+            str(r["n"]),
+        )
+    console.print(tab)

@@ -1,0 +1,220 @@
+"""Per-face cell means in a dense face × cell array: the unit of every test and bootstrap.
+
+Seed 000 tests and bootstraps at the face level ("per-face mean Δ", "bootstrap 95% CI
+(face-level)"): the Δ rows of a face inside a cell are averaged first, so each face counts once
+per cell and repeated measures of a face never look independent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from numpy.typing import NDArray
+from scipy import sparse
+
+F64 = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class FaceMatrix:
+    """``values[f, c]``: mean of ``value`` over the rows of face ``faces[f]`` in cell ``cells[c]``
+    (NaN when the face has no row there); ``cells`` holds the key columns plus ``n_obs``
+    (rows averaged in the cell, all faces together)."""
+
+    faces: list[str]
+    cells: pl.DataFrame
+    values: F64
+
+    @property
+    def n_cells(self) -> int:
+        return self.cells.height
+
+
+def face_matrix(
+    data: pl.DataFrame,
+    keys: Sequence[str],
+    *,
+    faces: Sequence[str],
+    value: str = "delta",
+    subject: str = "face_id",
+    row_means: Sequence[str] = (),
+) -> FaceMatrix:
+    r"""Average ``value`` per face within each cell of ``keys`` and lay the means out densely.
+
+    .. math::
+
+        \bar\Delta_{fc} = \frac{1}{|R_{fc}|}\sum_{r \in R_{fc}} \Delta_r,
+
+    :math:`R_{fc}` the rows of face :math:`f` in cell :math:`c`. Rows whose ``value`` is null
+    are dropped first (Δ is NULL when a φ had no valid answer). ``keys`` may be empty (one
+    cell: everything). Cells are sorted by their keys.
+    """
+    keys = list(keys)
+    frame = data.filter(pl.col(value).is_not_null() & pl.col(value).is_not_nan())
+    face_codes = _encode(frame[subject], list(faces))
+    if (face_codes < 0).any():
+        raise ValueError(f"{subject} values missing from `faces`")
+    cell_of_row, cells = _cell_codes(frame, keys)
+    n_faces, n_cells = len(faces), cells.height
+    # sums by np.bincount, which adds in row order: given the row order, results are reproducible
+    # to the bit (a parallel group-by is not); run_analyses loads rows in a fixed order
+    flat = face_codes * n_cells + cell_of_row
+    size = n_faces * n_cells
+    rows = np.bincount(flat, minlength=size)
+    sums = np.bincount(flat, weights=frame[value].to_numpy(), minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = (sums / rows).reshape(n_faces, n_cells)
+    cell_rows = rows.reshape(n_faces, n_cells).sum(axis=0)
+    extra = {}
+    for col in row_means:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            extra[col] = (
+                np.bincount(cell_of_row, weights=frame[col].to_numpy(), minlength=n_cells) / cell_rows
+            )
+    cells = cells.with_columns(
+        pl.Series("n_obs", cell_rows.astype(np.int64)), *[pl.Series(c, v) for c, v in extra.items()]
+    )
+    if not keys:
+        cells = cells.drop("__all")
+    return FaceMatrix(list(faces), cells, values)
+
+
+def per_face_means(
+    data: pl.DataFrame, keys: Sequence[str], *, value: str = "delta", subject: str = "face_id"
+) -> pl.DataFrame:
+    """Long form of :func:`face_matrix`: one row per face × cell with the face mean ``value``."""
+    frame = data.filter(pl.col(value).is_not_null() & pl.col(value).is_not_nan())
+    return frame.group_by([subject, *keys]).agg(pl.col(value).mean())
+
+
+def study_faces(*frames: pl.DataFrame, subject: str = "face_id") -> list[str]:
+    """Sorted face ids present in any of ``frames``."""
+    ids: set[str] = set()
+    for frame in frames:
+        if subject in frame.columns:
+            ids.update(frame[subject].unique().to_list())
+    return sorted(ids)
+
+
+def group_means(
+    data: pl.DataFrame, keys: Sequence[str], value: str, *, alias: str | None = None
+) -> pl.DataFrame:
+    """Mean of ``value`` per group of ``keys`` (and ``n``), summed in row order (reproducible to
+    the bit, unlike a parallel group-by); null ``value`` rows are dropped first."""
+    frame = data.filter(pl.col(value).is_not_null() & pl.col(value).is_not_nan())
+    idx, groups = _cell_codes(frame, list(keys))
+    n = np.bincount(idx, minlength=groups.height)
+    sums = np.bincount(idx, weights=frame[value].to_numpy(), minlength=groups.height)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / n
+    out = groups.with_columns(pl.Series(alias or value, means), pl.Series("n", n.astype(np.int64)))
+    return out.drop("__all") if not keys else out
+
+
+def _encode(series: pl.Series, categories: list[str]) -> NDArray[np.int64]:
+    """Index of each value in ``categories`` (−1 for null), by a hash lookup (no sort, no join)."""
+    lookup = pl.DataFrame({"__v": categories}, schema={"__v": series.dtype}).with_row_index("__i")
+    coded = series.to_frame("__v").join(lookup, on="__v", how="left", maintain_order="left")["__i"]
+    return coded.fill_null(-1).cast(pl.Int64).to_numpy()
+
+
+def _cell_codes(frame: pl.DataFrame, keys: list[str]) -> tuple[NDArray[np.int64], pl.DataFrame]:
+    """Cell index of every row and the cells (key columns, sorted; nulls last) — integer arithmetic
+    on per-column codes instead of sorting or joining on strings."""
+    if not keys:  # one cell; the placeholder column is dropped by the callers
+        return np.zeros(frame.height, dtype=np.int64), pl.DataFrame({"__all": [0]})
+    combined = np.zeros(frame.height, dtype=np.int64)
+    levels: list[list[object]] = []
+    for key in keys:
+        values = frame[key].unique().drop_nulls().sort().to_list()
+        codes = _encode(frame[key], values)
+        codes = np.where(codes < 0, len(values), codes)  # null sorts last
+        levels.append([*values, None])
+        combined = combined * (len(values) + 1) + codes
+    unique, inverse = np.unique(combined, return_inverse=True)
+    columns = {}
+    rest = unique
+    for key, lv in zip(reversed(keys), reversed(levels), strict=True):
+        rest, code = np.divmod(rest, len(lv))
+        columns[key] = pl.Series(key, [lv[i] for i in code], dtype=frame[key].dtype)
+    cells = pl.DataFrame([columns[k] for k in keys])
+    return inverse.astype(np.int64), cells
+
+
+@dataclass(frozen=True)
+class FaceSums:
+    """Per-face sums and row counts in fine cells, from which any coarser grouping (and any face
+    subset) is derived without touching the rows again: :func:`coarsen`."""
+
+    faces: list[str]
+    cells: pl.DataFrame  # fine key columns
+    sums: F64  # (n_faces, n_cells)
+    counts: F64  # (n_faces, n_cells)
+    row_sums: dict[str, F64]  # column -> (n_faces, n_cells) sums of display columns (e.g. φ)
+
+
+def face_sums(
+    data: pl.DataFrame,
+    keys: Sequence[str],
+    *,
+    faces: Sequence[str],
+    value: str = "delta",
+    subject: str = "face_id",
+    row_means: Sequence[str] = (),
+) -> FaceSums:
+    """Sums and counts of ``value`` per face × fine cell of ``keys`` (see :func:`face_matrix`)."""
+    frame = data.filter(pl.col(value).is_not_null() & pl.col(value).is_not_nan())
+    face_codes = _encode(frame[subject], list(faces))
+    if (face_codes < 0).any():
+        raise ValueError(f"{subject} values missing from `faces`")
+    cell_of_row, cells = _cell_codes(frame, list(keys))
+    n_faces, n_cells = len(faces), cells.height
+    flat = face_codes * n_cells + cell_of_row
+    size = n_faces * n_cells
+    counts = np.bincount(flat, minlength=size).astype(np.float64).reshape(n_faces, n_cells)
+    sums = (
+        np.bincount(flat, weights=frame[value].to_numpy(), minlength=size)
+        .astype(np.float64)
+        .reshape(n_faces, n_cells)
+    )
+    row_sums = {
+        c: np.bincount(flat, weights=frame[c].to_numpy(), minlength=size)
+        .astype(np.float64)
+        .reshape(n_faces, n_cells)
+        for c in row_means
+    }
+    return FaceSums(list(faces), cells, sums, counts, row_sums)
+
+
+def coarsen(fs: FaceSums, keys: Sequence[str], *, face_mask: NDArray[np.bool_] | None = None) -> FaceMatrix:
+    r"""Per-face means over groups of fine cells,
+    :math:`\bar x_{fg} = \sum_{c \in g} S_{fc} / \sum_{c \in g} N_{fc}` — the same numbers
+    :func:`face_matrix` computes from the rows (a face's mean over all of its rows in the group).
+    ``face_mask`` keeps only some faces (the others become NaN), e.g. one demographic group."""
+    idx, cells = _cell_codes(fs.cells, list(keys))
+    n_fine, n_groups = fs.cells.height, cells.height
+    member = sparse.csr_matrix((np.ones(n_fine), (np.arange(n_fine), idx)), shape=(n_fine, n_groups))
+    keep = np.ones(len(fs.faces), dtype=bool) if face_mask is None else face_mask
+
+    def grouped(per_face_cell: F64) -> F64:
+        out = np.asarray((member.T @ per_face_cell.T).T)
+        out[~keep] = 0.0
+        return out
+
+    sums, counts = grouped(fs.sums), grouped(fs.counts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), np.nan)
+    n_obs = counts.sum(axis=0)
+    extra = {}
+    for col, row_sum in fs.row_sums.items():
+        with np.errstate(invalid="ignore", divide="ignore"):
+            extra[col] = grouped(row_sum).sum(axis=0) / n_obs
+    cells = cells.with_columns(
+        pl.Series("n_obs", n_obs.astype(np.int64)), *[pl.Series(c, v) for c, v in extra.items()]
+    )
+    if not keys:
+        cells = cells.drop("__all")
+    return FaceMatrix(fs.faces, cells, values)

@@ -1,0 +1,160 @@
+"""Rank tests, ANOVA, BH and Pearson of cueshift.stats against scipy / statsmodels (to 1e-12).
+
+Reference values come from scipy.stats and statsmodels on the same random data; the data
+include ties, zeros and missing values so the tie/zero handling is exercised.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats as st
+from statsmodels.formula.api import ols
+from statsmodels.stats.anova import anova_lm
+from statsmodels.stats.multitest import multipletests
+
+from cueshift.stats import (
+    bh_adjust,
+    kruskal_columns,
+    mann_whitney_columns,
+    one_way_anova,
+    pearson_slope,
+    signed_rank_columns,
+)
+
+TOL = dict(rtol=1e-12, atol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def tied() -> np.ndarray:
+    """60 × 6 values on a coarse grid (ties and zeros), a few missing."""
+    rng = np.random.default_rng(11)
+    x = np.round(rng.normal(0.15, 1.0, size=(60, 6)), 1)
+    x[rng.integers(0, 60, 5), rng.integers(0, 6, 5)] = np.nan
+    x[:4, 0] = 0.0
+    return x
+
+
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+@pytest.mark.parametrize("correction", [False, True])
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_signed_rank_asymptotic_equals_scipy(tied, zero_method, correction, alternative):
+    ours = signed_rank_columns(
+        tied, zero_method=zero_method, correction=correction, alternative=alternative, method="asymptotic"
+    )
+    for c in range(tied.shape[1]):
+        ref = st.wilcoxon(
+            tied[:, c],
+            zero_method=zero_method,
+            correction=correction,
+            alternative=alternative,
+            method="asymptotic",
+            nan_policy="omit",
+        )
+        np.testing.assert_allclose(ours.statistic[c], ref.statistic, **TOL)
+        np.testing.assert_allclose(ours.p_value[c], ref.pvalue, **TOL)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_signed_rank_exact_equals_scipy(alternative):
+    x = np.random.default_rng(3).normal(0.3, 1.0, size=(18, 4))  # continuous: no ties, no zeros
+    ours = signed_rank_columns(x, alternative=alternative)  # 'auto' → exact for n ≤ 50
+    ref = st.wilcoxon(x, axis=0, alternative=alternative, method="exact")
+    np.testing.assert_allclose(ours.p_value, ref.pvalue, **TOL)
+    np.testing.assert_allclose(ours.statistic, ref.statistic, **TOL)
+
+
+def test_signed_rank_effect_size_by_hand():
+    # d = [1, -2, 3, 4]: ranks 1, 2, 3, 4; R+ = 1 + 3 + 4 = 8, R- = 2 → r = (8 - 2) / 10 = 0.6
+    ours = signed_rank_columns(np.array([[1.0], [-2.0], [3.0], [4.0]]))
+    assert ours.effect_size[0] == pytest.approx(0.6, abs=1e-15)
+    assert ours.statistic[0] == 2.0  # two-sided statistic: min(R+, R-)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+@pytest.mark.parametrize("continuity", [True, False])
+def test_mann_whitney_asymptotic_equals_scipy(tied, alternative, continuity):
+    labels = np.random.default_rng(5).integers(-1, 2, size=60)  # -1 = face not in either group
+    ours = mann_whitney_columns(
+        tied, labels, use_continuity=continuity, alternative=alternative, method="asymptotic"
+    )
+    for c in range(tied.shape[1]):
+        v = tied[:, c]
+        ok = ~np.isnan(v)
+        ref = st.mannwhitneyu(
+            v[ok & (labels == 0)],
+            v[ok & (labels == 1)],
+            use_continuity=continuity,
+            alternative=alternative,
+            method="asymptotic",
+        )
+        np.testing.assert_allclose(ours.statistic[c], ref.statistic, **TOL)
+        np.testing.assert_allclose(ours.p_value[c], ref.pvalue, **TOL)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_mann_whitney_exact_equals_scipy(alternative):
+    x = np.random.default_rng(8).normal(size=(13, 3))
+    labels = np.array([0] * 6 + [1] * 7)
+    ours = mann_whitney_columns(x, labels, alternative=alternative)  # 'auto' → exact (both ≤ 8, no ties)
+    ref = st.mannwhitneyu(x[:6], x[6:], axis=0, alternative=alternative, method="exact")
+    np.testing.assert_allclose(ours.p_value, ref.pvalue, **TOL)
+
+
+def test_kruskal_equals_scipy(tied):
+    labels = np.random.default_rng(9).integers(0, 4, size=60)
+    ours = kruskal_columns(tied, labels, 4)
+    for c in range(tied.shape[1]):
+        v = tied[:, c]
+        ok = ~np.isnan(v)
+        ref = st.kruskal(*[v[ok & (labels == g)] for g in range(4)])
+        np.testing.assert_allclose(ours.statistic[c], ref.statistic, **TOL)
+        np.testing.assert_allclose(ours.p_value[c], ref.pvalue, **TOL)
+        assert ours.z[c] == 3.0  # df = k - 1
+
+
+def test_one_way_anova_equals_scipy_and_statsmodels():
+    rng = np.random.default_rng(21)
+    groups = rng.choice(["thin", "normal", "obese"], size=120)
+    y = rng.normal(size=120) + (groups == "obese") * 0.4
+    ours = one_way_anova(y, groups)
+    ref = st.f_oneway(*[y[groups == g] for g in ("thin", "normal", "obese")])
+    np.testing.assert_allclose(ours.statistic, ref.statistic, **TOL)
+    np.testing.assert_allclose(ours.p_value, ref.pvalue, **TOL)
+    table = anova_lm(ols("y ~ C(g)", data=pd.DataFrame({"y": y, "g": groups})).fit())
+    ss_b, ss_w = table["sum_sq"].iloc[0], table["sum_sq"].iloc[1]
+    np.testing.assert_allclose(ours.eta_sq_partial, ss_b / (ss_b + ss_w), rtol=1e-10)
+    assert (ours.df_between, ours.df_within) == (2.0, 117.0)
+
+
+def test_bh_equals_statsmodels_and_scipy():
+    p = np.random.default_rng(4).uniform(size=437) ** 3  # many small p-values, ties from rounding
+    p = np.round(p, 4)
+    ours = bh_adjust(p)
+    np.testing.assert_allclose(ours, multipletests(p, method="fdr_bh")[1], **TOL)
+    np.testing.assert_allclose(ours, st.false_discovery_control(p), **TOL)
+    with_nan = p.copy()
+    with_nan[[3, 10]] = np.nan  # missing p-values leave the family
+    adj = bh_adjust(with_nan)
+    assert np.isnan(adj[[3, 10]]).all()
+    keep = ~np.isnan(with_nan)
+    np.testing.assert_allclose(adj[keep], multipletests(with_nan[keep], method="fdr_bh")[1], **TOL)
+
+
+def test_bh_by_hand():
+    # m = 3; sorted p = 0.01, 0.03, 0.04 → 0.03, 0.045, 0.04 → step-up minima 0.03, 0.04, 0.04
+    np.testing.assert_allclose(bh_adjust([0.01, 0.04, 0.03]), [0.03, 0.04, 0.04], **TOL)
+
+
+def test_pearson_slope_equals_scipy():
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=25)
+    y = 0.39 * x + rng.normal(scale=0.3, size=25)
+    ours = pearson_slope(x, y)
+    ref = st.pearsonr(x, y)
+    lin = st.linregress(x, y)
+    np.testing.assert_allclose(ours.r, ref.statistic, **TOL)
+    np.testing.assert_allclose(ours.p_value, ref.pvalue, rtol=1e-10)
+    np.testing.assert_allclose(ours.slope, lin.slope, **TOL)
+    np.testing.assert_allclose([ours.ci_low, ours.ci_high], list(ref.confidence_interval()), **TOL)

@@ -1,0 +1,104 @@
+"""Declared analyses end to end: run on a stored study, results written as validated tables,
+rerun replaces them, and the console summary points at them."""
+
+from __future__ import annotations
+
+import io
+
+import polars as pl
+import pytest
+from rich.console import Console
+
+from cueshift import store
+from cueshift.errors import SchemaViolation
+from cueshift.schemas.results import RESULT_SCHEMAS
+from cueshift.stats import ANALYSES, print_headlines, run_analyses
+from cueshift.stats._checked import validate_result
+from cueshift.stats.simulate import SimulationSpec, simulate_study, write_study
+
+
+@pytest.fixture(scope="module")
+def study_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("stats") / "study.duckdb"
+    con = store.open_study(path)
+    write_study(con, simulate_study(SimulationSpec(n_faces=36, models=("m-a", "m-b"), seed=9)))
+    yield con
+    con.close()
+
+
+def test_every_analysis_is_declared_with_a_schema():
+    assert set(ANALYSES) == set(RESULT_SCHEMAS) - {"manifest"}
+    for item in ANALYSES.values():
+        assert item.table == f"result_{item.name}" and item.family and item.statistic
+
+
+def test_run_analyses_writes_all_tables_and_replaces_on_rerun(study_db):
+    results = run_analyses(study_db, n_resamples=300, seed=1, progress=False)
+    tables = {
+        r[0]
+        for r in study_db.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'result_%'"
+        ).fetchall()
+    }
+    assert tables == {f"result_{name}" for name in RESULT_SCHEMAS}
+    for name, frame in results.items():
+        stored = study_db.sql(f"SELECT count(*) FROM result_{name}").fetchall()[0][0]
+        assert stored == frame.height > 0, name
+    again = run_analyses(study_db, n_resamples=300, seed=1, progress=False, only=["table5", "sbs"])
+    assert study_db.sql("SELECT count(*) FROM result_sbs").fetchall()[0][0] == again["sbs"].height
+    assert again["table5"].equals(results["table5"])  # same seed, same numbers
+    manifest = study_db.sql("SELECT name, n_resamples, seed FROM result_manifest").fetchall()
+    assert sorted(manifest) == [("sbs", 300, 1), ("table5", 300, 1)]
+
+
+def test_models_filter_and_permutation_variant(study_db):
+    out = run_analyses(
+        study_db,
+        n_resamples=200,
+        progress=False,
+        models=["m-a"],
+        test="permutation",
+        ci_method="percentile",
+        only=["sbs", "table9", "table11"],
+        write=False,
+    )
+    assert set(out["sbs"]["model_id"].unique()) == {"m-a", "(pooled)"}
+    assert set(out["sbs"]["test"].unique()) == {"sign-flip"}
+    assert set(out["table9"]["test"].unique()) == {"label-permutation"}
+
+
+def test_schema_rejects_bad_results():
+    bad = pl.DataFrame(
+        {
+            "model_id": ["m"],
+            "dimension": ["age"],
+            "estimate": [0.7],
+            "n_significant": [1],
+            "n": [1],
+            "test": ["x"],
+            "alpha": [0.05],
+        }
+    ).with_columns(pl.col("n", "n_significant").cast(pl.Int64))
+    with pytest.raises(SchemaViolation):
+        validate_result("table9", bad.with_columns(estimate=pl.lit(1.5)))  # a share above 1
+    validate_result("table9", bad)
+
+
+def test_print_headlines_reports_stars_cis_and_location(study_db):
+    run_analyses(study_db, n_resamples=300, progress=False)
+    buffer = io.StringIO()
+    print_headlines(study_db, Console(file=buffer, width=160))
+    text = buffer.getvalue()
+    assert "Table 5" in text and "Table 2" in text and "Table 10" in text
+    assert "***" in text and "[" in text and "result_manifest" in text and "study.duckdb" in text
+
+
+def test_degenerate_study_gives_empty_but_valid_tables(tmp_path):
+    # one model (no model pairs) and one scenario category (no mixed model to fit)
+    con = store.open_study(tmp_path / "tiny.duckdb")
+    spec = SimulationSpec(n_faces=12, models=("solo",), scenario_ids=("competent", "likeable"), seed=2)
+    write_study(con, simulate_study(spec))
+    out = run_analyses(con, n_resamples=100, progress=False)
+    assert out["cross_model"].height == 0 and out["mixed_model"].height == 0
+    assert con.sql("SELECT count(*) FROM result_mixed_model").fetchall()[0][0] == 0
+    assert out["table5"].height == 2  # the model and the mean-of-models row
