@@ -70,14 +70,24 @@ def infer(
     from cueshift.infer.runner import Shard, run_study
 
     spec = load_study(study)
-    summary = run_study(
-        spec,
-        database=db,
-        shard=Shard.parse(shard),
-        progress=progress and sys.stderr.isatty(),
-        console=err_console,
-        max_judgments=limit,
-    )
+    show_progress = progress and sys.stderr.isatty()
+    if spec.design != "stylisticbias":
+        if shard != "1/1":
+            raise CueshiftError(f"--shard: design {spec.design!r} runs unsharded")
+        from cueshift.designs import run_design
+
+        summary = run_design(
+            spec, database=db, progress=show_progress, console=err_console, max_judgments=limit
+        )
+    else:
+        summary = run_study(
+            spec,
+            database=db,
+            shard=Shard.parse(shard),
+            progress=show_progress,
+            console=err_console,
+            max_judgments=limit,
+        )
     console.print(
         f"study [bold]{spec.name}[/]: {summary.n_written:,} new judgments "
         f"({summary.n_stored_before:,} already stored) in {summary.seconds:.1f} s -> {summary.database}",
@@ -110,11 +120,17 @@ def analyze(
         raise CueshiftError(f"--ci {ci!r}: expected 'bca' or 'percentile'")
     if resamples < 100:
         raise CueshiftError(f"--resamples {resamples}: use at least 100")
-    path = db or load_study(study).database_path
+    spec = load_study(study)
+    path = db or spec.database_path
     if not Path(path).is_file():
         raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
     con = store.open_study(path)
     try:
+        if spec.design != "stylisticbias":
+            from cueshift.designs import analyze_design
+
+            analyze_design(con, spec, console)
+            return
         result = first_cut.overview(con, top=top)
         first_cut.print_overview(result, console, str(path))
         if overview_only or result.judgments.height == 0:

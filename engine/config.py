@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from cueshift.designs.settings import PairedConfig, PairwiseConfig, ProbeConfig
 from cueshift.errors import ConfigError
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, SCENARIO_SETS
 from cueshift.study.variations import VariationFilter
@@ -112,7 +113,7 @@ class ModelConfig(_Frozen):
 class Study(_Frozen):
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
     description: str = ""
-    design: Literal["stylisticbias"] = "stylisticbias"
+    design: Literal["stylisticbias", "paired", "pairwise", "probe"] = "stylisticbias"
     database: Path | None = Field(default=None, description="default: runs/<name>.duckdb")
     benchmark: BenchmarkConfig = Field(default_factory=BenchmarkConfig)
     variations: VariationFilter = Field(default_factory=VariationFilter)
@@ -121,6 +122,9 @@ class Study(_Frozen):
     seeds: list[int] = Field(default_factory=lambda: [1, 2, 3], min_length=1)
     models: list[ModelConfig] = Field(min_length=1)
     batch_size: int = Field(default=5000, ge=1)
+    paired: PairedConfig | None = Field(default=None, description="design 'paired' (seed 001)")
+    pairwise: PairwiseConfig | None = Field(default=None, description="design 'pairwise' (seed 002)")
+    probe: ProbeConfig | None = Field(default=None, description="design 'probe' (seed 004)")
 
     @field_validator("seeds")
     @classmethod

@@ -148,3 +148,8 @@ TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
     "judgment": JudgmentSchema,
     "embedding": EmbeddingSchema,
 }
+
+
+from cueshift.schemas.designs import DESIGN_TABLE_SCHEMAS  # noqa: E402  (seed 001/002/004)
+
+TABLE_SCHEMAS.update(DESIGN_TABLE_SCHEMAS)

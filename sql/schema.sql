@@ -127,3 +127,18 @@ CREATE TABLE IF NOT EXISTS embedding (
     vector     FLOAT[] NOT NULL,
     PRIMARY KEY (model_id, kind, item_key)
 );
+-- Seed 002: cohort and stimulus group (e.g. 'western' / 'local') of each pairwise stimulus.
+CREATE TABLE IF NOT EXISTS stimulus (
+    image_id        VARCHAR PRIMARY KEY,
+    cohort          VARCHAR NOT NULL,       -- e.g. 'East Asian female'
+    stimulus_group  VARCHAR NOT NULL        -- the compared class, e.g. 'western' | 'local'
+);
+-- Seed 004: per-stimulus human means when only means are published (e.g. OMI).
+CREATE TABLE IF NOT EXISTS human_rating_mean (
+    image_id   VARCHAR NOT NULL,
+    attribute  VARCHAR NOT NULL,
+    mean       DOUBLE NOT NULL,
+    n_raters   BIGINT,
+    source     VARCHAR NOT NULL,
+    PRIMARY KEY (image_id, attribute)
+);

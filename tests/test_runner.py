@@ -186,3 +186,38 @@ def test_cli_rejects_bad_input_with_one_line_and_writes_nothing(tmp_path, cache)
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "not-a-scenario" in lines[0] and str(path) in lines[0]
     assert not (tmp_path / "t.duckdb").exists()
+
+
+def test_cli_rejects_a_malformed_manifest_and_creates_no_database(tmp_path):
+    manifest = tmp_path / "images.csv"
+    manifest.write_text("image_id,identity_id,path\nx1,p1,x1.png\n")  # most columns missing
+    path = tmp_path / "m.toml"
+    path.write_text(
+        f'name = "m"\ndatabase = "{(tmp_path / "m.duckdb").as_posix()}"\n'
+        f'[benchmark]\nkind = "manifest"\nmanifest = "{manifest.as_posix()}"\n'
+        '[[models]]\nmodel_id = "sim"\n'
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "cueshift.cli", "infer", "--study", str(path), "--no-progress"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and str(manifest) in lines[0]
+    assert not (tmp_path / "m.duckdb").exists()
+
+
+def test_sql_opens_the_database_read_only(reference):
+    tmp, frame = reference
+    db = tmp / "t.duckdb"
+    ok = subprocess.run(
+        [sys.executable, "-m", "cueshift.cli", "sql", "SELECT count(*) AS n FROM judgment", "--db", str(db), "--csv"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert ok.returncode == 0 and ok.stdout.split() == ["n", str(frame.height)]
+    write = subprocess.run(
+        [sys.executable, "-m", "cueshift.cli", "sql", "DELETE FROM judgment", "--db", str(db)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert write.returncode == 2 and "read-only" in write.stderr.lower()
+    assert judgments(db).height == frame.height

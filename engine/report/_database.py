@@ -74,8 +74,17 @@ def open_for_report(
             raise CueshiftError(
                 f"{path}: view(s) {', '.join(missing_views)} missing; open it once with `cueshift analyze`"
             )
+        # every design's answers: forced-choice judgments, pairwise trials (seed 002), model ratings
+        answered = ["SELECT model_id FROM judgment"]
+        if "pairwise_trial" in present:
+            answered.append("SELECT model_id FROM pairwise_trial")
+        if "rating" in present:
+            answered.append("SELECT rater_id FROM rating WHERE rater_kind = 'model'")
         available = [
-            r[0] for r in con.sql("SELECT DISTINCT model_id FROM judgment ORDER BY model_id").fetchall()
+            r[0]
+            for r in con.sql(
+                f"SELECT DISTINCT model_id FROM ({' UNION ALL '.join(answered)}) ORDER BY model_id"
+            ).fetchall()
         ]
         if not available:
             raise CueshiftError(

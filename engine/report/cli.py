@@ -41,7 +41,8 @@ def report_command(
         typer.Option(help="auto (Quarto when on PATH, else Jupyter + pandoc + typst), quarto or jupyter."),
     ] = "auto",
     document: Annotated[
-        Path | None, typer.Option(help="Report source (.qmd); default: reports/study.qmd.")
+        Path | None,
+        typer.Option(help="Report source (.qmd); default: reports/study.qmd, or reports/<design>.qmd."),
     ] = None,
     tables: Annotated[
         bool, typer.Option("--tables", help="Print the report's tables to the console instead of rendering.")
@@ -51,7 +52,10 @@ def report_command(
     from cueshift.config import load_study
     from cueshift.report._render import DEFAULT_DOCUMENT, quarto_available, render_report
 
-    path = db or load_study(study).database_path
+    spec = load_study(study)
+    path = db or spec.database_path
+    if document is None and spec.design != "stylisticbias":
+        document = DEFAULT_DOCUMENT.with_name(f"{spec.design}.qmd")
     if tables:
         print_tables(path, models)
         return

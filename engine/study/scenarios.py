@@ -130,3 +130,8 @@ def prompt_variant_frame(template: str, orderings: tuple[Ordering, ...]) -> pl.D
             "example": [o.render(template, example) for o in orderings],
         }
     )
+
+
+from cueshift.study.scenarios_001 import DESIGN_SCENARIO_SETS  # noqa: E402  (seed 001/002/004 designs)
+
+SCENARIO_SETS.update(DESIGN_SCENARIO_SETS)

@@ -16,6 +16,7 @@ BACKENDS: dict[str, str] = {
     "transformers": "cueshift.infer.backends.hf:TransformersBackend",
     "openai": "cueshift.infer.backends.openai_compat:OpenAIBackend",
     "clip": "cueshift.infer.backends.clip:ClipBackend",
+    "simulated-designs": "cueshift.infer.backends.simulated_designs:SimulatedDesignBackend",
 }
 
 

@@ -1,0 +1,217 @@
+"""Human ratings in, checked strictly: long form (``stimulus, attribute, rater, rating``),
+per-stimulus means (``stimulus, attribute, mean[, n_raters]``), published reliabilities
+(``attribute, reliability``) and pairwise stimuli (``image_id, cohort, stimulus_group``).
+
+Every problem is a one-line :class:`~cueshift.errors.CueshiftError` naming the file, the
+data row (counted from 1; the header is not a row) and the field.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import math
+from collections.abc import Collection
+from pathlib import Path
+
+import polars as pl
+
+from cueshift.errors import CueshiftError
+
+LONG_COLUMNS = ("stimulus", "attribute", "rater", "rating")
+MEAN_COLUMNS = ("stimulus", "attribute", "mean")
+STIMULUS_COLUMNS = ("image_id", "cohort", "stimulus_group")
+
+
+def _rows(path: Path, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> list[dict[str, str]]:
+    path = Path(path)
+    if not path.is_file():
+        raise CueshiftError(f"{path}: no such file")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CueshiftError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = [h.strip() for h in next(reader, [])]
+        if not header:
+            raise CueshiftError(f"{path}: no header row")
+        for name in required:
+            if name not in header:
+                raise CueshiftError(
+                    f"{path}: field '{name}': required column is missing (have {', '.join(header)})"
+                )
+        for name in header:
+            if name not in required + optional:
+                raise CueshiftError(
+                    f"{path}: field '{name}': unknown column; allowed: {', '.join(required + optional)}"
+                )
+        out = []
+        for number, record in enumerate(reader, start=1):
+            if not record or all(not cell.strip() for cell in record):
+                continue
+            if len(record) != len(header):
+                raise CueshiftError(
+                    f"{path}: row {number}: {len(record)} fields, the header has {len(header)}"
+                )
+            row = {name: cell.strip() for name, cell in zip(header, record, strict=True)}
+            row["__row"] = str(number)
+            out.append(row)
+    except csv.Error as exc:
+        raise CueshiftError(f"{path}: unparseable CSV: {exc}") from None
+    return out
+
+
+def _number(path: Path, row: dict[str, str], field: str) -> float:
+    raw = row[field]
+    try:
+        value = float(raw)
+    except ValueError:
+        raise CueshiftError(f"{path}: row {row['__row']}: field '{field}': {raw!r} is not a number") from None
+    if not math.isfinite(value):
+        raise CueshiftError(f"{path}: row {row['__row']}: field '{field}': {raw!r} is not a finite number")
+    return value
+
+
+def _text(
+    path: Path, row: dict[str, str], field: str, known: Collection[str] | None = None, what: str = ""
+) -> str:
+    value = row[field]
+    if not value:
+        raise CueshiftError(f"{path}: row {row['__row']}: field '{field}': empty")
+    if known is not None and value not in known:
+        raise CueshiftError(f"{path}: row {row['__row']}: field '{field}': unknown {what or field} {value!r}")
+    return value
+
+
+def read_long_ratings(
+    path: Path,
+    *,
+    stimuli: Collection[str],
+    attributes: Collection[str] | None = None,
+    low: float | None = None,
+    high: float | None = None,
+) -> pl.DataFrame:
+    """Read long-form human ratings; each (stimulus, attribute, rater) at most once.
+
+    ``stimuli`` are the image ids of the study (a rating of anything else is an error);
+    ``attributes``, when given, the attributes allowed; ``low``/``high`` the rating scale.
+    """
+    path = Path(path)
+    records: list[tuple[object, ...]] = []
+    seen: dict[object, str] = {}
+    for row in _rows(path, LONG_COLUMNS):
+        stimulus = _text(path, row, "stimulus", stimuli, "stimulus (not an image of the study)")
+        attribute = _text(path, row, "attribute", attributes, "attribute")
+        rater = _text(path, row, "rater")
+        rating = _number(path, row, "rating")
+        if (low is not None and rating < low) or (high is not None and rating > high):
+            raise CueshiftError(
+                f"{path}: row {row['__row']}: field 'rating': {rating:g} is outside {low:g}-{high:g}"
+            )
+        key = (stimulus, attribute, rater)
+        if key in seen:
+            raise CueshiftError(
+                f"{path}: row {row['__row']}: rater {rater!r} rates {stimulus!r} on {attribute!r} "
+                f"twice (first in row {seen[key]})"
+            )
+        seen[key] = row["__row"]
+        records.append(key + (rating,))
+    if not records:
+        raise CueshiftError(f"{path}: no ratings")
+    return pl.DataFrame(
+        records,
+        schema={"stimulus": pl.String, "attribute": pl.String, "rater": pl.String, "rating": pl.Float64},
+        orient="row",
+    )
+
+
+def read_means(
+    path: Path, *, stimuli: Collection[str], attributes: Collection[str] | None = None
+) -> pl.DataFrame:
+    """Read per-stimulus human means (``stimulus, attribute, mean[, n_raters]``) as
+    ``human_rating_mean`` rows."""
+    path = Path(path)
+    records: list[tuple[object, ...]] = []
+    seen: dict[object, str] = {}
+    for row in _rows(path, MEAN_COLUMNS, ("n_raters",)):
+        stimulus = _text(path, row, "stimulus", stimuli, "stimulus (not an image of the study)")
+        attribute = _text(path, row, "attribute", attributes, "attribute")
+        key = (stimulus, attribute)
+        if key in seen:
+            raise CueshiftError(
+                f"{path}: row {row['__row']}: {stimulus!r} x {attribute!r} repeats row {seen[key]}"
+            )
+        seen[key] = row["__row"]
+        n_raters = None
+        if row.get("n_raters"):
+            count = _number(path, row, "n_raters")
+            if count < 1 or count != int(count):
+                raise CueshiftError(
+                    f"{path}: row {row['__row']}: field 'n_raters': {row['n_raters']!r} is not a "
+                    "positive integer"
+                )
+            n_raters = int(count)
+        records.append((stimulus, attribute, _number(path, row, "mean"), n_raters, path.name))
+    if not records:
+        raise CueshiftError(f"{path}: no means")
+    return pl.DataFrame(
+        records,
+        schema={
+            "image_id": pl.String,
+            "attribute": pl.String,
+            "mean": pl.Float64,
+            "n_raters": pl.Int64,
+            "source": pl.String,
+        },
+        orient="row",
+    )
+
+
+def read_reliability(path: Path, *, attributes: Collection[str] | None = None) -> pl.DataFrame:
+    """Read published reliabilities (``attribute, reliability``), each attribute once."""
+    path = Path(path)
+    records: dict[str, float] = {}
+    for row in _rows(path, ("attribute", "reliability")):
+        attribute = _text(path, row, "attribute", attributes, "attribute")
+        if attribute in records:
+            raise CueshiftError(f"{path}: row {row['__row']}: attribute {attribute!r} repeats")
+        records[attribute] = _number(path, row, "reliability")
+    return pl.DataFrame({"attribute": list(records), "reliability": list(records.values())})
+
+
+def read_stimuli(path: Path, *, images: Collection[str]) -> pl.DataFrame:
+    """Read the pairwise stimuli (``image_id, cohort, stimulus_group``) as ``stimulus`` rows."""
+    path = Path(path)
+    records: list[tuple[object, ...]] = []
+    seen: dict[object, str] = {}
+    for row in _rows(path, STIMULUS_COLUMNS):
+        image_id = _text(path, row, "image_id", images, "image (not in the benchmark)")
+        if image_id in seen:
+            raise CueshiftError(
+                f"{path}: row {row['__row']}: field 'image_id': {image_id!r} repeats row {seen[image_id]}"
+            )
+        seen[image_id] = row["__row"]
+        records.append((image_id, _text(path, row, "cohort"), _text(path, row, "stimulus_group")))
+    if not records:
+        raise CueshiftError(f"{path}: no stimuli")
+    return pl.DataFrame(
+        records,
+        schema={"image_id": pl.String, "cohort": pl.String, "stimulus_group": pl.String},
+        orient="row",
+    )
+
+
+def rating_rows(long: pl.DataFrame) -> pl.DataFrame:
+    """Long human ratings as rows of the ``rating`` table (``rater_kind = 'human'``, seed 0)."""
+    return long.select(
+        pl.col("rater").alias("rater_id"),
+        pl.lit("human").alias("rater_kind"),
+        pl.col("stimulus").alias("image_id"),
+        "attribute",
+        pl.lit(0, dtype=pl.Int32).alias("seed"),
+        pl.col("rating").cast(pl.Float64),
+        pl.lit(None, dtype=pl.String).alias("response_text"),
+        pl.lit(dt.datetime.now()).cast(pl.Datetime("us")).alias("created_at"),
+    )

@@ -1,0 +1,273 @@
+r"""Synthetic stand-ins for the seed data sets (no download): image sets and human raters.
+
+* :func:`paired_image_set` — seed 001: per individual an original portrait and a
+  "beauty filter" version (skin smoothing, brightening, warmer colour), written with a
+  manifest (``docs/manifest.md``) so the ordinary loader reads them.
+* :func:`pairwise_portraits` — seed 002: per race × gender cohort, portraits of two
+  stimulus groups (e.g. 4 Western-styled and 10 local-styled), a neutral colour grade per
+  group (the drawing carries no stereotype); returns the identity, image and stimulus rows.
+* :func:`synthetic_human_ratings` — deterministic raters around a latent truth.
+
+Faces are drawn by the demo renderer (:mod:`cueshift.benchmark._demo_face`).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from PIL import Image, ImageEnhance, ImageFilter
+
+from cueshift.benchmark._demo_face import draw_face
+from cueshift.benchmark._demo_look import base_look
+from cueshift.benchmark._files import atomic_write_bytes
+from cueshift.designs.settings import SyntheticPairedFaces, SyntheticPortraits, SyntheticRaters
+
+RACES_001: tuple[str, ...] = ("Asian", "Black", "Indian", "Latino", "White", "Mixed")
+AGES_001: tuple[str, ...] = ("young", "middle-aged", "old")
+GENDERS: tuple[str, ...] = ("male", "female")
+FILTER_VALUE = "Beautified"
+FILTER_CATEGORY = "Beauty filter"
+#: Skin tone family used to draw a label (the demo renderer knows the seed 000 labels).
+_DRAW_ETHNICITY = {
+    "Asian": "Asian",
+    "Black": "African",
+    "Indian": "Middle Eastern",
+    "Latino": "Latino",
+    "White": "European",
+    "Mixed": "Latino",
+    "East Asian": "Asian",
+    "South Asian": "Middle Eastern",
+    "Arab": "Middle Eastern",
+}
+_DRAW_AGE = {"young": "young adult", "middle-aged": "middle-aged adult", "old": "elderly"}
+
+
+def _seed(*parts: str) -> int:
+    return int.from_bytes(hashlib.sha256("|".join(parts).encode()).digest()[:8], "big")
+
+
+def _png(picture: Image.Image) -> bytes:
+    buffer = io.BytesIO()
+    picture.save(buffer, format="PNG", compress_level=1)
+    return buffer.getvalue()
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    if not (path.is_file() and path.read_bytes() == data):
+        atomic_write_bytes(path, data)
+
+
+def beauty_filter(picture: Image.Image) -> Image.Image:
+    """A deterministic stand-in for a selfie beauty filter: smoothing, +8% brightness, +12% colour."""
+    smoothed = picture.convert("RGB").filter(ImageFilter.SMOOTH_MORE)
+    return ImageEnhance.Color(ImageEnhance.Brightness(smoothed).enhance(1.08)).enhance(1.12)
+
+
+def _portrait(identity_id: str, gender: str, race: str | None, age: str | None) -> Image.Image:
+    look = base_look(
+        _seed(identity_id),
+        _DRAW_AGE.get(age or "", "young adult"),
+        gender,
+        _DRAW_ETHNICITY.get(race or "", "European"),
+        "normal",
+    )
+    return draw_face(look, None, None)
+
+
+def paired_individuals(config: SyntheticPairedFaces) -> list[dict[str, str | None]]:
+    """The synthetic individuals: a CFD-like subset (gender × race, no age label) and a
+    FACES-like subset (gender × age group, no race label), as in seed 001 §3.2."""
+    people: list[dict[str, str | None]] = []
+    for gender in GENDERS:
+        for race in RACES_001:
+            for i in range(config.cfd_per_cell):
+                people.append(
+                    {
+                        "identity_id": f"cfd-{race.lower()}-{gender}-{i + 1:02d}",
+                        "source": "synthetic-cfd",
+                        "gender": gender,
+                        "ethnicity": race,
+                        "age": None,
+                    }
+                )
+        for age in AGES_001:
+            for i in range(config.faces_per_cell):
+                people.append(
+                    {
+                        "identity_id": f"faces-{age}-{gender}-{i + 1:02d}",
+                        "source": "synthetic-faces",
+                        "gender": gender,
+                        "ethnicity": None,
+                        "age": age,
+                    }
+                )
+    return people
+
+
+def paired_image_set(config: SyntheticPairedFaces, feature_key: str = "beauty_filter") -> Path:
+    """Draw (or reuse) the synthetic seed 001 image set and return its manifest path.
+
+    Every individual gets ``<id>/original.png`` (role ``base``) and ``<id>/filtered.png``
+    (role ``variation``, ``feature_key``, value ``Beautified``, category ``Beauty filter``).
+    """
+    root = Path(config.cache_dir)
+    rows = []
+    for person in paired_individuals(config):
+        identity_id = str(person["identity_id"])
+        folder = root / identity_id
+        folder.mkdir(parents=True, exist_ok=True)
+        original = _portrait(identity_id, str(person["gender"]), person["ethnicity"], person["age"])
+        _write_if_changed(folder / "original.png", _png(original))
+        _write_if_changed(folder / "filtered.png", _png(beauty_filter(original)))
+        common = {
+            "identity_id": identity_id,
+            "age": person["age"] or "",
+            "gender": person["gender"],
+            "ethnicity": person["ethnicity"] or "",
+            "body_type": "",
+            "source": person["source"],
+            "framing": "face",
+        }
+        rows.append(
+            {
+                **common,
+                "image_id": f"{identity_id}-original",
+                "path": f"{identity_id}/original.png",
+                "role": "base",
+                "base_image_id": "",
+                "feature_key": "",
+                "variation_value": "",
+                "variation_category": "",
+            }
+        )
+        rows.append(
+            {
+                **common,
+                "image_id": f"{identity_id}-filtered",
+                "path": f"{identity_id}/filtered.png",
+                "role": "variation",
+                "base_image_id": f"{identity_id}-original",
+                "feature_key": feature_key,
+                "variation_value": FILTER_VALUE,
+                "variation_category": FILTER_CATEGORY,
+            }
+        )
+    manifest = root / "manifest.csv"
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    _write_if_changed(manifest, buffer.getvalue().encode())
+    return manifest
+
+
+def pairwise_portraits(config: SyntheticPortraits) -> tuple[Path, pl.DataFrame, pl.DataFrame]:
+    """Draw (or reuse) the synthetic seed 002 portraits.
+
+    Returns
+    -------
+    manifest : Path
+        Manifest of the portraits (every portrait its own identity, role ``base``).
+    stimuli : polars.DataFrame
+        ``image_id, cohort, stimulus_group`` (the ``stimulus`` table).
+    people : polars.DataFrame
+        ``image_id, identity_id, gender, ethnicity``.
+    """
+    root = Path(config.cache_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    rows, stimuli = [], []
+    tint = {g: (1.0 + 0.12 * i, 1.0 - 0.06 * i) for i, g in enumerate(sorted(config.per_group))}
+    for race in config.races:
+        for gender in config.genders:
+            cohort = f"{race} {gender}"
+            for group, count in config.per_group.items():
+                for i in range(count):
+                    identity_id = f"{race}-{gender}-{group}-{i + 1:02d}".lower().replace(" ", "-")
+                    picture = _portrait(identity_id, gender, race, None)
+                    color, contrast = tint[group]
+                    picture = ImageEnhance.Contrast(
+                        ImageEnhance.Color(picture.convert("RGB")).enhance(color)
+                    ).enhance(contrast)
+                    path = f"{identity_id}.png"
+                    _write_if_changed(root / path, _png(picture))
+                    rows.append(
+                        {
+                            "image_id": identity_id,
+                            "identity_id": identity_id,
+                            "path": path,
+                            "role": "base",
+                            "base_image_id": "",
+                            "feature_key": "",
+                            "variation_value": "",
+                            "age": "",
+                            "gender": gender,
+                            "ethnicity": race,
+                            "body_type": "",
+                            "source": "synthetic-002",
+                        }
+                    )
+                    stimuli.append({"image_id": identity_id, "cohort": cohort, "stimulus_group": group})
+    manifest = root / "manifest.csv"
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    _write_if_changed(manifest, buffer.getvalue().encode())
+    people = pl.DataFrame(rows).select("image_id", "identity_id", "gender", "ethnicity")
+    return manifest, pl.DataFrame(stimuli), people
+
+
+def synthetic_human_ratings(
+    latent: pl.DataFrame, config: SyntheticRaters, *, default_consistency: dict[str, float] | None = None
+) -> pl.DataFrame:
+    r"""Deterministic synthetic human ratings in long form (``stimulus, attribute, rater, rating``).
+
+    Input ``latent``: ``image_id, attribute, latent`` (the societal truth, roughly standard).
+    Rater :math:`r` rates stimulus :math:`j` on attribute :math:`a` as
+
+    .. math::
+
+        y_{rja} = \operatorname{clip}\Big(\operatorname{round}\big(m + \tfrac{w}{6}
+            (\sqrt{c_a}\, \ell_{ja} + \sqrt{1 - c_a}\, e_{rja})\big)\Big),
+        \qquad m, w = \text{scale centre and width},
+
+    with :math:`e \sim N(0, 1)` from a seeded generator, :math:`c_a` the attribute's
+    consistency (``config.consistency``, then ``default_consistency``, else 0.5). Each rater
+    rates ``ratings_per_rater`` random stimuli (all by default). The expected split-half
+    correlation of one rater with another is :math:`c_a` (for standardised latents).
+    """
+    rng = np.random.default_rng(config.seed)
+    consistency = {**(default_consistency or {}), **config.consistency}
+    stimuli = latent["image_id"].unique(maintain_order=True).to_list()
+    center = (config.scale_min + config.scale_max) / 2
+    unit = (config.scale_max - config.scale_min) / 6
+    frames = []
+    for r in range(config.n_raters):
+        rater = f"human-{r + 1:03d}"
+        if config.ratings_per_rater is not None and config.ratings_per_rater < len(stimuli):
+            chosen = set(rng.choice(stimuli, size=config.ratings_per_rater, replace=False).tolist())
+            part = latent.filter(pl.col("image_id").is_in(list(chosen)))
+        else:
+            part = latent
+        c = np.array([consistency.get(a, 0.5) for a in part["attribute"].to_list()])
+        noise = rng.standard_normal(part.height)
+        value = center + unit * (np.sqrt(c) * part["latent"].to_numpy() + np.sqrt(1 - c) * noise)
+        if config.integer:
+            value = np.rint(value)
+        value = np.clip(value, config.scale_min, config.scale_max)
+        frames.append(
+            pl.DataFrame(
+                {
+                    "stimulus": part["image_id"],
+                    "attribute": part["attribute"],
+                    "rater": [rater] * part.height,
+                    "rating": value,
+                }
+            )
+        )
+    return pl.concat(frames)
