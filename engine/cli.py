@@ -106,7 +106,9 @@ def analyze(
     test: Annotated[str, typer.Option(help="'rank' (the paper's WSRT/MWU/KW) or 'permutation'.")] = "rank",
     ci: Annotated[str, typer.Option(help="Bootstrap interval: 'bca' or 'percentile'.")] = "bca",
     model: Annotated[list[str] | None, typer.Option(help="Restrict to these model ids (repeatable).")] = None,
-    overview_only: Annotated[bool, typer.Option(help="Print the first-cut overview only; no statistics.")] = False,
+    overview_only: Annotated[
+        bool, typer.Option(help="Print the first-cut overview only; no statistics.")
+    ] = False,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Build the views, run every declared analysis into result_* tables, print the headlines."""

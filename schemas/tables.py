@@ -69,7 +69,7 @@ class PromptVariantSchema(_Strict):
     favorable_letter: str = pa.Field(isin=LETTERS)
     favorable_first: bool
     template: str = pa.Field(str_length={"min_value": 1})
-    example: str
+    example_prompt: str
 
 
 class ModelSchema(_Strict):
@@ -134,7 +134,8 @@ class EmbeddingSchema(_Strict):
     def finite_nonempty(cls, data: pa.PolarsData) -> pl.LazyFrame:
         """Vectors are non-empty and finite."""
         return data.lazyframe.select(
-            (pl.col("vector").list.len() > 0) & pl.col("vector").list.eval(pl.element().is_finite()).list.all()
+            (pl.col("vector").list.len() > 0)
+            & pl.col("vector").list.eval(pl.element().is_finite()).list.all()
         )
 
 

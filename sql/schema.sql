@@ -51,7 +51,7 @@ CREATE TABLE IF NOT EXISTS prompt_variant (
     favorable_letter  VARCHAR NOT NULL CHECK (favorable_letter IN ('a', 'b')),
     favorable_first   BOOLEAN NOT NULL,     -- favorable descriptor written first in the prompt
     template          VARCHAR NOT NULL,     -- with {first_letter} {first} {second_letter} {second}
-    example           VARCHAR NOT NULL      -- the rendered text for a sample scenario
+    example_prompt    VARCHAR NOT NULL      -- the rendered text for a sample scenario
 );
 
 CREATE TABLE IF NOT EXISTS model (

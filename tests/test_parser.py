@@ -9,7 +9,6 @@ import pytest
 from cueshift.infer.parser import REASONS, ParsedAnswer, parse_answer, parse_answers
 from cueshift.study.scenarios import ORDERINGS, STYLISTICBIAS_25
 
-
 COMPETENT = {"a": "Competent", "b": "Incompetent"}
 SWAPPED = {"a": "Incompetent", "b": "Competent"}
 LIKEABLE = {"a": "Unlikeable", "b": "Likeable"}

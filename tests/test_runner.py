@@ -7,7 +7,6 @@ duplicated or altered row shows up as a difference.
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
@@ -211,7 +210,8 @@ def test_sql_opens_the_database_read_only(reference):
     tmp, frame = reference
     db = tmp / "t.duckdb"
     ok = subprocess.run(
-        [sys.executable, "-m", "cueshift.cli", "sql", "SELECT count(*) AS n FROM judgment", "--db", str(db), "--csv"],
+        [sys.executable, "-m", "cueshift.cli", "sql", "SELECT count(*) AS n FROM judgment"]
+        + ["--db", str(db), "--csv"],
         capture_output=True, text=True, timeout=120,
     )
     assert ok.returncode == 0 and ok.stdout.split() == ["n", str(frame.height)]

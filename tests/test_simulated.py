@@ -36,7 +36,6 @@ from cueshift.infer.backends.simulated import (
 from cueshift.infer.parser import parse_answers
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
 
-
 Z = 4.0
 SCENARIOS = {s.scenario_id: s for s in STYLISTICBIAS_25}
 COMPETENT = "competent"  # Personality & Social

@@ -74,7 +74,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final, Literal
 
-
 Letter = Literal["a", "b"]
 LETTERS: Final[tuple[Letter, Letter]] = ("a", "b")
 

@@ -127,7 +127,7 @@ def prompt_variant_frame(template: str, orderings: tuple[Ordering, ...]) -> pl.D
             "favorable_letter": [o.favorable_letter for o in orderings],
             "favorable_first": [o.favorable_first for o in orderings],
             "template": [template] * len(orderings),
-            "example": [o.render(template, example) for o in orderings],
+            "example_prompt": [o.render(template, example) for o in orderings],
         }
     )
 

@@ -88,7 +88,6 @@ from cueshift.study.scenarios import (
     Scenario,
 )
 
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 UIntArray = npt.NDArray[np.uint64]
