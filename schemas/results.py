@@ -158,28 +158,29 @@ class MixedModelSchema(_Result):
     converged: bool
 
 
-class CategoryDemographicSchema(_Tested, _Interval):
+class _GroupCell(_Tested, _Interval):
+    """Columns shared by the attribute × demographic-group tables (Tables 3, 4 and 11): one
+    face-level estimate, interval and test per cell of ``dimension`` × ``group`` (the subclass
+    adds the attribute key columns), ``n`` faces and ``n_obs`` Δ rows."""
+
+    dimension: str
+    group: str
+    effect_size: float | None = pa.Field(nullable=True)
+    test: str
+    n: pl.Int64 = pa.Field(ge=0)
+    n_obs: pl.Int64 = pa.Field(ge=0)
+
+
+class CategoryDemographicSchema(_GroupCell):
     """``result_table3``: SBS per attribute category × dimension × group (Table 3)."""
 
     variation_category: str
-    dimension: str
-    group: str
-    effect_size: float | None = pa.Field(nullable=True)
-    test: str
-    n: pl.Int64 = pa.Field(ge=0)
-    n_obs: pl.Int64 = pa.Field(ge=0)
 
 
-class FashionAgeSchema(_Tested, _Interval):
+class FashionAgeSchema(_GroupCell):
     """``result_table4``: SBS per fashion style × age group and elderly − young contrasts (Table 4)."""
 
     variation_value: str
-    dimension: str
-    group: str
-    effect_size: float | None = pa.Field(nullable=True)
-    test: str
-    n: pl.Int64 = pa.Field(ge=0)
-    n_obs: pl.Int64 = pa.Field(ge=0)
 
 
 class AsymmetrySchema(_Tested):
@@ -254,17 +255,11 @@ class CategoryRankingSchema(_Result):
     n: pl.Int64 = pa.Field(ge=0)
 
 
-class DemographicVariationSchema(_Tested, _Interval):
+class DemographicVariationSchema(_GroupCell):
     """``result_table11``: mean Δ per variation × demographic group, WSRT, BH over all cells (Table 11)."""
 
     variation_category: str
     variation_value: str
-    dimension: str
-    group: str
-    effect_size: float | None = pa.Field(nullable=True)
-    test: str
-    n: pl.Int64 = pa.Field(ge=0)
-    n_obs: pl.Int64 = pa.Field(ge=0)
     sign_reversal: bool
     sign_reversal_both: bool
 

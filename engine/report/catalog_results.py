@@ -97,14 +97,20 @@ def _dimension_pivot(value: str, fmt: Formatter, p: str | None = None) -> Pivot:
     return Pivot(on="dimension", value=value, fmt=fmt, p=p, labels=DIMENSION_LABELS, order="col_pos")
 
 
+def _model_dimension_sql(table: str) -> str:
+    """The ``estimate`` of each model (listed ones and the mean of models) × demographic
+    dimension of ``table``, in model order and dimension position, for :func:`_dimension_pivot`."""
+    return f"""
+    SELECT {_MODEL_LABEL} AS model, dimension, {_DIM_POS} AS col_pos, estimate
+    FROM {table} WHERE {_MODEL_ROWS}
+    ORDER BY {_MODEL_ORDER}, col_pos
+    """
+
+
 TABLE2_VS = TableSpec(
     key="table2_vs",
     title="Table 2. Variation Strength (VS) per model and demographic dimension",
-    sql=f"""
-    SELECT {_MODEL_LABEL} AS model, dimension, {_DIM_POS} AS col_pos, estimate
-    FROM result_table2_vs WHERE {_MODEL_ROWS}
-    ORDER BY {_MODEL_ORDER}, col_pos
-    """,
+    sql=_model_dimension_sql("result_table2_vs"),
     columns=(stub("model", "Model"),),
     pivot=_dimension_pivot("estimate", number(3)),
     notes=(
@@ -123,11 +129,7 @@ TABLE2_VS = TableSpec(
 TABLE9_SIGNIFICANT = TableSpec(
     key="table9_significant",
     title="Table 9. Share of scenarios with a significant demographic difference",
-    sql=f"""
-    SELECT {_MODEL_LABEL} AS model, dimension, {_DIM_POS} AS col_pos, estimate
-    FROM result_table9 WHERE {_MODEL_ROWS}
-    ORDER BY {_MODEL_ORDER}, col_pos
-    """,
+    sql=_model_dimension_sql("result_table9"),
     columns=(stub("model", "Model"),),
     pivot=_dimension_pivot("estimate", percent(0)),
     notes_sql="""

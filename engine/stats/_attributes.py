@@ -5,6 +5,7 @@ contributes one mean Δ averaged across all scenarios and models", Table 11 capt
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -27,6 +28,21 @@ from cueshift.stats._resample import CIMethod, cluster_bootstrap
 from cueshift.stats._sbs import TestMethod, one_sample_test
 
 MEAN_OF_GROUPS = "(mean of groups)"
+
+#: Columns of a face-level group cell after its attribute keys (Tables 3, 4 and 11), before ``n_obs``.
+GROUP_CELL_COLUMNS = (
+    "dimension",
+    "group",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "statistic",
+    "p_value",
+    "p_adj",
+    "effect_size",
+    "test",
+    "n",
+)
 
 
 def _valid(delta: pl.DataFrame) -> pl.DataFrame:
@@ -55,33 +71,40 @@ def _group_cells(
     return pl.concat(cells), np.hstack(values)
 
 
-def _estimate_test(
-    cells: pl.DataFrame,
-    values: np.ndarray,
-    *,
-    test: TestMethod,
-    n_resamples: int,
-    seed: int,
-    confidence_level: float,
-    ci_method: CIMethod,
-    zero_method: ZeroMethod = "wilcox",
-) -> pl.DataFrame:
-    boot, _ = cluster_bootstrap(
-        values, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, method=ci_method
-    )
-    statistic, p, effect, name = one_sample_test(
-        values, test=test, n_resamples=n_resamples, seed=seed, zero_method=zero_method
-    )
-    return cells.with_columns(
-        estimate=pl.Series(boot.estimate),
-        ci_low=pl.Series(boot.ci_low),
-        ci_high=pl.Series(boot.ci_high),
-        statistic=pl.Series(statistic),
-        p_value=pl.Series(p),
-        effect_size=pl.Series(effect),
-        test=pl.lit(name),
-        n=pl.Series(boot.n.astype(np.int64)),
-    )
+@dataclass(frozen=True)
+class _FaceLevelTest:
+    """One face-level test setting for every cell of a table: called on ``(cells, values)``
+    (a face × cell matrix of per-face mean Δ), it adds the bootstrap estimate and CI and the
+    one-sample test (WSRT or sign flips) of each column to ``cells``."""
+
+    test: TestMethod
+    n_resamples: int
+    seed: int
+    confidence_level: float
+    ci_method: CIMethod
+    zero_method: ZeroMethod = "wilcox"
+
+    def __call__(self, cells: pl.DataFrame, values: np.ndarray) -> pl.DataFrame:
+        boot, _ = cluster_bootstrap(
+            values,
+            n_resamples=self.n_resamples,
+            seed=self.seed,
+            confidence_level=self.confidence_level,
+            method=self.ci_method,
+        )
+        statistic, p, effect, name = one_sample_test(
+            values, test=self.test, n_resamples=self.n_resamples, seed=self.seed, zero_method=self.zero_method
+        )
+        return cells.with_columns(
+            estimate=pl.Series(boot.estimate),
+            ci_low=pl.Series(boot.ci_low),
+            ci_high=pl.Series(boot.ci_high),
+            statistic=pl.Series(statistic),
+            p_value=pl.Series(p),
+            effect_size=pl.Series(effect),
+            test=pl.lit(name),
+            n=pl.Series(boot.n.astype(np.int64)),
+        )
 
 
 @returns("table11")
@@ -112,15 +135,7 @@ def demographic_variation_table(
     data = _valid(delta)
     faces = study_faces(data)
     cells, values = _group_cells(data, ["variation_category", "variation_value"], dimensions, faces)
-    out = _estimate_test(
-        cells,
-        values,
-        test=test,
-        n_resamples=n_resamples,
-        seed=seed,
-        confidence_level=confidence_level,
-        ci_method=ci_method,
-    )
+    out = _FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)(cells, values)
     out = bh_by_family(out, [])
     sig = pl.col("p_adj") < alpha
     key = ["variation_value", "dimension"]
@@ -138,17 +153,7 @@ def demographic_variation_table(
         .select(
             "variation_category",
             "variation_value",
-            "dimension",
-            "group",
-            "estimate",
-            "ci_low",
-            "ci_high",
-            "statistic",
-            "p_value",
-            "p_adj",
-            "effect_size",
-            "test",
-            "n",
+            *GROUP_CELL_COLUMNS,
             pl.col("n_obs").cast(pl.Int64),
             "sign_reversal",
             "sign_reversal_both",
@@ -184,25 +189,10 @@ def category_demographic_table(
     )
     faces = study_faces(data)
     cells, values = _group_cells(data, ["variation_category"], dimensions, faces)
-    groups = _estimate_test(
-        cells,
-        values,
-        test=test,
-        n_resamples=n_resamples,
-        seed=seed,
-        confidence_level=confidence_level,
-        ci_method=ci_method,
-    )
+    face_test = _FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)
+    groups = face_test(cells, values)
     overall_fm = face_matrix(data, ["variation_category"], faces=faces)
-    overall = _estimate_test(
-        overall_fm.cells,
-        overall_fm.values,
-        test=test,
-        n_resamples=n_resamples,
-        seed=seed,
-        confidence_level=confidence_level,
-        ci_method=ci_method,
-    )
+    overall = face_test(overall_fm.cells, overall_fm.values)
     means = groups.group_by("variation_category", "dimension").agg(pl.col("estimate").mean())
     summary = means.join(overall.drop("estimate"), on="variation_category").with_columns(
         group=pl.lit(MEAN_OF_GROUPS),
@@ -220,21 +210,7 @@ def category_demographic_table(
     )
     both = bh_by_family(both, ["dimension", "row_kind"])
     return (
-        both.select(
-            "variation_category",
-            "dimension",
-            "group",
-            "estimate",
-            "ci_low",
-            "ci_high",
-            "statistic",
-            "p_value",
-            "p_adj",
-            "effect_size",
-            "test",
-            "n",
-            pl.col("n_obs").cast(pl.Int64),
-        )
+        both.select("variation_category", *GROUP_CELL_COLUMNS, pl.col("n_obs").cast(pl.Int64))
         .sort("variation_category", "dimension", "group")
         .with_columns(pl.col(pl.Float64).fill_nan(None))
     )
@@ -264,15 +240,7 @@ def fashion_age_table(
     data = _valid(delta).filter(pl.col("variation_category") == category)
     faces = study_faces(data)
     cells, values = _group_cells(data, ["variation_value"], ["age"], faces)
-    ages = _estimate_test(
-        cells,
-        values,
-        test=test,
-        n_resamples=n_resamples,
-        seed=seed,
-        confidence_level=confidence_level,
-        ci_method=ci_method,
-    )
+    ages = _FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)(cells, values)
     ages = bh_by_family(ages, [])
     fm = face_matrix(data, ["variation_value"], faces=faces)
     age_of = dict(data.select("face_id", "age").unique().iter_rows())
@@ -306,21 +274,7 @@ def fashion_age_table(
         ci_high=pl.lit(None, dtype=pl.Float64),
         dimension=pl.lit("age"),
     )
-    cols = [
-        "variation_value",
-        "dimension",
-        "group",
-        "estimate",
-        "ci_low",
-        "ci_high",
-        "statistic",
-        "p_value",
-        "p_adj",
-        "effect_size",
-        "test",
-        "n",
-        "n_obs",
-    ]
+    cols = ["variation_value", *GROUP_CELL_COLUMNS, "n_obs"]
     return pl.concat([ages.select(cols), contrast.select(cols)], how="vertical_relaxed").with_columns(
         pl.col("n").cast(pl.Int64), pl.col("n_obs").cast(pl.Int64), pl.col(pl.Float64).fill_nan(None)
     )

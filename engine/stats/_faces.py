@@ -53,15 +53,8 @@ def face_matrix(
     cell: everything). Cells are sorted by their keys.
     """
     keys = list(keys)
-    frame = data.filter(pl.col(value).is_not_null() & pl.col(value).is_not_nan())
-    face_codes = _encode(frame[subject], list(faces))
-    if (face_codes < 0).any():
-        raise ValueError(f"{subject} values missing from `faces`")
-    cell_of_row, cells = _cell_codes(frame, keys)
+    frame, flat, cell_of_row, cells = _face_cell_index(data, keys, faces, value, subject)
     n_faces, n_cells = len(faces), cells.height
-    # sums by np.bincount, which adds in row order: given the row order, results are reproducible
-    # to the bit (a parallel group-by is not); run_analyses loads rows in a fixed order
-    flat = face_codes * n_cells + cell_of_row
     size = n_faces * n_cells
     rows = np.bincount(flat, minlength=size)
     sums = np.bincount(flat, weights=frame[value].to_numpy(), minlength=size)
@@ -86,7 +79,7 @@ def per_face_means(
     data: pl.DataFrame, keys: Sequence[str], *, value: str = "delta", subject: str = "face_id"
 ) -> pl.DataFrame:
     """Long form of :func:`face_matrix`: one row per face × cell with the face mean ``value``."""
-    frame = data.filter(pl.col(value).is_not_null() & pl.col(value).is_not_nan())
+    frame = _with_value(data, value)
     return frame.group_by([subject, *keys]).agg(pl.col(value).mean())
 
 
@@ -104,7 +97,7 @@ def group_means(
 ) -> pl.DataFrame:
     """Mean of ``value`` per group of ``keys`` (and ``n``), summed in row order (reproducible to
     the bit, unlike a parallel group-by); null ``value`` rows are dropped first."""
-    frame = data.filter(pl.col(value).is_not_null() & pl.col(value).is_not_nan())
+    frame = _with_value(data, value)
     idx, groups = _cell_codes(frame, list(keys))
     n = np.bincount(idx, minlength=groups.height)
     sums = np.bincount(idx, weights=frame[value].to_numpy(), minlength=groups.height)
@@ -112,6 +105,32 @@ def group_means(
         means = sums / n
     out = groups.with_columns(pl.Series(alias or value, means), pl.Series("n", n.astype(np.int64)))
     return out.drop("__all") if not keys else out
+
+
+def _with_value(data: pl.DataFrame, value: str) -> pl.DataFrame:
+    """The rows whose ``value`` is neither null nor NaN."""
+    return data.filter(pl.col(value).is_not_null() & pl.col(value).is_not_nan())
+
+
+def _face_cell_index(
+    data: pl.DataFrame, keys: list[str], faces: Sequence[str], value: str, subject: str
+) -> tuple[pl.DataFrame, NDArray[np.int64], NDArray[np.int64], pl.DataFrame]:
+    """Index the rows with a ``value`` into the face × cell grid of ``keys``.
+
+    Returns
+    -------
+    tuple
+        ``(frame, flat, cell_of_row, cells)``: the rows kept, each row's flat index
+        ``face * n_cells + cell`` (for ``np.bincount``, which adds in row order: given the row
+        order, sums are reproducible to the bit, which a parallel group-by is not;
+        ``run_analyses`` loads rows in a fixed order), each row's cell index, and the cells.
+    """
+    frame = _with_value(data, value)
+    face_codes = _encode(frame[subject], list(faces))
+    if (face_codes < 0).any():
+        raise ValueError(f"{subject} values missing from `faces`")
+    cell_of_row, cells = _cell_codes(frame, keys)
+    return frame, face_codes * cells.height + cell_of_row, cell_of_row, cells
 
 
 def _encode(series: pl.Series, categories: list[str]) -> NDArray[np.int64]:
@@ -166,13 +185,8 @@ def face_sums(
     row_means: Sequence[str] = (),
 ) -> FaceSums:
     """Sums and counts of ``value`` per face × fine cell of ``keys`` (see :func:`face_matrix`)."""
-    frame = data.filter(pl.col(value).is_not_null() & pl.col(value).is_not_nan())
-    face_codes = _encode(frame[subject], list(faces))
-    if (face_codes < 0).any():
-        raise ValueError(f"{subject} values missing from `faces`")
-    cell_of_row, cells = _cell_codes(frame, list(keys))
+    frame, flat, _, cells = _face_cell_index(data, list(keys), faces, value, subject)
     n_faces, n_cells = len(faces), cells.height
-    flat = face_codes * n_cells + cell_of_row
     size = n_faces * n_cells
     counts = np.bincount(flat, minlength=size).astype(np.float64).reshape(n_faces, n_cells)
     sums = (

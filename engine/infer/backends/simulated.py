@@ -67,7 +67,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, TypedDict, Unpack
 
 import numpy as np
 import numpy.typing as npt
@@ -548,6 +548,22 @@ def _check_lengths(**columns: Any) -> int:
     return next(iter(lengths.values()), 0)
 
 
+class ContentColumns(TypedDict):
+    r"""The row columns that fix :math:`\eta` up to the ordering term: the keyword arguments
+    shared by :func:`favorable_logit`, :func:`favorable_probability` and :func:`expected_phi`
+    (documented at :func:`favorable_logit`)."""
+
+    scenario_ids: StrColumn
+    scenario_categories: StrColumn
+    identity_ids: StrColumn
+    age: StrColumn
+    gender: StrColumn
+    ethnicity: StrColumn
+    body_type: StrColumn
+    feature_keys: StrColumn
+    values: StrColumn
+
+
 def _content_logit(
     settings: SimulatedSettings,
     *,
@@ -590,18 +606,7 @@ def _content_logit(
 
 
 def favorable_logit(
-    settings: SimulatedSettings,
-    *,
-    scenario_ids: StrColumn,
-    scenario_categories: StrColumn,
-    identity_ids: StrColumn,
-    age: StrColumn,
-    gender: StrColumn,
-    ethnicity: StrColumn,
-    body_type: StrColumn,
-    feature_keys: StrColumn,
-    values: StrColumn,
-    orderings: npt.ArrayLike,
+    settings: SimulatedSettings, *, orderings: npt.ArrayLike, **columns: Unpack[ContentColumns]
 ) -> FloatArray:
     r"""The logit :math:`\eta` of naming the favorable descriptor, per prompt (row).
 
@@ -626,70 +631,26 @@ def favorable_logit(
     numpy.ndarray
         :math:`\eta` per row (float64).
     """
-    content = _content_logit(
-        settings,
-        scenario_ids=scenario_ids,
-        scenario_categories=scenario_categories,
-        identity_ids=identity_ids,
-        age=age,
-        gender=gender,
-        ethnicity=ethnicity,
-        body_type=body_type,
-        feature_keys=feature_keys,
-        values=values,
-    )
+    content = _content_logit(settings, **columns)
     _check_lengths(rows=content, orderings=np.asarray(orderings))
     return content + _ordering_offset(settings, orderings)
 
 
 def favorable_probability(
-    settings: SimulatedSettings,
-    *,
-    scenario_ids: StrColumn,
-    scenario_categories: StrColumn,
-    identity_ids: StrColumn,
-    age: StrColumn,
-    gender: StrColumn,
-    ethnicity: StrColumn,
-    body_type: StrColumn,
-    feature_keys: StrColumn,
-    values: StrColumn,
-    orderings: npt.ArrayLike,
+    settings: SimulatedSettings, *, orderings: npt.ArrayLike, **columns: Unpack[ContentColumns]
 ) -> FloatArray:
     r"""P(the answer names the favorable descriptor | valid) = logistic(:math:`\eta`), per prompt.
 
     Same parameters as :func:`favorable_logit`.
     """
-    return logistic(
-        favorable_logit(
-            settings,
-            scenario_ids=scenario_ids,
-            scenario_categories=scenario_categories,
-            identity_ids=identity_ids,
-            age=age,
-            gender=gender,
-            ethnicity=ethnicity,
-            body_type=body_type,
-            feature_keys=feature_keys,
-            values=values,
-            orderings=orderings,
-        )
-    )
+    return logistic(favorable_logit(settings, orderings=orderings, **columns))
 
 
 def expected_phi(
     settings: SimulatedSettings,
     *,
-    scenario_ids: StrColumn,
-    scenario_categories: StrColumn,
-    identity_ids: StrColumn,
-    age: StrColumn,
-    gender: StrColumn,
-    ethnicity: StrColumn,
-    body_type: StrColumn,
-    feature_keys: StrColumn,
-    values: StrColumn,
     orderings: Sequence[int] = (1, 2, 3, 4),
+    **columns: Unpack[ContentColumns],
 ) -> FloatArray:
     r"""The exact expectation of :math:`\phi_s(x)` (seed 000 Eq. 1) per image × scenario row.
 
@@ -712,18 +673,7 @@ def expected_phi(
 
     Other parameters are as in :func:`favorable_logit`, one row per image × scenario.
     """
-    content = _content_logit(
-        settings,
-        scenario_ids=scenario_ids,
-        scenario_categories=scenario_categories,
-        identity_ids=identity_ids,
-        age=age,
-        gender=gender,
-        ethnicity=ethnicity,
-        body_type=body_type,
-        feature_keys=feature_keys,
-        values=values,
-    )
+    content = _content_logit(settings, **columns)
     offsets = _ordering_offset(settings, list(orderings))
     if offsets.size == 0:
         raise ValueError("expected_phi needs at least one ordering")
@@ -1027,6 +977,7 @@ __all__ = [
     "DEFAULT_DEMOGRAPHIC_EFFECTS",
     "DEFAULT_INVALID_MIX",
     "DEFAULT_VARIATION_EFFECTS",
+    "ContentColumns",
     "INVALID_TEXTS",
     "GroupVariationEffect",
     "SimulatedBackend",

@@ -205,6 +205,11 @@ def pairwise_win_probability(
     return logistic(strength(left, left_groups) - strength(right, right_groups) + settings.position_bias)
 
 
+def _pick(pool: Sequence[str], u: float) -> str:
+    """The entry of ``pool`` that the uniform draw ``u`` in [0, 1) falls on (equal shares)."""
+    return pool[min(int(u * len(pool)), len(pool) - 1)]
+
+
 def _split_settings(model: ModelConfig) -> tuple[ModelConfig, dict[str, Any]]:
     rest = {k: v for k, v in model.settings.items() if k not in DESIGN_SECTIONS}
     parsed: dict[str, Any] = {}
@@ -292,9 +297,9 @@ class SimulatedDesignBackend(SimulatedBackend):
         texts = []
         for ok, is_left, u in zip(valid.tolist(), chose_left.tolist(), style.tolist(), strict=True):
             if not ok:
-                texts.append(PAIRWISE_INVALID[min(int(u * len(PAIRWISE_INVALID)), len(PAIRWISE_INVALID) - 1)])
+                texts.append(_pick(PAIRWISE_INVALID, u))
                 continue
-            template = PAIRWISE_STYLES[min(int(u * len(PAIRWISE_STYLES)), len(PAIRWISE_STYLES) - 1)]
+            template = _pick(PAIRWISE_STYLES, u)
             side = "left" if is_left else "right"
             texts.append(template.format(n="1" if is_left else "2", side=side, Side=side.capitalize()))
         latency = self.settings.latency_ms_mean * (0.5 + _unit(_mix(key, _S_NOISE)))
@@ -325,7 +330,7 @@ class SimulatedDesignBackend(SimulatedBackend):
         texts = []
         for ok, v, u in zip(valid.tolist(), value.tolist(), style.tolist(), strict=True):
             pool = RATING_STYLES if ok else RATING_INVALID
-            texts.append(pool[min(int(u * len(pool)), len(pool) - 1)].format(r=int(v)))
+            texts.append(_pick(pool, u).format(r=int(v)))
         latency = self.settings.latency_ms_mean * (0.5 + _unit(_mix(key, _S_CHOICE)))
         return BackendAnswers(response_text=texts, latency_ms=latency.tolist())
 
