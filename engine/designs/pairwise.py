@@ -25,6 +25,7 @@ import json
 import time
 import uuid
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -78,22 +79,19 @@ def plan_pairs(
     a = stimuli.filter(pl.col("stimulus_group") == target).select("cohort", pl.col("image_id").alias("a"))
     b = stimuli.filter(pl.col("stimulus_group") == other).select("cohort", pl.col("image_id").alias("b"))
     pairs = a.join(b, on="cohort").join(pl.DataFrame({"seed": pl.Series(seeds, dtype=pl.Int32)}), how="cross")
-    forward = pairs.select(
-        pl.col("a").alias("left_image_id"),
-        pl.col("b").alias("right_image_id"),
-        "cohort",
-        pl.lit(target).alias("left_group"),
-        pl.lit(other).alias("right_group"),
-        "seed",
-    )
-    backward = pairs.select(
-        pl.col("b").alias("left_image_id"),
-        pl.col("a").alias("right_image_id"),
-        "cohort",
-        pl.lit(other).alias("left_group"),
-        pl.lit(target).alias("right_group"),
-        "seed",
-    )
+
+    def oriented(left: str, right: str, left_group: str, right_group: str) -> pl.DataFrame:
+        return pairs.select(
+            pl.col(left).alias("left_image_id"),
+            pl.col(right).alias("right_image_id"),
+            "cohort",
+            pl.lit(left_group).alias("left_group"),
+            pl.lit(right_group).alias("right_group"),
+            "seed",
+        )
+
+    forward = oriented("a", "b", target, other)  # target stimulus on the left
+    backward = oriented("b", "a", other, target)
     if swap_repeats:
         planned = pl.concat([forward, backward])
     else:
@@ -151,6 +149,32 @@ def _missing(
     if stored.height == 0:
         return wanted
     return wanted.join(stored.with_columns(pl.col("seed").cast(pl.Int32)), on=key, how="anti")
+
+
+def _batches_within(plan: pl.DataFrame, batch_size: int, budget: int) -> Iterator[pl.DataFrame]:
+    """Consecutive batches of ``plan``, ``batch_size`` rows at most, until ``budget`` rows in all.
+
+    Parameters
+    ----------
+    plan
+        The rows still to ask, in order.
+    batch_size
+        Rows per batch (the last batch within the budget may be shorter).
+    budget
+        Rows that may still be asked; nothing is yielded when it is zero or less.
+
+    Yields
+    ------
+    polars.DataFrame
+        The next batch, never empty.
+    """
+    taken = 0
+    for start in range(0, plan.height, batch_size):
+        batch = plan.slice(start, min(batch_size, budget - taken))
+        if batch.height == 0:
+            return
+        taken += batch.height
+        yield batch
 
 
 def _trial_rows(batch: pl.DataFrame, texts: list[str], latency: list[float], run_id: str) -> pl.DataFrame:
@@ -277,10 +301,7 @@ def run(
                 break
             backend = design_backend(model, context, needs="judge_pairs")
             try:
-                for start in range(0, trials.height, study.batch_size):
-                    batch = trials.slice(start, min(study.batch_size, n_planned - n_written))
-                    if batch.height == 0:
-                        break
+                for batch in _batches_within(trials, study.batch_size, n_planned - n_written):
                     answers = backend.judge_pairs(batch)  # type: ignore[attr-defined]
                     store.write_tables(
                         con,
@@ -297,10 +318,7 @@ def run(
                             f"model {model.model_id!r}: backend {model.backend!r} cannot rate images; "
                             "set [pairwise] rate_models = false"
                         )
-                    for start in range(0, ratings.height, study.batch_size):
-                        batch = ratings.slice(start, min(study.batch_size, n_planned - n_written))
-                        if batch.height == 0:
-                            break
+                    for batch in _batches_within(ratings, study.batch_size, n_planned - n_written):
                         answers = backend.rate(batch)  # type: ignore[attr-defined]
                         store.write_tables(
                             con, {"rating": _rating_rows(batch, answers.response_text, config)}

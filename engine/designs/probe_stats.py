@@ -151,18 +151,11 @@ def split_half_reliability(
     """
     valid = ratings.filter(pl.col("rating").is_not_null())
     raters = sorted(valid["rater_id"].unique().to_list())
-    if len(raters) < 2:
-        return {
-            "estimate": math.nan,
-            "raw_r": math.nan,
-            "split_low": math.nan,
-            "split_high": math.nan,
-            "n_raters": len(raters),
-            "n_splits": 0,
-        }
+    corrected: list[float] = []
+    raw: list[float] = []
     rng = np.random.default_rng(seed)
-    corrected, raw = [], []
-    for _ in range(n_splits):
+    splits = n_splits if len(raters) >= 2 else 0  # a single rater has no halves
+    for _ in range(splits):
         half = set(rng.permutation(raters)[: len(raters) // 2].tolist())
         means = (
             valid.with_columns(pl.col("rater_id").is_in(list(half)).alias("__a"))
@@ -251,39 +244,45 @@ def spearman_with_ci(
     return rho, math.tanh(z - half), math.tanh(z + half), p, n
 
 
+#: Columns of a per model × attribute Spearman row (:func:`_spearman_row`).
+_SPEARMAN_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "model_id": pl.String,
+    "attribute": pl.String,
+    "estimate": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+    "p_value": pl.Float64,
+    "n": pl.Int64,
+}
+
+
+def _spearman_row(
+    model_id: object, attribute: object, model: ArrayLike, human: ArrayLike, confidence: float
+) -> dict[str, object]:
+    """One model × attribute row: Spearman ρ of model vs human values (:func:`spearman_with_ci`)."""
+    rho, lo, hi, p, n = spearman_with_ci(model, human, confidence)
+    return {
+        "model_id": model_id,
+        "attribute": attribute,
+        "estimate": rho,
+        "ci_low": lo,
+        "ci_high": hi,
+        "p_value": p,
+        "n": n,
+    }
+
+
 def model_human_similarity(
     scores: pl.DataFrame, human_means: pl.DataFrame, *, confidence: float = 0.95
 ) -> pl.DataFrame:
     r"""Seed 004 Eq. 4: :math:`s^a_m = \rho(\mathbf m^a, \mathbf h^a)` per model × attribute,
     Spearman over the stimuli scored by the model and rated by humans; BH over attributes per model."""
     joined = scores.join(human_means, on=["image_id", "attribute"], how="inner")
-    rows = []
-    for (model_id, attribute), part in joined.group_by(["model_id", "attribute"], maintain_order=True):
-        rho, lo, hi, p, n = spearman_with_ci(part["score"].to_numpy(), part["mean"].to_numpy(), confidence)
-        rows.append(
-            {
-                "model_id": model_id,
-                "attribute": attribute,
-                "estimate": rho,
-                "ci_low": lo,
-                "ci_high": hi,
-                "p_value": p,
-                "n": n,
-            }
-        )
-    frame = pl.DataFrame(
-        rows,
-        schema={
-            "model_id": pl.String,
-            "attribute": pl.String,
-            "estimate": pl.Float64,
-            "ci_low": pl.Float64,
-            "ci_high": pl.Float64,
-            "p_value": pl.Float64,
-            "n": pl.Int64,
-        },
-        orient="row",
-    )
+    rows = [
+        _spearman_row(model_id, attribute, part["score"].to_numpy(), part["mean"].to_numpy(), confidence)
+        for (model_id, attribute), part in joined.group_by(["model_id", "attribute"], maintain_order=True)
+    ]
+    frame = pl.DataFrame(rows, schema=_SPEARMAN_SCHEMA, orient="row")
     return (
         adjust_by_family(frame.with_columns(pl.col("p_value").fill_nan(None)), ["model_id"], "bh")
         .with_columns(pl.lit("spearman").alias("test"))
@@ -493,27 +492,12 @@ def model_human_rating_agreement(ratings: pl.DataFrame, *, confidence: float = 0
     for (rater, attribute), part in models.join(humans, on=["image_id", "attribute"]).group_by(
         ["rater_id", "attribute"], maintain_order=True
     ):
-        rho, lo, hi, p, n = spearman_with_ci(part["model"].to_numpy(), part["human"].to_numpy(), confidence)
+        model, human = part["model"].to_numpy(), part["human"].to_numpy()
         rows.append(
             {
-                "model_id": rater,
-                "attribute": attribute,
-                "estimate": rho,
-                "ci_low": lo,
-                "ci_high": hi,
-                "p_value": p,
-                "n": n,
-                "mean_difference": float(np.mean(part["model"].to_numpy() - part["human"].to_numpy())),
+                **_spearman_row(rater, attribute, model, human, confidence),
+                "mean_difference": float(np.mean(model - human)),
             }
         )
-    schema = {
-        "model_id": pl.String,
-        "attribute": pl.String,
-        "estimate": pl.Float64,
-        "ci_low": pl.Float64,
-        "ci_high": pl.Float64,
-        "p_value": pl.Float64,
-        "n": pl.Int64,
-        "mean_difference": pl.Float64,
-    }
+    schema = {**_SPEARMAN_SCHEMA, "mean_difference": pl.Float64}
     return pl.DataFrame(rows, schema=schema, orient="row").with_columns(pl.lit("spearman").alias("test"))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -60,6 +61,17 @@ def _png(picture: Image.Image) -> bytes:
 def _write_if_changed(path: Path, data: bytes) -> None:
     if not (path.is_file() and path.read_bytes() == data):
         atomic_write_bytes(path, data)
+
+
+def _write_manifest(root: Path, rows: Sequence[Mapping[str, object]]) -> Path:
+    """Write ``rows`` as ``root/manifest.csv`` (columns in the order of the first row); return its path."""
+    manifest = root / "manifest.csv"
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    _write_if_changed(manifest, buffer.getvalue().encode())
+    return manifest
 
 
 def beauty_filter(picture: Image.Image) -> Image.Image:
@@ -157,13 +169,7 @@ def paired_image_set(config: SyntheticPairedFaces, feature_key: str = "beauty_fi
                 "variation_category": FILTER_CATEGORY,
             }
         )
-    manifest = root / "manifest.csv"
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    _write_if_changed(manifest, buffer.getvalue().encode())
-    return manifest
+    return _write_manifest(root, rows)
 
 
 def pairwise_portraits(config: SyntheticPortraits) -> tuple[Path, pl.DataFrame, pl.DataFrame]:
@@ -212,12 +218,7 @@ def pairwise_portraits(config: SyntheticPortraits) -> tuple[Path, pl.DataFrame, 
                         }
                     )
                     stimuli.append({"image_id": identity_id, "cohort": cohort, "stimulus_group": group})
-    manifest = root / "manifest.csv"
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    _write_if_changed(manifest, buffer.getvalue().encode())
+    manifest = _write_manifest(root, rows)
     people = pl.DataFrame(rows).select("image_id", "identity_id", "gender", "ethnicity")
     return manifest, pl.DataFrame(stimuli), people
 
