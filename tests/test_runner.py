@@ -221,3 +221,15 @@ def test_sql_opens_the_database_read_only(reference):
     )
     assert write.returncode == 2 and "read-only" in write.stderr.lower()
     assert judgments(db).height == frame.height
+
+
+def test_a_bad_model_setting_fails_before_the_database_exists(tmp_path, cache):
+    path = study_file(tmp_path, cache, settings="letter_bias = 'lots'")
+    result = subprocess.run(
+        [sys.executable, "-m", "cueshift.cli", "infer", "--study", str(path), "--no-progress"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "letter_bias" in lines[0]
+    assert not (tmp_path / "t.duckdb").exists()

@@ -13,6 +13,7 @@ Guarantees
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import platform
@@ -180,13 +181,23 @@ def plan_judgments(
         .join(pl.DataFrame({"ordering": pl.Series(orderings, dtype=pl.Int32)}), how="cross")
         .join(pl.DataFrame({"seed": pl.Series(seeds, dtype=pl.Int32)}), how="cross")
     )
-    stored = store.query(
-        con, "SELECT image_id, scenario_id, ordering, seed FROM judgment WHERE model_id = ?", [model_id]
-    )
-    if stored.height:
-        stored = stored.with_columns(pl.col("ordering").cast(pl.Int32), pl.col("seed").cast(pl.Int32))
-        wanted = wanted.join(stored, on=["image_id", "scenario_id", "ordering", "seed"], how="anti")
-    return wanted.sort(["image_id", "scenario_id", "ordering", "seed"])
+    # The anti-join runs inside DuckDB: stored judgments are never pulled into Python.
+    con.register("cueshift_wanted", wanted.to_arrow())
+    try:
+        missing = store.query(
+            con,
+            """
+            SELECT w.image_id, w.scenario_id, w.ordering, w.seed
+            FROM cueshift_wanted AS w
+            ANTI JOIN (SELECT image_id, scenario_id, ordering, seed FROM judgment WHERE model_id = ?) AS j
+                USING (image_id, scenario_id, ordering, seed)
+            ORDER BY w.image_id, w.scenario_id, w.ordering, w.seed
+            """,
+            [model_id],
+        )
+    finally:
+        con.unregister("cueshift_wanted")
+    return missing.with_columns(pl.col("ordering").cast(pl.Int32), pl.col("seed").cast(pl.Int32))
 
 
 def judgment_rows(
@@ -284,18 +295,23 @@ def run_study(
     images = images.filter(shard.owns(images["identity_id"])) if shard.count > 1 else images
     scenarios = {s.scenario_id: s for s in study_scenarios(study)}
 
+    # Backends first: a bad model setting fails before the database is created or touched.
+    context = StudyContext(
+        images=image_records(benchmark), scenarios=scenarios, template=study.prompt.template
+    )
+    backends: list[tuple[ModelConfig, Backend]] = []
+    try:
+        for model in study.models:
+            backends.append((model, backend_class(model.backend)(model, context)))
+    except BaseException:
+        _close(backends)
+        raise
+
     con = store.open_study(db_path)
     try:
+        for _, backend in backends:
+            backend.context = dataclasses.replace(context, con=con)
         write_study_tables(con, study, benchmark)
-        context = StudyContext(
-            images=image_records(benchmark),
-            scenarios=scenarios,
-            template=study.prompt.template,
-            con=con,
-        )
-        backends: list[tuple[ModelConfig, Backend]] = [
-            (model, backend_class(model.backend)(model, context)) for model in study.models
-        ]
         plans = []
         for model, backend in backends:
             deterministic = bool(getattr(backend, "deterministic", backend.scores))
@@ -361,14 +377,19 @@ def run_study(
                     if bar is not None and task is not None:
                         elapsed = max(time.perf_counter() - started, 1e-9)
                         bar.update(task, advance=rows.height, rate=f"{n_written / elapsed:,.0f} judgments/s")
-                backend.close()
         con.execute(
             "UPDATE run SET finished_at = ?, n_written = ? WHERE run_id = ?",
             [dt.datetime.now(), n_written, run_id],
         )
     finally:
+        _close(backends)
         con.close()
     return RunSummary(run_id, db_path, n_planned, n_written, n_stored_before, time.perf_counter() - started)
+
+
+def _close(backends: list[tuple[ModelConfig, Backend]]) -> None:
+    for _, backend in backends:
+        backend.close()
 
 
 #: Tables merged from shard files, with their keys; dimension rows must agree across shards.
