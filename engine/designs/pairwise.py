@@ -319,7 +319,8 @@ def run(
                             "set [pairwise] rate_models = false"
                         )
                     for batch in _batches_within(ratings, study.batch_size, n_planned - n_written):
-                        answers = backend.rate(batch)  # type: ignore[attr-defined]
+                        prompted = batch.with_columns(pl.lit(config.rating_prompt).alias("prompt"))
+                        answers = backend.rate(prompted)  # type: ignore[attr-defined]
                         store.write_tables(
                             con, {"rating": _rating_rows(batch, answers.response_text, config)}
                         )

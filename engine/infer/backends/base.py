@@ -117,3 +117,21 @@ class Backend(abc.ABC):
 
     def close(self) -> None:  # noqa: B027  (optional hook)
         """Release resources (model weights, HTTP clients)."""
+
+
+def pairwise_prompts(batch: pl.DataFrame, context: StudyContext) -> list[str]:
+    """The question of each two-image trial (seed 002): the batch's ``prompt`` column when it has
+    one, else the study template (the pairwise design puts ``[pairwise] prompt`` there)."""
+    if "prompt" in batch.columns:
+        return [str(p) for p in batch["prompt"].to_list()]
+    return [context.template] * batch.height
+
+
+def rating_prompts(batch: pl.DataFrame, context: StudyContext) -> list[str]:  # noqa: ARG001
+    """The rating prompt of each rating row: the batch's ``prompt`` column (the pairwise design
+    fills it with ``[pairwise] rating_prompt``), else the seed 002 default."""
+    if "prompt" in batch.columns:
+        return [str(p) for p in batch["prompt"].to_list()]
+    from cueshift.designs.settings import RATING_PROMPT_002
+
+    return [RATING_PROMPT_002] * batch.height

@@ -33,6 +33,12 @@ r"""The transformers backend: any local or hub image-text-to-text chat model, tw
 All prompts of one image share the image and the instruction up to the first option, so
 score mode runs that prefix once per image and scores the batched suffixes on copies of
 its key/value cache; generate mode processes each image once.
+
+Further designs (:meth:`TransformersBackend.judge_pairs`, :meth:`TransformersBackend.rate`)
+    Always the generate protocol, whatever ``mode`` (their answers are free text for the
+    design's strict parser): one chat turn with the left and the right image (or the one
+    image of a rating) and then the design's question, one seeded generation per row
+    (:func:`pair_seed`, :func:`rating_seed`) with the generate settings, no prefix sharing.
 """
 
 from __future__ import annotations
@@ -129,6 +135,16 @@ def judgment_seed(seed: int, image_id: str, scenario_id: str, ordering: int) -> 
     """The RNG seed of one generate-mode judgment (stable across runs, platforms and batches)."""
     key = f"{seed}\x1f{image_id}\x1f{scenario_id}\x1f{ordering}".encode()
     return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") & (2**63 - 1)
+
+
+def pair_seed(seed: int, left_image_id: str, right_image_id: str, scenario_id: str) -> int:
+    """The RNG seed of one pairwise trial (the order of the two images matters)."""
+    return judgment_seed(seed, f"{left_image_id}\x1e{right_image_id}", f"pair\x1f{scenario_id}", 0)
+
+
+def rating_seed(seed: int, image_id: str, attribute: str) -> int:
+    """The RNG seed of one rating request."""
+    return judgment_seed(seed, image_id, f"rating\x1f{attribute}", 0)
 
 
 def _pick_device(name: str) -> str:
@@ -335,6 +351,63 @@ class TransformersBackend(Backend):
             texts[i] = tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True).strip()
             latency[i] = shared_ms + (time.perf_counter() - t1) * 1000.0
 
+    # --- further designs: two-image pairwise trials, 0-10 ratings --------------------------------------
+    def judge_pairs(self, batch: pl.DataFrame) -> BackendAnswers:
+        """Answer two-image trials in row order (columns ``left_image_id, right_image_id,
+        scenario_id, seed``; the question is the batch's ``prompt`` column or the study template)."""
+        from cueshift.infer.backends.base import pairwise_prompts
+
+        texts: list[str] = []
+        latency: list[float] = []
+        rows = batch.select("left_image_id", "right_image_id", "scenario_id", "seed").iter_rows()
+        for (left, right, scenario_id, seed), prompt in zip(rows, pairwise_prompts(batch, self.context),
+                                                            strict=True):
+            text, ms = self._generate_images([left, right], prompt, pair_seed(seed, left, right, scenario_id))
+            texts.append(text)
+            latency.append(ms)
+        return BackendAnswers(texts, latency)
+
+    def rate(self, batch: pl.DataFrame) -> BackendAnswers:
+        """Answer rating requests in row order (columns ``image_id, attribute, seed``; the prompt is
+        the batch's ``prompt`` column or the design's rating prompt, see ``rating_prompts``)."""
+        from cueshift.infer.backends.base import rating_prompts
+
+        texts: list[str] = []
+        latency: list[float] = []
+        rows = batch.select("image_id", "attribute", "seed").iter_rows()
+        prompts = rating_prompts(batch, self.context)
+        for (image_id, attribute, seed), prompt in zip(rows, prompts, strict=True):
+            text, ms = self._generate_images([image_id], prompt, rating_seed(seed, image_id, attribute))
+            texts.append(text)
+            latency.append(ms)
+        return BackendAnswers(texts, latency)
+
+    def _generate_images(self, image_ids: Sequence[str], prompt: str, rng_seed: int) -> tuple[str, float]:
+        """One seeded generation for a chat turn with ``image_ids`` (in order) and then ``prompt``."""
+        import torch
+        from PIL import Image
+
+        from cueshift.infer.backends.hf_prompts import encode_images
+        from cueshift.infer.backends.hf_score import move_inputs
+
+        t0 = time.perf_counter()
+        images = []
+        for image_id in image_ids:
+            path = self.context.images[image_id].path
+            try:
+                with Image.open(path) as im:
+                    images.append(im.convert("RGB"))
+            except OSError as exc:
+                raise CueshiftError(f"image {image_id}: cannot read {path}: {exc}") from None
+        model = self.hf_model
+        inputs = move_inputs(encode_images(self.processor, images, prompt), model)
+        n_prompt = inputs["input_ids"].shape[1]
+        torch.manual_seed(rng_seed)
+        with torch.inference_mode():
+            out = model.generate(**inputs, **self._sampling)
+        text = self.processor.tokenizer.decode(out[0, n_prompt:], skip_special_tokens=True).strip()
+        return text, (time.perf_counter() - t0) * 1000.0
+
     @property
     def _sampling(self) -> dict[str, Any]:
         s = self.settings
@@ -368,4 +441,4 @@ def answer_from_logprobs(logp_a: float, logp_b: float) -> tuple[str, float | Non
 
 
 __all__ = ["TransformersBackend", "TransformersSettings", "answer_from_logprobs", "judgment_seed",
-           "parse_settings", "phi_at_temperature"]
+           "pair_seed", "parse_settings", "phi_at_temperature", "rating_seed"]

@@ -181,3 +181,23 @@ def encode_image(
         token_fill=token_fill,
         answers=answers,
     )
+
+
+def chat_text_images(processor: Any, prompt: str, n_images: int) -> str:
+    """The prompt in the processor's chat template: one user turn with ``n_images`` images (in
+    order, e.g. left then right), then the text."""
+    content: list[dict[str, Any]] = [{"type": "image"} for _ in range(n_images)]
+    content.append({"type": "text", "text": prompt})
+    text = processor.apply_chat_template(
+        [{"role": "user", "content": content}], add_generation_prompt=True, tokenize=False
+    )
+    if not isinstance(text, str):
+        text = text[0]
+    return str(text)
+
+
+def encode_images(processor: Any, images: list[Image.Image], prompt: str) -> dict[str, Any]:
+    """Processor inputs of one prompt over several images (one sample; the images nested as one
+    list, the form every supported processor accepts for several images per prompt)."""
+    text = chat_text_images(processor, prompt, len(images))
+    return dict(processor(text=[text], images=[list(images)], return_tensors="pt"))

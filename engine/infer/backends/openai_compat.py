@@ -30,6 +30,13 @@ Score information (``logprobs``)
     ``p_neither``, NULL where not served). ``mode = "score"`` is the deterministic score
     mode: temperature 0, :attr:`OpenAIBackend.deterministic` True (the runner plans seed 0
     only, one request per ordering), and a server that returns no logprobs is an error.
+Further designs (:meth:`OpenAIBackend.judge_pairs`, :meth:`OpenAIBackend.rate`)
+    A pairwise trial is one request whose user message holds the left image, the right
+    image (two ``image_url`` parts, in that order) and the design's question; a rating is
+    one request with one image and the design's rating prompt. Both use the same retries,
+    load spreading and key scrubbing, send the row's ``seed`` and the generate-mode
+    temperature (0 in score mode: the greedy answer), and ask for no logprobs; the raw text
+    goes to the design's strict parser.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import io
 import json
 import logging
@@ -47,7 +55,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -58,7 +66,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from cueshift.config import ModelConfig
 from cueshift.errors import ConfigError, CueshiftError
-from cueshift.infer.backends.base import Backend, BackendAnswers, JudgmentRequest, StudyContext
+from cueshift.infer.backends.base import (
+    Backend,
+    BackendAnswers,
+    JudgmentRequest,
+    StudyContext,
+    pairwise_prompts,
+    rating_prompts,
+)
 from cueshift.infer.backends.openai_http import ConnectionPool, HttpResponse, Origin, TransportError
 
 log = logging.getLogger(__name__)
@@ -409,6 +424,39 @@ class OpenAIBackend(Backend):
             p_neither=p_nei,
         )
 
+    def judge_pairs(self, batch: pl.DataFrame) -> BackendAnswers:
+        """Answer two-image trials, in row order: one request per row with the left image, the
+        right image and the design's question (column ``prompt`` if the batch has one, else the
+        study template); columns ``left_image_id, right_image_id, seed`` are read."""
+        prompts = pairwise_prompts(batch, self.context)
+        makers = [
+            functools.partial(self._design_body, (left, right), prompt, int(seed))
+            for (left, right, seed), prompt in zip(
+                batch.select("left_image_id", "right_image_id", "seed").iter_rows(), prompts, strict=True
+            )
+        ]
+        return self._design_answers(makers)
+
+    def rate(self, batch: pl.DataFrame) -> BackendAnswers:
+        """Answer rating requests, in row order: one request per row with the image and the
+        design's rating prompt (see :func:`rating_prompts`); columns ``image_id, seed`` are read."""
+        prompts = rating_prompts(batch, self.context)
+        makers = [
+            functools.partial(self._design_body, (image_id,), prompt, int(seed))
+            for (image_id, seed), prompt in zip(
+                batch.select("image_id", "seed").iter_rows(), prompts, strict=True
+            )
+        ]
+        return self._design_answers(makers)
+
+    def _design_answers(self, makers: Sequence[Callable[[], dict[str, Any]]]) -> BackendAnswers:
+        if not makers:
+            return BackendAnswers(response_text=[], latency_ms=[])
+        answers = self._run(self._answer_all(makers, text_only=True))
+        return BackendAnswers(
+            response_text=[a.text for a in answers], latency_ms=[a.latency_ms for a in answers]
+        )
+
     def close(self) -> None:
         """Close the connections and stop the backend's event loop."""
         loop, thread = self._loop, self._thread
@@ -444,11 +492,18 @@ class OpenAIBackend(Backend):
     # ---- async core (runs on the backend's loop)
 
     async def _judge_all(self, requests: list[JudgmentRequest]) -> list[_Answer]:
+        makers = [functools.partial(self._body, request) for request in requests]
+        return await self._answer_all(makers, text_only=False)
+
+    async def _answer_all(
+        self, makers: Sequence[Callable[[], dict[str, Any]]], *, text_only: bool
+    ) -> list[_Answer]:
+        """One request per body maker, concurrently within ``concurrency``; answers in order."""
         if self._router is None:  # pools belong to this loop: create them on it
             self._endpoints = [_Endpoint(url, self.settings) for url in self.settings.base_urls]
             self._router = _Router(self._endpoints, self.settings.down_cooldown_s)
         gate = asyncio.Semaphore(self.settings.concurrency)
-        tasks = [asyncio.create_task(self._judge_one(request, gate)) for request in requests]
+        tasks = [asyncio.create_task(self._post_one(make, gate, text_only=text_only)) for make in makers]
         try:
             return list(await asyncio.gather(*tasks))
         except BaseException:
@@ -458,17 +513,23 @@ class OpenAIBackend(Backend):
             raise
 
     async def _judge_one(self, request: JudgmentRequest, gate: asyncio.Semaphore) -> _Answer:
+        return await self._post_one(functools.partial(self._body, request), gate, text_only=False)
+
+    async def _post_one(
+        self, make_body: Callable[[], dict[str, Any]], gate: asyncio.Semaphore, *, text_only: bool
+    ) -> _Answer:
+        """POST one request with retries and failover; ``text_only`` reads no logprobs."""
         assert self._router is not None
         s = self.settings
         async with gate:
-            body = json.dumps(self._body(request)).encode("utf-8")
+            body = json.dumps(make_body()).encode("utf-8")
             endpoint: _Endpoint | None = None
             for attempt in range(s.max_retries + 1):
                 endpoint = self._router.choose(avoid=endpoint)
                 endpoint.in_flight += 1
                 started = time.perf_counter()
                 try:
-                    answer = await self._attempt(endpoint, body, request)
+                    answer = await self._attempt(endpoint, body, text_only=text_only)
                 except _Retry as failure:
                     if attempt == s.max_retries:
                         raise CueshiftError(
@@ -493,7 +554,12 @@ class OpenAIBackend(Backend):
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _attempt(
-        self, endpoint: _Endpoint, body: bytes, request: JudgmentRequest
+        self,
+        endpoint: _Endpoint,
+        body: bytes,
+        request: JudgmentRequest | None = None,
+        *,
+        text_only: bool = False,
     ) -> tuple[str, LetterProbabilities | None]:
         assert self._router is not None
         try:
@@ -516,7 +582,7 @@ class OpenAIBackend(Backend):
                 f"openai backend: {endpoint.url}: {what} (not retried; this batch was not stored)"
             )
         try:
-            text, letters = self._parse(response)
+            text, letters = self._parse(response, text_only=text_only)
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise _Retry(f"malformed response body ({type(exc).__name__})") from None
         except CueshiftError as exc:
@@ -553,10 +619,38 @@ class OpenAIBackend(Backend):
             body.update(logprobs=True, top_logprobs=s.top_logprobs)
         return body
 
+    def _design_body(self, image_ids: Sequence[str], prompt: str, seed: int) -> dict[str, Any]:
+        """The request of a design row: the images in order (one ``image_url`` part each), then
+        the prompt (reversed when ``image_first`` is false); no logprobs."""
+        s = self.settings
+        parts: list[dict[str, Any]] = []
+        for image_id in image_ids:
+            image: dict[str, Any] = {"url": self._data_url(self.context.images[image_id].path)}
+            if s.image_detail is not None:
+                image["detail"] = s.image_detail
+            parts.append({"type": "image_url", "image_url": image})
+        text = {"type": "text", "text": prompt}
+        parts = [*parts, text] if s.image_first else [text, *parts]
+        messages: list[dict[str, Any]] = []
+        if s.system_prompt:
+            messages.append({"role": "system", "content": s.system_prompt})
+        messages.append({"role": "user", "content": parts})
+        body: dict[str, Any] = dict(s.extra_body)
+        body.update(
+            model=self.model.checkpoint,
+            messages=messages,
+            temperature=self._temperature(),
+            max_tokens=s.max_tokens,
+            seed=seed,
+        )
+        return body
+
     def _temperature(self) -> float:
         return 0.0 if self.settings.mode == "score" else self.settings.temperature
 
-    def _parse(self, response: HttpResponse) -> tuple[str, LetterProbabilities | None]:
+    def _parse(
+        self, response: HttpResponse, *, text_only: bool = False
+    ) -> tuple[str, LetterProbabilities | None]:
         data = json.loads(response.body)
         choice = data["choices"][0]
         content = choice["message"]["content"]
@@ -569,6 +663,8 @@ class OpenAIBackend(Backend):
         else:
             raise TypeError("message.content")
         letters = None
+        if text_only:  # design requests: the text is the whole answer
+            return text, None
         logprobs = choice.get("logprobs")
         if (
             self.settings.logprobs
@@ -617,6 +713,9 @@ class OpenAIBackend(Backend):
         if retry_after is not None:
             delay = max(delay, min(retry_after, s.retry_after_max_s))
         return delay
+
+
+# --------------------------------------------------------------------------- design prompts
 
 
 def _retry_after(response: HttpResponse) -> float | None:
