@@ -289,3 +289,33 @@ def test_tiny_study_file_runs_end_to_end(tmp_path: Path) -> None:
         ).fetchone()  # type: ignore[misc]
     assert seeds == [0] and n == n_keys > 0 and bad == 0
     assert run_study(study, database=database, progress=False).n_written == 0  # resumes to nothing
+
+
+def test_paired_design_runs_on_a_tiny_transformers_model(tmp_path: Path) -> None:
+    """studies/paired-001.toml (seed 001) with its judge swapped for a tiny LLaVA-NeXT in score mode."""
+    import duckdb
+
+    from cueshift.config import ModelConfig, load_study
+    from cueshift.designs import run_design
+
+    study = load_study(Path(__file__).parents[1] / "studies" / "paired-001.toml")
+    checkpoint = build_tiny_model("llava_next", tmp_path / "ckpt")
+    study = study.model_copy(
+        update={
+            "models": [ModelConfig(model_id="tiny", backend="transformers", checkpoint=str(checkpoint))],
+            "scenarios": study.scenarios.model_copy(
+                update={"only": ["job-chef-vs-baker", "job-aircraft-pilot-vs-flight-attendant"]}
+            ),
+            "database": tmp_path / "paired.duckdb",
+        }
+    )
+    summary = run_design(study, database=None, progress=False, console=None, max_judgments=None)
+    with duckdb.connect(str(summary.database), read_only=True) as con:
+        seeds, n, n_keys, n_scored = con.execute(
+            "SELECT list(DISTINCT seed), count(*), count(DISTINCT (image_id, scenario_id, ordering)), "
+            "count(p_favorable) FROM judgment"
+        ).fetchone()  # type: ignore[misc]
+        (n_filtered,) = con.execute(
+            "SELECT count(*) FROM image WHERE feature_key = 'beauty_filter'"
+        ).fetchone()  # type: ignore[misc]
+    assert seeds == [0] and n == n_keys == n_scored > 0 and n_filtered > 0
