@@ -17,6 +17,9 @@ import polars as pl
 from cueshift.errors import CueshiftError, SchemaViolation
 from cueshift.schemas import TABLE_SCHEMAS
 
+#: Version of ``sql/schema.sql``; bump it with any change to a table, and say how to migrate.
+SCHEMA_VERSION = "1"
+
 #: Views in dependency order; each lives in ``sql/views/<name>.sql``.
 VIEWS: tuple[str, ...] = ("phi", "base_phi", "delta")
 
@@ -35,9 +38,31 @@ def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyC
         return duckdb.connect(str(path), read_only=True)
     path.parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(path))
-    con.execute(sql_text("schema.sql"))
-    create_views(con)
+    try:
+        _check_schema_version(con, path)
+        con.execute(sql_text("schema.sql"))
+        create_views(con)
+    except BaseException:
+        con.close()
+        raise
     return con
+
+
+def _check_schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Refuse a database written by another version of ``sql/schema.sql``."""
+    tables = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    if not tables:
+        return  # a new database
+    stored = None
+    if "cueshift_meta" in tables:
+        row = con.execute("SELECT value FROM cueshift_meta WHERE key = 'schema_version'").fetchone()
+        stored = row[0] if row else None
+    if stored != SCHEMA_VERSION:
+        found = f"schema version {stored}" if stored else "no cueshift schema version"
+        raise CueshiftError(
+            f"{path}: the database has {found}; this cueshift writes schema version {SCHEMA_VERSION}. "
+            "Use a new database file (or re-run the study into one)"
+        )
 
 
 def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> pl.DataFrame:

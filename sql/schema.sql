@@ -2,6 +2,13 @@
 -- Loaded by cueshift.store.open_study(); safe to run again (IF NOT EXISTS).
 -- Usable as is:  duckdb study.duckdb < sql/schema.sql
 
+-- Which version of this file made the database; cueshift refuses a database of another version.
+CREATE TABLE IF NOT EXISTS cueshift_meta (
+    key    VARCHAR PRIMARY KEY,
+    value  VARCHAR NOT NULL
+);
+INSERT INTO cueshift_meta VALUES ('schema_version', '1') ON CONFLICT DO NOTHING;
+
 -- A person whose identity is held fixed (a StylisticBias base face, a 001 individual,
 -- a 002/004 stimulus person). Demographics are perceived labels, not ground truth.
 CREATE TABLE IF NOT EXISTS identity (

@@ -96,3 +96,22 @@ def test_dimension_upsert_refuses_a_changed_definition(con):
     changed = dbrows.scenarios("kind").with_columns(pl.lit("Behavioral").alias("category"))
     with pytest.raises(CueshiftError, match="category"):
         store.upsert_dimension(con, "scenario", changed, "scenario_id")
+
+
+def test_a_database_of_another_schema_version_is_refused(tmp_path):
+    path = tmp_path / "old.duckdb"
+    con = store.open_study(path)
+    con.execute("UPDATE cueshift_meta SET value = '0' WHERE key = 'schema_version'")
+    con.close()
+    with pytest.raises(CueshiftError, match="schema version 0") as info:
+        store.open_study(path)
+    assert "\n" not in str(info.value)
+    foreign = tmp_path / "foreign.duckdb"
+    import duckdb
+
+    duckdb.connect(str(foreign)).execute("CREATE TABLE t (x INTEGER)").close()
+    with pytest.raises(CueshiftError, match="no cueshift schema version"):
+        store.open_study(foreign)
+    reopened = store.open_study(tmp_path / "new.duckdb")  # a new file is created and stamped
+    assert reopened.execute("SELECT value FROM cueshift_meta").fetchone() == (store.SCHEMA_VERSION,)
+    reopened.close()
