@@ -233,3 +233,19 @@ def test_a_bad_model_setting_fails_before_the_database_exists(tmp_path, cache):
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "letter_bias" in lines[0]
     assert not (tmp_path / "t.duckdb").exists()
+
+
+def test_a_partial_study_analyses_and_every_table_passes_its_schema(tmp_path, cache):
+    """An interrupted study (some faces without any judgment) still analyses cleanly."""
+    from cueshift import store
+    from cueshift.stats import run_analyses
+
+    study = load_study(study_file(tmp_path, cache))
+    summary = run_study(study, progress=False, max_judgments=6000)  # about 4 of the 6 faces
+    con = store.open_study(summary.database)
+    try:
+        results = run_analyses(con, n_resamples=200, progress=False)
+    finally:
+        con.close()
+    table9 = results["table9"]
+    assert table9.height > 0 and table9["n"].max() <= 4  # at most the study's 4 scenarios were testable

@@ -105,12 +105,22 @@ def demographic_tests(
 @returns("table9")
 def significance_share(tests: pl.DataFrame, *, alpha: float = ALPHA) -> pl.DataFrame:
     """Share of scenarios with ``p_adj < alpha`` per model × dimension (seed 000 Table 9), plus the
-    ``"(mean of models)"`` row."""
-    share = tests.group_by("model_id", "dimension", maintain_order=True).agg(
-        (pl.col("p_adj") < alpha).mean().alias("estimate"),
-        (pl.col("p_adj") < alpha).sum().cast(pl.Int64).alias("n_significant"),
-        pl.len().cast(pl.Int64).alias("n"),
-        pl.col("test").first(),
+    ``"(mean of models)"`` row.
+
+    ``n`` counts the scenarios that could be tested (a p-value exists: at least two groups with
+    data); a model × dimension without any is left out rather than reported as 0 %.
+    """
+    tested = pl.col("p_adj").is_not_null() & pl.col("p_adj").is_not_nan()
+    share = (
+        tests.group_by("model_id", "dimension", maintain_order=True)
+        .agg(
+            (tested & (pl.col("p_adj") < alpha)).sum().cast(pl.Int64).alias("n_significant"),
+            tested.sum().cast(pl.Int64).alias("n"),
+            pl.col("test").first(),
+        )
+        .filter(pl.col("n") > 0)
+        .with_columns((pl.col("n_significant") / pl.col("n")).alias("estimate"))
+        .select("model_id", "dimension", "estimate", "n_significant", "n", "test")
     )
     avg = (
         share.group_by("dimension", maintain_order=True)
