@@ -593,39 +593,23 @@ class OpenAIBackend(Backend):
     # ---- request and response
 
     def _body(self, request: JudgmentRequest) -> dict[str, Any]:
-        s = self.settings
-        image: dict[str, Any] = {"url": self._data_url(request.image.path)}
-        if s.image_detail is not None:
-            image["detail"] = s.image_detail
-        parts: list[dict[str, Any]] = [
-            {"type": "image_url", "image_url": image},
-            {"type": "text", "text": request.prompt},
-        ]
-        if not s.image_first:
-            parts.reverse()
-        messages: list[dict[str, Any]] = []
-        if s.system_prompt:
-            messages.append({"role": "system", "content": s.system_prompt})
-        messages.append({"role": "user", "content": parts})
-        body: dict[str, Any] = dict(s.extra_body)
-        body.update(
-            model=self.model.checkpoint,
-            messages=messages,
-            temperature=self._temperature(),
-            max_tokens=s.max_tokens,
-            seed=request.seed,
-        )
-        if s.logprobs:
-            body.update(logprobs=True, top_logprobs=s.top_logprobs)
+        """The request of one forced-choice judgment, with logprobs when the settings ask."""
+        body = self._chat_body([request.image.path], request.prompt, request.seed)
+        if self.settings.logprobs:
+            body.update(logprobs=True, top_logprobs=self.settings.top_logprobs)
         return body
 
     def _design_body(self, image_ids: Sequence[str], prompt: str, seed: int) -> dict[str, Any]:
-        """The request of a design row: the images in order (one ``image_url`` part each), then
-        the prompt (reversed when ``image_first`` is false); no logprobs."""
+        """The request of a design row: the images in order, then the prompt; no logprobs."""
+        return self._chat_body([self.context.images[i].path for i in image_ids], prompt, seed)
+
+    def _chat_body(self, image_paths: Sequence[Path], prompt: str, seed: int) -> dict[str, Any]:
+        """A chat completion: one ``image_url`` part per image in order, then the prompt (the
+        prompt first when ``image_first`` is false), after the optional system prompt."""
         s = self.settings
         parts: list[dict[str, Any]] = []
-        for image_id in image_ids:
-            image: dict[str, Any] = {"url": self._data_url(self.context.images[image_id].path)}
+        for path in image_paths:
+            image: dict[str, Any] = {"url": self._data_url(path)}
             if s.image_detail is not None:
                 image["detail"] = s.image_detail
             parts.append({"type": "image_url", "image_url": image})
