@@ -12,7 +12,6 @@ import os
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -39,23 +38,11 @@ from cueshift.infer.backends.hf_prompts import encode_image  # noqa: E402
 from cueshift.infer.backends.hf_score import score_full, score_shared_prefix  # noqa: E402
 from cueshift.infer.backends.tiny import ARCHS, build_tiny, build_tiny_model, main  # noqa: E402
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
+from tests.torch_quiet import quiet_single_thread  # noqa: E402, F401  (module fixture)
 
 # scenarios whose descriptors tokenize to different lengths, so suffix padding is exercised
 KEEP = {"competent", "emotionally_stable"}
 SCENARIOS = {s.scenario_id: s for s in STYLISTICBIAS_25 if s.scenario_id in KEEP}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _quiet_single_thread() -> Iterator[None]:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    transformers.utils.logging.disable_progress_bar()
-    verbosity = transformers.utils.logging.get_verbosity()
-    transformers.utils.logging.set_verbosity_error()
-    yield
-    torch.set_num_threads(threads)
-    transformers.utils.logging.set_verbosity(verbosity)
-    transformers.utils.logging.enable_progress_bar()
 
 
 @pytest.fixture(scope="module")

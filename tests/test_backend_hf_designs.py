@@ -35,24 +35,12 @@ from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
 from cueshift.infer.backends.hf import TransformersBackend, pair_seed, rating_seed  # noqa: E402
 from cueshift.infer.backends.hf_prompts import chat_text_images, encode_images  # noqa: E402
 from cueshift.infer.backends.tiny import build_tiny, build_tiny_model  # noqa: E402
+from tests.torch_quiet import quiet_single_thread  # noqa: E402, F401  (module fixture)
 
 REPO = Path(__file__).resolve().parents[1]
 ARCHS = ["qwen2_vl", "llava_next"]
 #: the per-image processor output whose rows follow the image order
 PER_IMAGE = {"qwen2_vl": "image_grid_thw", "llava_next": "image_sizes"}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _quiet_single_thread() -> Iterator[None]:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    transformers.utils.logging.disable_progress_bar()
-    verbosity = transformers.utils.logging.get_verbosity()
-    transformers.utils.logging.set_verbosity_error()
-    yield
-    torch.set_num_threads(threads)
-    transformers.utils.logging.set_verbosity(verbosity)
-    transformers.utils.logging.enable_progress_bar()
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from cueshift.infer.backends.openai_compat import (
     parse_settings,
 )
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
+from tests.local_http import LocalServer
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -62,7 +63,7 @@ def letter_of(tag: str) -> str:
 # --------------------------------------------------------------------------- the server
 
 
-class ChatServer:
+class ChatServer(LocalServer):
     """A chat-completions server with fault switches; records every request."""
 
     def __init__(self, *, answer_delay_s: float = 0.0) -> None:
@@ -76,21 +77,6 @@ class ChatServer:
         self.slow_s = 1.2
         self.retry_after = "1"
         self.logprobs: Callable[[str], list[dict[str, Any]]] | None = None
-        self._httpd: ThreadingHTTPServer | None = None
-
-    def start(self) -> str:
-        handler = type("Handler", (_Handler,), {"app": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
 
     @property
     def n_requests(self) -> int:
@@ -177,6 +163,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (slow answers)
+
+
+ChatServer.handler = _Handler  # the server answers with this handler
 
 
 @pytest.fixture
@@ -607,3 +596,4 @@ def test_study_file_is_valid() -> None:
     settings = parse_settings(model)
     assert isinstance(settings, OpenAISettings) and settings.base_urls == ["http://127.0.0.1:8000/v1"]
     assert not any("sk-" in str(v) for v in model.settings.values())
+

@@ -18,7 +18,7 @@ import time
 import tomllib
 from collections import Counter
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from cueshift.designs.settings import PROMPT_002, RATING_PROMPT_002
 from cueshift.errors import CueshiftError
 from cueshift.infer.backends.base import ImageRecord, StudyContext, rating_prompts
 from cueshift.infer.backends.openai_compat import OpenAIBackend
+from tests.local_http import LocalServer
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -52,7 +53,7 @@ def echo(images: list[bytes], prompt: str, seed: int, auth: str) -> str:
     return "|".join([*(digest(b) for b in images), digest(prompt.encode()), str(seed)])
 
 
-class DesignServer:
+class DesignServer(LocalServer):
     """Chat completions that record every body; ``fail_first`` answers 503 to each first attempt."""
 
     def __init__(self, answer: Answer = echo, *, fail_first: bool = False) -> None:
@@ -61,21 +62,6 @@ class DesignServer:
         self.lock = threading.Lock()
         self.bodies: list[dict[str, Any]] = []
         self.attempts: Counter[str] = Counter()
-        self._httpd: ThreadingHTTPServer | None = None
-
-    def start(self) -> str:
-        handler = type("Handler", (_Handler,), {"app": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -119,6 +105,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+DesignServer.handler = _Handler  # the server answers with this handler
 
 
 @pytest.fixture
@@ -343,3 +332,4 @@ def test_pairwise_design_runs_end_to_end_on_the_openai_backend(
         con.close()
     assert trials.height == n_trials and trials["winner_image_id"].null_count() == 0
     assert ratings.height == n_ratings and ratings["rating"].to_list() == [7.0] * n_ratings
+
