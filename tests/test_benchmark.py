@@ -15,9 +15,9 @@ import polars as pl
 import pytest
 from PIL import Image
 
-from cueshift.benchmark import Benchmark, load_benchmark
-from cueshift.benchmark.demo import PAPER_MARGINALS, configuration, face_images, plan, render, sample_faces
-from cueshift.benchmark.labels import AGES, BODY_TYPES, ETHNICITIES, GENDERS, normalize_variation_value
+from cueshift.images import Benchmark, load_benchmark
+from cueshift.images.demo import PAPER_MARGINALS, configuration, face_images, plan, render, sample_faces
+from cueshift.images.labels import AGES, BODY_TYPES, ETHNICITIES, GENDERS, normalize_variation_value
 from cueshift.config import BenchmarkConfig
 from cueshift.errors import BenchmarkError
 from cueshift.schemas import IdentitySchema, ImageSchema

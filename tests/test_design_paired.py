@@ -228,7 +228,7 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
         results = analyze_design(con, study, write=True)
         stored = {r[0] for r in con.sql("SHOW TABLES").fetchall()}
         # exact planted truth: E[s] of every image from the judge's own model
-        from cueshift.benchmark import load_benchmark
+        from cueshift.images import load_benchmark
         from cueshift.designs.paired import prepared_study
         from cueshift.infer.backends import StudyContext
         from cueshift.infer.backends.simulated import SimulatedBackend

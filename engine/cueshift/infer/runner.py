@@ -40,8 +40,8 @@ from rich.progress import (
 )
 
 from cueshift import store
-from cueshift.benchmark import load_benchmark
-from cueshift.benchmark.base import Benchmark
+from cueshift.images import load_benchmark
+from cueshift.images.base import Benchmark
 from cueshift.config import ModelConfig, Study
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.infer.backends import Backend, StudyContext, backend_class

@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import time
+from importlib import resources
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,8 +30,8 @@ from cueshift.errors import CueshiftError
 from cueshift.report._database import open_for_report, parse_models
 from cueshift.report._qmd import QmdDocument, parse_qmd, to_notebook
 
-#: The repository's report folder (editable install: ``engine/report`` → ``reports/``).
-REPORTS_DIR = Path(__file__).resolve().parents[2] / "reports"
+#: The report documents, shipped as package data (``cueshift/reports`` is the top-level ``reports/``).
+REPORTS_DIR = Path(str(resources.files("cueshift").joinpath("reports")))
 DEFAULT_DOCUMENT = REPORTS_DIR / "study.qmd"
 DEFAULT_OUT = Path("reports/_out")
 

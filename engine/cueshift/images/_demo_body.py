@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from cueshift.benchmark._demo_look import (
+from cueshift.images._demo_look import (
     BODY_SIZE,
     BUILD_HALF_WIDTH,
     HEAD_HALF_WIDTH,

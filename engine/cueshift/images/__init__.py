@@ -7,7 +7,7 @@ filter already applied (``evaluated`` / ``exclusion_reason``).
 
 from __future__ import annotations
 
-from cueshift.benchmark.base import Benchmark
+from cueshift.images.base import Benchmark
 from cueshift.config import BenchmarkConfig
 from cueshift.errors import BenchmarkError
 from cueshift.study.variations import VariationFilter
@@ -43,16 +43,16 @@ def load_benchmark(
         On any bad input, with a one-line message naming the file, row and field.
     """
     if config.kind == "demo":
-        from cueshift.benchmark.demo import load_demo
+        from cueshift.images.demo import load_demo
 
         return load_demo(config, variation_filter, progress=progress)
     if config.kind == "stylisticbias":
-        from cueshift.benchmark.stylisticbias import load_stylisticbias
+        from cueshift.images.stylisticbias import load_stylisticbias
 
         if config.root is None:  # BenchmarkConfig already refuses this
             raise BenchmarkError("benchmark: field 'root': kind 'stylisticbias' needs a root folder")
         return load_stylisticbias(config.root, variation_filter, progress=progress)
-    from cueshift.benchmark.manifest import load_manifest
+    from cueshift.images.manifest import load_manifest
 
     if config.manifest is None:  # BenchmarkConfig already refuses this
         raise BenchmarkError("benchmark: field 'manifest': kind 'manifest' needs a manifest file")

@@ -33,7 +33,7 @@ from rich.table import Table
 from scipy import stats as sps
 
 from cueshift import store
-from cueshift.benchmark import load_benchmark
+from cueshift.images import load_benchmark
 from cueshift.config import Study
 from cueshift.designs import _backends  # noqa: F401  (registers the simulated-designs backend)
 from cueshift.designs import probe_stats as pst

@@ -239,7 +239,7 @@ class SimulatedSettings(BaseModel):
 
     Every effect is on the logit scale of "names the favorable descriptor"; see the
     module docstring for the model. Demographic labels are matched case-insensitively
-    (the defaults use the seed 000 Table 7 labels of :mod:`cueshift.benchmark.labels`);
+    (the defaults use the seed 000 Table 7 labels of :mod:`cueshift.images.labels`);
     a label or variation without an entry shifts nothing.
     """
 

@@ -42,10 +42,10 @@ from pathlib import Path
 
 import polars as pl
 
-from cueshift.benchmark._assemble import IdentityRecord, ImageRecord, assemble
-from cueshift.benchmark._files import Location, clean_relative_path, input_error
-from cueshift.benchmark.base import Benchmark
-from cueshift.benchmark.labels import DEMOGRAPHIC_FIELDS, normalize_demographic, normalize_variation_value
+from cueshift.images._assemble import IdentityRecord, ImageRecord, assemble
+from cueshift.images._files import Location, clean_relative_path, input_error
+from cueshift.images.base import Benchmark
+from cueshift.images.labels import DEMOGRAPHIC_FIELDS, normalize_demographic, normalize_variation_value
 from cueshift.study.variations import VariationFilter
 
 REQUIRED_COLUMNS: tuple[str, ...] = (

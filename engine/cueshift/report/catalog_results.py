@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from cueshift.benchmark.labels import AGES, BODY_TYPES, DEMOGRAPHIC_FIELDS, ETHNICITIES, GENDERS
+from cueshift.images.labels import AGES, BODY_TYPES, DEMOGRAPHIC_FIELDS, ETHNICITIES, GENDERS
 from cueshift.report._formats import (
     NOT_APPLICABLE_FILL,
     Formatter,

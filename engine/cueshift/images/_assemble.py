@@ -14,7 +14,7 @@ from typing import Literal
 import pandera.errors
 import polars as pl
 
-from cueshift.benchmark._files import (
+from cueshift.images._files import (
     FileFacts,
     Location,
     input_error,
@@ -22,8 +22,8 @@ from cueshift.benchmark._files import (
     progress_bar,
     resolve_inside,
 )
-from cueshift.benchmark.base import Benchmark
-from cueshift.benchmark.labels import DEMOGRAPHIC_FIELDS, default_framing, variation_category
+from cueshift.images.base import Benchmark
+from cueshift.images.labels import DEMOGRAPHIC_FIELDS, default_framing, variation_category
 from cueshift.errors import BenchmarkError
 from cueshift.schemas import IdentitySchema, ImageSchema
 from cueshift.study.variations import VariationFilter

@@ -34,8 +34,8 @@ from rich.console import Console
 from rich.table import Table
 
 from cueshift import store
-from cueshift.benchmark import load_benchmark
-from cueshift.benchmark.manifest import load_manifest
+from cueshift.images import load_benchmark
+from cueshift.images.manifest import load_manifest
 from cueshift.config import Study
 from cueshift.designs import pairwise_stats as pw
 from cueshift.designs._backends import design_backend

@@ -41,13 +41,13 @@ from pathlib import Path
 
 import polars as pl
 
-from cueshift.benchmark._assemble import IdentityRecord, ImageRecord, finish, planned_frames
-from cueshift.benchmark._demo_body import draw_body
-from cueshift.benchmark._demo_face import draw_face
-from cueshift.benchmark._demo_look import RENDERER_VERSION, Look, base_look
-from cueshift.benchmark._files import FileFacts, Location, atomic_write_bytes, progress_bar
-from cueshift.benchmark.base import Benchmark
-from cueshift.benchmark.labels import AGES, BODY_TYPES, ETHNICITIES, GENDERS, default_framing, slug
+from cueshift.images._assemble import IdentityRecord, ImageRecord, finish, planned_frames
+from cueshift.images._demo_body import draw_body
+from cueshift.images._demo_face import draw_face
+from cueshift.images._demo_look import RENDERER_VERSION, Look, base_look
+from cueshift.images._files import FileFacts, Location, atomic_write_bytes, progress_bar
+from cueshift.images.base import Benchmark
+from cueshift.images.labels import AGES, BODY_TYPES, ETHNICITIES, GENDERS, default_framing, slug
 from cueshift.config import BenchmarkConfig
 from cueshift.study.variations import FEATURES, VariationFilter
 

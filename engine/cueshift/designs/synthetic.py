@@ -8,7 +8,7 @@ r"""Synthetic stand-ins for the seed data sets (no download): image sets and hum
   group (the drawing carries no stereotype); returns the identity, image and stimulus rows.
 * :func:`synthetic_human_ratings` — deterministic raters around a latent truth.
 
-Faces are drawn by the demo renderer (:mod:`cueshift.benchmark._demo_face`).
+Faces are drawn by the demo renderer (:mod:`cueshift.images._demo_face`).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ import numpy as np
 import polars as pl
 from PIL import Image, ImageEnhance, ImageFilter
 
-from cueshift.benchmark._demo_face import draw_face
-from cueshift.benchmark._demo_look import base_look
-from cueshift.benchmark._files import atomic_write_bytes
+from cueshift.images._demo_face import draw_face
+from cueshift.images._demo_look import base_look
+from cueshift.images._files import atomic_write_bytes
 from cueshift.designs.settings import SyntheticPairedFaces, SyntheticPortraits, SyntheticRaters
 
 RACES_001: tuple[str, ...] = ("Asian", "Black", "Indian", "Latino", "White", "Mixed")

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from PIL import Image, ImageDraw
 
-from cueshift.benchmark._demo_look import (
+from cueshift.images._demo_look import (
     BUILD_HALF_WIDTH,
     FACE_SIZE,
     HAIR_COLORS,
