@@ -44,11 +44,11 @@ import transformers
 from PIL import Image
 
 from cueshift import store
-from cueshift.config import ModelConfig
 from cueshift.infer.backends.base import ImageRecord, StudyContext
 from cueshift.infer.backends.hf import TransformersBackend
 from cueshift.infer.backends.hf_prompts import chat_text
 from cueshift.infer.backends.tiny import ARCHS, build_tiny
+from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERINGS, RELEASED_TEMPLATE, STYLISTICBIAS_25
 
 SEEDS = (1, 2, 3)
@@ -61,13 +61,15 @@ def make_images(root: Path, n: int, size: int) -> dict[str, ImageRecord]:
     for i in range(n):
         path = root / f"img{i}.png"
         Image.fromarray(rng.integers(0, 255, (size, size, 3), dtype=np.uint8)).save(path)
-        out[f"img{i}"] = ImageRecord(f"img{i}", f"id{i}", path, "base", None, None, None, "face",
-                                     None, None, None, None)
+        out[f"img{i}"] = ImageRecord(
+            f"img{i}", f"id{i}", path, "base", None, None, None, "face", None, None, None, None
+        )
     return out
 
 
-def release_protocol(model: Any, processor: Any, images: dict[str, ImageRecord], *,
-                     max_new_tokens: int, force_length: bool) -> tuple[float, int, float]:
+def release_protocol(
+    model: Any, processor: Any, images: dict[str, ImageRecord], *, max_new_tokens: int, force_length: bool
+) -> tuple[float, int, float]:
     """One processor + generate call per prompt; returns (seconds, prompts, mean new tokens)."""
     pad = processor.tokenizer.pad_token_id
     n, new_tokens = 0, 0
@@ -82,9 +84,14 @@ def release_protocol(model: Any, processor: Any, images: dict[str, ImageRecord],
                     inputs = processor(text=[text], images=[image], return_tensors="pt")
                     torch.manual_seed(seed)
                     with torch.inference_mode():
-                        out = model.generate(**inputs, do_sample=True, temperature=0.2,
-                                             max_new_tokens=max_new_tokens, pad_token_id=pad,
-                                             min_new_tokens=max_new_tokens if force_length else 0)
+                        out = model.generate(
+                            **inputs,
+                            do_sample=True,
+                            temperature=0.2,
+                            max_new_tokens=max_new_tokens,
+                            pad_token_id=pad,
+                            min_new_tokens=max_new_tokens if force_length else 0,
+                        )
                     new_tokens += out.shape[1] - inputs["input_ids"].shape[1]
                     n += 1
     return time.perf_counter() - t0, n, new_tokens / n
@@ -92,14 +99,26 @@ def release_protocol(model: Any, processor: Any, images: dict[str, ImageRecord],
 
 def backend_run(loaded: Any, context: StudyContext, **settings: Any) -> tuple[float, int]:
     """Judge every image x scenario x ordering (x seeds in generate mode) through the backend."""
-    cfg = ModelConfig(model_id="tiny", backend="transformers", checkpoint="in-memory",
-                      settings={"device": "cpu", "dtype": "float32", **settings})
+    cfg = ModelConfig(
+        model_id="tiny",
+        backend="transformers",
+        checkpoint="in-memory",
+        settings={"device": "cpu", "dtype": "float32", **settings},
+    )
     backend = TransformersBackend(cfg, context, loaded=loaded)
     seeds = [0] if backend.deterministic else list(SEEDS)
-    rows = [(i, s.scenario_id, o.ordering, k) for i in context.images for s in STYLISTICBIAS_25
-            for o in ORDERINGS for k in seeds]
-    batch = pl.DataFrame(rows, schema={"image_id": pl.String, "scenario_id": pl.String,
-                                       "ordering": pl.Int32, "seed": pl.Int32}, orient="row")
+    rows = [
+        (i, s.scenario_id, o.ordering, k)
+        for i in context.images
+        for s in STYLISTICBIAS_25
+        for o in ORDERINGS
+        for k in seeds
+    ]
+    batch = pl.DataFrame(
+        rows,
+        schema={"image_id": pl.String, "scenario_id": pl.String, "ordering": pl.Int32, "seed": pl.Int32},
+        orient="row",
+    )
     t0 = time.perf_counter()
     answers = backend.judge(batch)
     seconds = time.perf_counter() - t0
@@ -112,21 +131,23 @@ def judgment_frame(n: int) -> pl.DataFrame:
     rng = np.random.default_rng(1)
     idx = np.arange(n)
     letters = np.where(rng.random(n) < 0.5, "a", "b")
-    return pl.DataFrame({
-        "model_id": ["tiny"] * n,
-        "image_id": [f"img{i // 100:06d}" for i in idx],
-        "scenario_id": [STYLISTICBIAS_25[(i // 4) % 25].scenario_id for i in idx],
-        "ordering": pl.Series((idx % 4 + 1).tolist(), dtype=pl.Int32),
-        "seed": pl.Series([0] * n, dtype=pl.Int32),
-        "response_text": [f"({c})" for c in letters],
-        "outcome": np.where(letters == "a", "favorable", "unfavorable").tolist(),
-        "chosen_letter": letters.tolist(),
-        "p_favorable": rng.random(n),
-        "p_neither": rng.random(n) * 0.01,
-        "latency_ms": rng.random(n) * 5,
-        "created_at": pl.Series([dt.datetime(2026, 1, 1)] * n, dtype=pl.Datetime("us")),
-        "run_id": ["bench"] * n,
-    })
+    return pl.DataFrame(
+        {
+            "model_id": ["tiny"] * n,
+            "image_id": [f"img{i // 100:06d}" for i in idx],
+            "scenario_id": [STYLISTICBIAS_25[(i // 4) % 25].scenario_id for i in idx],
+            "ordering": pl.Series((idx % 4 + 1).tolist(), dtype=pl.Int32),
+            "seed": pl.Series([0] * n, dtype=pl.Int32),
+            "response_text": [f"({c})" for c in letters],
+            "outcome": np.where(letters == "a", "favorable", "unfavorable").tolist(),
+            "chosen_letter": letters.tolist(),
+            "p_favorable": rng.random(n),
+            "p_neither": rng.random(n) * 0.01,
+            "latency_ms": rng.random(n) * 5,
+            "created_at": pl.Series([dt.datetime(2026, 1, 1)] * n, dtype=pl.Datetime("us")),
+            "run_id": ["bench"] * n,
+        }
+    )
 
 
 def storage(root: Path, n: int) -> tuple[float, float, float, float, float]:
@@ -197,25 +218,44 @@ def markdown(r: dict[str, Any], command: str) -> str:
         return [label, f"{res[1]} {calls}", f"{res[0]:.2f}", jps, ratio]
 
     speed = _table(
-        ["protocol", "model calls", "wall s", "judgments-equivalent / s", "vs release"], "lrrrr",
+        ["protocol", "model calls", "wall s", "judgments-equivalent / s", "vs release"],
+        "lrrrr",
         [
-            row(f"(i) release: processor + `generate` per prompt, <=16 new tokens ({base[2]:.1f} "
-                "generated on average)", base, "generate"),
-            row("(i') the same, answers cut to 4 new tokens (a real model's \"(a)\" + EOS)", base4,
-                "generate"),
-            row("(ii) **score mode**: image prefix once, suffixes batched by 32", score, "suffix rows",
-                bold=True),
+            row(
+                f"(i) release: processor + `generate` per prompt, <=16 new tokens ({base[2]:.1f} "
+                "generated on average)",
+                base,
+                "generate",
+            ),
+            row(
+                "(i') the same, answers cut to 4 new tokens (a real model's \"(a)\" + EOS)", base4, "generate"
+            ),
+            row(
+                "(ii) **score mode**: image prefix once, suffixes batched by 32",
+                score,
+                "suffix rows",
+                bold=True,
+            ),
             row("(iii) generate mode: the protocol with the image prefix cached", gen, "generate"),
         ],
     )
     n, js = r["rows"], r["json"]
     storage = _table(
-        ["storage of judgment rows", "rows", "rows / s", "vs JSON"], "lrrr",
+        ["storage of judgment rows", "rows", "rows / s", "vs JSON"],
+        "lrrr",
         [
-            ["DuckDB, `cueshift.store.write_tables`, a validated transaction per 5000 rows (runner default)",
-             f"{n:,}", f"{r['duck']:,.0f}", f"**{r['duck'] / js:.0f}x**"],
-            ["DuckDB, `cueshift.store.write_tables`, all rows in one batch", f"{n:,}",
-             f"{r['duck_one']:,.0f}", f"{r['duck_one'] / js:.0f}x"],
+            [
+                "DuckDB, `store.write_tables`, a validated transaction per 5000 rows (runner default)",
+                f"{n:,}",
+                f"{r['duck']:,.0f}",
+                f"**{r['duck'] / js:.0f}x**",
+            ],
+            [
+                "DuckDB, `cueshift.store.write_tables`, all rows in one batch",
+                f"{n:,}",
+                f"{r['duck_one']:,.0f}",
+                f"{r['duck_one'] / js:.0f}x",
+            ],
             ["one JSON file per judgment (the release), ext4", f"{n:,}", f"{js:,.0f}", "1x"],
         ],
     )
@@ -226,15 +266,15 @@ def markdown(r: dict[str, Any], command: str) -> str:
     return f"""{START}
 ## transformers backend: score mode vs the release protocol (`bench_backend_hf.py`)
 
-Command (from the repository root, {r['date']}):
+Command (from the repository root, {r["date"]}):
 
 ```bash
 {command}
 ```
 
-Tiny random `{r['arch']}` ({ARCHS[r['arch']]}, {r['params']:,} parameters) on the CPU
-({r['cpu']}), {versions};
-{r['images']} random {r['size']}x{r['size']} images x 25 scenarios = {pairs} image x scenario pairs.
+Tiny random `{r["arch"]}` ({ARCHS[r["arch"]]}, {r["params"]:,} parameters) on the CPU
+({r["cpu"]}), {versions};
+{r["images"]} random {r["size"]}x{r["size"]} images x 25 scenarios = {pairs} image x scenario pairs.
 Each pair is worth 12 judgments (4 orderings x 3 seeds). Score mode gives a pair's phi exactly from
 4 suffix rows, so it counts as the 12 judgments it replaces. The machine is shared: one run's timings.
 
@@ -250,8 +290,8 @@ instead of 300 times saves more than this table shows.
 
 Target >= 100x: {met} at the runner's batch size. Where `write_tables` spends the time: pandera
 validates one 5000-row batch in {validate}; the bare
-`INSERT ... SELECT` from Arrow, primary key maintained, runs at {r['bare']:,.0f} rows/s
-({r['bare'] / js:.0f}x JSON).
+`INSERT ... SELECT` from Arrow, primary key maintained, runs at {r["bare"]:,.0f} rows/s
+({r["bare"] / js:.0f}x JSON).
 {END}
 """
 
@@ -281,18 +321,24 @@ def main(argv: list[str] | None = None) -> int:
     transformers.utils.logging.set_verbosity_error()
     loaded = build_tiny(args.arch, seed=0)
     model, processor = loaded
-    result: dict[str, Any] = {"arch": args.arch, "images": args.images, "size": args.size,
-                              "threads": args.threads, "rows": args.rows,
-                              "params": sum(p.numel() for p in model.parameters()),
-                              "cpu": _cpu_name(),
-                              "date": dt.date.today().isoformat()}
+    result: dict[str, Any] = {
+        "arch": args.arch,
+        "images": args.images,
+        "size": args.size,
+        "threads": args.threads,
+        "rows": args.rows,
+        "params": sum(p.numel() for p in model.parameters()),
+        "cpu": _cpu_name(),
+        "date": dt.date.today().isoformat(),
+    }
     root = Path(tempfile.mkdtemp(prefix="bench_hf_"))
     try:
         (root / "warm").mkdir()
         warm = make_images(root / "warm", 1, args.size)
         images = make_images(root, args.images, args.size)
-        context = StudyContext(images=images, scenarios={s.scenario_id: s for s in STYLISTICBIAS_25},
-                               template=RELEASED_TEMPLATE)
+        context = StudyContext(
+            images=images, scenarios={s.scenario_id: s for s in STYLISTICBIAS_25}, template=RELEASED_TEMPLATE
+        )
         warm_ctx = StudyContext(images=warm, scenarios=context.scenarios, template=RELEASED_TEMPLATE)
         backend_run(loaded, warm_ctx, mode="score")  # warm-up (first-call allocations)
         print("(i) release protocol ...", file=sys.stderr)
@@ -303,8 +349,9 @@ def main(argv: list[str] | None = None) -> int:
         print("(iii) generate mode ...", file=sys.stderr)
         result["generate"] = backend_run(loaded, context, mode="generate")
         print("storage ...", file=sys.stderr)
-        (result["duck"], result["duck_one"], result["json"], result["validate_s"],
-         result["bare"]) = storage(root, args.rows)
+        (result["duck"], result["duck_one"], result["json"], result["validate_s"], result["bare"]) = storage(
+            root, args.rows
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)
     command = "OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_backend_hf.py " + " ".join(

@@ -23,7 +23,9 @@ START, END = "<!-- bench_report:start -->", "<!-- bench_report:end -->"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--db", type=Path, required=True, help="an analysed study database")
     parser.add_argument("--out", type=Path, default=None, help="markdown file whose bench section to replace")
     args = parser.parse_args()

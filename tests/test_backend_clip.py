@@ -22,11 +22,11 @@ transformers = pytest.importorskip("transformers")
 from PIL import Image  # noqa: E402
 
 from cueshift import store  # noqa: E402
-from cueshift.config import ModelConfig, load_study  # noqa: E402
 from cueshift.errors import ConfigError  # noqa: E402
 from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
 from cueshift.infer.backends.clip import ClipBackend, ClipSettings  # noqa: E402
 from cueshift.infer.backends.clip_tiny import TINY_CLIP_CHECKPOINT, build_tiny_clip, save_tiny_clip  # noqa: E402
+from cueshift.study.config import ModelConfig, load_study  # noqa: E402
 from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)

@@ -24,7 +24,6 @@ transformers = pytest.importorskip("transformers")
 
 from PIL import Image  # noqa: E402
 
-from cueshift.config import ModelConfig  # noqa: E402
 from cueshift.errors import ConfigError  # noqa: E402
 from cueshift.infer.backends import backend_class  # noqa: E402
 from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
@@ -37,6 +36,7 @@ from cueshift.infer.backends.hf import (  # noqa: E402
 from cueshift.infer.backends.hf_prompts import encode_image  # noqa: E402
 from cueshift.infer.backends.hf_score import score_full, score_shared_prefix  # noqa: E402
 from cueshift.infer.backends.tiny import ARCHS, build_tiny, build_tiny_model, main  # noqa: E402
+from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
 from tests.torch_quiet import quiet_single_thread  # noqa: E402, F401  (module fixture)
 
@@ -54,15 +54,19 @@ def context(tmp_path_factory: pytest.TempPathFactory) -> StudyContext:
     for i, size in enumerate([(40, 30), (32, 48), (64, 64)]):
         path = root / f"face{i}.png"
         Image.fromarray(rng.integers(0, 255, (size[1], size[0], 3), dtype=np.uint8)).save(path)
-        images[f"face{i}"] = ImageRecord(f"face{i}", f"id{i}", path, "base", None, None, None, "portrait",
-                                         None, None, None, None)
+        images[f"face{i}"] = ImageRecord(
+            f"face{i}", f"id{i}", path, "base", None, None, None, "portrait", None, None, None, None
+        )
     return StudyContext(images=images, scenarios=SCENARIOS, template=RELEASED_TEMPLATE)
 
 
 def _batch(images: list[str], scenarios: list[str], orderings: list[int], seeds: list[int]) -> pl.DataFrame:
     rows = [(i, s, o, k) for i in images for s in scenarios for o in orderings for k in seeds]
-    return pl.DataFrame(rows, schema={"image_id": pl.String, "scenario_id": pl.String, "ordering": pl.Int32,
-                                      "seed": pl.Int32}, orient="row")
+    return pl.DataFrame(
+        rows,
+        schema={"image_id": pl.String, "scenario_id": pl.String, "ordering": pl.Int32, "seed": pl.Int32},
+        orient="row",
+    )
 
 
 def _backend(context: StudyContext, loaded: Any, **settings: Any) -> TransformersBackend:
@@ -102,6 +106,7 @@ def _assert_equivalent(model: Any, processor: Any, context: StudyContext, image_
 
 # --- one test per architecture class --------------------------------------------------------------
 
+
 def test_score_mode(tiny: tuple[str, Any], context: StudyContext) -> None:
     arch, loaded = tiny
     backend = _backend(context, loaded, mode="score", batch_size=5)
@@ -110,8 +115,13 @@ def test_score_mode(tiny: tuple[str, Any], context: StudyContext) -> None:
     answers = backend.judge(batch)
     assert answers.p_favorable is not None and answers.p_neither is not None
     assert len(answers.response_text) == batch.height
-    for row, text, p_fav, neither in zip(batch.iter_rows(named=True), answers.response_text,
-                                         answers.p_favorable, answers.p_neither, strict=True):
+    for row, text, p_fav, neither in zip(
+        batch.iter_rows(named=True),
+        answers.response_text,
+        answers.p_favorable,
+        answers.p_neither,
+        strict=True,
+    ):
         assert text in {"(a)", "(b)"}
         assert p_fav is not None and 0.0 <= p_fav <= 1.0 and neither is not None and 0.0 <= neither <= 1.0
         fav_letter = ORDERING_BY_ID[row["ordering"]].favorable_letter
@@ -162,13 +172,15 @@ def test_multi_token_answers(arch: str, context: StudyContext) -> None:
 
 # --- mapping, formulas, settings ------------------------------------------------------------------
 
+
 def test_favorable_mapping_flips_with_letter(monkeypatch: pytest.MonkeyPatch, context: StudyContext) -> None:
     """With the same scores for every prompt, orderings 3/4 (favorable = b) get 1 - P(a)."""
     import cueshift.infer.backends.hf_score as hf_score
 
     la, lb = math.log(0.3), math.log(0.1)  # P(a | a or b) = 0.75, neither = 0.6
-    monkeypatch.setattr(hf_score, "score_shared_prefix",
-                        lambda model, enc, batch_size: [(la, lb)] * len(enc.suffix_ids))
+    monkeypatch.setattr(
+        hf_score, "score_shared_prefix", lambda model, enc, batch_size: [(la, lb)] * len(enc.suffix_ids)
+    )
     backend = _backend(context, build_tiny("idefics3"))
     answers = backend.judge(_batch(["face0"], ["competent"], [1, 2, 3, 4], [0]))
     assert answers.p_favorable == pytest.approx([0.75, 0.75, 0.25, 0.25])
@@ -201,14 +213,18 @@ def test_judgment_seed_is_stable_and_distinct() -> None:
     assert len({a, judgment_seed(2, "img", "competent", 1), judgment_seed(1, "img", "competent", 2)}) == 3
 
 
-@pytest.mark.parametrize(("settings", "field"), [
-    ({"mode": "sample"}, "settings.mode"),
-    ({"temperature": -1}, "settings.temperature"),
-    ({"batchsize": 8}, "settings.batchsize"),
-    ({"dtype": "int8"}, "settings.dtype"),
-])
-def test_bad_settings_are_one_line_config_errors(settings: dict[str, Any], field: str,
-                                                  context: StudyContext) -> None:
+@pytest.mark.parametrize(
+    ("settings", "field"),
+    [
+        ({"mode": "sample"}, "settings.mode"),
+        ({"temperature": -1}, "settings.temperature"),
+        ({"batchsize": 8}, "settings.batchsize"),
+        ({"dtype": "int8"}, "settings.dtype"),
+    ],
+)
+def test_bad_settings_are_one_line_config_errors(
+    settings: dict[str, Any], field: str, context: StudyContext
+) -> None:
     cfg = ModelConfig(model_id="m", backend="transformers", checkpoint="x", settings=settings)
     with pytest.raises(ConfigError) as err:
         TransformersBackend(cfg, context)
@@ -217,9 +233,11 @@ def test_bad_settings_are_one_line_config_errors(settings: dict[str, Any], field
 
 # --- checkpoints on disk --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("arch", ["llava_next", "qwen2_5_vl"])
-def test_checkpoint_directory(arch: str, tmp_path: Path, context: StudyContext,
-                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_checkpoint_directory(
+    arch: str, tmp_path: Path, context: StudyContext, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`python -m cueshift.infer.backends.tiny` writes a directory the registry's backend loads.
 
     llava_next reloads through AutoProcessor; qwen2_5_vl through the in-code rebuild.
@@ -228,8 +246,12 @@ def test_checkpoint_directory(arch: str, tmp_path: Path, context: StudyContext,
     assert main([arch, str(out)]) == 0 and str(out) in capsys.readouterr().out
     cls = backend_class("transformers")
     assert cls is TransformersBackend
-    cfg = ModelConfig(model_id="tiny", backend="transformers", checkpoint=str(out),
-                      settings={"device": "cpu", "dtype": "float32"})
+    cfg = ModelConfig(
+        model_id="tiny",
+        backend="transformers",
+        checkpoint=str(out),
+        settings={"device": "cpu", "dtype": "float32"},
+    )
     backend = cls(cfg, context)
     answers = backend.judge(_batch(["face2"], ["competent"], [1, 4], [0]))
     assert answers.response_text[0] in {"(a)", "(b)"}
@@ -240,8 +262,9 @@ def test_checkpoint_directory(arch: str, tmp_path: Path, context: StudyContext,
 
 
 def test_missing_checkpoint_is_one_line(tmp_path: Path, context: StudyContext) -> None:
-    cfg = ModelConfig(model_id="m", backend="transformers", checkpoint=str(tmp_path / "nowhere"),
-                      settings={"device": "cpu"})
+    cfg = ModelConfig(
+        model_id="m", backend="transformers", checkpoint=str(tmp_path / "nowhere"), settings={"device": "cpu"}
+    )
     with pytest.raises(Exception) as err:
         TransformersBackend(cfg, context)
     assert "cannot load" in str(err.value) and "\n" not in str(err.value)
@@ -257,16 +280,18 @@ def test_tiny_study_file_runs_end_to_end(tmp_path: Path) -> None:
     """studies/tiny-transformers.toml through the runner: score mode, seed 0 only, once per judgment."""
     import duckdb
 
-    from cueshift.config import load_study
-    from cueshift.infer.runner import run_study
+    from cueshift.designs.runner import run_study
+    from cueshift.study.config import load_study
 
     study = load_study(Path(__file__).parents[1] / "studies" / "tiny-transformers.toml")
     (model,) = study.models
     checkpoint = build_tiny_model("llava_next", tmp_path / "ckpt")
-    study = study.model_copy(update={
-        "models": [model.model_copy(update={"checkpoint": str(checkpoint)})],
-        "benchmark": study.benchmark.model_copy(update={"cache_dir": tmp_path / "demo"}),
-    })
+    study = study.model_copy(
+        update={
+            "models": [model.model_copy(update={"checkpoint": str(checkpoint)})],
+            "benchmark": study.benchmark.model_copy(update={"cache_dir": tmp_path / "demo"}),
+        }
+    )
     database = tmp_path / "tiny.duckdb"
     run_study(study, database=database, progress=False)
     with duckdb.connect(str(database), read_only=True) as con:
@@ -282,8 +307,8 @@ def test_paired_design_runs_on_a_tiny_transformers_model(tmp_path: Path) -> None
     """studies/paired-001.toml (seed 001) with its judge swapped for a tiny LLaVA-NeXT in score mode."""
     import duckdb
 
-    from cueshift.config import ModelConfig, load_study
     from cueshift.designs import run_design
+    from cueshift.study.config import ModelConfig, load_study
 
     study = load_study(Path(__file__).parents[1] / "studies" / "paired-001.toml")
     checkpoint = build_tiny_model("llava_next", tmp_path / "ckpt")

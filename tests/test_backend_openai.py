@@ -29,7 +29,6 @@ import polars as pl
 import pytest
 from PIL import Image
 
-from cueshift.config import ModelConfig, load_study
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.infer.backends.base import ImageRecord, StudyContext
 from cueshift.infer.backends.openai_compat import (
@@ -38,6 +37,7 @@ from cueshift.infer.backends.openai_compat import (
     letter_probabilities,
     parse_settings,
 )
+from cueshift.study.config import ModelConfig, load_study
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
 from tests.local_http import LocalServer
 
@@ -596,4 +596,3 @@ def test_study_file_is_valid() -> None:
     settings = parse_settings(model)
     assert isinstance(settings, OpenAISettings) and settings.base_urls == ["http://127.0.0.1:8000/v1"]
     assert not any("sk-" in str(v) for v in model.settings.values())
-

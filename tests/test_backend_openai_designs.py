@@ -27,12 +27,12 @@ import pytest
 from PIL import Image
 
 from cueshift import store
-from cueshift.config import ModelConfig, parse_study
 from cueshift.designs import run_design
-from cueshift.designs.settings import PROMPT_002, RATING_PROMPT_002
 from cueshift.errors import CueshiftError
 from cueshift.infer.backends.base import ImageRecord, StudyContext, rating_prompts
 from cueshift.infer.backends.openai_compat import OpenAIBackend
+from cueshift.study.config import ModelConfig, parse_study
+from cueshift.study.sections import PROMPT_002, RATING_PROMPT_002
 from tests.local_http import LocalServer
 
 pytestmark = pytest.mark.timeout(60)
@@ -332,4 +332,3 @@ def test_pairwise_design_runs_end_to_end_on_the_openai_backend(
         con.close()
     assert trials.height == n_trials and trials["winner_image_id"].null_count() == 0
     assert ratings.height == n_ratings and ratings["rating"].to_list() == [7.0] * n_ratings
-

@@ -15,12 +15,12 @@ import polars as pl
 import pytest
 from PIL import Image
 
+from cueshift.errors import BenchmarkError
 from cueshift.images import Benchmark, load_benchmark
 from cueshift.images.demo import PAPER_MARGINALS, configuration, face_images, plan, render, sample_faces
 from cueshift.images.labels import AGES, BODY_TYPES, ETHNICITIES, GENDERS, normalize_variation_value
-from cueshift.config import BenchmarkConfig
-from cueshift.errors import BenchmarkError
 from cueshift.schemas import IdentitySchema, ImageSchema
+from cueshift.study.config import BenchmarkConfig
 from cueshift.study.variations import FEATURES, PAPER_RULES, VariationFilter
 
 PAPER_FILTER = VariationFilter()

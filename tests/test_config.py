@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cueshift.config import load_study
 from cueshift.errors import ConfigError
+from cueshift.study.config import load_study
 
 
 def test_embedded_default_study_is_the_paper_protocol():

@@ -15,12 +15,13 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from cueshift import store
-from cueshift.config import load_study, parse_study
 from cueshift.designs import analyze_design, run_design
-from cueshift.designs import paired_stats as ps
 from cueshift.designs._results import check_result
+from cueshift.designs.paired import stats as ps
 from cueshift.errors import SchemaViolation
-from cueshift.study.scenarios import ORDERING_BY_ID, SCENARIO_SETS
+from cueshift.study.config import load_study, parse_study
+from cueshift.study.scenario_sets import SCENARIO_SETS
+from cueshift.study.scenarios import ORDERING_BY_ID
 from cueshift.study.scenarios_001 import (
     ATTRACTIVENESS_91,
     HALO_SCENARIOS,
@@ -228,11 +229,11 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
         results = analyze_design(con, study, write=True)
         stored = {r[0] for r in con.sql("SHOW TABLES").fetchall()}
         # exact planted truth: E[s] of every image from the judge's own model
-        from cueshift.images import load_benchmark
         from cueshift.designs.paired import prepared_study
+        from cueshift.designs.runner import image_records
+        from cueshift.images import load_benchmark
         from cueshift.infer.backends import StudyContext
         from cueshift.infer.backends.simulated import SimulatedBackend
-        from cueshift.infer.runner import image_records
 
         prepared = prepared_study(study)
         bench = load_benchmark(prepared.benchmark, prepared.variations, progress=False)

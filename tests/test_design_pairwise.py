@@ -15,14 +15,14 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from cueshift import store
-from cueshift.config import load_study, parse_study
 from cueshift.designs import analyze_design, run_design
-from cueshift.designs import pairwise_stats as pw
-from cueshift.designs.human_ratings import read_long_ratings, read_stimuli
 from cueshift.designs.pairwise import plan_pairs
-from cueshift.designs.parsing import parse_pairwise_answer, parse_rating
+from cueshift.designs.pairwise import stats as pw
 from cueshift.errors import CueshiftError
+from cueshift.images.human_ratings import read_long_ratings, read_stimuli
 from cueshift.infer.backends.simulated_designs import PairwiseJudgeSettings, pairwise_win_probability
+from cueshift.infer.parser_pairwise import parse_pairwise_answer, parse_rating
+from cueshift.study.config import load_study, parse_study
 
 STUDY = Path(__file__).resolve().parents[1] / "studies" / "pairwise-002.toml"
 

@@ -17,13 +17,13 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from cueshift import store
-from cueshift.config import load_study, parse_study
 from cueshift.designs import analyze_design, run_design
-from cueshift.designs import probe_stats as pst
-from cueshift.designs.probe_attributes import OMI_34, SYNTHETIC_CLUSTERS
-from cueshift.designs.settings import SyntheticRaters
-from cueshift.designs.synthetic import synthetic_human_ratings
+from cueshift.designs.probe import stats as pst
+from cueshift.images.synthetic import synthetic_human_ratings
 from cueshift.infer.backends.simulated_designs import latent_impressions
+from cueshift.study.config import load_study, parse_study
+from cueshift.study.scenarios_004 import OMI_34, SYNTHETIC_CLUSTERS
+from cueshift.study.sections import SyntheticRaters
 
 STUDY = Path(__file__).resolve().parents[1] / "studies" / "probe-004.toml"
 DEMO_CACHE = Path(__file__).resolve().parents[1] / ".cueshift-cache" / "demo"
@@ -189,7 +189,7 @@ def test_probe_end_to_end_recovers_planted_reliability_link(tmp_path: Path) -> N
         results = analyze_design(con, study)
     finally:
         con.close()
-    from cueshift.designs.probe_attributes import SYNTHETIC_CONSISTENCY
+    from cueshift.study.scenarios_004 import SYNTHETIC_CONSISTENCY
 
     rel = results["reliability"].with_columns(
         pl.col("attribute").replace_strict(SYNTHETIC_CONSISTENCY).alias("c")
@@ -241,7 +241,7 @@ def test_probe_runs_on_the_tiny_clip_backend(tmp_path: Path, monkeypatch: pytest
 
 def test_published_means_and_reliability_without_long_ratings() -> None:
     from cueshift.designs.probe import analyze_frames
-    from cueshift.designs.settings import ProbeConfig
+    from cueshift.study.sections import ProbeConfig
 
     attributes = ["happy", "age", "asian", "alert"]
     latent = _latent(40, attributes)

@@ -9,9 +9,9 @@ from pypdf import PdfReader
 from rich.console import Console
 
 from cueshift import store
-from cueshift.config import load_study
 from cueshift.designs import analyze_design, run_design
 from cueshift.report._render import REPORTS_DIR, render_report
+from cueshift.study.config import load_study
 
 STUDIES = Path(__file__).parents[1] / "studies"
 

@@ -2,7 +2,7 @@
 
 Pipeline order, lowest first (docs/architecture.md)::
 
-    errors, schemas  <  study  <  images  <  infer  <  store  <  views  <  stats  <  report  <  designs  <  cli
+    errors, schemas < study < images < infer < store < views < stats < report < designs < cli
 
 A module may import its own layer and any layer below it; ``designs`` wires the layers together and
 only the command line sits above it. Imports inside ``if TYPE_CHECKING:`` count too: a static tool
@@ -87,8 +87,12 @@ def test_no_import_reaches_up() -> None:
                 continue
             there = _layer(target)
             if there in RANK and RANK[there] > RANK[here]:
-                violations.append(f"{path.relative_to(PACKAGE_ROOT)}:{line}: {here} imports {target} ({there})")
-    assert not violations, "imports from a lower layer to a higher one:\n" + "\n".join(sorted(set(violations)))
+                violations.append(
+                    f"{path.relative_to(PACKAGE_ROOT)}:{line}: {here} imports {target} ({there})"
+                )
+    assert not violations, "imports from a lower layer to a higher one:\n" + "\n".join(
+        sorted(set(violations))
+    )
 
 
 def test_no_import_cycles() -> None:
@@ -144,4 +148,6 @@ def test_private_modules_stay_in_their_package() -> None:
                     if not (here == owner or here.startswith(owner + ".")):
                         violations.append(f"{path.relative_to(PACKAGE_ROOT)}:{line}: imports {target}")
                     break
-    assert not violations, "private modules imported from another package:\n" + "\n".join(sorted(set(violations)))
+    assert not violations, "private modules imported from another package:\n" + "\n".join(
+        sorted(set(violations))
+    )

@@ -18,8 +18,8 @@ import duckdb
 import polars as pl
 import pytest
 
-from cueshift.config import load_study
-from cueshift.infer.runner import Shard, merge_databases, run_study
+from cueshift.designs.runner import Shard, merge_databases, run_study
+from cueshift.study.config import load_study
 
 COMPARED = [
     "model_id",
@@ -198,7 +198,9 @@ def test_cli_rejects_a_malformed_manifest_and_creates_no_database(tmp_path):
     )
     result = subprocess.run(
         [sys.executable, "-m", "cueshift.cli", "infer", "--study", str(path), "--no-progress"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.strip()]
@@ -212,12 +214,16 @@ def test_sql_opens_the_database_read_only(reference):
     ok = subprocess.run(
         [sys.executable, "-m", "cueshift.cli", "sql", "SELECT count(*) AS n FROM judgment"]
         + ["--db", str(db), "--csv"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert ok.returncode == 0 and ok.stdout.split() == ["n", str(frame.height)]
     write = subprocess.run(
         [sys.executable, "-m", "cueshift.cli", "sql", "DELETE FROM judgment", "--db", str(db)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert write.returncode == 2 and "read-only" in write.stderr.lower()
     assert judgments(db).height == frame.height
@@ -227,7 +233,9 @@ def test_a_bad_model_setting_fails_before_the_database_exists(tmp_path, cache):
     path = study_file(tmp_path, cache, settings="letter_bias = 'lots'")
     result = subprocess.run(
         [sys.executable, "-m", "cueshift.cli", "infer", "--study", str(path), "--no-progress"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.strip()]

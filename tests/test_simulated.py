@@ -16,7 +16,6 @@ import numpy as np
 import polars as pl
 import pytest
 
-from cueshift.config import ModelConfig
 from cueshift.errors import ConfigError
 from cueshift.infer.backends import backend_class
 from cueshift.infer.backends.base import BackendAnswers, ImageRecord, StudyContext
@@ -34,6 +33,7 @@ from cueshift.infer.backends.simulated import (
     scenario_base_logits,
 )
 from cueshift.infer.parser import parse_answers
+from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
 
 Z = 4.0

@@ -47,7 +47,6 @@ import numpy.typing as npt
 import polars as pl
 from scipy import stats
 
-from cueshift.config import ModelConfig
 from cueshift.infer.backends.base import ImageRecord, StudyContext
 from cueshift.infer.backends.simulated import (
     DEFAULT_DEMOGRAPHIC_EFFECTS,
@@ -57,6 +56,7 @@ from cueshift.infer.backends.simulated import (
 )
 from cueshift.infer.parser import parse_answers
 from cueshift.stats import bh_adjust, cluster_bootstrap, face_matrix, phi_from_judgments, signed_rank_columns
+from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
 
 SCENARIOS = {s.scenario_id: s for s in STYLISTICBIAS_25}

@@ -66,8 +66,8 @@ def infer(
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Judge every image x scenario x ordering x seed not stored yet (resumes after any interruption)."""
-    from cueshift.config import load_study
-    from cueshift.infer.runner import Shard, run_study
+    from cueshift.designs.runner import Shard, run_study
+    from cueshift.study.config import load_study
 
     spec = load_study(study)
     show_progress = progress and sys.stderr.isatty()
@@ -112,9 +112,9 @@ def analyze(
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Build the views, run every declared analysis into result_* tables, print the headlines."""
-    from cueshift import analyze as first_cut
     from cueshift import store
-    from cueshift.config import load_study
+    from cueshift.study.config import load_study
+    from cueshift.views import overview as first_cut
 
     if test not in ("rank", "permutation"):
         raise CueshiftError(f"--test {test!r}: expected 'rank' or 'permutation'")
@@ -166,7 +166,7 @@ def sql(
     import polars as pl
 
     from cueshift import store
-    from cueshift.config import load_study
+    from cueshift.study.config import load_study
 
     path = db or load_study(study).database_path
     con = store.open_study(path, read_only=True)
@@ -191,7 +191,7 @@ def merge(
     shards: Annotated[list[Path], typer.Argument(help="Shard databases written by `infer --shard K/N`.")],
 ) -> None:
     """Merge shard databases into one (all or nothing; conflicting rows are an error)."""
-    from cueshift.infer.runner import merge_databases
+    from cueshift.designs.runner import merge_databases
 
     added = merge_databases(output, shards)
     console.print(", ".join(f"{table}: +{n:,}" for table, n in added.items()) + f" -> {output}")
@@ -201,7 +201,7 @@ def merge(
 @_guard
 def show_study(study: StudyOption = "default") -> None:
     """Print the fully resolved study configuration (defaults filled in) as JSON."""
-    from cueshift.config import load_study
+    from cueshift.study.config import load_study
 
     console.print_json(load_study(study).model_dump_json())
 

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     import polars as pl
     from rich.console import Console
 
-    from cueshift.config import Study
-    from cueshift.infer.runner import RunSummary
+    from cueshift.designs.runner import RunSummary
+    from cueshift.study.config import Study
 
 #: design -> module implementing ``run(study, ...)`` and ``analyze(con, study, ...)``.
 DESIGN_MODULES: dict[str, str] = {

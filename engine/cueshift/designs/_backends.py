@@ -8,9 +8,9 @@ ordinary runner (``run_study``) can build it for the paired and probe designs.
 
 from __future__ import annotations
 
-from cueshift.config import ModelConfig
 from cueshift.errors import ConfigError
 from cueshift.infer.backends import BACKENDS, Backend, StudyContext, backend_class
+from cueshift.study.config import ModelConfig
 
 SIMULATED_DESIGNS = "simulated-designs"
 BACKENDS.setdefault(SIMULATED_DESIGNS, "cueshift.infer.backends.simulated_designs:SimulatedDesignBackend")

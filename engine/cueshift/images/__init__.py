@@ -7,9 +7,9 @@ filter already applied (``evaluated`` / ``exclusion_reason``).
 
 from __future__ import annotations
 
-from cueshift.images.base import Benchmark
-from cueshift.config import BenchmarkConfig
 from cueshift.errors import BenchmarkError
+from cueshift.images.base import Benchmark
+from cueshift.study.config import BenchmarkConfig
 from cueshift.study.variations import VariationFilter
 
 __all__ = ["Benchmark", "load_benchmark"]

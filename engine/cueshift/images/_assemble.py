@@ -14,6 +14,7 @@ from typing import Literal
 import pandera.errors
 import polars as pl
 
+from cueshift.errors import BenchmarkError
 from cueshift.images._files import (
     FileFacts,
     Location,
@@ -24,7 +25,6 @@ from cueshift.images._files import (
 )
 from cueshift.images.base import Benchmark
 from cueshift.images.labels import DEMOGRAPHIC_FIELDS, default_framing, variation_category
-from cueshift.errors import BenchmarkError
 from cueshift.schemas import IdentitySchema, ImageSchema
 from cueshift.study.variations import VariationFilter
 

@@ -48,7 +48,7 @@ from cueshift.images._demo_look import RENDERER_VERSION, Look, base_look
 from cueshift.images._files import FileFacts, Location, atomic_write_bytes, progress_bar
 from cueshift.images.base import Benchmark
 from cueshift.images.labels import AGES, BODY_TYPES, ETHNICITIES, GENDERS, default_framing, slug
-from cueshift.config import BenchmarkConfig
+from cueshift.study.config import BenchmarkConfig
 from cueshift.study.variations import FEATURES, VariationFilter
 
 SOURCE = "cueshift-demo"

@@ -39,11 +39,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cueshift.errors import BenchmarkError
 from cueshift.images._assemble import IdentityRecord, ImageRecord, assemble
 from cueshift.images._files import Location, clean_relative_path, input_error
 from cueshift.images.base import Benchmark
 from cueshift.images.labels import DEMOGRAPHIC_FIELDS, normalize_demographic, normalize_variation_value
-from cueshift.errors import BenchmarkError
 from cueshift.study.variations import VariationFilter
 
 SOURCE = "stylisticbias"

@@ -18,9 +18,9 @@ import os
 import shutil
 import subprocess
 import time
-from importlib import resources
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 

@@ -49,8 +49,8 @@ def report_command(
     ] = False,
 ) -> None:
     """Render the study report (HTML and PDF) from the study database; every number is read at render time."""
-    from cueshift.config import load_study
     from cueshift.report._render import DEFAULT_DOCUMENT, quarto_available, render_report
+    from cueshift.study.config import load_study
 
     spec = load_study(study)
     path = db or spec.database_path

@@ -58,7 +58,6 @@ STYLISTICBIAS_25: tuple[Scenario, ...] = (
     _scenario("Honest", "Fraudulent", INTERPERSONAL),
 )
 
-SCENARIO_SETS: dict[str, tuple[Scenario, ...]] = {"stylisticbias-25": STYLISTICBIAS_25}
 
 #: The released forced-choice template (seed 000 Fig. 9), with the option slots made explicit.
 RELEASED_TEMPLATE = (
@@ -130,8 +129,3 @@ def prompt_variant_frame(template: str, orderings: tuple[Ordering, ...]) -> pl.D
             "example_prompt": [o.render(template, example) for o in orderings],
         }
     )
-
-
-from cueshift.study.scenarios_001 import DESIGN_SCENARIO_SETS  # noqa: E402  (seed 001/002/004 designs)
-
-SCENARIO_SETS.update(DESIGN_SCENARIO_SETS)

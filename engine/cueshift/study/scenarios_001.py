@@ -215,18 +215,3 @@ def _check() -> None:
 
 
 _check()
-
-
-def _design_sets() -> dict[str, tuple[Scenario, ...]]:
-    from cueshift.designs.pairwise_questions import PAIRWISE_QUESTIONS, SCENARIO_SET_002
-    from cueshift.designs.probe_attributes import OMI_34, SCENARIO_SET_004
-
-    return {
-        SCENARIO_SET_001: ATTRACTIVENESS_91,
-        SCENARIO_SET_004: OMI_34,
-        SCENARIO_SET_002: PAIRWISE_QUESTIONS,
-    }
-
-
-#: Scenario sets of the further seed designs, registered into ``SCENARIO_SETS``.
-DESIGN_SCENARIO_SETS: dict[str, tuple[Scenario, ...]] = _design_sets()

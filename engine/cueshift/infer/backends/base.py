@@ -17,7 +17,7 @@ from typing import ClassVar
 import duckdb
 import polars as pl
 
-from cueshift.config import ModelConfig
+from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERING_BY_ID, Ordering, Scenario
 
 
@@ -132,6 +132,6 @@ def rating_prompts(batch: pl.DataFrame, context: StudyContext) -> list[str]:  # 
     fills it with ``[pairwise] rating_prompt``), else the seed 002 default."""
     if "prompt" in batch.columns:
         return [str(p) for p in batch["prompt"].to_list()]
-    from cueshift.designs.settings import RATING_PROMPT_002
+    from cueshift.study.sections import RATING_PROMPT_002
 
     return [RATING_PROMPT_002] * batch.height

@@ -49,10 +49,10 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from cueshift import store
-from cueshift.config import ModelConfig
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.infer.backends.base import Backend, BackendAnswers, StudyContext
 from cueshift.infer.backends.clip_tiny import TINY_CLIP_CHECKPOINT, build_tiny_clip
+from cueshift.study.config import ModelConfig
 
 if TYPE_CHECKING:
     import torch

@@ -55,9 +55,9 @@ import numpy as np
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cueshift.config import ModelConfig
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.infer.backends.base import Backend, BackendAnswers, JudgmentRequest, StudyContext
+from cueshift.study.config import ModelConfig
 
 Mode = Literal["generate", "score"]
 
@@ -193,8 +193,9 @@ class TransformersBackend(Backend):
     #: per instance: see :attr:`deterministic` (the runner must read that, not this)
     scores: ClassVar[bool] = False
 
-    def __init__(self, model: ModelConfig, context: StudyContext, *,
-                 loaded: tuple[Any, Any] | None = None) -> None:
+    def __init__(
+        self, model: ModelConfig, context: StudyContext, *, loaded: tuple[Any, Any] | None = None
+    ) -> None:
         super().__init__(model, context)
         self.settings = parse_settings(model)
         try:
@@ -300,8 +301,15 @@ class TransformersBackend(Backend):
         enc = encode_image(self.processor, image, prompts, answer_prefix=self.settings.answer_prefix)
         return enc, index
 
-    def _score_image(self, requests: list[JudgmentRequest], rows: list[int], texts: list[str],
-                     latency: list[float], p_fav: list[float | None], p_neither: list[float | None]) -> None:
+    def _score_image(
+        self,
+        requests: list[JudgmentRequest],
+        rows: list[int],
+        texts: list[str],
+        latency: list[float],
+        p_fav: list[float | None],
+        p_neither: list[float | None],
+    ) -> None:
         from cueshift.infer.backends.hf_score import score_full, score_shared_prefix
 
         t0 = time.perf_counter()
@@ -319,8 +327,9 @@ class TransformersBackend(Backend):
             p_neither[i] = neither
             p_fav[i] = None if p_a is None else (p_a if req.ordering.favorable_letter == "a" else 1.0 - p_a)
 
-    def _generate_image(self, requests: list[JudgmentRequest], rows: list[int], texts: list[str],
-                        latency: list[float]) -> None:
+    def _generate_image(
+        self, requests: list[JudgmentRequest], rows: list[int], texts: list[str], latency: list[float]
+    ) -> None:
         """One seeded generation per judgment; the image prefix runs once when ``shared_prefix``."""
         import copy
 
@@ -340,15 +349,18 @@ class TransformersBackend(Backend):
             k = index[(req.scenario.scenario_id, req.ordering.ordering)]
             ids = torch.tensor([enc.full_ids(k)], device=model.device)
             if cache is not None:  # the cache holds the image: pass only the ids and a full mask
-                inputs: dict[str, Any] = {"attention_mask": torch.ones_like(ids),
-                                          "past_key_values": copy.deepcopy(cache)}
+                inputs: dict[str, Any] = {
+                    "attention_mask": torch.ones_like(ids),
+                    "past_key_values": copy.deepcopy(cache),
+                }
             else:  # the release protocol: the whole prompt with the image, every time
                 inputs = {**image_inputs, **move_inputs(enc.full_token_inputs(k), model)}
-            torch.manual_seed(judgment_seed(req.seed, req.image.image_id, req.scenario.scenario_id,
-                                            req.ordering.ordering))
+            torch.manual_seed(
+                judgment_seed(req.seed, req.image.image_id, req.scenario.scenario_id, req.ordering.ordering)
+            )
             with torch.inference_mode():
                 out = model.generate(input_ids=ids, **inputs, **self._sampling)
-            texts[i] = tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True).strip()
+            texts[i] = tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True).strip()
             latency[i] = shared_ms + (time.perf_counter() - t1) * 1000.0
 
     # --- further designs: two-image pairwise trials, 0-10 ratings --------------------------------------
@@ -360,8 +372,9 @@ class TransformersBackend(Backend):
         texts: list[str] = []
         latency: list[float] = []
         rows = batch.select("left_image_id", "right_image_id", "scenario_id", "seed").iter_rows()
-        for (left, right, scenario_id, seed), prompt in zip(rows, pairwise_prompts(batch, self.context),
-                                                            strict=True):
+        for (left, right, scenario_id, seed), prompt in zip(
+            rows, pairwise_prompts(batch, self.context), strict=True
+        ):
             text, ms = self._generate_images([left, right], prompt, pair_seed(seed, left, right, scenario_id))
             texts.append(text)
             latency.append(ms)
@@ -411,8 +424,11 @@ class TransformersBackend(Backend):
     @property
     def _sampling(self) -> dict[str, Any]:
         s = self.settings
-        kw: dict[str, Any] = {"do_sample": s.temperature > 0, "max_new_tokens": s.max_new_tokens,
-                              "pad_token_id": self._pad_id}
+        kw: dict[str, Any] = {
+            "do_sample": s.temperature > 0,
+            "max_new_tokens": s.max_new_tokens,
+            "pad_token_id": self._pad_id,
+        }
         if s.temperature > 0:
             kw["temperature"] = s.temperature
             if s.top_k is not None:
@@ -440,5 +456,13 @@ def answer_from_logprobs(logp_a: float, logp_b: float) -> tuple[str, float | Non
     return text, p_a, neither
 
 
-__all__ = ["TransformersBackend", "TransformersSettings", "answer_from_logprobs", "judgment_seed",
-           "pair_seed", "parse_settings", "phi_at_temperature", "rating_seed"]
+__all__ = [
+    "TransformersBackend",
+    "TransformersSettings",
+    "answer_from_logprobs",
+    "judgment_seed",
+    "pair_seed",
+    "parse_settings",
+    "phi_at_temperature",
+    "rating_seed",
+]

@@ -93,7 +93,7 @@ def _answer_ids(tokenizer: Any, tail_ids: list[int], tail: str, answer: str) -> 
     """
     joint = _tokenize(tokenizer, tail + answer)
     if joint[: len(tail_ids)] == tail_ids and len(joint) > len(tail_ids):
-        return joint[len(tail_ids):]
+        return joint[len(tail_ids) :]
     return _tokenize(tokenizer, answer)
 
 
@@ -138,13 +138,15 @@ def encode_image(
     if cut >= 0 and all(c == cut and t[:cut] == texts[0][:cut] for c, t in zip(cuts, texts, strict=True)):
         tail_ids = [_tokenize(tokenizer, t[cut:]) for t in texts]
         k0 = len(tail_ids[0])
-        if k0 < n0 and ids0[n0 - k0:] == tail_ids[0]:
+        if k0 < n0 and ids0[n0 - k0 :] == tail_ids[0]:
             full = [ids0[: n0 - k0] + t for t in tail_ids]
     if full is None:  # fall back: the processor on every prompt (same ids, image processed each time)
-        full = [ids0] + [processor(text=[t], images=[image], return_tensors="pt")["input_ids"][0].tolist()
-                         for t in texts[1:]]
+        full = [ids0] + [
+            processor(text=[t], images=[image], return_tensors="pt")["input_ids"][0].tolist()
+            for t in texts[1:]
+        ]
     # the text after the prompt (the generation header) decides how the answer is tokenized
-    gen_tails = [t[c + len(p):] if c >= 0 else t for t, c, p in zip(texts, cuts, prompts, strict=True)]
+    gen_tails = [t[c + len(p) :] if c >= 0 else t for t, c, p in zip(texts, cuts, prompts, strict=True)]
     # keep at least one token per suffix: its logits start the answer
     shared = min(_lcp(full), min(len(f) for f in full) - 1)
     image_token = getattr(processor, "image_token_id", None)
@@ -170,8 +172,10 @@ def encode_image(
     for tail in gen_tails:
         if tail not in by_tail:
             header = _tokenize(tokenizer, tail)
-            by_tail[tail] = (_answer_ids(tokenizer, header, tail, answer_prefix + ANSWERS[0]),
-                             _answer_ids(tokenizer, header, tail, answer_prefix + ANSWERS[1]))
+            by_tail[tail] = (
+                _answer_ids(tokenizer, header, tail, answer_prefix + ANSWERS[0]),
+                _answer_ids(tokenizer, header, tail, answer_prefix + ANSWERS[1]),
+            )
     answers = [by_tail[tail] for tail in gen_tails]
     return EncodedImage(
         prefix_ids=full[0][:shared],

@@ -106,12 +106,13 @@ def score_shared_prefix(model: Any, enc: EncodedImage, *, batch_size: int) -> li
     rows = score_rows(enc)
     result = [[float("nan"), float("nan")] for _ in enc.suffix_ids]
     for lo in range(0, len(rows), batch_size):
-        chunk = rows[lo:lo + batch_size]
+        chunk = rows[lo : lo + batch_size]
         width = max(len(r.tokens) for r in chunk)
         keep = max(len(r.tokens) - r.start for r in chunk)
         # right-pad with each row's own last token (never an image token); padding is never read
-        ids = torch.tensor([r.tokens + [r.tokens[-1]] * (width - len(r.tokens)) for r in chunk],
-                           device=model.device)
+        ids = torch.tensor(
+            [r.tokens + [r.tokens[-1]] * (width - len(r.tokens)) for r in chunk], device=model.device
+        )
         positions = torch.tensor(
             [[min(r.start + j, len(r.tokens) - 1) for j in range(keep)] for r in chunk], device=model.device
         )
@@ -139,5 +140,5 @@ def score_full(model: Any, enc: EncodedImage) -> list[tuple[float, float]]:
         ids = torch.tensor([enc.prefix_ids + row.tokens], device=model.device)
         out = model(input_ids=ids, **move_inputs({**enc.image_inputs, **tokens}, model), use_cache=False)
         logprobs = torch.log_softmax(out.logits[0].float(), dim=-1).cpu()
-        _collect(row, logprobs[len(enc.prefix_ids) + row.start: n], result)
+        _collect(row, logprobs[len(enc.prefix_ids) + row.start : n], result)
     return [(a, b) for a, b in result]

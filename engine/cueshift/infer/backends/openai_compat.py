@@ -64,7 +64,6 @@ from typing import Any, ClassVar, Literal, TypeVar
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from cueshift.config import ModelConfig
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.infer.backends.base import (
     Backend,
@@ -75,6 +74,7 @@ from cueshift.infer.backends.base import (
     rating_prompts,
 )
 from cueshift.infer.backends.openai_http import ConnectionPool, HttpResponse, Origin, TransportError
+from cueshift.study.config import ModelConfig
 
 log = logging.getLogger(__name__)
 

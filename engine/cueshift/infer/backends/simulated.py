@@ -74,16 +74,16 @@ import numpy.typing as npt
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from cueshift.config import ModelConfig
 from cueshift.errors import ConfigError
 from cueshift.infer.backends.base import Backend, BackendAnswers, StudyContext
 from cueshift.infer.parser import parse_answer
+from cueshift.study.config import ModelConfig
+from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import (
     BEHAVIORAL,
     INTERPERSONAL,
     ORDERING_BY_ID,
     PERSONALITY,
-    SCENARIO_SETS,
     SOCIOECONOMIC,
     Scenario,
 )

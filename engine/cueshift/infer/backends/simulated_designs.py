@@ -34,7 +34,6 @@ import numpy as np
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cueshift.config import ModelConfig
 from cueshift.errors import ConfigError
 from cueshift.infer.backends.base import BackendAnswers, StudyContext
 from cueshift.infer.backends.simulated import (
@@ -52,6 +51,7 @@ from cueshift.infer.backends.simulated import (
     _unit,
     logistic,
 )
+from cueshift.study.config import ModelConfig
 
 #: Seed of the shared latent truth (stimulus latents, latent impressions).
 LATENT_SEED: Final = 4004
@@ -148,7 +148,7 @@ def stimulus_latent(
 
 def default_impression_maps() -> tuple[dict[str, float], dict[str, str]]:
     """(consistency, clusters) of the synthetic OMI attributes."""
-    from cueshift.designs.probe_attributes import SYNTHETIC_CLUSTERS, SYNTHETIC_CONSISTENCY
+    from cueshift.study.scenarios_004 import SYNTHETIC_CLUSTERS, SYNTHETIC_CONSISTENCY
 
     return dict(SYNTHETIC_CONSISTENCY), dict(SYNTHETIC_CLUSTERS)
 

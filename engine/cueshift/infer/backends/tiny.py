@@ -49,10 +49,20 @@ ARCHS: dict[str, str] = {
 NO_PROCESSOR_ROUNDTRIP = frozenset({"qwen2_vl", "qwen2_5_vl", "qwen3_vl", "internvl", "pixtral"})
 MARKER = "cueshift_tiny.json"
 
-_TEXT: dict[str, Any] = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
-                         "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 2048}
-_VISION: dict[str, Any] = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
-                           "num_attention_heads": 2}
+_TEXT: dict[str, Any] = {
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "max_position_embeddings": 2048,
+}
+_VISION: dict[str, Any] = {
+    "hidden_size": 32,
+    "intermediate_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 2,
+}
 
 
 @dataclass(frozen=True)
@@ -72,29 +82,60 @@ class _Template:
 
         return (
             lit(self.bos)
-            + "{% for m in messages %}{% if m['role'] == 'user' %}" + lit(self.user_start)
-            + "{% for c in m['content'] %}{% if c['type'] == 'image' %}" + lit(self.image)
-            + "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}" + lit(self.user_end)
-            + "{% else %}" + lit(self.assistant_start)
+            + "{% for m in messages %}{% if m['role'] == 'user' %}"
+            + lit(self.user_start)
+            + "{% for c in m['content'] %}{% if c['type'] == 'image' %}"
+            + lit(self.image)
+            + "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}"
+            + lit(self.user_end)
+            + "{% else %}"
+            + lit(self.assistant_start)
             + "{% for c in m['content'] %}{% if c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}"
-            + lit(self.assistant_end) + "{% endif %}{% endfor %}"
-            + "{% if add_generation_prompt %}" + lit(self.assistant_start) + "{% endif %}"
+            + lit(self.assistant_end)
+            + "{% endif %}{% endfor %}"
+            + "{% if add_generation_prompt %}"
+            + lit(self.assistant_start)
+            + "{% endif %}"
         )
 
 
 _MISTRAL = _Template("<s>", "[INST] ", "<image>\n", " [/INST]", "", "</s>")
 _PIXTRAL = _Template("<s>", "[INST]", "[IMG]", "[/INST]", "", "</s>")
-_QWEN2 = _Template("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n", "<|im_start|>user\n",
-                   "<|vision_start|><|image_pad|><|vision_end|>", "<|im_end|>\n", "<|im_start|>assistant\n",
-                   "<|im_end|>\n")
-_QWEN3 = _Template("", "<|im_start|>user\n", "<|vision_start|><|image_pad|><|vision_end|>", "<|im_end|>\n",
-                   "<|im_start|>assistant\n", "<|im_end|>\n")
-_INTERNVL = _Template("<|im_start|>system\nYou are InternVL.<|im_end|>\n", "<|im_start|>user\n",
-                      "<IMG_CONTEXT>\n", "<|im_end|>\n", "<|im_start|>assistant\n", "<|im_end|>\n")
-_GEMMA3 = _Template("<bos>", "<start_of_turn>user\n", "<start_of_image>", "<end_of_turn>\n",
-                    "<start_of_turn>model\n", "<end_of_turn>\n")
-_IDEFICS3 = _Template("<|im_start|>", "User:", "<image>", "<end_of_utterance>\n", "Assistant:",
-                      "<end_of_utterance>\n")
+_QWEN2 = _Template(
+    "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n",
+    "<|im_start|>user\n",
+    "<|vision_start|><|image_pad|><|vision_end|>",
+    "<|im_end|>\n",
+    "<|im_start|>assistant\n",
+    "<|im_end|>\n",
+)
+_QWEN3 = _Template(
+    "",
+    "<|im_start|>user\n",
+    "<|vision_start|><|image_pad|><|vision_end|>",
+    "<|im_end|>\n",
+    "<|im_start|>assistant\n",
+    "<|im_end|>\n",
+)
+_INTERNVL = _Template(
+    "<|im_start|>system\nYou are InternVL.<|im_end|>\n",
+    "<|im_start|>user\n",
+    "<IMG_CONTEXT>\n",
+    "<|im_end|>\n",
+    "<|im_start|>assistant\n",
+    "<|im_end|>\n",
+)
+_GEMMA3 = _Template(
+    "<bos>",
+    "<start_of_turn>user\n",
+    "<start_of_image>",
+    "<end_of_turn>\n",
+    "<start_of_turn>model\n",
+    "<end_of_turn>\n",
+)
+_IDEFICS3 = _Template(
+    "<|im_start|>", "User:", "<image>", "<end_of_utterance>\n", "Assistant:", "<end_of_utterance>\n"
+)
 
 
 def _corpus() -> list[str]:
@@ -103,8 +144,13 @@ def _corpus() -> list[str]:
 
 
 def build_tokenizer(
-    specials: dict[str, str], extra: list[str], *, whole_answers: bool, bos: str | None = None,
-    eos: str = "</s>", vocab_size: int = 400,
+    specials: dict[str, str],
+    extra: list[str],
+    *,
+    whole_answers: bool,
+    bos: str | None = None,
+    eos: str = "</s>",
+    vocab_size: int = 400,
 ) -> PreTrainedTokenizerFast:
     """Train a tiny byte-level BPE tokenizer on the prompts.
 
@@ -122,11 +168,18 @@ def build_tokenizer(
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size + len(all_special), special_tokens=all_special,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size + len(all_special),
+        special_tokens=all_special,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     tok.train_from_iterator(_corpus(), trainer)
     fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok, bos_token=bos, eos_token=eos, pad_token="<pad>",
+        tokenizer_object=tok,
+        bos_token=bos,
+        eos_token=eos,
+        pad_token="<pad>",
         extra_special_tokens=specials,
     )
     if whole_answers:
@@ -171,8 +224,14 @@ class _Arch:
 
 
 def _text_cfg(tok: PreTrainedTokenizerFast, **kw: Any) -> dict[str, Any]:
-    return {**_TEXT, "vocab_size": len(tok), "pad_token_id": tok.pad_token_id,
-            "eos_token_id": tok.eos_token_id, "bos_token_id": tok.bos_token_id, **kw}
+    return {
+        **_TEXT,
+        "vocab_size": len(tok),
+        "pad_token_id": tok.pad_token_id,
+        "eos_token_id": tok.eos_token_id,
+        "bos_token_id": tok.bos_token_id,
+        **kw,
+    }
 
 
 # LLaVA-NeXT (LLaVA-v1.6-Mistral): CLIP tower, Mistral text model, any-resolution tiles
@@ -183,15 +242,22 @@ def _llava_next_parts(whole: bool) -> tuple[PreTrainedTokenizerFast, Any]:
     from transformers import LlavaNextImageProcessorPil
 
     tok = build_tokenizer({"image_token": "<image>"}, ["[INST]", "[/INST]"], whole_answers=whole, bos="<s>")
-    return tok, LlavaNextImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32},
-                                           image_grid_pinpoints=_PINPOINTS)
+    return tok, LlavaNextImageProcessorPil(
+        size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32}, image_grid_pinpoints=_PINPOINTS
+    )
 
 
 def _llava_next_processor(tok: PreTrainedTokenizerFast, ip: Any) -> ProcessorMixin:
     from transformers import LlavaNextProcessor
 
-    return LlavaNextProcessor(ip, tok, patch_size=8, vision_feature_select_strategy="default",
-                              num_additional_image_tokens=1, chat_template=_MISTRAL.jinja())
+    return LlavaNextProcessor(
+        ip,
+        tok,
+        patch_size=8,
+        vision_feature_select_strategy="default",
+        num_additional_image_tokens=1,
+        chat_template=_MISTRAL.jinja(),
+    )
 
 
 def _llava_next_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
@@ -202,19 +268,28 @@ def _llava_next_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
         MistralConfig,
     )
 
-    return LlavaNextForConditionalGeneration(LlavaNextConfig(
-        vision_config=CLIPVisionConfig(**_VISION, image_size=32, patch_size=8),
-        text_config=MistralConfig(**_text_cfg(tok)), image_token_index=tok.image_token_id,
-        image_grid_pinpoints=_PINPOINTS, vision_feature_layer=-1, image_seq_length=16,
-    ))
+    return LlavaNextForConditionalGeneration(
+        LlavaNextConfig(
+            vision_config=CLIPVisionConfig(**_VISION, image_size=32, patch_size=8),
+            text_config=MistralConfig(**_text_cfg(tok)),
+            image_token_index=tok.image_token_id,
+            image_grid_pinpoints=_PINPOINTS,
+            vision_feature_layer=-1,
+            image_seq_length=16,
+        )
+    )
 
 
 # Pixtral: LlavaForConditionalGeneration with a Pixtral tower and rows of [IMG] ... [IMG_BREAK]
 def _pixtral_parts(whole: bool) -> tuple[PreTrainedTokenizerFast, Any]:
     from transformers import PixtralImageProcessorPil
 
-    tok = build_tokenizer({"image_token": "[IMG]"}, ["[IMG_BREAK]", "[IMG_END]", "[INST]", "[/INST]"],
-                          whole_answers=whole, bos="<s>")
+    tok = build_tokenizer(
+        {"image_token": "[IMG]"},
+        ["[IMG_BREAK]", "[IMG_END]", "[INST]", "[/INST]"],
+        whole_answers=whole,
+        bos="<s>",
+    )
     return tok, PixtralImageProcessorPil(size={"longest_edge": 32}, patch_size={"height": 8, "width": 8})
 
 
@@ -236,33 +311,48 @@ def _pixtral_processor(tok: PreTrainedTokenizerFast, ip: Any) -> ProcessorMixin:
             row = self.image_token * (width // self.patch_size) + self.image_break_token
             return (row * (height // self.patch_size))[: -len(self.image_break_token)] + self.image_end_token
 
-    return PixtralLikeProcessor(ip, tok, patch_size=8, vision_feature_select_strategy="full",
-                                chat_template=_PIXTRAL.jinja())
+    return PixtralLikeProcessor(
+        ip, tok, patch_size=8, vision_feature_select_strategy="full", chat_template=_PIXTRAL.jinja()
+    )
 
 
 def _pixtral_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
     from transformers import LlavaConfig, LlavaForConditionalGeneration, MistralConfig, PixtralVisionConfig
 
-    return LlavaForConditionalGeneration(LlavaConfig(
-        vision_config=PixtralVisionConfig(**_VISION, image_size=32, patch_size=8),
-        text_config=MistralConfig(**_text_cfg(tok)), image_token_index=tok.image_token_id,
-        vision_feature_layer=-1, vision_feature_select_strategy="full", multimodal_projector_bias=False,
-    ))
+    return LlavaForConditionalGeneration(
+        LlavaConfig(
+            vision_config=PixtralVisionConfig(**_VISION, image_size=32, patch_size=8),
+            text_config=MistralConfig(**_text_cfg(tok)),
+            image_token_index=tok.image_token_id,
+            vision_feature_layer=-1,
+            vision_feature_select_strategy="full",
+            multimodal_projector_bias=False,
+        )
+    )
 
 
 # Qwen2-VL, Qwen2.5-VL, Qwen3-VL: dynamic resolution, 3-axis rotary positions
-_QWEN_SPECIALS = {"image_token": "<|image_pad|>", "video_token": "<|video_pad|>",
-                  "vision_start_token": "<|vision_start|>", "vision_end_token": "<|vision_end|>"}
+_QWEN_SPECIALS = {
+    "image_token": "<|image_pad|>",
+    "video_token": "<|video_pad|>",
+    "vision_start_token": "<|vision_start|>",
+    "vision_end_token": "<|vision_end|>",
+}
 _MROPE = {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]}
 
 
 def _qwen_parts(whole: bool) -> tuple[PreTrainedTokenizerFast, Any]:
     from transformers import Qwen2VLImageProcessorPil
 
-    tok = build_tokenizer(_QWEN_SPECIALS, ["<|im_start|>", "<|im_end|>"], whole_answers=whole,
-                          eos="<|im_end|>")
-    return tok, Qwen2VLImageProcessorPil(patch_size=8, merge_size=2, temporal_patch_size=2,
-                                         size={"shortest_edge": 16 * 16, "longest_edge": 64 * 64})
+    tok = build_tokenizer(
+        _QWEN_SPECIALS, ["<|im_start|>", "<|im_end|>"], whole_answers=whole, eos="<|im_end|>"
+    )
+    return tok, Qwen2VLImageProcessorPil(
+        patch_size=8,
+        merge_size=2,
+        temporal_patch_size=2,
+        size={"shortest_edge": 16 * 16, "longest_edge": 64 * 64},
+    )
 
 
 def _qwen_processor(name: str, template: _Template) -> Callable[[PreTrainedTokenizerFast, Any], Any]:
@@ -283,44 +373,80 @@ def _qwen_ids(tok: PreTrainedTokenizerFast) -> dict[str, Any]:
 def _qwen2_vl_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
     from transformers import Qwen2VLConfig, Qwen2VLForConditionalGeneration
 
-    return Qwen2VLForConditionalGeneration(Qwen2VLConfig(
-        text_config=_text_cfg(tok, rope_parameters=_MROPE),
-        vision_config={"depth": 2, "embed_dim": 32, "hidden_size": 64, "num_heads": 2, "mlp_ratio": 2,
-                       "patch_size": 8, "spatial_merge_size": 2, "temporal_patch_size": 2},
-        **_qwen_ids(tok),
-    ))
+    return Qwen2VLForConditionalGeneration(
+        Qwen2VLConfig(
+            text_config=_text_cfg(tok, rope_parameters=_MROPE),
+            vision_config={
+                "depth": 2,
+                "embed_dim": 32,
+                "hidden_size": 64,
+                "num_heads": 2,
+                "mlp_ratio": 2,
+                "patch_size": 8,
+                "spatial_merge_size": 2,
+                "temporal_patch_size": 2,
+            },
+            **_qwen_ids(tok),
+        )
+    )
 
 
 def _qwen2_5_vl_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
     from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
 
-    return Qwen2_5_VLForConditionalGeneration(Qwen2_5_VLConfig(
-        text_config=_text_cfg(tok, rope_parameters=_MROPE),
-        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "out_hidden_size": 64,
-                       "num_heads": 2, "patch_size": 8, "spatial_merge_size": 2, "temporal_patch_size": 2,
-                       "window_size": 32, "fullatt_block_indexes": [1]},
-        **_qwen_ids(tok),
-    ))
+    return Qwen2_5_VLForConditionalGeneration(
+        Qwen2_5_VLConfig(
+            text_config=_text_cfg(tok, rope_parameters=_MROPE),
+            vision_config={
+                "depth": 2,
+                "hidden_size": 32,
+                "intermediate_size": 64,
+                "out_hidden_size": 64,
+                "num_heads": 2,
+                "patch_size": 8,
+                "spatial_merge_size": 2,
+                "temporal_patch_size": 2,
+                "window_size": 32,
+                "fullatt_block_indexes": [1],
+            },
+            **_qwen_ids(tok),
+        )
+    )
 
 
 def _qwen3_vl_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
     from transformers import Qwen3VLConfig, Qwen3VLForConditionalGeneration
 
-    return Qwen3VLForConditionalGeneration(Qwen3VLConfig(
-        text_config=_text_cfg(tok, rope_parameters={**_MROPE, "mrope_interleaved": True}, head_dim=16),
-        vision_config={"depth": 2, "hidden_size": 32, "intermediate_size": 64, "out_hidden_size": 64,
-                       "num_heads": 2, "patch_size": 8, "spatial_merge_size": 2, "temporal_patch_size": 2,
-                       "num_position_embeddings": 64, "deepstack_visual_indexes": [0]},
-        **_qwen_ids(tok),
-    ))
+    return Qwen3VLForConditionalGeneration(
+        Qwen3VLConfig(
+            text_config=_text_cfg(tok, rope_parameters={**_MROPE, "mrope_interleaved": True}, head_dim=16),
+            vision_config={
+                "depth": 2,
+                "hidden_size": 32,
+                "intermediate_size": 64,
+                "out_hidden_size": 64,
+                "num_heads": 2,
+                "patch_size": 8,
+                "spatial_merge_size": 2,
+                "temporal_patch_size": 2,
+                "num_position_embeddings": 64,
+                "deepstack_visual_indexes": [0],
+            },
+            **_qwen_ids(tok),
+        )
+    )
 
 
 # InternVL3: InternViT tower, Qwen2 text model, <img><IMG_CONTEXT>...</img>, image tiles
 def _internvl_parts(whole: bool) -> tuple[PreTrainedTokenizerFast, Any]:
     from transformers import GotOcr2ImageProcessorPil
 
-    specials = {"start_image_token": "<img>", "end_image_token": "</img>",
-                "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"}
+    specials = {
+        "start_image_token": "<img>",
+        "end_image_token": "</img>",
+        "context_image_token": "<IMG_CONTEXT>",
+        "video_token": "<video>",
+    }
     tok = build_tokenizer(specials, ["<|im_start|>", "<|im_end|>"], whole_answers=whole, eos="<|im_end|>")
     return tok, GotOcr2ImageProcessorPil(size={"height": 32, "width": 32}, max_patches=4)
 
@@ -340,21 +466,29 @@ def _internvl_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
         Qwen2Config,
     )
 
-    return InternVLForConditionalGeneration(InternVLConfig(
-        vision_config=InternVLVisionConfig(**_VISION, image_size=32, patch_size=8),
-        text_config=Qwen2Config(**_text_cfg(tok)), image_token_id=tok.context_image_token_id,
-        image_seq_length=4, downsample_ratio=0.5,
-    ))
+    return InternVLForConditionalGeneration(
+        InternVLConfig(
+            vision_config=InternVLVisionConfig(**_VISION, image_size=32, patch_size=8),
+            text_config=Qwen2Config(**_text_cfg(tok)),
+            image_token_id=tok.context_image_token_id,
+            image_seq_length=4,
+            downsample_ratio=0.5,
+        )
+    )
 
 
 # Gemma-3: SigLIP tower pooled to a square of soft tokens, sliding-window text layers
 def _gemma3_parts(whole: bool) -> tuple[PreTrainedTokenizerFast, Any]:
     from transformers import Gemma3ImageProcessorPil
 
-    specials = {"boi_token": "<start_of_image>", "eoi_token": "<end_of_image>",
-                "image_token": "<image_soft_token>"}
-    tok = build_tokenizer(specials, ["<start_of_turn>", "<end_of_turn>"], whole_answers=whole,
-                          bos="<bos>", eos="<eos>")
+    specials = {
+        "boi_token": "<start_of_image>",
+        "eoi_token": "<end_of_image>",
+        "image_token": "<image_soft_token>",
+    }
+    tok = build_tokenizer(
+        specials, ["<start_of_turn>", "<end_of_turn>"], whole_answers=whole, bos="<bos>", eos="<eos>"
+    )
     return tok, Gemma3ImageProcessorPil(size={"height": 32, "width": 32})
 
 
@@ -373,11 +507,16 @@ def _gemma3_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
     )
 
     text = Gemma3TextConfig(**_text_cfg(tok, head_dim=16, query_pre_attn_scalar=16, sliding_window=64))
-    return Gemma3ForConditionalGeneration(Gemma3Config(
-        text_config=text, vision_config=SiglipVisionConfig(**_VISION, image_size=32, patch_size=8),
-        mm_tokens_per_image=4, boi_token_index=tok.boi_token_id, eoi_token_index=tok.eoi_token_id,
-        image_token_index=tok.image_token_id,
-    ))
+    return Gemma3ForConditionalGeneration(
+        Gemma3Config(
+            text_config=text,
+            vision_config=SiglipVisionConfig(**_VISION, image_size=32, patch_size=8),
+            mm_tokens_per_image=4,
+            boi_token_index=tok.boi_token_id,
+            eoi_token_index=tok.eoi_token_id,
+            image_token_index=tok.image_token_id,
+        )
+    )
 
 
 # SmolVLM / Idefics3: SigLIP tower, pixel shuffle, image split into <row_i_col_j> tiles + a global image
@@ -387,8 +526,9 @@ def _idefics3_parts(whole: bool) -> tuple[PreTrainedTokenizerFast, Any]:
     tiles = [f"<row_{i}_col_{j}>" for i in range(1, 7) for j in range(1, 7)]
     extra = ["<fake_token_around_image>", "<global-img>", "<end_of_utterance>", "<|im_start|>", *tiles]
     tok = build_tokenizer({"image_token": "<image>"}, extra, whole_answers=whole, eos="<end_of_utterance>")
-    return tok, Idefics3ImageProcessorPil(size={"longest_edge": 64}, max_image_size={"longest_edge": 32},
-                                          do_image_splitting=True)
+    return tok, Idefics3ImageProcessorPil(
+        size={"longest_edge": 64}, max_image_size={"longest_edge": 32}, do_image_splitting=True
+    )
 
 
 def _idefics3_processor(tok: PreTrainedTokenizerFast, ip: Any) -> ProcessorMixin:
@@ -405,10 +545,14 @@ def _idefics3_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
         LlamaConfig,
     )
 
-    return Idefics3ForConditionalGeneration(Idefics3Config(
-        vision_config=Idefics3VisionConfig(**_VISION, image_size=32, patch_size=8),
-        text_config=LlamaConfig(**_text_cfg(tok)), scale_factor=2, image_token_id=tok.image_token_id,
-    ))
+    return Idefics3ForConditionalGeneration(
+        Idefics3Config(
+            vision_config=Idefics3VisionConfig(**_VISION, image_size=32, patch_size=8),
+            text_config=LlamaConfig(**_text_cfg(tok)),
+            scale_factor=2,
+            image_token_id=tok.image_token_id,
+        )
+    )
 
 
 _ARCH_BUILD: dict[str, _Arch] = {

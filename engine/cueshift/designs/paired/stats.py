@@ -278,7 +278,7 @@ def halo_table(bias: pl.DataFrame, halo_scenarios: Sequence[str], *, alpha: floa
 def significance_share(tests: pl.DataFrame, by: Sequence[str], *, alpha: float = 0.05) -> pl.DataFrame:
     """Share of scenarios with ``p_adj < alpha`` per ``by`` group (e.g. model × test × family),
     with a Wilson interval; ``n_positive`` counts the significant ones with a positive estimate."""
-    from cueshift.designs.pairwise_stats import wilson_interval
+    from cueshift.designs.pairwise.stats import wilson_interval
 
     grouped = tests.group_by(list(by), maintain_order=True).agg(
         (pl.col("p_adj") < alpha).sum().cast(pl.Int64).alias("n_significant"),

@@ -1,6 +1,6 @@
 """Study-file sections of the further designs: ``[paired]``, ``[pairwise]``, ``[probe]``.
 
-Imported by :mod:`cueshift.config` (keep this module free of heavy imports). Every section
+Imported by :mod:`cueshift.study.config` (keep this module free of heavy imports). Every section
 is optional; a design without its section runs with the defaults below.
 """
 
@@ -47,7 +47,7 @@ class SyntheticRaters(_Section):
     A rating is ``round(center + spread * (sqrt(c) * z + sqrt(1 - c) * e))`` clipped to the
     scale, with ``z`` the stimulus's latent value (shared by all raters and by the simulated
     judge), ``e`` rater noise and ``c`` the attribute's consistency (see
-    :func:`cueshift.designs.synthetic.synthetic_human_ratings`).
+    :func:`cueshift.images.synthetic.synthetic_human_ratings`).
     """
 
     n_raters: int = Field(default=30, ge=2)

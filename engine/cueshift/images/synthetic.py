@@ -26,7 +26,7 @@ from PIL import Image, ImageEnhance, ImageFilter
 from cueshift.images._demo_face import draw_face
 from cueshift.images._demo_look import base_look
 from cueshift.images._files import atomic_write_bytes
-from cueshift.designs.settings import SyntheticPairedFaces, SyntheticPortraits, SyntheticRaters
+from cueshift.study.sections import SyntheticPairedFaces, SyntheticPortraits, SyntheticRaters
 
 RACES_001: tuple[str, ...] = ("Asian", "Black", "Indian", "Latino", "White", "Mixed")
 AGES_001: tuple[str, ...] = ("young", "middle-aged", "old")

@@ -12,9 +12,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from cueshift.designs.settings import PairedConfig, PairwiseConfig, ProbeConfig
 from cueshift.errors import ConfigError
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, SCENARIO_SETS
+from cueshift.study.scenario_sets import SCENARIO_SETS
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
+from cueshift.study.sections import PairedConfig, PairwiseConfig, ProbeConfig
 from cueshift.study.variations import VariationFilter
 
 DEFAULT_STUDY = "default"

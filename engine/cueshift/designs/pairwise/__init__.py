@@ -6,7 +6,7 @@ Within each cohort every target-group stimulus is paired with every other-group 
 (crossed, e.g. 4 Western-styled × 10 local-styled = 40 pairs, Table 3). With
 ``swap_repeats`` each pair is asked in both left/right orders (position bias measurable and
 cancelled); otherwise its side is drawn deterministically from the pair and seed. Each
-answer is parsed strictly (:func:`~cueshift.designs.parsing.parse_pairwise_answer`); the
+answer is parsed strictly (:func:`~cueshift.infer.parser_pairwise.parse_pairwise_answer`); the
 ``pairwise_trial`` row keeps both image ids (which side each was on), the raw answer and the
 winner (NULL when invalid). Runs resume: stored (model, left, right, question, seed) keys
 are never asked again, and every batch is one transaction.
@@ -14,7 +14,7 @@ are never asked again, and every batch is one transaction.
 Ratings
 -------
 With ``rate_models`` each model rates every stimulus (``rating_prompt``, parsed by
-:func:`~cueshift.designs.parsing.parse_rating`); human ratings come from ``human_ratings``
+:func:`~cueshift.infer.parser_pairwise.parse_rating`); human ratings come from ``human_ratings``
 (long CSV) or ``[pairwise.synthetic_humans]``. Both land in the ``rating`` table.
 """
 
@@ -34,19 +34,20 @@ from rich.console import Console
 from rich.table import Table
 
 from cueshift import store
-from cueshift.images import load_benchmark
-from cueshift.images.manifest import load_manifest
-from cueshift.config import Study
-from cueshift.designs import pairwise_stats as pw
 from cueshift.designs._backends import design_backend
 from cueshift.designs._results import write_results
-from cueshift.designs.human_ratings import rating_rows, read_long_ratings, read_stimuli
-from cueshift.designs.parsing import parse_pairwise_answer, parse_rating
-from cueshift.designs.settings import PairwiseConfig
+from cueshift.designs.pairwise import stats as pw
+from cueshift.designs.runner import RunSummary, image_records, model_frame, versions
 from cueshift.errors import ConfigError, CueshiftError
+from cueshift.images import load_benchmark
+from cueshift.images.human_ratings import rating_rows, read_long_ratings, read_stimuli
+from cueshift.images.manifest import load_manifest
 from cueshift.infer.backends import StudyContext
-from cueshift.infer.runner import RunSummary, image_records, model_frame, versions
-from cueshift.study.scenarios import SCENARIO_SETS, Scenario, scenario_frame
+from cueshift.infer.parser_pairwise import parse_pairwise_answer, parse_rating
+from cueshift.study.config import Study
+from cueshift.study.scenario_sets import SCENARIO_SETS
+from cueshift.study.scenarios import Scenario, scenario_frame
+from cueshift.study.sections import PairwiseConfig
 from cueshift.study.variations import VariationFilter
 
 TRIAL_KEY = ["model_id", "left_image_id", "right_image_id", "scenario_id", "seed"]
@@ -107,7 +108,7 @@ def plan_pairs(
 
 def _stimuli_and_benchmark(study: Study, config: PairwiseConfig):  # type: ignore[no-untyped-def]
     if config.synthetic is not None:
-        from cueshift.designs.synthetic import pairwise_portraits
+        from cueshift.images.synthetic import pairwise_portraits
 
         manifest, stimuli, _ = pairwise_portraits(config.synthetic)
         return load_manifest(manifest, VariationFilter(whitelist=None, rules=[]), progress=False), stimuli
@@ -127,7 +128,7 @@ def human_ratings_frame(config: PairwiseConfig, stimuli: pl.DataFrame) -> pl.Dat
         )
     if config.synthetic_humans is None:
         return None
-    from cueshift.designs.synthetic import synthetic_human_ratings
+    from cueshift.images.synthetic import synthetic_human_ratings
     from cueshift.infer.backends.simulated_designs import stimulus_latent
 
     group_latent = dict(zip((config.target_group, config.other_group), HUMAN_GROUP_LATENT, strict=True))
@@ -382,7 +383,7 @@ def analyze_frames(
         bins = [(b.label, b.low, b.high, b.closed) for b in config.bins]
         results["rating_summary"] = pw.rating_summary(ratings, confidence=conf)
         results["rating_bins"] = pw.rating_bins(ratings, bins, confidence=conf)
-        from cueshift.designs.probe_stats import krippendorff_by_attribute, model_human_rating_agreement
+        from cueshift.designs.probe.stats import krippendorff_by_attribute, model_human_rating_agreement
 
         humans = ratings.filter(pl.col("rater_kind") == "human")
         if humans.height:

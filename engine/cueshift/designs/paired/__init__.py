@@ -1,6 +1,6 @@
 """The paired original-vs-filtered design (seed 001): run and analyse.
 
-Running is the ordinary forced-choice protocol (:func:`cueshift.infer.runner.run_study`):
+Running is the ordinary forced-choice protocol (:func:`cueshift.designs.runner.run_study`):
 identity = individual, base image = original photo, variation = the filtered photo
 (``feature_key`` = ``[paired] filter_feature_key``). The StylisticBias variation filter
 does not apply: every filtered image is judged. With ``[paired.synthetic]`` the synthetic
@@ -32,14 +32,14 @@ from rich.console import Console
 from rich.table import Table
 
 from cueshift import store
-from cueshift.config import BenchmarkConfig, Study
 from cueshift.designs import _backends  # noqa: F401  (registers the simulated-designs backend)
-from cueshift.designs import paired_stats as ps
 from cueshift.designs._results import write_results
-from cueshift.designs.settings import PairedConfig
+from cueshift.designs.paired import stats as ps
+from cueshift.designs.runner import RunSummary, run_study
 from cueshift.errors import CueshiftError
-from cueshift.infer.runner import RunSummary, run_study
+from cueshift.study.config import BenchmarkConfig, Study
 from cueshift.study.scenarios_001 import HALO_SCENARIOS, RACE_PAIRS
+from cueshift.study.sections import PairedConfig
 from cueshift.study.variations import VariationFilter
 
 SCORES_SQL = """
@@ -65,7 +65,7 @@ def prepared_study(study: Study) -> Study:
     config = config_of(study)
     update: dict[str, object] = {"variations": VariationFilter(whitelist=None, rules=[])}
     if config.synthetic is not None:
-        from cueshift.designs.synthetic import paired_image_set
+        from cueshift.images.synthetic import paired_image_set
 
         manifest = paired_image_set(config.synthetic, config.filter_feature_key)
         update["benchmark"] = BenchmarkConfig(kind="manifest", manifest=manifest)

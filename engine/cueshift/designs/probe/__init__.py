@@ -33,15 +33,15 @@ from rich.table import Table
 from scipy import stats as sps
 
 from cueshift import store
-from cueshift.images import load_benchmark
-from cueshift.config import Study
 from cueshift.designs import _backends  # noqa: F401  (registers the simulated-designs backend)
-from cueshift.designs import probe_stats as pst
 from cueshift.designs._results import write_results
-from cueshift.designs.human_ratings import rating_rows, read_long_ratings, read_means, read_reliability
-from cueshift.designs.settings import ProbeConfig
+from cueshift.designs.probe import stats as pst
+from cueshift.designs.runner import RunSummary, run_study, study_scenarios
 from cueshift.errors import ConfigError, CueshiftError
-from cueshift.infer.runner import RunSummary, run_study, study_scenarios
+from cueshift.images import load_benchmark
+from cueshift.images.human_ratings import rating_rows, read_long_ratings, read_means, read_reliability
+from cueshift.study.config import Study
+from cueshift.study.sections import ProbeConfig
 from cueshift.study.variations import VariationFilter
 
 HUMAN_KEY = ["rater_id", "image_id", "attribute", "seed"]
@@ -76,9 +76,9 @@ def human_frames(
     if config.human_ratings is not None:
         long = read_long_ratings(config.human_ratings, stimuli=stimuli, attributes=attributes)
     elif config.synthetic_humans is not None:
-        from cueshift.designs.probe_attributes import SYNTHETIC_CLUSTERS, SYNTHETIC_CONSISTENCY
-        from cueshift.designs.synthetic import synthetic_human_ratings
+        from cueshift.images.synthetic import synthetic_human_ratings
         from cueshift.infer.backends.simulated_designs import latent_impressions
+        from cueshift.study.scenarios_004 import SYNTHETIC_CLUSTERS, SYNTHETIC_CONSISTENCY
 
         ordered = sorted(attributes)
         z = latent_impressions(images["identity_id"].to_list(), ordered, SYNTHETIC_CLUSTERS)

@@ -40,16 +40,16 @@ from rich.progress import (
 )
 
 from cueshift import store
+from cueshift.errors import ConfigError, CueshiftError
 from cueshift.images import load_benchmark
 from cueshift.images.base import Benchmark
-from cueshift.config import ModelConfig, Study
-from cueshift.errors import ConfigError, CueshiftError
 from cueshift.infer.backends import Backend, StudyContext, backend_class
 from cueshift.infer.backends.base import ImageRecord
 from cueshift.infer.parser import parse_answers
+from cueshift.study.config import ModelConfig, Study
+from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import (
     ORDERING_BY_ID,
-    SCENARIO_SETS,
     Scenario,
     prompt_variant_frame,
     scenario_frame,
