@@ -66,7 +66,9 @@ def draw_body(look: Look, style: str) -> Image.Image:
         d.rectangle((cx - w, 60, cx + w, 92), fill=look.skin)  # crop top: bare midriff
     elif bottom_kind == "gown":
         d.polygon([(cx - w, 80), (cx + w, 80), (cx + w + 10, 154), (cx - w - 10, 154)], fill=bottom_color)
-    _BODY_DETAILS.get(style, lambda *_: None)(d, look, cx, w)
+    detail = _BODY_DETAILS.get(style)
+    if detail is not None:
+        detail(d, look, cx, w)
     d.ellipse(head.box, fill=look.skin)
     for ex in head.eye_xs():
         d.point((ex, head.eye_y), fill=(30, 30, 30))
