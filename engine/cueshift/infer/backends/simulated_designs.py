@@ -36,20 +36,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cueshift.errors import ConfigError
 from cueshift.infer.backends.base import BackendAnswers, StudyContext
-from cueshift.infer.backends.simulated import (
+from cueshift.infer.backends.simulated import SimulatedBackend, logistic
+from cueshift.infer.backends.simulated.backend import ContentRows
+from cueshift.infer.backends.simulated.columns import factorize
+from cueshift.infer.backends.simulated.rng import (
     FloatArray,
-    IntArray,
-    Scenario,
-    SimulatedBackend,
     UIntArray,
-    _factorize,
-    _mix,
-    _seed_key,
-    _standard_normal,
-    _string_hash,
-    _string_hashes,
-    _unit,
-    logistic,
+    mix,
+    seed_key,
+    standard_normal,
+    string_hash,
+    string_hashes,
+    uniform,
 )
 from cueshift.study.config import ModelConfig
 
@@ -141,7 +139,7 @@ def stimulus_latent(
 ) -> FloatArray:
     r""":math:`\ell_j = \gamma_{g_j} + \sigma z_j`, :math:`z_j \sim N(0, 1)` drawn from
     ``(LATENT_SEED, image_id)``."""
-    z = _standard_normal(_mix(_seed_key(LATENT_SEED, _TAG_STIMULUS), _string_hashes(list(image_ids))))
+    z = standard_normal(mix(seed_key(LATENT_SEED, _TAG_STIMULUS), string_hashes(list(image_ids))))
     shift = np.array([group_latent.get(g or "", 0.0) for g in groups], dtype=np.float64)
     return shift + sd * z
 
@@ -169,18 +167,18 @@ def latent_impressions(
     :math:`F, e \sim N(0, 1)` drawn from ``(LATENT_SEED, identity, cluster / attribute)``: unit
     variance, correlation :math:`\lambda^2` within a cluster and 0 across clusters.
     """
-    ids = _string_hashes(list(identity_ids))
+    ids = string_hashes(list(identity_ids))
     out = np.empty((len(identity_ids), len(attributes)))
     for j, attribute in enumerate(attributes):
-        unique = _standard_normal(
-            _mix(_mix(_seed_key(LATENT_SEED, _TAG_UNIQUE), ids), np.uint64(_string_hash(attribute)))
+        unique = standard_normal(
+            mix(mix(seed_key(LATENT_SEED, _TAG_UNIQUE), ids), np.uint64(string_hash(attribute)))
         )
         cluster = clusters.get(attribute)
         if cluster is None:
             out[:, j] = unique
             continue
-        factor = _standard_normal(
-            _mix(_mix(_seed_key(LATENT_SEED, _TAG_FACTOR), ids), np.uint64(_string_hash(cluster)))
+        factor = standard_normal(
+            mix(mix(seed_key(LATENT_SEED, _TAG_FACTOR), ids), np.uint64(string_hash(cluster)))
         )
         out[:, j] = factor_loading * factor + np.sqrt(1.0 - factor_loading**2) * unique
     return out
@@ -237,7 +235,7 @@ class SimulatedDesignBackend(SimulatedBackend):
         self.pairwise: PairwiseJudgeSettings = sections.get("pairwise", PairwiseJudgeSettings())
         self.rating: RatingJudgeSettings = sections.get("rating", RatingJudgeSettings())
         self.impressions: ImpressionJudgeSettings | None = sections.get("impressions")
-        self._key = _mix(_seed_key(self.settings.seed, _TAG_PAIR), np.uint64(_string_hash(model.model_id)))
+        self._key = mix(seed_key(self.settings.seed, _TAG_PAIR), np.uint64(string_hash(model.model_id)))
         if self.impressions is not None:
             consistency, clusters = default_impression_maps()
             self._consistency = {**consistency, **self.impressions.consistency}
@@ -245,11 +243,12 @@ class SimulatedDesignBackend(SimulatedBackend):
 
     # -- impressions: the forced-choice content logit gains fidelity * c_a * z_{f,a}
 
-    def _rows(self, frame: pl.DataFrame) -> tuple[IntArray, UIntArray, IntArray, list[Scenario], FloatArray]:
-        image_codes, image_hash, scenario_codes, scenarios, content = super()._rows(frame)
+    def content_rows(self, frame: pl.DataFrame) -> ContentRows:
+        r"""The base judge's rows with :math:`\phi\, c_a\, z_{f,a}` added to the content logit."""
+        image_codes, image_hash, scenario_codes, scenarios, content = super().content_rows(frame)
         if self.impressions is None:
             return image_codes, image_hash, scenario_codes, scenarios, content
-        _, image_ids = _factorize(frame.get_column("image_id"))
+        _, image_ids = factorize(frame.get_column("image_id"))
         identities = [self.context.images[str(i)].identity_id for i in image_ids]
         attributes = [s.scenario_id for s in scenarios]
         z = latent_impressions(identities, attributes, self._clusters, self.impressions.factor_loading)
@@ -265,15 +264,15 @@ class SimulatedDesignBackend(SimulatedBackend):
     # -- pairwise
 
     def _answer_keys(self, tag: int, *columns: Sequence[str | int]) -> UIntArray:
-        key = np.broadcast_to(_mix(self._key, np.uint64(tag)), (len(columns[0]),))
+        key = np.broadcast_to(mix(self._key, np.uint64(tag)), (len(columns[0]),))
         for column in columns:
             values = list(column)
             hashed = (
                 np.asarray(values, dtype=np.uint64)
                 if values and isinstance(values[0], int | np.integer)
-                else _string_hashes([str(v) for v in values])
+                else string_hashes([str(v) for v in values])
             )
-            key = _mix(key, hashed)
+            key = mix(key, hashed)
         return key
 
     def judge_pairs(self, batch: pl.DataFrame) -> BackendAnswers:
@@ -291,9 +290,9 @@ class SimulatedDesignBackend(SimulatedBackend):
         key = self._answer_keys(
             _TAG_PAIR, left, right, batch["scenario_id"].to_list(), batch["seed"].cast(pl.Int64).to_list()
         )
-        valid = _unit(_mix(key, _S_VALID)) >= self.pairwise.invalid_rate
-        chose_left = _unit(_mix(key, _S_CHOICE)) < p_left
-        style = _unit(_mix(key, _S_STYLE))
+        valid = uniform(mix(key, _S_VALID)) >= self.pairwise.invalid_rate
+        chose_left = uniform(mix(key, _S_CHOICE)) < p_left
+        style = uniform(mix(key, _S_STYLE))
         texts = []
         for ok, is_left, u in zip(valid.tolist(), chose_left.tolist(), style.tolist(), strict=True):
             if not ok:
@@ -302,7 +301,7 @@ class SimulatedDesignBackend(SimulatedBackend):
             template = _pick(PAIRWISE_STYLES, u)
             side = "left" if is_left else "right"
             texts.append(template.format(n="1" if is_left else "2", side=side, Side=side.capitalize()))
-        latency = self.settings.latency_ms_mean * (0.5 + _unit(_mix(key, _S_NOISE)))
+        latency = self.settings.latency_ms_mean * (0.5 + uniform(mix(key, _S_NOISE)))
         return BackendAnswers(response_text=texts, latency_ms=latency.tolist())
 
     # -- ratings
@@ -319,19 +318,19 @@ class SimulatedDesignBackend(SimulatedBackend):
         key = self._answer_keys(
             _TAG_RATE, ids, batch["attribute"].to_list(), batch["seed"].cast(pl.Int64).to_list()
         )
-        noise = _standard_normal(_mix(key, _S_NOISE))
+        noise = standard_normal(mix(key, _S_NOISE))
         value = np.clip(
             np.rint(self.expected_rating(ids, batch["stimulus_group"].to_list()) + r.noise_sd * noise),
             r.scale_min,
             r.scale_max,
         )
-        valid = _unit(_mix(key, _S_VALID)) >= r.invalid_rate
-        style = _unit(_mix(key, _S_STYLE))
+        valid = uniform(mix(key, _S_VALID)) >= r.invalid_rate
+        style = uniform(mix(key, _S_STYLE))
         texts = []
         for ok, v, u in zip(valid.tolist(), value.tolist(), style.tolist(), strict=True):
             pool = RATING_STYLES if ok else RATING_INVALID
             texts.append(_pick(pool, u).format(r=int(v)))
-        latency = self.settings.latency_ms_mean * (0.5 + _unit(_mix(key, _S_CHOICE)))
+        latency = self.settings.latency_ms_mean * (0.5 + uniform(mix(key, _S_CHOICE)))
         return BackendAnswers(response_text=texts, latency_ms=latency.tolist())
 
 
