@@ -29,15 +29,13 @@ import polars as pl
 import pytest
 from PIL import Image
 
+from cueshift.designs.registry import load_study
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.infer.backends.base import ImageRecord, StudyContext
-from cueshift.infer.backends.openai_compat import (
-    OpenAIBackend,
-    OpenAISettings,
-    letter_probabilities,
-    parse_settings,
-)
-from cueshift.study.config import ModelConfig, load_study
+from cueshift.infer.backends.openai_compat import OpenAIBackend
+from cueshift.infer.backends.openai_logprobs import letter_probabilities
+from cueshift.infer.backends.openai_settings import OpenAISettings, parse_settings
+from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
 from tests.local_http import LocalServer
 

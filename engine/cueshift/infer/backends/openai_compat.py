@@ -37,32 +37,27 @@ Further designs (:meth:`OpenAIBackend.judge_pairs`, :meth:`OpenAIBackend.rate`)
     load spreading and key scrubbing, send the row's ``seed`` and the generate-mode
     temperature (0 in score mode: the greedy answer), and ask for no logprobs; the raw text
     goes to the design's strict parser.
+
+Modules: :mod:`.openai_settings` (settings), :mod:`.openai_messages` (request bodies and
+answers), :mod:`.openai_logprobs` (letter probabilities), :mod:`.openai_router` (load
+spreading), :mod:`.openai_retry` (what is retried, backoff), :mod:`.openai_http` (HTTP/1.1
+connections), :mod:`.loop_thread` (the event loop).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import contextlib
 import functools
-import io
 import json
 import logging
-import math
 import os
 import random
-import re
-import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
-from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.infer.backends.base import (
@@ -73,244 +68,20 @@ from cueshift.infer.backends.base import (
     pairwise_prompts,
     rating_prompts,
 )
-from cueshift.infer.backends.openai_http import ConnectionPool, HttpResponse, Origin, TransportError
+from cueshift.infer.backends.loop_thread import LoopThread
+from cueshift.infer.backends.openai_http import TransportError
+from cueshift.infer.backends.openai_logprobs import LetterProbabilities
+from cueshift.infer.backends.openai_messages import DataUrls, chat_body, parse_completion
+from cueshift.infer.backends.openai_retry import RetryableFailure, backoff_delay, retry_after, retryable
+from cueshift.infer.backends.openai_router import Endpoint, Router
+from cueshift.infer.backends.openai_settings import parse_settings
 from cueshift.study.config import ModelConfig
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
-#: Statuses worth another attempt (besides every 5xx).
-RETRY_STATUSES = frozenset({408, 409, 425, 429})
-#: Request fields set by the backend; ``extra_body`` may not override them.
-RESERVED_FIELDS = frozenset(
-    {"model", "messages", "temperature", "max_tokens", "seed", "logprobs", "top_logprobs"}
-)
 REDACTED = "[redacted]"
 
-_MIME_BY_SUFFIX = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".webp": "image/webp",
-    ".gif": "image/gif",
-}
-
-
-class OpenAISettings(BaseModel):
-    """``[models.settings]`` of a model with ``backend = "openai"``.
-
-    The served model name is the model's ``checkpoint`` (what the server lists under
-    ``/v1/models``).
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    base_urls: list[str] = Field(min_length=1, description="e.g. ['http://127.0.0.1:8000/v1']; replicas")
-    api_key_env: str | None = Field(
-        default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="NAME of the env var holding the key"
-    )
-    api_key_header: str = Field(
-        default="Authorization",
-        pattern=r"^[A-Za-z0-9-]+$",
-        description="'Authorization' sends 'Bearer <key>'; any other header (e.g. 'api-key') the bare key",
-    )
-    concurrency: int = Field(default=8, ge=1, le=1024, description="requests in flight at once")
-    max_retries: int = Field(default=5, ge=0, le=100, description="further attempts per judgment")
-    timeout_s: float = Field(default=60.0, gt=0, description="deadline of one attempt (connect to last byte)")
-    backoff_initial_s: float = Field(default=0.5, ge=0, description="first backoff; doubles per attempt")
-    backoff_max_s: float = Field(default=30.0, ge=0, description="cap of the exponential backoff")
-    retry_after_max_s: float = Field(default=120.0, ge=0, description="cap on an honoured Retry-After")
-    down_cooldown_s: float = Field(default=10.0, ge=0, description="avoid a failing endpoint this long")
-    mode: Literal["generate", "score"] = Field(
-        default="generate",
-        description="generate: the sampled protocol, per seed; score: temperature 0, seed 0, logprobs",
-    )
-    temperature: float = Field(default=0.2, ge=0, le=2, description="generate mode (score mode sends 0)")
-    max_tokens: int = Field(default=16, ge=1)
-    logprobs: bool = Field(default=True, description="ask for logprobs (score information) when served")
-    top_logprobs: int = Field(default=20, ge=1, le=20)
-    image_first: bool = Field(default=True, description="image part before the text part of the message")
-    image_detail: Literal["auto", "low", "high"] | None = None
-    system_prompt: str | None = None
-    extra_body: dict[str, Any] = Field(
-        default_factory=dict, description="further request fields (server-specific)"
-    )
-    tls_verify: bool = True
-
-    @field_validator("base_urls")
-    @classmethod
-    def _urls(cls, value: list[str]) -> list[str]:
-        for url in value:
-            try:
-                Origin.parse(url)
-            except ValueError as exc:
-                raise ValueError(f"base URL #{value.index(url) + 1} {exc}") from None
-        if len(set(value)) != len(value):
-            raise ValueError("base URLs repeat")
-        return [url.rstrip("/") for url in value]
-
-    @model_validator(mode="after")
-    def _score_needs_logprobs(self) -> OpenAISettings:
-        if self.mode == "score" and not self.logprobs:
-            raise ValueError("mode 'score' needs logprobs = true")
-        return self
-
-    @field_validator("extra_body")
-    @classmethod
-    def _extra(cls, value: dict[str, Any]) -> dict[str, Any]:
-        clash = sorted(RESERVED_FIELDS & value.keys())
-        if clash:
-            raise ValueError(f"extra_body may not set {', '.join(clash)} (use the settings of that name)")
-        return value
-
-
-def parse_settings(model: ModelConfig) -> OpenAISettings:
-    """Validate ``model.settings``; any problem becomes a one-line :class:`ConfigError`."""
-    try:
-        return OpenAISettings.model_validate(model.settings)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "<settings>"
-        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(f"model {model.model_id!r}: settings.{field}: {err['msg']}{more}") from None
-
-
-# --------------------------------------------------------------------------- letter probabilities
-
-#: A token that answers with a letter: "a", "(a", "(a)", "a)", "a.", "(A)"... after stripping
-#: whitespace. Bare capitals ("A") are not letters: at the answer position they are the article.
-_LETTER = re.compile(r"^(?:\(\s*([abAB])|([ab]))\s*\)?\s*[.,:]?$")
-#: After an opening parenthesis only the letter (and an optional closing part) may follow.
-_LETTER_AFTER_OPEN = re.compile(r"^([abAB])\s*\)?\s*[.,:]?$")
-#: Tokens that may come before the letter without deciding it.
-_OPEN = re.compile(r"^\s*\(\s*$")
-_SPACE = re.compile(r"^\s+$")
-
-
-@dataclass(frozen=True)
-class LetterProbabilities:
-    """P(answer starts with letter a), P(... b), and the rest of the mass."""
-
-    p_a: float
-    p_b: float
-
-    @property
-    def p_neither(self) -> float:
-        return min(1.0, max(0.0, 1.0 - self.p_a - self.p_b))
-
-    def p_letter_share(self, letter: str) -> float | None:
-        """P(letter) / (P(a) + P(b)): the two-way choice, ``None`` when neither letter has mass."""
-        total = self.p_a + self.p_b
-        if total <= 0.0:
-            return None
-        return (self.p_a if letter == "a" else self.p_b) / total
-
-
-def letter_probabilities(content: Sequence[dict[str, Any]]) -> LetterProbabilities | None:
-    r"""Probability of answering (a) versus (b) from chat-completion ``logprobs.content``.
-
-    Parameters
-    ----------
-    content
-        The per-position entries ``{"token", "logprob", "top_logprobs": [{"token", "logprob"}]}``
-        of the sampled answer, as OpenAI, vLLM and llama.cpp server return them.
-
-    Returns
-    -------
-    LetterProbabilities or None
-        ``None`` when the server returned no positions or no ``top_logprobs``.
-
-    Notes
-    -----
-    Tokenizers split "(a)" differently: one token ``"(a)"``, ``"(a"`` + ``")"``, ``"("`` +
-    ``"a"`` + ``")"``, or a leading space ``" ("``. The variants are merged by walking the
-    sampled path from the first position:
-
-    * every alternative at the current position whose text (whitespace stripped) reads as
-      a letter answer — ``a``, ``(a``, ``(a)``, ``a)``, ``a.`` and ``(A``/``(A)`` — adds
-      :math:`\pi \cdot p(t)` to that letter, where :math:`\pi` is the probability of the
-      sampled prefix so far (1 at the first position); bare capitals are not counted
-      (``"A"`` is the article);
-    * if the *sampled* token is a lone ``"("`` (or whitespace before any parenthesis), the
-      walk moves on with :math:`\pi \leftarrow \pi \cdot p(\text{sampled})`, and at the next
-      position only letter continuations (``a``, ``a)``...) count;
-    * otherwise the walk stops.
-
-    So :math:`P(a) = \sum_{\text{paths}} \prod p` over the letter-answer paths that branch
-    off the sampled path, which is exact when the sampled path passes through every prefix
-    token with mass (always at temperature 0, where the sampled token is the argmax) and a
-    lower bound otherwise. Alternatives missing from ``top_logprobs`` count as neither:
-    :math:`p_\text{neither} = 1 - P(a) - P(b)`.
-
-    The log-probabilities are taken as the server reports them. Servers differ in whether
-    those include the sampling temperature (vLLM's default reports the model's own
-    distribution, before temperature); score mode asks for temperature 0 and reads the
-    reported distribution as the model's.
-    """
-    if not content:
-        return None
-    p = {"a": 0.0, "b": 0.0}
-    prefix = 1.0
-    opened = False
-    for position in content:
-        top = position.get("top_logprobs")
-        if not top:
-            return None if position is content[0] else LetterProbabilities(p["a"], p["b"])
-        sampled = str(position.get("token", ""))
-        alternatives = list(top)
-        if not any(alt.get("token") == sampled for alt in alternatives) and "logprob" in position:
-            alternatives.append({"token": sampled, "logprob": position["logprob"]})
-        pattern = _LETTER_AFTER_OPEN if opened else _LETTER
-        for alt in alternatives:
-            match = pattern.match(str(alt.get("token", "")).strip())
-            if match:
-                letter = next(g for g in match.groups() if g).lower()
-                p[letter] += prefix * math.exp(float(alt["logprob"]))
-        if opened or not (_OPEN.match(sampled) or _SPACE.match(sampled)):
-            break
-        opened = bool(_OPEN.match(sampled))
-        prefix *= math.exp(float(position.get("logprob", 0.0)))
-    return LetterProbabilities(p["a"], p["b"])
-
-
-# --------------------------------------------------------------------------- endpoints
-
-
-class _Endpoint:
-    """One base URL: its connection pool and the state used for spreading and failover."""
-
-    def __init__(self, url: str, settings: OpenAISettings) -> None:
-        self.url = url
-        self.pool = ConnectionPool(Origin.parse(url), tls_verify=settings.tls_verify)
-        self.in_flight = 0
-        self.picks = 0
-        self.down_until = 0.0
-
-
-class _Router:
-    """Least-in-flight choice among endpoints that are not cooling down; ties in turn."""
-
-    def __init__(self, endpoints: list[_Endpoint], cooldown_s: float) -> None:
-        self.endpoints = endpoints
-        self.cooldown_s = cooldown_s
-
-    def choose(self, avoid: _Endpoint | None) -> _Endpoint:
-        now = time.monotonic()
-        up = [e for e in self.endpoints if e.down_until <= now]
-        if not up:  # all cooling down: try the one that comes back first rather than stall
-            up = [min(self.endpoints, key=lambda e: e.down_until)]
-        if avoid is not None and len(up) > 1 and avoid in up:
-            up.remove(avoid)
-        chosen = min(up, key=lambda e: (e.in_flight, e.picks))
-        chosen.picks += 1
-        return chosen
-
-    def failed(self, endpoint: _Endpoint) -> None:
-        endpoint.down_until = time.monotonic() + self.cooldown_s
-
-    def succeeded(self, endpoint: _Endpoint) -> None:
-        endpoint.down_until = 0.0
+BodyMaker = Callable[[], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -320,18 +91,6 @@ class _Answer:
     letters: LetterProbabilities | None
 
 
-class _Retry(Exception):
-    """An attempt failed in a way worth retrying; ``what`` describes it (already scrubbed)."""
-
-    def __init__(self, what: str, retry_after: float | None = None) -> None:
-        super().__init__(what)
-        self.what = what
-        self.retry_after = retry_after
-
-
-# --------------------------------------------------------------------------- the backend
-
-
 class OpenAIBackend(Backend):
     """Generate mode against OpenAI-compatible servers, with score information when served.
 
@@ -339,7 +98,7 @@ class OpenAIBackend(Backend):
     ----------
     model
         The study's model entry: ``checkpoint`` is the served model name and ``settings``
-        validate as :class:`OpenAISettings`.
+        validate as :class:`~cueshift.infer.backends.openai_settings.OpenAISettings`.
     context
         Images and scenarios of the study.
 
@@ -367,12 +126,9 @@ class OpenAIBackend(Backend):
                 else self._key
             )
             self._headers[self.settings.api_key_header] = value
-        self._images: OrderedDict[Path, str] = OrderedDict()
-        self._images_max = max(32, 2 * self.settings.concurrency)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._endpoints: list[_Endpoint] = []
-        self._router: _Router | None = None
+        self._data_url = DataUrls(max(32, 2 * self.settings.concurrency))
+        self._loop = LoopThread("cueshift-openai")
+        self._router: Router | None = None
         self._rng = random.Random()  # jitter only; not the global generator
 
     @property
@@ -408,7 +164,8 @@ class OpenAIBackend(Backend):
         requests = list(self.requests(batch))
         if not requests:
             return BackendAnswers(response_text=[], latency_ms=[], p_favorable=[], p_neither=[])
-        answers = self._run(self._judge_all(requests))
+        makers = [functools.partial(self._body, request) for request in requests]
+        answers = self._loop.run(self._answer_all(makers, text_only=False))
         p_fav: list[float | None] = []
         p_nei: list[float | None] = []
         for request, answer in zip(requests, answers, strict=True):
@@ -449,59 +206,28 @@ class OpenAIBackend(Backend):
         ]
         return self._design_answers(makers)
 
-    def _design_answers(self, makers: Sequence[Callable[[], dict[str, Any]]]) -> BackendAnswers:
+    def _design_answers(self, makers: Sequence[BodyMaker]) -> BackendAnswers:
         if not makers:
             return BackendAnswers(response_text=[], latency_ms=[])
-        answers = self._run(self._answer_all(makers, text_only=True))
+        answers = self._loop.run(self._answer_all(makers, text_only=True))
         return BackendAnswers(
             response_text=[a.text for a in answers], latency_ms=[a.latency_ms for a in answers]
         )
 
     def close(self) -> None:
         """Close the connections and stop the backend's event loop."""
-        loop, thread = self._loop, self._thread
-        if loop is None or thread is None:
-            return
-        if loop.is_running():
-            pools = [e.pool for e in self._endpoints]
-            closing = asyncio.run_coroutine_threadsafe(_close_pools(pools), loop)
-            with contextlib.suppress(Exception):  # best effort on shutdown
-                closing.result(timeout=5)
-            loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=5)
-        loop.close()
-        self._loop = self._thread = None
-        self._endpoints = []
+        router = self._router
+        self._loop.close(router.close if router is not None else None)
         self._router = None
-
-    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` on the backend's loop thread and wait for it."""
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-            self._thread = threading.Thread(
-                target=self._loop.run_forever, name="cueshift-openai", daemon=True
-            )
-            self._thread.start()
-        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
-        try:
-            return future.result()
-        except BaseException:
-            future.cancel()
-            raise
 
     # ---- async core (runs on the backend's loop)
 
-    async def _judge_all(self, requests: list[JudgmentRequest]) -> list[_Answer]:
-        makers = [functools.partial(self._body, request) for request in requests]
-        return await self._answer_all(makers, text_only=False)
-
-    async def _answer_all(
-        self, makers: Sequence[Callable[[], dict[str, Any]]], *, text_only: bool
-    ) -> list[_Answer]:
+    async def _answer_all(self, makers: Sequence[BodyMaker], *, text_only: bool) -> list[_Answer]:
         """One request per body maker, concurrently within ``concurrency``; answers in order."""
         if self._router is None:  # pools belong to this loop: create them on it
-            self._endpoints = [_Endpoint(url, self.settings) for url in self.settings.base_urls]
-            self._router = _Router(self._endpoints, self.settings.down_cooldown_s)
+            s = self.settings
+            endpoints = [Endpoint(url, tls_verify=s.tls_verify) for url in s.base_urls]
+            self._router = Router(endpoints, s.down_cooldown_s)
         gate = asyncio.Semaphore(self.settings.concurrency)
         tasks = [asyncio.create_task(self._post_one(make, gate, text_only=text_only)) for make in makers]
         try:
@@ -512,31 +238,26 @@ class OpenAIBackend(Backend):
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
 
-    async def _judge_one(self, request: JudgmentRequest, gate: asyncio.Semaphore) -> _Answer:
-        return await self._post_one(functools.partial(self._body, request), gate, text_only=False)
-
-    async def _post_one(
-        self, make_body: Callable[[], dict[str, Any]], gate: asyncio.Semaphore, *, text_only: bool
-    ) -> _Answer:
+    async def _post_one(self, make_body: BodyMaker, gate: asyncio.Semaphore, *, text_only: bool) -> _Answer:
         """POST one request with retries and failover; ``text_only`` reads no logprobs."""
         assert self._router is not None
         s = self.settings
         async with gate:
             body = json.dumps(make_body()).encode("utf-8")
-            endpoint: _Endpoint | None = None
+            endpoint: Endpoint | None = None
             for attempt in range(s.max_retries + 1):
                 endpoint = self._router.choose(avoid=endpoint)
                 endpoint.in_flight += 1
                 started = time.perf_counter()
                 try:
-                    answer = await self._attempt(endpoint, body, text_only=text_only)
-                except _Retry as failure:
+                    text, letters = await self._attempt(endpoint, body, text_only=text_only)
+                except RetryableFailure as failure:
                     if attempt == s.max_retries:
                         raise CueshiftError(
                             f"openai backend: {endpoint.url}: {failure.what} "
                             f"(gave up after {attempt + 1} attempts; this batch was not stored)"
                         ) from None
-                    delay = self._backoff(attempt, failure.retry_after)
+                    delay = backoff_delay(s, attempt, failure.retry_after, self._rng)
                     log.info(
                         "%s: %s; retry %d/%d in %.2fs",
                         endpoint.url,
@@ -549,18 +270,13 @@ class OpenAIBackend(Backend):
                     continue
                 finally:
                     endpoint.in_flight -= 1
-                latency = (time.perf_counter() - started) * 1000.0
-                return _Answer(answer[0], latency, answer[1])
+                return _Answer(text, (time.perf_counter() - started) * 1000.0, letters)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _attempt(
-        self,
-        endpoint: _Endpoint,
-        body: bytes,
-        request: JudgmentRequest | None = None,
-        *,
-        text_only: bool = False,
+        self, endpoint: Endpoint, body: bytes, *, text_only: bool
     ) -> tuple[str, LetterProbabilities | None]:
+        """One POST; a failure worth retrying raises :class:`RetryableFailure`."""
         assert self._router is not None
         try:
             response = await endpoint.pool.post(
@@ -568,156 +284,52 @@ class OpenAIBackend(Backend):
             )
         except TimeoutError:
             self._router.failed(endpoint)
-            raise _Retry(f"timed out after {self.settings.timeout_s:g}s") from None
+            raise RetryableFailure(f"timed out after {self.settings.timeout_s:g}s") from None
         except TransportError as exc:
             self._router.failed(endpoint)
-            raise _Retry(self.scrub(str(exc))) from None
+            raise RetryableFailure(self.scrub(str(exc))) from None
         if response.status != 200:
             what = f"HTTP {response.status}: {self._excerpt(response.body)}"
             if response.status >= 500:
                 self._router.failed(endpoint)
-            if response.status >= 500 or response.status in RETRY_STATUSES:
-                raise _Retry(what, _retry_after(response))
+            if retryable(response.status):
+                raise RetryableFailure(what, retry_after(response))
             raise CueshiftError(
                 f"openai backend: {endpoint.url}: {what} (not retried; this batch was not stored)"
             )
         try:
-            text, letters = self._parse(response, text_only=text_only)
+            text, letters = parse_completion(response.body, self.settings, text_only=text_only)
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise _Retry(f"malformed response body ({type(exc).__name__})") from None
+            raise RetryableFailure(f"malformed response body ({type(exc).__name__})") from None
         except CueshiftError as exc:
             raise CueshiftError(f"openai backend: {endpoint.url}: {exc}") from None
         self._router.succeeded(endpoint)
         return self.scrub(text), letters
 
-    # ---- request and response
+    # ---- request bodies
 
     def _body(self, request: JudgmentRequest) -> dict[str, Any]:
         """The request of one forced-choice judgment, with logprobs when the settings ask."""
-        body = self._chat_body([request.image.path], request.prompt, request.seed)
+        body = chat_body(
+            self.settings,
+            self.model.checkpoint,
+            [self._data_url(request.image.path)],
+            request.prompt,
+            request.seed,
+        )
         if self.settings.logprobs:
             body.update(logprobs=True, top_logprobs=self.settings.top_logprobs)
         return body
 
     def _design_body(self, image_ids: Sequence[str], prompt: str, seed: int) -> dict[str, Any]:
         """The request of a design row: the images in order, then the prompt; no logprobs."""
-        return self._chat_body([self.context.images[i].path for i in image_ids], prompt, seed)
-
-    def _chat_body(self, image_paths: Sequence[Path], prompt: str, seed: int) -> dict[str, Any]:
-        """A chat completion: one ``image_url`` part per image in order, then the prompt (the
-        prompt first when ``image_first`` is false), after the optional system prompt."""
-        s = self.settings
-        parts: list[dict[str, Any]] = []
-        for path in image_paths:
-            image: dict[str, Any] = {"url": self._data_url(path)}
-            if s.image_detail is not None:
-                image["detail"] = s.image_detail
-            parts.append({"type": "image_url", "image_url": image})
-        text = {"type": "text", "text": prompt}
-        parts = [*parts, text] if s.image_first else [text, *parts]
-        messages: list[dict[str, Any]] = []
-        if s.system_prompt:
-            messages.append({"role": "system", "content": s.system_prompt})
-        messages.append({"role": "user", "content": parts})
-        body: dict[str, Any] = dict(s.extra_body)
-        body.update(
-            model=self.model.checkpoint,
-            messages=messages,
-            temperature=self._temperature(),
-            max_tokens=s.max_tokens,
-            seed=seed,
-        )
-        return body
-
-    def _temperature(self) -> float:
-        return 0.0 if self.settings.mode == "score" else self.settings.temperature
-
-    def _parse(
-        self, response: HttpResponse, *, text_only: bool = False
-    ) -> tuple[str, LetterProbabilities | None]:
-        data = json.loads(response.body)
-        choice = data["choices"][0]
-        content = choice["message"]["content"]
-        if content is None:
-            text = ""
-        elif isinstance(content, str):
-            text = content
-        elif isinstance(content, list):
-            text = "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-        else:
-            raise TypeError("message.content")
-        letters = None
-        if text_only:  # design requests: the text is the whole answer
-            return text, None
-        logprobs = choice.get("logprobs")
-        if (
-            self.settings.logprobs
-            and isinstance(logprobs, dict)
-            and isinstance(logprobs.get("content"), list)
-        ):
-            letters = letter_probabilities(logprobs["content"])
-        if letters is None and self.settings.mode == "score":
-            raise CueshiftError(
-                "the server returned no logprobs/top_logprobs; mode 'score' needs them "
-                "(mode 'generate' works without)"
-            )
-        return text, letters
-
-    def _data_url(self, path: Path) -> str:
-        cached = self._images.get(path)
-        if cached is not None:
-            self._images.move_to_end(path)
-            return cached
-        mime = _MIME_BY_SUFFIX.get(path.suffix.lower())
-        if mime is None:  # e.g. BMP/TIFF: send PNG
-            from PIL import Image
-
-            buffer = io.BytesIO()
-            with Image.open(path) as img:
-                img.convert("RGB").save(buffer, format="PNG")
-            raw, mime = buffer.getvalue(), "image/png"
-        else:
-            raw = path.read_bytes()
-        url = f"data:{mime};base64,{base64.b64encode(raw).decode('ascii')}"
-        self._images[path] = url
-        if len(self._images) > self._images_max:
-            self._images.popitem(last=False)
-        return url
+        urls = [self._data_url(self.context.images[i].path) for i in image_ids]
+        return chat_body(self.settings, self.model.checkpoint, urls, prompt, seed)
 
     def _excerpt(self, body: bytes, limit: int = 200) -> str:
         text = " ".join(body.decode("utf-8", errors="replace").split())
         text = self.scrub(text)
         return text[:limit] + ("…" if len(text) > limit else "") if text else "<empty body>"
 
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        """Exponential backoff with equal jitter; at least an honoured ``Retry-After``."""
-        s = self.settings
-        cap = min(s.backoff_max_s, s.backoff_initial_s * (2**attempt))
-        delay = cap / 2 + self._rng.uniform(0, cap / 2)
-        if retry_after is not None:
-            delay = max(delay, min(retry_after, s.retry_after_max_s))
-        return delay
 
-
-# --------------------------------------------------------------------------- design prompts
-
-
-def _retry_after(response: HttpResponse) -> float | None:
-    """Seconds from a ``Retry-After`` header (delta-seconds or HTTP date); ``None`` if absent."""
-    value = response.headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-async def _close_pools(pools: list[ConnectionPool]) -> None:
-    for pool in pools:
-        await pool.close()
+__all__ = ["OpenAIBackend"]
