@@ -60,7 +60,7 @@ def backoff_delay(
 ) -> float:
     """Seconds to wait after failed attempt ``attempt`` (0-based): the module's :math:`d_k`,
     at least an honoured ``Retry-After``."""
-    cap = min(settings.backoff_max_s, settings.backoff_initial_s * (2**attempt))
+    cap: float = min(settings.backoff_max_s, settings.backoff_initial_s * (2**attempt))
     delay = cap / 2 + rng.uniform(0, cap / 2)
     if retry_after_s is not None:
         delay = max(delay, min(retry_after_s, settings.retry_after_max_s))
