@@ -9,6 +9,7 @@ from typing import Annotated
 import duckdb
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from cueshift.errors import CueshiftError
 
@@ -33,7 +34,7 @@ DbOption = Annotated[
 
 
 def _fail(message: str) -> None:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -89,8 +90,9 @@ def infer(
             max_judgments=limit,
         )
     console.print(
-        f"study [bold]{spec.name}[/]: {summary.n_written:,} new judgments "
-        f"({summary.n_stored_before:,} already stored) in {summary.seconds:.1f} s -> {summary.database}",
+        f"study [bold]{escape(spec.name)}[/]: {summary.n_written:,} new judgments "
+        f"({summary.n_stored_before:,} already stored) in {summary.seconds:.1f} s "
+        f"-> {escape(str(summary.database))}",
         soft_wrap=True,
     )
 
@@ -156,32 +158,40 @@ def analyze(
 @app.command()
 @_guard
 def sql(
-    query: Annotated[str, typer.Argument(help='SQL to run (read-only), e.g. "SELECT * FROM delta LIMIT 5".')],
+    query: Annotated[str, typer.Argument(help='One read-only statement, e.g. "FROM delta LIMIT 5".')],
     study: StudyOption = "default",
     db: DbOption = None,
     rows: Annotated[int, typer.Option(help="Rows to print at most.")] = 50,
     csv: Annotated[bool, typer.Option(help="Print CSV instead of a table.")] = False,
+    out: Annotated[
+        Path | None, typer.Option(help="Write the whole result to FILE.csv or FILE.parquet (only there).")
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Let --out replace an existing file.")] = False,
 ) -> None:
-    """Run ad-hoc SQL against the study database, opened read-only."""
+    """Run one read-only SQL statement against the study database.
+
+    Allowed: SELECT, WITH ... SELECT, VALUES, FROM-first, TABLE, DESCRIBE, SHOW, SUMMARIZE, and
+    EXPLAIN (ANALYZE) of one of these. The database is opened read-only with external access
+    (files, network, other databases) and extension loading off and its configuration locked.
+    Nested values (lists, structs, maps) come out as JSON text.
+    """
     import polars as pl
 
-    from cueshift import store
+    from cueshift.store import export, readonly
     from cueshift.study.config import load_study
 
     path = db or load_study(study).database_path
-    con = store.open_study(path, read_only=True)
-    try:
-        try:
-            frame = store.query(con, query)
-        except duckdb.Error as exc:
-            raise CueshiftError(f"sql: {str(exc).splitlines()[0]}") from None
-    finally:
-        con.close()
+    target = export.check_target(out, force=force, protected=[Path(path)]) if out is not None else None
+    frame = readonly.run_query(path, query)
+    if target is not None:
+        export.write_frame(frame, target)
+        console.print(f"{frame.height:,} rows -> {target.path}", markup=False, soft_wrap=True)
+        return
     if csv:
         sys.stdout.write(frame.write_csv())
         return
     with pl.Config(tbl_rows=rows, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=60):
-        console.print(str(frame.head(rows)), highlight=False, soft_wrap=True)
+        console.print(str(frame.head(rows)), markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -194,7 +204,7 @@ def merge(
     from cueshift.designs.runner import merge_databases
 
     added = merge_databases(output, shards)
-    console.print(", ".join(f"{table}: +{n:,}" for table, n in added.items()) + f" -> {output}")
+    console.print(", ".join(f"{table}: +{n:,}" for table, n in added.items()) + f" -> {output}", markup=False)
 
 
 @app.command("show-study")

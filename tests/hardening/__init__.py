@@ -1,0 +1,1 @@
+"""Hardening cases of issue 12: each one failed before its fix."""
