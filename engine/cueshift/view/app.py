@@ -1,0 +1,142 @@
+"""The Starlette application: routes, server-rendered Jinja2 pages, images, one-line errors.
+
+Every page is a plain GET with its state in the URL (linkable, bookmarkable); no page takes SQL
+or a file path from the browser. Handlers are synchronous (Starlette runs them in its thread
+pool), each with a DuckDB cursor of its own on the read-only, in-memory aggregated study.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.routing import Route
+
+from cueshift.view import evidence, pages
+from cueshift.view.catalog import Catalog, load_catalog
+from cueshift.view.errors import BadRequest, NotFound
+from cueshift.view.filters import Filters
+from cueshift.view.roots import candidate_roots, choose_root, resolve_image
+from cueshift.view.source import Source, open_source
+from cueshift.view.thumbs import DEFAULT_CACHE, WIDTHS, placeholder_svg, thumbnail
+
+#: Registered image paths sampled to pick the benchmark root.
+ROOT_SAMPLE = 24
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """What every request reads: the study, its menus, the image root and the thumbnail cache."""
+
+    source: Source
+    catalog: Catalog
+    root: Path | None
+    thumbs: Path
+    templates: jinja2.Environment
+
+    def page(
+        self, request: Request, template: str, context: dict[str, Any], status: int = 200
+    ) -> HTMLResponse:
+        """Render ``template`` with the context every page shares (study, menus, filters)."""
+        shared = {"study": self.source, "catalog": self.catalog, "path": request.url.path}
+        text = self.templates.get_template(template).render({**shared, **context})
+        return HTMLResponse(text, status_code=status)
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("cueshift.view", "templates"),
+        autoescape=jinja2.select_autoescape(["html"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["signed"] = lambda v: "–" if v is None else f"{v:+.3f}".replace("-", "−")
+    env.filters["num"] = lambda v, d=3: "–" if v is None else f"{v:.{d}f}"
+    return env
+
+
+def build_viewer(database: Path, *, images: Path | None = None, thumbs: Path = DEFAULT_CACHE) -> Viewer:
+    """Open the study read-only, aggregate it, find its images (see :mod:`cueshift.view.roots`)."""
+    source = open_source(database)
+    catalog = load_catalog(source)
+    if images is not None:
+        root: Path | None = images.resolve() if images.is_dir() else None
+    else:
+        con = source.cursor()
+        sample = [
+            str(r[0])
+            for r in con.execute(f"SELECT path FROM image USING SAMPLE {ROOT_SAMPLE} ROWS").fetchall()
+        ]
+        con.close()
+        root = choose_root(candidate_roots(source.configs, database), sample)
+    return Viewer(source=source, catalog=catalog, root=root, thumbs=thumbs, templates=_environment())
+
+
+PageHandler = Callable[[Viewer, Request, Filters], tuple[str, dict[str, Any]]]
+
+
+def _page(viewer: Viewer, handler: PageHandler) -> Callable[[Request], Response]:
+    def endpoint(request: Request) -> Response:
+        try:
+            f = Filters.parse(request.query_params, viewer.catalog)
+            template, context = handler(viewer, request, f)
+            return viewer.page(request, template, {"f": f, **context})
+        except (NotFound, BadRequest) as exc:
+            return viewer.page(request, "error.html", {"f": Filters(), "message": str(exc)}, status=exc.status_code)
+
+    return endpoint
+
+
+def _image(viewer: Viewer) -> Callable[[Request], Response]:
+    def endpoint(request: Request) -> Response:
+        image_id = request.path_params["image_id"]
+        con = viewer.source.cursor()
+        try:
+            row = con.execute("SELECT path, sha256 FROM image WHERE image_id = ?", [image_id]).fetchone()
+        finally:
+            con.close()
+        width_text = request.query_params.get("w")
+        width = int(width_text) if width_text and width_text.isdigit() and int(width_text) in WIDTHS else None
+        if row is None:
+            return Response(placeholder_svg("unknown image"), status_code=404, media_type="image/svg+xml")
+        file = resolve_image(viewer.root, str(row[0]))
+        if file is not None and width is not None:
+            file = thumbnail(file, str(row[1]), width, viewer.thumbs)
+        if file is None:
+            headers = {"X-Cueshift-Placeholder": "missing", "Cache-Control": "no-store"}
+            return Response(placeholder_svg("image missing"), media_type="image/svg+xml", headers=headers)
+        return FileResponse(file, headers={"Cache-Control": "max-age=3600"})
+
+    return endpoint
+
+
+def create_app(database: Path, *, images: Path | None = None, thumbs: Path = DEFAULT_CACHE) -> Starlette:
+    """The viewer application for one study database (see :func:`cueshift.view.serve`)."""
+    viewer = build_viewer(database, images=images, thumbs=thumbs)
+    routes = [
+        Route("/", _page(viewer, pages.overview)),
+        Route("/attribute", _page(viewer, pages.attribute)),
+        Route("/faces", _page(viewer, evidence.faces)),
+        Route("/face", _page(viewer, evidence.face)),
+        Route("/judgments", _page(viewer, evidence.judgments)),
+        Route("/pairwise", _page(viewer, evidence.pairwise)),
+        Route("/probe", _page(viewer, evidence.probe)),
+        Route("/image/{image_id:str}", _image(viewer)),
+    ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        viewer.source.close()
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.viewer = viewer
+    return app
