@@ -51,7 +51,9 @@ def build_tiny_clip(seed: int = 0) -> tuple[CLIPModel, CLIPProcessor]:
         vocab[special] = len(vocab)
     tokenizer = CLIPTokenizer(vocab=vocab, merges=[])
     image_processor = CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
-    processor = CLIPProcessor(image_processor=image_processor, tokenizer=tokenizer)
+    processor = CLIPProcessor(  # type: ignore[no-untyped-call]  # untyped in transformers
+        image_processor=image_processor, tokenizer=tokenizer
+    )
     config = CLIPConfig(
         text_config={
             "vocab_size": len(tokenizer),
@@ -77,7 +79,8 @@ def build_tiny_clip(seed: int = 0) -> tuple[CLIPModel, CLIPProcessor]:
     generator_state = torch.random.get_rng_state()
     try:
         torch.manual_seed(seed)
-        model = CLIPModel(config).eval()
+        model = CLIPModel(config)
+        model.eval()  # type: ignore[no-untyped-call]  # untyped in transformers
     finally:
         torch.random.set_rng_state(generator_state)  # leave the caller's generator alone
     with torch.no_grad():

@@ -239,7 +239,7 @@ class TransformersBackend(Backend):
                 return tiny.load_tiny(local)
             source = str(local) if local.is_dir() else cfg.checkpoint
             common: dict[str, Any] = {"revision": cfg.revision, "trust_remote_code": s.trust_remote_code}
-            processor = AutoProcessor.from_pretrained(source, **common)
+            processor = AutoProcessor.from_pretrained(source, **common)  # type: ignore[no-untyped-call]
             extra = {"attn_implementation": s.attn_implementation} if s.attn_implementation else {}
             hf_model = AutoModelForImageTextToText.from_pretrained(
                 source, dtype=self.dtype, **common, **extra

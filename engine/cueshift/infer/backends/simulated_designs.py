@@ -198,7 +198,8 @@ def pairwise_win_probability(
         extra = np.array(
             [settings.cohort_group_effects.get(f"{c}|{g}", 0.0) for c, g in zip(cohorts, groups, strict=True)]
         )
-        return stimulus_latent(ids, groups, settings.group_effects, settings.stimulus_sd) + extra
+        total: FloatArray = stimulus_latent(ids, groups, settings.group_effects, settings.stimulus_sd) + extra
+        return total
 
     return logistic(strength(left, left_groups) - strength(right, right_groups) + settings.position_bias)
 
