@@ -170,10 +170,11 @@ def sql(
 ) -> None:
     """Run one read-only SQL statement against the study database.
 
-    Allowed: SELECT, WITH ... SELECT, VALUES, FROM-first, TABLE, DESCRIBE, SHOW, SUMMARIZE, and
-    EXPLAIN (ANALYZE) of one of these. The database is opened read-only with external access
-    (files, network, other databases) and extension loading off and its configuration locked.
-    Nested values (lists, structs, maps) come out as JSON text.
+    Allowed: SELECT, WITH ... SELECT, VALUES, FROM-first, TABLE, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN of one.
+
+    Opened read-only with files, network, other databases and extensions out of reach; settings locked.
+
+    Nested values (lists, structs, maps) come out as JSON text; --out writes a CSV or Parquet file.
     """
     import polars as pl
 

@@ -331,3 +331,16 @@ def test_export_leaves_no_partial_file_when_the_write_fails(tmp_path: Path, monk
     with pytest.raises(CueshiftError, match="No space left on device"):
         export.write_frame(pl.DataFrame({"a": [1]}), target)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_sqlite_file_named_duckdb_is_one_line_and_loads_no_extension(tmp_path: Path) -> None:
+    import sqlite3
+
+    fake = tmp_path / "lite.duckdb"
+    with sqlite3.connect(fake) as con:
+        con.execute("CREATE TABLE judgment (a INTEGER)")
+    con.close()
+    before = sha256(fake)
+    line = refused(fake, "SELECT 1")
+    assert str(fake) in line and "cannot open as a DuckDB database" in line
+    assert sha256(fake) == before
