@@ -103,6 +103,9 @@ class JudgmentSchema(_Strict):
     chosen_letter: str | None = pa.Field(nullable=True, isin=LETTERS)
     p_favorable: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
     p_neither: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    #: probe backends (CLIP): m = cos(i, t+) - cos(i, t-) and s > 0, with p_favorable = sigmoid(s m)
+    association: float | None = pa.Field(nullable=True, ge=-2.0, le=2.0)
+    logit_scale: float | None = pa.Field(nullable=True, gt=0.0)
     latency_ms: float = pa.Field(ge=0.0)
     created_at: dt.datetime
     run_id: str
@@ -122,9 +125,10 @@ class JudgmentSchema(_Strict):
 
 
 class EmbeddingSchema(_Strict):
-    """Cached embeddings of an embedding model (seed 004 probes): images by image_id, texts by text."""
+    """The embedding cache of probe backends (seed 004): vectors by encoder (checkpoint, revision,
+    dtype), kind, and the image's SHA-256 or the probe text."""
 
-    model_id: str = pa.Field(str_length={"min_value": 1})
+    encoder: str = pa.Field(str_length={"min_value": 1})
     kind: str = pa.Field(isin=["image", "text"])
     item_key: str = pa.Field(str_length={"min_value": 1})
     vector: pl.List(pl.Float32)  # type: ignore[valid-type]

@@ -7,7 +7,7 @@ CREATE TABLE IF NOT EXISTS cueshift_meta (
     key    VARCHAR PRIMARY KEY,
     value  VARCHAR NOT NULL
 );
-INSERT INTO cueshift_meta VALUES ('schema_version', '1') ON CONFLICT DO NOTHING;
+INSERT INTO cueshift_meta VALUES ('schema_version', '2') ON CONFLICT DO NOTHING;
 
 -- A person whose identity is held fixed (a StylisticBias base face, a 001 individual,
 -- a 002/004 stimulus person). Demographics are perceived labels, not ground truth.
@@ -93,6 +93,8 @@ CREATE TABLE IF NOT EXISTS judgment (
     chosen_letter  VARCHAR CHECK (chosen_letter IN ('a', 'b')),
     p_favorable    DOUBLE,                  -- scoring backends: P(answer names the favorable pole)
     p_neither      DOUBLE,                  -- scoring backends: probability mass on neither letter
+    association    DOUBLE,                  -- probe backends (CLIP): m = cos(i, t+) - cos(i, t-) (seed 004 Eq. 1)
+    logit_scale    DOUBLE,                  -- probe backends: the model's s, with p_favorable = sigmoid(s * m)
     latency_ms     DOUBLE NOT NULL,
     created_at     TIMESTAMP NOT NULL,
     run_id         VARCHAR NOT NULL,
@@ -126,13 +128,15 @@ CREATE TABLE IF NOT EXISTS rating (
     created_at    TIMESTAMP NOT NULL,
     PRIMARY KEY (rater_id, image_id, attribute, seed)
 );
--- Seed 004: cached embeddings (images and probe texts) of embedding models.
+-- Seed 004: the embedding cache of probe backends (CLIP). An embedding depends on the encoder and
+-- its input only, so it is keyed by those, never by a study's model_id or probe templates: every
+-- model entry of the same checkpoint shares it, and new templates re-score without re-encoding images.
 CREATE TABLE IF NOT EXISTS embedding (
-    model_id   VARCHAR NOT NULL,
+    encoder    VARCHAR NOT NULL,            -- '<checkpoint>@<revision>:<dtype>', e.g. 'openai/clip-vit-large-patch14@default:float16'
     kind       VARCHAR NOT NULL CHECK (kind IN ('image', 'text')),
-    item_key   VARCHAR NOT NULL,            -- image_id, or the probe text itself
-    vector     FLOAT[] NOT NULL,
-    PRIMARY KEY (model_id, kind, item_key)
+    item_key   VARCHAR NOT NULL,            -- the image's content (SHA-256 of the file), or the probe text
+    vector     FLOAT[] NOT NULL,            -- raw projected features (not normalised)
+    PRIMARY KEY (encoder, kind, item_key)
 );
 -- Seed 002: cohort and stimulus group (e.g. 'western' / 'local') of each pairwise stimulus.
 CREATE TABLE IF NOT EXISTS stimulus (

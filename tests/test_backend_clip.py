@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import math
 from pathlib import Path
 
@@ -22,11 +23,14 @@ transformers = pytest.importorskip("transformers")
 from PIL import Image  # noqa: E402
 
 from cueshift import store  # noqa: E402
+from cueshift.designs.registry import load_study  # noqa: E402
 from cueshift.errors import ConfigError  # noqa: E402
 from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
-from cueshift.infer.backends.clip import ClipBackend, ClipSettings  # noqa: E402
+from cueshift.infer.backends.clip import ClipBackend  # noqa: E402
+from cueshift.infer.backends.clip_probe import ClipSettings  # noqa: E402
 from cueshift.infer.backends.clip_tiny import TINY_CLIP_CHECKPOINT, build_tiny_clip, save_tiny_clip  # noqa: E402
-from cueshift.study.config import ModelConfig, load_study  # noqa: E402
+from cueshift.store.embedding_cache import DuckDBEmbeddingCache  # noqa: E402
+from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
@@ -171,7 +175,7 @@ def test_embeddings_are_cached_in_the_study_database(
     tiny_dir: Path, context: StudyContext, tmp_path: Path
 ) -> None:
     con = store.open_study(tmp_path / "study.duckdb")
-    cached = dataclasses.replace(context, con=con)
+    cached = dataclasses.replace(context, embeddings=DuckDBEmbeddingCache(con))
     batch = make_batch(context)
 
     def counted(backend: ClipBackend) -> list[int]:
@@ -208,10 +212,13 @@ def test_embeddings_are_cached_in_the_study_database(
 
     counts = dict(
         con.execute(
-            "SELECT kind, count(*) FROM embedding WHERE model_id = 'tiny-clip' GROUP BY kind"
+            "SELECT kind, count(*) FROM embedding WHERE encoder = ? GROUP BY kind", [first.encoder]
         ).fetchall()
     )
     assert counts == {"image": 4, "text": 12}
+    assert first.encoder == f"{tiny_dir.resolve()}@default:float32"  # the checkpoint, not the model_id
+    image_keys = {k for (k,) in con.execute("SELECT item_key FROM embedding WHERE kind = 'image'").fetchall()}
+    assert image_keys == {hashlib.sha256(r.path.read_bytes()).hexdigest() for r in context.images.values()}
     (dim,) = con.execute("SELECT DISTINCT len(vector) FROM embedding").fetchone() or (None,)
     assert dim == first.embed_dim == 16
     con.close()

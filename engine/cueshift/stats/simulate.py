@@ -360,7 +360,8 @@ def write_study(con: duckdb.DuckDBPyConnection, study: SimulatedStudy) -> int:
     arrow = counts.to_arrow()  # noqa: F841 (read by name in SQL)
     fav_letter = " ".join(f"WHEN {o.ordering} THEN '{o.favorable_letter}'" for o in ORDERINGS)
     con.execute(f"""
-        INSERT INTO judgment
+        INSERT INTO judgment (model_id, image_id, scenario_id, ordering, seed, response_text, outcome,
+                              chosen_letter, p_favorable, p_neither, latency_ms, created_at, run_id)
         WITH expanded AS (
             SELECT c.model_id, c.image_id, c.scenario_id,
                    (k % 4 + 1)::INTEGER AS ordering, (k // 4 + 1)::INTEGER AS seed,

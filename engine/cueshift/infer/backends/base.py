@@ -3,7 +3,12 @@
 The runner hands a backend a batch of planned judgments as a polars frame with columns
 ``image_id, scenario_id, ordering, seed`` and gets back, row for row, the raw answer
 text (always parsed by :mod:`cueshift.infer.parser`, never trusted), the latency and,
-for scoring backends, P(favorable) and the probability mass on neither letter.
+for scoring backends, P(favorable) and the probability mass on neither letter (and, for
+probe backends, the association behind P(favorable) and its logit scale).
+
+A backend never touches the study database: what it may keep between runs (CLIP
+embeddings) goes through the :class:`~cueshift.infer.embedding_cache.EmbeddingCache` that
+the runner puts in :class:`StudyContext`.
 """
 
 from __future__ import annotations
@@ -14,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-import duckdb
 import polars as pl
 
+from cueshift.infer.embedding_cache import EmbeddingCache
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERING_BY_ID, Ordering, Scenario
 
@@ -46,8 +51,8 @@ class StudyContext:
     images: Mapping[str, ImageRecord]
     scenarios: Mapping[str, Scenario]
     template: str
-    #: the open study database, for backends that cache (e.g. CLIP embeddings); None in unit tests
-    con: duckdb.DuckDBPyConnection | None = None
+    #: where embedding backends (CLIP) keep vectors between runs; None: nothing is kept
+    embeddings: EmbeddingCache | None = None
 
 
 @dataclass(frozen=True)
@@ -63,16 +68,29 @@ class JudgmentRequest:
 
 @dataclass(frozen=True)
 class BackendAnswers:
-    """Answers to a batch, in the batch's row order."""
+    r"""Answers to a batch, in the batch's row order.
+
+    Attributes
+    ----------
+    response_text, latency_ms
+        The raw answer and its latency, per row.
+    p_favorable, p_neither
+        Scoring backends: P(the answer names the favorable pole) and the mass on neither letter.
+    association, logit_scale
+        Probe backends (CLIP): the bipolar association :math:`m` of each row (seed 004 Eq. 1)
+        and the model's logit scale :math:`s`, with ``p_favorable`` :math:`= \sigma(s\,m)`.
+    """
 
     response_text: list[str]
     latency_ms: list[float]
     p_favorable: list[float | None] | None = None
     p_neither: list[float | None] | None = None
+    association: list[float | None] | None = None
+    logit_scale: float | None = None
 
     def __post_init__(self) -> None:
         n = len(self.response_text)
-        for name in ("latency_ms", "p_favorable", "p_neither"):
+        for name in ("latency_ms", "p_favorable", "p_neither", "association"):
             values = getattr(self, name)
             if values is not None and len(values) != n:
                 raise ValueError(f"backend answered {n} texts but {len(values)} {name}")

@@ -1,35 +1,24 @@
 r"""CLIP bipolar probes as judges (seed 004, Eq. 1), through transformers ``CLIPModel``.
 
-For an image :math:`i` and a scenario with favorable descriptor :math:`x_+` and
-unfavorable descriptor :math:`x_-`, each pole's text is rendered through the templates
-(default ``"a photo of someone who is {x}"``) and the bipolar association is
-
-.. math::
-
-    m = \cos(\vec i, \vec t_+) - \cos(\vec i, \vec t_-)
-
-(seed 004 Eq. 1/10). To flow through the same φ / Δ views as the generative judges, the
-two poles are also read as a two-way zero-shot classifier with the model's own learned
-logit scale :math:`s` (``logit_scale.exp()``, 100 for trained CLIP checkpoints):
-
-.. math::
-
-    P(\text{favorable}) = \frac{e^{s\cos(\vec i,\vec t_+)}}{e^{s\cos(\vec i,\vec t_+)}
-    + e^{s\cos(\vec i,\vec t_-)}} = \sigma(s\,m).
-
-Several templates are averaged **in embedding space**, as in CLIP's zero-shot prompt
-ensembling: each template's text embedding is L2-normalised, the unit vectors of a pole
-are averaged, and the mean is normalised again to give :math:`\vec t_\pm`.
+The probe's arithmetic and settings are in :mod:`cueshift.infer.backends.clip_probe`:
+:math:`m = \cos(\vec i, \vec t_+) - \cos(\vec i, \vec t_-)` and
+:math:`P(\text{favorable}) = \sigma(s\,m)` with the model's logit scale :math:`s`.
 
 The backend is deterministic (``scores = True``) and letter-free
 (``uses_orderings = False``): the runner plans ordering 1 and seed 0 only. Each judgment's
 ``response_text`` is the descriptor of the closer pole (``m >= 0``: favorable), which the
-parser reads as a bare descriptor; ``p_favorable`` is :math:`\sigma(s\,m)` and
-``p_neither`` is ``None``.
+parser reads as a bare descriptor; ``p_favorable`` is :math:`\sigma(s\,m)`, ``p_neither``
+is ``None``, and :math:`m` and :math:`s` are returned too (``association``,
+``logit_scale``), so the study database keeps them.
 
-Embeddings are cached in the study database (table ``embedding``: raw projected
-features, keyed by model_id and the image_id or the probe text), so a new prompt set
-re-scores stored images without running the image encoder again.
+Embedding cache
+---------------
+Embeddings go through the :class:`~cueshift.infer.embedding_cache.EmbeddingCache` of the
+study context (the runner passes the study database's), keyed by the *encoder* (checkpoint,
+revision, dtype; :func:`encoder_key`) and the image's content (SHA-256) or the probe text,
+never by the study's ``model_id`` or templates. So a model entry with other templates (a new
+``model_id``, same checkpoint) re-scores every image without running the vision tower again:
+only the new probe texts are encoded.
 
 Only transformers ``CLIPModel`` checkpoints are supported (open_clip is not). The
 reserved checkpoint ``cueshift:tiny-random-clip`` builds a tiny random model in memory
@@ -38,108 +27,45 @@ reserved checkpoint ``cueshift:tiny-random-clip`` builds a tiny random model in 
 
 from __future__ import annotations
 
-import logging
+import hashlib
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import duckdb
 import numpy as np
 import polars as pl
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from cueshift import store
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.infer.backends.base import Backend, BackendAnswers, StudyContext
+from cueshift.infer.backends.clip_probe import (
+    ClipSettings,
+    FloatArray,
+    favorable_probability,
+    parse_settings,
+    pole_vector,
+    unit_rows,
+)
 from cueshift.infer.backends.clip_tiny import TINY_CLIP_CHECKPOINT, build_tiny_clip
+from cueshift.infer.embedding_cache import EmbeddingKind, Vectors
 from cueshift.study.config import ModelConfig
 
 if TYPE_CHECKING:
     import torch
 
-log = logging.getLogger(__name__)
 
-DEFAULT_TEMPLATE = "a photo of someone who is {x}"
-#: Descriptors that read badly after "someone who is" (nouns): the text put in ``{x}``.
-DEFAULT_PHRASES: dict[str, str] = {"Home owner": "a home owner", "Renter": "a renter"}
+def encoder_key(model: ModelConfig, settings: ClipSettings, dtype: str) -> str:
+    """What determines an embedding besides its input: ``'<checkpoint>@<revision>:<dtype>'``.
 
-Kind = Literal["image", "text"]
-
-
-class ClipSettings(BaseModel):
-    """``[models.settings]`` of a model with ``backend = "clip"``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    templates: list[str] = Field(
-        default_factory=lambda: [DEFAULT_TEMPLATE],
-        min_length=1,
-        description="probe templates with one {x} slot; several are averaged in embedding space",
-    )
-    phrases: dict[str, str] = Field(
-        default_factory=dict,
-        description="descriptor -> text for {x} (default: the descriptor in lower case; see DEFAULT_PHRASES)",
-    )
-    device: Literal["auto", "cpu", "cuda", "mps"] = "auto"
-    dtype: Literal["auto", "float32", "float16", "bfloat16"] = Field(
-        default="auto", description="auto: float16 on cuda, float32 elsewhere"
-    )
-    batch_size: int = Field(default=64, ge=1, description="images or texts per encoder call")
-    tiny_seed: int = Field(default=0, ge=0, description=f"weights seed of {TINY_CLIP_CHECKPOINT}")
-
-    @field_validator("templates")
-    @classmethod
-    def _one_slot(cls, value: list[str]) -> list[str]:
-        for template in value:
-            if template.count("{x}") != 1:
-                raise ValueError(f"template {template!r} must contain {{x}} exactly once")
-            try:
-                template.format(x="")
-            except (IndexError, KeyError, ValueError):
-                raise ValueError(f"template {template!r} has braces other than {{x}}") from None
-        if len(set(value)) != len(value):
-            raise ValueError("templates repeat")
-        return value
-
-    def phrase(self, descriptor: str) -> str:
-        """The text that fills ``{x}`` for ``descriptor``."""
-        return self.phrases.get(descriptor) or DEFAULT_PHRASES.get(descriptor) or descriptor.lower()
-
-    def probe_texts(self, descriptor: str) -> list[str]:
-        """One probe text per template."""
-        return [template.format(x=self.phrase(descriptor)) for template in self.templates]
-
-
-def _settings(model: ModelConfig) -> ClipSettings:
-    try:
-        return ClipSettings.model_validate(model.settings)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "<settings>"
-        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(f"model {model.model_id!r}: settings.{field}: {err['msg']}{more}") from None
-
-
-def _unit(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to length 1 (float64)."""
-    vectors = np.asarray(vectors, dtype=np.float64)
-    return vectors / np.linalg.norm(vectors, axis=-1, keepdims=True)
-
-
-def pole_vector(text_vectors: Sequence[np.ndarray]) -> np.ndarray:
-    """Template ensemble of one pole: the normalised mean of the normalised text embeddings."""
-    return _unit(_unit(np.stack(text_vectors)).mean(axis=0))
-
-
-def bipolar(image: np.ndarray, plus: np.ndarray, minus: np.ndarray) -> np.ndarray:
-    """Seed 004 Eq. 1: ``cos(image, plus) - cos(image, minus)`` per image row."""
-    image = _unit(np.atleast_2d(image))
-    return image @ _unit(plus) - image @ _unit(minus)
-
-
-def favorable_probability(m: np.ndarray, logit_scale: float) -> np.ndarray:
-    """Two-way softmax of the poles at the model's logit scale: ``sigmoid(logit_scale * m)``."""
-    return 0.5 * (1.0 + np.tanh(0.5 * logit_scale * np.asarray(m, dtype=np.float64)))
+    A local checkpoint directory is named by its absolute path; the tiny random model by its
+    weights seed (``cueshift:tiny-random-clip#seed=0``). A revision left out reads ``default``.
+    """
+    checkpoint = model.checkpoint
+    if checkpoint == TINY_CLIP_CHECKPOINT:
+        checkpoint = f"{checkpoint}#seed={settings.tiny_seed}"
+    elif Path(checkpoint).expanduser().is_dir():
+        checkpoint = str(Path(checkpoint).expanduser().resolve())
+    return f"{checkpoint}@{model.revision or 'default'}:{dtype}"
 
 
 class ClipBackend(Backend):
@@ -150,15 +76,21 @@ class ClipBackend(Backend):
     model
         ``checkpoint``: a local directory or hub id of a transformers CLIP checkpoint
         (hub ids only where the hub is reachable), or ``cueshift:tiny-random-clip``;
-        ``settings`` validate as :class:`ClipSettings`.
+        ``settings`` validate as :class:`~cueshift.infer.backends.clip_probe.ClipSettings`.
     context
-        Images and scenarios; ``context.con`` (when not ``None``) caches embeddings.
+        Images and scenarios; ``context.embeddings`` (when not ``None``) keeps embeddings
+        between runs.
     loaded
         An already built ``(CLIPModel, CLIPProcessor)`` pair to use instead of loading
-        ``checkpoint`` (tests, notebooks); it is moved to the chosen device and dtype.
+        ``checkpoint`` (tests, notebooks); it is moved to the chosen device and dtype, and
+        ``checkpoint`` must still name those weights: it keys the embedding cache.
 
     Attributes
     ----------
+    encoder : str
+        The embedding cache's key of this model (:func:`encoder_key`).
+    logit_scale : float
+        :math:`s`, the model's ``logit_scale.exp()``.
     images_encoded, texts_encoded : int
         How many images / probe texts went through the encoders (cache misses).
     """
@@ -171,13 +103,16 @@ class ClipBackend(Backend):
         self, model: ModelConfig, context: StudyContext, *, loaded: tuple[Any, Any] | None = None
     ) -> None:
         super().__init__(model, context)
-        self.settings = _settings(model)
+        self.settings = parse_settings(model)
         self.clip_model, self.processor, self.device, self.dtype = self._load(loaded)
+        self.encoder = encoder_key(model, self.settings, str(self.dtype).removeprefix("torch."))
         self.logit_scale = float(self.clip_model.logit_scale.detach().float().exp().item())
         self.embed_dim = int(self.clip_model.config.projection_dim)
         self.images_encoded = 0
         self.texts_encoded = 0
-        self._memory: dict[Kind, dict[str, np.ndarray]] = {"image": {}, "text": {}}  # unit float32
+        self._memory: dict[EmbeddingKind, dict[str, Vectors]] = {"image": {}, "text": {}}  # unit vectors
+        self._content: dict[str, str] = {}  # image_id -> SHA-256 of the file
+        self._path_of: dict[str, Path] = {}  # SHA-256 -> a file with that content
 
     # ---- loading
 
@@ -192,7 +127,7 @@ class ClipBackend(Backend):
         s, checkpoint = self.settings, self.model.checkpoint
         if not checkpoint:
             raise ConfigError(f"model {self.model.model_id!r}: checkpoint must name a CLIP checkpoint")
-        device_name = s.device
+        device_name: str = s.device
         if device_name == "auto":
             if torch.cuda.is_available():
                 device_name = "cuda"
@@ -207,9 +142,10 @@ class ClipBackend(Backend):
         elif checkpoint == TINY_CLIP_CHECKPOINT:
             model, processor = build_tiny_clip(s.tiny_seed)
         else:
+            revision = self.model.revision or "main"  # transformers' default revision
             try:
-                model = CLIPModel.from_pretrained(checkpoint, revision=self.model.revision)
-                processor = CLIPProcessor.from_pretrained(checkpoint, revision=self.model.revision)
+                model = CLIPModel.from_pretrained(checkpoint, revision=revision)
+                processor = CLIPProcessor.from_pretrained(checkpoint, revision=revision)
             except (OSError, ValueError) as exc:
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                 raise ConfigError(
@@ -239,9 +175,11 @@ class ClipBackend(Backend):
             latency_ms=[latency] * len(m),
             p_favorable=[float(x) for x in p],
             p_neither=[None] * len(m),
+            association=[float(x) for x in m],
+            logit_scale=self.logit_scale,
         )
 
-    def associations(self, batch: pl.DataFrame) -> np.ndarray:
+    def associations(self, batch: pl.DataFrame) -> FloatArray:
         """Seed 004 Eq. 1 ``m`` of every row of ``batch`` (columns image_id, scenario_id)."""
         rows = batch.select("image_id", "scenario_id").rows()
         if not rows:
@@ -251,53 +189,85 @@ class ClipBackend(Backend):
             sid: (s.probe_texts(sc.favorable), s.probe_texts(sc.unfavorable))
             for sid, sc in ((sid, self.context.scenarios[sid]) for sid in dict.fromkeys(r[1] for r in rows))
         }
-        images = self.vectors("image", list(dict.fromkeys(r[0] for r in rows)))
-        probes = self.vectors(
-            "text", list(dict.fromkeys(t for pair in texts.values() for pole in pair for t in pole))
+        images = self.image_vectors(list(dict.fromkeys(r[0] for r in rows)))
+        probes = self.text_vectors(
+            list(dict.fromkeys(t for pair in texts.values() for pole in pair for t in pole))
         )
         poles = {
             sid: (pole_vector([probes[t] for t in plus]), pole_vector([probes[t] for t in minus]))
             for sid, (plus, minus) in texts.items()
         }
-        image = _unit(np.stack([images[iid] for iid, _ in rows]))
+        image = unit_rows(np.stack([images[iid] for iid, _ in rows]))
         plus = np.stack([poles[sid][0] for _, sid in rows])
         minus = np.stack([poles[sid][1] for _, sid in rows])
-        return np.einsum("ij,ij->i", image, plus) - np.einsum("ij,ij->i", image, minus)  # Eq. 1 row-wise
+        m: FloatArray = np.einsum("ij,ij->i", image, plus) - np.einsum("ij,ij->i", image, minus)  # Eq. 1
+        return m
 
-    # ---- embeddings and their cache
+    # ---- embeddings: memory, then the cache, then the encoder
 
-    def vectors(self, kind: Kind, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        """Unit embeddings of image_ids or probe texts: memory, then the database, then the encoder."""
+    def image_vectors(self, image_ids: Sequence[str]) -> dict[str, Vectors]:
+        """Unit image embeddings by image_id (cached by the image's content)."""
+        contents = {image_id: self._content_of(image_id) for image_id in image_ids}
+        found = self._vectors("image", list(dict.fromkeys(contents.values())), self._encode_images)
+        return {image_id: found[content] for image_id, content in contents.items()}
+
+    def text_vectors(self, texts: Sequence[str]) -> dict[str, Vectors]:
+        """Unit text embeddings by probe text."""
+        return self._vectors("text", texts, self._encode_texts)
+
+    def _vectors(
+        self, kind: EmbeddingKind, keys: Sequence[str], encode: Callable[[list[str]], Vectors]
+    ) -> dict[str, Vectors]:
         memory = self._memory[kind]
         missing = [k for k in keys if k not in memory]
-        if missing and self.context.con is not None:
-            for key, raw in self._read_cache(kind, missing).items():
-                memory[key] = _unit(raw).astype(np.float32)
+        cache = self.context.embeddings
+        if missing and cache is not None:
+            for key, raw in cache.get(self.encoder, kind, missing).items():
+                if raw.shape != (self.embed_dim,):
+                    raise CueshiftError(
+                        f"embedding: encoder {self.encoder!r} has {kind} vectors of {raw.size} values stored "
+                        f"but gives {self.embed_dim}; use a new database for a changed checkpoint"
+                    )
+                memory[key] = unit_rows(raw).astype(np.float32)
             missing = [k for k in missing if k not in memory]
         for start in range(0, len(missing), self.settings.batch_size):
             chunk = missing[start : start + self.settings.batch_size]
-            raw = self._encode_images(chunk) if kind == "image" else self._encode_texts(chunk)
-            self._write_cache(kind, chunk, raw)
-            for key, row in zip(chunk, raw, strict=True):
-                memory[key] = _unit(row).astype(np.float32)
+            raw_rows = encode(chunk)
+            if cache is not None:
+                cache.put(self.encoder, kind, chunk, raw_rows)
+            for key, row in zip(chunk, raw_rows, strict=True):
+                memory[key] = unit_rows(row).astype(np.float32)
         return {k: memory[k] for k in keys}
 
-    def _encode_images(self, image_ids: list[str]) -> np.ndarray:
+    def _content_of(self, image_id: str) -> str:
+        """The SHA-256 of the image's file (read once per image)."""
+        content = self._content.get(image_id)
+        if content is None:
+            path = self.context.images[image_id].path
+            try:
+                content = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError as exc:
+                raise CueshiftError(f"image {image_id}: cannot read {path}: {exc.strerror or exc}") from None
+            self._content[image_id] = content
+            self._path_of.setdefault(content, path)
+        return content
+
+    def _encode_images(self, contents: list[str]) -> Vectors:
         import torch
         from PIL import Image
 
         pictures = []
-        for image_id in image_ids:
-            with Image.open(self.context.images[image_id].path) as img:
+        for content in contents:
+            with Image.open(self._path_of[content]) as img:
                 pictures.append(img.convert("RGB"))
         inputs = self.processor(images=pictures, return_tensors="pt")
         pixels = inputs["pixel_values"].to(device=self.device, dtype=self.dtype)
         with torch.inference_mode():
             features = _features(self.clip_model.get_image_features(pixel_values=pixels))
-        self.images_encoded += len(image_ids)
-        return features.float().cpu().numpy()
+        self.images_encoded += len(contents)
+        return np.asarray(features.float().cpu().numpy(), dtype=np.float32)
 
-    def _encode_texts(self, texts: list[str]) -> np.ndarray:
+    def _encode_texts(self, texts: list[str]) -> Vectors:
         import torch
 
         inputs = self.processor(text=texts, return_tensors="pt", padding=True, truncation=True)
@@ -305,47 +275,7 @@ class ClipBackend(Backend):
         with torch.inference_mode():
             features = _features(self.clip_model.get_text_features(**inputs))
         self.texts_encoded += len(texts)
-        return features.float().cpu().numpy()
-
-    def _read_cache(self, kind: Kind, keys: list[str]) -> dict[str, np.ndarray]:
-        assert self.context.con is not None
-        rows = self.context.con.execute(
-            "SELECT item_key, vector FROM embedding WHERE model_id = ? AND kind = ? "
-            "AND item_key IN (SELECT unnest(?::VARCHAR[]))",
-            [self.model.model_id, kind, keys],
-        ).fetchall()
-        if not rows:
-            return {}
-        vectors = np.asarray([vector for _, vector in rows], dtype=np.float32)
-        if vectors.ndim != 2 or vectors.shape[1] != self.embed_dim:
-            raise CueshiftError(
-                f"embedding: model {self.model.model_id!r} has {kind} vectors of another size stored than "
-                f"the {self.embed_dim}-d ones its checkpoint gives; use a new database for a changed model"
-            )
-        return {key: vector for (key, _), vector in zip(rows, vectors, strict=True)}
-
-    def _write_cache(self, kind: Kind, keys: list[str], raw: np.ndarray) -> None:
-        con = self.context.con
-        if con is None:
-            return
-        new_rows = pl.DataFrame(  # scanned by name below
-            {
-                "model_id": [self.model.model_id] * len(keys),
-                "kind": [kind] * len(keys),
-                "item_key": keys,
-                "vector": pl.Series(
-                    [row.tolist() for row in raw.astype(np.float32)], dtype=pl.List(pl.Float32)
-                ),
-            }
-        )
-        new_rows = store.validate("embedding", new_rows)  # noqa: F841  (scanned by name below)
-        try:
-            con.execute(
-                "INSERT INTO embedding (model_id, kind, item_key, vector) "
-                "SELECT model_id, kind, item_key, vector FROM new_rows ON CONFLICT DO NOTHING"
-            )
-        except duckdb.Error as exc:  # the cache only saves time: go on without it
-            log.warning("embedding cache not written (%s)", str(exc).splitlines()[0])
+        return np.asarray(features.float().cpu().numpy(), dtype=np.float32)
 
 
 def _features(output: Any) -> torch.Tensor:
@@ -354,4 +284,8 @@ def _features(output: Any) -> torch.Tensor:
 
     if isinstance(output, torch.Tensor):
         return output
-    return output.pooler_output
+    pooled: torch.Tensor = output.pooler_output
+    return pooled
+
+
+__all__ = ["ClipBackend", "ClipSettings", "encoder_key"]

@@ -1,0 +1,77 @@
+"""The embedding cache in the study database: table ``embedding``, keyed by encoder, kind and item.
+
+:class:`DuckDBEmbeddingCache` implements :class:`cueshift.infer.embedding_cache.EmbeddingCache`
+(the protocol the CLIP backend is written against) on an open study database. The runner
+builds one and passes it to the backends; no backend sees the connection.
+
+The cache only saves time: a write that fails (e.g. a read-only database) is logged and
+skipped, and the judgments go on. A vector that breaks the table's schema (empty or not
+finite) is an error, since it would be a wrong embedding, not a missing one.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import duckdb
+import numpy as np
+import polars as pl
+
+from cueshift.infer.embedding_cache import EmbeddingKind, Vectors
+from cueshift.store import validate
+
+log = logging.getLogger(__name__)
+
+
+class DuckDBEmbeddingCache:
+    """Embeddings stored in the ``embedding`` table of a study database.
+
+    Parameters
+    ----------
+    con
+        The open study database (:func:`cueshift.store.open_study`); the caller closes it.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+
+    def get(self, encoder: str, kind: EmbeddingKind, keys: Sequence[str]) -> dict[str, Vectors]:
+        """The stored vectors of ``keys`` (float32); keys without one are absent."""
+        if not keys:
+            return {}
+        rows = self.con.execute(
+            "SELECT item_key, vector FROM embedding WHERE encoder = ? AND kind = ? "
+            "AND item_key IN (SELECT unnest(?::VARCHAR[]))",
+            [encoder, kind, list(keys)],
+        ).fetchall()
+        return {str(key): np.asarray(vector, dtype=np.float32) for key, vector in rows}
+
+    def put(self, encoder: str, kind: EmbeddingKind, keys: Sequence[str], vectors: Vectors) -> None:
+        """Store one row of ``vectors`` per key; keys stored already keep their vectors."""
+        rows = np.asarray(vectors, dtype=np.float32)
+        if rows.ndim != 2 or rows.shape[0] != len(keys):
+            raise ValueError(f"put: {len(keys)} keys but vectors of shape {rows.shape}")
+        if not keys:
+            return
+        new_rows = pl.DataFrame(
+            {
+                "encoder": [encoder] * len(keys),
+                "kind": [kind] * len(keys),
+                "item_key": list(keys),
+                "vector": pl.Series([row.tolist() for row in rows], dtype=pl.List(pl.Float32)),
+            }
+        )
+        self.con.register("cueshift_new_embeddings", validate("embedding", new_rows).to_arrow())
+        try:
+            self.con.execute(
+                "INSERT INTO embedding (encoder, kind, item_key, vector) "
+                "SELECT encoder, kind, item_key, vector FROM cueshift_new_embeddings ON CONFLICT DO NOTHING"
+            )
+        except duckdb.Error as exc:  # the cache only saves time: go on without it
+            log.warning("embedding cache not written (%s)", str(exc).splitlines()[0])
+        finally:
+            self.con.unregister("cueshift_new_embeddings")
+
+
+__all__ = ["DuckDBEmbeddingCache"]
