@@ -17,7 +17,8 @@ from pathlib import Path
 
 import duckdb
 
-from cueshift.report._render import render_report
+from cueshift.designs.stylisticbias.report import CATALOG
+from cueshift.report import render_report
 
 START, END = "<!-- bench_report:start -->", "<!-- bench_report:end -->"
 
@@ -35,7 +36,7 @@ def main() -> None:
         (n_models,) = con.execute("SELECT count(DISTINCT model_id) FROM judgment").fetchone()  # type: ignore[misc]
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as out_dir:
-        result = render_report(args.db, out_dir=out_dir, formats=("html", "pdf"), engine="jupyter")
+        result = render_report(args.db, document=CATALOG.document_path, out_dir=out_dir, engine="jupyter")
         sizes = {fmt: Path(path).stat().st_size for fmt, path in result.outputs.items()}
     seconds = time.perf_counter() - started
     section = "\n".join(

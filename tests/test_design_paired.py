@@ -276,12 +276,13 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
 
 
 def _report_tables_render(db: Path, design: str) -> None:
-    from cueshift.designs.report import TABLES, DesignReport
-    from cueshift.report.doc import TableOutput
+    from cueshift.designs.report import report_catalog
+    from cueshift.report import Report, TableOutput
 
-    report = DesignReport.open(db)
+    catalog = report_catalog(design)
+    report = Report.open(db, None, catalog)
     try:
-        for key in [k for k in TABLES if k.startswith(design + "_")]:
+        for key in [t.key for t in catalog.tables]:
             assert isinstance(report.table(key), TableOutput), key
     finally:
         report.close()

@@ -254,12 +254,13 @@ def test_pairwise_end_to_end_recovers_planted_preference_and_position(tmp_path: 
     assert bins["estimate"].to_numpy() == pytest.approx(1.0)
     agreement = results["rating_model_human"].row(0, named=True)
     assert agreement["estimate"] > 0.5 and agreement["p_value"] < 1e-3  # model and humans share the latent
-    from cueshift.designs.report import TABLES, DesignReport
-    from cueshift.report.doc import TableOutput
+    from cueshift.designs.report import report_catalog
+    from cueshift.report import Report, TableOutput
 
-    report = DesignReport.open(study.database_path)
+    catalog = report_catalog("pairwise")
+    report = Report.open(study.database_path, None, catalog)
     try:
-        for key in [k for k in TABLES if k.startswith("pairwise_")]:
+        for key in [t.key for t in catalog.tables]:
             assert isinstance(report.table(key), TableOutput), key
     finally:
         report.close()

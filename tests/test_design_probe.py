@@ -206,12 +206,13 @@ def test_probe_end_to_end_recovers_planted_reliability_link(tmp_path: Path) -> N
         terms["reliability"] > 0 and terms["dataset_size"] > 0 and "samples_seen" not in terms
     )  # constant: dropped
     assert set(results["structure"]["model_id"]) == {"sim-80m", "sim-2b-a"}
-    from cueshift.designs.report import TABLES, DesignReport
-    from cueshift.report.doc import TableOutput
+    from cueshift.designs.report import report_catalog
+    from cueshift.report import Report, TableOutput
 
-    report = DesignReport.open(study.database_path)
+    catalog = report_catalog("probe")
+    report = Report.open(study.database_path, None, catalog)
     try:
-        for key in [k for k in TABLES if k.startswith("probe_")]:
+        for key in [t.key for t in catalog.tables]:
             assert isinstance(report.table(key), TableOutput), key
     finally:
         report.close()

@@ -1,63 +1,151 @@
-"""Each further design's report renders to HTML and PDF (without Quarto) from its study database."""
+"""Each design's report: one facade, the catalog's documents ship with the package, and the further
+designs render to HTML and PDF (without Quarto) with marks that follow the stored p-values."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import duckdb
+import polars as pl
 import pytest
 from pypdf import PdfReader
 from rich.console import Console
 
 from cueshift import store
 from cueshift.designs import analyze_design, run_design
-from cueshift.report._render import REPORTS_DIR, render_report
+from cueshift.designs.paired.report import CATALOG as PAIRED
+from cueshift.designs.pairwise.report import CATALOG as PAIRWISE
+from cueshift.designs.probe.report import CATALOG as PROBE
+from cueshift.designs.report import report_catalog
+from cueshift.designs.stylisticbias.report import CATALOG as STYLISTICBIAS
+from cueshift.report import (
+    REPORTS_DIR,
+    Catalog,
+    Report,
+    fmt_number,
+    render_report,
+    significance_mark,
+    stars,
+    to_html,
+)
 from cueshift.study.config import load_study
+from tests.html_tables import html_tables, texts
 
 STUDIES = Path(__file__).parents[1] / "studies"
+CATALOGS = {"stylisticbias": STYLISTICBIAS, "paired": PAIRED, "pairwise": PAIRWISE, "probe": PROBE}
+_CALL = re.compile(r"report\.(table|figure|text)\(\"([^\"]+)\"\)")
+
+
+@pytest.mark.parametrize("design", sorted(CATALOGS))
+def test_catalog_document_ships_and_declares_every_call(design: str) -> None:
+    catalog = report_catalog(design)
+    assert catalog is CATALOGS[design]
+    assert catalog.document_path.parent == REPORTS_DIR and catalog.document_path.is_file()
+    source = catalog.document_path.read_text(encoding="utf-8")
+    # the document opens the one facade with its own catalog
+    assert f"from cueshift.designs.{design}.report import CATALOG" in source
+    assert "Report.open(db, models, CATALOG)" in source
+    calls = _CALL.findall(source)
+    assert calls, design
+    for kind, key in calls:
+        getattr(catalog, kind)(key)  # raises for an undeclared key
+    assert {key for kind, key in calls if kind == "table"} == {t.key for t in catalog.tables}
+
+
+def test_catalog_refuses_repeated_keys_and_names_unknown_ones() -> None:
+    with pytest.raises(ValueError, match="repeated key"):
+        Catalog("x.qmd", tables=(PAIRED.tables[0], PAIRED.tables[0]))
+    with pytest.raises(Exception, match="no table 'nope' declared"):
+        PAIRED.table("nope")
+
+
+@pytest.fixture(scope="module")
+def design_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """An analysed study database per further design (the seed study files, simulated judges)."""
+    out: dict[str, Path] = {}
+    for design, study_file in (
+        ("paired", "paired-001.toml"),
+        ("pairwise", "pairwise-002.toml"),
+        ("probe", "probe-004.toml"),
+    ):
+        tmp = tmp_path_factory.mktemp(design)
+        study = load_study(STUDIES / study_file)
+        study = study.model_copy(update={"database": tmp / f"{design}.duckdb"})
+        run_design(study, progress=False)
+        con = store.open_study(study.database_path)
+        try:
+            with (tmp / "console.txt").open("w") as sink:
+                analyze_design(con, study, Console(file=sink))
+        finally:
+            con.close()
+        out[design] = study.database_path
+    return out
 
 
 @pytest.mark.parametrize(
-    ("design", "study_file", "result_table", "sections"),
+    ("design", "result_table", "sections"),
     [
-        ("paired", "paired-001.toml", "result_paired_halo", ["Attractiveness bias", "Halo effect"]),
-        (
-            "pairwise",
-            "pairwise-002.toml",
-            "result_pairwise_cohort",
-            ["Pairwise preferences", "Position bias"],
-        ),
-        (
-            "probe",
-            "probe-004.toml",
-            "result_probe_similarity",
-            ["Human reliability", "Structure of impressions"],
-        ),
+        ("paired", "result_paired_halo", ["Attractiveness bias", "Halo effect"]),
+        ("pairwise", "result_pairwise_cohort", ["Pairwise preferences", "Position bias"]),
+        ("probe", "result_probe_similarity", ["Human reliability", "Structure of impressions"]),
     ],
 )
-def test_design_report_renders_html_and_pdf(tmp_path, design, study_file, result_table, sections):
-    study = load_study(STUDIES / study_file)
-    study = study.model_copy(update={"database": tmp_path / f"{design}.duckdb"})
-    run_design(study, progress=False)
-    con = store.open_study(study.database_path)
-    try:
-        analyze_design(con, study, Console(file=open(tmp_path / "console.txt", "w")))  # noqa: SIM115
-        n_rows = con.execute(f"SELECT count(*) FROM {result_table}").fetchone()[0]
-    finally:
-        con.close()
+def test_design_report_renders_html_and_pdf(
+    design_dbs: dict[str, Path], tmp_path: Path, design: str, result_table: str, sections: list[str]
+) -> None:
+    db = design_dbs[design]
+    with duckdb.connect(str(db), read_only=True) as con:
+        n_rows = con.execute(f"SELECT count(*) FROM {result_table}").fetchone()[0]  # type: ignore[index]
     assert n_rows > 0
-
     result = render_report(
-        study.database_path,
-        document=REPORTS_DIR / f"{design}.qmd",
+        db,
+        document=CATALOGS[design].document_path,
         out_dir=tmp_path / "out",
         formats=("html", "pdf"),
         engine="jupyter",
     )
     html = Path(result.outputs["html"]).read_text(encoding="utf-8")
-    assert "<table" in html and "Traceback" not in html
+    assert "<table" in html and "Traceback" not in html and "Not computed" not in html
     assert all(section in html for section in sections)
+    assert "Simulated judges" in html  # the simulated-designs backend is recognised as simulated
+    assert {t.key for t in CATALOGS[design].tables} <= set(html_tables(html))
     pdf = PdfReader(str(result.outputs["pdf"]))
     assert len(pdf.pages) >= 1
     text = " ".join(page.extract_text() for page in pdf.pages)
     assert "Traceback" not in text and len(text) > 500
     assert all(section in text for section in sections)
+
+
+def test_marks_in_rendered_tables_follow_the_stored_p_values(design_dbs: dict[str, Path]) -> None:
+    # paired halo table: the KW H column carries the star code of the stored p_adj (seed 001 App. D)
+    with duckdb.connect(str(design_dbs["paired"]), read_only=True) as con:
+        halo = con.sql("SELECT model_id, choice_1, choice_2, statistic, p_adj FROM result_paired_halo").pl()
+    with Report.open(design_dbs["paired"], None, PAIRED) as report:
+        html = to_html(report.styled("paired_halo"))
+    shown = {(r[0], r[1], r[2]): r[6] for r in texts(html_tables(html)["paired_halo"])}
+    assert len(shown) == halo.height
+    codes = set()
+    for row in halo.iter_rows(named=True):
+        code = stars(row["p_adj"])
+        codes.add(code)
+        expected = fmt_number(row["statistic"], 2) + (f" {code}" if code else "")
+        assert shown[(row["model_id"], row["choice_1"], row["choice_2"])] == expected
+    assert len(codes) >= 2, codes  # the check sees more than one mark
+    # probe similarity pivot: bold / underline follow the stored p_adj of each cell (seed 000 notation)
+    with duckdb.connect(str(design_dbs["probe"]), read_only=True) as con:
+        sim = con.sql("SELECT attribute, model_id, estimate, p_adj FROM result_probe_similarity").pl()
+    with Report.open(design_dbs["probe"], None, PROBE) as report:
+        styled = report.styled("probe_similarity")
+    columns = list(styled.labels[1:])
+    cells = {(row[0].text, columns[j]): row[j + 1] for row in styled.rows for j in range(len(columns))}
+    seen = set()
+    for row in sim.iter_rows(named=True):
+        cell = cells[(row["attribute"], row["model_id"])]
+        mark = significance_mark(row["p_adj"])
+        assert cell.text == fmt_number(row["estimate"], 2)
+        assert cell.bold == (mark is not None and mark.value == "strong")
+        assert cell.underline == (mark is not None and mark.value == "ns")
+        seen.add(None if mark is None else mark.value)
+    assert len(seen) >= 2, seen
+    assert sim.filter(pl.col("p_adj").is_not_null()).height > 0

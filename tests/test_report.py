@@ -269,11 +269,15 @@ def build_study_db(
 
 # ------------------------------------------------------------------------------------ formatters
 
+from cueshift.designs.stylisticbias.report import CATALOG, delta_class, delta_fill  # noqa: E402
 from cueshift.report import (  # noqa: E402
+    MISSING,
+    NOT_APPLICABLE_FILL,
     Col,
+    Notation,
     Pivot,
     TableSpec,
-    delta_class,
+    effect,
     fmt_ci,
     fmt_effect,
     fmt_integer,
@@ -281,14 +285,15 @@ from cueshift.report import (  # noqa: E402
     fmt_percent,
     fmt_pvalue,
     fmt_pvalue_sci,
+    marks,
     significance_mark,
+    stars,
     stub,
     to_html,
     to_markdown,
     to_rich,
     to_typst,
 )
-from cueshift.report._formats import MISSING, NOT_APPLICABLE_FILL, delta_fill, effect  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -338,6 +343,54 @@ def test_significance_notation_and_delta_scale() -> None:
         "strong negative",
     ]
     assert delta_fill(0.0) is None and delta_fill(0.2) != delta_fill(-0.2)
+
+
+@pytest.mark.parametrize(
+    ("p", "expected"),
+    [
+        (0.0, "***"),
+        (0.000999, "***"),
+        (0.001, "**"),
+        (0.00999, "**"),
+        (0.01, "*"),
+        (0.0499, "*"),
+        (0.05, ""),
+        (0.07, ""),
+        (1.0, ""),
+        (None, ""),
+        (float("nan"), ""),
+    ],
+)
+def test_star_notation_thresholds(p: float | None, expected: str) -> None:
+    # seed 001 App. D-F "standard star notation", seed 004 Fig. 7: strict thresholds
+    assert stars(p) == expected
+    assert marks(p, Notation.STARS).suffix == (f" {expected}" if expected else "")
+    assert not marks(p, Notation.STARS).bold and not marks(p, Notation.STARS).underline
+
+
+def test_marks_emphasis_and_trend_code() -> None:
+    assert marks(0.0009).bold and not marks(0.0009).underline
+    assert not marks(0.001).bold and not marks(0.001).underline
+    assert marks(0.05).underline and not marks(0.05).bold
+    assert marks(None) == marks(float("nan")) == marks(None, Notation.STARS)
+    assert [stars(p, trend=True) for p in (0.05, 0.0999, 0.1)] == [".", ".", ""]
+    with pytest.raises(TypeError, match="p-value"):
+        stars("0.01")
+
+
+def test_star_marks_follow_the_p_column_and_skip_missing_values() -> None:
+    frame = pl.DataFrame(
+        {"name": ["a", "b", "c", "d"], "h": [12.5, 3.2, None, 0.4], "p": [2e-4, 0.004, 0.01, 0.3]}
+    )
+    spec = TableSpec(
+        "kw", "KW", "", (stub("name", "Name"), Col("h", "H", fmt_number, p="p", notation=Notation.STARS))
+    )
+    table = spec.build(frame)
+    assert table.texts() == [["a", "12.500 ***"], ["b", "3.200 **"], ["c", MISSING], ["d", "0.400"]]
+    assert not any(cell.bold or cell.underline for row in table.rows for cell in row)
+    typ = to_typst(table)
+    assert "12.500 ***" in to_html(table) and '"12.500 ***"' in typ and 'strong("12.500' not in typ
+    assert "12.500 \\*\\*\\*" in to_markdown(table)
 
 
 # ------------------------------------------------------------------------------- declared tables
@@ -459,17 +512,10 @@ def test_parse_qmd_errors(tmp_path: Path, text: str, message: str) -> None:
 
 # ------------------------------------------------------------------------------ study databases
 
-from cueshift.report import FALLBACK, render_report  # noqa: E402
-from cueshift.report._render import DEFAULT_DOCUMENT  # noqa: E402
-from cueshift.report.doc import Report, registry  # noqa: E402
+from cueshift.report import FALLBACK, Catalog, Report, render_report  # noqa: E402
+from cueshift.stats import run_analyses  # noqa: E402
 
-
-def _analyses_available() -> bool:
-    try:
-        from cueshift.stats import run_analyses  # noqa: F401
-    except ImportError:
-        return False
-    return True
+DOCUMENT = CATALOG.document_path
 
 
 @pytest.fixture(scope="module")
@@ -480,11 +526,7 @@ def raw_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def analysed_db(raw_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same study with the statistics engine's result tables (when the engine is importable)."""
-    if not _analyses_available():
-        pytest.skip("cueshift.stats.run_analyses is not importable")
-    from cueshift.stats import run_analyses
-
+    """The same study with the statistics engine's result tables."""
     path = tmp_path_factory.mktemp("analysed") / "study.duckdb"
     path.write_bytes(raw_db.read_bytes())
     con = store.open_study(path)
@@ -498,7 +540,7 @@ def analysed_db(raw_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def rendered(analysed_db: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("out")
-    result = render_report(analysed_db, out_dir=out, engine="jupyter")
+    result = render_report(analysed_db, document=DOCUMENT, out_dir=out, engine="jupyter")
     assert result.engine == FALLBACK
     assert result.models == ("sim-a", "sim-b")
     return dict(result.outputs)
@@ -506,7 +548,7 @@ def rendered(analysed_db: Path, tmp_path_factory: pytest.TempPathFactory) -> dic
 
 def test_missing_database_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(CueshiftError, match="no such study database"):
-        render_report(tmp_path / "nope.duckdb", out_dir=tmp_path / "out")
+        render_report(tmp_path / "nope.duckdb", document=DOCUMENT, out_dir=tmp_path / "out")
     assert not (tmp_path / "out" / "study.html").exists()
 
 
@@ -514,7 +556,7 @@ def test_empty_database_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "empty.duckdb"
     store.open_study(path).close()
     with pytest.raises(CueshiftError, match="holds no judgments") as info:
-        render_report(path, out_dir=tmp_path / "out")
+        render_report(path, document=DOCUMENT, out_dir=tmp_path / "out")
     assert "\n" not in str(info.value)
     assert not (tmp_path / "out").exists()
 
@@ -523,92 +565,32 @@ def test_not_a_database_and_unknown_model(tmp_path: Path, raw_db: Path) -> None:
     junk = tmp_path / "junk.duckdb"
     junk.write_text("not a database", encoding="utf-8")
     with pytest.raises(CueshiftError, match="cannot open"):
-        render_report(junk, out_dir=tmp_path / "out")
+        render_report(junk, document=DOCUMENT, out_dir=tmp_path / "out")
     with pytest.raises(CueshiftError, match="unknown model"):
-        render_report(raw_db, models="sim-a,gpt-9", out_dir=tmp_path / "out")
+        render_report(raw_db, document=DOCUMENT, models="sim-a,gpt-9", out_dir=tmp_path / "out")
 
 
 def test_model_subset_filters_per_model_rows(analysed_db: Path) -> None:
-    report = Report.open(analysed_db, "sim-b")
-    try:
+    with Report.open(analysed_db, "sim-b", CATALOG) as report:
         assert report.subset and report.models == ["sim-b"]
         assert [row[0] for row in report.styled("judgments").texts()] == ["sim-b"]
         vs_rows = [row[0] for row in report.styled("table2_vs").texts()]
         assert vs_rows == ["sim-b", "Average (all models)"]
-        assert "subset" in report.preamble()
-    finally:
-        report.close()
+        assert "subset" in report.preamble().text
 
 
 def test_console_tables(analysed_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from cueshift.report.cli import print_tables
 
-    print_tables(analysed_db)
+    print_tables(analysed_db, CATALOG)
     out = capsys.readouterr().out
-    for spec in registry().values():
+    for spec in CATALOG.tables:
         assert spec.title.split(" (")[0][:40] in " ".join(out.split())
 
 
 # ------------------------------------------------------------------------------ rendered output
 
-from html.parser import HTMLParser  # noqa: E402
-
-
-class _Tables(HTMLParser):
-    """Body cells of every great_tables table (``<div id="tbl-KEY">``): text and inline style."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tables: dict[str, list[list[tuple[str, str]]]] = {}
-        self._key: str | None = None
-        self._depth = 0
-        self._in_body = False
-        self._cell: list[str] | None = None
-        self._style = ""
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        if tag == "div" and (a.get("id") or "").startswith("tbl-") and self._key is None:
-            self._key, self._depth = (a["id"] or "")[4:], 0
-            self.tables[self._key] = []
-        if self._key is None:
-            return
-        if tag == "div":
-            self._depth += 1
-        elif tag == "tbody":
-            self._in_body = True
-        elif tag == "tr" and self._in_body:
-            self.tables[self._key].append([])
-        elif tag == "td" and self._in_body:
-            self._cell, self._style = [], a.get("style") or ""
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._key is None:
-            return
-        if tag == "td" and self._cell is not None:
-            self.tables[self._key][-1].append(("".join(self._cell).strip(), self._style))
-            self._cell = None
-        elif tag == "tbody":
-            self._in_body = False
-        elif tag == "div":
-            self._depth -= 1
-            if self._depth == 0:
-                self.tables[self._key] = [r for r in self.tables[self._key] if r]
-                self._key = None
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell.append(data)
-
-
-def html_tables(html: str) -> dict[str, list[list[tuple[str, str]]]]:
-    parser = _Tables()
-    parser.feed(html)
-    return parser.tables
-
-
-def texts(rows: list[list[tuple[str, str]]]) -> list[list[str]]:
-    return [[text for text, _ in row] for row in rows]
+from tests.html_tables import html_tables, texts  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -663,7 +645,7 @@ def test_html_data_quality_tables_match_the_database(html: str, analysed_db: Pat
     for row in rates.iter_rows(named=True):
         column = ["sim-a", "sim-b"].index(row["model_id"])
         assert shown[row["label"]][column] == fmt_percent(row["rate"], 1)
-    benchmark = dict(texts(tables["benchmark"]))  # type: ignore[arg-type]
+    benchmark = dict(texts(tables["benchmark"]))
     assert benchmark["Judgments"] == fmt_integer(judgments.height)
     assert benchmark["Faces (identities with a base image)"] == "24"
 
@@ -742,7 +724,7 @@ def test_pdf_pages_and_section_titles(rendered: dict[str, Path]) -> None:
 
 
 def test_missing_result_tables_render_a_note(raw_db: Path, tmp_path: Path) -> None:
-    result = render_report(raw_db, out_dir=tmp_path, formats=["html"], engine="jupyter")
+    result = render_report(raw_db, document=DOCUMENT, out_dir=tmp_path, formats=["html"], engine="jupyter")
     page = result.outputs["html"].read_text(encoding="utf-8")
     tables = html_tables(page)
     assert {"benchmark", "judgments", "invalid_by_scenario"} <= set(tables)
@@ -775,30 +757,42 @@ def test_quarto_on_path_is_used(raw_db: Path, tmp_path: Path, monkeypatch: pytes
     )
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    result = render_report(raw_db, out_dir=tmp_path / "out", models="sim-a")
+    result = render_report(raw_db, document=DOCUMENT, out_dir=tmp_path / "out", models="sim-a")
     assert result.engine == "quarto"
     assert set(result.outputs) == {"html", "pdf"}
     calls = log.read_text(encoding="utf-8").splitlines()
     assert len(calls) == 2 and "--to html" in calls[0] and "--to typst" in calls[1]
     assert f"-P db:{raw_db.resolve()}" in calls[0] and "-P models:sim-a" in calls[0]
-    assert str(DEFAULT_DOCUMENT) in calls[0]
+    assert str(DOCUMENT) in calls[0]
 
 
 def test_report_command_errors_and_engine_choice(tmp_path: Path) -> None:
-    from cueshift.report.cli import report_command
+    from cueshift.report.cli import report_command_for
 
+    asked: list[str] = []
+
+    def target(study: str) -> tuple[Catalog, Path]:
+        asked.append(study)
+        return CATALOG, tmp_path / "default.duckdb"
+
+    report_command = report_command_for(target)
     with pytest.raises(CueshiftError, match="no such study database"):
         report_command(db=tmp_path / "missing.duckdb", out=tmp_path)
+    with pytest.raises(CueshiftError, match="default.duckdb: no such study database"):
+        report_command(study="mine.toml", out=tmp_path)
     with pytest.raises(CueshiftError, match="--engine"):
         report_command(db=tmp_path / "missing.duckdb", engine="latex")
+    with pytest.raises(CueshiftError, match="--format 'docx'"):
+        report_command(db=tmp_path / "missing.duckdb", formats="html,docx")
+    assert asked == ["default", "mine.toml", "default", "default"]
 
 
 def test_bad_arguments_write_nothing(raw_db: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     with pytest.raises(CueshiftError, match="--format"):
-        render_report(raw_db, out_dir=out, formats=["docx"])  # type: ignore[list-item]
+        render_report(raw_db, document=DOCUMENT, out_dir=out, formats=["docx"])
     with pytest.raises(CueshiftError, match="--engine"):
-        render_report(raw_db, out_dir=out, engine="latex")  # type: ignore[arg-type]
+        render_report(raw_db, document=DOCUMENT, out_dir=out, engine="latex")
     with pytest.raises(CueshiftError, match="no such report document"):
         render_report(raw_db, out_dir=out, document=tmp_path / "missing.qmd")
     assert not out.exists()

@@ -1,21 +1,17 @@
-"""Value formatters and significance/colour rules shared by every output of the report.
+"""Value formatters shared by every output of the report: stored value in, display text out.
 
 One formatter, several outputs (the great_tables habit): each function here turns a
 stored value into display text; the HTML, typst and console renderers differ only in
-how they apply the *marks* (bold, underline, fill) that :func:`significance_mark` and
-:func:`delta_fill` attach. Rounding happens here and nowhere else.
-
-Notation (seed 000 §4.4): **bold** p < 0.001; underlined: not significant (p ≥ 0.05);
-plain: 0.001 ≤ p < 0.05. Colour scale of Table 11 (seed 000 App. D.3): strong positive
-Δ ≥ +0.10, moderate positive +0.04 ≤ Δ < +0.10, neutral |Δ| < 0.04, moderate negative
-−0.10 < Δ ≤ −0.04, strong negative Δ ≤ −0.10.
+how they apply the *marks* (bold, underline, fill) that
+:func:`~cueshift.report.marks.marks` and a declaration's fill rule attach.
+Rounding happens here and nowhere else; significance marks are computed in
+:mod:`cueshift.report.marks`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from enum import StrEnum
 from typing import Final
 
 #: Text of a missing value (no estimate, not applicable).
@@ -23,9 +19,8 @@ MISSING: Final = "–"
 #: The minus sign used in signed numbers (U+2212), as in typeset tables.
 MINUS: Final = "−"
 
-#: Significance thresholds of the paper's notation.
-P_STRONG: Final = 0.001
-P_SIGNIFICANT: Final = 0.05
+#: Fill of a cell that is not applicable (a pivot's row × column absent from the result).
+NOT_APPLICABLE_FILL: Final = "#d9d9d9"
 
 #: value (and any further columns a declaration names) → display text
 Formatter = Callable[..., str]
@@ -154,6 +149,19 @@ def fmt_ci(low: object, high: object, decimals: int = 3, signed: bool = True) ->
     return f"[{fmt(low, decimals)}, {fmt(high, decimals)}]"
 
 
+def fmt_percent_ci(low: object, high: object, decimals: int = 0) -> str:
+    """Interval of two shares as percentages without the sign: ``[12–34]``; missing bound → ``–``.
+
+    Examples
+    --------
+    >>> fmt_percent_ci(0.1234, 0.3391)
+    '[12–34]'
+    """
+    if _is_missing(low) or _is_missing(high):
+        return MISSING
+    return f"[{100 * _as_float(low):.{decimals}f}–{100 * _as_float(high):.{decimals}f}]"
+
+
 def fmt_percent(value: object, decimals: int = 0) -> str:
     """A share in [0, 1] as a percentage: ``0.76`` → ``76%``.
 
@@ -198,73 +206,11 @@ def percent(decimals: int = 0) -> Formatter:
     return lambda value: fmt_percent(value, decimals)
 
 
-class Mark(StrEnum):
-    """Significance mark of a cell (seed 000 notation)."""
-
-    STRONG = "strong"  # p < 0.001: bold
-    SIGNIFICANT = "significant"  # 0.001 <= p < 0.05: plain
-    NOT_SIGNIFICANT = "ns"  # p >= 0.05: underlined
+def ci(decimals: int = 3, signed: bool = True) -> Formatter:
+    """A :func:`fmt_ci` with fixed decimals and sign rule (declare ``args=("ci_high",)``)."""
+    return lambda low, high: fmt_ci(low, high, decimals, signed)
 
 
-def significance_mark(p: object) -> Mark | None:
-    """Mark of a (BH-adjusted) p-value; ``None`` when there is no test.
-
-    Examples
-    --------
-    >>> significance_mark(0.0004).value, significance_mark(0.01).value, significance_mark(0.2).value
-    ('strong', 'significant', 'ns')
-    """
-    if _is_missing(p):
-        return None
-    value = _as_float(p)
-    if value < P_STRONG:
-        return Mark.STRONG
-    if value < P_SIGNIFICANT:
-        return Mark.SIGNIFICANT
-    return Mark.NOT_SIGNIFICANT
-
-
-#: Colour scale of Table 11: (name, fill colour). Greens favorable, reds unfavorable.
-DELTA_SCALE: Final = {
-    "strong positive": "#7fc97f",
-    "moderate positive": "#d4f0d4",
-    "neutral": None,
-    "moderate negative": "#f8d0d0",
-    "strong negative": "#e57373",
-}
-#: Fill of a not-applicable cell (e.g. facial hair for female faces).
-NOT_APPLICABLE_FILL: Final = "#d9d9d9"
-
-
-def delta_class(value: object) -> str | None:
-    """Class of Δ on the Table 11 scale; ``None`` when missing.
-
-    Examples
-    --------
-    >>> [delta_class(x) for x in (0.10, 0.04, 0.039, -0.04, -0.10)]
-    ['strong positive', 'moderate positive', 'neutral', 'moderate negative', 'strong negative']
-    """
-    if _is_missing(value):
-        return None
-    x = _as_float(value)
-    if x >= 0.10:
-        return "strong positive"
-    if x >= 0.04:
-        return "moderate positive"
-    if x > -0.04:
-        return "neutral"
-    if x > -0.10:
-        return "moderate negative"
-    return "strong negative"
-
-
-def delta_fill(value: object) -> str | None:
-    """Fill colour of Δ on the Table 11 scale (``None``: no fill)."""
-    cls = delta_class(value)
-    return None if cls is None else DELTA_SCALE[cls]
-
-
-NOTATION_LEGEND: Final = (
-    "Bold: p < 0.001; underlined: not significant (p ≥ 0.05); otherwise p < 0.05 "
-    "(Benjamini–Hochberg adjusted where stated)."
-)
+def multiple(decimals: int = 2) -> Formatter:
+    """A ratio as a multiple: ``2.31×`` (missing → ``–``)."""
+    return lambda value: MISSING if _is_missing(value) else f"{fmt_number(value, decimals)}×"

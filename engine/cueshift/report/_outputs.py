@@ -1,7 +1,7 @@
 """Outputs of a :class:`~cueshift.report._spec.Styled` table: great_tables HTML, typst, markdown, rich.
 
-All four read the same cells; they differ only in markup. Bold marks p < 0.001, underline
-marks a non-significant test, fills carry the Table 11 colour scale.
+All four read the same cells; they differ only in markup. Bold, underline and star codes are
+the significance marks of :mod:`cueshift.report.marks`; fills are a declaration's colour rule.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from great_tables import GT, loc, style
 from rich.table import Table
 from rich.text import Text
 
-from cueshift.report._spec import Cell, Styled
+from cueshift.report._cells import Cell, Styled
 
 
 def _internal(j: int) -> str:
@@ -31,7 +31,7 @@ def to_gt(table: Styled) -> GT:
     frame = pl.DataFrame(data, schema={k: pl.String for k in data})
     gt = GT(frame, id=f"tbl-{table.key}", groupname_col=group_col if table.groups else None)
     gt = gt.tab_header(title=table.title)
-    gt = gt.cols_label(**{_internal(j): label for j, label in enumerate(table.labels)})
+    gt = gt.cols_label(cases={_internal(j): label for j, label in enumerate(table.labels)})
     for j, align in enumerate(table.align):
         gt = gt.cols_align(align=align, columns=_internal(j))
     for label, first, last in table.spanners:

@@ -1,99 +1,113 @@
-"""``cueshift report``: render the RQ1–RQ3 report of a study database to HTML and PDF.
+"""``cueshift report``: render a study's report document to HTML and PDF, or print its tables.
 
-Registered by the main CLI (``engine/cli.py``) as::
+The report layer cannot read a study file's design (the design registry sits above it), so the
+command line passes a function from the ``--study`` value to the design's report
+:class:`~cueshift.report.Catalog` and the study's database, and registers the command it gets::
 
-    from cueshift.report.cli import report_command
-    app.command("report")(_guard(report_command))
+    from cueshift.report.cli import report_command_for
+
+    def report_target(study: str) -> tuple[Catalog, Path]:
+        spec = load_study(study)
+        return design_of(spec).report(), spec.database_path
+
+    app.command("report")(_guard(report_command_for(report_target)))
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from cueshift.errors import CueshiftError
+from cueshift.report._paths import DEFAULT_OUT
+
+if TYPE_CHECKING:  # the report machinery is imported when the command runs, not when the CLI starts
+    from cueshift.report._catalog import Catalog
 
 console = Console()
 err_console = Console(stderr=True)
 
+#: ``--study`` value → (the report catalog of the study's design, the study's database)
+ReportTarget = Callable[[str], "tuple[Catalog, Path]"]
 
-def report_command(
-    study: Annotated[
-        str,
-        typer.Option("--study", "-s", help="Study file (TOML), or 'default' for the embedded default study."),
-    ] = "default",
-    db: Annotated[
-        Path | None, typer.Option("--db", help="Study database (default: the study's `database`).")
-    ] = None,
-    models: Annotated[
-        str,
-        typer.Option("--models", "-m", help="Comma-separated model subset (default: every model in the DB)."),
-    ] = "",
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("reports/_out"),
-    formats: Annotated[
-        str, typer.Option("--format", "-f", help="Formats: html, pdf or html,pdf.")
-    ] = "html,pdf",
-    engine: Annotated[
-        str,
-        typer.Option(help="auto (Quarto when on PATH, else Jupyter + pandoc + typst), quarto or jupyter."),
-    ] = "auto",
-    document: Annotated[
-        Path | None,
-        typer.Option(help="Report source (.qmd); default: reports/study.qmd, or reports/<design>.qmd."),
-    ] = None,
-    tables: Annotated[
-        bool, typer.Option("--tables", help="Print the report's tables to the console instead of rendering.")
-    ] = False,
-) -> None:
-    """Render the study report (HTML and PDF) from the study database; every number is read at render time."""
-    from cueshift.report._render import DEFAULT_DOCUMENT, quarto_available, render_report
-    from cueshift.study.config import load_study
 
-    spec = load_study(study)
-    path = db or spec.database_path
-    if document is None and spec.design != "stylisticbias":
-        document = DEFAULT_DOCUMENT.with_name(f"{spec.design}.qmd")
-    if tables:
-        print_tables(path, models)
-        return
-    if engine not in ("auto", "quarto", "jupyter"):
-        raise CueshiftError(f"--engine {engine!r}: expected auto, quarto or jupyter")
-    wanted = [f.strip() for f in formats.split(",") if f.strip()]
-    if engine == "auto":
-        how = (
-            "quarto (found on PATH)"
-            if quarto_available()
-            else "Jupyter + pandoc + typst (quarto not on PATH)"
+def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
+    """The ``cueshift report`` command, finding a study's report and database through ``resolve``."""
+
+    def report_command(
+        study: Annotated[
+            str,
+            typer.Option("--study", "-s", help="Study file (TOML), or 'default' for the embedded study."),
+        ] = "default",
+        db: Annotated[
+            Path | None, typer.Option("--db", help="Study database (default: the study's `database`).")
+        ] = None,
+        models: Annotated[
+            str,
+            typer.Option("--models", "-m", help="Comma-separated model subset (default: every model)."),
+        ] = "",
+        out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = DEFAULT_OUT,
+        formats: Annotated[
+            str, typer.Option("--format", "-f", help="Formats: html, pdf or html,pdf.")
+        ] = "html,pdf",
+        engine: Annotated[
+            str,
+            typer.Option(help="auto (Quarto when on PATH, else Jupyter + pandoc + typst), quarto, jupyter."),
+        ] = "auto",
+        document: Annotated[
+            Path | None,
+            typer.Option(help="Report source (.qmd); default: the study design's document in reports/."),
+        ] = None,
+        tables: Annotated[
+            bool, typer.Option("--tables", help="Print the report's tables to the console, no rendering.")
+        ] = False,
+    ) -> None:
+        """Render the study report (HTML and PDF) from the study database; numbers are read at render time."""
+        from cueshift.report._render import check_engine, check_formats, quarto_available, render_report
+
+        catalog, database = resolve(study)
+        path = db or database
+        if tables:
+            print_tables(path, catalog, models)
+            return
+        how = check_engine(engine)
+        wanted = check_formats(f.strip() for f in formats.split(",") if f.strip())
+        if how == "auto":
+            with_what = (
+                "quarto (found on PATH)"
+                if quarto_available()
+                else "Jupyter + pandoc + typst (quarto not on PATH)"
+            )
+            err_console.print(f"rendering with {with_what} ...", highlight=False)
+        result = render_report(
+            path,
+            document=document or catalog.document_path,
+            models=models,
+            out_dir=out,
+            formats=wanted,
+            engine=how,
         )
-        err_console.print(f"rendering with {how} ...", highlight=False)
-    result = render_report(
-        path,
-        document=document or DEFAULT_DOCUMENT,
-        models=models,
-        out_dir=out,
-        formats=wanted,  # checked by render_report
-        engine=engine,
-    )
-    console.print(
-        f"report of [bold]{path}[/] ({', '.join(result.models)}) rendered with [bold]{result.engine}[/] "
-        f"in {result.seconds:.1f} s:",
-        highlight=False,
-    )
-    for fmt, target in result.outputs.items():
-        console.print(f"  {fmt}: {target}", highlight=False)
+        console.print(
+            f"report of [bold]{path}[/] ({', '.join(result.models)}) rendered with [bold]{result.engine}[/] "
+            f"in {result.seconds:.1f} s:",
+            highlight=False,
+        )
+        for fmt, target in result.outputs.items():
+            console.print(f"  {fmt}: {target}", highlight=False)
+
+    return report_command
 
 
-def print_tables(db: Path, models: str = "") -> None:
-    """Print every declared table of the report to the console (rich), or why it is not computed."""
+def print_tables(db: Path, catalog: Catalog, models: str = "") -> None:
+    """Print every declared table of ``catalog`` to the console (rich), or why it is not computed."""
+    from cueshift.report._document import Report
     from cueshift.report._outputs import to_rich
-    from cueshift.report.doc import Report, registry
 
-    report = Report.open(db, models)
-    try:
-        for key, spec in registry().items():
+    with Report.open(db, models, catalog) as report:
+        for spec in catalog.tables:
             gone = report.missing(spec.requires)
             if gone:
                 console.print(
@@ -102,7 +116,5 @@ def print_tables(db: Path, models: str = "") -> None:
                     highlight=False,
                 )
                 continue
-            console.print(to_rich(report.styled(key)))
+            console.print(to_rich(report.styled(spec.key)))
             console.print()
-    finally:
-        report.close()

@@ -1,14 +1,13 @@
-"""The report's declared tables: study summary and data quality (base tables and views).
+"""StylisticBias report: study summary and data-quality tables (base tables and views; S1–S8).
 
-Each :class:`~cueshift.report._spec.TableSpec` is one SQL query plus display rules; the
-RQ1–RQ3 tables built on the statistics engine's ``result_*`` tables live in
-:mod:`cueshift.report.catalog_results`. ``$models`` is the model subset (``VARCHAR[]``).
+Each :class:`~cueshift.report.TableSpec` is one SQL query plus display rules; the RQ1–RQ3
+tables built on the statistics engine's ``result_*`` tables live in :mod:`.rq1`, :mod:`.rq2`
+and :mod:`.rq3`. ``$models`` is the model subset (``VARCHAR[]``).
 """
 
 from __future__ import annotations
 
-from cueshift.report._formats import fmt_integer, fmt_text, percent
-from cueshift.report._spec import Col, Pivot, TableSpec, stub
+from cueshift.report import Col, Pivot, TableSpec, fmt_integer, fmt_text, percent, stub
 
 #: Invalid-answer rate from which a cell is flagged in the data-quality tables.
 INVALID_FLAG = 0.05

@@ -1,15 +1,11 @@
-"""The report's declared figures: a SQL query (or several) plus a matplotlib drawing, as PNG.
+"""StylisticBias report figures (seed 000 Figs. 2–5): a SQL query (or several) plus a matplotlib drawing.
 
 Figures read stored results only; what a figure shows (estimates, intervals, r and slope)
-is a column of a ``result_*`` table, never recomputed here.
+is a column of a ``result_*`` table, never recomputed here. Each draw function receives the
+open report as a :class:`~cueshift.report.Source`.
 """
 
 from __future__ import annotations
-
-import io
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import matplotlib
 import matplotlib.colors
@@ -19,38 +15,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from cueshift.report._formats import fmt_number
+from cueshift.report import FigureSpec, Source, fmt_integer, fmt_number, fmt_percent
+from cueshift.stats import POOLED
 
-if TYPE_CHECKING:
-    from cueshift.report.doc import Report
-
-#: Resolution of the PNG figures (dots per inch).
-DPI = 150
-
-
-def to_png(fig: Figure) -> bytes:
-    """PNG bytes of a matplotlib figure (no pyplot state involved)."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
-    return buffer.getvalue()
-
-
-@dataclass(frozen=True)
-class FigureSpec:
-    """A declared figure: ``draw(report)`` returns a matplotlib figure, or ``None`` if there is no data."""
-
-    key: str
-    title: str
-    draw: Callable[[Report], Figure | None]
-    requires: tuple[str, ...] = ()
-    empty: str = "nothing to plot for the models of this report."
-
-    def render(self, report: Report) -> bytes | None:
-        fig = self.draw(report)
-        return None if fig is None else to_png(fig)
-
-
-POOLED = "(pooled)"
 #: One colour per scenario category (seed 000 Table 1 order), shared by every figure.
 CATEGORY_COLOURS: dict[str, str] = {
     "Personality & Social": "#4c72b0",
@@ -70,7 +37,7 @@ def _legend(ax: Axes, categories: list[str], loc: str) -> None:
     ax.legend(handles=handles, frameon=False, fontsize=7, loc=loc)  # type: ignore[call-overload]
 
 
-def draw_cumulative(report: Report) -> Figure | None:
+def draw_cumulative(report: Source) -> Figure | None:
     """Fig. 2: |SBS| per attribute (pooled), sorted, with the cumulative share and its threshold line."""
     pooled = report.query(f"""
         SELECT rank, variation_category, variation_value, abs_sbs, cumulative_share, n_to_threshold, threshold
@@ -136,7 +103,7 @@ _SCENARIO_SQL = f"""
 """
 
 
-def draw_scenarios(report: Report) -> Figure | None:
+def draw_scenarios(report: Source) -> Figure | None:
     """Fig. 3: pooled SBS per scenario, sorted ascending, with face-level bootstrap 95% CIs."""
     rows = report.query(_SCENARIO_SQL + " ORDER BY r.estimate")
     if rows.height == 0:
@@ -159,7 +126,7 @@ def draw_scenarios(report: Report) -> Figure | None:
     return fig
 
 
-def draw_sbs_vs_abs(report: Report) -> Figure | None:
+def draw_sbs_vs_abs(report: Source) -> Figure | None:
     """Fig. 4: pooled SBS (x) against |SBS| (y) per scenario, both with 95% CIs."""
     rows = report.query(_SCENARIO_SQL + " ORDER BY s.position")
     if rows.height == 0:
@@ -202,7 +169,7 @@ def _err(value: float | None, low: float | None, high: float | None) -> list[lis
     return [[max(value - low, 0.0)], [max(high - value, 0.0)]]
 
 
-def draw_model_pairs(report: Report) -> Figure | None:
+def draw_model_pairs(report: Source) -> Figure | None:
     """Fig. 5: per-scenario SBS of each model pair, with the stored r, slope and fitted line."""
     pairs = report.query("""
         SELECT model_a, model_b, estimate AS r, slope, intercept FROM result_cross_model
@@ -257,30 +224,41 @@ def draw_model_pairs(report: Report) -> Figure | None:
     return fig
 
 
-FIGURES: dict[str, FigureSpec] = {
-    spec.key: spec
-    for spec in (
-        FigureSpec(
-            "fig2_cumulative",
-            "Figure 2. Cumulative |SBS| by attribute",
-            draw_cumulative,
-            ("result_cumulative_abs_sbs",),
-        ),
-        FigureSpec(
-            "fig3_scenarios",
-            "Figure 3. SBS per scenario with face-level bootstrap CIs",
-            draw_scenarios,
-            ("result_sbs", "scenario"),
-        ),
-        FigureSpec(
-            "fig4_sbs_abs", "Figure 4. SBS vs |SBS| per scenario", draw_sbs_vs_abs, ("result_sbs", "scenario")
-        ),
-        FigureSpec(
-            "fig5_model_pairs",
-            "Figure 5. Model-pair agreement per scenario",
-            draw_model_pairs,
-            ("result_cross_model", "result_sbs", "scenario"),
-            empty="needs at least two models in the report.",
-        ),
+def cumulative_summary(report: Source) -> str:
+    """One sentence on Fig. 2 from ``result_cumulative_abs_sbs`` (empty when there is no pooled row)."""
+    row = report.query(
+        "SELECT max(n_to_threshold) AS n_to, max(threshold) AS threshold, count(*) AS n "
+        f"FROM result_cumulative_abs_sbs WHERE model_id = '{POOLED}'"
+    ).row(0, named=True)
+    if not row["n"]:
+        return ""
+    return (
+        f"Pooled over models, {fmt_integer(row['n_to'])} of {fmt_integer(row['n'])} attributes "
+        f"account for {fmt_percent(row['threshold'])} of the total |SBS|.\n"
     )
-}
+
+
+FIGURES: tuple[FigureSpec, ...] = (
+    FigureSpec(
+        "fig2_cumulative",
+        "Figure 2. Cumulative |SBS| by attribute",
+        draw_cumulative,
+        ("result_cumulative_abs_sbs",),
+    ),
+    FigureSpec(
+        "fig3_scenarios",
+        "Figure 3. SBS per scenario with face-level bootstrap CIs",
+        draw_scenarios,
+        ("result_sbs", "scenario"),
+    ),
+    FigureSpec(
+        "fig4_sbs_abs", "Figure 4. SBS vs |SBS| per scenario", draw_sbs_vs_abs, ("result_sbs", "scenario")
+    ),
+    FigureSpec(
+        "fig5_model_pairs",
+        "Figure 5. Model-pair agreement per scenario",
+        draw_model_pairs,
+        ("result_cross_model", "result_sbs", "scenario"),
+        empty="needs at least two models in the report.",
+    ),
+)

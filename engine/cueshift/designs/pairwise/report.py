@@ -1,0 +1,106 @@
+"""The pairwise (seed 002) report: what ``reports/pairwise.qmd`` shows, declared for the report facade.
+
+Cohort preferences (Tables 3–4), position bias, the position-adjusted group effect and the 0–10 ratings with their reliability. Significance in the seed 000 notation (bold p < 0.001, underlined p ≥ 0.05), computed from
+the stored p-values at render time.
+"""
+
+# ruff: noqa: E501  (declared SQL reads best unwrapped)
+from __future__ import annotations
+
+from cueshift.report import (
+    EMPHASIS_LEGEND,
+    EMPHASIS_LEGEND_MD,
+    MODELS_FILTER,
+    Catalog,
+    Col,
+    Pivot,
+    TableSpec,
+    ci,
+    effect,
+    fmt_integer,
+    fmt_percent_ci,
+    fmt_pvalue,
+    number,
+    percent,
+    stub,
+)
+
+TABLES: tuple[TableSpec, ...] = (
+    TableSpec(
+        key="pairwise_cohort",
+        title="Trials won by the target-group portrait per cohort (seed 002 Tables 3–4)",
+        sql=f"""SELECT model_id, cohort, k, n, estimate, ci_low, ci_high, odds_ratio, p_value, p_adj
+            FROM result_pairwise_cohort WHERE {MODELS_FILTER} ORDER BY cohort, model_id""",
+        columns=(
+            stub("cohort", "Cohort"),
+            stub("model_id", "Model"),
+            Col("k", "k", fmt_integer),
+            Col("n", "n", fmt_integer),
+            Col("estimate", "p̂", number(2), p="p_adj"),
+            Col("ci_low", "95% Wilson CI (%)", fmt_percent_ci, args=("ci_high",)),
+            Col("odds_ratio", "OR", number(2)),
+            Col("p_adj", "q (BH)", fmt_pvalue),
+        ),
+        notes=(
+            "Exact two-sided binomial test against 0.5; OR with the study's pseudo-count rule.",
+            EMPHASIS_LEGEND,
+        ),
+        requires=("result_pairwise_cohort",),
+    ),
+    TableSpec(
+        key="pairwise_position",
+        title="Position bias: share of trials won by the left image",
+        sql=f"""SELECT model_id, k, n, estimate, ci_low, ci_high, p_value, consistency, n_swapped_pairs
+            FROM result_pairwise_position WHERE {MODELS_FILTER} ORDER BY model_id""",
+        columns=(
+            stub("model_id", "Model"),
+            Col("estimate", "P(left)", number(3), p="p_value"),
+            Col("ci_low", "95% CI", ci(3, False), args=("ci_high",)),
+            Col("p_value", "p", fmt_pvalue),
+            Col("consistency", "Same winner both orders", percent(1)),
+            Col("n_swapped_pairs", "Swapped pairs", fmt_integer),
+        ),
+        requires=("result_pairwise_position",),
+    ),
+    TableSpec(
+        key="pairwise_group_effect",
+        title="Position-adjusted preference for the target group (logit, per cohort)",
+        sql=f"""SELECT model_id, cohort, estimate, ci_low, ci_high, odds_ratio, position, p_adj
+            FROM result_pairwise_group_effect WHERE {MODELS_FILTER} ORDER BY cohort, model_id""",
+        columns=(
+            stub("cohort", "Cohort"),
+            stub("model_id", "Model"),
+            Col("estimate", "β (log-odds)", effect(2), p="p_adj"),
+            Col("ci_low", "95% CI", ci(2), args=("ci_high",)),
+            Col("odds_ratio", "exp(β)", number(2)),
+            Col("position", "Position h", effect(2)),
+            Col("p_adj", "p (BH)", fmt_pvalue),
+        ),
+        requires=("result_pairwise_group_effect",),
+    ),
+    TableSpec(
+        key="pairwise_rating_bins",
+        title="0–10 ratings per bin (seed 002 Fig. 6)",
+        sql="""SELECT rater, cohort, bin, bin_order, estimate FROM result_pairwise_rating_bins
+           ORDER BY rater = '(humans)' DESC, rater, cohort, bin_order""",
+        columns=(stub("rater", "Rater"), stub("cohort", "Cohort")),
+        pivot=Pivot(on="bin", value="estimate", fmt=percent(0), order="bin_order"),
+        requires=("result_pairwise_rating_bins",),
+    ),
+    TableSpec(
+        key="pairwise_rating_reliability",
+        title="Inter-rater reliability of the human ratings (Krippendorff's α)",
+        sql="SELECT attribute, level, estimate, n_units, n_raters, n FROM result_pairwise_rating_reliability",
+        columns=(
+            stub("attribute", "Attribute"),
+            stub("level", "Metric"),
+            Col("estimate", "α", number(3)),
+            Col("n_units", "Images", fmt_integer),
+            Col("n_raters", "Raters", fmt_integer),
+            Col("n", "Ratings", fmt_integer),
+        ),
+        requires=("result_pairwise_rating_reliability",),
+    ),
+)
+
+CATALOG = Catalog(document="pairwise.qmd", tables=TABLES, notation=EMPHASIS_LEGEND_MD)

@@ -1,0 +1,106 @@
+"""The probe (seed 004) report: what ``reports/probe.qmd`` shows, declared for the report facade.
+
+Human reliability, model–human similarity (Table 1), reliability vs similarity (Figs. 3–4), the structure of impressions and the scale regression (Table 2). Significance in the seed 000 notation (bold p < 0.001, underlined p ≥ 0.05), computed from
+the stored p-values at render time.
+"""
+
+# ruff: noqa: E501  (declared SQL reads best unwrapped)
+from __future__ import annotations
+
+from cueshift.report import (
+    EMPHASIS_LEGEND,
+    EMPHASIS_LEGEND_MD,
+    MODELS_FILTER,
+    Catalog,
+    Col,
+    Pivot,
+    TableSpec,
+    ci,
+    fmt_integer,
+    fmt_pvalue,
+    number,
+    stub,
+)
+
+TABLES: tuple[TableSpec, ...] = (
+    TableSpec(
+        key="probe_reliability",
+        title="Human reliability per attribute: split-half (Spearman–Brown) and Krippendorff's α",
+        sql="""SELECT attribute, estimate, split_low, split_high, alpha_interval, alpha_ordinal, n_raters, n
+           FROM result_probe_reliability ORDER BY estimate DESC NULLS LAST""",
+        columns=(
+            stub("attribute", "Attribute"),
+            Col("estimate", "Split-half (SB)", number(3)),
+            Col("split_low", "Splits 2.5–97.5%", ci(3, False), args=("split_high",)),
+            Col("alpha_interval", "α interval", number(3)),
+            Col("alpha_ordinal", "α ordinal", number(3)),
+            Col("n_raters", "Raters", fmt_integer),
+            Col("n", "Stimuli", fmt_integer),
+        ),
+        requires=("result_probe_reliability",),
+    ),
+    TableSpec(
+        key="probe_similarity",
+        title="Model–human similarity ρ per attribute (seed 004 Eq. 4, Table 1)",
+        sql=f"""SELECT attribute, model_id, estimate, p_adj,
+                   avg(estimate) OVER (PARTITION BY attribute) AS mean_rho
+            FROM result_probe_similarity WHERE {MODELS_FILTER} ORDER BY mean_rho DESC, attribute, model_id""",
+        columns=(stub("attribute", "Attribute"),),
+        pivot=Pivot(on="model_id", value="estimate", fmt=number(2), p="p_adj"),
+        notes=(
+            "Spearman ρ between the model's scores and the human means over the stimuli; BH over attributes "
+            "per model.",
+            EMPHASIS_LEGEND,
+        ),
+        requires=("result_probe_similarity",),
+    ),
+    TableSpec(
+        key="probe_reliability_similarity",
+        title="Reliability predicts model–human similarity (seed 004 Fig. 3–4)",
+        sql="""SELECT level, name, estimate, ci_low, ci_high, p_value, n, test
+           FROM result_probe_reliability_similarity ORDER BY level DESC, name""",
+        columns=(
+            stub("level", "Level"),
+            stub("name", "Model / family"),
+            Col("estimate", "Correlation", number(2), p="p_value"),
+            Col("ci_low", "95% CI", ci(2), args=("ci_high",)),
+            Col("p_value", "p", fmt_pvalue),
+            Col("n", "Attributes", fmt_integer),
+            Col("test", "Method", align="left"),
+        ),
+        requires=("result_probe_reliability_similarity",),
+    ),
+    TableSpec(
+        key="probe_structure",
+        title="Structure of impressions: model vs human correlation matrices",
+        sql=f"""SELECT model_id, estimate, adjusted_rand, n_attributes, n_clusters FROM result_probe_structure
+            WHERE {MODELS_FILTER} ORDER BY estimate DESC""",
+        columns=(
+            stub("model_id", "Model"),
+            Col("estimate", "Normalised Frobenius", number(3)),
+            Col("adjusted_rand", "ARI of Ward clusters", number(2)),
+            Col("n_attributes", "Attributes", fmt_integer),
+            Col("n_clusters", "Clusters", fmt_integer),
+        ),
+        requires=("result_probe_structure",),
+    ),
+    TableSpec(
+        key="probe_scale_regression",
+        title="Similarity regressed on reliability and scale (seed 004 Table 2)",
+        sql="""SELECT term, estimate, ci_low, ci_high, statistic, p_value, adj_r2, f_statistic, n, df_resid
+           FROM result_probe_scale_regression""",
+        columns=(
+            stub("term", "Term"),
+            Col("estimate", "Coef", number(4), p="p_value"),
+            Col("ci_low", "95% CI", ci(3), args=("ci_high",)),
+            Col("statistic", "t", number(3)),
+            Col("p_value", "p", fmt_pvalue),
+        ),
+        notes_sql="""SELECT 'Adj. R² = ' || printf('%.3f', max(adj_r2)) || ', F = ' || printf('%.1f', max(f_statistic))
+                        || ', N = ' || max(n) || ', residual df = ' || max(df_resid)::INT || '; predictors outside '
+                        || '(0, 1) divided by their maximum.' FROM result_probe_scale_regression""",
+        requires=("result_probe_scale_regression",),
+    ),
+)
+
+CATALOG = Catalog(document="probe.qmd", tables=TABLES, notation=EMPHASIS_LEGEND_MD)

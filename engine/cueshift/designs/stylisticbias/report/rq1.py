@@ -1,0 +1,97 @@
+"""StylisticBias report, RQ1: demographic variation of base-face judgments (Tables 2, 9, 10).
+
+Nothing here recomputes a statistic: each query selects stored estimates and p-values from the
+statistics engine's ``result_*`` tables and lays them out; the formatters round for display only.
+"""
+
+from __future__ import annotations
+
+from cueshift.designs.stylisticbias.report.labels import (
+    DIM_POS,
+    DIMENSION_LABELS,
+    case,
+    dimension_pivot,
+    model_dimension_sql,
+)
+from cueshift.report import Col, TableSpec, fmt_pvalue, number, percent, stub
+
+TABLE2_VS = TableSpec(
+    key="table2_vs",
+    title="Table 2. Variation Strength (VS) per model and demographic dimension",
+    sql=model_dimension_sql("result_table2_vs"),
+    columns=(stub("model", "Model"),),
+    pivot=dimension_pivot("estimate", number(3)),
+    notes=(
+        "VS (Eq. 3): mean over scenarios of the standard deviation across a dimension's groups of the "
+        "group-mean base-face φ; 0 ≤ VS ≤ 0.5.",
+    ),
+    notes_sql="""
+    SELECT 'Groups per dimension: ' || string_agg(dimension || ' ' || n_groups, ', ' ORDER BY dimension)
+           || '; scenarios: ' || max(n) || '; standard deviation with ddof = ' || max(ddof) || '.'
+    FROM (SELECT dimension, max(n_groups) AS n_groups, max(n) AS n, max(ddof) AS ddof
+          FROM result_table2_vs GROUP BY dimension)
+    """,
+    requires=("result_table2_vs",),
+)
+
+TABLE9_SIGNIFICANT = TableSpec(
+    key="table9_significant",
+    title="Table 9. Share of scenarios with a significant demographic difference",
+    sql=model_dimension_sql("result_table9"),
+    columns=(stub("model", "Model"),),
+    pivot=dimension_pivot("estimate", percent(0)),
+    notes_sql="""
+    SELECT 'Tests on base-face φ per scenario: '
+           || string_agg(test || ' (' || dims || ')', ', ' ORDER BY test)
+           || '; BH within model × dimension; α = ' || max(alpha) || '; ' || max(n) || ' scenarios.'
+    FROM (SELECT test, string_agg(DISTINCT dimension, ', ' ORDER BY dimension) AS dims,
+                 max(alpha) AS alpha, max(n) AS n
+          FROM result_table9 WHERE model_id <> '(mean of models)' GROUP BY test)
+    """,
+    requires=("result_table9",),
+)
+
+TABLE10_ETA = TableSpec(
+    key="table10_eta",
+    title="Table 10. Partial η² of the key factors: mixed model and face-level ANOVAs",
+    sql=f"""
+    SELECT * FROM (
+      SELECT 'Mixed model (random intercept per face), Δ per face × variation × scenario category'
+               AS estimator, 1 AS g,
+             CASE term WHEN 'variation_category' THEN 'Variation category'
+                       ELSE 'Scenario category' END AS factor,
+             CASE term WHEN 'variation_category' THEN 1 ELSE 2 END AS pos,
+             df, statistic, estimate, p_value
+      FROM result_mixed_model WHERE test = 'wald-F'
+      UNION ALL
+      SELECT CASE outcome WHEN 'delta' THEN 'One-way ANOVA, face-level mean Δ'
+                          ELSE 'One-way ANOVA, face-level mean base φ' END,
+             CASE outcome WHEN 'delta' THEN 2 ELSE 3 END,
+             {case("dimension", DIMENSION_LABELS)}, {DIM_POS}, df, statistic, estimate, p_value
+      FROM result_face_anova
+    ) ORDER BY g, pos
+    """,
+    columns=(
+        stub("factor", "Factor"),
+        Col("df", "df", number(0)),
+        Col("statistic", "F", number(2)),
+        Col("estimate", "η²p", number(3), p="p_value"),
+        Col("p_value", "p", fmt_pvalue),
+    ),
+    group="estimator",
+    notes=("df: factor levels − 1. Pooled over models (the engine fits these on every analyzed model).",),
+    notes_sql="""
+    SELECT 'Mixed model: R²m = ' || printf('%.3f', max(estimate) FILTER (WHERE term = 'R2_marginal'))
+           || ', R²c = ' || printf('%.3f', max(estimate) FILTER (WHERE term = 'R2_conditional'))
+           || ' (Nakagawa); N = ' || printf('%,d', max(n)) || ' observations, '
+           || printf('%,d', max(n_groups))
+           || ' faces; ' || CASE WHEN bool_and(reml) THEN 'REML' ELSE 'ML' END || '.'
+           || CASE WHEN bool_and(converged) THEN '' ELSE ' WARNING: the fit did not converge.' END
+    FROM result_mixed_model HAVING count(*) > 0
+    UNION ALL
+    SELECT 'ANOVAs: n = ' || printf('%,d', max(n)) || ' faces.' FROM result_face_anova HAVING count(*) > 0
+    """,
+    requires=("result_mixed_model", "result_face_anova"),
+)
+
+RQ1_TABLES: tuple[TableSpec, ...] = (TABLE2_VS, TABLE9_SIGNIFICANT, TABLE10_ETA)
