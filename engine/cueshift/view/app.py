@@ -90,7 +90,8 @@ def _page(viewer: Viewer, handler: PageHandler) -> Callable[[Request], Response]
             template, context = handler(viewer, request, f)
             return viewer.page(request, template, {"f": f, **context})
         except (NotFound, BadRequest) as exc:
-            return viewer.page(request, "error.html", {"f": Filters(), "message": str(exc)}, status=exc.status_code)
+            failure = {"f": Filters(), "message": str(exc)}
+            return viewer.page(request, "error.html", failure, status=exc.status_code)
 
     return endpoint
 

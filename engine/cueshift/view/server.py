@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 from typing import TextIO
 
 import uvicorn
 
+from cueshift.errors import CueshiftError
 from cueshift.view.app import create_app
 from cueshift.view.thumbs import DEFAULT_CACHE
 
 #: Hosts that only this machine can reach.
 LOCAL_HOSTS: frozenset[str] = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _check_port(host: str, port: int) -> None:
+    """Fail with one line, before the minutes of aggregation, when ``host:port`` cannot be bound."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise CueshiftError(f"--host {host} --port {port}: cannot listen ({exc.strerror})") from None
 
 
 def serve(
@@ -39,6 +52,9 @@ def serve(
     thumbs
         Folder of the thumbnail cache.
     """
+    if images is not None and not images.is_dir():
+        raise CueshiftError(f"--images {images}: no such folder")
+    _check_port(host, port)
     app = create_app(database, images=images, thumbs=thumbs)
     viewer = app.state.viewer
     shown = f"[{host}]" if ":" in host else host
