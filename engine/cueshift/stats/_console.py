@@ -5,6 +5,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from cueshift.stats._constants import MEAN_OF_MODELS, POOLED
@@ -155,7 +156,7 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
         f"'{MEAN_OF_MODELS}' and '{POOLED}' rows average / pool models."
     )
     console.print(
-        f"Full tables: result_* in {path[0] if path and path[0] else 'the study database'} "
+        f"Full tables: result_* in {escape(path[0]) if path and path[0] else 'the study database'} "
         "(SELECT * FROM result_manifest lists them)."
     )
 
@@ -166,7 +167,7 @@ def _sbs_table(console: Console, rows: pl.DataFrame, key: str, title: str) -> No
         tab.add_column(col, justify="left" if col in (key.replace("_", " "), "") else "right")
     for r in rows.iter_rows(named=True):
         tab.add_row(
-            str(r[key]),
+            escape(str(r[key])),
             _num(r["estimate"]),
             _ci(r["ci_low"], r["ci_high"]),
             stars(r["p_adj"]),

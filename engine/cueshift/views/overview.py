@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import duckdb
 import polars as pl
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from cueshift import store
@@ -62,7 +63,7 @@ def overview(con: duckdb.DuckDBPyConnection, top: int = 10) -> Overview:
 
 def print_overview(result: Overview, console: Console, database: str) -> None:
     if result.judgments.height == 0:
-        console.print(f"[yellow]{database} holds no judgments yet: run `cueshift infer` first.[/]")
+        console.print(f"[yellow]{escape(database)} holds no judgments yet: run `cueshift infer` first.[/]")
         return
     for row in result.judgments.iter_rows(named=True):
         model_id = row["model_id"]
@@ -75,7 +76,7 @@ def print_overview(result: Overview, console: Console, database: str) -> None:
         phi.add_column("mean φ", justify="right")
         phi.add_column("cells", justify="right")
         for cat in result.phi_by_category.filter(pl.col("model_id") == model_id).iter_rows(named=True):
-            phi.add_row(cat["scenario_category"], f"{cat['mean_phi']:.3f}", f"{cat['n_cells']:,}")
+            phi.add_row(escape(cat["scenario_category"]), f"{cat['mean_phi']:.3f}", f"{cat['n_cells']:,}")
         console.print(phi)
         top = Table(title="top variations by |mean Δ|", title_justify="left")
         for name, justify in (
@@ -88,15 +89,15 @@ def print_overview(result: Overview, console: Console, database: str) -> None:
             top.add_column(name, justify=justify)  # type: ignore[arg-type]
         for var in result.top_variations.filter(pl.col("model_id") == model_id).iter_rows(named=True):
             top.add_row(
-                var["variation_category"] or "",
-                var["variation_value"] or "",
+                escape(var["variation_category"] or ""),
+                escape(var["variation_value"] or ""),
                 f"{var['mean_delta']:+.3f}",
                 f"{var['n_cells']:,}",
                 f"{var['n_faces']:,}",
             )
         console.print(top)
     console.print(
-        f"[dim]Views phi, base_phi, delta live in {database}; try "
+        f"[dim]Views phi, base_phi, delta live in {escape(database)}; try "
         f'`cueshift sql "SELECT * FROM delta LIMIT 5"`.[/]'
     )
 
