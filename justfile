@@ -24,7 +24,7 @@ setup:
     "{{bin}}/python" -m pip install --quiet --upgrade pip
     # exact pin: any other torch spec downloads several GB of CUDA wheels
     "{{bin}}/python" -m pip install --quiet "torch==2.13.0"
-    "{{bin}}/python" -m pip install --quiet -e ".[models,report,dev]"
+    "{{bin}}/python" -m pip install --quiet -e ".[models,report,dev,view]"
     echo "$want" > "$stamp"
 
 # judge every image x scenario x ordering x seed not stored yet (e.g. just infer --study studies/x.toml)
@@ -46,6 +46,10 @@ merge *ARGS: setup
 # render the study report to HTML and PDF (e.g. just report --db runs/x.duckdb --models a,b)
 report *ARGS: setup
     {{bin}}/cueshift report "$@"
+
+# browse a study database in the browser, read-only (e.g. just view --db runs/x.duckdb --port 8000)
+view *ARGS: setup
+    {{bin}}/cueshift view "$@"
 
 # run the test suite (arguments go to pytest)
 test *ARGS: setup
