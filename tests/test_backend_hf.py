@@ -27,12 +27,8 @@ from PIL import Image  # noqa: E402
 from cueshift.errors import ConfigError  # noqa: E402
 from cueshift.infer.backends import backend_class  # noqa: E402
 from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
-from cueshift.infer.backends.hf import (  # noqa: E402
-    TransformersBackend,
-    answer_from_logprobs,
-    judgment_seed,
-    phi_at_temperature,
-)
+from cueshift.infer.backends.hf import TransformersBackend  # noqa: E402
+from cueshift.infer.backends.hf_answers import answer_from_logprobs, judgment_seed, phi_at_temperature  # noqa: E402
 from cueshift.infer.backends.hf_prompts import encode_image  # noqa: E402
 from cueshift.infer.backends.hf_score import score_full, score_shared_prefix  # noqa: E402
 from cueshift.infer.backends.tiny import ARCHS, build_tiny, build_tiny_model, main  # noqa: E402
@@ -280,8 +276,8 @@ def test_tiny_study_file_runs_end_to_end(tmp_path: Path) -> None:
     """studies/tiny-transformers.toml through the runner: score mode, seed 0 only, once per judgment."""
     import duckdb
 
+    from cueshift.designs.registry import load_study
     from cueshift.designs.runner import run_study
-    from cueshift.study.config import load_study
 
     study = load_study(Path(__file__).parents[1] / "studies" / "tiny-transformers.toml")
     (model,) = study.models
@@ -308,7 +304,8 @@ def test_paired_design_runs_on_a_tiny_transformers_model(tmp_path: Path) -> None
     import duckdb
 
     from cueshift.designs import run_design
-    from cueshift.study.config import ModelConfig, load_study
+    from cueshift.designs.registry import load_study
+    from cueshift.study.config import ModelConfig
 
     study = load_study(Path(__file__).parents[1] / "studies" / "paired-001.toml")
     checkpoint = build_tiny_model("llava_next", tmp_path / "ckpt")

@@ -29,11 +29,13 @@ from PIL import Image  # noqa: E402
 
 from cueshift import store  # noqa: E402
 from cueshift.designs import run_design  # noqa: E402
+from cueshift.designs.registry import parse_study  # noqa: E402
 from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
-from cueshift.infer.backends.hf import TransformersBackend, pair_seed, rating_seed  # noqa: E402
+from cueshift.infer.backends.hf import TransformersBackend  # noqa: E402
+from cueshift.infer.backends.hf_answers import pair_seed, rating_seed  # noqa: E402
 from cueshift.infer.backends.hf_prompts import chat_text_images, encode_images  # noqa: E402
 from cueshift.infer.backends.tiny import build_tiny, build_tiny_model  # noqa: E402
-from cueshift.study.config import ModelConfig, parse_study  # noqa: E402
+from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.sections import PROMPT_002  # noqa: E402
 from tests.torch_quiet import quiet_single_thread  # noqa: E402, F401  (module fixture)
 

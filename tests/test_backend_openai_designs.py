@@ -28,10 +28,11 @@ from PIL import Image
 
 from cueshift import store
 from cueshift.designs import run_design
+from cueshift.designs.registry import parse_study
 from cueshift.errors import CueshiftError
 from cueshift.infer.backends.base import ImageRecord, StudyContext, rating_prompts
 from cueshift.infer.backends.openai_compat import OpenAIBackend
-from cueshift.study.config import ModelConfig, parse_study
+from cueshift.study.config import ModelConfig
 from cueshift.study.sections import PROMPT_002, RATING_PROMPT_002
 from tests.local_http import LocalServer
 

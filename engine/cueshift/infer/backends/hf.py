@@ -44,132 +44,18 @@ Further designs (:meth:`TransformersBackend.judge_pairs`, :meth:`TransformersBac
 from __future__ import annotations
 
 import gc
-import hashlib
-import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-import numpy as np
 import polars as pl
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.infer.backends.base import Backend, BackendAnswers, JudgmentRequest, StudyContext
+from cueshift.infer.backends.hf_answers import answer_from_logprobs, judgment_seed, pair_seed, rating_seed
+from cueshift.infer.backends.hf_settings import Mode, parse_settings, pick_device, pick_dtype
 from cueshift.study.config import ModelConfig
-
-Mode = Literal["generate", "score"]
-
-
-class TransformersSettings(BaseModel):
-    """``[models.settings]`` of a ``backend = "transformers"`` model."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    mode: Mode = "score"
-    device: Literal["auto", "cuda", "mps", "cpu"] = "auto"
-    dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
-    #: score mode: suffix rows per forward pass
-    batch_size: int = Field(default=32, ge=1)
-    temperature: float = Field(default=0.2, ge=0.0)
-    max_new_tokens: int = Field(default=16, ge=1)
-    #: generate mode: override the checkpoint's top_k / top_p (0 / 1.0 = pure temperature sampling)
-    top_k: int | None = Field(default=None, ge=0)
-    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
-    trust_remote_code: bool = False
-    #: text before the scored answer, e.g. " " for models that answer " (a)"
-    answer_prefix: str = ""
-    #: score mode: reuse the image prefix's key/value cache (False: one full pass per prompt)
-    shared_prefix: bool = True
-    #: e.g. "sdpa", "flash_attention_2"; None = the transformers default
-    attn_implementation: str | None = None
-
-
-def parse_settings(model: ModelConfig) -> TransformersSettings:
-    """Validate ``model.settings``; a bad value raises a one-line :class:`ConfigError`."""
-    try:
-        return TransformersSettings.model_validate(model.settings)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "<settings>"
-        raise ConfigError(f"model {model.model_id}: settings.{field}: {err['msg']}") from None
-
-
-def phi_at_temperature(p_favorable: float | np.ndarray, temperature: float) -> float | np.ndarray:
-    r"""Probability of the favorable answer when sampling at ``temperature`` between the two answers.
-
-    Parameters
-    ----------
-    p_favorable
-        The stored score-mode probability :math:`\sigma(\ell_\text{fav} - \ell_\text{unfav})` (T = 1).
-    temperature
-        :math:`T \ge 0`; 0 means greedy decoding.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        :math:`\sigma(\operatorname{logit}(p) / T)`; for :math:`T = 0`, 1 if :math:`p > 1/2`,
-        0 if :math:`p < 1/2` and 1/2 on a tie.
-
-    Examples
-    --------
-    >>> round(phi_at_temperature(0.6, 0.2), 4)  # sigma(log(1.5) / 0.2)
-    0.8836
-    >>> phi_at_temperature(0.6, 0.0)
-    1.0
-    """
-    if temperature < 0:
-        raise ValueError("temperature must be >= 0")
-    p = np.asarray(p_favorable, dtype=float)
-    if temperature == 0:
-        out = np.where(p > 0.5, 1.0, np.where(p < 0.5, 0.0, 0.5))
-    else:
-        with np.errstate(divide="ignore"):
-            logit = np.log(p) - np.log1p(-p)
-        out = 1.0 / (1.0 + np.exp(-logit / temperature))
-    return float(out) if out.ndim == 0 else out
-
-
-def judgment_seed(seed: int, image_id: str, scenario_id: str, ordering: int) -> int:
-    """The RNG seed of one generate-mode judgment (stable across runs, platforms and batches)."""
-    key = f"{seed}\x1f{image_id}\x1f{scenario_id}\x1f{ordering}".encode()
-    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") & (2**63 - 1)
-
-
-def pair_seed(seed: int, left_image_id: str, right_image_id: str, scenario_id: str) -> int:
-    """The RNG seed of one pairwise trial (the order of the two images matters)."""
-    return judgment_seed(seed, f"{left_image_id}\x1e{right_image_id}", f"pair\x1f{scenario_id}", 0)
-
-
-def rating_seed(seed: int, image_id: str, attribute: str) -> int:
-    """The RNG seed of one rating request."""
-    return judgment_seed(seed, image_id, f"rating\x1f{attribute}", 0)
-
-
-def _pick_device(name: str) -> str:
-    import torch
-
-    if name == "auto":
-        if torch.cuda.is_available():
-            return "cuda"
-        mps = getattr(torch.backends, "mps", None)
-        return "mps" if mps is not None and mps.is_available() else "cpu"
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("settings.device = 'cuda' but torch sees no CUDA device")
-    if name == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
-        raise ConfigError("settings.device = 'mps' but torch sees no MPS device")
-    return name
-
-
-def _pick_dtype(name: str, device: str) -> Any:
-    import torch
-
-    if name == "auto":
-        if device == "cuda":
-            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-        return torch.float16 if device == "mps" else torch.float32
-    return getattr(torch, name)
 
 
 class TransformersBackend(Backend):
@@ -204,8 +90,8 @@ class TransformersBackend(Backend):
         except ImportError as exc:  # pragma: no cover - depends on the install
             hint = "pip install 'cueshift[models]'"
             raise CueshiftError(f"the transformers backend needs `{hint}` ({exc})") from None
-        self.device = _pick_device(self.settings.device)
-        self.dtype = _pick_dtype(self.settings.dtype, self.device)
+        self.device = pick_device(self.settings.device)
+        self.dtype = pick_dtype(self.settings.dtype, self.device)
         hf_model, processor = loaded if loaded is not None else self._load()
         self.hf_model = hf_model.to(device=self.device, dtype=self.dtype).eval()
         self.processor = processor
@@ -438,31 +324,4 @@ class TransformersBackend(Backend):
         return kw
 
 
-def answer_from_logprobs(logp_a: float, logp_b: float) -> tuple[str, float | None, float]:
-    """Greedy answer, P(a | a or b) and the mass on neither, from the two answers' log-probabilities.
-
-    Returns
-    -------
-    tuple
-        ``(response_text, p_a, p_neither)``; ``p_a`` is None when neither answer has any
-        probability (both log-probabilities are -inf).
-    """
-    neither = min(1.0, max(0.0, 1.0 - math.exp(logp_a) - math.exp(logp_b)))
-    if math.isinf(logp_a) and math.isinf(logp_b):
-        return "tie", None, neither
-    diff = logp_a - logp_b
-    p_a = 1.0 / (1.0 + math.exp(-diff)) if diff >= 0 else math.exp(diff) / (1.0 + math.exp(diff))
-    text = "(a)" if diff > 0 else "(b)" if diff < 0 else "tie"
-    return text, p_a, neither
-
-
-__all__ = [
-    "TransformersBackend",
-    "TransformersSettings",
-    "answer_from_logprobs",
-    "judgment_seed",
-    "pair_seed",
-    "parse_settings",
-    "phi_at_temperature",
-    "rating_seed",
-]
+__all__ = ["TransformersBackend"]

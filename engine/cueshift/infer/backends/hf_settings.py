@@ -1,0 +1,84 @@
+"""Settings of the transformers backend (``[models.settings]`` of a ``backend = "transformers"`` model),
+and the device and dtype they pick."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from cueshift.errors import ConfigError
+from cueshift.study.config import ModelConfig
+
+Mode = Literal["generate", "score"]
+
+
+class TransformersSettings(BaseModel):
+    """``[models.settings]`` of a ``backend = "transformers"`` model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: Mode = "score"
+    device: Literal["auto", "cuda", "mps", "cpu"] = "auto"
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
+    #: score mode: suffix rows per forward pass
+    batch_size: int = Field(default=32, ge=1)
+    temperature: float = Field(default=0.2, ge=0.0)
+    max_new_tokens: int = Field(default=16, ge=1)
+    #: generate mode: override the checkpoint's top_k / top_p (0 / 1.0 = pure temperature sampling)
+    top_k: int | None = Field(default=None, ge=0)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    trust_remote_code: bool = False
+    #: text before the scored answer, e.g. " " for models that answer " (a)"
+    answer_prefix: str = ""
+    #: score mode: reuse the image prefix's key/value cache (False: one full pass per prompt)
+    shared_prefix: bool = True
+    #: e.g. "sdpa", "flash_attention_2"; None = the transformers default
+    attn_implementation: str | None = None
+
+
+def parse_settings(model: ModelConfig) -> TransformersSettings:
+    """Validate ``model.settings``; a bad value raises a one-line :class:`ConfigError`."""
+    try:
+        return TransformersSettings.model_validate(model.settings)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "<settings>"
+        raise ConfigError(f"model {model.model_id}: settings.{field}: {err['msg']}") from None
+
+
+def pick_device(name: str) -> str:
+    """The torch device of ``settings.device`` (``auto``: cuda, else mps, else cpu).
+
+    Raises
+    ------
+    ConfigError
+        The named device is not available.
+    """
+    import torch
+
+    if name == "auto":
+        if torch.cuda.is_available():
+            return "cuda"
+        mps = getattr(torch.backends, "mps", None)
+        return "mps" if mps is not None and mps.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("settings.device = 'cuda' but torch sees no CUDA device")
+    if name == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+        raise ConfigError("settings.device = 'mps' but torch sees no MPS device")
+    return name
+
+
+def pick_dtype(name: str, device: str) -> Any:
+    """The torch dtype of ``settings.dtype`` (``auto``: bfloat16, else float16, on cuda; float16 on
+    mps; float32 on the cpu)."""
+    import torch
+
+    if name == "auto":
+        if device == "cuda":
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float16 if device == "mps" else torch.float32
+    return getattr(torch, name)
+
+
+__all__ = ["Mode", "TransformersSettings", "parse_settings", "pick_device", "pick_dtype"]
