@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 
 from cueshift.errors import ConfigError
-from cueshift.infer.backends import backend_class
+from cueshift.infer.backends import SIMULATED_DESIGNS, backend_class, build_backend, supports
 from cueshift.infer.backends.base import BackendAnswers, ImageRecord, StudyContext
 from cueshift.infer.backends.simulated import (
     INVALID_TEXTS,
@@ -32,6 +32,7 @@ from cueshift.infer.backends.simulated import (
     population_delta,
     scenario_base_logits,
 )
+from cueshift.infer.backends.simulated_designs import SimulatedDesignBackend
 from cueshift.infer.parser import parse_answers
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
@@ -158,6 +159,22 @@ def test_registered_and_answers_like_a_backend() -> None:
     assert all(isinstance(t, str) and t for t in answers.response_text)
     assert min(answers.latency_ms) >= 0.0
     assert backend.judge(batch.head(0)).response_text == []
+
+
+def test_design_backends_are_registered_and_checked_before_they_are_built() -> None:
+    designs = backend_class(SIMULATED_DESIGNS)
+    assert designs is SimulatedDesignBackend and issubclass(designs, SimulatedBackend)
+    assert supports(designs, "judge_pairs") and supports(designs, "rate")
+    assert not supports(SimulatedBackend, "judge_pairs") and supports(make_backend(), "judge")
+    model = ModelConfig(model_id="sim", backend=SIMULATED_DESIGNS, checkpoint="")
+    assert isinstance(build_backend(model, make_context(), needs="judge_pairs"), SimulatedDesignBackend)
+    plain = ModelConfig(model_id="plain", backend="simulated", checkpoint="", settings={"letter_bias": "x"})
+    with pytest.raises(ConfigError, match=r"^model 'plain': backend 'simulated' has no judge_pairs\(\); use"):
+        build_backend(plain, make_context(), needs="judge_pairs")  # refused before the bad settings are read
+    with pytest.raises(ConfigError, match="settings.letter_bias"):
+        build_backend(plain, make_context())
+    with pytest.raises(ConfigError, match="unknown backend 'nope'"):
+        backend_class("nope")
 
 
 def test_unknown_image_is_an_error() -> None:
