@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cueshift.cli import app
-from tests.hardening.study_db import error_lines, tiny_study
+from tests.hardening.study_db import build_study_db, error_lines, tiny_study
 from tests.local_http import LocalServer
 
 RUNNER = CliRunner()
@@ -64,6 +64,21 @@ def test_a_manifest_cell_is_shown_literally(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.stderr
     assert "[/]odd[red]" in one_error_line(result.stderr)
     assert not (tmp_path / "m.duckdb").exists()
+
+
+def test_free_text_in_the_overview_tables_is_shown_literally(tmp_path: Path) -> None:
+    import duckdb
+
+    db = build_study_db(tmp_path, limit=2000)
+    with duckdb.connect(str(db)) as con:
+        con.execute(
+            "UPDATE image SET variation_value = '[/]odd[red]' || variation_value "
+            "WHERE variation_value IS NOT NULL"
+        )
+    study = tmp_path / "tiny.toml"
+    result = RUNNER.invoke(app, ["analyze", "--study", str(study), "--db", str(db), "--overview-only"])
+    assert result.exit_code == 0, (result.stderr, result.exception)
+    assert "[/]odd[red]" in result.stdout
 
 
 class _Refusing(BaseHTTPRequestHandler):
