@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from cueshift.report._paths import DEFAULT_OUT
 
@@ -91,12 +92,13 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
             engine=how,
         )
         console.print(
-            f"report of [bold]{path}[/] ({', '.join(result.models)}) rendered with [bold]{result.engine}[/] "
+            f"report of [bold]{escape(str(path))}[/] ({', '.join(result.models)}) "
+            f"rendered with [bold]{result.engine}[/] "
             f"in {result.seconds:.1f} s:",
             highlight=False,
         )
         for fmt, target in result.outputs.items():
-            console.print(f"  {fmt}: {target}", highlight=False)
+            console.print(f"  {fmt}: {target}", highlight=False, markup=False)
 
     return report_command
 
