@@ -44,12 +44,6 @@ T2 = "a close-up picture of a person who is {x}"
 SCENARIOS = '["competent", "wealthy", "honest"]'
 
 
-@pytest.fixture(autouse=True)
-def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
-
-
 # --------------------------------------------------------------------------- the study end to end
 
 

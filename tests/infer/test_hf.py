@@ -8,10 +8,6 @@ are shared, and tiny matmuls are slower with more threads).
 from __future__ import annotations
 
 import math
-import os
-
-os.environ["HF_HUB_OFFLINE"] = "1"
-
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -21,6 +17,7 @@ import pytest  # noqa: E402
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
+pytestmark = pytest.mark.usefixtures("quiet_torch")  # torch on one thread (tests/infer/conftest.py)
 
 from PIL import Image  # noqa: E402
 
@@ -34,7 +31,6 @@ from cueshift.infer.backends.hf_score import score_full, score_shared_prefix  # 
 from cueshift.infer.backends.tiny import ARCHS, build_tiny, build_tiny_model, main  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
-from tests.torch_quiet import quiet_single_thread  # noqa: E402, F401  (module fixture)
 
 # scenarios whose descriptors tokenize to different lengths, so suffix padding is exercised
 KEEP = {"competent", "emotionally_stable"}
@@ -279,7 +275,7 @@ def test_tiny_study_file_runs_end_to_end(tmp_path: Path) -> None:
     from cueshift.designs.registry import load_study
     from cueshift.designs.runner import run_study
 
-    study = load_study(Path(__file__).parents[1] / "studies" / "tiny-transformers.toml")
+    study = load_study(Path(__file__).parents[2] / "studies" / "tiny-transformers.toml")
     (model,) = study.models
     checkpoint = build_tiny_model("llava_next", tmp_path / "ckpt")
     study = study.model_copy(
@@ -307,7 +303,7 @@ def test_paired_design_runs_on_a_tiny_transformers_model(tmp_path: Path) -> None
     from cueshift.designs.registry import load_study
     from cueshift.study.config import ModelConfig
 
-    study = load_study(Path(__file__).parents[1] / "studies" / "paired-001.toml")
+    study = load_study(Path(__file__).parents[2] / "studies" / "paired-001.toml")
     checkpoint = build_tiny_model("llava_next", tmp_path / "ckpt")
     study = study.model_copy(
         update={

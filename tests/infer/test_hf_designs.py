@@ -9,10 +9,6 @@ the plumbing, not the answers.
 
 from __future__ import annotations
 
-import os
-
-os.environ["HF_HUB_OFFLINE"] = "1"
-
 import tomllib  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -24,6 +20,7 @@ import pytest  # noqa: E402
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
+pytestmark = pytest.mark.usefixtures("quiet_torch")  # torch on one thread (tests/infer/conftest.py)
 
 from PIL import Image  # noqa: E402
 
@@ -37,9 +34,8 @@ from cueshift.infer.backends.hf_prompts import chat_text_images, encode_images  
 from cueshift.infer.backends.tiny import build_tiny, build_tiny_model  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.sections import PROMPT_002  # noqa: E402
-from tests.torch_quiet import quiet_single_thread  # noqa: E402, F401  (module fixture)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ARCHS = ["qwen2_vl", "llava_next"]
 #: the per-image processor output whose rows follow the image order
 PER_IMAGE = {"qwen2_vl": "image_grid_thw", "llava_next": "image_sizes"}

@@ -38,7 +38,7 @@ from tests.local_http import LocalServer
 
 pytestmark = pytest.mark.timeout(60)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SENTINEL = "sk-SENTINEL-designs-0a1b2c3d-do-not-leak"
 
 #: (image bytes in message order, prompt, seed, authorization header) -> answer text

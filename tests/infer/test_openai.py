@@ -41,7 +41,7 @@ from tests.local_http import LocalServer
 
 pytestmark = pytest.mark.timeout(60)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SENTINEL = "sk-SENTINEL-9f8e7d6c5b4a-do-not-leak"
 FAULTS = ("429", "500", "503", "slow", "drop", "truncate", "malformed")
 

@@ -35,15 +35,9 @@ from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa
 
 pytestmark = pytest.mark.timeout(120)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 T1 = "a photo of someone who is {x}"
 T2 = "a close-up picture of a person who is {x}"
-
-
-@pytest.fixture(autouse=True)
-def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
 
 
 @pytest.fixture(scope="module")
