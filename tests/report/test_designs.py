@@ -32,7 +32,7 @@ from cueshift.report import (
 from cueshift.study.config import load_study
 from tests.html_tables import html_tables, texts
 
-STUDIES = Path(__file__).parents[1] / "studies"
+STUDIES = Path(__file__).parents[2] / "studies"
 CATALOGS = {"stylisticbias": STYLISTICBIAS, "paired": PAIRED, "pairwise": PAIRWISE, "probe": PROBE}
 _CALL = re.compile(r"report\.(table|figure|text)\(\"([^\"]+)\"\)")
 

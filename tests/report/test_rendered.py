@@ -1,0 +1,209 @@
+"""The StylisticBias report rendered without Quarto: every number shown is the database's."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from cueshift.designs.stylisticbias.report import CATALOG, delta_fill
+from cueshift.report import (
+    FALLBACK,
+    fmt_ci,
+    fmt_effect,
+    fmt_integer,
+    fmt_number,
+    fmt_percent,
+    render_report,
+    significance_mark,
+)
+from tests.html_tables import html_tables, texts
+from tests.report.study_db import AGES, BODY_TYPES, ETHNICITIES, GENDERS
+
+DOCUMENT = CATALOG.document_path
+
+
+@pytest.fixture(scope="module")
+def rendered(analysed_db: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("out")
+    result = render_report(analysed_db, document=DOCUMENT, out_dir=out, engine="jupyter")
+    assert result.engine == FALLBACK
+    assert result.models == ("sim-a", "sim-b")
+    return dict(result.outputs)
+
+
+@pytest.fixture(scope="module")
+def html(rendered: dict[str, Path]) -> str:
+    return rendered["html"].read_text(encoding="utf-8")
+
+
+def test_html_is_self_contained_with_figures(html: str) -> None:
+    assert html.count('src="data:image/png;base64,') == 4
+    assert not re.search(r'src="(?!data:)', html)
+    assert "Not computed" not in html
+
+
+def test_html_data_quality_tables_match_the_database(html: str, analysed_db: Path) -> None:
+    import duckdb
+
+    con = duckdb.connect(str(analysed_db), read_only=True)
+    try:
+        judgments = con.sql("SELECT model_id, outcome, scenario_id FROM judgment").pl()
+        n_planned = con.sql("""SELECT (SELECT count(*) FROM image WHERE role = 'base' OR evaluated)
+                                      * (SELECT count(*) FROM scenario) * 4 * 2""").fetchall()[0][0]
+        scenarios = con.sql(
+            "SELECT scenario_id, favorable || ' / ' || unfavorable AS label FROM scenario"
+        ).pl()
+    finally:
+        con.close()
+    tables = html_tables(html)
+    per_model = (
+        judgments.group_by("model_id")
+        .agg(n=pl.len(), invalid=(pl.col("outcome") == "invalid").sum())
+        .sort("model_id")
+    )
+    expected = [
+        [
+            r["model_id"],
+            fmt_integer(r["n"]),
+            fmt_percent(r["n"] / n_planned, 1),
+            fmt_integer(r["invalid"]),
+            fmt_percent(r["invalid"] / r["n"], 2),
+            fmt_integer(n_planned // 8),
+            "0",
+        ]
+        for r in per_model.iter_rows(named=True)
+    ]
+    assert texts(tables["judgments"]) == expected
+    rates = (
+        judgments.group_by("scenario_id", "model_id")
+        .agg(rate=(pl.col("outcome") == "invalid").mean())
+        .join(scenarios, on="scenario_id")
+    )
+    shown = {row[0]: row[1:] for row in texts(tables["invalid_by_scenario"])}
+    for row in rates.iter_rows(named=True):
+        column = ["sim-a", "sim-b"].index(row["model_id"])
+        assert shown[row["label"]][column] == fmt_percent(row["rate"], 1)
+    benchmark = dict(texts(tables["benchmark"]))
+    assert benchmark["Judgments"] == fmt_integer(judgments.height)
+    assert benchmark["Faces (identities with a base image)"] == "24"
+
+
+def test_html_result_tables_match_the_database(html: str, analysed_db: Path) -> None:
+    import duckdb
+
+    con = duckdb.connect(str(analysed_db), read_only=True)
+    try:
+        vs = con.sql("SELECT * FROM result_table2_vs").pl()
+        t5 = con.sql("SELECT * FROM result_table5").pl()
+        t11 = con.sql("SELECT * FROM result_table11").pl()
+        asym = con.sql("SELECT * FROM result_negativity_asymmetry").pl()
+    finally:
+        con.close()
+    tables = html_tables(html)
+    # Table 2: every VS value, model rows then the average row
+    dims = ["age", "gender", "ethnicity", "body_type"]
+    expected_vs = []
+    for model_id, label in (
+        ("sim-a", "sim-a"),
+        ("sim-b", "sim-b"),
+        ("(mean of models)", "Average (all models)"),
+    ):
+        row = vs.filter(pl.col("model_id") == model_id)
+        expected_vs.append(
+            [label] + [fmt_number(row.filter(pl.col("dimension") == d)["estimate"].item()) for d in dims]
+        )
+    assert texts(tables["table2_vs"]) == expected_vs
+    # Table 5: SBS with 4 decimals and its interval
+    shown5 = {r[0]: r for r in texts(tables["table5_models"])}
+    for row in t5.iter_rows(named=True):
+        label = "Average (all models)" if row["model_id"] == "(mean of models)" else row["model_id"]
+        assert shown5[label][1] == fmt_effect(row["estimate"], 4)
+        assert shown5[label][2] == fmt_ci(row["ci_low"], row["ci_high"], 4)
+    # Table 11: every cell's text, significance mark and colour
+    groups = list(AGES + GENDERS + ETHNICITIES + BODY_TYPES)
+    cells = {
+        (r[0][0], groups[j]): r[j + 1] for r in tables["table11_demographic"] for j in range(len(groups))
+    }
+    assert len(tables["table11_demographic"]) == t11["variation_value"].n_unique()
+    for row in t11.iter_rows(named=True):
+        text, style = cells[(row["variation_value"], row["group"])]
+        assert text == fmt_effect(row["estimate"])
+        mark = significance_mark(row["p_adj"])
+        assert ("font-weight: bold" in style) == (mark is not None and mark.value == "strong")
+        assert ("underline" in style) == (mark is not None and mark.value == "ns")
+        fill = delta_fill(row["estimate"])
+        assert (fill is None and "background" not in style) or (fill is not None and fill in style)
+    # negativity asymmetry: ratios with their marks
+    shown_asym = texts(tables["negativity_asymmetry"])
+    assert {r[4] for r in shown_asym} == {f"{fmt_number(x, 2)}×" for x in asym["estimate"]}
+
+
+def test_pdf_pages_and_section_titles(rendered: dict[str, Path]) -> None:
+    from pypdf import PdfReader
+
+    reader = PdfReader(str(rendered["pdf"]))
+    assert len(reader.pages) >= 5
+    text = " ".join(" ".join(page.extract_text().split()) for page in reader.pages)
+    for title in (
+        "Study summary",
+        "Data quality",
+        "RQ1",
+        "RQ2",
+        "RQ3",
+        "Provenance",
+        "Variation Strength (VS) per model",
+        "Mean prediction shift",
+        "Per-model variation effects",
+    ):
+        assert title in text, title
+    assert re.findall(r"Figure (\d)\.", text) == ["2", "3", "4", "5"]
+    assert "Table 11. Mean prediction shift" in text
+    assert "Not computed" not in text
+
+
+def test_missing_result_tables_render_a_note(raw_db: Path, tmp_path: Path) -> None:
+    result = render_report(raw_db, document=DOCUMENT, out_dir=tmp_path, formats=["html"], engine="jupyter")
+    page = result.outputs["html"].read_text(encoding="utf-8")
+    tables = html_tables(page)
+    assert {"benchmark", "judgments", "invalid_by_scenario"} <= set(tables)
+    assert "table2_vs" not in tables
+    for name in ("result_table2_vs", "result_table11", "result_sbs", "result_cross_model"):
+        assert name in page, name
+    assert page.count("Not computed") >= 10
+    assert "cueshift analyze" in page
+
+
+# ---------------------------------------------------------------------------------- quarto path
+
+
+def test_quarto_on_path_is_used(raw_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stand-in ``quarto`` records its arguments and writes the output file it is asked for."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "calls.txt"
+    script = bin_dir / "quarto"
+    script.write_text(
+        "#!/usr/bin/env bash\n"
+        f'echo "$@" >> "{log}"\n'
+        'out=""; to=""\n'
+        'while [ $# -gt 0 ]; do case "$1" in\n'
+        '  --output-dir) out="$2"; shift;; --to) to="$2"; shift;;\n'
+        "esac; shift; done\n"
+        'ext=html; [ "$to" = typst ] && ext=pdf\n'
+        'echo fake > "$out/study.$ext"\n',
+        encoding="utf-8",
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    result = render_report(raw_db, document=DOCUMENT, out_dir=tmp_path / "out", models="sim-a")
+    assert result.engine == "quarto"
+    assert set(result.outputs) == {"html", "pdf"}
+    calls = log.read_text(encoding="utf-8").splitlines()
+    assert len(calls) == 2 and "--to html" in calls[0] and "--to typst" in calls[1]
+    assert f"-P db:{raw_db.resolve()}" in calls[0] and "-P models:sim-a" in calls[0]
+    assert str(DOCUMENT) in calls[0]
