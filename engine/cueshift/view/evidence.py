@@ -58,7 +58,6 @@ def face(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, A
             .with_columns(
                 image=pl.col("image_id").replace_strict(labels),
                 position=pl.col("image_id").replace_strict(order, return_dtype=pl.Int64),
-                scenario=pl.col("scenario_id").replace_strict(scenario_label),
                 scenario_position=pl.col("scenario_id").replace_strict(
                     {k: i for i, k in enumerate(viewer.catalog.scenarios)}, return_dtype=pl.Int64
                 ),
@@ -71,7 +70,13 @@ def face(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, A
                 key=f"phi-{len(phi_tables)}",
                 title=f"φ per scenario — {model_id}",
                 columns=[stub("image", "Image")],
-                pivot=Pivot(on="scenario", value="phi", fmt=tables.number),
+                pivot=Pivot(
+                    on="scenario_id",
+                    value="phi",
+                    fmt=tables.number,
+                    labels=scenario_label,
+                    order="scenario_position",
+                ),
                 notes=["φ: share of valid answers naming the favorable descriptor (seed 000 Eq. 1)."],
             )
         )
