@@ -56,7 +56,17 @@ def _study(tmp_path_factory: pytest.TempPathFactory, design: str, *, analyze: bo
     study = str(STUDIES / f"{design}.toml")
     cueshift("infer", "--study", study, "--db", "study.duckdb", "--no-progress", cwd=folder)
     if analyze:
-        cueshift("analyze", "--study", study, "--db", "study.duckdb", "--no-progress", "--resamples", "200", cwd=folder)
+        cueshift(
+            "analyze",
+            "--study",
+            study,
+            "--db",
+            "study.duckdb",
+            "--no-progress",
+            "--resamples",
+            "200",
+            cwd=folder,
+        )
     return folder / "study.duckdb"
 
 
@@ -86,9 +96,13 @@ def partial_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An interrupted StylisticBias study: part of the judgments, never analysed, one image file lost."""
     folder = tmp_path_factory.mktemp("partial")
     study = str(STUDIES / "stylisticbias.toml")
-    cueshift("infer", "--study", study, "--db", "study.duckdb", "--no-progress", "--limit", "3000", cwd=folder)
+    cueshift(
+        "infer", "--study", study, "--db", "study.duckdb", "--no-progress", "--limit", "3000", cwd=folder
+    )
     con = duckdb.connect(str(folder / "study.duckdb"), read_only=True)
-    (path,) = con.execute("SELECT path FROM image WHERE role = 'base' ORDER BY image_id LIMIT 1").fetchone() or ("",)
+    (path,) = con.execute(
+        "SELECT path FROM image WHERE role = 'base' ORDER BY image_id LIMIT 1"
+    ).fetchone() or ("",)
     con.close()
     lost = next(folder.glob(f".cueshift-cache/demo/*/{path}"))
     lost.unlink()

@@ -53,7 +53,9 @@ def test_pairwise_trials_show_both_images_and_the_choice(pairwise_server: Served
     assert len(rows) == expected.height > 0
     assert f'<span id="n-trials">{expected.height}</span>' in html
     first = expected.row(0, named=True)
-    assert f'/image/{first["left_image_id"]}?w=96' in html and f'/image/{first["right_image_id"]}?w=96' in html
+    assert (
+        f"/image/{first['left_image_id']}?w=96" in html and f"/image/{first['right_image_id']}?w=96" in html
+    )
     chosen = expected.filter(pl.col("winner_image_id").is_not_null()).height
     assert html.count('class="chosen"') == chosen
     status, headers, _ = fetch(f"{pairwise_server.url}/image/{first['left_image_id']}?w=96")
@@ -68,7 +70,9 @@ def test_paired_face_shows_original_and_filtered(paired_server: Served) -> None:
     assert images["role"].to_list() == ["base", "variation"]
     for image_id, role in images.iter_rows():
         assert f'data-image="{image_id}" data-role="{role}"' in html
-    phi = frame(db, "SELECT count(*) AS n FROM phi JOIN image USING (image_id) WHERE identity_id = ?", [identity])
+    phi = frame(
+        db, "SELECT count(*) AS n FROM phi JOIN image USING (image_id) WHERE identity_id = ?", [identity]
+    )
     shown = tables(html)
     cells = sum(len(r) - 1 for key, t in shown.items() if key.startswith("tbl-phi") for r in t[2:-1])
     assert cells == phi["n"][0]
@@ -82,8 +86,9 @@ def test_probe_scatter_against_human_means(probe_server: Served) -> None:
     points = frame(
         db,
         "SELECT p.image_id, coalesce(p.phi_expected, p.phi) AS score, h.human FROM phi AS p JOIN "
-        "(SELECT image_id, avg(rating) AS human FROM rating WHERE rater_kind = 'human' AND attribute = 'attractive' "
-        "GROUP BY 1) AS h USING (image_id) WHERE p.model_id = 'sim-80m' AND p.scenario_id = 'attractive'",
+        "(SELECT image_id, avg(rating) AS human FROM rating "
+        " WHERE rater_kind = 'human' AND attribute = 'attractive' GROUP BY 1) AS h USING (image_id) "
+        "WHERE p.model_id = 'sim-80m' AND p.scenario_id = 'attractive'",
     )
     assert html.count("<circle") == points.height > 2
     r = float(np.corrcoef(points["score"].to_numpy(), points["human"].to_numpy())[0, 1])

@@ -29,8 +29,11 @@ def test_overview_counts_and_stored_ranking(sb_server: Served) -> None:
         assert models[row["model_id"]][3] == f"{row['n']:,}"
         assert models[row["model_id"]][4] == f"{100 * row['bad'] / row['n']:.1f}%"
     ranking = found["tbl-ranking"][2:-1]  # title, header ... source note
-    stored = frame(db, "SELECT variation_value, estimate, abs_sbs FROM result_sbs WHERE level = 'variation_value' "
-                       "AND model_id = '(pooled)' AND dimension IS NULL ORDER BY abs_sbs DESC, variation_value")  # fmt: skip
+    stored = frame(
+        db,
+        "SELECT variation_value, estimate, abs_sbs FROM result_sbs WHERE level = 'variation_value' "
+        "AND model_id = '(pooled)' AND dimension IS NULL ORDER BY abs_sbs DESC, variation_value",
+    )
     assert [r[1] for r in ranking] == stored["variation_value"].to_list()
     assert [r[2] for r in ranking] == [signed(v) for v in stored["estimate"]]
     assert [r[4] for r in ranking] == [f"{v:.3f}" for v in stored["abs_sbs"]]
@@ -58,8 +61,12 @@ def test_attribute_page_numbers(sb_server: Served) -> None:
     html = _page(sb_server, "/attribute", value=value)
     scen = tables(html)["tbl-scenarios"]
     header = scen[1]
-    stored = frame(db, "SELECT model_id, scenario_id, estimate FROM result_sbs WHERE level = 'cell' "
-                       "AND variation_value = ? AND model_id <> '(pooled)' AND dimension IS NULL", [value])  # fmt: skip
+    stored = frame(
+        db,
+        "SELECT model_id, scenario_id, estimate FROM result_sbs WHERE level = 'cell' "
+        "AND variation_value = ? AND model_id <> '(pooled)' AND dimension IS NULL",
+        [value],
+    )
     favorable = dict(frame(db, "SELECT scenario_id, favorable FROM scenario").iter_rows())
     shown = {row[0].split(" / ")[0]: row for row in scen[2:] if len(row) == len(header)}
     for row in stored.iter_rows(named=True):
@@ -67,7 +74,10 @@ def test_attribute_page_numbers(sb_server: Served) -> None:
         assert cell.split(" ")[0] == signed(row["estimate"])
     # example strip: largest, median and smallest face mean shift over both models and all scenarios
     per_face = (
-        delta_frame(db).filter(pl.col("variation_value") == value).group_by("image_id").agg(pl.col("delta").mean())
+        delta_frame(db)
+        .filter(pl.col("variation_value") == value)
+        .group_by("image_id")
+        .agg(pl.col("delta").mean())
     ).sort(["delta", "image_id"], descending=[True, False])
     picks = [0, (per_face.height - 1) // 2, per_face.height - 1]
     for label, row in zip(("largest", "median", "smallest"), picks, strict=True):
@@ -93,24 +103,31 @@ def test_demographic_heatmap_is_face_level(sb_server: Served) -> None:
 
 def test_judgment_drill_down_shows_every_answer(sb_server: Served) -> None:
     db = sb_server.db
-    image_id, scenario_id = (
-        frame(db, "SELECT image_id, scenario_id FROM judgment WHERE outcome = 'invalid' ORDER BY ALL LIMIT 1").row(0)
-    )
+    image_id, scenario_id = frame(
+        db, "SELECT image_id, scenario_id FROM judgment WHERE outcome = 'invalid' ORDER BY ALL LIMIT 1"
+    ).row(0)
     html = _page(sb_server, "/judgments", image=image_id, scenario=scenario_id)
-    judged = frame(db, "SELECT * FROM judgment WHERE image_id = ? AND scenario_id = ? ORDER BY model_id, ordering, "
-                       "seed", [image_id, scenario_id])  # fmt: skip
+    judged = frame(
+        db,
+        "SELECT * FROM judgment WHERE image_id = ? AND scenario_id = ? ORDER BY model_id, ordering, seed",
+        [image_id, scenario_id],
+    )
     rows = tables(html)["judgments"][1:]
     assert len(rows) == judged.height == 8
     assert html.count('class="invalid"') == judged.filter(pl.col("outcome") == "invalid").height >= 1
     template = str(scalar(db, "SELECT template FROM prompt_variant WHERE ordering = 2"))
-    fav, unfav = frame(db, "SELECT favorable, unfavorable FROM scenario WHERE scenario_id = ?", [scenario_id]).row(0)
+    fav, unfav = frame(
+        db, "SELECT favorable, unfavorable FROM scenario WHERE scenario_id = ?", [scenario_id]
+    ).row(0)
     prompt = template.format(first_letter="b", first=unfav, second_letter="a", second=fav)
     assert [r[3] for r in rows if r[1] == "2"] == [prompt, prompt]
     assert [r[4] for r in rows] == [" ".join(t.split()) for t in judged["response_text"]]
 
 
 def test_images_are_served_only_when_registered_and_inside_the_root(sb_server: Served) -> None:
-    image_id = str(scalar(sb_server.db, "SELECT image_id FROM image WHERE role = 'base' ORDER BY 1 DESC LIMIT 1"))
+    image_id = str(
+        scalar(sb_server.db, "SELECT image_id FROM image WHERE role = 'base' ORDER BY 1 DESC LIMIT 1")
+    )
     status, headers, body = fetch(f"{sb_server.url}/image/{image_id}")
     assert status == 200 and headers["content-type"] == "image/png" and body[:4] == b"\x89PNG"
     status, headers, body = fetch(f"{sb_server.url}/image/{image_id}?w=160")
@@ -146,7 +163,9 @@ def test_partial_study_pages_and_missing_image(partial_db: Path, tmp_path: Path)
     for served in serve_in_thread(partial_db, tmp_path / "thumbs"):
         html = _page(served, "/")
         assert "Computed by the viewer" in html and "3,000" in html
-        lost = str(scalar(partial_db, "SELECT image_id FROM image WHERE role = 'base' ORDER BY image_id LIMIT 1"))
+        lost = str(
+            scalar(partial_db, "SELECT image_id FROM image WHERE role = 'base' ORDER BY image_id LIMIT 1")
+        )
         status, headers, body = fetch(f"{served.url}/image/{lost}?w=160")
         assert status == 200 and headers.get("x-cueshift-placeholder") == "missing" and b"<svg" in body
         face = str(scalar(partial_db, "SELECT identity_id FROM image WHERE image_id = ?", [lost]))

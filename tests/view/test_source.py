@@ -47,7 +47,10 @@ def test_aggregates_equal_the_study_views(sb_db: Path) -> None:
     study = duckdb.connect(str(sb_db), read_only=True)
     try:
         con = source.cursor()
-        for table, key in (("phi", "model_id, image_id, scenario_id"), ("delta", "model_id, image_id, scenario_id")):
+        for table, key in (
+            ("phi", "model_id, image_id, scenario_id"),
+            ("delta", "model_id, image_id, scenario_id"),
+        ):
             ours = con.execute(f"SELECT * FROM {table} ORDER BY {key}").fetchall()
             theirs = study.execute(f"SELECT * FROM {table} ORDER BY {key}").fetchall()
             assert ours == theirs and len(ours) > 100
@@ -78,7 +81,14 @@ def test_image_paths_never_leave_the_root(tmp_path: Path) -> None:
     (tmp_path / "secret.txt").write_text("secret")
     os.symlink(tmp_path / "secret.txt", root / "face" / "link.png")
     assert resolve_image(root, "face/a.png") == (root / "face" / "a.png").resolve()
-    for bad in ("../secret.txt", "face/../../secret.txt", "/etc/passwd", "face/link.png", "", "face/none.png"):
+    for bad in (
+        "../secret.txt",
+        "face/../../secret.txt",
+        "/etc/passwd",
+        "face/link.png",
+        "",
+        "face/none.png",
+    ):
         assert resolve_image(root, bad) is None, bad
     assert resolve_image(None, "face/a.png") is None
     assert clean_relative("C:/x.png") is None and clean_relative("a/b.png") is not None
