@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cueshift import store
-from cueshift.stats import run_analyses
+from cueshift.designs.stylisticbias.analyses import run_analyses
 from tests.report.study_db import build_study_db
 
 

@@ -13,11 +13,10 @@ from pypdf import PdfReader
 from rich.console import Console
 
 from cueshift import store
-from cueshift.designs import analyze_design, run_design
+from cueshift.designs import analyze_design, design_named, load_study, run_design
 from cueshift.designs.paired.report import CATALOG as PAIRED
 from cueshift.designs.pairwise.report import CATALOG as PAIRWISE
 from cueshift.designs.probe.report import CATALOG as PROBE
-from cueshift.designs.report import report_catalog
 from cueshift.designs.stylisticbias.report import CATALOG as STYLISTICBIAS
 from cueshift.report import (
     REPORTS_DIR,
@@ -29,7 +28,6 @@ from cueshift.report import (
     stars,
     to_html,
 )
-from cueshift.study.config import load_study
 from tests.html_tables import html_tables, texts
 
 STUDIES = Path(__file__).parents[2] / "studies"
@@ -39,7 +37,7 @@ _CALL = re.compile(r"report\.(table|figure|text)\(\"([^\"]+)\"\)")
 
 @pytest.mark.parametrize("design", sorted(CATALOGS))
 def test_catalog_document_ships_and_declares_every_call(design: str) -> None:
-    catalog = report_catalog(design)
+    catalog = design_named(design).report()  # what the registry hands `cueshift report`
     assert catalog is CATALOGS[design]
     assert catalog.document_path.parent == REPORTS_DIR and catalog.document_path.is_file()
     source = catalog.document_path.read_text(encoding="utf-8")
