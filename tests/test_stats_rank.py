@@ -6,6 +6,8 @@ include ties, zeros and missing values so the tie/zero handling is exercised.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,10 +19,12 @@ from statsmodels.stats.multitest import multipletests
 from cueshift.stats import (
     bh_adjust,
     kruskal_columns,
+    kruskal_wallis,
     mann_whitney_columns,
     one_way_anova,
     pearson_slope,
     signed_rank_columns,
+    wilcoxon_signed_rank,
 )
 
 TOL = dict(rtol=1e-12, atol=1e-12)
@@ -112,6 +116,50 @@ def test_kruskal_equals_scipy(tied):
         np.testing.assert_allclose(ours.statistic[c], ref.statistic, **TOL)
         np.testing.assert_allclose(ours.p_value[c], ref.pvalue, **TOL)
         assert ours.z[c] == 3.0  # df = k - 1
+
+
+def test_kruskal_wallis_one_sample_hand_worked_and_against_scipy():
+    # ranks 1..6, R = (6, 15): H = 12/(6*7) * (36/3 + 225/3) - 3*7 = 27/7
+    result = kruskal_wallis([[1, 2, 3], [4, 5, 6]])
+    assert result.statistic == pytest.approx(27 / 7)
+    assert result.epsilon_squared == pytest.approx(27 / 7 / 5)
+    rng = np.random.default_rng(3)
+    groups = [rng.integers(0, 5, n) / 4 for n in (30, 25, 11)]  # many ties, as s in {0, 1/4, ...}
+    ours, ref = kruskal_wallis(groups), st.kruskal(*groups)
+    assert ours.statistic == pytest.approx(ref.statistic, rel=1e-12)
+    assert ours.p_value == pytest.approx(ref.pvalue, rel=1e-10)
+    assert ours.df == 2 and ours.n == 66
+    # missing values and empty groups leave the test; it is the column kernel on one cell
+    with_gaps = [np.append(groups[0], np.nan), [], groups[1], groups[2]]
+    assert kruskal_wallis(with_gaps) == ours
+    labels = np.repeat([0, 1, 2], [30, 25, 11])
+    cell = kruskal_columns(np.concatenate(groups), labels, 3)
+    assert (ours.statistic, ours.p_value) == (cell.statistic[0], cell.p_value[0])
+
+
+def test_kruskal_wallis_undefined_cases():
+    tied = kruskal_wallis([[0.5, 0.5], [0.5]])  # every value tied: H undefined
+    assert math.isnan(tied.statistic) and math.isnan(tied.p_value) and (tied.df, tied.n) == (1.0, 3)
+    one = kruskal_wallis([[1.0, 2.0], [np.nan]])  # one group left
+    assert math.isnan(one.statistic) and (one.df, one.n) == (0.0, 2)
+    none = kruskal_wallis([])
+    assert math.isnan(none.statistic) and (none.df, none.n) == (0.0, 0)
+
+
+def test_wilcoxon_one_sample_against_scipy_and_rank_biserial_by_hand():
+    rng = np.random.default_rng(5)
+    d = np.round(rng.normal(0.08, 0.25, 60), 1)  # zeros and ties
+    ours = wilcoxon_signed_rank(d)
+    ref = st.wilcoxon(d, method="approx", correction=False, zero_method="wilcox")
+    assert ours.p_value == pytest.approx(ref.pvalue, rel=1e-10)
+    assert min(ours.statistic, ours.n * (ours.n + 1) / 2 - ours.statistic) == pytest.approx(ref.statistic)
+    assert ours.n == int(np.sum(d != 0))
+    # d = (1, 2, -3): T+ = 3, T- = 3 -> r = 0; d = (1, 2, 3): r = 1, T+ = 6
+    assert wilcoxon_signed_rank([1, 2, -3]).rank_biserial == pytest.approx(0.0)
+    assert wilcoxon_signed_rank([1, 2, 3]).rank_biserial == pytest.approx(1.0)
+    assert wilcoxon_signed_rank([1, 2, 3, np.nan]).statistic == 6.0
+    empty = wilcoxon_signed_rank([0.0, np.nan])
+    assert empty.n == 0 and math.isnan(empty.statistic) and math.isnan(empty.p_value)
 
 
 def test_one_way_anova_equals_scipy_and_statsmodels():

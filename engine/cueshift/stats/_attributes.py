@@ -21,11 +21,12 @@ from cueshift.stats._constants import (
     YOUNG,
 )
 from cueshift.stats._faces import coarsen, face_matrix, face_sums, study_faces
+from cueshift.stats._group_rank import mann_whitney_columns
 from cueshift.stats._multiplicity import bh_by_family
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
-from cueshift.stats._rank import ZeroMethod, mann_whitney_columns, signed_rank_columns
 from cueshift.stats._resample import CIMethod, cluster_bootstrap
 from cueshift.stats._sbs import TestMethod, one_sample_test
+from cueshift.stats._signed_rank import ZeroMethod, signed_rank_columns
 
 MEAN_OF_GROUPS = "(mean of groups)"
 

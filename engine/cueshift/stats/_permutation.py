@@ -11,7 +11,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from cueshift.stats._resample import _CHUNK_BYTES, F64, Alternative
+from cueshift.stats._resample import CHUNK_BYTES, F64, Alternative
 
 
 @numba.njit(parallel=True, cache=True)
@@ -93,7 +93,7 @@ def sign_flip_test(
     if random_cells.size:
         rng = np.random.default_rng(seed)
         signs = (rng.integers(0, 2, size=(n_resamples, n_faces), dtype=np.int8) * 2 - 1).astype(np.float64)
-        chunk = max(1, _CHUNK_BYTES // (8 * n_resamples))
+        chunk = max(1, CHUNK_BYTES // (8 * n_resamples))
         for start in range(0, random_cells.size, chunk):
             cols = random_cells[start : start + chunk]
             null = signs @ x0[:, cols]  # (replicates, cells)
@@ -114,7 +114,7 @@ def _group_statistic(vals: F64, labels: NDArray[np.int64], k: int) -> float:  # 
         sums[labels[i]] += vals[i]
         sizes[labels[i]] += 1.0
     if k == 2:
-        return sums[0] / sizes[0] - sums[1] / sizes[1]
+        return float(sums[0] / sizes[0] - sums[1] / sizes[1])
     grand = sums.sum() / sizes.sum()
     ss = 0.0
     for g in range(k):

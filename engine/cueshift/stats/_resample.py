@@ -22,7 +22,8 @@ from scipy import sparse, special
 F64 = NDArray[np.float64]
 Alternative = Literal["two-sided", "less", "greater"]
 CIMethod = Literal["bca", "percentile"]
-_CHUNK_BYTES = 64 * 2**20
+#: Memory budget of one block of resampled statistics (bytes); larger jobs run in chunks.
+CHUNK_BYTES = 64 * 2**20
 
 
 @numba.njit(parallel=True, cache=True)
@@ -274,7 +275,7 @@ def cluster_bootstrap(
     abs_sum = np.zeros((n_targets, n_rep))
     low = np.full(n_cells, np.nan)
     high = np.full(n_cells, np.nan)
-    chunk = max(1, _CHUNK_BYTES // (8 * n_rep))
+    chunk = max(1, CHUNK_BYTES // (8 * n_rep))
     wt = np.ascontiguousarray(w.T)
     for start in range(0, n_cells, chunk):
         cols = np.arange(start, min(start + chunk, n_cells))

@@ -20,8 +20,8 @@ from cueshift.stats._constants import DIMENSIONS, POOLED
 from cueshift.stats._faces import FaceMatrix, coarsen, face_sums, group_means, study_faces
 from cueshift.stats._multiplicity import bh_by_family
 from cueshift.stats._permutation import sign_flip_test
-from cueshift.stats._rank import ZeroMethod, signed_rank_columns
 from cueshift.stats._resample import CIMethod, cluster_bootstrap, face_multiplicities
+from cueshift.stats._signed_rank import ZeroMethod, signed_rank_columns
 
 F64 = NDArray[np.float64]
 TestMethod = Literal["rank", "permutation"]
