@@ -1,57 +1,144 @@
-"""The statistics engine: every RQ1–RQ3 result of seed 000 as tidy, validated frames.
+"""The statistics engine: kernels once, and every RQ1–RQ3 result of seed 000 as tidy, validated frames.
 
-Public surface (implementation in private modules):
+Public surface (implementation in private modules); the design statistics
+(``designs/<name>/stats.py``) are compositions of these kernels:
 
-- metrics — :func:`phi_from_judgments`, :func:`sbs_levels`, :func:`variation_strength`,
+- rank tests — :func:`signed_rank_columns`, :func:`mann_whitney_columns`, :func:`kruskal_columns`
+  (many cells at once, numba), :func:`wilcoxon_signed_rank`, :func:`kruskal_wallis` (one sample)
+- resampling and permutation — :func:`cluster_bootstrap`, :func:`face_multiplicities`,
+  :func:`sign_flip_test`, :func:`label_permutation_test`
+- multiplicity — :func:`bh_adjust`, :func:`bh_by_family`
+- proportions — :func:`wilson_interval`, :func:`binomial_test`, :func:`odds_ratio`,
+  :func:`proportion_rows`
+- means — :func:`mean_interval`, :func:`welch_interval`, :func:`t_half_width`,
+  :func:`one_way_anova`
+- correlations and structure — :func:`pearson_slope`, :func:`spearman_with_ci`,
+  :func:`correlate`, :func:`correlation_columns`, :func:`attribute_correlations`,
+  :func:`frobenius_similarity`, :func:`ward_clusters`, :func:`adjusted_rand_index`
+- reliability — :func:`krippendorff_alpha`, :func:`krippendorff_by_attribute`,
+  :func:`spearman_brown`, :func:`split_half_reliability`
+- logistic models — :func:`logistic_fit`, :func:`wald_test`, :func:`bradley_terry_fit`;
+  mixed models — :func:`mixed_model`
+- metrics of seed 000 — :func:`phi_from_judgments`, :func:`sbs_levels`, :func:`variation_strength`,
   :func:`model_summary`, :func:`cumulative_abs_sbs`
-- tests — :func:`signed_rank_columns`, :func:`mann_whitney_columns`, :func:`kruskal_columns`,
-  :func:`one_way_anova`, :func:`pearson_slope`, :func:`bh_adjust`
-- tables of the paper — :func:`demographic_tests` / :func:`significance_share` (Table 9),
+- tables of seed 000 — :func:`demographic_tests` / :func:`significance_share` (Table 9),
   :func:`face_anova` and :func:`mixed_model` (Table 10), :func:`category_demographic_table`
   (Table 3), :func:`fashion_age_table` (Table 4), :func:`negativity_asymmetry` (§5.2),
   :func:`demographic_variation_table` (Table 11), :func:`cross_model` / :func:`category_ranking`
   (Fig. 5, §5.3)
-- resampling — :func:`cluster_bootstrap`, :func:`sign_flip_test`, :func:`label_permutation_test`
-- declared analyses — :data:`ANALYSES`, :func:`analysis`, :func:`run_analyses`,
-  :func:`print_headlines`
+- declared analyses — :data:`ANALYSES`, :func:`analysis`, :func:`run_suite`
 """
 
+from cueshift.stats._anova import AnovaResult, one_way_anova
 from cueshift.stats._attributes import (
     category_demographic_table,
     demographic_variation_table,
     fashion_age_table,
     negativity_asymmetry,
 )
-from cueshift.stats._classic import one_way_anova, pearson_slope
-from cueshift.stats._console import print_headlines, stars
 from cueshift.stats._constants import MEAN_OF_MODELS, POOLED
+from cueshift.stats._correlation import (
+    CORRELATION_SCHEMA,
+    CorrelationResult,
+    correlate,
+    correlation_columns,
+    pearson_slope,
+    spearman_with_ci,
+)
 from cueshift.stats._crossmodel import category_ranking, cross_model, scenario_means
 from cueshift.stats._demographic import demographic_tests, face_anova, significance_share
 from cueshift.stats._faces import FaceMatrix, face_matrix
+from cueshift.stats._group_rank import KruskalResult, kruskal_columns, kruskal_wallis, mann_whitney_columns
+from cueshift.stats._intervals import mean_interval, t_half_width, welch_interval
+from cueshift.stats._logistic import (
+    BradleyTerryFit,
+    LogisticFit,
+    WaldResult,
+    bradley_terry_fit,
+    logistic_fit,
+    wald_test,
+)
 from cueshift.stats._metrics import cumulative_abs_sbs, model_summary, phi_from_judgments, variation_strength
 from cueshift.stats._mixed import mixed_model, mixed_model_cells
-from cueshift.stats._multiplicity import bh_adjust, bh_by_family
+from cueshift.stats._multiplicity import Correction, bh_adjust, bh_by_family
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
-from cueshift.stats._rank import kruskal_columns, mann_whitney_columns, signed_rank_columns
-from cueshift.stats._registry import ANALYSES, Analysis, AnalysisContext, analysis, load_inputs, run_analyses
-from cueshift.stats._resample import BootstrapResult, cluster_bootstrap, face_multiplicities
-from cueshift.stats._sbs import LEVELS, one_sample_test, sbs_levels
+from cueshift.stats._proportions import (
+    PseudoCount,
+    binomial_test,
+    odds_ratio,
+    proportion_rows,
+    wilson_interval,
+)
+from cueshift.stats._ranks import RankTestResult
+from cueshift.stats._registry import (
+    ANALYSES,
+    Analysis,
+    AnalysisContext,
+    RunSettings,
+    analysis,
+    suite_analyses,
+)
+from cueshift.stats._reliability import (
+    Level,
+    krippendorff_alpha,
+    krippendorff_by_attribute,
+    rating_matrix,
+    spearman_brown,
+    split_half_reliability,
+)
+from cueshift.stats._resample import BootstrapResult, CIMethod, cluster_bootstrap, face_multiplicities
+from cueshift.stats._sbs import LEVELS, TestMethod, one_sample_test, sbs_levels
+from cueshift.stats._signed_rank import (
+    SignedRankResult,
+    ZeroMethod,
+    signed_rank_columns,
+    wilcoxon_signed_rank,
+)
+from cueshift.stats._structure import (
+    adjusted_rand_index,
+    attribute_correlations,
+    frobenius_similarity,
+    ward_clusters,
+)
+from cueshift.stats._suite import run_suite
 
 __all__ = [
+    "CORRELATION_SCHEMA",
     "ANALYSES",
     "LEVELS",
     "MEAN_OF_MODELS",
     "POOLED",
     "Analysis",
     "AnalysisContext",
+    "AnovaResult",
     "BootstrapResult",
+    "BradleyTerryFit",
+    "CIMethod",
+    "Correction",
+    "CorrelationResult",
     "FaceMatrix",
+    "KruskalResult",
+    "Level",
+    "LogisticFit",
+    "PseudoCount",
+    "RankTestResult",
+    "RunSettings",
+    "SignedRankResult",
+    "TestMethod",
+    "WaldResult",
+    "ZeroMethod",
+    "adjusted_rand_index",
     "analysis",
+    "attribute_correlations",
     "bh_adjust",
     "bh_by_family",
+    "binomial_test",
+    "bradley_terry_fit",
     "category_demographic_table",
     "category_ranking",
     "cluster_bootstrap",
+    "correlate",
+    "correlation_columns",
     "cross_model",
     "cumulative_abs_sbs",
     "demographic_tests",
@@ -60,25 +147,41 @@ __all__ = [
     "face_matrix",
     "face_multiplicities",
     "fashion_age_table",
+    "frobenius_similarity",
+    "krippendorff_alpha",
+    "krippendorff_by_attribute",
     "kruskal_columns",
+    "kruskal_wallis",
     "label_permutation_test",
-    "load_inputs",
+    "logistic_fit",
     "mann_whitney_columns",
+    "mean_interval",
     "mixed_model",
     "mixed_model_cells",
     "model_summary",
     "negativity_asymmetry",
+    "odds_ratio",
     "one_sample_test",
     "one_way_anova",
     "pearson_slope",
     "phi_from_judgments",
-    "print_headlines",
-    "run_analyses",
+    "proportion_rows",
+    "rating_matrix",
+    "run_suite",
     "sbs_levels",
     "scenario_means",
     "sign_flip_test",
     "signed_rank_columns",
     "significance_share",
-    "stars",
+    "spearman_brown",
+    "spearman_with_ci",
+    "split_half_reliability",
+    "suite_analyses",
+    "t_half_width",
     "variation_strength",
+    "wald_test",
+    "ward_clusters",
+    "welch_interval",
+    "wilcoxon_signed_rank",
+    "wilson_interval",
 ]

@@ -9,8 +9,8 @@ import numpy as np
 import polars as pl
 
 from cueshift.stats._checked import returns
-from cueshift.stats._classic import pearson_slope
 from cueshift.stats._constants import POOLED
+from cueshift.stats._correlation import pearson_slope
 from cueshift.stats._faces import face_matrix, group_means, study_faces
 
 

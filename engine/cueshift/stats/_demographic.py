@@ -9,13 +9,13 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
+from cueshift.stats._anova import one_way_anova
 from cueshift.stats._checked import returns
-from cueshift.stats._classic import one_way_anova
 from cueshift.stats._constants import ALPHA, DIMENSIONS, MANN_WHITNEY_DIMENSIONS, MEAN_OF_MODELS
 from cueshift.stats._faces import face_matrix, study_faces
+from cueshift.stats._group_rank import kruskal_columns, mann_whitney_columns
 from cueshift.stats._multiplicity import bh_by_family
 from cueshift.stats._permutation import label_permutation_test
-from cueshift.stats._rank import kruskal_columns, mann_whitney_columns
 
 TestMethod = Literal["rank", "permutation"]
 
@@ -156,8 +156,10 @@ def face_anova(
         sources.append(("base_phi", base_phi.filter(pl.col("phi").is_not_null()), "phi"))
     rows = []
     for outcome, data, value in sources:
-        per_face = data.group_by("face_id").agg(
-            pl.col(value).mean(), *[pl.col(d).first() for d in dimensions]
+        per_face = (
+            data.group_by("face_id")
+            .agg(pl.col(value).mean(), *[pl.col(d).first() for d in dimensions])
+            .sort("face_id")  # a fixed order: the ANOVA's sums are reproducible to the bit
         )
         for dim in dimensions:
             res = one_way_anova(per_face[value].to_numpy(), per_face[dim].to_numpy())

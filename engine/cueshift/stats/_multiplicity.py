@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Literal
+
 import numpy as np
 import polars as pl
 from numpy.typing import ArrayLike, NDArray
+
+#: Multiplicity correction of a family of tests: Benjamini–Hochberg or none.
+Correction = Literal["none", "bh"]
 
 
 def bh_adjust(p_values: ArrayLike) -> NDArray[np.float64]:
@@ -28,6 +34,14 @@ def bh_adjust(p_values: ArrayLike) -> NDArray[np.float64]:
     -------
     numpy.ndarray
         Adjusted p-values, same shape.
+
+    Notes
+    -----
+    ``statsmodels.stats.multitest.multipletests(method="fdr_bh")`` and
+    ``scipy.stats.false_discovery_control`` give the same values to within 1–2 ulp (they scale
+    :math:`p_{(j)} / (j/m)` and :math:`p_{(j)} \cdot (m/j)`, this function :math:`(p_{(j)} m)/j`);
+    this one is kept so that the stored result tables stay the same to the last digit. The tests
+    compare all three (``tests/test_stats_rank.py``).
 
     References
     ----------
@@ -58,17 +72,37 @@ def bh_adjust(p_values: ArrayLike) -> NDArray[np.float64]:
     return out.reshape(p.shape)
 
 
-def bh_by_family(frame: pl.DataFrame, family: list[str], *, p_col: str = "p_value") -> pl.DataFrame:
-    """Add ``p_adj``: BH over each family (rows sharing the ``family`` columns; all rows if empty)."""
+def bh_by_family(
+    frame: pl.DataFrame, family: Sequence[str], correction: Correction = "bh", *, p_col: str = "p_value"
+) -> pl.DataFrame:
+    """Add ``p_adj``: :func:`bh_adjust` within each family, or the raw p when ``correction='none'``.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        One test per row, its p-value in ``p_col`` (null or NaN: no test, not in the family).
+    family : sequence of str
+        Columns whose value combinations form the families; empty: all rows are one family.
+    correction : {'bh', 'none'}
+        ``'none'`` copies ``p_col`` (the seed papers that report uncorrected p-values).
+    p_col : str
+        Column holding the unadjusted p-values.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``frame`` with ``p_adj`` (Float64, NaN stored as null) appended, rows in their order.
+        An empty frame gets an empty ``p_adj`` column, whatever ``correction``.
+    """
     if frame.height == 0:
         return frame.with_columns(pl.lit(None, dtype=pl.Float64).alias("p_adj"))
-    row = pl.int_range(pl.len()).alias("__row")
-    indexed = frame.with_columns(row)
+    if correction == "none":
+        return frame.with_columns(pl.col(p_col).cast(pl.Float64).alias("p_adj"))
+    indexed = frame.with_row_index("__row")
     parts = []
-    groups = indexed.group_by(family, maintain_order=True) if family else [((), indexed)]
+    groups = indexed.group_by(list(family), maintain_order=True) if family else [((), indexed)]
     for _, part in groups:
-        adj = bh_adjust(part[p_col].fill_null(np.nan).to_numpy())
-        parts.append(part.select("__row").with_columns(pl.Series("p_adj", adj)))
-    adjusted = pl.concat(parts)
-    out = indexed.join(adjusted, on="__row", how="left").sort("__row").drop("__row")
-    return out.with_columns(pl.col("p_adj").fill_nan(None))
+        adjusted = bh_adjust(part[p_col].cast(pl.Float64).fill_null(np.nan).to_numpy())
+        parts.append(part.select("__row").with_columns(pl.Series("p_adj", adjusted)))
+    joined = indexed.join(pl.concat(parts), on="__row", how="left").sort("__row").drop("__row")
+    return joined.with_columns(pl.col("p_adj").fill_nan(None))
