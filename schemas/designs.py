@@ -1,7 +1,7 @@
 """Row-level contracts of the tables the further designs write (seeds 001/002/004).
 
-Registered into :data:`cueshift.schemas.tables.TABLE_SCHEMAS` so that
-:func:`cueshift.store.write_tables` validates them like every other table.
+Part of :data:`cueshift.schemas.tables.TABLE_SCHEMAS`, so that :func:`cueshift.store.write_tables`
+validates them like every other table.
 """
 
 from __future__ import annotations

@@ -1,270 +1,34 @@
-"""Contracts of the analysis results (``result_<name>`` tables written by ``cueshift.stats``).
+"""Contracts of the analysis results: every ``result_<name>`` table of every design, and the check.
 
-Column names are fixed across tables: ``estimate, ci_low, ci_high, statistic, df, p_value,
-p_adj, n`` plus grouping columns; every frame an analysis returns passes its model here
-before it is written, so reports, SQL and the console read checked numbers.
+Each design declares its tables in its own module (``results_stylisticbias``, ``results_paired``,
+``results_pairwise``, ``results_probe``); :data:`RESULT_SCHEMAS` maps every table name (without
+the ``result_`` prefix) to its model, and :func:`validate_result` checks a frame against it before
+it is stored, so reports, SQL and the console read checked numbers. Column names are fixed across
+tables: ``estimate, ci_low, ci_high, statistic, df, p_value, p_adj, n`` plus grouping columns;
+the invariants every table keeps (p in [0, 1], ``p_adj >= p_value``, ``ci_low <= ci_high``,
+counts ≥ 0) live in :mod:`cueshift.schemas._result_base`. Significance marks are not stored:
+they are drawn from ``p_adj`` / ``p_value`` when a table is rendered.
 """
 
 from __future__ import annotations
 
+import pandera.errors as pa_errors
 import pandera.polars as pa
 import polars as pl
 
+from cueshift.errors import SchemaViolation
+from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
+from cueshift.schemas.results_paired import PAIRED_RESULTS
+from cueshift.schemas.results_pairwise import PAIRWISE_RESULTS
+from cueshift.schemas.results_probe import PROBE_RESULTS
+from cueshift.schemas.results_stylisticbias import STYLISTICBIAS_RESULTS
+
 #: Bumped when a result table's columns change (written to ``result_manifest``).
-RESULT_SCHEMA_VERSION = 1
+#: 2: the ``stars`` column left ``result_paired_halo``; the design tables got schemas.
+RESULT_SCHEMA_VERSION = 2
 
 
-class _Result(pa.DataFrameModel):
-    class Config:
-        strict = True
-        coerce = False
-
-
-class _Tested(_Result):
-    """Columns shared by tables with a test per row."""
-
-    statistic: float | None = pa.Field(nullable=True)
-    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    p_adj: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-
-    @pa.dataframe_check
-    @classmethod
-    def adjusted_not_below_raw(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        """BH never lowers a p-value."""
-        return data.lazyframe.select(
-            pl.col("p_adj").is_null()
-            | pl.col("p_value").is_null()
-            | (pl.col("p_adj") >= pl.col("p_value") - 1e-12)
-        )
-
-
-class _Interval(pa.DataFrameModel):
-    estimate: float | None = pa.Field(nullable=True)
-    ci_low: float | None = pa.Field(nullable=True)
-    ci_high: float | None = pa.Field(nullable=True)
-
-    @pa.dataframe_check
-    @classmethod
-    def ordered_interval(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        """ci_low ≤ ci_high where both exist."""
-        return data.lazyframe.select(
-            pl.col("ci_low").is_null()
-            | pl.col("ci_high").is_null()
-            | (pl.col("ci_low") <= pl.col("ci_high") + 1e-12)
-        )
-
-
-class SbsSchema(_Tested, _Interval):
-    """``result_sbs``: SBS / |SBS| per level (model, variation category/value, scenario category,
-    scenario, model × variation × scenario cell, demographic group), per model and pooled."""
-
-    level: str = pa.Field(
-        isin=[
-            "model",
-            "variation_category",
-            "variation_value",
-            "scenario_category",
-            "scenario",
-            "cell",
-            "demographic_group",
-        ]
-    )
-    model_id: str
-    dimension: str | None = pa.Field(nullable=True)
-    group: str | None = pa.Field(nullable=True)
-    variation_category: str | None = pa.Field(nullable=True)
-    variation_value: str | None = pa.Field(nullable=True)
-    scenario_category: str | None = pa.Field(nullable=True)
-    scenario_id: str | None = pa.Field(nullable=True)
-    abs_sbs: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    abs_ci_low: float | None = pa.Field(nullable=True)
-    abs_ci_high: float | None = pa.Field(nullable=True)
-    phi_variation: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    phi_base: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    effect_size: float | None = pa.Field(nullable=True)
-    test: str = pa.Field(isin=["wilcoxon", "sign-flip"])
-    ci_method: str = pa.Field(isin=["bca", "percentile"])
-    n: pl.Int64 = pa.Field(ge=0)
-    n_obs: pl.Int64 = pa.Field(ge=0)
-
-
-class VariationStrengthSchema(_Interval, _Result):
-    """``result_table2_vs``: VS per model × dimension (Table 2)."""
-
-    model_id: str
-    dimension: str
-    estimate: float | None = pa.Field(nullable=True, ge=0.0, le=0.5)
-    n_groups: pl.Int64 = pa.Field(ge=0)
-    n: pl.Int64 = pa.Field(ge=0)
-    ddof: pl.Int32 = pa.Field(isin=[0, 1])
-
-
-class DemographicTestSchema(_Tested):
-    """``result_demographic_tests``: KW / MWU per model × scenario × dimension on base φ."""
-
-    model_id: str
-    dimension: str
-    scenario_category: str
-    scenario_id: str
-    test: str = pa.Field(isin=["kruskal-wallis", "mann-whitney", "label-permutation"])
-    df: float | None = pa.Field(nullable=True, ge=0.0)
-    effect_size: float | None = pa.Field(nullable=True)
-    n: pl.Int64 = pa.Field(ge=0)
-
-
-class SignificanceShareSchema(_Result):
-    """``result_table9``: share of scenarios with a significant demographic difference."""
-
-    model_id: str
-    dimension: str
-    estimate: float = pa.Field(ge=0.0, le=1.0)
-    n_significant: pl.Int64 = pa.Field(ge=0)
-    n: pl.Int64 = pa.Field(ge=0)
-    test: str
-    alpha: float = pa.Field(gt=0.0, lt=1.0)
-
-
-class FaceAnovaSchema(_Result):
-    """``result_face_anova``: one-way face-level ANOVAs (Table 10, ANOVA rows)."""
-
-    outcome: str = pa.Field(isin=["delta", "base_phi"])
-    dimension: str
-    test: str = pa.Field(isin=["anova-F"])
-    statistic: float | None = pa.Field(nullable=True, ge=0.0)
-    df: float = pa.Field(ge=0.0)
-    df_resid: float = pa.Field(ge=0.0)
-    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    estimate: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    n: pl.Int64 = pa.Field(ge=0)
-
-
-class MixedModelSchema(_Result):
-    """``result_mixed_model``: partial η², F, df and R² of the face random-intercept model (Table 10)."""
-
-    term: str = pa.Field(isin=["variation_category", "scenario_category", "R2_marginal", "R2_conditional"])
-    test: str = pa.Field(isin=["wald-F", "nakagawa-r2"])
-    statistic: float | None = pa.Field(nullable=True, ge=0.0)
-    df: float | None = pa.Field(nullable=True, ge=0.0)
-    df_resid: float | None = pa.Field(nullable=True, ge=0.0)
-    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    estimate: float = pa.Field(ge=0.0, le=1.0)
-    n_levels: pl.Int64 | None = pa.Field(nullable=True, ge=1)
-    n: pl.Int64 = pa.Field(ge=0)
-    n_groups: pl.Int64 = pa.Field(ge=0)
-    var_face: float = pa.Field(ge=0.0)
-    var_resid: float = pa.Field(ge=0.0)
-    var_fixed: float = pa.Field(ge=0.0)
-    reml: bool
-    converged: bool
-
-
-class _GroupCell(_Tested, _Interval):
-    """Columns shared by the attribute × demographic-group tables (Tables 3, 4 and 11): one
-    face-level estimate, interval and test per cell of ``dimension`` × ``group`` (the subclass
-    adds the attribute key columns), ``n`` faces and ``n_obs`` Δ rows."""
-
-    dimension: str
-    group: str
-    effect_size: float | None = pa.Field(nullable=True)
-    test: str
-    n: pl.Int64 = pa.Field(ge=0)
-    n_obs: pl.Int64 = pa.Field(ge=0)
-
-
-class CategoryDemographicSchema(_GroupCell):
-    """``result_table3``: SBS per attribute category × dimension × group (Table 3)."""
-
-    variation_category: str
-
-
-class FashionAgeSchema(_GroupCell):
-    """``result_table4``: SBS per fashion style × age group and elderly − young contrasts (Table 4)."""
-
-    variation_value: str
-
-
-class AsymmetrySchema(_Tested):
-    """``result_negativity_asymmetry``: one-sided WSRT of |negative cue| > |positive cue| (§5.2)."""
-
-    negative_value: str
-    positive_value: str
-    median_abs_negative: float | None = pa.Field(nullable=True, ge=0.0)
-    median_abs_positive: float | None = pa.Field(nullable=True, ge=0.0)
-    estimate: float | None = pa.Field(nullable=True, ge=0.0)
-    effect_size: float | None = pa.Field(nullable=True)
-    test: str
-    alternative: str = pa.Field(isin=["greater"])
-    n: pl.Int64 = pa.Field(ge=0)
-
-
-class ModelSummarySchema(_Interval, _Result):
-    """``result_table5``: per-model SBS, Cohen's d, share of zero and of |Δ| ≥ 0.25 (Table 5)."""
-
-    model_id: str
-    cohens_d: float | None = pa.Field(nullable=True)
-    zero_share: float = pa.Field(ge=0.0, le=1.0)
-    large_share: float = pa.Field(ge=0.0, le=1.0)
-    n: pl.Int64 = pa.Field(ge=0)
-    n_obs: pl.Int64 = pa.Field(ge=0)
-    large_threshold: float = pa.Field(gt=0.0)
-
-
-class CumulativeAbsSbsSchema(_Result):
-    """``result_cumulative_abs_sbs``: |SBS| per attribute, sorted, cumulative share (Fig. 2)."""
-
-    model_id: str
-    rank: pl.Int64 = pa.Field(ge=1)
-    variation_category: str
-    variation_value: str
-    abs_sbs: float = pa.Field(ge=0.0, le=1.0)
-    share: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    cumulative_share: float | None = pa.Field(nullable=True, ge=0.0, le=1.0 + 1e-9)
-    within_threshold: bool | None = pa.Field(nullable=True)
-    n_to_threshold: pl.Int64 | None = pa.Field(nullable=True, ge=1)
-    threshold: float = pa.Field(gt=0.0, le=1.0)
-    n: pl.Int64 = pa.Field(ge=0)
-
-
-class CrossModelSchema(_Interval, _Result):
-    """``result_cross_model``: Pearson r, slope, sign reversals per model pair (Fig. 5)."""
-
-    model_a: str
-    model_b: str
-    estimate: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
-    statistic: float | None = pa.Field(nullable=True)
-    df: float | None = pa.Field(nullable=True, ge=0.0)
-    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    slope: float | None = pa.Field(nullable=True)
-    intercept: float | None = pa.Field(nullable=True)
-    slope_reverse: float | None = pa.Field(nullable=True)
-    n_sign_reversed: pl.Int64 = pa.Field(ge=0)
-    category_ranking_preserved: bool
-    n: pl.Int64 = pa.Field(ge=0)
-    test: str = pa.Field(isin=["pearson"])
-
-
-class CategoryRankingSchema(_Result):
-    """``result_category_ranking``: scenario-category |SBS| and its rank per model (§5.3)."""
-
-    model_id: str
-    scenario_category: str
-    abs_sbs: float = pa.Field(ge=0.0, le=1.0)
-    rank: pl.Int64 = pa.Field(ge=1)
-    ranking_preserved: bool
-    n_adjacent_reversals: pl.Int64 = pa.Field(ge=0)
-    n: pl.Int64 = pa.Field(ge=0)
-
-
-class DemographicVariationSchema(_GroupCell):
-    """``result_table11``: mean Δ per variation × demographic group, WSRT, BH over all cells (Table 11)."""
-
-    variation_category: str
-    variation_value: str
-    sign_reversal: bool
-    sign_reversal_both: bool
-
-
-class AnalysisManifestSchema(_Result):
+class AnalysisManifestSchema(ResultModel):
     """``result_manifest``: one row per written result table: what it is and how it was made."""
 
     name: str = pa.Field(unique=True)
@@ -276,7 +40,7 @@ class AnalysisManifestSchema(_Result):
     family: str
     n_rows: pl.Int64 = pa.Field(ge=0)
     n_resamples: pl.Int64 = pa.Field(ge=0)
-    seed: pl.Int64
+    seed: pl.Int64 = pa.Field(nullable=True)
     test: str
     ci_method: str
     models: str
@@ -285,20 +49,81 @@ class AnalysisManifestSchema(_Result):
     created_at: str
 
 
-RESULT_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
-    "sbs": SbsSchema,
-    "table2_vs": VariationStrengthSchema,
-    "demographic_tests": DemographicTestSchema,
-    "table9": SignificanceShareSchema,
-    "face_anova": FaceAnovaSchema,
-    "mixed_model": MixedModelSchema,
-    "table3": CategoryDemographicSchema,
-    "table4": FashionAgeSchema,
-    "negativity_asymmetry": AsymmetrySchema,
-    "table5": ModelSummarySchema,
-    "cumulative_abs_sbs": CumulativeAbsSbsSchema,
-    "cross_model": CrossModelSchema,
-    "category_ranking": CategoryRankingSchema,
-    "table11": DemographicVariationSchema,
+#: The result tables of each design by their name within the design.
+RESULT_SCHEMAS_BY_DESIGN: dict[str, dict[str, type[ResultModel]]] = {
+    "stylisticbias": STYLISTICBIAS_RESULTS,
+    "paired": PAIRED_RESULTS,
+    "pairwise": PAIRWISE_RESULTS,
+    "probe": PROBE_RESULTS,
+}
+
+#: Every result table by name: ``result_<name>``. StylisticBias names are unprefixed (``sbs``),
+#: the other designs' carry the design (``paired_attractiveness``); ``manifest`` is the index.
+RESULT_SCHEMAS: dict[str, type[ResultModel]] = {
+    **STYLISTICBIAS_RESULTS,
+    **{
+        f"{design}_{name}": model
+        for design in ("paired", "pairwise", "probe")
+        for name, model in RESULT_SCHEMAS_BY_DESIGN[design].items()
+    },
     "manifest": AnalysisManifestSchema,
 }
+
+
+def nan_to_null(frame: pl.DataFrame) -> pl.DataFrame:
+    """Float NaN (an undefined statistic) as null: how a missing number is stored."""
+    floats = [c for c, t in frame.schema.items() if t in (pl.Float64, pl.Float32)]
+    return frame.with_columns([pl.col(c).fill_nan(None) for c in floats]) if floats else frame
+
+
+def validate_result(name: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """Check ``frame`` against the schema of ``result_<name>`` and return it as it is stored.
+
+    Float NaN (an undefined statistic) becomes null first; then the columns, their dtypes and
+    the invariants are checked.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`RESULT_SCHEMAS` (the table name without ``result_``).
+    frame : polars.DataFrame
+        The analysis output.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``frame`` with NaN as null.
+
+    Raises
+    ------
+    SchemaViolation
+        One line naming the table, the first bad row and field, the value and the broken check
+        (and how many more failures there are); or that no schema is declared for ``name``.
+    """
+    model = RESULT_SCHEMAS.get(name)
+    if model is None:
+        raise SchemaViolation(f"result_{name}: no schema declared in cueshift.schemas.results")
+    stored = nan_to_null(frame)
+    try:
+        return model.validate(stored, lazy=True)
+    except pa_errors.SchemaErrors as exc:
+        raise SchemaViolation(_describe(name, stored, exc.failure_cases)) from None
+    except pa_errors.SchemaError as exc:  # pragma: no cover - lazy validation collects errors
+        raise SchemaViolation(f"result_{name}: {str(exc).splitlines()[0]}") from None
+
+
+def _describe(name: str, frame: pl.DataFrame, failures: pl.DataFrame) -> str:
+    """One line for the first failure: ``result_<name>: row R, field 'F': value V breaks CHECK``."""
+    first = failures.row(0, named=True)
+    more = f" (+{failures.height - 1} more)" if failures.height > 1 else ""
+    check = str(first["check"])
+    field = CHECK_FIELDS.get(check, str(first["column"]))
+    row = first.get("index")
+    if check == "column_in_schema":
+        return f"result_{name}: field '{first['failure_case']}' is not a column of the table{more}"
+    if check == "column_in_dataframe":
+        return f"result_{name}: field '{first['failure_case']}' is missing{more}"
+    if row is None or field not in frame.columns:
+        return f"result_{name}: field '{field}': {check} fails (found {first['failure_case']}){more}"
+    value = frame[field][int(row)]
+    return f"result_{name}: row {row}, field '{field}': value {value!r} breaks {check}{more}"

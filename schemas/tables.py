@@ -11,6 +11,8 @@ import datetime as dt
 import pandera.polars as pa
 import polars as pl
 
+from cueshift.schemas.designs import DESIGN_TABLE_SCHEMAS
+
 OUTCOMES = ["favorable", "unfavorable", "invalid"]
 LETTERS = ["a", "b"]
 
@@ -152,9 +154,5 @@ TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
     "run": RunSchema,
     "judgment": JudgmentSchema,
     "embedding": EmbeddingSchema,
+    **DESIGN_TABLE_SCHEMAS,  # seeds 001/002/004: pairwise_trial, rating, stimulus, human_rating_mean
 }
-
-
-from cueshift.schemas.designs import DESIGN_TABLE_SCHEMAS  # noqa: E402  (seed 001/002/004)
-
-TABLE_SCHEMAS.update(DESIGN_TABLE_SCHEMAS)

@@ -1,0 +1,133 @@
+"""Result tables of human impressions vs model probes (seed 004): ``result_probe_<name>``, from
+the statistics in ``designs/probe/stats.py``."""
+
+from __future__ import annotations
+
+import pandera.polars as pa
+import polars as pl
+
+from cueshift.schemas._result_base import ResultModel, count, nullable, one_of, pvalue
+
+CORRELATIONS = ("pearson", "spearman")
+
+
+class ReliabilitySchema(ResultModel):
+    """``result_probe_reliability``: per attribute, split-half (Spearman–Brown) reliability and
+    Krippendorff's α, or the published reliability (``source = 'published'``, the split-half
+    columns absent or null)."""
+
+    attribute: str
+    estimate: float = nullable(le=1.0)
+    source: str = one_of("split-half", "published")
+    raw_r: float | None = nullable(ge=-1.0, le=1.0)
+    split_low: float | None = nullable(le=1.0)
+    split_high: float | None = nullable(le=1.0)
+    n_raters: pl.Int64 | None = count(nullable=True)
+    n_splits: pl.Int64 | None = count(nullable=True)
+    alpha_interval: float | None = nullable(le=1.0)
+    alpha_ordinal: float | None = nullable(le=1.0)
+    n: pl.Int64 | None = count(nullable=True)
+
+
+class _Correlation(ResultModel):
+    """A correlation with its interval, p-value and number of pairs."""
+
+    estimate: float = nullable(ge=-1.0, le=1.0)
+    ci_low: float = nullable(ge=-1.0, le=1.0)
+    ci_high: float = nullable(ge=-1.0, le=1.0)
+    p_value: float = pvalue()
+    n: pl.Int64 = count()
+
+
+class SimilaritySchema(_Correlation):
+    """``result_probe_similarity``: Spearman ρ of model scores and human means per model ×
+    attribute, BH over attributes per model (Eq. 4)."""
+
+    model_id: str
+    attribute: str
+    p_adj: float = pvalue()
+    test: str = one_of("spearman")
+
+
+class ReliabilitySimilaritySchema(_Correlation):
+    """``result_probe_reliability_similarity``: correlation of reliability and similarity across
+    attributes, per model and per model family (Fig. 3/4)."""
+
+    level: str = one_of("model", "family")
+    name: str
+    test: str = one_of(*CORRELATIONS)
+
+
+class CorrelationsSchema(ResultModel):
+    """``result_probe_correlations``: attribute × attribute Spearman matrices (Eq. 6)."""
+
+    source: str
+    attribute_a: str
+    attribute_b: str
+    estimate: float = nullable(ge=-1.0 - 1e-12, le=1.0 + 1e-12)
+
+
+class ClustersSchema(ResultModel):
+    """``result_probe_clusters``: Ward cluster and dendrogram position of each attribute (Fig. 5)."""
+
+    source: str
+    attribute: str
+    cluster: pl.Int64 = pa.Field(ge=1)
+    leaf_order: pl.Int64 = count()
+
+
+class StructureSchema(ResultModel):
+    """``result_probe_structure``: normalised Frobenius product with the human matrix and the
+    adjusted Rand index of the clusters, per model."""
+
+    model_id: str
+    estimate: float = nullable(ge=-1.0 - 1e-12, le=1.0 + 1e-12)
+    adjusted_rand: float = nullable(le=1.0 + 1e-12)
+    n_attributes: pl.Int64 = count()
+    n_clusters: pl.Int64 = count()
+    off_diagonal: bool
+
+
+class StructureAnovaSchema(ResultModel):
+    """``result_probe_structure_anova``: one-way ANOVA of the Frobenius similarity across
+    dataset sizes."""
+
+    test: str = one_of("anova-F")
+    statistic: float = nullable(ge=0.0)
+    df: float = pa.Field(ge=0.0)
+    df_resid: float = pa.Field(ge=0.0)
+    p_value: float = pvalue()
+    n: pl.Int64 = count()
+
+
+class ScaleRegressionSchema(ResultModel):
+    """``result_probe_scale_regression``: OLS of similarity on reliability and scale, one row
+    per term with the fit's statistics repeated (Table 2)."""
+
+    term: str
+    estimate: float = nullable()
+    se: float = nullable(ge=0.0)
+    ci_low: float = nullable()
+    ci_high: float = nullable()
+    statistic: float = nullable()
+    p_value: float = pvalue()
+    adj_r2: float = nullable(le=1.0)
+    f_statistic: float = nullable(ge=0.0)
+    f_p_value: float = pvalue()
+    n: pl.Int64 = count()
+    df_model: float = pa.Field(ge=0.0)
+    df_resid: float = pa.Field(ge=0.0)
+    test: str = one_of("ols-t")
+
+
+#: The probe design's result tables by name (the table is ``result_probe_<name>``).
+PROBE_RESULTS: dict[str, type[ResultModel]] = {
+    "reliability": ReliabilitySchema,
+    "similarity": SimilaritySchema,
+    "reliability_similarity": ReliabilitySimilaritySchema,
+    "correlations": CorrelationsSchema,
+    "clusters": ClustersSchema,
+    "structure": StructureSchema,
+    "structure_anova": StructureAnovaSchema,
+    "scale_regression": ScaleRegressionSchema,
+}

@@ -1,0 +1,262 @@
+"""Result tables of the StylisticBias design (seed 000): ``result_<name>`` written by the
+analyses of :mod:`cueshift.designs.stylisticbias` through :mod:`cueshift.stats`.
+
+Column names are fixed across tables: ``estimate, ci_low, ci_high, statistic, df, p_value,
+p_adj, n`` plus grouping columns.
+"""
+
+from __future__ import annotations
+
+import pandera.polars as pa
+import polars as pl
+
+from cueshift.schemas._result_base import ResultModel
+
+
+class _Result(ResultModel):
+    """A result table (the invariants of :class:`ResultModel` apply)."""
+
+
+class _Tested(ResultModel):
+    """Columns shared by tables with a test per row."""
+
+    statistic: float | None = pa.Field(nullable=True)
+    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    p_adj: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+
+
+class _Interval(ResultModel):
+    """An estimate with its interval."""
+
+    estimate: float | None = pa.Field(nullable=True)
+    ci_low: float | None = pa.Field(nullable=True)
+    ci_high: float | None = pa.Field(nullable=True)
+
+
+class SbsSchema(_Tested, _Interval):
+    """``result_sbs``: SBS / |SBS| per level (model, variation category/value, scenario category,
+    scenario, model × variation × scenario cell, demographic group), per model and pooled."""
+
+    level: str = pa.Field(
+        isin=[
+            "model",
+            "variation_category",
+            "variation_value",
+            "scenario_category",
+            "scenario",
+            "cell",
+            "demographic_group",
+        ]
+    )
+    model_id: str
+    dimension: str | None = pa.Field(nullable=True)
+    group: str | None = pa.Field(nullable=True)
+    variation_category: str | None = pa.Field(nullable=True)
+    variation_value: str | None = pa.Field(nullable=True)
+    scenario_category: str | None = pa.Field(nullable=True)
+    scenario_id: str | None = pa.Field(nullable=True)
+    abs_sbs: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    abs_ci_low: float | None = pa.Field(nullable=True)
+    abs_ci_high: float | None = pa.Field(nullable=True)
+    phi_variation: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    phi_base: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    effect_size: float | None = pa.Field(nullable=True)
+    test: str = pa.Field(isin=["wilcoxon", "sign-flip"])
+    ci_method: str = pa.Field(isin=["bca", "percentile"])
+    n: pl.Int64 = pa.Field(ge=0)
+    n_obs: pl.Int64 = pa.Field(ge=0)
+
+
+class VariationStrengthSchema(_Interval, _Result):
+    """``result_table2_vs``: VS per model × dimension (Table 2)."""
+
+    model_id: str
+    dimension: str
+    estimate: float | None = pa.Field(nullable=True, ge=0.0, le=0.5)
+    n_groups: pl.Int64 = pa.Field(ge=0)
+    n: pl.Int64 = pa.Field(ge=0)
+    ddof: pl.Int32 = pa.Field(isin=[0, 1])
+
+
+class DemographicTestSchema(_Tested):
+    """``result_demographic_tests``: KW / MWU per model × scenario × dimension on base φ."""
+
+    model_id: str
+    dimension: str
+    scenario_category: str
+    scenario_id: str
+    test: str = pa.Field(isin=["kruskal-wallis", "mann-whitney", "label-permutation"])
+    df: float | None = pa.Field(nullable=True, ge=0.0)
+    effect_size: float | None = pa.Field(nullable=True)
+    n: pl.Int64 = pa.Field(ge=0)
+
+
+class SignificanceShareSchema(_Result):
+    """``result_table9``: share of scenarios with a significant demographic difference."""
+
+    model_id: str
+    dimension: str
+    estimate: float = pa.Field(ge=0.0, le=1.0)
+    n_significant: pl.Int64 = pa.Field(ge=0)
+    n: pl.Int64 = pa.Field(ge=0)
+    test: str
+    alpha: float = pa.Field(gt=0.0, lt=1.0)
+
+
+class FaceAnovaSchema(_Result):
+    """``result_face_anova``: one-way face-level ANOVAs (Table 10, ANOVA rows)."""
+
+    outcome: str = pa.Field(isin=["delta", "base_phi"])
+    dimension: str
+    test: str = pa.Field(isin=["anova-F"])
+    statistic: float | None = pa.Field(nullable=True, ge=0.0)
+    df: float = pa.Field(ge=0.0)
+    df_resid: float = pa.Field(ge=0.0)
+    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    estimate: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    n: pl.Int64 = pa.Field(ge=0)
+
+
+class MixedModelSchema(_Result):
+    """``result_mixed_model``: partial η², F, df and R² of the face random-intercept model (Table 10)."""
+
+    term: str = pa.Field(isin=["variation_category", "scenario_category", "R2_marginal", "R2_conditional"])
+    test: str = pa.Field(isin=["wald-F", "nakagawa-r2"])
+    statistic: float | None = pa.Field(nullable=True, ge=0.0)
+    df: float | None = pa.Field(nullable=True, ge=0.0)
+    df_resid: float | None = pa.Field(nullable=True, ge=0.0)
+    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    estimate: float = pa.Field(ge=0.0, le=1.0)
+    n_levels: pl.Int64 | None = pa.Field(nullable=True, ge=1)
+    n: pl.Int64 = pa.Field(ge=0)
+    n_groups: pl.Int64 = pa.Field(ge=0)
+    var_face: float = pa.Field(ge=0.0)
+    var_resid: float = pa.Field(ge=0.0)
+    var_fixed: float = pa.Field(ge=0.0)
+    reml: bool
+    converged: bool
+
+
+class _GroupCell(_Tested, _Interval):
+    """Columns shared by the attribute × demographic-group tables (Tables 3, 4 and 11): one
+    face-level estimate, interval and test per cell of ``dimension`` × ``group`` (the subclass
+    adds the attribute key columns), ``n`` faces and ``n_obs`` Δ rows."""
+
+    dimension: str
+    group: str
+    effect_size: float | None = pa.Field(nullable=True)
+    test: str
+    n: pl.Int64 = pa.Field(ge=0)
+    n_obs: pl.Int64 = pa.Field(ge=0)
+
+
+class CategoryDemographicSchema(_GroupCell):
+    """``result_table3``: SBS per attribute category × dimension × group (Table 3)."""
+
+    variation_category: str
+
+
+class FashionAgeSchema(_GroupCell):
+    """``result_table4``: SBS per fashion style × age group and elderly − young contrasts (Table 4)."""
+
+    variation_value: str
+
+
+class AsymmetrySchema(_Tested):
+    """``result_negativity_asymmetry``: one-sided WSRT of |negative cue| > |positive cue| (§5.2)."""
+
+    negative_value: str
+    positive_value: str
+    median_abs_negative: float | None = pa.Field(nullable=True, ge=0.0)
+    median_abs_positive: float | None = pa.Field(nullable=True, ge=0.0)
+    estimate: float | None = pa.Field(nullable=True, ge=0.0)
+    effect_size: float | None = pa.Field(nullable=True)
+    test: str
+    alternative: str = pa.Field(isin=["greater"])
+    n: pl.Int64 = pa.Field(ge=0)
+
+
+class ModelSummarySchema(_Interval, _Result):
+    """``result_table5``: per-model SBS, Cohen's d, share of zero and of |Δ| ≥ 0.25 (Table 5)."""
+
+    model_id: str
+    cohens_d: float | None = pa.Field(nullable=True)
+    zero_share: float = pa.Field(ge=0.0, le=1.0)
+    large_share: float = pa.Field(ge=0.0, le=1.0)
+    n: pl.Int64 = pa.Field(ge=0)
+    n_obs: pl.Int64 = pa.Field(ge=0)
+    large_threshold: float = pa.Field(gt=0.0)
+
+
+class CumulativeAbsSbsSchema(_Result):
+    """``result_cumulative_abs_sbs``: |SBS| per attribute, sorted, cumulative share (Fig. 2)."""
+
+    model_id: str
+    rank: pl.Int64 = pa.Field(ge=1)
+    variation_category: str
+    variation_value: str
+    abs_sbs: float = pa.Field(ge=0.0, le=1.0)
+    share: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    cumulative_share: float | None = pa.Field(nullable=True, ge=0.0, le=1.0 + 1e-9)
+    within_threshold: bool | None = pa.Field(nullable=True)
+    n_to_threshold: pl.Int64 | None = pa.Field(nullable=True, ge=1)
+    threshold: float = pa.Field(gt=0.0, le=1.0)
+    n: pl.Int64 = pa.Field(ge=0)
+
+
+class CrossModelSchema(_Interval, _Result):
+    """``result_cross_model``: Pearson r, slope, sign reversals per model pair (Fig. 5)."""
+
+    model_a: str
+    model_b: str
+    estimate: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
+    statistic: float | None = pa.Field(nullable=True)
+    df: float | None = pa.Field(nullable=True, ge=0.0)
+    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    slope: float | None = pa.Field(nullable=True)
+    intercept: float | None = pa.Field(nullable=True)
+    slope_reverse: float | None = pa.Field(nullable=True)
+    n_sign_reversed: pl.Int64 = pa.Field(ge=0)
+    category_ranking_preserved: bool
+    n: pl.Int64 = pa.Field(ge=0)
+    test: str = pa.Field(isin=["pearson"])
+
+
+class CategoryRankingSchema(_Result):
+    """``result_category_ranking``: scenario-category |SBS| and its rank per model (§5.3)."""
+
+    model_id: str
+    scenario_category: str
+    abs_sbs: float = pa.Field(ge=0.0, le=1.0)
+    rank: pl.Int64 = pa.Field(ge=1)
+    ranking_preserved: bool
+    n_adjacent_reversals: pl.Int64 = pa.Field(ge=0)
+    n: pl.Int64 = pa.Field(ge=0)
+
+
+class DemographicVariationSchema(_GroupCell):
+    """``result_table11``: mean Δ per variation × demographic group, WSRT, BH over all cells (Table 11)."""
+
+    variation_category: str
+    variation_value: str
+    sign_reversal: bool
+    sign_reversal_both: bool
+
+
+#: The StylisticBias result tables by name (the table is ``result_<name>``).
+STYLISTICBIAS_RESULTS: dict[str, type[ResultModel]] = {
+    "sbs": SbsSchema,
+    "table2_vs": VariationStrengthSchema,
+    "demographic_tests": DemographicTestSchema,
+    "table9": SignificanceShareSchema,
+    "face_anova": FaceAnovaSchema,
+    "mixed_model": MixedModelSchema,
+    "table3": CategoryDemographicSchema,
+    "table4": FashionAgeSchema,
+    "negativity_asymmetry": AsymmetrySchema,
+    "table5": ModelSummarySchema,
+    "cumulative_abs_sbs": CumulativeAbsSbsSchema,
+    "cross_model": CrossModelSchema,
+    "category_ranking": CategoryRankingSchema,
+    "table11": DemographicVariationSchema,
+}
