@@ -17,145 +17,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from numpy.typing import ArrayLike
-from scipy import stats as sps
 
-from cueshift.designs._results import Correction, adjust_by_family, stars
+from cueshift.stats import (
+    Correction,
+    KruskalResult,
+    bh_by_family,
+    kruskal_wallis,
+    mean_interval,
+    welch_interval,
+    wilcoxon_signed_rank,
+    wilson_interval,
+)
 
 ORIGINAL = "original"
 FILTERED = "filtered"
 SCENARIO_KEYS = ["model_id", "family", "scenario_category", "scenario_id", "choice_1", "choice_2"]
-
-
-@dataclass(frozen=True)
-class KruskalResult:
-    """H with tie correction, its df, chi-square p-value, N and the effect size ε²."""
-
-    statistic: float
-    df: float
-    p_value: float
-    n: int
-    epsilon_squared: float
-
-
-def kruskal_wallis(groups: Sequence[ArrayLike]) -> KruskalResult:
-    r"""Kruskal–Wallis H test with the tie correction (as ``scipy.stats.kruskal``).
-
-    .. math::
-
-        H = \frac{\frac{12}{N(N+1)} \sum_{i=1}^{k} \frac{R_i^2}{n_i} - 3(N+1)}
-                 {1 - \frac{\sum_t (t^3 - t)}{N^3 - N}}, \qquad H \sim \chi^2_{k-1},
-
-    with :math:`R_i` the rank sum of group :math:`i` in the pooled mid-ranks and :math:`t`
-    the sizes of the tie groups. Effect size :math:`\varepsilon^2 = H / (N - 1)` (Tomczak &
-    Tomczak 2014). Empty groups are dropped; fewer than two groups or all values tied give NaN.
-
-    References
-    ----------
-    Kruskal, W. H. & Wallis, W. A. (1952). *JASA* 47, 583–621. Seed 001 §3.4.
-    """
-    arrays = [np.asarray(g, dtype=np.float64) for g in groups]
-    arrays = [a[~np.isnan(a)] for a in arrays]
-    arrays = [a for a in arrays if a.size]
-    n = int(sum(a.size for a in arrays))
-    k = len(arrays)
-    if k < 2:
-        return KruskalResult(math.nan, float(max(k - 1, 0)), math.nan, n, math.nan)
-    pooled = np.concatenate(arrays)
-    ranks = sps.rankdata(pooled)
-    _, tie_counts = np.unique(pooled, return_counts=True)
-    tie = 1.0 - float(np.sum(tie_counts**3 - tie_counts)) / (n**3 - n)
-    if tie <= 0:
-        return KruskalResult(math.nan, float(k - 1), math.nan, n, math.nan)
-    bounds = np.cumsum([0] + [a.size for a in arrays])
-    rank_term = sum(
-        ranks[lo:hi].sum() ** 2 / (hi - lo) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
-    )
-    h = (12.0 / (n * (n + 1)) * rank_term - 3.0 * (n + 1)) / tie
-    return KruskalResult(h, float(k - 1), float(sps.chi2.sf(h, k - 1)), n, h / (n - 1))
-
-
-@dataclass(frozen=True)
-class SignedRankResult:
-    """Wilcoxon signed-rank: T+ (sum of positive ranks), z, two-sided p, non-zero n, rank-biserial r."""
-
-    statistic: float
-    z: float
-    p_value: float
-    n: int
-    rank_biserial: float
-
-
-def wilcoxon_signed_rank(differences: ArrayLike) -> SignedRankResult:
-    r"""Wilcoxon signed-rank test of paired differences (normal approximation, tie-corrected).
-
-    Zeros are dropped (Wilcoxon's convention); with :math:`n` non-zero differences and
-    mid-ranks of :math:`|d|`,
-
-    .. math::
-
-        T^+ = \sum_{d_i > 0} R_i, \quad
-        z = \frac{T^+ - n(n+1)/4}{\sqrt{n(n+1)(2n+1)/24 - \sum_t (t^3 - t)/48}}, \quad
-        p = 2\,\bar\Phi(|z|),
-
-    without continuity correction (``scipy.stats.wilcoxon(method="approx")``). The matched-
-    pairs rank-biserial correlation is :math:`r = (T^+ - T^-) / (T^+ + T^-)` (Kerby 2014).
-    """
-    d = np.asarray(differences, dtype=np.float64)
-    d = d[~np.isnan(d)]
-    d = d[d != 0]
-    n = int(d.size)
-    if n == 0:
-        return SignedRankResult(math.nan, math.nan, math.nan, 0, math.nan)
-    ranks = sps.rankdata(np.abs(d))
-    t_plus = float(ranks[d > 0].sum())
-    t_minus = float(ranks[d < 0].sum())
-    _, tie_counts = np.unique(np.abs(d), return_counts=True)
-    var = n * (n + 1) * (2 * n + 1) / 24.0 - float(np.sum(tie_counts**3 - tie_counts)) / 48.0
-    z = (t_plus - n * (n + 1) / 4.0) / math.sqrt(var) if var > 0 else math.nan
-    p = float(2.0 * sps.norm.sf(abs(z))) if not math.isnan(z) else math.nan
-    return SignedRankResult(t_plus, z, p, n, (t_plus - t_minus) / (t_plus + t_minus))
-
-
-def mean_difference_interval(
-    x: ArrayLike, y: ArrayLike, confidence: float = 0.95
-) -> tuple[float, float, float]:
-    r"""Welch interval for :math:`\bar x - \bar y` (independent samples).
-
-    .. math::
-
-        \bar x - \bar y \pm t_{1-\alpha/2,\nu} \sqrt{s_x^2/n_x + s_y^2/n_y}, \qquad
-        \nu = \frac{(s_x^2/n_x + s_y^2/n_y)^2}{\frac{(s_x^2/n_x)^2}{n_x - 1} + \frac{(s_y^2/n_y)^2}{n_y - 1}}
-    """
-    a = np.asarray(x, dtype=np.float64)
-    b = np.asarray(y, dtype=np.float64)
-    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
-    if a.size < 2 or b.size < 2:
-        est = float(a.mean() - b.mean()) if a.size and b.size else math.nan
-        return est, math.nan, math.nan
-    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
-    est = float(a.mean() - b.mean())
-    se = math.sqrt(va + vb)
-    if se == 0:
-        return est, est, est
-    nu = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
-    half = float(sps.t.ppf(0.5 + confidence / 2, nu)) * se
-    return est, est - half, est + half
-
-
-def paired_mean_interval(differences: ArrayLike, confidence: float = 0.95) -> tuple[float, float, float]:
-    r"""Paired t interval :math:`\bar d \pm t_{1-\alpha/2, n-1} s_d / \sqrt n`."""
-    d = np.asarray(differences, dtype=np.float64)
-    d = d[~np.isnan(d)]
-    if d.size < 2:
-        return (float(d.mean()) if d.size else math.nan), math.nan, math.nan
-    est = float(d.mean())
-    half = float(sps.t.ppf(0.5 + confidence / 2, d.size - 1)) * float(d.std(ddof=1)) / math.sqrt(d.size)
-    return est, est - half, est + half
 
 
 def _values(part: pl.DataFrame, condition: str) -> np.ndarray:
@@ -165,7 +44,7 @@ def _values(part: pl.DataFrame, condition: str) -> np.ndarray:
 def _attractiveness_rows(part: pl.DataFrame, confidence: float) -> list[dict[str, object]]:
     original, filtered = _values(part, ORIGINAL), _values(part, FILTERED)
     kw = kruskal_wallis([original, filtered])
-    est, lo, hi = mean_difference_interval(filtered, original, confidence)
+    est, lo, hi = welch_interval(filtered, original, confidence)
     wide = part.filter(pl.col("s").is_not_null()).pivot(
         on="condition", index="identity_id", values="s", aggregate_function="mean"
     )
@@ -175,7 +54,7 @@ def _attractiveness_rows(part: pl.DataFrame, confidence: float) -> list[dict[str
         else np.array([])
     )
     wsr = wilcoxon_signed_rank(diffs)
-    p_est, p_lo, p_hi = paired_mean_interval(diffs, confidence)
+    p_est, p_lo, p_hi = mean_interval(diffs, confidence)
     common = {
         "mean_original": float(original.mean()) if original.size else math.nan,
         "mean_filtered": float(filtered.mean()) if filtered.size else math.nan,
@@ -208,22 +87,28 @@ def _attractiveness_rows(part: pl.DataFrame, confidence: float) -> list[dict[str
     ]
 
 
+def _strings(*columns: str) -> dict[str, type[pl.DataType]]:
+    return dict.fromkeys(columns, pl.String)
+
+
+#: Columns of a test: statistic, its df, p-value and effect size.
+_TEST_COLUMNS: dict[str, type[pl.DataType]] = dict.fromkeys(
+    ("statistic", "df", "p_value", "effect_size"), pl.Float64
+)
+
+
 def _finish(rows: list[dict[str, object]], keys: list[str]) -> pl.DataFrame:
-    schema = {
-        **dict.fromkeys(keys, pl.String),
+    """The attractiveness rows of :func:`_attractiveness_rows` under their grouping ``keys``."""
+    schema: dict[str, type[pl.DataType]] = {
+        **_strings(*keys),
         "mean_original": pl.Float64,
         "mean_filtered": pl.Float64,
         "test": pl.String,
-        "estimate": pl.Float64,
-        "ci_low": pl.Float64,
-        "ci_high": pl.Float64,
-        "statistic": pl.Float64,
-        "df": pl.Float64,
-        "p_value": pl.Float64,
-        "effect_size": pl.Float64,
+        **dict.fromkeys(("estimate", "ci_low", "ci_high"), pl.Float64),
+        **_TEST_COLUMNS,
         "n": pl.Int64,
     }
-    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+    return pl.DataFrame(rows, schema=schema, orient="row")
 
 
 def attractiveness_bias(
@@ -242,14 +127,16 @@ def attractiveness_bias(
         base = dict(zip(SCENARIO_KEYS, key, strict=True))
         rows += [{**base, **r} for r in _attractiveness_rows(part, confidence)]
     frame = _finish(rows, SCENARIO_KEYS)
-    return adjust_by_family(frame, ["model_id", "test"], correction).with_columns(
+    return bh_by_family(frame, ["model_id", "test"], correction).with_columns(
         pl.lit(correction).alias("correction")
     )
 
 
 def halo_table(bias: pl.DataFrame, halo_scenarios: Sequence[str], *, alpha: float = 0.05) -> pl.DataFrame:
     """The halo table (seed 001 App. D Table 5): positive-first trait scenarios, mean :math:`s` for
-    filtered and original images, their gap, the Kruskal–Wallis H and its stars, by decreasing H."""
+    filtered and original images, their gap, the Kruskal–Wallis H and its p-values, by decreasing H
+    (significance marks are drawn at render time from ``p_adj``); ``halo``: ``p_adj < alpha`` and a
+    positive gap."""
     kw = bias.filter((pl.col("test") == "kruskal-wallis") & pl.col("scenario_id").is_in(list(halo_scenarios)))
     return (
         kw.select(
@@ -268,7 +155,6 @@ def halo_table(bias: pl.DataFrame, halo_scenarios: Sequence[str], *, alpha: floa
             "n",
         )
         .with_columns(
-            pl.col("p_adj").map_elements(stars, return_dtype=pl.String).alias("stars"),
             ((pl.col("p_adj") < alpha) & (pl.col("gap") > 0)).alias("halo"),
         )
         .sort(["model_id", "statistic"], descending=[False, True], nulls_last=True)
@@ -278,8 +164,6 @@ def halo_table(bias: pl.DataFrame, halo_scenarios: Sequence[str], *, alpha: floa
 def significance_share(tests: pl.DataFrame, by: Sequence[str], *, alpha: float = 0.05) -> pl.DataFrame:
     """Share of scenarios with ``p_adj < alpha`` per ``by`` group (e.g. model × test × family),
     with a Wilson interval; ``n_positive`` counts the significant ones with a positive estimate."""
-    from cueshift.designs.pairwise.stats import wilson_interval
-
     grouped = tests.group_by(list(by), maintain_order=True).agg(
         (pl.col("p_adj") < alpha).sum().cast(pl.Int64).alias("n_significant"),
         ((pl.col("p_adj") < alpha) & (pl.col("estimate") > 0)).sum().cast(pl.Int64).alias("n_positive"),
@@ -361,10 +245,16 @@ def demographic_bias(
                         "n": kw.n,
                     }
                 )
-    tests = pl.DataFrame(rows, infer_schema_length=None).with_columns(
-        pl.col("n", "n_groups").cast(pl.Int64), pl.col("estimate", "statistic", "p_value").cast(pl.Float64)
-    )
-    tests = adjust_by_family(tests, ["model_id", "dimension", "image_set"], correction)
+    schema: dict[str, type[pl.DataType]] = {
+        **_strings(*SCENARIO_KEYS, "dimension", "image_set", "test"),
+        "estimate": pl.Float64,
+        **_strings("group_high", "group_low"),
+        **_TEST_COLUMNS,
+        "n_groups": pl.Int64,
+        "n": pl.Int64,
+    }
+    tests = pl.DataFrame(rows, schema=schema, orient="row")
+    tests = bh_by_family(tests, ["model_id", "dimension", "image_set"], correction)
     group_means = pl.concat(mean_parts, how="vertical_relaxed") if mean_parts else pl.DataFrame()
     if group_means.height:
         group_means = group_means.select(*SCENARIO_KEYS, "dimension", "image_set", "group", "estimate", "n")
@@ -392,7 +282,7 @@ def attractiveness_by_group(
                     for r in _attractiveness_rows(sub, confidence)
                 ]
     frame = _finish(rows, [*SCENARIO_KEYS, "dimension", "group"])
-    return adjust_by_family(frame, ["model_id", "test", "dimension", "group"], correction)
+    return bh_by_family(frame, ["model_id", "test", "dimension", "group"], correction)
 
 
 def strongest_group(
@@ -513,9 +403,13 @@ def pair_group_bias(
                 "n": kw.n,
             }
         )
-    if not rows:
-        return pl.DataFrame()
-    frame = pl.DataFrame(rows, infer_schema_length=None).with_columns(
-        pl.col("statistic", "p_value", "effect_size", "estimate", "mean_1", "mean_2").cast(pl.Float64)
-    )
-    return adjust_by_family(frame, ["model_id"], correction)
+    schema: dict[str, type[pl.DataType]] = {
+        **_strings(*SCENARIO_KEYS, "dimension", "group_1", "group_2"),
+        "mean_1": pl.Float64,
+        "mean_2": pl.Float64,
+        "estimate": pl.Float64,
+        "test": pl.String,
+        **_TEST_COLUMNS,
+        "n": pl.Int64,
+    }
+    return bh_by_family(pl.DataFrame(rows, schema=schema, orient="row"), ["model_id"], correction)

@@ -1,4 +1,5 @@
-r"""Statistics of the two-image pairwise design and its 0-10 ratings (seed 002).
+r"""Statistics of the two-image pairwise design and its 0-10 ratings (seed 002): compositions of
+the kernels in :mod:`cueshift.stats` (proportions, BH, logistic / Bradley–Terry, t intervals).
 
 Trials input (one row per stored trial): ``model_id, scenario_id, seed, left_image_id,
 right_image_id, winner_image_id`` (NULL when invalid), ``cohort, left_group, right_group``.
@@ -9,94 +10,23 @@ Ratings input: ``rater_kind, rater_id, image_id, attribute, rating`` (NULL when 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
-from typing import Literal
 
 import numpy as np
 import polars as pl
-from scipy import stats as sps
 
-from cueshift.designs._results import adjust_by_family
-
-PseudoCount = Literal["always", "extreme", "none"]
-
-
-def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    r"""Wilson score interval for a binomial proportion :math:`\hat p = k/n`.
-
-    .. math::
-
-        \frac{\hat p + \frac{z^2}{2n}}{1 + \frac{z^2}{n}} \pm
-        \frac{z}{1 + \frac{z^2}{n}} \sqrt{\frac{\hat p (1 - \hat p)}{n} + \frac{z^2}{4n^2}},
-        \qquad z = \Phi^{-1}\!\left(\tfrac{1 + \text{confidence}}{2}\right)
-
-    References
-    ----------
-    Wilson, E. B. (1927). *JASA* 22, 209–212. Seed 002 Tables 3–4 ("95% Wilson").
-    """
-    if n <= 0:
-        return math.nan, math.nan
-    z = float(sps.norm.ppf(0.5 + confidence / 2))
-    p = k / n
-    denom = 1.0 + z * z / n
-    center = (p + z * z / (2 * n)) / denom
-    half = z / denom * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, center - half), min(1.0, center + half)
-
-
-def binomial_test(k: int, n: int, p0: float = 0.5) -> float:
-    r"""Exact two-sided binomial test of :math:`H_0: p = p_0`.
-
-    .. math::
-
-        p = \sum_{i:\ P(X = i) \le P(X = k)} \binom{n}{i} p_0^i (1 - p_0)^{n - i},
-
-    the sum over outcomes no more likely than the observed one (relative tolerance
-    :math:`10^{-7}`, the convention of ``scipy.stats.binomtest``). Seed 002 Table 4.
-    """
-    if n <= 0:
-        return math.nan
-    pmf = sps.binom.pmf(np.arange(n + 1), n, p0)
-    return float(min(1.0, pmf[pmf <= pmf[k] * (1 + 1e-7)].sum()))
-
-
-def odds_ratio(k: int, n: int, rule: PseudoCount = "always") -> float:
-    r"""Odds of a win, :math:`\hat p / (1 - \hat p)` (seed 002 Table 4's "OR").
-
-    With the 0.5 pseudo-count, :math:`\hat p = (k + 0.5)/(n + 1)` and the odds are
-    :math:`(k + 0.5)/(n - k + 0.5)`. ``rule``: ``'always'`` applies it to every row (it
-    reproduces the published ORs of all rows with k ≥ 27 and 9/40, 18/40, 20/40),
-    ``'extreme'`` only at k = 0 or k = n (the caption's wording), ``'none'`` never
-    (infinite at k = n).
-    """
-    if n <= 0:
-        return math.nan
-    if rule == "always" or (rule == "extreme" and k in (0, n)):
-        return (k + 0.5) / (n - k + 0.5)
-    return math.inf if k == n else k / (n - k)
-
-
-def proportion_rows(
-    frame: pl.DataFrame, *, confidence: float = 0.95, pseudo_count: PseudoCount = "always", p0: float = 0.5
-) -> pl.DataFrame:
-    """Add ``estimate`` (k/n), Wilson ``ci_low``/``ci_high``, the exact two-sided binomial
-    ``p_value`` against ``p0`` and ``odds_ratio`` to a frame with integer columns ``k`` and ``n``."""
-    ks, ns = frame["k"].to_list(), frame["n"].to_list()
-    bounds = [wilson_interval(k, n, confidence) for k, n in zip(ks, ns, strict=True)]
-    return frame.with_columns(
-        pl.Series("estimate", [k / n if n else None for k, n in zip(ks, ns, strict=True)], dtype=pl.Float64),
-        pl.Series("ci_low", [b[0] for b in bounds], dtype=pl.Float64),
-        pl.Series("ci_high", [b[1] for b in bounds], dtype=pl.Float64),
-        pl.Series(
-            "p_value", [binomial_test(k, n, p0) for k, n in zip(ks, ns, strict=True)], dtype=pl.Float64
-        ),
-        pl.Series(
-            "odds_ratio",
-            [odds_ratio(k, n, pseudo_count) for k, n in zip(ks, ns, strict=True)],
-            dtype=pl.Float64,
-        ),
-    )
+from cueshift.stats import (
+    CORRELATION_SCHEMA,
+    PseudoCount,
+    WaldResult,
+    bh_by_family,
+    bradley_terry_fit,
+    correlation_columns,
+    logistic_fit,
+    proportion_rows,
+    t_half_width,
+    wald_test,
+)
 
 
 def _crossed(trials: pl.DataFrame, target: str, other: str) -> pl.DataFrame:
@@ -144,7 +74,7 @@ def cohort_preference(
     rows = proportion_rows(
         counts.sort(["model_id", "cohort"]), confidence=confidence, pseudo_count=pseudo_count
     )
-    rows = adjust_by_family(rows, list(bh_family), "bh")
+    rows = bh_by_family(rows, list(bh_family))
     return rows.join(n_invalid, on=["model_id", "cohort"], how="left").with_columns(
         pl.col("n_invalid").fill_null(0),
         pl.lit(target).alias("target_group"),
@@ -183,7 +113,7 @@ def stimulus_win_rates(
         confidence=confidence,
         pseudo_count=pseudo_count,
     )
-    return adjust_by_family(rows, [*bh_family, "stimulus_group"], "bh").with_columns(
+    return bh_by_family(rows, [*bh_family, "stimulus_group"]).with_columns(
         pl.lit("binomial-exact").alias("test")
     )
 
@@ -218,21 +148,12 @@ def position_bias(trials: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataF
     )
 
 
-def _logit_fit(
-    y: np.ndarray, x: np.ndarray, weights: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Logistic regression by statsmodels; returns (params, covariance, separated)."""
-    import statsmodels.api as sm
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            fit = sm.GLM(y, x, family=sm.families.Binomial(), freq_weights=weights).fit()
-        except Exception:  # perfect separation or a singular design
-            return np.full(x.shape[1], np.nan), np.full((x.shape[1], x.shape[1]), np.nan), True
-    params, cov = np.asarray(fit.params), np.asarray(fit.cov_params())
-    separated = bool(np.any(np.abs(params) > 15) or not np.all(np.isfinite(cov)))
-    return params, cov, separated
+def _wald_columns(wald: WaldResult, separated: bool) -> dict[str, float | None]:
+    """``se, ci_low, ci_high, statistic, p_value`` of a Wald test; all null for a separated fit."""
+    columns = ("se", "ci_low", "ci_high", "statistic", "p_value")
+    if separated:
+        return dict.fromkeys(columns)
+    return {c: getattr(wald, c) for c in columns}
 
 
 def bradley_terry(
@@ -244,20 +165,17 @@ def bradley_terry(
 
         \operatorname{logit} P(\text{left wins}) = h + \theta_{\text{left}} - \theta_{\text{right}},
 
-    fitted by maximum likelihood (logistic regression). ``prior_games`` > 0 adds, for every
-    stimulus, that many virtual games against a virtual opponent of strength 0, half won
-    and half lost (a weak shrinkage toward equal strength that keeps estimates finite when a
-    stimulus wins or loses every trial); 0 gives the plain MLE with one stimulus as
-    reference. Strengths are reported centred (:math:`\sum_j \theta_j = 0`) with Wald
-    intervals from the transformed covariance :math:`C V C^\top`, :math:`C = I - \tfrac{1}{m}J`.
-    Row ``term = 'position'`` is :math:`h` (log-odds of choosing the left image). Cells still
+    fitted per cell by :func:`cueshift.stats.bradley_terry_fit` (``prior_games`` virtual games
+    per stimulus against an opponent of strength 0, half won, half lost); strengths centred
+    (:math:`\sum_j \theta_j = 0`) with Wald intervals (:func:`cueshift.stats.wald_test`). Row
+    ``term = 'position'`` is :math:`h` (log-odds of choosing the left image). Cells still
     (quasi-)separated get NULL estimates and ``separated = true``.
 
     References
     ----------
-    Bradley, R. A. & Terry, M. E. (1952). *Biometrika* 39, 324–345; Agresti (2013), §11.6.
+    .. [1] Bradley, R. A. & Terry, M. E. (1952). *Biometrika* 39, 324–345.
+    .. [2] Agresti, A. (2013). *Categorical Data Analysis*, 3rd ed., §11.6.
     """
-    z = float(sps.norm.ppf(0.5 + confidence / 2))
     rows: list[dict[str, object]] = []
     valid = trials.filter(pl.col("winner_image_id").is_not_null())
     for (model_id, cohort), part in valid.group_by(["model_id", "cohort"], maintain_order=True):
@@ -266,47 +184,29 @@ def bradley_terry(
         )
         stimuli = sorted(groups)
         index = {s: i for i, s in enumerate(stimuli)}
-        m = len(stimuli)
-        x = np.zeros((part.height, m))
-        x[np.arange(part.height), [index[s] for s in part["left_image_id"]]] += 1.0
-        x[np.arange(part.height), [index[s] for s in part["right_image_id"]]] -= 1.0
-        y = (part["winner_image_id"] == part["left_image_id"]).to_numpy().astype(float)
-        if prior_games > 0:
-            virtual = np.vstack([np.eye(m), np.eye(m)])
-            design = np.vstack(
-                [np.column_stack([np.ones(part.height), x]), np.column_stack([np.zeros(2 * m), virtual])]
-            )
-            y_all = np.concatenate([y, np.ones(m), np.zeros(m)])
-            weights = np.concatenate([np.ones(part.height), np.full(2 * m, prior_games / 2)])
-            params, cov, separated = _logit_fit(y_all, design, weights)
-            full, vfull = params[1:], cov[1:, 1:]
-        else:
-            params, cov, separated = _logit_fit(y, np.column_stack([np.ones(part.height), x[:, :-1]]))
-            full = np.append(params[1:], 0.0)
-            vfull = np.zeros((m, m))
-            vfull[:-1, :-1] = cov[1:, 1:]
-        c = np.eye(m) - np.ones((m, m)) / m
-        centred, vc = c @ full, c @ vfull @ c.T
-        terms = [("position", None, params[0], cov[0, 0])] + [
-            (s, groups[s], centred[index[s]], vc[index[s], index[s]]) for s in stimuli
+        fit = bradley_terry_fit(
+            np.array([index[s] for s in part["left_image_id"]], dtype=np.int64),
+            np.array([index[s] for s in part["right_image_id"]], dtype=np.int64),
+            (part["winner_image_id"] == part["left_image_id"]).to_numpy().astype(float),
+            len(stimuli),
+            prior_games=prior_games,
+        )
+        terms = [("position", None, fit.position, fit.position_var)] + [
+            (s, groups[s], float(fit.strengths[index[s]]), float(fit.strength_vars[index[s]]))
+            for s in stimuli
         ]
         for term, group, est, var in terms:
-            se = math.sqrt(var) if var >= 0 and not separated else math.nan
-            ok = not separated and math.isfinite(se) and se > 0
+            wald = wald_test(est, var, confidence)
             rows.append(
                 {
                     "model_id": model_id,
                     "cohort": cohort,
                     "term": term,
                     "stimulus_group": group,
-                    "estimate": None if separated else float(est),
-                    "se": se if ok else None,
-                    "ci_low": float(est - z * se) if ok else None,
-                    "ci_high": float(est + z * se) if ok else None,
-                    "statistic": float(est / se) if ok else None,
-                    "p_value": float(2 * sps.norm.sf(abs(est / se))) if ok else None,
+                    "estimate": None if fit.separated else est,
+                    **_wald_columns(wald, fit.separated),
                     "n": part.height,
-                    "separated": separated,
+                    "separated": fit.separated,
                 }
             )
     schema = {
@@ -339,7 +239,6 @@ def group_effect(
     target-group image wins at equal position) with a Wald interval; ``odds_ratio`` is
     :math:`e^\beta`; ``position`` is :math:`h`.
     """
-    z = float(sps.norm.ppf(0.5 + confidence / 2))
     rows = []
     for (model_id, cohort), part in _crossed(trials, target, other).group_by(
         ["model_id", "cohort"], maintain_order=True
@@ -348,22 +247,22 @@ def group_effect(
             pl.Float64
         ).to_numpy()
         y = (part["winner_image_id"] == part["left_image_id"]).to_numpy().astype(float)
-        params, cov, separated = _logit_fit(y, np.column_stack([np.ones(part.height), g]))
-        se = math.sqrt(cov[1, 1]) if not separated else math.nan
-        ok = not separated and se > 0
+        fit = logistic_fit(y, np.column_stack([np.ones(part.height), g]))
+        beta = float(fit.params[1])
+        wald = _wald_columns(wald_test(beta, float(fit.cov[1, 1]), confidence), fit.separated)
         rows.append(
             {
                 "model_id": model_id,
                 "cohort": cohort,
-                "estimate": None if separated else params[1],
-                "ci_low": params[1] - z * se if ok else None,
-                "ci_high": params[1] + z * se if ok else None,
-                "statistic": params[1] / se if ok else None,
-                "p_value": float(2 * sps.norm.sf(abs(params[1] / se))) if ok else None,
-                "odds_ratio": math.exp(params[1]) if not separated else None,
-                "position": None if separated else params[0],
+                "estimate": None if fit.separated else beta,
+                "ci_low": wald["ci_low"],
+                "ci_high": wald["ci_high"],
+                "statistic": wald["statistic"],
+                "p_value": wald["p_value"],
+                "odds_ratio": None if fit.separated else math.exp(beta),
+                "position": None if fit.separated else float(fit.params[0]),
                 "n": part.height,
-                "separated": separated,
+                "separated": fit.separated,
             }
         )
     schema = {
@@ -380,7 +279,7 @@ def group_effect(
         "separated": pl.Boolean,
     }
     frame = pl.DataFrame(rows, schema=schema, orient="row")
-    return adjust_by_family(frame, list(bh_family), "bh").with_columns(
+    return bh_by_family(frame, list(bh_family)).with_columns(
         pl.lit(target).alias("target_group"), pl.lit("logit-wald").alias("test")
     )
 
@@ -428,9 +327,7 @@ def rating_summary(ratings: pl.DataFrame, *, confidence: float = 0.95) -> pl.Dat
         pl.col("rating").is_null().sum().cast(pl.Int64).alias("n_invalid"),
     )
     half = [
-        float(sps.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
-        if n > 1 and sd is not None
-        else None
+        t_half_width(sd, n, confidence) if n > 1 and sd is not None else None
         for n, sd in agg.select("n", "sd").iter_rows()
     ]
     return (
@@ -462,3 +359,39 @@ def rating_bins(
     rows = grid.join(counts, on=[*keys, "bin"], how="left").with_columns(pl.col("k").fill_null(0))
     rows = proportion_rows(rows.sort([*keys, "bin_order"]), confidence=confidence)
     return rows.drop("p_value", "odds_ratio")
+
+
+def model_human_rating_agreement(ratings: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFrame:
+    """Seed 002 Fig. 6 companion: per model × attribute, Spearman ρ between the model's mean
+    rating of each stimulus and the human mean (:func:`cueshift.stats.spearman_with_ci`), and
+    the mean difference (model − human)."""
+    valid = ratings.filter(pl.col("rating").is_not_null())
+    humans = (
+        valid.filter(pl.col("rater_kind") == "human")
+        .group_by(["image_id", "attribute"])
+        .agg(pl.col("rating").mean().alias("human"))
+    )
+    models = (
+        valid.filter(pl.col("rater_kind") == "model")
+        .group_by(["rater_id", "image_id", "attribute"])
+        .agg(pl.col("rating").mean().alias("model"))
+    )
+    joined = models.join(humans, on=["image_id", "attribute"]).sort(["rater_id", "attribute", "image_id"])
+    rows = []
+    for (rater, attribute), part in joined.group_by(["rater_id", "attribute"], maintain_order=True):
+        model, human = part["model"].to_numpy(), part["human"].to_numpy()
+        rows.append(
+            {
+                "model_id": rater,
+                "attribute": attribute,
+                **correlation_columns(model, human, "spearman", confidence),
+                "mean_difference": float(np.mean(model - human)),
+            }
+        )
+    schema: dict[str, type[pl.DataType]] = {
+        "model_id": pl.String,
+        "attribute": pl.String,
+        **CORRELATION_SCHEMA,
+        "mean_difference": pl.Float64,
+    }
+    return pl.DataFrame(rows, schema=schema, orient="row").with_columns(pl.lit("spearman").alias("test"))
