@@ -1,4 +1,5 @@
-"""R-style console summary of the stored headline results (significance stars, CIs)."""
+"""R-style console summary of the stored StylisticBias headline results (CIs and R's significance
+codes, drawn from the stored p-values by :func:`cueshift.report.marks.stars`)."""
 
 from __future__ import annotations
 
@@ -8,20 +9,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from cueshift.stats._constants import MEAN_OF_MODELS, POOLED
-
-
-def stars(p: float | None) -> str:
-    """R's significance codes: ``***`` < 0.001 ≤ ``**`` < 0.01 ≤ ``*`` < 0.05 ≤ ``.`` < 0.1."""
-    if p is None:
-        return ""
-    if p < 0.001:
-        return "***"
-    if p < 0.01:
-        return "**"
-    if p < 0.05:
-        return "*"
-    return "." if p < 0.1 else ""
+from cueshift.report.marks import stars
+from cueshift.stats import MEAN_OF_MODELS, POOLED
 
 
 def _num(x: float | None, digits: int = 3, signed: bool = True) -> str:
@@ -54,7 +43,7 @@ def _read(con: duckdb.DuckDBPyConnection, table: str, query: str) -> pl.DataFram
 
 
 def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = None, *, top: int = 8) -> None:
-    """Print the headline results stored by :func:`run_analyses`: per-model SBS (Table 5), VS
+    """Print the headline results stored by the StylisticBias analyses: per-model SBS (Table 5), VS
     (Table 2) with Table 9 shares, the strongest attributes, the most and least sensitive
     scenarios (Fig. 3), the mixed model (Table 10), and cross-model agreement (Fig. 5) — with
     CIs and R-style stars on BH-adjusted p — then where the full tables live."""
@@ -76,7 +65,7 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
             r["model_id"],
             _num(r["estimate"], 4),
             _ci(r["ci_low"], r["ci_high"], 4),
-            stars(p),
+            stars(p, trend=True),
             _num(r["cohens_d"]),
             _num(r["zero_share"], signed=False),
             _num(r["large_share"], signed=False),
@@ -128,7 +117,7 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
             if r["test"] == "wald-F":
                 parts.append(
                     f"{r['term']}: F({r['df']:.0f}, {r['df_resid']:.0f}) = {r['statistic']:.1f}, "
-                    f"p = {_p(r['p_value'])} {stars(r['p_value'])}, η²p = {r['estimate']:.3f}"
+                    f"p = {_p(r['p_value'])} {stars(r['p_value'], trend=True)}, η²p = {r['estimate']:.3f}"
                 )
             else:
                 parts.append(f"{r['term']} = {r['estimate']:.3f}")
@@ -170,7 +159,7 @@ def _sbs_table(console: Console, rows: pl.DataFrame, key: str, title: str) -> No
             escape(str(r[key])),
             _num(r["estimate"]),
             _ci(r["ci_low"], r["ci_high"]),
-            stars(r["p_adj"]),
+            stars(r["p_adj"], trend=True),
             _num(r["abs_sbs"], signed=False),
             _p(r["p_adj"]),
             str(r["n"]),
