@@ -75,14 +75,6 @@ def face_matrix(
     return FaceMatrix(list(faces), cells, values)
 
 
-def per_face_means(
-    data: pl.DataFrame, keys: Sequence[str], *, value: str = "delta", subject: str = "face_id"
-) -> pl.DataFrame:
-    """Long form of :func:`face_matrix`: one row per face × cell with the face mean ``value``."""
-    frame = _with_value(data, value)
-    return frame.group_by([subject, *keys]).agg(pl.col(value).mean())
-
-
 def study_faces(*frames: pl.DataFrame, subject: str = "face_id") -> list[str]:
     """Sorted face ids present in any of ``frames``."""
     ids: set[str] = set()

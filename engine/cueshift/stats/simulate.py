@@ -314,37 +314,6 @@ def delta_frame(study: SimulatedStudy) -> pl.DataFrame:
     )
 
 
-def base_phi_frame(study: SimulatedStudy) -> pl.DataFrame:
-    """The ``base_phi`` view computed in memory (same columns)."""
-    image, identity, scen = study.tables["image"], study.tables["identity"], study.tables["scenario"]
-    base = image.filter(pl.col("role") == "base").select("image_id", pl.col("identity_id").alias("face_id"))
-    c = study.counts.with_columns(n_valid=pl.col("n_total") - pl.col("n_invalid"))
-    return (
-        c.join(base, on="image_id")
-        .join(
-            identity.select(
-                pl.col("identity_id").alias("face_id"), "age", "gender", "ethnicity", "body_type"
-            ),
-            on="face_id",
-        )
-        .join(scen.select("scenario_id", pl.col("category").alias("scenario_category")), on="scenario_id")
-        .select(
-            "model_id",
-            "face_id",
-            "image_id",
-            "scenario_id",
-            "scenario_category",
-            "age",
-            "gender",
-            "ethnicity",
-            "body_type",
-            "n_valid",
-            "n_total",
-            pl.when(pl.col("n_valid") > 0).then(pl.col("n_favorable") / pl.col("n_valid")).alias("phi"),
-        )
-    )
-
-
 def write_study(con: duckdb.DuckDBPyConnection, study: SimulatedStudy) -> int:
     """Store the study: dimension tables through :func:`cueshift.store.write_tables` (validated),
     then the judgments expanded from the counts inside DuckDB (12 rows per count row: ordering
