@@ -40,15 +40,15 @@ import scipy.stats as st
 from rich.console import Console
 
 from cueshift import store
+from cueshift.designs.stylisticbias.analyses import run_analyses
+from cueshift.designs.stylisticbias.console import print_headlines
 from cueshift.stats import (
     cluster_bootstrap,
     face_matrix,
-    load_inputs,
-    print_headlines,
-    run_analyses,
     signed_rank_columns,
 )
 from cueshift.stats.simulate import SimulationSpec, simulate_study, write_study
+from cueshift.views import read_base_phi, read_delta
 
 MODELS = ("gemma-3", "gemma-4", "internvl3", "llava-v1.6", "pixtral", "qwen3")
 START, END = "<!-- bench_analysis:start -->", "<!-- bench_analysis:end -->"
@@ -95,7 +95,7 @@ def main() -> dict[str, object]:
     del study
     con.execute("CHECKPOINT")
     with _timed("load views", timings):
-        delta, base = load_inputs(con)
+        delta, _base = read_delta(con), read_base_phi(con)
     facts["delta_rows"] = delta.height
 
     # ---- the full analysis (loads the views again, writes every result table)

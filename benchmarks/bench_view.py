@@ -45,7 +45,7 @@ START, END = "<!-- bench_view:start -->", "<!-- bench_view:end -->"
 
 def build(db: Path, faces: int) -> None:
     """Simulate the paper-scale study into ``db`` and analyse it (as ``bench_analysis.py`` does)."""
-    from cueshift.stats import run_analyses
+    from cueshift.designs.stylisticbias.analyses import run_analyses
     from cueshift.stats.simulate import SimulationSpec, simulate_study, write_study
 
     study = simulate_study(SimulationSpec(n_faces=faces, models=MODELS, seed=2026))
@@ -66,12 +66,12 @@ def _pages(db: Path) -> dict[str, str]:
         (value,) = con.execute(
             "SELECT variation_value FROM result_sbs WHERE level = 'variation_value' "
             "AND model_id = '(pooled)' AND dimension IS NULL ORDER BY abs_sbs DESC LIMIT 1"
-        ).fetchone() or ("",)
+        ).fetchall()[0]
         image_id, face, scenario = con.execute(
             "SELECT image_id, identity_id, (SELECT min(scenario_id) FROM scenario) FROM image "
             "WHERE role = 'variation' ORDER BY image_id LIMIT 1 OFFSET 8000"
-        ).fetchone() or ("", "", "")
-        (category,) = con.execute("SELECT min(category) FROM scenario").fetchone() or ("",)
+        ).fetchall()[0]
+        (category,) = con.execute("SELECT min(category) FROM scenario").fetchall()[0]
     finally:
         con.close()
     narrow = {"category": category, "group": "gender:female"}
@@ -141,8 +141,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server, thread, base, startup = _serve(args.db, Path(tmp) / "thumbs")
         con = store.open_study(args.db, read_only=True)
-        (judgments,) = con.execute("SELECT count(*) FROM judgment").fetchone() or (0,)
-        (images,) = con.execute("SELECT count(*) FROM image").fetchone() or (0,)
+        (judgments,) = con.execute("SELECT count(*) FROM judgment").fetchall()[0]
+        (images,) = con.execute("SELECT count(*) FROM image").fetchall()[0]
         con.close()
         print(
             f"[bench] {judgments:,} judgments, {images:,} images; viewer ready in {startup:.1f} s", flush=True

@@ -1,11 +1,11 @@
-"""Study files: defaults, and one-line errors naming the file and field."""
+"""Study files: defaults, the design union, and one-line errors naming the file and field."""
 
 from __future__ import annotations
 
 import pytest
 
+from cueshift.designs import designs, load_study
 from cueshift.errors import ConfigError
-from cueshift.study.config import load_study
 
 
 def test_embedded_default_study_is_the_paper_protocol():
@@ -29,6 +29,10 @@ def test_embedded_default_study_is_the_paper_protocol():
         ('name = "x"\ncolour = 1\n[[models]]\nmodel_id = "m"\n', "colour"),
         ('name = "x"\n[prompt]\ntemplate = "no slots"\n[[models]]\nmodel_id = "m"\n', "prompt.template"),
         ('name = "x"\n[benchmark]\nkind = "manifest"\n[[models]]\nmodel_id = "m"\n', "benchmark"),
+        ('name = "x"\ndesign = "nope"\n[[models]]\nmodel_id = "m"\n', "design"),
+        ('name = "x"\n[paired]\n[[models]]\nmodel_id = "m"\n', "paired"),
+        ('name = "x"\ndesign = "pairwise"\n[[models]]\nmodel_id = "m"\n', "pairwise"),
+        ('name = "x"\ndesign = "paired"\n[paired]\nalpha = 2\n[[models]]\nmodel_id = "m"\n', "paired.alpha"),
     ],
 )
 def test_invalid_values_name_file_and_field_on_one_line(tmp_path, body, field):
@@ -48,3 +52,17 @@ def test_broken_toml_and_missing_file(tmp_path):
         load_study(path)
     with pytest.raises(ConfigError, match="no such study file"):
         load_study(tmp_path / "absent.toml")
+
+
+def test_every_design_is_a_member_of_the_study_union(tmp_path):
+    assert list(designs())[:1] == ["stylisticbias"]
+    assert set(designs()) >= {"stylisticbias", "paired", "pairwise", "probe"}
+    for name, design in designs().items():
+        assert design.name == name
+        assert design.study_model.model_fields["design"].default == name
+    path = tmp_path / "paired.toml"
+    path.write_text('name = "x"\ndesign = "paired"\n[[models]]\nmodel_id = "m"\n')
+    study = load_study(path)
+    assert type(study) is designs()["paired"].study_model
+    assert study.paired.correction == "none"  # the section's defaults apply
+    assert type(load_study("default")) is designs()["stylisticbias"].study_model

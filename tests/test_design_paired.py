@@ -3,7 +3,6 @@ hand-worked values, and a planted-effect run end to end with the simulated judge
 
 from __future__ import annotations
 
-import math
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -11,15 +10,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from cueshift import store
-from cueshift.designs import analyze_design, run_design
-from cueshift.designs._results import check_result
+from cueshift.designs import analyze_design, load_study, parse_study, run_design
 from cueshift.designs.paired import stats as ps
-from cueshift.errors import SchemaViolation
-from cueshift.study.config import load_study, parse_study
 from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import ORDERING_BY_ID
 from cueshift.study.scenarios_001 import (
@@ -88,43 +83,7 @@ def test_template_renders_the_papers_prompts_verbatim() -> None:
 
 
 # --------------------------------------------------------------------------- statistics
-
-
-def test_kruskal_wallis_hand_worked_and_against_scipy() -> None:
-    # ranks 1..6, R = (6, 15): H = 12/(6*7) * (36/3 + 225/3) - 3*7 = 3.857142...
-    result = ps.kruskal_wallis([[1, 2, 3], [4, 5, 6]])
-    assert result.statistic == pytest.approx(27 / 7)
-    assert result.epsilon_squared == pytest.approx(27 / 7 / 5)
-    rng = np.random.default_rng(3)
-    groups = [rng.integers(0, 5, n) / 4 for n in (30, 25, 11)]  # many ties, as s in {0, 1/4, ...}
-    ours, ref = ps.kruskal_wallis(groups), stats.kruskal(*groups)
-    assert ours.statistic == pytest.approx(ref.statistic, rel=1e-12)
-    assert ours.p_value == pytest.approx(ref.pvalue, rel=1e-10)
-    assert ours.df == 2 and ours.n == 66
-    assert math.isnan(ps.kruskal_wallis([[0.5, 0.5], [0.5]]).statistic)  # all tied: undefined
-
-
-def test_wilcoxon_against_scipy_and_rank_biserial_by_hand() -> None:
-    rng = np.random.default_rng(5)
-    d = np.round(rng.normal(0.08, 0.25, 60), 1)  # zeros and ties
-    ours = ps.wilcoxon_signed_rank(d)
-    ref = stats.wilcoxon(d, method="approx", correction=False, zero_method="wilcox")
-    assert ours.p_value == pytest.approx(ref.pvalue, rel=1e-10)
-    assert min(ours.statistic, ours.n * (ours.n + 1) / 2 - ours.statistic) == pytest.approx(ref.statistic)
-    # d = (1, 2, -3): T+ = 3, T- = 3 -> r = 0; d = (1, 2, 3): r = 1
-    assert ps.wilcoxon_signed_rank([1, 2, -3]).rank_biserial == pytest.approx(0.0)
-    assert ps.wilcoxon_signed_rank([1, 2, 3]).rank_biserial == pytest.approx(1.0)
-
-
-def test_intervals_against_scipy() -> None:
-    rng = np.random.default_rng(7)
-    x, y = rng.normal(0.6, 0.2, 40), rng.normal(0.5, 0.3, 35)
-    est, lo, hi = ps.mean_difference_interval(x, y, 0.95)
-    ref = stats.ttest_ind(x, y, equal_var=False).confidence_interval(0.95)
-    assert (lo, hi) == pytest.approx((ref.low, ref.high), rel=1e-10)
-    est, lo, hi = ps.paired_mean_interval(x[:35] - y, 0.9)
-    ref = stats.ttest_1samp(x[:35] - y, 0.0).confidence_interval(0.9)
-    assert (lo, hi) == pytest.approx((ref.low, ref.high), rel=1e-10)
+# (the kernels - Kruskal-Wallis, Wilcoxon, t intervals - are tested in tests/test_stats_*.py)
 
 
 def _scores(effect: float, n: int = 30, seed: int = 0, scenarios: int = 6) -> pl.DataFrame:
@@ -187,14 +146,6 @@ def test_demographic_bias_uses_only_the_rows_carrying_the_attribute() -> None:
     assert table1.group_by("dimension").agg(pl.col("n_scenarios").sum())["n_scenarios"].to_list() == [6, 6]
 
 
-def test_check_result_names_the_bad_row() -> None:
-    bad = pl.DataFrame(
-        {"p_value": [0.2, 0.5], "p_adj": [0.3, 0.4], "ci_low": [0.0, 0.0], "ci_high": [1.0, 1.0]}
-    )
-    with pytest.raises(SchemaViolation, match="row 1, field 'p_adj'"):
-        check_result("paired_x", bad)
-
-
 # --------------------------------------------------------------------------- end to end
 
 
@@ -229,8 +180,8 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
         results = analyze_design(con, study, write=True)
         stored = {r[0] for r in con.sql("SHOW TABLES").fetchall()}
         # exact planted truth: E[s] of every image from the judge's own model
+        from cueshift.designs.forced_choice import image_records
         from cueshift.designs.paired import prepared_study
-        from cueshift.designs.runner import image_records
         from cueshift.images import load_benchmark
         from cueshift.infer.backends import StudyContext
         from cueshift.infer.backends.simulated import SimulatedBackend
@@ -247,8 +198,8 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
         )
     finally:
         con.close()
-    assert {f"result_paired_{name}" for name in results} <= stored
-    wsr = results["attractiveness"].filter(pl.col("test") == "wilcoxon")
+    assert {f"result_{name}" for name in results} <= stored
+    wsr = results["paired_attractiveness"].filter(pl.col("test") == "wilcoxon")
     images = bench.image.select("image_id", "identity_id", "role")
     for row in wsr.iter_rows(named=True):
         pairs = images.with_columns(pl.lit(row["scenario_id"]).alias("scenario_id"))
@@ -261,25 +212,27 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
             assert row["p_value"] < 1e-3 and row["estimate"] > 0.1  # planted halo
         if row["scenario_id"].startswith("cond-"):
             assert abs(true_gap) < 1e-12  # planted null (category scale 0)
-    halo = results["halo"]
+    halo = results["paired_halo"]
     assert halo.height == 3 and halo["halo"].all() and halo["statistic"].is_sorted(descending=True)
-    gender = results["demographic"].filter((pl.col("dimension") == "gender") & (pl.col("image_set") == "all"))
+    gender = results["paired_demographic"].filter(
+        (pl.col("dimension") == "gender") & (pl.col("image_set") == "all")
+    )
     assert (gender["group_high"] == "male").all() and (
         gender["p_value"] < 0.05
     ).sum() >= 5  # planted +0.7 logit
-    ethnicity = results["demographic"].filter(pl.col("dimension") == "ethnicity")
+    ethnicity = results["paired_demographic"].filter(pl.col("dimension") == "ethnicity")
     assert set(ethnicity.filter(pl.col("image_set") == "all")["n"].to_list()) == {48}  # CFD-like subset only
-    assert results["overlap"]["n"].to_list() == [8, 8, 8]
-    race = results["race_jobs"].row(0, named=True)
+    assert results["paired_overlap"]["n"].to_list() == [8, 8, 8]
+    race = results["paired_race_jobs"].row(0, named=True)
     assert (race["group_1"], race["group_2"], race["n"]) == ("Black", "White", 16)  # 4 + 4 people x 2 images
     _report_tables_render(study.database_path, "paired")
 
 
 def _report_tables_render(db: Path, design: str) -> None:
-    from cueshift.designs.report import report_catalog
+    from cueshift.designs import design_named
     from cueshift.report import Report, TableOutput
 
-    catalog = report_catalog(design)
+    catalog = design_named(design).report()
     report = Report.open(db, None, catalog)
     try:
         for key in [t.key for t in catalog.tables]:

@@ -4,7 +4,6 @@ planted run end to end (simulated judges; a tiny random CLIP model)."""
 
 from __future__ import annotations
 
-import math
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -17,38 +16,15 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from cueshift import store
-from cueshift.designs import analyze_design, run_design
+from cueshift.designs import analyze_design, load_study, parse_study, run_design
 from cueshift.designs.probe import stats as pst
 from cueshift.images.synthetic import synthetic_human_ratings
 from cueshift.infer.backends.simulated_designs import latent_impressions
-from cueshift.study.config import load_study, parse_study
 from cueshift.study.scenarios_004 import OMI_34, SYNTHETIC_CLUSTERS
 from cueshift.study.sections import SyntheticRaters
 
 STUDY = Path(__file__).resolve().parents[1] / "studies" / "probe-004.toml"
 DEMO_CACHE = Path(__file__).resolve().parents[1] / ".cueshift-cache" / "demo"
-NAN = math.nan
-# Krippendorff (2011), "Computing Krippendorff's alpha-reliability", worked example C (4 coders x 12 units).
-KRIPPENDORFF_EXAMPLE = [
-    [1, 2, 3, 3, 2, 1, 4, 1, 2, NAN, NAN, NAN],
-    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, NAN, 3],
-    [NAN, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, NAN],
-    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, NAN],
-]
-
-
-def test_krippendorff_alpha_published_example_and_hand_worked() -> None:
-    published = {"nominal": 0.743, "ordinal": 0.815, "interval": 0.849, "ratio": 0.797}
-    for level, value in published.items():
-        assert round(pst.krippendorff_alpha(KRIPPENDORFF_EXAMPLE, level), 3) == value, level  # type: ignore[arg-type]
-    # 2 raters x 3 units (1,1), (2,3), (3,3): o = [[2,0,0],[0,0,1],[0,1,2]], n_c = (2,1,3), n = 6.
-    # interval: 1 - 5 * 2 / 58 = 24/29; nominal: 1 - 5 * 2 / 22 = 12/22.
-    tiny = [[1, 2, 3], [1, 3, 3]]
-    assert pst.krippendorff_alpha(tiny, "interval") == pytest.approx(24 / 29)
-    assert pst.krippendorff_alpha(tiny, "nominal") == pytest.approx(12 / 22)
-    assert pst.krippendorff_alpha([[1, 1], [1, 1]], "interval") is NAN or math.isnan(
-        pst.krippendorff_alpha([[1, 1], [1, 1]], "interval")
-    )
 
 
 def _latent(n_images: int, attributes: list[str]) -> pl.DataFrame:
@@ -60,7 +36,6 @@ def _latent(n_images: int, attributes: list[str]) -> pl.DataFrame:
 
 
 def test_split_half_spearman_brown_matches_theory() -> None:
-    assert pst.spearman_brown(0.6) == pytest.approx(0.75)
     attributes = ["happy", "trustworthy", "alert"]
     consistency = {"happy": 0.6, "trustworthy": 0.3, "alert": 0.1}
     raters = SyntheticRaters(
@@ -110,23 +85,6 @@ def test_similarity_against_scipy_and_bh_per_model() -> None:
         sim.filter(pl.col("model_id") == "m2")["estimate"].min()
         > sim.filter(pl.col("model_id") == "m1")["estimate"].max()
     )
-
-
-def test_frobenius_ward_and_adjusted_rand() -> None:
-    a, b = np.eye(2), np.array([[1.0, 0.5], [0.5, 1.0]])
-    assert pst.frobenius_similarity(a, b) == pytest.approx(2 / math.sqrt(2 * 2.5))  # <A,B> = 2
-    c = np.array([[1, 0.3, -0.2], [0.3, 1, 0.1], [-0.2, 0.1, 1]])
-    assert pst.frobenius_similarity(c, c, off_diagonal=True) == pytest.approx(1.0)
-    assert pst.frobenius_similarity(c, -c + 2 * np.eye(3), off_diagonal=True) == pytest.approx(-1.0)
-    assert pst.adjusted_rand_index([0, 0, 1, 1], [0, 0, 1, 2]) == pytest.approx(4 / 7)  # hand-worked
-    assert pst.adjusted_rand_index([0, 0, 1, 2], [5, 5, 7, 9]) == pytest.approx(1.0)
-    # planted clusters of the synthetic impressions are recovered by Ward on the correlation matrix
-    attributes = [a for a in SYNTHETIC_CLUSTERS][:6] + ["asian", "black", "hispanic", "age", "gender", "smug"]
-    latent = _latent(800, attributes).rename({"latent": "value"})
-    matrix = pst.attribute_correlations(latent, "value", attributes)
-    _, labels, order = pst.ward_clusters(matrix, 3)
-    assert pst.adjusted_rand_index(labels, [SYNTHETIC_CLUSTERS[a] for a in attributes]) == pytest.approx(1.0)
-    assert sorted(order) == list(range(len(attributes)))
 
 
 def test_scale_regression_matches_statsmodels_with_max_normalisation() -> None:
@@ -191,25 +149,25 @@ def test_probe_end_to_end_recovers_planted_reliability_link(tmp_path: Path) -> N
         con.close()
     from cueshift.study.scenarios_004 import SYNTHETIC_CONSISTENCY
 
-    rel = results["reliability"].with_columns(
+    rel = results["probe_reliability"].with_columns(
         pl.col("attribute").replace_strict(SYNTHETIC_CONSISTENCY).alias("c")
     )
     assert stats.spearmanr(rel["estimate"], rel["c"]).statistic > 0.8  # planted consistency ordering
-    sim = results["similarity"].group_by("model_id").agg(pl.col("estimate").mean())
+    sim = results["probe_similarity"].group_by("model_id").agg(pl.col("estimate").mean())
     means = dict(sim.iter_rows())
     assert means["sim-2b-a"] > means["sim-80m"]  # planted fidelity 3 vs 1
-    link = results["reliability_similarity"].filter(pl.col("level") == "model")
+    link = results["probe_reliability_similarity"].filter(pl.col("level") == "model")
     assert (link["estimate"] > 0.5).all()  # models learn the consistent impressions better
-    regression = results["scale_regression"]
+    regression = results["probe_scale_regression"]
     terms = dict(zip(regression["term"], regression["estimate"], strict=True))
     assert (
         terms["reliability"] > 0 and terms["dataset_size"] > 0 and "samples_seen" not in terms
     )  # constant: dropped
-    assert set(results["structure"]["model_id"]) == {"sim-80m", "sim-2b-a"}
-    from cueshift.designs.report import report_catalog
+    assert set(results["probe_structure"]["model_id"]) == {"sim-80m", "sim-2b-a"}
+    from cueshift.designs import design_named
     from cueshift.report import Report, TableOutput
 
-    catalog = report_catalog("probe")
+    catalog = design_named("probe").report()
     report = Report.open(study.database_path, None, catalog)
     try:
         for key in [t.key for t in catalog.tables]:
@@ -237,12 +195,15 @@ def test_probe_runs_on_the_tiny_clip_backend(tmp_path: Path, monkeypatch: pytest
         results = analyze_design(con, study)
     finally:
         con.close()
-    assert results["similarity"].height == 4 and results["similarity"]["n"].to_list() == [12] * 4
+    assert results["probe_similarity"].height == 4 and results["probe_similarity"]["n"].to_list() == [12] * 4
 
 
 def test_published_means_and_reliability_without_long_ratings() -> None:
-    from cueshift.designs.probe import analyze_frames
-    from cueshift.study.sections import ProbeConfig
+    import duckdb
+
+    from cueshift.designs.probe import ProbeConfig
+    from cueshift.designs.probe.analyses import SUITE, probe_inputs
+    from cueshift.stats import RunSettings, run_suite
 
     attributes = ["happy", "age", "asian", "alert"]
     latent = _latent(40, attributes)
@@ -267,13 +228,15 @@ def test_published_means_and_reliability_without_long_ratings() -> None:
         schema={"rater_id": pl.String, "image_id": pl.String, "attribute": pl.String, "rating": pl.Float64}
     )
     config = ProbeConfig(human_means=Path("published.csv"), n_clusters=2)
-    results = analyze_frames(
+    inputs = probe_inputs(
         scores,
         humans,
         means.with_columns(pl.lit(None, dtype=pl.Int64).alias("n_raters")),
         reliability,
         config,
     )
-    assert results["reliability"]["source"].unique().to_list() == ["published"]
-    link = results["reliability_similarity"].row(0, named=True)
+    with duckdb.connect() as con:
+        results = run_suite(con, SUITE, inputs, RunSettings(), write=False)
+    assert results["probe_reliability"]["source"].unique().to_list() == ["published"]
+    link = results["probe_reliability_similarity"].row(0, named=True)
     assert link["n"] == 4 and link["estimate"] == pytest.approx(1.0)  # similarity ranks follow reliability

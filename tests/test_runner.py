@@ -18,8 +18,10 @@ import duckdb
 import polars as pl
 import pytest
 
-from cueshift.designs.runner import Shard, merge_databases, run_study
-from cueshift.study.config import load_study
+from cueshift.designs import load_study
+from cueshift.designs.runner import Shard, run_study
+from cueshift.errors import CueshiftError
+from cueshift.store import merge_databases
 
 COMPARED = [
     "model_id",
@@ -246,7 +248,7 @@ def test_a_bad_model_setting_fails_before_the_database_exists(tmp_path, cache):
 def test_a_partial_study_analyses_and_every_table_passes_its_schema(tmp_path, cache):
     """An interrupted study (some faces without any judgment) still analyses cleanly."""
     from cueshift import store
-    from cueshift.stats import run_analyses
+    from cueshift.designs.stylisticbias.analyses import run_analyses
 
     study = load_study(study_file(tmp_path, cache))
     summary = run_study(study, progress=False, max_judgments=6000)  # about 4 of the 6 faces
@@ -257,3 +259,86 @@ def test_a_partial_study_analyses_and_every_table_passes_its_schema(tmp_path, ca
         con.close()
     table9 = results["table9"]
     assert table9.height > 0 and table9["n"].max() <= 4  # at most the study's 4 scenarios were testable
+
+
+# --------------------------------------------------------------------------- every design shards
+
+STUDIES = Path(__file__).resolve().parents[1] / "studies"
+#: (table, key) of every table a design writes, compared between the sharded and the single run.
+DESIGN_TABLES = {
+    "pairwise": [
+        (
+            "pairwise_trial",
+            "model_id, left_image_id, right_image_id, scenario_id, seed, response_text, winner_image_id",
+        ),
+        ("rating", "rater_id, rater_kind, image_id, attribute, seed, rating, response_text"),
+        ("stimulus", "image_id, cohort, stimulus_group"),
+    ],
+    "probe": [
+        ("judgment", ", ".join(COMPARED)),
+        ("rating", "rater_id, rater_kind, image_id, attribute, seed, rating"),
+    ],
+}
+
+
+def _design_study(design: str, tmp: Path, name: str):
+    import tomllib
+
+    from cueshift.designs import parse_study
+
+    data = tomllib.loads((STUDIES / f"{design}-00{2 if design == 'pairwise' else 4}.toml").read_text())
+    data |= {"name": name, "database": str(tmp / f"{name}.duckdb"), "seeds": [0, 1]}
+    if design == "pairwise":
+        data["pairwise"]["synthetic"] = {
+            "races": ["East Asian", "White"],
+            "genders": ["female"],
+            "per_group": {"western": 2, "local": 3},
+            "cache_dir": str(tmp.parent / "pairwise-images"),
+        }
+        data["pairwise"]["synthetic_humans"]["n_raters"] = 4
+        data["models"] = data["models"][:2]
+    else:
+        data["benchmark"] = {"kind": "demo", "size": 12, "cache_dir": str(tmp.parent / "probe-demo")}
+        data["scenarios"]["only"] = ["happy", "age", "asian", "alert"]
+        data["probe"]["synthetic_humans"]["n_raters"] = 4
+        data["models"] = data["models"][:2]
+    return parse_study(data, name)
+
+
+def _rows(db: Path, table: str, columns: str) -> list[tuple[object, ...]]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return sorted(con.execute(f"SELECT {columns} FROM {table}").fetchall(), key=repr)
+
+
+@pytest.mark.parametrize("design", ["pairwise", "probe"])
+def test_a_sharded_design_run_merges_to_the_single_run(tmp_path, design):
+    single_dir, shard_dir = tmp_path / "single", tmp_path / "shards"
+    single_dir.mkdir()
+    shard_dir.mkdir()
+    single = run_study(_design_study(design, single_dir, "s"), progress=False)
+    study = _design_study(design, shard_dir, "s")
+    summaries = [run_study(study, progress=False, shard=Shard(k, 3)) for k in (1, 2, 3)]
+    assert sum(s.n_written for s in summaries) == single.n_written > 0
+    assert sum(s.n_written > 0 for s in summaries) >= 2  # the work is really split
+    merged = tmp_path / "merged.duckdb"
+    added = merge_databases(merged, [s.database for s in summaries])
+    for table, columns in DESIGN_TABLES[design]:
+        assert added[table] > 0, table
+        assert _rows(merged, table, columns) == _rows(single.database, table, columns), table
+    assert added["run"] == 3
+    # every shard stored its own share of the human ratings once: merging again adds nothing
+    assert not any(merge_databases(merged, [s.database for s in summaries]).values())
+
+
+def test_merge_refuses_conflicting_design_rows(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    first = run_study(_design_study("pairwise", a, "x"), progress=False)
+    study = _design_study("pairwise", b, "x")
+    run_study(study, progress=False)
+    with duckdb.connect(str(study.database_path)) as con:
+        con.execute("UPDATE pairwise_trial SET response_text = 'changed' WHERE rowid = 0")
+    with pytest.raises(CueshiftError, match="pairwise_trial has key .* different content"):
+        merge_databases(tmp_path / "m.duckdb", [first.database, study.database_path])
+    assert not (tmp_path / "m.duckdb").exists() or _rows(tmp_path / "m.duckdb", "pairwise_trial", "*") == []

@@ -1,5 +1,6 @@
-"""Declared analyses end to end: run on a stored study, results written as validated tables,
-rerun replaces them, and the console summary points at them."""
+"""Declared analyses end to end: every design's analyses are registered with a schema, a suite runs
+on a stored study into validated tables with its ``result_manifest`` rows, a rerun replaces them,
+and the console summary points at them."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ import pytest
 from rich.console import Console
 
 from cueshift import store
-from cueshift.errors import SchemaViolation
-from cueshift.schemas.results import RESULT_SCHEMAS
-from cueshift.stats import ANALYSES, print_headlines, run_analyses
+from cueshift.designs import designs
+from cueshift.designs.stylisticbias.analyses import SUITE, run_analyses
+from cueshift.designs.stylisticbias.console import print_headlines
+from cueshift.errors import CueshiftError, SchemaViolation
+from cueshift.schemas.results import RESULT_SCHEMAS, RESULT_SCHEMAS_BY_DESIGN
+from cueshift.stats import ANALYSES, RunSettings, analysis, run_suite, suite_analyses
 from cueshift.stats._checked import validate_result
 from cueshift.stats.simulate import SimulationSpec, simulate_study, write_study
 
@@ -26,10 +30,71 @@ def study_db(tmp_path_factory):
     con.close()
 
 
+def _declare_every_analysis() -> None:
+    import importlib
+
+    for name in designs():
+        importlib.import_module(f"cueshift.designs.{name}.analyses")
+
+
 def test_every_analysis_is_declared_with_a_schema():
+    _declare_every_analysis()
     assert set(ANALYSES) == set(RESULT_SCHEMAS) - {"manifest"}
+    assert {item.suite for item in ANALYSES.values()} == set(designs())
     for item in ANALYSES.values():
-        assert item.table == f"result_{item.name}" and item.family and item.statistic
+        assert item.table == f"result_{item.name}" and item.family and item.statistic and item.description
+    for design, schemas in RESULT_SCHEMAS_BY_DESIGN.items():
+        declared = {a.name for a in suite_analyses(design)}
+        assert declared == {name if design == SUITE else f"{design}_{name}" for name in schemas}
+
+
+def test_an_analysis_cannot_be_declared_twice_and_only_names_the_suite():
+    with pytest.raises(ValueError, match="registered twice"):
+        analysis("sbs", suite="x", description="", source="", grouping="", statistic="", family="")(
+            lambda ctx: None
+        )
+    with pytest.raises(CueshiftError, match="not declared for 'stylisticbias'"):
+        run_suite(None, SUITE, None, RunSettings(), only=["paired_halo"], write=False)  # type: ignore[arg-type]
+
+
+def test_a_suite_skips_analyses_that_do_not_apply_and_writes_their_manifest_rows(tmp_path):
+    suite = "test-suite-skips"
+
+    @analysis(
+        "_test_applies", suite=suite, description="d", source="s", grouping="g", statistic="t", family="f"
+    )
+    def _applies(ctx):
+        return ctx.inputs
+
+    @analysis(
+        "_test_skipped", suite=suite, description="d", source="s", grouping="g", statistic="t", family="f"
+    )
+    def _skipped(ctx):
+        return None
+
+    import pandera.polars as pa
+
+    class _X(pa.DataFrameModel):
+        x: float | None = pa.Field(nullable=True)
+
+    frame = pl.DataFrame({"x": [1.0, float("nan")]})
+    RESULT_SCHEMAS["_test_applies"] = _X  # type: ignore[assignment]
+    try:
+        con = store.open_study(tmp_path / "suite.duckdb")
+        try:
+            out = run_suite(con, suite, frame, RunSettings(n_resamples=0, seed=None, test="exact"))
+            assert (
+                set(out) == {"_test_applies"} and out["_test_applies"]["x"].null_count() == 1
+            )  # NaN -> NULL
+            manifest = con.sql("SELECT name, n_resamples, seed, test FROM result_manifest").fetchall()
+            assert manifest == [("_test_applies", 0, None, "exact")]
+            tables = {r[0] for r in con.sql("SHOW TABLES").fetchall()}
+            assert "result__test_applies" in tables and "result__test_skipped" not in tables
+        finally:
+            con.close()
+    finally:
+        del RESULT_SCHEMAS["_test_applies"]
+        del ANALYSES["_test_applies"], ANALYSES["_test_skipped"]
 
 
 def test_run_analyses_writes_all_tables_and_replaces_on_rerun(study_db):
@@ -40,7 +105,7 @@ def test_run_analyses_writes_all_tables_and_replaces_on_rerun(study_db):
             "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'result_%'"
         ).fetchall()
     }
-    assert tables == {f"result_{name}" for name in RESULT_SCHEMAS}
+    assert tables == {f"result_{name}" for name in [*RESULT_SCHEMAS_BY_DESIGN["stylisticbias"], "manifest"]}
     for name, frame in results.items():
         stored = study_db.sql(f"SELECT count(*) FROM result_{name}").fetchall()[0][0]
         assert stored == frame.height > 0, name

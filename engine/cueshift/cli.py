@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn, ParamSpec, TypeVar
 
 import duckdb
 import typer
@@ -12,6 +14,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from cueshift.errors import CueshiftError
+
+if TYPE_CHECKING:
+    from cueshift.report import Catalog
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 app = typer.Typer(
     add_completion=False,
@@ -33,17 +41,16 @@ DbOption = Annotated[
 ]
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
-def _guard(func):  # type: ignore[no-untyped-def]
+def _guard(func: Callable[P, R]) -> Callable[P, R]:
     """Turn user errors into one-line messages with exit code 2."""
-    import functools
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
         except CueshiftError as exc:
@@ -63,34 +70,24 @@ def infer(
     study: StudyOption = "default",
     db: DbOption = None,
     shard: Annotated[str, typer.Option(help="Run shard K of N (K/N) into its own database file.")] = "1/1",
-    limit: Annotated[int | None, typer.Option(help="Stop after this many new judgments.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Stop after this many new answers.")] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
-    """Judge every image x scenario x ordering x seed not stored yet (resumes after any interruption)."""
-    from cueshift.designs.runner import Shard, run_study
-    from cueshift.study.config import load_study
+    """Ask every question of the study's design not stored yet (resumes after any interruption)."""
+    from cueshift.designs import load_study, run_design
+    from cueshift.designs.runner import Shard
 
     spec = load_study(study)
-    show_progress = progress and sys.stderr.isatty()
-    if spec.design != "stylisticbias":
-        if shard != "1/1":
-            raise CueshiftError(f"--shard: design {spec.design!r} runs unsharded")
-        from cueshift.designs import run_design
-
-        summary = run_design(
-            spec, database=db, progress=show_progress, console=err_console, max_judgments=limit
-        )
-    else:
-        summary = run_study(
-            spec,
-            database=db,
-            shard=Shard.parse(shard),
-            progress=show_progress,
-            console=err_console,
-            max_judgments=limit,
-        )
+    summary = run_design(
+        spec,
+        database=db,
+        shard=Shard.parse(shard),
+        progress=progress and sys.stderr.isatty(),
+        console=err_console,
+        max_judgments=limit,
+    )
     console.print(
-        f"study [bold]{escape(spec.name)}[/]: {summary.n_written:,} new judgments "
+        f"study [bold]{escape(spec.name)}[/]: {summary.n_written:,} new answers "
         f"({summary.n_stored_before:,} already stored) in {summary.seconds:.1f} s "
         f"-> {escape(str(summary.database))}",
         soft_wrap=True,
@@ -102,55 +99,56 @@ def infer(
 def analyze(
     study: StudyOption = "default",
     db: DbOption = None,
-    top: Annotated[int, typer.Option(help="Variations to list per model in the overview.")] = 10,
-    resamples: Annotated[int, typer.Option(help="Face-level bootstrap resamples per estimate.")] = 10_000,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap and permutation tests.")] = 0,
-    test: Annotated[str, typer.Option(help="'rank' (the paper's WSRT/MWU/KW) or 'permutation'.")] = "rank",
-    ci: Annotated[str, typer.Option(help="Bootstrap interval: 'bca' or 'percentile'.")] = "bca",
+    top: Annotated[
+        int | None, typer.Option(help="Variations to list per model in the overview (default 10).")
+    ] = None,
+    resamples: Annotated[
+        int | None,
+        typer.Option(
+            help="Resamples of the design's random step: face-level bootstrap and permutations "
+            "(stylisticbias, default 10,000), random split-halves (probe, default [probe] n_splits)."
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Seed of the design's random step (default 0; probe: [probe] split_seed)."),
+    ] = None,
+    test: Annotated[
+        str | None,
+        typer.Option(
+            help="Tests: 'rank' (the paper's WSRT/MWU/KW) or 'permutation' for stylisticbias; "
+            "'rank' (paired), 'exact' (pairwise), 'parametric' (probe)."
+        ),
+    ] = None,
+    ci: Annotated[
+        str | None,
+        typer.Option(help="Intervals: 'bca' or 'percentile' (stylisticbias); 'analytic' (other designs)."),
+    ] = None,
     model: Annotated[list[str] | None, typer.Option(help="Restrict to these model ids (repeatable).")] = None,
     overview_only: Annotated[
         bool, typer.Option(help="Print the first-cut overview only; no statistics.")
     ] = False,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
-    """Build the views, run every declared analysis into result_* tables, print the headlines."""
-    from cueshift import store
-    from cueshift.study.config import load_study
-    from cueshift.views import overview as first_cut
+    """Run every analysis of the study's design into result_* tables, print its summary.
 
-    if test not in ("rank", "permutation"):
-        raise CueshiftError(f"--test {test!r}: expected 'rank' or 'permutation'")
-    if ci not in ("bca", "percentile"):
-        raise CueshiftError(f"--ci {ci!r}: expected 'bca' or 'percentile'")
-    if resamples < 100:
+    An option the design cannot honour is refused (one line naming it), never ignored.
+    """
+    from cueshift import store
+    from cueshift.designs import AnalysisRequest, analyze_design, design_of, load_study
+
+    if resamples is not None and resamples < 100:
         raise CueshiftError(f"--resamples {resamples}: use at least 100")
     spec = load_study(study)
+    request = AnalysisRequest(seed, resamples, test, ci, tuple(model or ()), top, overview_only)
+    design = design_of(spec)
+    design.options.check(design.name, request)
     path = db or spec.database_path
     if not Path(path).is_file():
         raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
     con = store.open_study(path)
     try:
-        if spec.design != "stylisticbias":
-            from cueshift.designs import analyze_design
-
-            analyze_design(con, spec, console)
-            return
-        result = first_cut.overview(con, top=top)
-        first_cut.print_overview(result, console, str(path))
-        if overview_only or result.judgments.height == 0:
-            return
-        from cueshift.stats import print_headlines, run_analyses
-
-        run_analyses(
-            con,
-            n_resamples=resamples,
-            seed=seed,
-            models=model,
-            progress=progress and sys.stderr.isatty(),
-            test=test,  # type: ignore[arg-type]
-            ci_method=ci,  # type: ignore[arg-type]
-        )
-        print_headlines(con, console)
+        analyze_design(con, spec, console, request=request, progress=progress and sys.stderr.isatty())
     finally:
         con.close()
 
@@ -178,8 +176,8 @@ def sql(
     """
     import polars as pl
 
+    from cueshift.designs import load_study
     from cueshift.store import export, readonly
-    from cueshift.study.config import load_study
 
     path = db or load_study(study).database_path
     target = export.check_target(out, force=force, protected=[Path(path)]) if out is not None else None
@@ -202,7 +200,7 @@ def merge(
     shards: Annotated[list[Path], typer.Argument(help="Shard databases written by `infer --shard K/N`.")],
 ) -> None:
     """Merge shard databases into one (all or nothing; conflicting rows are an error)."""
-    from cueshift.designs.runner import merge_databases
+    from cueshift.store import merge_databases
 
     added = merge_databases(output, shards)
     console.print(", ".join(f"{table}: +{n:,}" for table, n in added.items()) + f" -> {output}", markup=False)
@@ -212,14 +210,45 @@ def merge(
 @_guard
 def show_study(study: StudyOption = "default") -> None:
     """Print the fully resolved study configuration (defaults filled in) as JSON."""
-    from cueshift.study.config import load_study
+    from cueshift.designs import load_study
 
     console.print_json(load_study(study).model_dump_json())
 
 
-from cueshift.report.cli import report_command  # noqa: E402  (after _guard is defined)
+from cueshift.report.cli import report_command_for  # noqa: E402  (after _guard is defined)
 
-app.command("report")(_guard(report_command))
+
+def _report_target(study: str) -> tuple[Catalog, Path]:
+    """The report catalog of the study's design and the study's database (``--study`` in)."""
+    from cueshift.designs import design_of, load_study
+
+    spec = load_study(study)
+    return design_of(spec).report(), spec.database_path
+
+
+app.command("report")(_guard(report_command_for(_report_target)))
+
+
+@app.command()
+@_guard
+def view(
+    study: StudyOption = "default",
+    db: DbOption = None,
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    host: Annotated[str, typer.Option(help="Interface to bind (default: this machine only).")] = "127.0.0.1",
+    images: Annotated[
+        Path | None, typer.Option(help="Benchmark root of the images (default: found from the database).")
+    ] = None,
+) -> None:
+    """Browse the study database (read-only) in a browser: the faces and answers behind each number."""
+    try:
+        from cueshift.view import serve
+    except ImportError as exc:
+        missing = f"cueshift view needs the 'view' extra ({exc.name})"
+        raise CueshiftError(f"{missing}: pip install -e '.[view]'") from None
+    from cueshift.designs import load_study
+
+    serve(db or load_study(study).database_path, host=host, port=port, images=images)
 
 
 def main() -> None:

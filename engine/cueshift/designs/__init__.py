@@ -1,94 +1,109 @@
-"""Further study designs of the seed papers, selected by ``design`` in a study file.
+"""Study designs: the :class:`~cueshift.designs.protocol.Design` protocol, the registry of designs,
+and the one runner that wires a design's work units to the backends and the study database.
 
-============  ===========================================================  ====================
-design        what is judged                                               seed paper
-============  ===========================================================  ====================
-``paired``    one image at a time, original vs filtered of one individual  001 (LLaVA halo)
-``pairwise``  two images side by side; scalar 0-10 ratings                 002 (aesthetic bias)
-``probe``     model scores (CLIP m or a VLM's phi) vs human impressions    004 (CLIP impressions)
-============  ===========================================================  ====================
+=================  ===========================================================  ===================
+design             what is judged                                               seed paper
+=================  ===========================================================  ===================
+``stylisticbias``  one image at a time, base face vs single-cue variations      000 (StylisticBias)
+``paired``         one image at a time, original vs filtered of one individual  001 (LLaVA halo)
+``pairwise``       two images side by side; scalar 0-10 ratings                 002 (aesthetic bias)
+``probe``          model scores (CLIP m or a VLM's phi) vs human impressions    004 (CLIP impressions)
+=================  ===========================================================  ===================
 
-The CLI dispatches through :func:`run_design` (``cueshift infer``) and
-:func:`analyze_design` (``cueshift analyze``); each design module is imported only when
-its design is used (this package is imported while the study configuration loads).
+Each design is a folder ``designs/<name>/`` exporting ``DESIGN`` (found by
+:mod:`~cueshift.designs.registry`; see ``docs/designs.md`` to add one). The command line uses
+:func:`load_study`, :func:`run_design` and :func:`analyze_design`; none of them branches on a
+design's name.
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cueshift.designs.protocol import AnalysisRequest, Design, OptionSupport
+from cueshift.designs.registry import design_named, design_of, designs, load_study, parse_study
 
 if TYPE_CHECKING:
     import duckdb
     import polars as pl
     from rich.console import Console
 
-    from cueshift.designs.runner import RunSummary
+    from cueshift.designs.runner import RunSummary, Shard
     from cueshift.study.config import Study
-
-#: design -> module implementing ``run(study, ...)`` and ``analyze(con, study, ...)``.
-DESIGN_MODULES: dict[str, str] = {
-    "paired": "cueshift.designs.paired",
-    "pairwise": "cueshift.designs.pairwise",
-    "probe": "cueshift.designs.probe",
-}
-
-
-def _module(design: str) -> Any:
-    from cueshift.errors import ConfigError
-
-    if design not in DESIGN_MODULES:
-        raise ConfigError(f"design {design!r} has no design module; known: {', '.join(DESIGN_MODULES)}")
-    return importlib.import_module(DESIGN_MODULES[design])
 
 
 def run_design(
     study: Study,
     *,
     database: Path | None = None,
+    shard: Shard | None = None,
     progress: bool = True,
     console: Console | None = None,
     max_judgments: int | None = None,
 ) -> RunSummary:
-    """Run (or resume) everything ``study`` asks of its models, for a non-default design.
+    """Run (or resume) everything ``study`` asks of its models (any design; see
+    :func:`cueshift.designs.runner.run_study`)."""
+    from cueshift.designs.runner import Shard, run_study
 
-    Parameters
-    ----------
-    study
-        A study whose ``design`` is ``paired``, ``pairwise`` or ``probe``.
-    database
-        Study database (default ``study.database_path``).
-    progress, console
-        Progress bars on ``console``.
-    max_judgments
-        Stop after this many new judgments / trials / ratings (smoke tests).
-
-    Returns
-    -------
-    RunSummary
-        Counts of the run (``n_written`` sums every kind of answer written).
-    """
-    run = _module(study.design).run
-    summary: RunSummary = run(
-        study, database=database, progress=progress, console=console, max_judgments=max_judgments
+    return run_study(
+        study,
+        database=database,
+        shard=shard or Shard(),
+        progress=progress,
+        console=console,
+        max_judgments=max_judgments,
     )
-    return summary
 
 
 def analyze_design(
-    con: duckdb.DuckDBPyConnection, study: Study, console: Console | None = None, *, write: bool = True
+    con: duckdb.DuckDBPyConnection,
+    study: Study,
+    console: Console | None = None,
+    *,
+    request: AnalysisRequest | None = None,
+    progress: bool = False,
+    write: bool = True,
 ) -> dict[str, pl.DataFrame]:
-    """Compute the design's statistics, store them as ``result_<design>_<name>`` and print a summary.
+    """Run the analyses of ``study``'s design, store them as ``result_*`` tables (with their
+    ``result_manifest`` rows) when ``write``, and print the design's summary.
+
+    Parameters
+    ----------
+    con
+        The open study database.
+    study
+        A study of any registered design.
+    console
+        Where the summary goes (default: a new console on stdout).
+    request
+        The ``cueshift analyze`` options (default: none given); an option the design cannot
+        honour is a :class:`~cueshift.errors.ConfigError`.
+    progress, write
+        Show a progress bar; store the tables.
 
     Returns
     -------
     dict of str to polars.DataFrame
-        Result frames by name (without the ``result_<design>_`` prefix).
+        Result frames by analysis name (the table is ``result_<name>``).
     """
-    analyze = _module(study.design).analyze
-    results: dict[str, pl.DataFrame] = analyze(con, study, console=console, write=write)
-    return results
+    from rich.console import Console
+
+    design = design_of(study)
+    request = request or AnalysisRequest()
+    design.options.check(design.name, request)
+    return design.analyze(con, study, request, console=console or Console(), progress=progress, write=write)
 
 
-__all__ = ["DESIGN_MODULES", "analyze_design", "run_design"]
+__all__ = [
+    "AnalysisRequest",
+    "Design",
+    "OptionSupport",
+    "analyze_design",
+    "design_named",
+    "design_of",
+    "designs",
+    "load_study",
+    "parse_study",
+    "run_design",
+]

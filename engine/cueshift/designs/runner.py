@@ -1,29 +1,31 @@
-"""The inference runner: plan what is not stored yet, ask the backend in batches, store every answer once.
+"""The one runner: plan what is not stored yet, ask the backends in batches, store every answer once.
+
+Every design runs through :func:`run_study`: the design's ``plan(study)`` describes its work
+(:class:`~cueshift.designs.work.Workload`) and the runner does the rest the same way for
+judgments, two-image trials and ratings.
 
 Guarantees
 ----------
-* **Exactly once.** Each batch of judgments is written in one transaction, keyed by
-  (model, image, scenario, ordering, seed). A killed process loses at most the batch in
-  flight, which the next run plans again; nothing is ever stored twice.
-* **Resume.** A run plans only the judgments missing from the database.
-* **Shards.** ``--shard K/N`` keeps the identities whose stable hash falls in shard K (a face,
-  its base and all its variations stay together) and writes to its own database file;
-  :func:`merge_databases` joins shard files into one.
+* **Exactly once.** Each batch of answers is written in one transaction, keyed by the unit's
+  primary key (e.g. model, image, scenario, ordering, seed). A killed process loses at most
+  the batch in flight, which the next run plans again; nothing is ever stored twice.
+* **Resume.** A run plans only the units missing from the database.
+* **Shards.** ``--shard K/N`` keeps the units whose stable hash (of the unit kind's
+  ``shard_by`` value: an identity, a pair of images, an image) falls in shard K and writes
+  to its own database file; :func:`cueshift.store.merge_databases` joins shard files into one.
+* **Nothing written on bad input.** Backends are built, and checked for the methods the
+  design needs, before the database is created or touched.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import json
-import platform
 import time
-import uuid
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 import duckdb
@@ -40,22 +42,12 @@ from rich.progress import (
 )
 
 from cueshift import store
-from cueshift.errors import ConfigError, CueshiftError
-from cueshift.images import load_benchmark
-from cueshift.images.base import Benchmark
-from cueshift.infer.backends import Backend, StudyContext, backend_class
-from cueshift.infer.backends.base import ImageRecord
-from cueshift.infer.parser import parse_answers
+from cueshift.designs.registry import design_of
+from cueshift.designs.work import UnitKind, Workload
+from cueshift.errors import ConfigError
+from cueshift.infer.backends import Backend, backend_class
+from cueshift.store.embedding_cache import DuckDBEmbeddingCache
 from cueshift.study.config import ModelConfig, Study
-from cueshift.study.scenario_sets import SCENARIO_SETS
-from cueshift.study.scenarios import (
-    ORDERING_BY_ID,
-    Scenario,
-    prompt_variant_frame,
-    scenario_frame,
-)
-
-JUDGMENT_KEY = ["model_id", "image_id", "scenario_id", "ordering", "seed"]
 
 
 @dataclass(frozen=True)
@@ -79,10 +71,16 @@ class Shard:
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
 
-    def owns(self, identity_ids: pl.Series) -> pl.Series:
-        """Stable assignment of identities to shards (crc32, independent of library versions)."""
-        buckets = [zlib.crc32(i.encode()) % self.count for i in identity_ids.to_list()]
-        return pl.Series(buckets) == (self.index - 1)
+    def owns(self, values: pl.Series) -> pl.Series:
+        """Stable assignment of values to shards (crc32, independent of library versions)."""
+        buckets = [zlib.crc32(str(v).encode()) % self.count for v in values.to_list()]
+        return pl.Series(buckets, dtype=pl.Int64) == (self.index - 1)
+
+    def keep(self, frame: pl.DataFrame, column: str) -> pl.DataFrame:
+        """The rows of ``frame`` whose ``column`` value this shard owns (all rows when unsharded)."""
+        if self.count == 1 or frame.height == 0:
+            return frame
+        return frame.filter(self.owns(frame[column]))
 
     def database_path(self, base: Path) -> Path:
         if self.count == 1:
@@ -92,6 +90,8 @@ class Shard:
 
 @dataclass(frozen=True)
 class RunSummary:
+    """What a run did: its id and database, answers planned, written, and stored before it."""
+
     run_id: str
     database: Path
     n_planned: int
@@ -100,15 +100,8 @@ class RunSummary:
     seconds: float
 
 
-def study_scenarios(study: Study) -> tuple[Scenario, ...]:
-    scenarios = SCENARIO_SETS[study.scenarios.set]
-    if study.scenarios.only is not None:
-        keep = set(study.scenarios.only)
-        scenarios = tuple(s for s in scenarios if s.scenario_id in keep)
-    return scenarios
-
-
 def model_frame(models: list[ModelConfig]) -> pl.DataFrame:
+    """The ``model`` rows of the study's models (settings as sorted JSON; no secrets)."""
     return pl.DataFrame(
         {
             "model_id": [m.model_id for m in models],
@@ -120,140 +113,172 @@ def model_frame(models: list[ModelConfig]) -> pl.DataFrame:
     )
 
 
-def versions() -> dict[str, str]:
-    found = {"python": platform.python_version()}
-    for package in ("cueshift", "duckdb", "polars", "pandera", "numpy", "torch", "transformers"):
-        try:
-            found[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            continue
-    return found
-
-
-def write_study_tables(con: duckdb.DuckDBPyConnection, study: Study, benchmark: Benchmark) -> None:
-    """Store the study's dimension tables (idempotent; a changed definition is an error)."""
-    scenarios = study_scenarios(study)
-    orderings = tuple(ORDERING_BY_ID[o] for o in study.prompt.orderings)
-    store.upsert_dimension(con, "identity", benchmark.identity, "identity_id")
-    store.upsert_dimension(con, "image", benchmark.image, "image_id")
-    store.upsert_dimension(con, "scenario", scenario_frame(scenarios, study.scenarios.set), "scenario_id")
-    store.upsert_dimension(
-        con, "prompt_variant", prompt_variant_frame(study.prompt.template, orderings), "ordering"
-    )
-    store.upsert_dimension(con, "model", model_frame(study.models), "model_id")
-
-
-def image_records(benchmark: Benchmark) -> dict[str, ImageRecord]:
-    joined = benchmark.image.join(benchmark.identity, on="identity_id", how="left")
-    root = benchmark.root
-    return {
-        row["image_id"]: ImageRecord(
-            image_id=row["image_id"],
-            identity_id=row["identity_id"],
-            path=root / row["path"],
-            role=row["role"],
-            feature_key=row["feature_key"],
-            variation_category=row["variation_category"],
-            variation_value=row["variation_value"],
-            framing=row["framing"],
-            age=row["age"],
-            gender=row["gender"],
-            ethnicity=row["ethnicity"],
-            body_type=row["body_type"],
-        )
-        for row in joined.iter_rows(named=True)
-    }
-
-
-def plan_judgments(
-    con: duckdb.DuckDBPyConnection,
+def run_study(
+    study: Study,
     *,
-    model_id: str,
-    image_ids: list[str],
-    scenario_ids: list[str],
-    orderings: list[int],
-    seeds: list[int],
-) -> pl.DataFrame:
-    """All (image, scenario, ordering, seed) of one model not stored yet, grouped by image."""
-    wanted = (
-        pl.DataFrame({"image_id": image_ids})
-        .join(pl.DataFrame({"scenario_id": scenario_ids}), how="cross")
-        .join(pl.DataFrame({"ordering": pl.Series(orderings, dtype=pl.Int32)}), how="cross")
-        .join(pl.DataFrame({"seed": pl.Series(seeds, dtype=pl.Int32)}), how="cross")
+    database: Path | None = None,
+    shard: Shard = Shard(),
+    progress: bool = True,
+    console: Console | None = None,
+    max_judgments: int | None = None,
+) -> RunSummary:
+    """Run (or resume) everything ``study``'s design asks of its models that is not stored yet.
+
+    Parameters
+    ----------
+    study
+        A study of any registered design.
+    database
+        Study database (default ``study.database_path``; a shard writes beside it).
+    shard
+        The shard to run (default: everything).
+    progress, console
+        Progress bars on ``console``.
+    max_judgments
+        Stop after this many new answers (smoke tests).
+
+    Returns
+    -------
+    RunSummary
+        Counts of the run (``n_written`` sums every kind of answer written).
+    """
+    workload = design_of(study).plan(study, progress=progress)
+    return run_workload(
+        workload,
+        study,
+        database=database,
+        shard=shard,
+        progress=progress,
+        console=console,
+        max_judgments=max_judgments,
     )
-    # The anti-join runs inside DuckDB: stored judgments are never pulled into Python.
-    con.register("cueshift_wanted", wanted.to_arrow())
+
+
+def run_workload(
+    workload: Workload,
+    study: Study,
+    *,
+    database: Path | None = None,
+    shard: Shard = Shard(),
+    progress: bool = True,
+    console: Console | None = None,
+    max_judgments: int | None = None,
+) -> RunSummary:
+    """Ask and store ``workload`` for every model of ``study`` (see :func:`run_study`)."""
+    started = time.perf_counter()
+    db_path = shard.database_path(Path(database) if database else study.database_path)
+    backends = _build_backends(study.models, workload)  # before the database is touched
+    con = store.open_study(db_path)
+    try:
+        cache = DuckDBEmbeddingCache(con)
+        for _, backend in backends:
+            backend.context = dataclasses.replace(workload.context, embeddings=cache)
+        for table, (rows, key) in workload.dimensions.items():
+            store.upsert_dimension(con, table, rows, key)
+        store.upsert_dimension(con, "model", model_frame(study.models), "model_id")
+        plans = [
+            [
+                _missing(con, kind, shard.keep(kind.units(model, backend), kind.shard_by), model.model_id)
+                for kind in workload.units
+            ]
+            for model, backend in backends
+        ]
+        n_planned = sum(plan.height for per_model in plans for plan in per_model)
+        if max_judgments is not None:
+            n_planned = min(n_planned, max_judgments)
+        tables = dict.fromkeys(kind.table for kind in workload.units)
+        n_stored_before = sum(_count(con, table) for table in tables)
+        record = store.start_run(
+            con, store.RunRecord(study.name, str(shard), study.model_dump_json(), n_planned)
+        )
+        n_written = 0
+        with _progress(progress, console) as bar:
+            task = bar.add_task("asking", total=n_planned, rate="") if bar else None
+            for (model, backend), per_model in zip(backends, plans, strict=True):
+                for kind, plan in zip(workload.units, per_model, strict=True):
+                    for batch in _batches(plan, study.batch_size, n_planned - n_written):
+                        asked = kind.request(batch) if kind.request is not None else batch
+                        answers = getattr(backend, kind.method)(asked)
+                        rows = kind.parse(batch, answers, model.model_id, record.run_id)
+                        store.write_tables(con, {kind.table: rows})
+                        n_written += rows.height
+                        if bar is not None and task is not None:
+                            elapsed = max(time.perf_counter() - started, 1e-9)
+                            rate = f"{n_written / elapsed:,.0f} {kind.name}/s"
+                            bar.update(task, advance=rows.height, description=kind.name, rate=rate)
+        keys = {table.name: table.key for table in store.study_tables(con)}
+        for stored in workload.stored:
+            store.insert_missing(
+                con, stored.table, shard.keep(stored.rows, stored.shard_by), keys[stored.table]
+            )
+        store.finish_run(con, record, n_written)
+    finally:
+        _close(backends)
+        con.close()
+    seconds = time.perf_counter() - started
+    return RunSummary(record.run_id, db_path, n_planned, n_written, n_stored_before, seconds)
+
+
+def _build_backends(models: list[ModelConfig], workload: Workload) -> list[tuple[ModelConfig, Backend]]:
+    """One backend per model, each checked for the method of every unit kind first."""
+    backends: list[tuple[ModelConfig, Backend]] = []
+    try:
+        for model in models:
+            cls = backend_class(model.backend)
+            for kind in workload.units:
+                if not callable(getattr(cls, kind.method, None)):
+                    raise ConfigError(
+                        f"model {model.model_id!r}: backend {model.backend!r} has no {kind.method}() "
+                        f"for the {kind.name}; {kind.missing_method or 'use a backend that implements it'}"
+                    )
+            backends.append((model, cls(model, workload.context)))
+    except BaseException:
+        _close(backends)
+        raise
+    return backends
+
+
+def _missing(
+    con: duckdb.DuckDBPyConnection, kind: UnitKind, units: pl.DataFrame, model_id: str
+) -> pl.DataFrame:
+    """The units of one model not stored yet, in planning order, with the columns the backend gets.
+
+    The anti-join runs inside DuckDB: stored answers are never pulled into Python.
+    """
+    key = [column for column in kind.key if column != kind.model_column]
+    columns = list(kind.columns) if kind.columns is not None else units.columns
+    con.register("cueshift_wanted", units.with_row_index("__order").to_arrow())
     try:
         missing = store.query(
             con,
-            """
-            SELECT w.image_id, w.scenario_id, w.ordering, w.seed
-            FROM cueshift_wanted AS w
-            ANTI JOIN (SELECT image_id, scenario_id, ordering, seed FROM judgment WHERE model_id = ?) AS j
-                USING (image_id, scenario_id, ordering, seed)
-            ORDER BY w.image_id, w.scenario_id, w.ordering, w.seed
+            f"""
+            SELECT w.* FROM cueshift_wanted AS w
+            ANTI JOIN (SELECT {", ".join(key)} FROM {kind.table} WHERE {kind.model_column} = ?) AS s
+                USING ({", ".join(key)})
+            ORDER BY w.__order
             """,
             [model_id],
         )
     finally:
         con.unregister("cueshift_wanted")
-    return missing.with_columns(pl.col("ordering").cast(pl.Int32), pl.col("seed").cast(pl.Int32))
+    return missing.drop("__order").cast(units.schema).select(columns)
 
 
-def judgment_rows(
-    batch: pl.DataFrame,
-    answers_text: list[str],
-    latency_ms: list[float],
-    p_favorable: list[float | None] | None,
-    p_neither: list[float | None] | None,
-    *,
-    model_id: str,
-    run_id: str,
-    scenarios: dict[str, Scenario],
-) -> pl.DataFrame:
-    """Parse the raw answers strictly and shape the rows of the ``judgment`` table."""
-    mappings: dict[tuple[str, int], dict[str, str]] = {}
-    descriptors = []
-    favorable_letters = []
-    for scenario_id, ordering_id in batch.select("scenario_id", "ordering").iter_rows():
-        ordering = ORDERING_BY_ID[ordering_id]
-        key = (scenario_id, ordering_id)
-        if key not in mappings:
-            mappings[key] = ordering.descriptor_by_letter(scenarios[scenario_id])
-        descriptors.append(mappings[key])
-        favorable_letters.append(ordering.favorable_letter)
-    letters, _reasons = parse_answers(answers_text, descriptors)
-    n = batch.height
-    letter_series = pl.Series("chosen_letter", letters, dtype=pl.String)
-    outcome = (
-        pl.when(letter_series.is_null())
-        .then(pl.lit("invalid"))
-        .when(letter_series == pl.Series(favorable_letters))
-        .then(pl.lit("favorable"))
-        .otherwise(pl.lit("unfavorable"))
-    )
-    now = dt.datetime.now()
-    return batch.select(
-        pl.lit(model_id).alias("model_id"),
-        "image_id",
-        "scenario_id",
-        pl.col("ordering").cast(pl.Int32),
-        pl.col("seed").cast(pl.Int32),
-    ).with_columns(
-        pl.Series("response_text", answers_text, dtype=pl.String),
-        pl.select(outcome.alias("outcome")).to_series(),
-        letter_series,
-        pl.Series("p_favorable", p_favorable if p_favorable is not None else [None] * n, dtype=pl.Float64),
-        pl.Series("p_neither", p_neither if p_neither is not None else [None] * n, dtype=pl.Float64),
-        pl.Series("latency_ms", latency_ms, dtype=pl.Float64),
-        pl.lit(now).cast(pl.Datetime("us")).alias("created_at"),
-        pl.lit(run_id).alias("run_id"),
-    )
+def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    rows = con.execute(f"SELECT count(*) FROM {table}").fetchall()
+    return int(rows[0][0])
 
 
-def _batches(plan: pl.DataFrame, batch_size: int) -> Iterator[pl.DataFrame]:
+def _batches(plan: pl.DataFrame, batch_size: int, budget: int) -> Iterator[pl.DataFrame]:
+    """Consecutive batches of ``plan``, ``batch_size`` rows at most, until ``budget`` rows in all."""
+    taken = 0
     for start in range(0, plan.height, batch_size):
-        yield plan.slice(start, batch_size)
+        length = min(batch_size, budget - taken)
+        if length <= 0:
+            return
+        batch = plan.slice(start, length)
+        taken += batch.height
+        yield batch
 
 
 @contextmanager
@@ -275,179 +300,9 @@ def _progress(enabled: bool, console: Console | None) -> Iterator[Progress | Non
         yield progress
 
 
-def run_study(
-    study: Study,
-    *,
-    database: Path | None = None,
-    shard: Shard = Shard(),
-    progress: bool = True,
-    console: Console | None = None,
-    max_judgments: int | None = None,
-) -> RunSummary:
-    """Run (or resume) every judgment of ``study`` that the database does not hold yet.
-
-    ``max_judgments`` stops after that many new judgments (useful for smoke tests).
-    """
-    started = time.perf_counter()
-    db_path = shard.database_path(Path(database) if database else study.database_path)
-    benchmark = load_benchmark(study.benchmark, study.variations, progress=progress)
-    images = benchmark.image.filter(pl.col("evaluated"))
-    images = images.filter(shard.owns(images["identity_id"])) if shard.count > 1 else images
-    scenarios = {s.scenario_id: s for s in study_scenarios(study)}
-
-    # Backends first: a bad model setting fails before the database is created or touched.
-    context = StudyContext(
-        images=image_records(benchmark), scenarios=scenarios, template=study.prompt.template
-    )
-    backends: list[tuple[ModelConfig, Backend]] = []
-    try:
-        for model in study.models:
-            backends.append((model, backend_class(model.backend)(model, context)))
-    except BaseException:
-        _close(backends)
-        raise
-
-    con = store.open_study(db_path)
-    try:
-        for _, backend in backends:
-            backend.context = dataclasses.replace(context, con=con)
-        write_study_tables(con, study, benchmark)
-        plans = []
-        for model, backend in backends:
-            deterministic = bool(getattr(backend, "deterministic", backend.scores))
-            plans.append(
-                plan_judgments(
-                    con,
-                    model_id=model.model_id,
-                    image_ids=images["image_id"].to_list(),
-                    scenario_ids=list(scenarios),
-                    orderings=study.prompt.orderings
-                    if backend.uses_orderings
-                    else [study.prompt.orderings[0]],
-                    seeds=[0] if deterministic else study.seeds,
-                )
-            )
-        n_planned = sum(p.height for p in plans)
-        if max_judgments is not None:
-            n_planned = min(n_planned, max_judgments)
-        n_stored_before = con.execute("SELECT count(*) FROM judgment").fetchone()[0]  # type: ignore[index]
-
-        run_id = uuid.uuid4().hex
-        store.write_tables(
-            con,
-            {
-                "run": pl.DataFrame(
-                    {
-                        "run_id": [run_id],
-                        "study_name": [study.name],
-                        "shard": [str(shard)],
-                        "config": [study.model_dump_json()],
-                        "versions": [json.dumps(versions(), sort_keys=True)],
-                        "started_at": pl.Series([dt.datetime.now()], dtype=pl.Datetime("us")),
-                        "finished_at": pl.Series([None], dtype=pl.Datetime("us")),
-                        "n_planned": pl.Series([n_planned], dtype=pl.Int64),
-                        "n_written": pl.Series([None], dtype=pl.Int64),
-                    }
-                )
-            },
-        )
-
-        n_written = 0
-        with _progress(progress, console) as bar:
-            task = bar.add_task("judging", total=n_planned, rate="") if bar else None
-            for (model, backend), plan in zip(backends, plans, strict=True):
-                for batch in _batches(plan, study.batch_size):
-                    if max_judgments is not None:
-                        if n_written >= max_judgments:
-                            break
-                        batch = batch.head(max_judgments - n_written)
-                    answers = backend.judge(batch)
-                    rows = judgment_rows(
-                        batch,
-                        answers.response_text,
-                        answers.latency_ms,
-                        answers.p_favorable,
-                        answers.p_neither,
-                        model_id=model.model_id,
-                        run_id=run_id,
-                        scenarios=scenarios,
-                    )
-                    store.write_tables(con, {"judgment": rows})
-                    n_written += rows.height
-                    if bar is not None and task is not None:
-                        elapsed = max(time.perf_counter() - started, 1e-9)
-                        bar.update(task, advance=rows.height, rate=f"{n_written / elapsed:,.0f} judgments/s")
-        con.execute(
-            "UPDATE run SET finished_at = ?, n_written = ? WHERE run_id = ?",
-            [dt.datetime.now(), n_written, run_id],
-        )
-    finally:
-        _close(backends)
-        con.close()
-    return RunSummary(run_id, db_path, n_planned, n_written, n_stored_before, time.perf_counter() - started)
-
-
 def _close(backends: list[tuple[ModelConfig, Backend]]) -> None:
     for _, backend in backends:
         backend.close()
 
 
-#: Tables merged from shard files, with their keys; dimension rows must agree across shards.
-_MERGE_TABLES: tuple[tuple[str, list[str]], ...] = (
-    ("identity", ["identity_id"]),
-    ("image", ["image_id"]),
-    ("scenario", ["scenario_id"]),
-    ("prompt_variant", ["ordering"]),
-    ("model", ["model_id"]),
-    ("run", ["run_id"]),
-    ("judgment", JUDGMENT_KEY),
-)
-
-
-def merge_databases(output: Path, inputs: list[Path]) -> dict[str, int]:
-    """Merge shard databases into ``output`` (created if needed) in one transaction.
-
-    Rows already in ``output`` are kept; a key present with different content in two
-    inputs (or in an input and the output) is an error and nothing is written.
-    Returns the number of rows added per table.
-    """
-    for path in inputs:
-        if not Path(path).is_file():
-            raise CueshiftError(f"{path}: no such database to merge")
-        if Path(path).resolve() == Path(output).resolve():
-            raise CueshiftError(f"{path}: cannot merge a database into itself")
-    con = store.open_study(output)
-    added: dict[str, int] = {}
-    try:
-        for i, path in enumerate(inputs):
-            con.execute(f"ATTACH '{Path(path).as_posix()}' AS shard_{i} (READ_ONLY)")
-        con.execute("BEGIN TRANSACTION")
-        for table, key in _MERGE_TABLES:
-            columns = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
-            compare = [c for c in columns if c not in key]
-            union = " UNION ALL ".join(f"SELECT * FROM shard_{i}.main.{table}" for i in range(len(inputs)))
-            key_list = ", ".join(key)
-            distinct_rows = f"SELECT DISTINCT * FROM ({union} UNION ALL SELECT * FROM main.{table})"
-            clash = con.execute(
-                f"SELECT {key_list} FROM ({distinct_rows}) GROUP BY {key_list} HAVING count(*) > 1 LIMIT 1"
-            ).fetchone()
-            if clash is not None and compare:
-                raise CueshiftError(
-                    f"merge: table {table} has key {dict(zip(key, clash, strict=True))} "
-                    "with different content in two databases"
-                )
-            on = " AND ".join(f"t.{k} = s.{k}" for k in key)
-            before = con.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0]  # type: ignore[index]
-            con.execute(
-                f"INSERT INTO main.{table} SELECT DISTINCT s.* FROM ({union}) AS s "
-                f"WHERE NOT EXISTS (SELECT 1 FROM main.{table} AS t WHERE {on})"
-            )
-            after = con.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0]  # type: ignore[index]
-            added[table] = after - before
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    finally:
-        con.close()
-    return added
+__all__ = ["RunSummary", "Shard", "model_frame", "run_study", "run_workload"]

@@ -1,153 +1,49 @@
-"""The study database: DuckDB file, DDL and views from ``sql/``, validated writes.
+"""The study database: DuckDB file, DDL and views from ``sql/``, validated writes, run records,
+result tables, merging, the embedding cache.
 
 Every write goes through :func:`write_tables`: each frame passes its pandera schema
 (``schemas/``) and all frames of a batch land in one transaction, or none does.
+
+Public surface (modules: ``database``, ``writes``, ``runs``, ``results``, ``merge``,
+``embedding_cache``, ``readonly``, ``export``)::
+
+    from cueshift.store import open_study, query, write_tables, upsert_dimension, insert_missing
+    from cueshift.store import RunRecord, start_run, finish_run, replace_results, merge_databases
 """
 
-from __future__ import annotations
+from cueshift.store.database import (
+    SCHEMA_VERSION,
+    VIEWS,
+    StoredTable,
+    create_views,
+    open_study,
+    query,
+    sql_text,
+    study_tables,
+)
+from cueshift.store.merge import CACHE_TABLES, merge_databases
+from cueshift.store.results import replace_results
+from cueshift.store.runs import RunRecord, finish_run, start_run, versions
+from cueshift.store.writes import insert_missing, upsert_dimension, validate, write_tables
 
-from collections.abc import Mapping
-from importlib import resources
-from pathlib import Path
-
-import duckdb
-import pandera.errors as pa_errors
-import polars as pl
-
-from cueshift.errors import CueshiftError, SchemaViolation
-from cueshift.schemas import TABLE_SCHEMAS
-
-#: Version of ``sql/schema.sql``; bump it with any change to a table, and say how to migrate.
-SCHEMA_VERSION = "1"
-
-#: Views in dependency order; each lives in ``sql/views/<name>.sql``.
-VIEWS: tuple[str, ...] = ("phi", "base_phi", "delta")
-
-
-def sql_text(relative: str) -> str:
-    """Read a file of the ``sql/`` folder (e.g. ``'views/phi.sql'``)."""
-    return resources.files("cueshift.sql").joinpath(relative).read_text(encoding="utf-8")
-
-
-def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open (creating if needed) a study database with its tables and views in place."""
-    path = Path(path)
-    if read_only:
-        if not path.exists():
-            raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
-        return duckdb.connect(str(path), read_only=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(path))
-    try:
-        _check_schema_version(con, path)
-        con.execute(sql_text("schema.sql"))
-        create_views(con)
-    except BaseException:
-        con.close()
-        raise
-    return con
-
-
-def _check_schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Refuse a database written by another version of ``sql/schema.sql``."""
-    tables = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-    if not tables:
-        return  # a new database
-    stored = None
-    if "cueshift_meta" in tables:
-        row = con.execute("SELECT value FROM cueshift_meta WHERE key = 'schema_version'").fetchone()
-        stored = row[0] if row else None
-    if stored != SCHEMA_VERSION:
-        found = f"schema version {stored}" if stored else "no cueshift schema version"
-        raise CueshiftError(
-            f"{path}: the database has {found}; this cueshift writes schema version {SCHEMA_VERSION}. "
-            "Use a new database file (or re-run the study into one)"
-        )
-
-
-def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> pl.DataFrame:
-    """Run a query and return its result as a polars frame."""
-    return con.sql(sql, params=params).pl()
-
-
-def create_views(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create every view of ``sql/views/`` in dependency order."""
-    for name in VIEWS:
-        con.execute(sql_text(f"views/{name}.sql"))
-
-
-def validate(table: str, frame: pl.DataFrame) -> pl.DataFrame:
-    """Check ``frame`` against the pandera schema of ``table``; raise :class:`SchemaViolation`."""
-    schema = TABLE_SCHEMAS[table]
-    try:
-        return schema.validate(frame, lazy=True)
-    except pa_errors.SchemaErrors as exc:
-        raise SchemaViolation(f"{table}: {_first_failure(exc)}") from None
-    except pa_errors.SchemaError as exc:
-        raise SchemaViolation(f"{table}: {exc}") from None
-
-
-def _first_failure(exc: pa_errors.SchemaErrors) -> str:
-    cases = exc.failure_cases
-    n_failures = cases.height if isinstance(cases, pl.DataFrame) else len(cases)
-    if not isinstance(cases, pl.DataFrame) or cases.height == 0:
-        return str(exc).splitlines()[0]
-    first = cases.row(0, named=True)
-    column = first.get("column") or "<frame>"
-    check = first.get("check")
-    index = first.get("index")
-    case = first.get("failure_case")
-    where = f"row {index}" if index is not None else "frame"
-    more = f" (+{n_failures - 1} more)" if n_failures > 1 else ""
-    return f"{where}, field '{column}': failed {check} (value {case!r}){more}"
-
-
-def write_tables(con: duckdb.DuckDBPyConnection, frames: Mapping[str, pl.DataFrame]) -> None:
-    """Validate every frame, then insert all of them in one transaction (all or nothing).
-
-    Frames are appended by column name; a primary-key clash aborts the whole batch.
-    """
-    checked = {table: validate(table, frame) for table, frame in frames.items() if frame.height}
-    if not checked:
-        return
-    con.execute("BEGIN TRANSACTION")
-    try:
-        for table, frame in checked.items():
-            arrow = frame.to_arrow()  # noqa: F841  (referenced by name below)
-            columns = ", ".join(frame.columns)
-            con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM arrow")
-        con.execute("COMMIT")
-    except duckdb.ConstraintException as exc:
-        con.execute("ROLLBACK")
-        raise CueshiftError(f"{'/'.join(checked)}: {str(exc).splitlines()[0]}") from None
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-
-
-def upsert_dimension(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame, key: str) -> None:
-    """Write rows of a dimension table whose key is not stored yet; stored rows must agree.
-
-    Studies are re-run: identities, images, scenarios, variants and models are written
-    on each run, and must not change under judgments already stored.
-    """
-    frame = validate(table, frame)
-    if frame.height == 0:
-        return
-    stored = query(con, f"SELECT * FROM {table}")
-    if stored.height:
-        both = frame.join(stored.select(frame.columns), on=key, how="inner", suffix="__stored")
-        for column in frame.columns:
-            if column == key:
-                continue
-            differs = both.filter(
-                pl.col(column).cast(pl.String).ne_missing(pl.col(f"{column}__stored").cast(pl.String))
-            )
-            if differs.height:
-                row = differs.row(0, named=True)
-                raise CueshiftError(
-                    f"{table}: {key}={row[key]!r} is stored with {column}={row[column + '__stored']!r} "
-                    f"but the study now says {row[column]!r}; use a new database for a changed study"
-                )
-        frame = frame.join(stored.select(key), on=key, how="anti")
-    write_tables(con, {table: frame})
+__all__ = [
+    "CACHE_TABLES",
+    "SCHEMA_VERSION",
+    "VIEWS",
+    "RunRecord",
+    "StoredTable",
+    "create_views",
+    "finish_run",
+    "insert_missing",
+    "merge_databases",
+    "open_study",
+    "query",
+    "replace_results",
+    "sql_text",
+    "start_run",
+    "study_tables",
+    "upsert_dimension",
+    "validate",
+    "versions",
+    "write_tables",
+]

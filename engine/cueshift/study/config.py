@@ -1,5 +1,12 @@
 """Study configuration: one TOML file (or the embedded default) describes a whole study.
 
+:class:`Study` holds what every study file has (name, images, scenarios, prompt, seeds,
+models). Each study design extends it with its own section (``[paired]``, ``[pairwise]``,
+...) in a subclass whose ``design`` is a literal: the subclasses form a discriminated union
+on ``design``, assembled by the design registry (:func:`cueshift.designs.load_study`),
+which this layer does not know. Here: the common model, reading a study file, and
+validating data against a model with one-line errors (:func:`parse_study`).
+
 Relative paths are resolved against the current working directory.
 """
 
@@ -8,17 +15,26 @@ from __future__ import annotations
 import tomllib
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from cueshift.errors import ConfigError
 from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
-from cueshift.study.sections import PairedConfig, PairwiseConfig, ProbeConfig
 from cueshift.study.variations import VariationFilter
 
 DEFAULT_STUDY = "default"
+#: The design of a study file without a ``design`` key (seed 000's StylisticBias protocol).
+DEFAULT_DESIGN = "stylisticbias"
 
 
 class _Frozen(BaseModel):
@@ -112,9 +128,11 @@ class ModelConfig(_Frozen):
 
 
 class Study(_Frozen):
+    """What every study file holds; a design's subclass narrows ``design`` and adds its section."""
+
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
     description: str = ""
-    design: Literal["stylisticbias", "paired", "pairwise", "probe"] = "stylisticbias"
+    design: str = Field(default=DEFAULT_DESIGN, min_length=1)
     database: Path | None = Field(default=None, description="default: runs/<name>.duckdb")
     benchmark: BenchmarkConfig = Field(default_factory=BenchmarkConfig)
     variations: VariationFilter = Field(default_factory=VariationFilter)
@@ -123,9 +141,6 @@ class Study(_Frozen):
     seeds: list[int] = Field(default_factory=lambda: [1, 2, 3], min_length=1)
     models: list[ModelConfig] = Field(min_length=1)
     batch_size: int = Field(default=5000, ge=1)
-    paired: PairedConfig | None = Field(default=None, description="design 'paired' (seed 001)")
-    pairwise: PairwiseConfig | None = Field(default=None, description="design 'pairwise' (seed 002)")
-    probe: ProbeConfig | None = Field(default=None, description="design 'probe' (seed 004)")
 
     @field_validator("seeds")
     @classmethod
@@ -147,22 +162,56 @@ class Study(_Frozen):
         return self.database or Path("runs") / f"{self.name}.duckdb"
 
 
-def _format_error(source: str, exc: ValidationError) -> str:
+StudyT = TypeVar("StudyT", bound=Study)
+
+
+def _format_error(source: str, exc: ValidationError, tag: object = None) -> str:
     err = exc.errors()[0]
-    field = ".".join(str(p) for p in err["loc"]) or "<top>"
+    loc = list(err["loc"])
+    if loc and tag is not None and loc[0] == tag:
+        loc = loc[1:]  # a discriminated union puts the design's tag first
+    if err["type"] == "union_tag_invalid":
+        loc = ["design"]
+    field = ".".join(str(p) for p in loc) or "<top>"
     more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
     return f"{source}: field '{field}': {err['msg']}{more}"
 
 
-def parse_study(data: dict[str, Any], source: str) -> Study:
+def parse_study(data: dict[str, Any], source: str, schema: type[StudyT] | TypeAdapter[StudyT]) -> StudyT:
+    """Validate study-file ``data`` against ``schema`` (a :class:`Study` model or a union of them).
+
+    Parameters
+    ----------
+    data
+        The parsed TOML; a missing ``design`` key means :data:`DEFAULT_DESIGN`.
+    source
+        The file name (or a description) that error messages start with.
+    schema
+        A study model, or a ``TypeAdapter`` of a discriminated union of study models.
+
+    Raises
+    ------
+    ConfigError
+        One line naming ``source`` and the first bad field.
+    """
+    data = {"design": DEFAULT_DESIGN, **data}
     try:
-        return Study.model_validate(data)
+        if isinstance(schema, TypeAdapter):
+            return schema.validate_python(data)
+        return schema.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_format_error(source, exc)) from None
+        raise ConfigError(_format_error(source, exc, tag=data["design"])) from None
 
 
-def load_study(path: str | Path | None = None) -> Study:
-    """Load a study file; ``None`` or ``'default'`` gives the embedded default study."""
+def read_study_file(path: str | Path | None = None) -> tuple[dict[str, Any], str]:
+    """The parsed TOML of a study file and its name for messages; ``None`` or ``'default'`` gives
+    the embedded default study.
+
+    Raises
+    ------
+    ConfigError
+        No such file, or not valid TOML.
+    """
     if path is None or str(path) == DEFAULT_STUDY:
         text = resources.files("cueshift.studies").joinpath("default.toml").read_text(encoding="utf-8")
         source = "<embedded default study>"
@@ -173,7 +222,6 @@ def load_study(path: str | Path | None = None) -> Study:
         text = path.read_text(encoding="utf-8")
         source = str(path)
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text), source
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
-    return parse_study(data, source)

@@ -1,1 +1,15 @@
-"""The SQL views of sql/views/ read as frames, and the first-cut overview of a study database."""
+"""The SQL views of ``sql/views/`` (``phi``, ``base_phi``, ``delta``) read as frames, and the
+first-cut overview of a study database."""
+
+from cueshift.views.frames import BASE_COLUMNS, DELTA_COLUMNS, read_base_phi, read_delta
+from cueshift.views.overview import Overview, overview, print_overview
+
+__all__ = [
+    "BASE_COLUMNS",
+    "DELTA_COLUMNS",
+    "Overview",
+    "overview",
+    "print_overview",
+    "read_base_phi",
+    "read_delta",
+]

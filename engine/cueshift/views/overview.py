@@ -100,7 +100,3 @@ def print_overview(result: Overview, console: Console, database: str) -> None:
         f"[dim]Views phi, base_phi, delta live in {escape(database)}; try "
         f'`cueshift sql "SELECT * FROM delta LIMIT 5"`.[/]'
     )
-
-
-def ensure_views(con: duckdb.DuckDBPyConnection) -> None:
-    store.create_views(con)

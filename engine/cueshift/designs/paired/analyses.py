@@ -1,0 +1,255 @@
+"""The analyses of the paired design (seed 001), declared under the suite ``paired``.
+
+Each reads :math:`s` (the ``phi`` view) of original and filtered images and stores one
+``result_paired_<name>`` table; the statistics are the compositions of
+:mod:`cueshift.designs.paired.stats`. Tables that need demographic labels are written only when
+at least one demographic dimension has two groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import duckdb
+import polars as pl
+
+from cueshift import store
+from cueshift.designs.paired import stats as ps
+from cueshift.designs.paired.section import PairedConfig
+from cueshift.errors import CueshiftError
+from cueshift.stats import AnalysisContext, analysis
+from cueshift.study.scenarios_001 import HALO_SCENARIOS, RACE_PAIRS
+
+SUITE = "paired"
+
+SCORES_SQL = """
+SELECT p.model_id, p.scenario_id, s.category AS scenario_category, coalesce(s.family, s.category) AS family,
+       s.favorable AS choice_1, s.unfavorable AS choice_2, img.identity_id,
+       CASE WHEN img.role = 'base' THEN 'original' ELSE 'filtered' END AS condition,
+       idn.source, idn.gender, idn.age, idn.ethnicity, p.phi AS s, p.n_valid, p.n_total
+FROM phi AS p
+JOIN image AS img ON img.image_id = p.image_id
+JOIN identity AS idn ON idn.identity_id = img.identity_id
+JOIN scenario AS s ON s.scenario_id = p.scenario_id
+WHERE img.evaluated AND (img.role = 'base' OR img.feature_key = ?){models}
+ORDER BY p.model_id, s.position, img.identity_id, condition
+"""
+
+
+def load_scores(
+    con: duckdb.DuckDBPyConnection, feature_key: str = "beauty_filter", models: Sequence[str] = ()
+) -> pl.DataFrame:
+    """One row per model × image × scenario: s, condition, individual and demographics.
+
+    Raises
+    ------
+    CueshiftError
+        No judgment of an original or filtered image is stored (of ``models``, when given).
+    """
+    where = f" AND p.model_id IN ({', '.join('?' for _ in models)})" if models else ""
+    scores = store.query(con, SCORES_SQL.format(models=where), [feature_key, *models])
+    if scores.height == 0:
+        raise CueshiftError(
+            "paired: no judgments of original or filtered images in the study database "
+            "(run `cueshift infer` first)"
+        )
+    return scores
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The scores and the ``[paired]`` settings; shared intermediate tables are computed once."""
+
+    scores: pl.DataFrame
+    config: PairedConfig
+
+    @cached_property
+    def dimensions(self) -> list[str]:
+        """The configured demographic dimensions with at least two groups in the scores."""
+        return [d for d in self.config.demographics if self.scores[d].drop_nulls().n_unique() >= 2]
+
+    @cached_property
+    def bias(self) -> pl.DataFrame:
+        return ps.attractiveness_bias(
+            self.scores, correction=self.config.correction, confidence=self.config.confidence
+        )
+
+    @cached_property
+    def demographic(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        return ps.demographic_bias(self.scores, self.dimensions, correction=self.config.correction)
+
+    @cached_property
+    def by_group(self) -> pl.DataFrame:
+        return ps.attractiveness_by_group(
+            self.scores, self.dimensions, correction=self.config.correction, confidence=self.config.confidence
+        )
+
+
+Context = AnalysisContext[Inputs]
+
+
+@analysis(
+    "paired_attractiveness",
+    suite=SUITE,
+    description="Attractiveness bias: s of filtered vs original per model x scenario (001 §4.1)",
+    source="phi",
+    grouping="model x scenario x test",
+    statistic="Kruskal-Wallis H (the paper's), Wilcoxon signed-rank W; mean difference",
+    family="model x test (BH over scenarios when [paired] correction = 'bh')",
+)
+def _attractiveness(ctx: Context) -> pl.DataFrame:
+    return ctx.inputs.bias
+
+
+@analysis(
+    "paired_halo",
+    suite=SUITE,
+    description="Halo table: mean s filtered vs original on the positive-first traits (001 App. D Table 5)",
+    source="result_paired_attractiveness",
+    grouping="model x halo scenario",
+    statistic="mean s per condition, their gap; Kruskal-Wallis H",
+    family="as result_paired_attractiveness",
+)
+def _halo(ctx: Context) -> pl.DataFrame:
+    halo = ps.halo_table(ctx.inputs.bias, sorted(HALO_SCENARIOS), alpha=ctx.inputs.config.alpha)
+    return halo
+
+
+@analysis(
+    "paired_significance_share",
+    suite=SUITE,
+    description="Share of scenarios with a significant attractiveness bias, overall and per family/category",
+    source="result_paired_attractiveness",
+    grouping="model x test x level (all, family, scenario category) x group",
+    statistic="share of p_adj < alpha; Wilson interval",
+    family="none",
+)
+def _share(ctx: Context) -> pl.DataFrame:
+    bias, alpha = ctx.inputs.bias, ctx.inputs.config.alpha
+    share = pl.concat(
+        [
+            ps.significance_share(bias, ["model_id", "test"], alpha=alpha).with_columns(
+                pl.lit("all").alias("level"), pl.lit("all").alias("group")
+            ),
+            ps.significance_share(bias, ["model_id", "test", "family"], alpha=alpha)
+            .with_columns(pl.lit("family").alias("level"))
+            .rename({"family": "group"}),
+            ps.significance_share(bias, ["model_id", "test", "scenario_category"], alpha=alpha)
+            .with_columns(pl.lit("scenario_category").alias("level"))
+            .rename({"scenario_category": "group"}),
+        ],
+        how="diagonal_relaxed",
+    )
+    return share
+
+
+@analysis(
+    "paired_demographic",
+    suite=SUITE,
+    description="Demographic bias: Kruskal-Wallis across gender / age / race groups (001 §4.3.1)",
+    source="phi",
+    grouping="model x scenario x dimension x image set (all, original, filtered)",
+    statistic="Kruskal-Wallis H; range of group means",
+    family="model x dimension x image set",
+)
+def _demographic(ctx: Context) -> pl.DataFrame | None:
+    if not ctx.inputs.dimensions:
+        return None
+    return ctx.inputs.demographic[0]
+
+
+@analysis(
+    "paired_demographic_means",
+    suite=SUITE,
+    description="Mean s per demographic group (001 App. E Table 6, App. F Table 7)",
+    source="phi",
+    grouping="model x scenario x dimension x image set x group",
+    statistic="mean s",
+    family="none",
+)
+def _demographic_means(ctx: Context) -> pl.DataFrame | None:
+    if not ctx.inputs.dimensions:
+        return None
+    return ctx.inputs.demographic[1]
+
+
+@analysis(
+    "paired_attractiveness_by_group",
+    suite=SUITE,
+    description="Attractiveness bias within each demographic group (001 §4.3.2, Fig. 5)",
+    source="phi",
+    grouping="model x scenario x dimension x group x test",
+    statistic="as result_paired_attractiveness",
+    family="model x test x dimension x group",
+)
+def _by_group(ctx: Context) -> pl.DataFrame | None:
+    if not ctx.inputs.dimensions:
+        return None
+    return ctx.inputs.by_group
+
+
+@analysis(
+    "paired_strongest_group",
+    suite=SUITE,
+    description="Group with the strongest significant attractiveness bias, scenario counts (001 App. C)",
+    source="result_paired_attractiveness_by_group",
+    grouping="model x dimension x group",
+    statistic="scenarios with the largest H among significant groups",
+    family="none",
+)
+def _strongest(ctx: Context) -> pl.DataFrame | None:
+    if not ctx.inputs.dimensions:
+        return None
+    return ps.strongest_group(ctx.inputs.by_group, alpha=ctx.inputs.config.alpha)
+
+
+@analysis(
+    "paired_attractiveness_vs_demographic",
+    suite=SUITE,
+    description="Demographic bias stronger among filtered, among original images, or no impact (001 Table 1)",
+    source="result_paired_demographic",
+    grouping="model x dimension x outcome",
+    statistic="scenario counts",
+    family="none",
+)
+def _versus(ctx: Context) -> pl.DataFrame | None:
+    if not ctx.inputs.dimensions:
+        return None
+    table = ps.attractiveness_vs_demographic(ctx.inputs.demographic[0], alpha=ctx.inputs.config.alpha)
+    return table
+
+
+@analysis(
+    "paired_overlap",
+    suite=SUITE,
+    description="Scenarios with both an attractiveness and a demographic bias (001 §4.3.1, Fig. 4)",
+    source="result_paired_attractiveness, result_paired_demographic",
+    grouping="model x dimension",
+    statistic="scenario counts and their share",
+    family="none",
+)
+def _overlap(ctx: Context) -> pl.DataFrame | None:
+    if not ctx.inputs.dimensions:
+        return None
+    overlap = ps.bias_overlap(ctx.inputs.bias, ctx.inputs.demographic[0], alpha=ctx.inputs.config.alpha)
+    return overlap
+
+
+@analysis(
+    "paired_race_jobs",
+    suite=SUITE,
+    description="The two races stereotypically associated with each race job (001 App. F Table 7)",
+    source="phi",
+    grouping="model x race job",
+    statistic="Kruskal-Wallis H between the two groups; difference of mean s",
+    family="model",
+)
+def _race_jobs(ctx: Context) -> pl.DataFrame | None:
+    if "ethnicity" not in ctx.inputs.dimensions:
+        return None
+    jobs = ps.pair_group_bias(
+        ctx.inputs.scores, "ethnicity", RACE_PAIRS, correction=ctx.inputs.config.correction
+    )
+    return jobs if jobs.height else None

@@ -1,0 +1,49 @@
+"""The console summary of the paired design: significant scenarios per family, the halo table."""
+
+from __future__ import annotations
+
+import polars as pl
+from rich.console import Console
+from rich.table import Table
+
+from cueshift.designs.paired.section import PairedConfig
+from cueshift.report.marks import stars
+
+
+def print_summary(results: dict[str, pl.DataFrame], console: Console, config: PairedConfig) -> None:
+    """R-style console summary: significant scenarios per family and the top of the halo table."""
+    share = results["paired_significance_share"].filter(pl.col("level").is_in(["all", "family"]))
+    table = Table(
+        title=f"Attractiveness bias: scenarios with p{'_BH' if config.correction == 'bh' else ''} "
+        f"< {config.alpha} (seed 001 §4.1)"
+    )
+    for column in ("model", "test", "family", "significant", "share", "95% CI"):
+        table.add_column(column, justify="left" if column in ("model", "test", "family") else "right")
+    for row in share.sort(["model_id", "test", "level", "group"]).iter_rows(named=True):
+        table.add_row(
+            row["model_id"],
+            row["test"],
+            row["group"],
+            f"{row['n_significant']}/{row['n']}",
+            f"{row['estimate']:.0%}",
+            f"{row['ci_low']:.0%}–{row['ci_high']:.0%}",
+        )
+    console.print(table)
+    halo = results["paired_halo"]
+    top = Table(title="Halo table (App. D Table 5): mean s filtered vs original, top 10 by H")
+    for column in ("model", "choice 1", "choice 2", "gap", "s filtered", "s original", "H", ""):
+        top.add_column(column, justify="left" if column in ("model", "choice 1", "choice 2") else "right")
+    for (model_id,), part in halo.group_by("model_id", maintain_order=True):
+        for row in part.head(10).iter_rows(named=True):
+            top.add_row(
+                model_id,
+                row["choice_1"],
+                row["choice_2"],
+                f"{row['gap']:+.2f}",
+                f"{row['mean_filtered']:.2f}",
+                f"{row['mean_original']:.2f}",
+                "—" if row["statistic"] is None else f"{row['statistic']:.2f}",
+                stars(row["p_adj"]),
+            )
+    console.print(top)
+    console.print("Tables: " + ", ".join(f"result_{name}" for name in results), soft_wrap=True)

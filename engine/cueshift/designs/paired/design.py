@@ -1,0 +1,85 @@
+"""The paired design (seed 001): original vs filtered photos of the same individual.
+
+Running is the forced-choice protocol of seed 000 (:mod:`cueshift.designs.forced_choice`):
+identity = individual, base image = original photo, variation = the filtered photo
+(``feature_key`` = ``[paired] filter_feature_key``). The StylisticBias variation filter does
+not apply: every filtered image is judged. With ``[paired.synthetic]`` the synthetic image
+set is drawn first and read through its manifest. The analyses are in :mod:`.analyses`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cueshift.designs.paired.section import PairedStudy
+from cueshift.designs.protocol import AnalysisRequest, OptionSupport
+from cueshift.study.config import BenchmarkConfig
+from cueshift.study.variations import VariationFilter
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+    from rich.console import Console
+
+    from cueshift.designs.work import Workload
+    from cueshift.report import Catalog
+
+
+def prepared_study(study: PairedStudy) -> PairedStudy:
+    """The study as the runner sees it: synthetic images drawn and linked, every filtered image judged."""
+    config = study.paired
+    update: dict[str, object] = {"variations": VariationFilter(whitelist=None, rules=[])}
+    if config.synthetic is not None:
+        from cueshift.images.synthetic import paired_image_set
+
+        manifest = paired_image_set(config.synthetic, config.filter_feature_key)
+        update["benchmark"] = BenchmarkConfig(kind="manifest", manifest=manifest)
+    return study.model_copy(update=update)
+
+
+class PairedDesign:
+    """Seed 001: forced-choice judgments of original and filtered photos; KW and Wilcoxon tests."""
+
+    name = "paired"
+    study_model = PairedStudy
+    options = OptionSupport(tests=("rank",), ci_methods=("analytic",))
+
+    def plan(self, study: PairedStudy, *, progress: bool) -> Workload:
+        """Every original and filtered image × scenario × ordering × seed."""
+        from cueshift.designs.forced_choice import judgment_workload
+        from cueshift.images import load_benchmark
+
+        prepared = prepared_study(study)
+        return judgment_workload(
+            prepared, load_benchmark(prepared.benchmark, prepared.variations, progress=progress)
+        )
+
+    def analyze(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        study: PairedStudy,
+        request: AnalysisRequest,
+        *,
+        console: Console,
+        progress: bool,
+        write: bool,
+    ) -> dict[str, pl.DataFrame]:
+        """Every ``result_paired_*`` table (exact rank tests: no resampling), then the summary."""
+        from cueshift.designs.paired.analyses import SUITE, Inputs, load_scores
+        from cueshift.designs.paired.console import print_summary
+        from cueshift.stats import RunSettings, run_suite
+
+        config = study.paired
+        scores = load_scores(con, config.filter_feature_key, request.models)
+        settings = RunSettings(
+            test=self.options.test(request), ci_method=self.options.ci_method(request), models=request.models
+        )
+        results = run_suite(con, SUITE, Inputs(scores, config), settings, write=write, progress=progress)
+        print_summary(results, console, config)
+        return results
+
+    def report(self) -> Catalog:
+        """``reports/paired.qmd`` and its tables."""
+        from cueshift.designs.paired.report import CATALOG
+
+        return CATALOG

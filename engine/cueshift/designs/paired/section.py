@@ -1,0 +1,38 @@
+"""The study-file section of the paired design (seed 001): ``[paired]``, and its study model."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from cueshift.study.config import Study
+from cueshift.study.sections import Section, SyntheticPairedFaces
+
+Demographic = Literal["gender", "age", "ethnicity"]
+
+
+def _demographics() -> list[Demographic]:
+    return ["gender", "age", "ethnicity"]
+
+
+class PairedConfig(Section):
+    """``[paired]``: original vs filtered photos of the same individual (seed 001)."""
+
+    filter_feature_key: str = Field(default="beauty_filter", description="feature_key of the filtered images")
+    synthetic: SyntheticPairedFaces | None = Field(
+        default=None, description="generate the synthetic image set instead of reading [benchmark]"
+    )
+    correction: Literal["none", "bh"] = Field(
+        default="none", description="'none' as the paper, or Benjamini-Hochberg over the scenarios"
+    )
+    alpha: float = Field(default=0.05, gt=0.0, lt=1.0)
+    demographics: list[Demographic] = Field(default_factory=_demographics, min_length=1)
+    confidence: float = Field(default=0.95, gt=0.0, lt=1.0)
+
+
+class PairedStudy(Study):
+    """A study file with ``design = "paired"``; ``[paired]`` may be left out (its defaults apply)."""
+
+    design: Literal["paired"] = "paired"
+    paired: PairedConfig = Field(default_factory=PairedConfig, description="design 'paired' (seed 001)")

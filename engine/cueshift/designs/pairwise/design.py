@@ -1,0 +1,68 @@
+"""The pairwise design (seed 002): two images side by side, the judge picks one; 0-10 ratings.
+
+Work units (:mod:`.plan`): two-image trials and, with ``rate_models``, model ratings; human
+ratings are stored once. The analyses (:mod:`.analyses`) use exact binomial tests, Wilson
+intervals and maximum-likelihood fits: no random step, so ``--seed`` and ``--resamples`` are
+refused.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cueshift.designs.pairwise.section import PairwiseStudy
+from cueshift.designs.protocol import AnalysisRequest, OptionSupport
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+    from rich.console import Console
+
+    from cueshift.designs.work import Workload
+    from cueshift.report import Catalog
+
+
+class PairwiseDesign:
+    """Seed 002: two-image trials and ratings; binomial tests, Bradley–Terry, rating agreement."""
+
+    name = "pairwise"
+    study_model = PairwiseStudy
+    options = OptionSupport(tests=("exact",), ci_methods=("analytic",))
+
+    def plan(self, study: PairwiseStudy, *, progress: bool) -> Workload:
+        """Every trial (and model rating) per model and seed; the human ratings once."""
+        from cueshift.designs.pairwise.plan import pairwise_workload
+
+        return pairwise_workload(study, progress=progress)
+
+    def analyze(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        study: PairwiseStudy,
+        request: AnalysisRequest,
+        *,
+        console: Console,
+        progress: bool,
+        write: bool,
+    ) -> dict[str, pl.DataFrame]:
+        """Every ``result_pairwise_*`` table, then the seed 002 Table 4 summary."""
+        from cueshift.designs.pairwise.analyses import SUITE, Inputs, load_frames
+        from cueshift.designs.pairwise.console import print_summary
+        from cueshift.stats import RunSettings, run_suite
+
+        config = study.pairwise
+        trials, ratings = load_frames(con, request.models)
+        settings = RunSettings(
+            test=self.options.test(request), ci_method=self.options.ci_method(request), models=request.models
+        )
+        results = run_suite(
+            con, SUITE, Inputs(trials, ratings, config), settings, write=write, progress=progress
+        )
+        print_summary(results, console, config)
+        return results
+
+    def report(self) -> Catalog:
+        """``reports/pairwise.qmd`` and its tables."""
+        from cueshift.designs.pairwise.report import CATALOG
+
+        return CATALOG

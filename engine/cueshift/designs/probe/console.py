@@ -1,0 +1,42 @@
+"""The console summary of the probe design: model-human similarity, its link to reliability, structure."""
+
+from __future__ import annotations
+
+import polars as pl
+from rich.console import Console
+from rich.table import Table
+
+
+def print_summary(results: dict[str, pl.DataFrame], console: Console) -> None:
+    """Mean model–human similarity per model, its correlation with reliability, structure similarity."""
+    table = Table(
+        title="Model-human similarity of impressions (seed 004 Eq. 4) and its link to human reliability"
+    )
+    for column in ("model", "mean ρ", "attributes p_BH < .05", "ρ(IRR, similarity)", "Frobenius", "ARI"):
+        table.add_column(column, justify="left" if column == "model" else "right")
+    sim = (
+        results["probe_similarity"]
+        .group_by("model_id", maintain_order=True)
+        .agg(
+            pl.col("estimate").mean().alias("mean"),
+            (pl.col("p_adj") < 0.05).sum().alias("sig"),
+            pl.len().alias("n"),
+        )
+    )
+    irr = results.get("probe_reliability_similarity", pl.DataFrame({"name": [], "estimate": []}))
+    structure = results.get(
+        "probe_structure", pl.DataFrame({"model_id": [], "estimate": [], "adjusted_rand": []})
+    )
+    for row in sim.iter_rows(named=True):
+        r = irr.filter(pl.col("name") == row["model_id"])["estimate"] if irr.height else pl.Series([])
+        s = structure.filter(pl.col("model_id") == row["model_id"]) if structure.height else structure
+        table.add_row(
+            row["model_id"],
+            f"{row['mean']:.3f}",
+            f"{row['sig']}/{row['n']}",
+            f"{r[0]:.2f}" if r.len() else "—",
+            f"{s['estimate'][0]:.3f}" if s.height else "—",
+            f"{s['adjusted_rand'][0]:.2f}" if s.height else "—",
+        )
+    console.print(table)
+    console.print("Tables: " + ", ".join(f"result_{name}" for name in results), soft_wrap=True)

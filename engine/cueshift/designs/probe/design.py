@@ -1,0 +1,93 @@
+"""The probe design (seed 004): human facial impressions vs model probes.
+
+Work (:mod:`.plan`): forced-choice judgments of the base faces on the attribute scenarios
+(default set ``omi-34``), human data stored once. The analyses (:mod:`.analyses`) relate model
+scores to human means; their one random step is the split-half reliability, so ``--seed`` and
+``--resamples`` set its seed and number of random splits (``[probe] split_seed``, ``n_splits``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cueshift.designs.probe.section import ProbeStudy
+from cueshift.designs.protocol import AnalysisRequest, OptionSupport
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+    from rich.console import Console
+
+    from cueshift.designs.work import Workload
+    from cueshift.report import Catalog
+
+
+class ProbeDesign:
+    """Seed 004: probes of the base faces vs human impressions; reliability, similarity, structure."""
+
+    name = "probe"
+    study_model = ProbeStudy
+    options = OptionSupport(
+        tests=("parametric",),
+        ci_methods=("analytic",),
+        seed="seed of the random rater splits of the split-half reliability ([probe] split_seed)",
+        resamples="random rater splits of the split-half reliability ([probe] n_splits)",
+    )
+
+    def plan(self, study: ProbeStudy, *, progress: bool) -> Workload:
+        """The base faces × attributes per model; the human ratings and means once."""
+        from cueshift.designs.probe.plan import probe_workload
+
+        return probe_workload(study, progress=progress)
+
+    def analyze(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        study: ProbeStudy,
+        request: AnalysisRequest,
+        *,
+        console: Console,
+        progress: bool,
+        write: bool,
+    ) -> dict[str, pl.DataFrame]:
+        """Every ``result_probe_*`` table, then the similarity summary."""
+        from cueshift import store
+        from cueshift.designs.forced_choice import study_scenarios
+        from cueshift.designs.probe.analyses import HUMANS_SQL, MEANS_SQL, SUITE, model_scores, probe_inputs
+        from cueshift.designs.probe.console import print_summary
+        from cueshift.images.human_ratings import read_reliability
+        from cueshift.stats import RunSettings, run_suite
+
+        update: dict[str, object] = {}
+        if request.seed is not None:
+            update["split_seed"] = request.seed
+        if request.resamples is not None:
+            update["n_splits"] = request.resamples
+        config = study.probe.model_copy(update=update)
+        attributes = {s.scenario_id for s in study_scenarios(study)}
+        published = (
+            read_reliability(config.reliability, attributes=attributes) if config.reliability else None
+        )
+        inputs = probe_inputs(
+            model_scores(con, config.score, request.models),
+            store.query(con, HUMANS_SQL),
+            store.query(con, MEANS_SQL),
+            published,
+            config,
+        )
+        settings = RunSettings(
+            n_resamples=config.n_splits,
+            seed=config.split_seed,
+            test=self.options.test(request),
+            ci_method=self.options.ci_method(request),
+            models=request.models,
+        )
+        results = run_suite(con, SUITE, inputs, settings, write=write, progress=progress)
+        print_summary(results, console)
+        return results
+
+    def report(self) -> Catalog:
+        """``reports/probe.qmd`` and its tables."""
+        from cueshift.designs.probe.report import CATALOG
+
+        return CATALOG

@@ -1,0 +1,179 @@
+"""The :class:`Design` protocol: what a study design declares for the command line and the runner.
+
+A design is one folder ``cueshift/designs/<name>/`` whose package exports ``DESIGN``, an
+object with
+
+- ``name`` — the value of ``design`` in a study file;
+- ``study_model`` — its member of the study-file union: a :class:`~cueshift.study.config.Study`
+  subclass with ``design: Literal["<name>"]`` and the design's section (``[paired]``, ...);
+- ``options`` — which ``cueshift analyze`` options it honours (:class:`OptionSupport`);
+- ``plan(study)`` — its work units, parsers and prompts as a
+  :class:`~cueshift.designs.work.Workload` for the one runner;
+- ``analyze(con, study, request)`` — its analyses, registered with
+  :func:`cueshift.stats.analysis` under the design's name and run by
+  :func:`cueshift.stats.run_suite` (``result_<name>_*`` tables and ``result_manifest`` rows);
+- ``report()`` — its report :class:`~cueshift.report.Catalog` (the ``.qmd`` document and the
+  tables it shows).
+
+:mod:`cueshift.designs.registry` finds every such folder; nothing else lists the designs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from cueshift.errors import ConfigError
+from cueshift.study.config import Study
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+    from rich.console import Console
+
+    from cueshift.designs.work import Workload
+    from cueshift.report import Catalog
+
+S = TypeVar("S", bound=Study)
+
+
+@dataclass(frozen=True)
+class AnalysisRequest:
+    """The options ``cueshift analyze`` was given; ``None`` (or empty) where an option was left out.
+
+    Attributes
+    ----------
+    seed, resamples
+        Seed and number of resamples of the design's random step (bootstrap, permutation,
+        random split-halves).
+    test, ci
+        Family of tests and kind of confidence interval.
+    models
+        Restrict the analyses to these model ids.
+    top, overview_only
+        Length of the first-cut overview, and whether to stop after it.
+    """
+
+    seed: int | None = None
+    resamples: int | None = None
+    test: str | None = None
+    ci: str | None = None
+    models: tuple[str, ...] = ()
+    top: int | None = None
+    overview_only: bool = False
+
+
+@dataclass(frozen=True)
+class OptionSupport:
+    """What a design does with the options of ``cueshift analyze``.
+
+    An option a design cannot honour is refused with one line (:meth:`check`), never ignored.
+
+    Attributes
+    ----------
+    tests, ci_methods
+        Accepted ``--test`` and ``--ci`` values, the default first.
+    seed, resamples
+        What ``--seed`` and ``--resamples`` mean for the design; ``None`` when it has no random
+        step (the option is refused).
+    overview
+        Whether the design prints the first-cut overview (``--top``, ``--overview-only``).
+    """
+
+    tests: tuple[str, ...]
+    ci_methods: tuple[str, ...]
+    seed: str | None = None
+    resamples: str | None = None
+    overview: bool = False
+
+    def check(self, design: str, request: AnalysisRequest) -> None:
+        """Refuse every option of ``request`` that means nothing for ``design``.
+
+        Raises
+        ------
+        ConfigError
+            One line naming the option and what the design offers instead.
+        """
+        for option, value, accepted in (
+            ("--test", request.test, self.tests),
+            ("--ci", request.ci, self.ci_methods),
+        ):
+            if value is not None and value not in accepted:
+                raise ConfigError(
+                    f"{option} {value!r}: design {design!r} offers {' or '.join(map(repr, accepted))}"
+                )
+        for option, given, meaning in (
+            ("--seed", request.seed is not None, self.seed),
+            ("--resamples", request.resamples is not None, self.resamples),
+        ):
+            if given and meaning is None:
+                raise ConfigError(f"{option}: design {design!r} has no random step; leave the option out")
+        if not self.overview:
+            for option, given in (
+                ("--top", request.top is not None),
+                ("--overview-only", request.overview_only),
+            ):
+                if given:
+                    raise ConfigError(f"{option}: design {design!r} prints no first-cut overview")
+
+    def test(self, request: AnalysisRequest) -> str:
+        """The ``--test`` value to use (the default when none was given)."""
+        return request.test or self.tests[0]
+
+    def ci_method(self, request: AnalysisRequest) -> str:
+        """The ``--ci`` value to use (the default when none was given)."""
+        return request.ci or self.ci_methods[0]
+
+
+class Design(Protocol[S]):
+    """A study design: its study-file section, work units, analyses and report (module docstring)."""
+
+    @property
+    def name(self) -> str:
+        """The value of ``design`` in a study file."""
+        ...
+
+    @property
+    def study_model(self) -> type[S]:
+        """The study model of the design (a member of the discriminated union on ``design``)."""
+        ...
+
+    @property
+    def options(self) -> OptionSupport:
+        """The ``cueshift analyze`` options the design honours."""
+        ...
+
+    def plan(self, study: S, *, progress: bool) -> Workload:
+        """Everything one run asks the study's models (and the rows it stores without asking)."""
+        ...
+
+    def analyze(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        study: S,
+        request: AnalysisRequest,
+        *,
+        console: Console,
+        progress: bool,
+        write: bool,
+    ) -> dict[str, pl.DataFrame]:
+        """Run the design's analyses (stored as ``result_*`` tables when ``write``), print a summary.
+
+        Returns the result frames by analysis name.
+        """
+        ...
+
+    def report(self) -> Catalog:
+        """The design's report: the document in ``reports/`` and the tables it shows."""
+        ...
+
+
+def model_filter(models: Sequence[str]) -> tuple[str, list[object]]:
+    """SQL ``AND model_id IN (?, ...)`` for ``models`` (empty: no filter) and its parameters."""
+    if not models:
+        return "", []
+    return f" AND model_id IN ({', '.join('?' for _ in models)})", list(models)
+
+
+__all__ = ["AnalysisRequest", "Design", "OptionSupport", "model_filter"]

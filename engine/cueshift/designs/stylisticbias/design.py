@@ -1,0 +1,95 @@
+"""The StylisticBias design (seed 000): one image at a time, a forced choice between two descriptors.
+
+Each base face and its single-cue variations are judged on every scenario × ordering × seed
+(:mod:`cueshift.designs.forced_choice`); the analyses (:mod:`.analyses`) read the ``delta`` and
+``base_phi`` views. The design has no study-file section of its own: everything it needs is in
+the common part of the study file.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from cueshift.designs.protocol import AnalysisRequest, OptionSupport
+from cueshift.study.config import Study
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+    from rich.console import Console
+
+    from cueshift.designs.work import Workload
+    from cueshift.report import Catalog
+
+
+class StylisticBiasStudy(Study):
+    """A study file of the StylisticBias protocol (``design = "stylisticbias"``, the default)."""
+
+    design: Literal["stylisticbias"] = "stylisticbias"
+
+
+class StylisticBiasDesign:
+    """The seed 000 design: forced-choice judgments, the RQ1–RQ3 analyses, ``reports/study.qmd``."""
+
+    name = "stylisticbias"
+    study_model = StylisticBiasStudy
+    options = OptionSupport(
+        tests=("rank", "permutation"),
+        ci_methods=("bca", "percentile"),
+        seed="seed of the face-level bootstrap and the permutation tests",
+        resamples="face-level bootstrap resamples (and permutations) per estimate",
+        overview=True,
+    )
+
+    def plan(self, study: StylisticBiasStudy, *, progress: bool) -> Workload:
+        """Every evaluated image × scenario × ordering × seed (the variation filter applies)."""
+        from cueshift.designs.forced_choice import judgment_workload
+        from cueshift.images import load_benchmark
+
+        return judgment_workload(study, load_benchmark(study.benchmark, study.variations, progress=progress))
+
+    def analyze(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        study: StylisticBiasStudy,
+        request: AnalysisRequest,
+        *,
+        console: Console,
+        progress: bool,
+        write: bool,
+    ) -> dict[str, pl.DataFrame]:
+        """Print the first-cut overview, then run every analysis and print the headlines."""
+        from cueshift.designs.stylisticbias.analyses import run_analyses
+        from cueshift.designs.stylisticbias.console import print_headlines
+        from cueshift.views import overview, print_overview
+
+        first_cut = overview(con, top=10 if request.top is None else request.top)
+        print_overview(first_cut, console, _database_name(con))
+        if request.overview_only or first_cut.judgments.height == 0:
+            return {}
+        results = run_analyses(
+            con,
+            n_resamples=10_000 if request.resamples is None else request.resamples,
+            seed=0 if request.seed is None else request.seed,
+            models=request.models or None,
+            progress=progress,
+            test="permutation" if self.options.test(request) == "permutation" else "rank",
+            ci_method="percentile" if self.options.ci_method(request) == "percentile" else "bca",
+            write=write,
+        )
+        if write:
+            print_headlines(con, console)
+        return results
+
+    def report(self) -> Catalog:
+        """``reports/study.qmd`` and its RQ1–RQ3 tables and figures."""
+        from cueshift.designs.stylisticbias.report import CATALOG
+
+        return CATALOG
+
+
+def _database_name(con: duckdb.DuckDBPyConnection) -> str:
+    rows = con.execute(
+        "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchall()
+    return str(rows[0][0]) if rows and rows[0][0] else "the study database"

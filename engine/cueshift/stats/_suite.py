@@ -1,0 +1,158 @@
+"""Running a suite of declared analyses: compute, validate, record in ``result_manifest``, store."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from cueshift import store
+from cueshift.errors import CueshiftError
+from cueshift.schemas.results import RESULT_SCHEMA_VERSION
+from cueshift.stats._checked import validate_result
+from cueshift.stats._registry import ANALYSES, AnalysisContext, RunSettings, suite_analyses
+
+
+def run_suite(
+    con: duckdb.DuckDBPyConnection,
+    suite: str,
+    inputs: Any,
+    settings: RunSettings,
+    *,
+    only: Sequence[str] | None = None,
+    write: bool = True,
+    progress: bool = False,
+) -> dict[str, pl.DataFrame]:
+    """Compute the analyses of ``suite`` and store each as ``result_<name>`` with its
+    ``result_manifest`` row, all in one transaction.
+
+    Parameters
+    ----------
+    con
+        An open study database.
+    suite
+        The suite (design) whose registered analyses run, in declaration order.
+    inputs
+        The suite's inputs, handed to every analysis as ``ctx.inputs``.
+    settings
+        Seed, resamples, test and interval of the run (recorded in the manifest).
+    only
+        Names of the analyses to run (default: every analysis of the suite).
+    write
+        Store the tables (replacing earlier ones) and ``result_manifest`` (replaced by the rows
+        of this run).
+    progress
+        Show a progress bar.
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        Result frames by analysis name, each validated by its schema in ``schemas/results.py``;
+        analyses that do not apply to the study (``compute`` gave ``None``) are absent.
+
+    Raises
+    ------
+    CueshiftError
+        An analysis named in ``only`` that ``suite`` does not declare.
+    """
+    declared = suite_analyses(suite)
+    if only is not None:
+        unknown = [name for name in only if name not in ANALYSES or ANALYSES[name].suite != suite]
+        if unknown:
+            raise CueshiftError(
+                f"analysis {unknown[0]!r} is not declared for {suite!r}; "
+                f"known: {', '.join(a.name for a in declared)}"
+            )
+        declared = [ANALYSES[name] for name in only]
+    ctx: AnalysisContext[Any] = AnalysisContext(inputs, settings)
+    manifest_rows = []
+    with _progress(progress) as bar:
+        task = bar.add_task("analyses", total=len(declared)) if bar else None
+        for item in declared:
+            if bar is not None and task is not None:
+                bar.update(task, description=item.name)
+            started = time.perf_counter()
+            frame = item.compute(ctx)
+            if frame is not None:
+                ctx.results[item.name] = validate_result(item.name, frame)
+                manifest_rows.append(
+                    {
+                        "name": item.name,
+                        "table": item.table,
+                        "description": item.description,
+                        "source": item.source,
+                        "grouping": item.grouping,
+                        "statistic": item.statistic,
+                        "family": item.family,
+                        "n_rows": frame.height,
+                        "n_resamples": settings.n_resamples,
+                        "seed": settings.seed,
+                        "test": settings.test,
+                        "ci_method": settings.ci_method,
+                        "models": ",".join(settings.models) if settings.models else "all",
+                        "schema_version": RESULT_SCHEMA_VERSION,
+                        "seconds": time.perf_counter() - started,
+                        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                    }
+                )
+            if bar is not None and task is not None:
+                bar.advance(task)
+    if write:
+        manifest = validate_result("manifest", manifest_frame(manifest_rows))
+        store.replace_results(con, {**ctx.results, "manifest": manifest})
+    return dict(ctx.results)
+
+
+def manifest_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
+    """``result_manifest`` rows with their column types (also when there are none)."""
+    schema = {
+        "name": pl.String,
+        "table": pl.String,
+        "description": pl.String,
+        "source": pl.String,
+        "grouping": pl.String,
+        "statistic": pl.String,
+        "family": pl.String,
+        "n_rows": pl.Int64,
+        "n_resamples": pl.Int64,
+        "seed": pl.Int64,
+        "test": pl.String,
+        "ci_method": pl.String,
+        "models": pl.String,
+        "schema_version": pl.Int64,
+        "seconds": pl.Float64,
+        "created_at": pl.String,
+    }
+    return pl.DataFrame(rows, schema=schema)
+
+
+class _Bar:
+    """A rich progress bar, or ``None`` in its place when progress is off."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.progress: Any = None
+        if enabled:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(
+                TextColumn("[bold]analyse[/] {task.description:<22}"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total}"),
+                TimeElapsedColumn(),
+                transient=True,
+            )
+
+    def __enter__(self) -> Any:
+        return self.progress.__enter__() if self.progress is not None else None
+
+    def __exit__(self, *args: object) -> None:
+        if self.progress is not None:
+            self.progress.__exit__(*args)
+
+
+def _progress(enabled: bool) -> _Bar:
+    return _Bar(enabled)

@@ -1,0 +1,128 @@
+"""The study database file: opening it with its tables and views in place, its schema version,
+queries, and what its catalog says about the tables (:func:`study_tables`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from cueshift.errors import CueshiftError
+
+#: Version of ``sql/schema.sql``; bump it with any change to a table, and say how to migrate.
+SCHEMA_VERSION = "2"
+
+#: Views in dependency order; each lives in ``sql/views/<name>.sql``.
+VIEWS: tuple[str, ...] = ("phi", "base_phi", "delta")
+
+
+def sql_text(relative: str) -> str:
+    """Read a file of the ``sql/`` folder (e.g. ``'views/phi.sql'``)."""
+    return resources.files("cueshift.sql").joinpath(relative).read_text(encoding="utf-8")
+
+
+def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open (creating if needed) a study database with its tables and views in place."""
+    path = Path(path)
+    if read_only:
+        if not path.exists():
+            raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
+        return duckdb.connect(str(path), read_only=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path))
+    try:
+        _check_schema_version(con, path)
+        con.execute(sql_text("schema.sql"))
+        create_views(con)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _check_schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Refuse a database written by another version of ``sql/schema.sql``."""
+    tables = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    if not tables:
+        return  # a new database
+    stored = None
+    if "cueshift_meta" in tables:
+        row = con.execute("SELECT value FROM cueshift_meta WHERE key = 'schema_version'").fetchone()
+        stored = row[0] if row else None
+    if stored != SCHEMA_VERSION:
+        found = f"schema version {stored}" if stored else "no cueshift schema version"
+        raise CueshiftError(
+            f"{path}: the database has {found}; this cueshift writes schema version {SCHEMA_VERSION}. "
+            "Use a new database file (or re-run the study into one)"
+        )
+
+
+def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> pl.DataFrame:
+    """Run a query and return its result as a polars frame."""
+    frame: pl.DataFrame = con.sql(sql, params=params).pl()
+    return frame
+
+
+def create_views(con: duckdb.DuckDBPyConnection) -> None:
+    """(Re)create every view of ``sql/views/`` in dependency order."""
+    for name in VIEWS:
+        con.execute(sql_text(f"views/{name}.sql"))
+
+
+@dataclass(frozen=True)
+class StoredTable:
+    """A table of the study database: its name, primary key and the tables its rows refer to."""
+
+    name: str
+    key: tuple[str, ...]
+    references: tuple[str, ...]
+
+
+def study_tables(con: duckdb.DuckDBPyConnection, schema: str = "main") -> list[StoredTable]:
+    """Every data table of ``schema`` (not ``cueshift_meta``, not the ``result_*`` tables), referenced
+    tables before the tables that refer to them, otherwise in creation order.
+
+    A table without a primary key is keyed by all its columns.
+    """
+    names = [
+        row[0]
+        for row in con.execute(
+            "SELECT table_name FROM duckdb_tables() "
+            "WHERE schema_name = ? AND database_name = current_database() "
+            "AND table_name <> 'cueshift_meta' AND NOT starts_with(table_name, 'result_') "
+            "ORDER BY table_oid",
+            [schema],
+        ).fetchall()
+    ]
+    constraints = con.execute(
+        "SELECT table_name, constraint_type, constraint_column_names, referenced_table "
+        "FROM duckdb_constraints() "
+        "WHERE schema_name = ? AND database_name = current_database() "
+        "AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')",
+        [schema],
+    ).fetchall()
+    keys = {t: tuple(cols) for t, kind, cols, _ in constraints if kind == "PRIMARY KEY"}
+    refs: dict[str, set[str]] = {}
+    for table, kind, _, referenced in constraints:
+        if kind == "FOREIGN KEY" and referenced:
+            refs.setdefault(table, set()).add(referenced)
+    ordered: list[StoredTable] = []
+    placed: set[str] = set()
+    while len(ordered) < len(names):
+        ready = [n for n in names if n not in placed and refs.get(n, set()) <= placed | {n}]
+        if not ready:  # a reference cycle: keep creation order
+            ready = [n for n in names if n not in placed]
+        for name in ready:
+            if name not in keys:
+                columns = con.execute(
+                    "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ? "
+                    "AND database_name = current_database() ORDER BY column_index",
+                    [schema, name],
+                ).fetchall()
+                keys[name] = tuple(c[0] for c in columns)
+            ordered.append(StoredTable(name, keys[name], tuple(sorted(refs.get(name, set())))))
+            placed.add(name)
+    return ordered

@@ -1,0 +1,29 @@
+"""Result tables: ``result_<name>`` frames replaced together, all or nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import duckdb
+import polars as pl
+
+
+def replace_results(con: duckdb.DuckDBPyConnection, frames: Mapping[str, pl.DataFrame]) -> list[str]:
+    """Replace the table ``result_<name>`` by each frame, in one transaction; returns the table names.
+
+    A result table holds the output of the latest analysis only: an earlier table of the same
+    name is dropped with its columns (a table whose columns changed is simply recreated).
+    """
+    tables = []
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for name, frame in frames.items():
+            arrow = frame.to_arrow()  # noqa: F841  (read by name in SQL)
+            table = f"result_{name}"
+            con.execute(f'CREATE OR REPLACE TABLE "{table}" AS SELECT * FROM arrow')
+            tables.append(table)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return tables

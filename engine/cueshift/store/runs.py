@@ -1,0 +1,90 @@
+"""Run records: one ``run`` row per ``cueshift infer``, written when it starts and completed when it ends."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import platform
+import uuid
+from dataclasses import dataclass, field
+from importlib import metadata
+
+import duckdb
+import polars as pl
+
+from cueshift.store.writes import write_tables
+
+#: Packages whose versions every run records.
+RECORDED_PACKAGES: tuple[str, ...] = (
+    "cueshift",
+    "duckdb",
+    "polars",
+    "pandera",
+    "numpy",
+    "torch",
+    "transformers",
+)
+
+
+def versions() -> dict[str, str]:
+    """Python's version and those of :data:`RECORDED_PACKAGES` that are installed."""
+    found = {"python": platform.python_version()}
+    for package in RECORDED_PACKAGES:
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """The ``run`` row of one run.
+
+    Attributes
+    ----------
+    study_name, shard, config
+        The study, the shard (``'K/N'``; ``'1/1'`` unsharded) and the resolved study as JSON.
+    n_planned
+        Answers the run intends to ask (after any ``--limit``).
+    run_id, started_at, versions
+        Filled in when the record is made.
+    """
+
+    study_name: str
+    shard: str
+    config: str
+    n_planned: int
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    started_at: dt.datetime = field(default_factory=dt.datetime.now)
+    versions: str = field(default_factory=lambda: json.dumps(versions(), sort_keys=True))
+
+    def frame(self) -> pl.DataFrame:
+        """The row as it is stored (``finished_at`` and ``n_written`` still NULL)."""
+        return pl.DataFrame(
+            {
+                "run_id": [self.run_id],
+                "study_name": [self.study_name],
+                "shard": [self.shard],
+                "config": [self.config],
+                "versions": [self.versions],
+                "started_at": pl.Series([self.started_at], dtype=pl.Datetime("us")),
+                "finished_at": pl.Series([None], dtype=pl.Datetime("us")),
+                "n_planned": pl.Series([self.n_planned], dtype=pl.Int64),
+                "n_written": pl.Series([None], dtype=pl.Int64),
+            }
+        )
+
+
+def start_run(con: duckdb.DuckDBPyConnection, record: RunRecord) -> RunRecord:
+    """Store the ``run`` row of ``record`` (validated) and return it."""
+    write_tables(con, {"run": record.frame()})
+    return record
+
+
+def finish_run(con: duckdb.DuckDBPyConnection, record: RunRecord, n_written: int) -> None:
+    """Complete the ``run`` row: when it ended and how many answers it wrote."""
+    con.execute(
+        "UPDATE run SET finished_at = ?, n_written = ? WHERE run_id = ?",
+        [dt.datetime.now(), n_written, record.run_id],
+    )
