@@ -20,7 +20,6 @@ object with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -169,11 +168,4 @@ class Design(Protocol[S]):
         ...
 
 
-def model_filter(models: Sequence[str]) -> tuple[str, list[object]]:
-    """SQL ``AND model_id IN (?, ...)`` for ``models`` (empty: no filter) and its parameters."""
-    if not models:
-        return "", []
-    return f" AND model_id IN ({', '.join('?' for _ in models)})", list(models)
-
-
-__all__ = ["AnalysisRequest", "Design", "OptionSupport", "model_filter"]
+__all__ = ["AnalysisRequest", "Design", "OptionSupport"]
