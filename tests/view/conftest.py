@@ -51,22 +51,19 @@ def cueshift(*args: str, cwd: Path) -> str:
     return done.stdout
 
 
-def _study(tmp_path_factory: pytest.TempPathFactory, design: str, *, analyze: bool = True) -> Path:
+#: ``cueshift analyze`` options per design: fewer resamples where the design has a random step.
+ANALYZE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "stylisticbias": ("--resamples", "200"),
+    "probe": ("--resamples", "200"),
+}
+
+
+def _study(tmp_path_factory: pytest.TempPathFactory, design: str) -> Path:
     folder = tmp_path_factory.mktemp(design)
     study = str(STUDIES / f"{design}.toml")
     cueshift("infer", "--study", study, "--db", "study.duckdb", "--no-progress", cwd=folder)
-    if analyze:
-        cueshift(
-            "analyze",
-            "--study",
-            study,
-            "--db",
-            "study.duckdb",
-            "--no-progress",
-            "--resamples",
-            "200",
-            cwd=folder,
-        )
+    options = ANALYZE_OPTIONS.get(design, ())
+    cueshift("analyze", "--study", study, "--db", "study.duckdb", "--no-progress", *options, cwd=folder)
     return folder / "study.duckdb"
 
 
@@ -100,9 +97,9 @@ def partial_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "infer", "--study", study, "--db", "study.duckdb", "--no-progress", "--limit", "3000", cwd=folder
     )
     con = duckdb.connect(str(folder / "study.duckdb"), read_only=True)
-    (path,) = con.execute(
-        "SELECT path FROM image WHERE role = 'base' ORDER BY image_id LIMIT 1"
-    ).fetchone() or ("",)
+    (path,) = con.execute("SELECT path FROM image WHERE role = 'base' ORDER BY image_id LIMIT 1").fetchall()[
+        0
+    ]
     con.close()
     lost = next(folder.glob(f".cueshift-cache/demo/*/{path}"))
     lost.unlink()

@@ -89,11 +89,11 @@ def face_means(delta: pl.DataFrame, by: list[str]) -> pl.DataFrame:
 def scalar(db: Path, sql: str, params: list[object] | None = None) -> object:
     con = duckdb.connect(str(db), read_only=True)
     try:
-        row = con.execute(sql, params or []).fetchone()
+        rows = con.execute(sql, params or []).fetchall()
     finally:
         con.close()
-    assert row is not None
-    return row[0]
+    assert len(rows) == 1
+    return rows[0][0]
 
 
 def frame(db: Path, sql: str, params: list[object] | None = None) -> pl.DataFrame:

@@ -101,16 +101,17 @@ def _image(viewer: Viewer) -> Callable[[Request], Response]:
         image_id = request.path_params["image_id"]
         con = viewer.source.cursor()
         try:
-            row = con.execute("SELECT path, sha256 FROM image WHERE image_id = ?", [image_id]).fetchone()
+            found = con.execute("SELECT path, sha256 FROM image WHERE image_id = ?", [image_id]).fetchall()
         finally:
             con.close()
         width_text = request.query_params.get("w")
         width = int(width_text) if width_text and width_text.isdigit() and int(width_text) in WIDTHS else None
-        if row is None:
+        if not found:
             return Response(placeholder_svg("unknown image"), status_code=404, media_type="image/svg+xml")
-        file = resolve_image(viewer.root, str(row[0]))
+        (path, sha256) = found[0]
+        file = resolve_image(viewer.root, str(path))
         if file is not None and width is not None:
-            file = thumbnail(file, str(row[1]), width, viewer.thumbs)
+            file = thumbnail(file, str(sha256), width, viewer.thumbs)
         if file is None:
             headers = {"X-Cueshift-Placeholder": "missing", "Cache-Control": "no-store"}
             return Response(placeholder_svg("image missing"), media_type="image/svg+xml", headers=headers)

@@ -79,19 +79,28 @@ def images(con: duckdb.DuckDBPyConnection, identity_id: str) -> pl.DataFrame:
 def phi_grid(con: duckdb.DuckDBPyConnection, identity_id: str, f: Filters) -> pl.DataFrame:
     """φ (and Δ for variations) of every image of the identity per model × scenario in view."""
     where, params = f.without("group").where(alias="p")
+    ids = [
+        str(r[0])
+        for r in con.execute("SELECT image_id FROM image WHERE identity_id = ?", [identity_id]).fetchall()
+    ]
+    if not ids:
+        raise NotFound(f"face {identity_id!r}: no images")
+    # phi is sorted by image_id: the range lets DuckDB skip every row group of other faces
+    span = [min(ids), max(ids)]
     return store.query(
         con,
         f"""
+        WITH q AS (SELECT * FROM phi WHERE image_id BETWEEN ? AND ?)
         SELECT p.model_id, p.image_id, p.scenario_id, p.scenario_category, p.phi, p.n_valid, p.n_total,
                p.phi - b.phi AS delta
         FROM (SELECT q.*, s.category AS scenario_category, m.base_image_id
-              FROM phi AS q JOIN image AS m USING (image_id) JOIN scenario AS s USING (scenario_id)
+              FROM q JOIN image AS m USING (image_id) JOIN scenario AS s USING (scenario_id)
               WHERE m.identity_id = ?) AS p
-        LEFT JOIN phi AS b ON b.model_id = p.model_id AND b.scenario_id = p.scenario_id
-                          AND b.image_id = p.base_image_id
+        LEFT JOIN q AS b ON b.model_id = p.model_id AND b.scenario_id = p.scenario_id
+                        AND b.image_id = p.base_image_id
         WHERE {where}
         """,
-        [identity_id, *params],
+        [*span, identity_id, *params],
     )
 
 

@@ -34,13 +34,8 @@ def _model_counts(con: Any, f: Filters) -> pl.DataFrame:
     frame = store.query(
         con,
         f"""
-        WITH d AS (
-            SELECT p.model_id, p.n_total, p.n_valid, s.category AS scenario_category,
-                   i.age, i.gender, i.ethnicity, i.body_type
-            FROM phi AS p JOIN image AS m USING (image_id) JOIN identity AS i USING (identity_id)
-            JOIN scenario AS s USING (scenario_id)),
-        counts AS (SELECT model_id, sum(n_total)::BIGINT AS n, sum(n_total - n_valid)::BIGINT AS bad
-                   FROM d WHERE {where} GROUP BY ALL),
+        WITH answered AS (SELECT model_id, sum(n_total)::BIGINT AS n, sum(n_invalid)::BIGINT AS bad
+                          FROM counts AS d WHERE {where} GROUP BY ALL),
         trials AS (SELECT model_id, count(*)::BIGINT AS n_trials,
                           count(*) FILTER (WHERE winner_image_id IS NULL)::BIGINT AS bad_trials
                    FROM study.main.pairwise_trial GROUP BY ALL),
@@ -50,7 +45,7 @@ def _model_counts(con: Any, f: Filters) -> pl.DataFrame:
                coalesce(c.bad, 0) AS invalid, c.bad / nullif(c.n, 0) AS invalid_rate,
                coalesce(t.n_trials, 0) AS trials, t.bad_trials / nullif(t.n_trials, 0) AS invalid_trial_rate,
                coalesce(r.n_ratings, 0) AS ratings
-        FROM model AS m LEFT JOIN counts AS c USING (model_id) LEFT JOIN trials AS t USING (model_id)
+        FROM model AS m LEFT JOIN answered AS c USING (model_id) LEFT JOIN trials AS t USING (model_id)
         LEFT JOIN ratings AS r USING (model_id)
         WHERE ? IS NULL OR m.model_id = ?
         ORDER BY m.model_id
@@ -181,8 +176,8 @@ def _strongest(con: Any, image_id: str, f: Filters) -> str | None:
         f"SELECT scenario_id FROM delta AS d WHERE d.image_id = ? AND d.delta IS NOT NULL AND {where} "
         "ORDER BY abs(delta) DESC, scenario_id LIMIT 1",
         [image_id, *params],
-    ).fetchone()
-    return None if row is None else str(row[0])
+    ).fetchall()
+    return str(row[0][0]) if row else None
 
 
 def _scenario_table(viewer: Viewer, scen: pl.DataFrame) -> str:
