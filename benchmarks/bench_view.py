@@ -83,7 +83,7 @@ def _pages(db: Path) -> dict[str, str]:
         "attribute, model + category + group": "/attribute?"
         + urlencode({"value": value, "model": MODELS[1], **narrow}),
         "faces index, page 5": "/faces?page=5",
-        "face (base + variations, φ per scenario × 6 models)": "/face?" + urlencode({"id": face}),
+        "face (images with 6 models' means, one model's φ table)": "/face?" + urlencode({"id": face}),
         "judgments of one image × scenario (6 models)": "/judgments?"
         + urlencode({"image": image_id, "scenario": scenario}),
         "image thumbnail (placeholder: no files)": f"/image/{image_id}?w=160",
