@@ -35,8 +35,8 @@ def frobenius_similarity(a: ArrayLike, b: ArrayLike, *, off_diagonal: bool = Fal
 
     Examples
     --------
-    >>> frobenius_similarity([[1.0, 0.5], [0.5, 1.0]], [[1.0, 0.5], [0.5, 1.0]])
-    1.0
+    >>> round(frobenius_similarity([[1.0, 0.5], [0.5, 1.0]], [[1.0, 0.0], [0.0, 1.0]]), 4)  # 2/sqrt(5)
+    0.8944
     """
     x, y = np.asarray(a, dtype=np.float64).copy(), np.asarray(b, dtype=np.float64).copy()
     if off_diagonal:
