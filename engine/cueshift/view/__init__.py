@@ -22,7 +22,8 @@ Only :mod:`cueshift.cli` imports this package.
 
 from __future__ import annotations
 
-from cueshift.view.app import Viewer, build_viewer, create_app
+from cueshift.view.app import build_viewer, create_app
 from cueshift.view.server import serve
+from cueshift.view.viewer import Viewer
 
 __all__ = ["Viewer", "build_viewer", "create_app", "serve"]

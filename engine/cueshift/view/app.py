@@ -9,58 +9,25 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jinja2
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from cueshift.view import evidence, pages
-from cueshift.view.catalog import Catalog, load_catalog
+from cueshift.view.catalog import load_catalog
 from cueshift.view.errors import BadRequest, NotFound
 from cueshift.view.filters import Filters
 from cueshift.view.roots import candidate_roots, choose_root, resolve_image
-from cueshift.view.source import Source, open_source
+from cueshift.view.source import open_source
 from cueshift.view.thumbs import DEFAULT_CACHE, WIDTHS, placeholder_svg, thumbnail
+from cueshift.view.viewer import Viewer, environment
 
 #: Registered image paths sampled to pick the benchmark root.
 ROOT_SAMPLE = 24
-
-
-@dataclass(frozen=True)
-class Viewer:
-    """What every request reads: the study, its menus, the image root and the thumbnail cache."""
-
-    source: Source
-    catalog: Catalog
-    root: Path | None
-    thumbs: Path
-    templates: jinja2.Environment
-
-    def page(
-        self, request: Request, template: str, context: dict[str, Any], status: int = 200
-    ) -> HTMLResponse:
-        """Render ``template`` with the context every page shares (study, menus, filters)."""
-        shared = {"study": self.source, "catalog": self.catalog, "path": request.url.path}
-        text = self.templates.get_template(template).render({**shared, **context})
-        return HTMLResponse(text, status_code=status)
-
-
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("cueshift.view", "templates"),
-        autoescape=jinja2.select_autoescape(["html"]),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["signed"] = lambda v: "–" if v is None else f"{v:+.3f}".replace("-", "−")
-    env.filters["num"] = lambda v, d=3: "–" if v is None else f"{v:.{d}f}"
-    return env
 
 
 def build_viewer(database: Path, *, images: Path | None = None, thumbs: Path = DEFAULT_CACHE) -> Viewer:
@@ -77,7 +44,7 @@ def build_viewer(database: Path, *, images: Path | None = None, thumbs: Path = D
         ]
         con.close()
         root = choose_root(candidate_roots(source.configs, database), sample)
-    return Viewer(source=source, catalog=catalog, root=root, thumbs=thumbs, templates=_environment())
+    return Viewer(source=source, catalog=catalog, root=root, thumbs=thumbs, templates=environment())
 
 
 PageHandler = Callable[[Viewer, Request, Filters], tuple[str, dict[str, Any]]]

@@ -14,7 +14,7 @@ from cueshift.view.errors import BadRequest, NotFound
 from cueshift.view.filters import Filters
 
 if TYPE_CHECKING:
-    from cueshift.view.app import Viewer
+    from cueshift.view.viewer import Viewer
 
 
 def _page_number(request: Request) -> int:

@@ -18,7 +18,7 @@ from cueshift.view.errors import NotFound
 from cueshift.view.filters import Filters
 
 if TYPE_CHECKING:
-    from cueshift.view.app import Viewer
+    from cueshift.view.viewer import Viewer
 
 STORED_NOTE = (
     "Stored by `cueshift analyze` (result_sbs): face-level BCa 95% CI; Wilcoxon signed-rank p, "

@@ -22,6 +22,7 @@ import duckdb
 
 from cueshift import store
 from cueshift.errors import CueshiftError
+from cueshift.store.readonly import LOCKED_CONFIG
 
 #: Dimension tables copied into memory (small: at paper scale 16 k images).
 DIMENSIONS: tuple[str, ...] = ("identity", "image", "scenario", "model", "prompt_variant", "stimulus")
@@ -112,9 +113,11 @@ def _materialise(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _lock(con: duckdb.DuckDBPyConnection) -> None:
-    """No file access from here on (no ATTACH, COPY, read_csv ...), and no way to turn it back on."""
-    con.execute("SET enable_external_access = false")
-    con.execute("SET lock_configuration = true")
+    """The settings of ``cueshift sql``'s locked connection: no file, network or other database
+    (no ATTACH, COPY, read_csv ...), no extension loading, no Python replacement scans, and the
+    configuration locked last, so nothing can turn it back on."""
+    for name, value in LOCKED_CONFIG.items():
+        con.execute(f"SET {name} = {str(value).lower() if isinstance(value, bool) else value!r}")
 
 
 def open_source(path: str | Path) -> Source:
