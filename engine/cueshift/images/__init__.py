@@ -1,4 +1,4 @@
-"""Image sets: the embedded demo faces, the StylisticBias release layout, a generic manifest.
+"""Image sets: the embedded demo faces, the StylisticBias release layout, a generic manifest, OMI.
 
 Each loader returns a :class:`Benchmark` with ``identity`` and ``image`` frames shaped
 like the tables of the same names (``schemas/tables.py``), with the study's variation
@@ -24,7 +24,8 @@ def load_benchmark(
     ----------
     config
         ``kind`` picks the loader: ``'demo'`` (drawn on demand into ``cache_dir``),
-        ``'stylisticbias'`` (release layout under ``root``) or ``'manifest'`` (CSV/Parquet).
+        ``'stylisticbias'`` (release layout under ``root``), ``'manifest'`` (CSV/Parquet) or
+        ``'omi'`` (the One Million Impressions faces under ``root/images``).
     variation_filter
         Decides ``evaluated`` / ``exclusion_reason`` of every variation (bases are always
         evaluated).
@@ -52,6 +53,12 @@ def load_benchmark(
         if config.root is None:  # BenchmarkConfig already refuses this
             raise BenchmarkError("benchmark: field 'root': kind 'stylisticbias' needs a root folder")
         return load_stylisticbias(config.root, variation_filter, progress=progress)
+    if config.kind == "omi":
+        from cueshift.images.omi import load_omi
+
+        if config.root is None:  # BenchmarkConfig already refuses this
+            raise BenchmarkError("benchmark: field 'root': kind 'omi' needs a root folder")
+        return load_omi(config.root, variation_filter, progress=progress)
     from cueshift.images.manifest import load_manifest
 
     if config.manifest is None:  # BenchmarkConfig already refuses this

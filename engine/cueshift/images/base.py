@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
+
+if TYPE_CHECKING:
+    from cueshift.images.croissant import CroissantInfo
 
 
 @dataclass(frozen=True)
@@ -16,3 +20,8 @@ class Benchmark:
     root: Path
     identity: pl.DataFrame  # columns of schemas.IdentitySchema
     image: pl.DataFrame  # columns of schemas.ImageSchema
+    croissant: CroissantInfo | None = None  # the release's Croissant metadata, when it ships one
+
+    def with_croissant(self, croissant: CroissantInfo) -> Benchmark:
+        """The same benchmark, recording the release's Croissant metadata."""
+        return replace(self, croissant=croissant)

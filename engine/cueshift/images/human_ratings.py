@@ -169,16 +169,53 @@ def read_means(
     )
 
 
-def read_reliability(path: Path, *, attributes: Collection[str] | None = None) -> pl.DataFrame:
-    """Read published reliabilities (``attribute, reliability``), each attribute once."""
+def read_reliability(
+    path: Path, *, attributes: Collection[str] | None = None, percent: bool = False
+) -> pl.DataFrame:
+    """Read published reliabilities (``attribute, reliability``), each attribute once.
+
+    Reliabilities are correlations, on the scale -1 to 1. A value outside it is refused with a
+    pointer to the likely cause, a 0-100 (percent) scale, unless ``percent`` is set: then every
+    value must lie in 0-100 and is divided by 100 (``cueshift import omi --reliability`` does
+    this when the file is on that scale, and says so).
+    """
     path = Path(path)
     records: dict[str, float] = {}
     for row in _rows(path, ("attribute", "reliability")):
         attribute = _text(path, row, "attribute", attributes, "attribute")
         if attribute in records:
             raise CueshiftError(f"{path}: row {row['__row']}: attribute {attribute!r} repeats")
-        records[attribute] = _number(path, row, "reliability")
-    return pl.DataFrame({"attribute": list(records), "reliability": list(records.values())})
+        value = _number(path, row, "reliability")
+        low, high = (0.0, 100.0) if percent else (-1.0, 1.0)
+        if not low <= value <= high:
+            hint = (
+                "; it looks like a 0-100 scale: divide the values by 100"
+                if not percent and 1.0 < value <= 100.0
+                else ""
+            )
+            raise CueshiftError(
+                f"{path}: row {row['__row']}: field 'reliability': {value:g} is outside "
+                f"{low:g} to {high:g}{hint}"
+            )
+        records[attribute] = value / 100.0 if percent else value
+    return pl.DataFrame(
+        {"attribute": list(records), "reliability": list(records.values())},
+        schema={"attribute": pl.String, "reliability": pl.Float64},
+    )
+
+
+def reliability_on_percent_scale(path: Path) -> bool:
+    """Whether a reliability file is on a 0-100 scale: some value above 1, none outside 0-100.
+
+    Only the scale is decided here; :func:`read_reliability` checks every row.
+    """
+    values = []
+    for row in _rows(Path(path), ("attribute", "reliability")):
+        try:
+            values.append(float(row["reliability"]))
+        except ValueError:
+            continue  # read_reliability names the row
+    return any(v > 1.0 for v in values) and all(0.0 <= v <= 100.0 for v in values)
 
 
 def read_stimuli(path: Path, *, images: Collection[str]) -> pl.DataFrame:

@@ -2,30 +2,31 @@
 
 Layout
 ------
-``root`` holds one sub-folder per base face; the folder name is the identity id. Inside,
-every image has a metadata file ``<stem>_metadata.json`` and sits next to it as
-``<stem>.png`` (or ``.jpg`` / ``.jpeg`` / ``.webp``)::
+The release writes ``output/final_dataset/`` (``root`` may name that folder, ``output/`` or the
+checkout holding it). It has one sub-folder per base face; the folder name ``<face>`` is the
+identity id (the release names it ``face_<idx>_<YYYYmmdd_HHMMSS>_<uuid8>``). Inside, every
+image has a metadata file ``<stem>_metadata.json`` (both spellings are described in
+:mod:`cueshift.images.stylisticbias_metadata`)::
 
-    release/
-    ├── face_0001/
-    │   ├── face_0001_metadata.json                          base (stem = folder name)
-    │   ├── face_0001.png
-    │   ├── face_0001_face_eyewear_sunglasses_metadata.json  face-framed variation
-    │   ├── face_0001_face_eyewear_sunglasses.png
-    │   ├── face_0001_body_fashion_style_casual_metadata.json  full-body variation
-    │   └── face_0001_body_fashion_style_casual.jpg
-    └── face_0002/
-        └── ...
+    output/final_dataset/
+    ├── face_0_20250101_120000_1a2b3c4d/
+    │   ├── face_0_20250101_120000_1a2b3c4d.png                        the base (stem = folder)
+    │   ├── face_0_20250101_120000_1a2b3c4d_metadata.json
+    │   ├── face_0_20250101_120000_1a2b3c4d_face_3_20250101_120501_9f8e7d6c.png     a variation
+    │   ├── face_0_20250101_120000_1a2b3c4d_face_3_20250101_120501_9f8e7d6c_metadata.json
+    │   ├── face_0_20250101_120000_1a2b3c4d_body_1_20250101_121003_0a1b2c3d.png     full body
+    │   └── face_0_20250101_120000_1a2b3c4d_body_1_20250101_121003_0a1b2c3d_metadata.json
+    └── ...
 
-Metadata file::
+``<face>_face_…`` files get ``framing = 'face'``, ``<face>_body_…`` files ``'body'``; the image id
+is the stem. The image file is the one ``image_path`` names inside the face folder; when it does
+not resolve there (the release records the generating machine's path), the sibling ``<stem>.png``
+(or ``.jpg`` / ``.jpeg`` / ``.webp``) is used. The compact spelling's ``image`` / ``file_name``
+name the file relative to the face folder and are checked strictly (no ``..``, no symlink out).
 
-    {"characteristics": {"age": "young adult", "gender": "female", "ethnicity": "Asian",
-                         "body_type": "thin", "variation": {"eyewear": "Sunglasses"}}}
-
-The base has no ``variation`` (or an empty one); a variation has exactly one
-``feature_key: value`` pair. An optional top-level ``"image"`` (or ``"file_name"``) names
-the image file relative to the face folder. ``<face>_body_…`` files get ``framing =
-'body'``, all others ``'face'``. The image id is the stem (``face_0001_face_eyewear_sunglasses``).
+A ``croissant.json`` in ``root`` or up to two folders above the face folders is read with
+``mlcroissant`` (:mod:`cueshift.images.croissant`); the benchmark records its name, version and
+licence.
 
 Values are read leniently (case, spacing, spaces around ``/``) and mapped to the
 FEATURES / Table 7 spelling; the structure (file names, keys, types) is checked strictly.
@@ -34,76 +35,64 @@ Demographics of a variation must agree with its base.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cueshift.errors import BenchmarkError
 from cueshift.images._assemble import IdentityRecord, ImageRecord, assemble
 from cueshift.images._files import Location, clean_relative_path, input_error
 from cueshift.images.base import Benchmark
+from cueshift.images.croissant import find_croissant, read_croissant
 from cueshift.images.labels import DEMOGRAPHIC_FIELDS, normalize_demographic, normalize_variation_value
+from cueshift.images.stylisticbias_metadata import (
+    IMAGE_EXTENSIONS,
+    METADATA_SUFFIX,
+    Metadata,
+    names_base,
+    read_metadata,
+    release_image,
+    sibling_image,
+)
 from cueshift.study.variations import VariationFilter
 
 SOURCE = "stylisticbias"
-METADATA_SUFFIX = "_metadata.json"
-IMAGE_EXTENSIONS: tuple[str, ...] = (".png", ".jpg", ".jpeg", ".webp")
+
+__all__ = ["SOURCE", "Metadata", "load_stylisticbias", "read_face_folder", "read_metadata", "release_root"]
 
 
-@dataclass(frozen=True)
-class Metadata:
-    """A checked metadata file: its ``characteristics`` object and the image it names, if any."""
-
-    characteristics: dict[str, Any]
-    image: str | None
-
-
-def read_metadata(path: Path) -> Metadata:
-    """Parse one metadata file and check its structure (demographics present, variation an object)."""
-    where = Location(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise input_error(where, None, f"metadata is not UTF-8 text (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise input_error(
-            where, None, f"malformed metadata JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
-    except OSError as exc:
-        raise input_error(where, None, f"cannot read metadata: {exc.strerror or exc}") from None
-    if not isinstance(data, dict):
-        raise input_error(where, None, "metadata must be a JSON object")
-    characteristics = data.get("characteristics")
-    if not isinstance(characteristics, dict):
-        raise input_error(where, "characteristics", "missing, or not a JSON object")
-    for field in DEMOGRAPHIC_FIELDS:
-        value = characteristics.get(field)
-        if not isinstance(value, str) or not value.strip():
-            raise input_error(where, f"characteristics.{field}", "missing, or not a non-empty string")
-    variation = characteristics.get("variation")
-    if variation is not None and not isinstance(variation, dict):
-        raise input_error(where, "characteristics.variation", "must be a JSON object {feature_key: value}")
-    for name in ("image", "file_name"):
-        if name in data and not (isinstance(data[name], str) and data[name].strip()):
-            raise input_error(where, name, "must be a non-empty string naming the image file")
-    return Metadata(characteristics, data.get("image") or data.get("file_name"))
+def release_root(root: Path) -> Path:
+    """The folder of face folders: ``root/output/final_dataset``, ``root/final_dataset`` or ``root``."""
+    root = Path(root)
+    for candidate in (root / "output" / "final_dataset", root / "final_dataset"):
+        if candidate.is_dir():
+            return candidate
+    return root
 
 
-def _image_file(face_dir: Path, stem: str, named: str | None, files: list[str], where: Location) -> str:
-    """Path (relative to the release root) of the image a metadata file describes."""
-    if named is not None:
-        return clean_relative_path(f"{face_dir.name}/{named.strip()}", where, "image")
-    candidates = sorted(
-        n for n in files if Path(n).stem == stem and Path(n).suffix.lower() in IMAGE_EXTENSIONS
-    )
+def _image_file(
+    face_dir: Path, stem: str, metadata: Metadata, files: list[str], where: Location
+) -> tuple[str, str]:
+    """(path relative to the release root, the field naming it) of the image a metadata file describes."""
+    if metadata.image is not None:
+        return clean_relative_path(f"{face_dir.name}/{metadata.image.strip()}", where, "image"), "image"
+    field = "image"
+    if metadata.image_path is not None:
+        field = "image_path"
+        named = release_image(face_dir, metadata.image_path)
+        if named is not None:
+            return named, field
+    candidates = sibling_image(face_dir, stem, files)
     if not candidates:
+        resolved = (
+            f"{metadata.image_path!r} does not resolve in the face folder and " if metadata.image_path else ""
+        )
         raise input_error(
-            where, "image", f"no image file next to it (looked for {stem}{{{','.join(IMAGE_EXTENSIONS)}}})"
+            where,
+            field,
+            f"{resolved}no image file next to it (looked for {stem}{{{','.join(IMAGE_EXTENSIONS)}}})",
         )
     if len(candidates) > 1:
-        raise input_error(where, "image", f'ambiguous image: {", ".join(candidates)}; name one with "image"')
-    return f"{face_dir.name}/{candidates[0]}"
+        raise input_error(where, field, f'ambiguous image: {", ".join(candidates)}; name one with "image"')
+    return f"{face_dir.name}/{candidates[0]}", field
 
 
 def _role_of(face: str, stem: str, where: Location) -> tuple[str, str]:
@@ -120,60 +109,67 @@ def _role_of(face: str, stem: str, where: Location) -> tuple[str, str]:
     raise input_error(where, "file name", f"expected {expected}")
 
 
+def _variation(role: str, metadata: Metadata, where: Location) -> tuple[str | None, str | None]:
+    """(feature_key, value) of a variation's single ``{feature: value}``; (None, None) for a base."""
+    variation = metadata.variation or {}
+    if role == "base":
+        if variation:
+            raise input_error(where, "characteristics.variation", "the base image must not name a variation")
+        return None, None
+    if len(variation) != 1:
+        raise input_error(
+            where, "characteristics.variation", f"a variation names exactly one feature, not {len(variation)}"
+        )
+    (raw_key, raw_value), *_ = variation.items()
+    if not raw_key.strip() or not isinstance(raw_value, str) or not raw_value.strip():
+        raise input_error(
+            where, "characteristics.variation", "needs a feature_key and a non-empty string value"
+        )
+    return raw_key.strip(), normalize_variation_value(raw_key.strip(), raw_value)
+
+
 def read_face_folder(face_dir: Path) -> tuple[list[IdentityRecord], list[ImageRecord]]:
-    """Identity statements and image records of one face folder (files not opened yet)."""
+    """Identity statements and image records of one face folder (image files not opened yet)."""
     face = face_dir.name
     files = sorted(p.name for p in face_dir.iterdir() if p.is_file())
-    if f"{face}{METADATA_SUFFIX}" not in files:
+    base_file = f"{face}{METADATA_SUFFIX}"
+    if base_file not in files:
         raise input_error(
-            Location(face_dir),
-            "metadata",
-            f"no base metadata file {face}{METADATA_SUFFIX} in the face folder",
+            Location(face_dir), "metadata", f"no base metadata file {base_file} in the face folder"
         )
     identities: list[IdentityRecord] = []
     images: list[ImageRecord] = []
-    base_id = face
-    metadata_names = sorted(
-        (n for n in files if n.endswith(METADATA_SUFFIX)), key=lambda n: n != f"{face}{METADATA_SUFFIX}"
-    )
-    for name in metadata_names:  # the base first: conflicts are reported at the variation
+    base_demographics: dict[str, str | None] = {}
+    # the base first: conflicts are reported at the variation, and a variation may inherit its demographics
+    for name in sorted((n for n in files if n.endswith(METADATA_SUFFIX)), key=lambda n: n != base_file):
         where = Location(face_dir / name)
         stem = name[: -len(METADATA_SUFFIX)]
         role, framing = _role_of(face, stem, where)
         metadata = read_metadata(face_dir / name)
-        characteristics = metadata.characteristics
-        demographics = {f: normalize_demographic(f, characteristics[f]) for f in DEMOGRAPHIC_FIELDS}
+        demographics = {f: normalize_demographic(f, metadata.demographics[f]) for f in DEMOGRAPHIC_FIELDS}
+        if role == "base":
+            base_demographics = demographics
+        elif metadata.base_name is not None:
+            if not names_base(metadata.base_name, face):
+                raise input_error(
+                    where, "characteristics.base", f"{metadata.base_name!r} does not name the base {face}"
+                )
+            demographics = base_demographics
         identities.append(IdentityRecord(identity_id=face, source=SOURCE, where=where, **demographics))
-        variation = characteristics.get("variation") or {}
-        feature_key = value = None
-        if role == "base" and variation:
-            raise input_error(where, "characteristics.variation", "the base image must not name a variation")
-        if role == "variation":
-            if len(variation) != 1:
-                raise input_error(
-                    where,
-                    "characteristics.variation",
-                    f"a variation names exactly one feature, not {len(variation)}",
-                )
-            (raw_key, raw_value), *_ = variation.items()
-            if not raw_key.strip() or not isinstance(raw_value, str) or not raw_value.strip():
-                raise input_error(
-                    where, "characteristics.variation", "needs a feature_key and a non-empty string value"
-                )
-            feature_key = raw_key.strip()
-            value = normalize_variation_value(feature_key, raw_value)
+        feature_key, value = _variation(role, metadata, where)
+        path, field = _image_file(face_dir, stem, metadata, files, where)
         images.append(
             ImageRecord(
                 image_id=stem,
                 identity_id=face,
                 role="base" if role == "base" else "variation",
-                path=_image_file(face_dir, stem, metadata.image, files, where),
+                path=path,
                 where=where,
-                base_image_id=None if role == "base" else base_id,
+                base_image_id=None if role == "base" else face,
                 feature_key=feature_key,
                 variation_value=value,
                 framing=framing,
-                path_field="image",
+                path_field=field,
             )
         )
     return identities, images
@@ -185,7 +181,8 @@ def load_stylisticbias(root: Path, variation_filter: VariationFilter, *, progres
     Parameters
     ----------
     root
-        The release folder; image paths are relative to it.
+        The release's ``final_dataset`` folder, its ``output`` folder or the checkout holding
+        it; image paths are relative to the folder of face folders.
     variation_filter
         Fills ``evaluated`` / ``exclusion_reason``.
     progress
@@ -195,18 +192,24 @@ def load_stylisticbias(root: Path, variation_filter: VariationFilter, *, progres
     ------
     BenchmarkError
         Missing or malformed metadata, missing / undecodable / escaping image files,
-        duplicate image ids, demographics that differ between a face's files.
+        duplicate image ids, demographics that differ between a face's files, an invalid
+        ``croissant.json``.
     """
-    root = Path(root)
-    if not root.is_dir():
+    if not Path(root).is_dir():
         raise BenchmarkError(f"{root}: field 'root': no such folder")
-    face_dirs = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    faces_root = release_root(root)
+    croissant_file = find_croissant(Path(root), faces_root)
+    croissant = read_croissant(croissant_file) if croissant_file is not None else None
+    face_dirs = sorted(p for p in faces_root.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not face_dirs:
-        raise BenchmarkError(f"{root}: field 'root': no face folders (expected one sub-folder per base face)")
+        raise BenchmarkError(
+            f"{faces_root}: field 'root': no face folders (expected one sub-folder per base face)"
+        )
     identities: list[IdentityRecord] = []
     images: list[ImageRecord] = []
     for face_dir in face_dirs:
         face_identities, face_images = read_face_folder(face_dir)
         identities.extend(face_identities)
         images.extend(face_images)
-    return assemble(SOURCE, root, identities, images, variation_filter, progress=progress)
+    bench = assemble(SOURCE, faces_root, identities, images, variation_filter, progress=progress)
+    return bench if croissant is None else bench.with_croissant(croissant)

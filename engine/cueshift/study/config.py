@@ -45,10 +45,11 @@ class BenchmarkConfig(_Frozen):
     """Where the images come from.
 
     ``demo``: the embedded synthetic faces, rendered on demand into ``cache_dir``;
-    ``stylisticbias``: the release layout under ``root``; ``manifest``: a CSV/Parquet file.
+    ``stylisticbias``: the release layout under ``root``; ``manifest``: a CSV/Parquet file;
+    ``omi``: the One Million Impressions faces under ``root/images``.
     """
 
-    kind: Literal["demo", "stylisticbias", "manifest"] = "demo"
+    kind: Literal["demo", "stylisticbias", "manifest", "omi"] = "demo"
     size: Literal["small", "paper"] | int = Field(
         default="small", description="demo only: 'small' (90 faces), 'paper' (500 faces) or a face count"
     )
@@ -67,6 +68,8 @@ class BenchmarkConfig(_Frozen):
     def _source_given(self) -> BenchmarkConfig:
         if self.kind == "stylisticbias" and self.root is None:
             raise ValueError("kind 'stylisticbias' needs root = <folder of the release>")
+        if self.kind == "omi" and self.root is None:
+            raise ValueError("kind 'omi' needs root = <OMI folder with images/>")
         if self.kind == "manifest" and self.manifest is None:
             raise ValueError("kind 'manifest' needs manifest = <file.csv|file.parquet>")
         return self
