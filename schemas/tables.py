@@ -145,6 +145,22 @@ class EmbeddingSchema(_Strict):
         )
 
 
+class ReleaseJudgmentSchema(_Strict):
+    """What the StylisticBias release code recorded for an imported judgment (``cueshift import
+    judgments``): its own reading of the answer beside ours (in ``judgment``, same key)."""
+
+    model_id: str = pa.Field(str_length={"min_value": 1})
+    image_id: str = pa.Field(str_length={"min_value": 1})
+    scenario_id: str = pa.Field(str_length={"min_value": 1})
+    ordering: pl.Int32 = pa.Field(ge=1)
+    seed: pl.Int32 = pa.Field(ge=0)
+    chosen_option: str | None = pa.Field(nullable=True)
+    release_letter: str | None = pa.Field(nullable=True, isin=LETTERS)
+    source_file: str = pa.Field(str_length={"min_value": 1})
+    release_timestamp: str | None = pa.Field(nullable=True)
+    run_id: str = pa.Field(str_length={"min_value": 1})
+
+
 TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
     "identity": IdentitySchema,
     "image": ImageSchema,
@@ -155,4 +171,5 @@ TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
     "judgment": JudgmentSchema,
     "embedding": EmbeddingSchema,
     **DESIGN_TABLE_SCHEMAS,  # seeds 001/002/004: pairwise_trial, rating, stimulus, human_rating_mean
+    "release_judgment": ReleaseJudgmentSchema,
 }

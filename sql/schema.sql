@@ -153,3 +153,18 @@ CREATE TABLE IF NOT EXISTS human_rating_mean (
     source     VARCHAR NOT NULL,
     PRIMARY KEY (image_id, attribute)
 );
+-- Judgments imported from runs of the StylisticBias release code (`cueshift import judgments`): what
+-- the release itself recorded, beside our strict re-parse of the same raw answer in `judgment`.
+CREATE TABLE IF NOT EXISTS release_judgment (
+    model_id           VARCHAR NOT NULL,
+    image_id           VARCHAR NOT NULL,
+    scenario_id        VARCHAR NOT NULL,
+    ordering           INTEGER NOT NULL,
+    seed               INTEGER NOT NULL,
+    chosen_option      VARCHAR,             -- the release's own reading of the answer, as written
+    release_letter     VARCHAR CHECK (release_letter IN ('a', 'b')),  -- chosen_option as a letter
+    source_file        VARCHAR NOT NULL,    -- relative to the imported judgements folder
+    release_timestamp  VARCHAR,             -- the file's timestamp, as written
+    run_id             VARCHAR NOT NULL,
+    PRIMARY KEY (model_id, image_id, scenario_id, ordering, seed)
+);
