@@ -92,6 +92,19 @@ class RunSchema(_Strict):
     finished_at: dt.datetime | None = pa.Field(nullable=True)
     n_planned: pl.Int64 = pa.Field(ge=0)
     n_written: pl.Int64 | None = pa.Field(nullable=True, ge=0)
+    backend_report: str | None = pa.Field(nullable=True)  # JSON text
+
+
+class RequestFailureSchema(_Strict):
+    """A request its backend gave up on, one row per unit and run (issue 12 item 5)."""
+
+    model_id: str = pa.Field(str_length={"min_value": 1})
+    unit_table: str = pa.Field(str_length={"min_value": 1})
+    unit_key: str = pa.Field(str_matches=r"^\{.*\}$")
+    run_id: str = pa.Field(str_length={"min_value": 1})
+    attempts: pl.Int32 = pa.Field(ge=1)
+    error: str = pa.Field(str_length={"min_value": 1})
+    failed_at: dt.datetime
 
 
 class JudgmentSchema(_Strict):
@@ -170,6 +183,7 @@ TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
     "run": RunSchema,
     "judgment": JudgmentSchema,
     "embedding": EmbeddingSchema,
+    "request_failure": RequestFailureSchema,
     **DESIGN_TABLE_SCHEMAS,  # seeds 001/002/004: pairwise_trial, rating, stimulus, human_rating_mean
     "release_judgment": ReleaseJudgmentSchema,
 }

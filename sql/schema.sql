@@ -78,7 +78,25 @@ CREATE TABLE IF NOT EXISTS run (
     started_at    TIMESTAMP NOT NULL,
     finished_at   TIMESTAMP,
     n_planned     BIGINT NOT NULL,
-    n_written     BIGINT                    -- NULL until the run finishes
+    n_written     BIGINT,                   -- NULL until the run finishes
+    backend_report JSON                     -- per model: what its backend learnt (server identity,
+                                            -- consistency probe); NULL until the run finishes
+);
+-- Databases made before backend_report existed get it here (nothing else changed in the table).
+ALTER TABLE run ADD COLUMN IF NOT EXISTS backend_report JSON;
+
+-- A request its backend gave up on (retries exhausted, or refused by the server): one row per
+-- unit and run. The unit stays unanswered; later runs ask it again until it has failed in
+-- max_failed_runs runs (3 by default), then report it instead of asking.
+CREATE TABLE IF NOT EXISTS request_failure (
+    model_id    VARCHAR NOT NULL,
+    unit_table  VARCHAR NOT NULL,           -- where its answer goes: 'judgment', 'pairwise_trial', 'rating'
+    unit_key    VARCHAR NOT NULL,           -- the unit's key besides the model, a JSON object
+    run_id      VARCHAR NOT NULL,
+    attempts    INTEGER NOT NULL,           -- requests sent for it in this run
+    error       VARCHAR NOT NULL,           -- the last error: one line, secrets redacted
+    failed_at   TIMESTAMP NOT NULL,
+    PRIMARY KEY (model_id, unit_table, unit_key, run_id)
 );
 
 -- One forced-choice answer. The primary key makes storing a judgment twice impossible.

@@ -92,6 +92,8 @@ def infer(
         f"-> {escape(str(summary.database))}",
         soft_wrap=True,
     )
+    for note in summary.notes:  # failures, server identity, consistency probe (server text: literal)
+        console.print(note, markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command()

@@ -1,43 +1,38 @@
 """OpenAIBackend against real HTTP servers on 127.0.0.1 with injected faults.
 
-The servers are stdlib ``ThreadingHTTPServer`` instances speaking chat completions. Their
-answers are canned and deterministic: ``"(a) <tag>"`` or ``"(b) <tag>"`` where ``tag``
-hashes the prompt, the seed and the decoded image bytes, so every answer shows which
-judgment it belongs to. Switches inject 429 (with Retry-After), 5xx, 401, slow answers
-(beyond the client's timeout), dropped and truncated connections and malformed JSON.
+The servers (:mod:`tests.infer.chat_server`) speak chat completions with canned,
+deterministic answers that show which judgment they belong to. Switches inject 429 (with
+Retry-After), 5xx, 401, slow answers (beyond the client's timeout), dropped and truncated
+connections and malformed JSON. The vLLM behaviours are tested in ``test_openai_vllm.py``,
+the key redaction in ``test_openai_redact.py``.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import logging
 import math
 import socket
-import threading
-import time
 import traceback
-from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
-from PIL import Image
 
 from cueshift.designs.registry import load_study
 from cueshift.errors import ConfigError, CueshiftError
-from cueshift.infer.backends.base import ImageRecord, StudyContext
+from cueshift.infer.backends.base import StudyContext
 from cueshift.infer.backends.openai_compat import OpenAIBackend
 from cueshift.infer.backends.openai_logprobs import letter_probabilities
 from cueshift.infer.backends.openai_settings import OpenAISettings, parse_settings
 from cueshift.study.config import ModelConfig
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
-from tests.local_http import LocalServer
+from cueshift.study.scenarios import ORDERING_BY_ID
+from tests.infer.chat_server import ChatServer, letter_of, serve
+from tests.infer.chat_server import position as _position
+from tests.infer.openai_helpers import expected_tags, make_backend, make_batch, make_context
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -45,204 +40,15 @@ REPO = Path(__file__).resolve().parents[2]
 SENTINEL = "sk-SENTINEL-9f8e7d6c5b4a-do-not-leak"
 FAULTS = ("429", "500", "503", "slow", "drop", "truncate", "malformed")
 
-Fault = Callable[[str, int], "str | None"]
-
-
-def tag_of(prompt: str, seed: int, image_bytes: bytes) -> str:
-    """The identity of one judgment as the server sees it."""
-    digest = hashlib.sha256(image_bytes).hexdigest()
-    return hashlib.sha256(f"{prompt}|{seed}|{digest}".encode()).hexdigest()[:10]
-
-
-def letter_of(tag: str) -> str:
-    return "a" if int(tag, 16) % 2 == 0 else "b"
-
-
-# --------------------------------------------------------------------------- the server
-
-
-class ChatServer(LocalServer):
-    """A chat-completions server with fault switches; records every request."""
-
-    def __init__(self, *, answer_delay_s: float = 0.0) -> None:
-        self.lock = threading.Lock()
-        self.fault: Fault = lambda tag, attempt: None
-        self.attempts: Counter[str] = Counter()
-        self.hits: list[tuple[float, str, str]] = []  # (time, tag, fault or 'ok')
-        self.bodies: list[dict[str, Any]] = []
-        self.auth: list[str] = []
-        self.answer_delay_s = answer_delay_s
-        self.slow_s = 1.2
-        self.retry_after = "1"
-        self.logprobs: Callable[[str], list[dict[str, Any]]] | None = None
-
-    @property
-    def n_requests(self) -> int:
-        return len(self.hits)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body go out in two writes
-    app: ChatServer
-
-    def log_message(self, *args: Any) -> None:  # keep pytest output clean
-        pass
-
-    def do_POST(self) -> None:  # noqa: N802
-        app = self.app
-        raw = self.rfile.read(int(self.headers["Content-Length"]))
-        if self.path != "/v1/chat/completions":
-            self._send(404, {"error": {"message": f"no route {self.path}"}})
-            return
-        body = json.loads(raw)
-        parts = body["messages"][-1]["content"]
-        image_url = next(p["image_url"]["url"] for p in parts if p["type"] == "image_url")
-        prompt = next(p["text"] for p in parts if p["type"] == "text")
-        assert image_url.startswith("data:image/png;base64,")
-        image_bytes = base64.b64decode(image_url.split(",", 1)[1])
-        tag = tag_of(prompt, body["seed"], image_bytes)
-        auth = self.headers.get("Authorization", "")
-        with app.lock:
-            attempt = app.attempts[tag]
-            app.attempts[tag] += 1
-            fault = app.fault(tag, attempt)
-            app.hits.append((time.monotonic(), tag, fault or "ok"))
-            app.bodies.append(body)
-            app.auth.append(auth)
-        if fault == "drop":
-            self.close_connection = True
-            return
-        if fault == "truncate":
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", "500")
-            self.end_headers()
-            self.wfile.write(b'{"choices": [')
-            self.wfile.flush()
-            self.close_connection = True
-            return
-        if fault == "429":
-            self._send(429, {"error": {"message": "slow down"}}, {"Retry-After": app.retry_after})
-            return
-        if fault in ("500", "503"):
-            self._send(int(fault), {"error": {"message": f"internal error; request had credentials {auth}"}})
-            return
-        if fault == "401":
-            self._send(401, {"error": {"message": f"Incorrect API key provided: {auth}"}})
-            return
-        if fault == "malformed":
-            self._send_raw(200, b'{"choices": [{"message": {"content": "(a)"')
-            return
-        if fault == "slow":
-            time.sleep(app.slow_s)
-        elif app.answer_delay_s:
-            time.sleep(app.answer_delay_s)
-        content = f"({letter_of(tag)}) {tag}"
-        if fault == "echo":
-            content += f" your credentials were {auth}"
-        choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": content}}
-        choice["finish_reason"] = "stop"
-        if app.logprobs is not None and body.get("logprobs") and fault != "nologprobs":
-            choice["logprobs"] = {"content": app.logprobs(tag)}
-        self._send(200, {"id": "cmpl-1", "object": "chat.completion", "choices": [choice]})
-
-    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-        self._send_raw(status, json.dumps(payload).encode(), headers)
-
-    def _send_raw(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (slow answers)
-
-
-ChatServer.handler = _Handler  # the server answers with this handler
-
 
 @pytest.fixture
 def servers() -> Iterator[Callable[..., tuple[ChatServer, str]]]:
-    started: list[ChatServer] = []
-
-    def make(**kwargs: Any) -> tuple[ChatServer, str]:
-        server = ChatServer(**kwargs)
-        url = server.start()
-        started.append(server)
-        return server, url
-
-    yield make
-    for server in started:
-        server.stop()
-
-
-# --------------------------------------------------------------------------- study pieces
+    yield from serve()
 
 
 @pytest.fixture
 def context(tmp_path: Path) -> StudyContext:
-    images = {}
-    for i, colour in enumerate([(200, 30, 30), (30, 200, 30), (30, 30, 200)]):
-        path = tmp_path / f"face{i}.png"
-        Image.new("RGB", (16, 16), colour).save(path)
-        images[f"img{i}"] = ImageRecord(
-            image_id=f"img{i}",
-            identity_id=f"id{i}",
-            path=path,
-            role="base",
-            feature_key=None,
-            variation_category=None,
-            variation_value=None,
-            framing="face",
-            age=None,
-            gender=None,
-            ethnicity=None,
-            body_type=None,
-        )
-    scenarios = {s.scenario_id: s for s in STYLISTICBIAS_25[:2]}
-    return StudyContext(images=images, scenarios=scenarios, template=RELEASED_TEMPLATE)
-
-
-def make_batch(
-    context: StudyContext, seeds: tuple[int, ...] = (1, 2), orderings: tuple[int, ...] = (1, 2, 3, 4)
-) -> pl.DataFrame:
-    rows = [
-        (image_id, scenario_id, ordering, seed)
-        for image_id in context.images
-        for scenario_id in context.scenarios
-        for ordering in orderings
-        for seed in seeds
-    ]
-    frame = pl.DataFrame(
-        rows,
-        schema={"image_id": pl.String, "scenario_id": pl.String, "ordering": pl.Int32, "seed": pl.Int32},
-        orient="row",
-    )
-    return frame.sample(fraction=1.0, shuffle=True, seed=3)  # row order is not the plan order
-
-
-def expected_tags(context: StudyContext, batch: pl.DataFrame) -> list[str]:
-    tags = []
-    for image_id, scenario_id, ordering, seed in batch.iter_rows():
-        prompt = ORDERING_BY_ID[ordering].render(context.template, context.scenarios[scenario_id])
-        tags.append(tag_of(prompt, seed, context.images[image_id].path.read_bytes()))
-    return tags
-
-
-def make_backend(context: StudyContext, urls: list[str], **settings: Any) -> OpenAIBackend:
-    fast = {"backoff_initial_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 2.0, "down_cooldown_s": 0.0}
-    model = ModelConfig(
-        model_id="srv",
-        backend="openai",
-        checkpoint="tiny-vlm",
-        settings={"base_urls": urls, **fast, **settings},
-    )
-    return OpenAIBackend(model, context)
+    return make_context(tmp_path)
 
 
 # --------------------------------------------------------------------------- behaviour
@@ -298,21 +104,42 @@ def test_retry_after_is_honoured(servers, context: StudyContext) -> None:
     assert t1 - t0 >= 0.95  # backoff alone would have waited ~0.01 s
 
 
-def test_exhausted_retries_raise_naming_url_and_status(servers, context: StudyContext) -> None:
+def test_exhausted_retries_fail_alone_and_a_dead_server_stops_the_run(servers, context: StudyContext) -> None:
     server, url = servers()
-    server.fault = lambda tag, attempt: "503"
+    # one poison judgment answered 503 on every attempt: it fails alone, the others are answered
+    batch = make_batch(context)
+    tags = expected_tags(context, batch)
+    poison = tags[5]
+    server.fault = lambda tag, attempt: "503" if tag == poison else None
     backend = make_backend(context, [url], max_retries=2, concurrency=3)
+    try:
+        answers = backend.judge(batch)
+    finally:
+        backend.close()
+    (failure,) = answers.failures
+    assert (failure.row, failure.attempts) == (5, 3) and server.attempts[poison] == 3
+    assert url in failure.error and "HTTP 503" in failure.error and "3 attempts" in failure.error
+    assert "\n" not in failure.error
+    assert answers.answered_rows() == [i for i in range(batch.height) if i != 5]
+    answered = answers.take(answers.answered_rows())
+    assert answered.response_text == [f"({letter_of(t)}) {t}" for t in tags if t != poison]
+
+    # a dead server: after health_check_after failures in a row the health check fails too
+    server.fault = lambda tag, attempt: "503"
+    server.hits.clear()
+    backend = make_backend(context, [url], max_retries=2, concurrency=3, health_check_after=3)
     with pytest.raises(CueshiftError) as info:
         backend.judge(make_batch(context))
     backend.close()
     message = str(info.value)
     assert url in message and "HTTP 503" in message and "3 attempts" in message
-    assert "\n" not in message
-    assert server.n_requests <= 3 * 3 + 3  # the other judgments were cancelled, not run to the end
+    assert "health check failed" in message and "\n" not in message
+    # the failures before the check, the check, the requests in flight; the others were cancelled
+    assert server.n_requests <= (3 + 3) * 3 + 3
 
     server.fault = lambda tag, attempt: "slow"
     server.slow_s = 0.6
-    backend = make_backend(context, [url], max_retries=1, timeout_s=0.2)
+    backend = make_backend(context, [url], max_retries=1, timeout_s=0.2, health_check_after=1)
     with pytest.raises(CueshiftError, match="timed out after 0.2s"):
         backend.judge(make_batch(context, seeds=(1,), orderings=(1,))[:1])
     backend.close()
@@ -374,14 +201,6 @@ def test_failover_when_one_server_is_down(servers, context: StudyContext) -> Non
 
 
 # --------------------------------------------------------------------------- logprob score mode
-
-
-def _position(token: str, logprob: float, top: dict[str, float]) -> dict[str, Any]:
-    return {
-        "token": token,
-        "logprob": logprob,
-        "top_logprobs": [{"token": t, "logprob": lp} for t, lp in top.items()],
-    }
 
 
 def test_letter_probabilities_merges_token_variants() -> None:
@@ -490,14 +309,23 @@ def test_api_key_never_leaks(servers, context: StudyContext, monkeypatch, caplog
         answers = backend.judge(batch)
         assert set(server.auth) == {f"Bearer {SENTINEL}"}  # the key was sent...
         assert any("[redacted]" in text for text in answers.response_text)  # ...and echoed, then scrubbed
-        for fault in ("500", "401"):  # exhausted retries and a client error, both echoing the key
+        server.fault = lambda tag, attempt: "500"  # exhausted retries, echoing the key: failures...
+        errors.extend(f.error for f in backend.judge(batch[:2]).failures)
+        assert len(errors) == 2
+    finally:
+        backend.close()
+    stopping = OpenAIBackend(
+        model.model_copy(update={"settings": {**model.settings, "health_check_after": 1}}), context
+    )
+    try:
+        for fault in ("500", "401"):  # ...and the errors that stop the run, both echoing the key
             server.fault = lambda tag, attempt, f=fault: f
             with pytest.raises(CueshiftError) as info:
-                backend.judge(batch[:2])
+                stopping.judge(batch[:2])
             errors.append(str(info.value))
             errors.append("".join(traceback.format_exception(info.value)))
     finally:
-        backend.close()
+        stopping.close()
     assert any("HTTP 401" in e for e in errors) and any("HTTP 500" in e for e in errors)
     assert any("retry" in r.getMessage() for r in caplog.records)  # retries were logged
     logged = caplog.text + "".join(logging.Formatter().format(r) + repr(r.args) for r in caplog.records)

@@ -268,8 +268,14 @@ def test_retries_and_key_scrubbing(
     server.fail_first = True
     backend = make_backend(context, url, api_key_env="CUESHIFT_TEST_KEY", max_retries=0)
     try:
-        with pytest.raises(CueshiftError) as info:
-            backend.judge_pairs(batch.head(1))
+        (failure,) = backend.judge_pairs(batch.head(1)).failures  # given up alone...
+    finally:
+        backend.close()
+    assert "HTTP 503" in failure.error and SENTINEL not in failure.error and "[redacted]" in failure.error
+    backend = make_backend(context, url, api_key_env="CUESHIFT_TEST_KEY", max_retries=0, health_check_after=1)
+    try:
+        with pytest.raises(CueshiftError) as info:  # ...or, when the health check fails too, stopping
+            backend.judge_pairs(batch.tail(1))
     finally:
         backend.close()
     assert (
@@ -322,14 +328,19 @@ def test_pairwise_design_runs_end_to_end_on_the_openai_backend(
     summary = run_design(study, progress=False)
     n_trials, n_ratings = 2 * 2 * 2, 3 * 2  # 2 pairs x 2 orders x 2 seeds; 3 stimuli x 2 seeds
     assert summary.n_written == n_trials + n_ratings
-    assert len(server.bodies) == n_trials + n_ratings
+    n_probe = 8  # the consistency probe sends 8 answered requests again at the end of the run
+    assert len(server.bodies) == n_trials + n_ratings + n_probe
     assert run_design(study, progress=False).n_written == 0  # resumes: nothing asked again
-    assert len(server.bodies) == n_trials + n_ratings
+    assert len(server.bodies) == n_trials + n_ratings + n_probe
     con = store.open_study(study.database_path)
     try:
         trials = store.query(con, "SELECT * FROM pairwise_trial")
         ratings = store.query(con, "SELECT * FROM rating WHERE rater_kind = 'model'")
+        reports = store.query(con, "SELECT backend_report FROM run ORDER BY started_at")["backend_report"]
     finally:
         con.close()
+    probe = json.loads(reports[0])["served"]["consistency"]
+    assert (probe["probed"], probe["answers_changed"], probe["consistent"]) == (n_probe, 0, True)
+    assert reports[1] is None  # nothing asked, nothing to report
     assert trials.height == n_trials and trials["winner_image_id"].null_count() == 0
     assert ratings.height == n_ratings and ratings["rating"].to_list() == [7.0] * n_ratings

@@ -42,6 +42,7 @@ from rich.progress import (
 )
 
 from cueshift import store
+from cueshift.designs.failures import MAX_FAILED_RUNS, FailureTally, drop_given_up, split_failures
 from cueshift.designs.registry import design_of
 from cueshift.designs.work import UnitKind, Workload
 from cueshift.errors import ConfigError
@@ -98,6 +99,10 @@ class RunSummary:
     n_written: int
     n_stored_before: int
     seconds: float
+    #: requests the backends gave up on in this run (recorded in ``request_failure``)
+    n_failed: int = 0
+    #: what to print after the run: failures, server identity, consistency probe
+    notes: tuple[str, ...] = ()
 
 
 def model_frame(models: list[ModelConfig]) -> pl.DataFrame:
@@ -163,8 +168,10 @@ def run_workload(
     progress: bool = True,
     console: Console | None = None,
     max_judgments: int | None = None,
+    max_failed_runs: int = MAX_FAILED_RUNS,
 ) -> RunSummary:
-    """Ask and store ``workload`` for every model of ``study`` (see :func:`run_study`)."""
+    """Ask and store ``workload`` for every model of ``study`` (see :func:`run_study`); units that
+    failed in ``max_failed_runs`` runs are not asked again (:mod:`cueshift.designs.failures`)."""
     started = time.perf_counter()
     db_path = shard.database_path(Path(database) if database else study.database_path)
     backends = _build_backends(study.models, workload)  # before the database is touched
@@ -176,13 +183,18 @@ def run_workload(
         for table, (rows, key) in workload.dimensions.items():
             store.upsert_dimension(con, table, rows, key)
         store.upsert_dimension(con, "model", model_frame(study.models), "model_id")
-        plans = [
-            [
-                _missing(con, kind, shard.keep(kind.units(model, backend), kind.shard_by), model.model_id)
-                for kind in workload.units
-            ]
-            for model, backend in backends
-        ]
+        tally = FailureTally()
+        plans = []
+        for model, backend in backends:
+            per_model = []
+            for kind in workload.units:
+                missing = _missing(
+                    con, kind, shard.keep(kind.units(model, backend), kind.shard_by), model.model_id
+                )
+                missing, given_up = drop_given_up(con, kind, missing, model.model_id, max_failed_runs)
+                tally.given_up += given_up
+                per_model.append(missing)
+            plans.append(per_model)
         n_planned = sum(plan.height for per_model in plans for plan in per_model)
         if max_judgments is not None:
             n_planned = min(n_planned, max_judgments)
@@ -191,32 +203,49 @@ def run_workload(
         record = store.start_run(
             con, store.RunRecord(study.name, str(shard), study.model_dump_json(), n_planned)
         )
-        n_written = 0
+        n_written = n_asked = 0
         with _progress(progress, console) as bar:
             task = bar.add_task("asking", total=n_planned, rate="") if bar else None
             for (model, backend), per_model in zip(backends, plans, strict=True):
                 for kind, plan in zip(workload.units, per_model, strict=True):
-                    for batch in _batches(plan, study.batch_size, n_planned - n_written):
+                    for batch in _batches(plan, study.batch_size, n_planned - n_asked):
                         asked = kind.request(batch) if kind.request is not None else batch
                         answers = getattr(backend, kind.method)(asked)
-                        rows = kind.parse(batch, answers, model.model_id, record.run_id)
-                        store.write_tables(con, {kind.table: rows})
-                        n_written += rows.height
+                        n_asked += batch.height
+                        batch, answers, failed = split_failures(
+                            kind, batch, answers, model.model_id, record.run_id
+                        )
+                        frames = {"request_failure": failed}
+                        if batch.height:
+                            frames[kind.table] = kind.parse(batch, answers, model.model_id, record.run_id)
+                        store.write_tables(con, frames)
+                        tally.add(failed)
+                        n_written += batch.height
                         if bar is not None and task is not None:
                             elapsed = max(time.perf_counter() - started, 1e-9)
                             rate = f"{n_written / elapsed:,.0f} {kind.name}/s"
-                            bar.update(task, advance=rows.height, description=kind.name, rate=rate)
+                            bar.update(
+                                task, advance=batch.height + failed.height, description=kind.name, rate=rate
+                            )
         keys = {table.name: table.key for table in store.study_tables(con)}
         for stored in workload.stored:
             store.insert_missing(
                 con, stored.table, shard.keep(stored.rows, stored.shard_by), keys[stored.table]
             )
-        store.finish_run(con, record, n_written)
+        reports = {model.model_id: backend.run_report() for model, backend in backends}
+        reports = {model_id: report for model_id, report in reports.items() if report}
+        notes = [
+            *tally.lines(max_failed_runs),
+            *(line for r in reports.values() for line in r.get("lines", [])),
+        ]
+        store.finish_run(con, record, n_written, json.dumps(reports, sort_keys=True) if reports else None)
     finally:
         _close(backends)
         con.close()
     seconds = time.perf_counter() - started
-    return RunSummary(record.run_id, db_path, n_planned, n_written, n_stored_before, seconds)
+    return RunSummary(
+        record.run_id, db_path, n_planned, n_written, n_stored_before, seconds, tally.failed, tuple(notes)
+    )
 
 
 def _build_backends(models: list[ModelConfig], workload: Workload) -> list[tuple[ModelConfig, Backend]]:

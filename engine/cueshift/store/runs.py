@@ -60,7 +60,7 @@ class RunRecord:
     versions: str = field(default_factory=lambda: json.dumps(versions(), sort_keys=True))
 
     def frame(self) -> pl.DataFrame:
-        """The row as it is stored (``finished_at`` and ``n_written`` still NULL)."""
+        """The row as it is stored (``finished_at``, ``n_written``, ``backend_report`` still NULL)."""
         return pl.DataFrame(
             {
                 "run_id": [self.run_id],
@@ -72,6 +72,7 @@ class RunRecord:
                 "finished_at": pl.Series([None], dtype=pl.Datetime("us")),
                 "n_planned": pl.Series([self.n_planned], dtype=pl.Int64),
                 "n_written": pl.Series([None], dtype=pl.Int64),
+                "backend_report": pl.Series([None], dtype=pl.String),
             }
         )
 
@@ -82,9 +83,12 @@ def start_run(con: duckdb.DuckDBPyConnection, record: RunRecord) -> RunRecord:
     return record
 
 
-def finish_run(con: duckdb.DuckDBPyConnection, record: RunRecord, n_written: int) -> None:
-    """Complete the ``run`` row: when it ended and how many answers it wrote."""
+def finish_run(
+    con: duckdb.DuckDBPyConnection, record: RunRecord, n_written: int, backend_report: str | None = None
+) -> None:
+    """Complete the ``run`` row: when it ended, how many answers it wrote and (JSON, per model)
+    what the backends reported."""
     con.execute(
-        "UPDATE run SET finished_at = ?, n_written = ? WHERE run_id = ?",
-        [dt.datetime.now(), n_written, record.run_id],
+        "UPDATE run SET finished_at = ?, n_written = ?, backend_report = ? WHERE run_id = ?",
+        [dt.datetime.now(), n_written, backend_report, record.run_id],
     )

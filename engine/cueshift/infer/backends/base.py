@@ -14,10 +14,10 @@ the runner puts in :class:`StudyContext`.
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import polars as pl
 
@@ -67,6 +67,19 @@ class JudgmentRequest:
 
 
 @dataclass(frozen=True)
+class RequestFailure:
+    """A row of a batch that its backend gave up on (retries exhausted, or refused by the server).
+
+    The other rows of the batch are answered; the runner stores those, records this one and
+    plans it again on a later run.
+    """
+
+    row: int  # position in the batch
+    attempts: int  # requests sent for it
+    error: str  # one line, secrets redacted
+
+
+@dataclass(frozen=True)
 class BackendAnswers:
     r"""Answers to a batch, in the batch's row order.
 
@@ -79,6 +92,9 @@ class BackendAnswers:
     association, logit_scale
         Probe backends (CLIP): the bipolar association :math:`m` of each row (seed 004 Eq. 1)
         and the model's logit scale :math:`s`, with ``p_favorable`` :math:`= \sigma(s\,m)`.
+    failures
+        Rows the backend gave up on (their entries in the lists above are placeholders);
+        see :meth:`answered_rows` and :meth:`take`.
     """
 
     response_text: list[str]
@@ -87,6 +103,7 @@ class BackendAnswers:
     p_neither: list[float | None] | None = None
     association: list[float | None] | None = None
     logit_scale: float | None = None
+    failures: tuple[RequestFailure, ...] = field(default=())
 
     def __post_init__(self) -> None:
         n = len(self.response_text)
@@ -94,6 +111,32 @@ class BackendAnswers:
             values = getattr(self, name)
             if values is not None and len(values) != n:
                 raise ValueError(f"backend answered {n} texts but {len(values)} {name}")
+        rows = [f.row for f in self.failures]
+        if len(set(rows)) != len(rows) or any(not 0 <= r < n for r in rows):
+            raise ValueError(f"backend reported failures for rows {sorted(rows)} of a batch of {n}")
+
+    def answered_rows(self) -> list[int]:
+        """Positions of the rows that were answered, in order."""
+        failed = {f.row for f in self.failures}
+        return [i for i in range(len(self.response_text)) if i not in failed]
+
+    def take(self, rows: Sequence[int]) -> BackendAnswers:
+        """The answers of ``rows`` only (in that order), without failures."""
+
+        def pick(values: list[Any] | None) -> list[Any] | None:
+            return None if values is None else [values[i] for i in rows]
+
+        failed = {f.row for f in self.failures}
+        if failed & set(rows):
+            raise ValueError("take() of rows the backend gave up on")
+        return BackendAnswers(
+            response_text=[self.response_text[i] for i in rows],
+            latency_ms=[self.latency_ms[i] for i in rows],
+            p_favorable=pick(self.p_favorable),
+            p_neither=pick(self.p_neither),
+            association=pick(self.association),
+            logit_scale=self.logit_scale,
+        )
 
 
 class Backend(abc.ABC):
@@ -132,6 +175,11 @@ class Backend(abc.ABC):
                 seed=seed,
                 prompt=ordering.render(self.context.template, scenario),
             )
+
+    def run_report(self) -> dict[str, Any]:
+        """What the backend learnt during the run, for the ``run`` record (server identity,
+        consistency probe...); called once after the last batch. Default: nothing."""
+        return {}
 
     def close(self) -> None:  # noqa: B027  (optional hook)
         """Release resources (model weights, HTTP clients)."""

@@ -10,10 +10,13 @@ Robustness
     429, 408, 425 and 5xx answers, timeouts, refused or dropped connections and
     malformed bodies are retried up to ``max_retries`` times with exponential backoff
     and jitter (``Retry-After`` is honoured up to ``retry_after_max_s``). Other 4xx
-    answers (401, 404, 400...) are not retried. When a judgment exhausts its retries a
-    :class:`~cueshift.errors.CueshiftError` names the base URL and the last status; the
-    batch is not returned, the runner stops, and the unanswered judgments are planned
-    again on the next run.
+    answers are not retried. A request that exhausts its retries, or that the server
+    refuses (400, 413, 422...), fails alone: the batch's other answers are returned and
+    :attr:`BackendAnswers.failures` names the failed rows with their attempts and last
+    error, which the runner records and plans again on a later run. 401/403/404 answers,
+    and a server that fails :mod:`.openai_client`'s health check after
+    ``health_check_after`` failures in a row, stop the run with a one-line
+    :class:`~cueshift.errors.CueshiftError` (the batch is not stored).
 Load spreading
     Several ``base_urls`` (replicas serving the same model) share the load: each attempt
     goes to the endpoint with the fewest requests in flight (ties in turn). An endpoint
@@ -22,7 +25,22 @@ Load spreading
 Secrets
     The API key is read from the environment variable named by ``api_key_env``; only the
     name is part of the settings (and so of the ``model`` table). The key itself is sent
-    in one header and scrubbed from every error message, log line and answer text.
+    in one header and redacted (:func:`~.openai_redact.redact`: raw, JSON-escaped,
+    URL-encoded, HTML entities, prefixes and suffixes of six characters or more) from every
+    error message, log line, answer text and server description.
+vLLM as it behaves
+    ``constrain = "structured_outputs"`` sends ``{"choice": choices}`` with forced-choice
+    requests (vLLM >= 0.12; ``"guided_choice"`` for older servers, which 0.12 and later
+    ignore with HTTP 200); the first ``constraint_check`` answers must each be one of the
+    choices, else the run stops saying the constraint did not take effect. Requests of a
+    batch are sent grouped by image (image first, then instruction, then scenario text, so
+    a prefix cache shares the image's blocks), each image with a stable ``uuid`` when
+    ``image_uuid`` is set. ``top_logprobs`` is lowered to the server's ``--max-logprobs``
+    when the server names it. :meth:`OpenAIBackend.run_report` records the served model
+    names, ``system_fingerprint`` values, the server version (``GET /version``), how many
+    answers lacked logprobs, and the consistency probe
+    (:mod:`.openai_consistency`): ``consistency_probe`` answered requests, sent again at
+    the end of the run, with the drift of their answers and logprobs.
 Score information (``logprobs``)
     When the server returns ``logprobs`` with ``top_logprobs``, the answer's letter
     probabilities are read from the first answer token; see :func:`letter_probabilities`.
@@ -39,22 +57,19 @@ Further designs (:meth:`OpenAIBackend.judge_pairs`, :meth:`OpenAIBackend.rate`)
     goes to the design's strict parser.
 
 Modules: :mod:`.openai_settings` (settings), :mod:`.openai_messages` (request bodies and
-answers), :mod:`.openai_logprobs` (letter probabilities), :mod:`.openai_router` (load
-spreading), :mod:`.openai_retry` (what is retried, backoff), :mod:`.openai_http` (HTTP/1.1
-connections), :mod:`.loop_thread` (the event loop).
+answers), :mod:`.openai_logprobs` (letter probabilities), :mod:`.openai_client` (requests,
+failures, health check), :mod:`.openai_router` (load spreading), :mod:`.openai_retry` (what
+is retried, backoff), :mod:`.openai_http` (HTTP/1.1 connections), :mod:`.openai_redact`
+(secrets), :mod:`.openai_server_info` and :mod:`.openai_consistency` (the run record),
+:mod:`.loop_thread` (the event loop).
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import json
-import logging
 import os
-import random
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import zlib
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import polars as pl
@@ -64,31 +79,18 @@ from cueshift.infer.backends.base import (
     Backend,
     BackendAnswers,
     JudgmentRequest,
+    RequestFailure,
     StudyContext,
     pairwise_prompts,
     rating_prompts,
 )
 from cueshift.infer.backends.loop_thread import LoopThread
-from cueshift.infer.backends.openai_http import TransportError
-from cueshift.infer.backends.openai_logprobs import LetterProbabilities
-from cueshift.infer.backends.openai_messages import DataUrls, chat_body, parse_completion
-from cueshift.infer.backends.openai_retry import RetryableFailure, backoff_delay, retry_after, retryable
-from cueshift.infer.backends.openai_router import Endpoint, Router
+from cueshift.infer.backends.openai_client import BodyMaker, ChatClient, Outcome
+from cueshift.infer.backends.openai_consistency import drift
+from cueshift.infer.backends.openai_messages import DataUrls, chat_body
+from cueshift.infer.backends.openai_redact import REDACTED, Redactor
 from cueshift.infer.backends.openai_settings import parse_settings
 from cueshift.study.config import ModelConfig
-
-log = logging.getLogger(__name__)
-
-REDACTED = "[redacted]"
-
-BodyMaker = Callable[[], dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class _Answer:
-    text: str
-    latency_ms: float
-    letters: LetterProbabilities | None
 
 
 class OpenAIBackend(Backend):
@@ -117,26 +119,23 @@ class OpenAIBackend(Backend):
         self.settings = parse_settings(model)
         if not model.checkpoint:
             raise ConfigError(f"model {model.model_id!r}: checkpoint must name the served model")
-        self._key = self._read_key()
-        self._headers: dict[str, str] = {}
-        if self._key is not None:
-            value = (
-                f"Bearer {self._key}"
-                if self.settings.api_key_header.lower() == "authorization"
-                else self._key
-            )
-            self._headers[self.settings.api_key_header] = value
+        key = self._read_key()
+        self.scrub = Redactor(key)
+        headers: dict[str, str] = {}
+        if key is not None:
+            bearer = self.settings.api_key_header.lower() == "authorization"
+            headers[self.settings.api_key_header] = f"Bearer {key}" if bearer else key
         self._data_url = DataUrls(max(32, 2 * self.settings.concurrency))
         self._loop = LoopThread("cueshift-openai")
-        self._router: Router | None = None
-        self._rng = random.Random()  # jitter only; not the global generator
+        self._client = ChatClient(
+            self.settings, headers, self.scrub, seed=zlib.crc32(model.model_id.encode())
+        )
+        self._constraint_checked = 0
 
     @property
     def deterministic(self) -> bool:
         """True in score mode: the answer does not depend on the seed, so plan seed 0 only."""
         return self.settings.mode == "score"
-
-    # ---- secrets
 
     def _read_key(self) -> str | None:
         name = self.settings.api_key_env
@@ -153,160 +152,133 @@ class OpenAIBackend(Backend):
             )
         return key
 
-    def scrub(self, text: str) -> str:
-        """``text`` with the API key replaced by ``[redacted]``."""
-        return text.replace(self._key, REDACTED) if self._key else text
-
     # ---- sync surface
 
     def judge(self, batch: pl.DataFrame) -> BackendAnswers:
-        """Answer every row of ``batch``, in row order; raise after exhausted retries."""
+        """Answer every row of ``batch`` (row order); rows given up on are in ``failures``."""
         requests = list(self.requests(batch))
         if not requests:
             return BackendAnswers(response_text=[], latency_ms=[], p_favorable=[], p_neither=[])
         makers = [functools.partial(self._body, request) for request in requests]
-        answers = self._loop.run(self._answer_all(makers, text_only=False))
+        outcomes = self._ask(makers, [r.image.image_id for r in requests], text_only=False)
+        self._check_constraint(outcomes)
         p_fav: list[float | None] = []
         p_nei: list[float | None] = []
-        for request, answer in zip(requests, answers, strict=True):
-            letters = answer.letters
+        for request, outcome in zip(requests, outcomes, strict=True):
+            letters = None if outcome.completion is None else outcome.completion.letters
             p_fav.append(
                 None if letters is None else letters.p_letter_share(request.ordering.favorable_letter)
             )
             p_nei.append(None if letters is None else letters.p_neither)
-        return BackendAnswers(
-            response_text=[a.text for a in answers],
-            latency_ms=[a.latency_ms for a in answers],
-            p_favorable=p_fav,
-            p_neither=p_nei,
-        )
+        return self._answers(outcomes, p_favorable=p_fav, p_neither=p_nei)
 
     def judge_pairs(self, batch: pl.DataFrame) -> BackendAnswers:
         """Answer two-image trials, in row order: one request per row with the left image, the
         right image and the design's question (column ``prompt`` if the batch has one, else the
         study template); columns ``left_image_id, right_image_id, seed`` are read."""
         prompts = pairwise_prompts(batch, self.context)
+        rows = list(batch.select("left_image_id", "right_image_id", "seed").iter_rows())
         makers = [
             functools.partial(self._design_body, (left, right), prompt, int(seed))
-            for (left, right, seed), prompt in zip(
-                batch.select("left_image_id", "right_image_id", "seed").iter_rows(), prompts, strict=True
-            )
+            for (left, right, seed), prompt in zip(rows, prompts, strict=True)
         ]
-        return self._design_answers(makers)
+        return self._answers(
+            self._ask(makers, [f"{left}|{right}" for left, right, _ in rows], text_only=True)
+        )
 
     def rate(self, batch: pl.DataFrame) -> BackendAnswers:
         """Answer rating requests, in row order: one request per row with the image and the
         design's rating prompt (see :func:`rating_prompts`); columns ``image_id, seed`` are read."""
         prompts = rating_prompts(batch, self.context)
+        rows = list(batch.select("image_id", "seed").iter_rows())
         makers = [
             functools.partial(self._design_body, (image_id,), prompt, int(seed))
-            for (image_id, seed), prompt in zip(
-                batch.select("image_id", "seed").iter_rows(), prompts, strict=True
-            )
+            for (image_id, seed), prompt in zip(rows, prompts, strict=True)
         ]
-        return self._design_answers(makers)
+        return self._answers(self._ask(makers, [str(image_id) for image_id, _ in rows], text_only=True))
 
-    def _design_answers(self, makers: Sequence[BodyMaker]) -> BackendAnswers:
-        if not makers:
-            return BackendAnswers(response_text=[], latency_ms=[])
-        answers = self._loop.run(self._answer_all(makers, text_only=True))
-        return BackendAnswers(
-            response_text=[a.text for a in answers], latency_ms=[a.latency_ms for a in answers]
-        )
+    def run_report(self) -> dict[str, Any]:
+        """The run record of this backend: the server's identity and the consistency probe
+        (which sends the sampled requests again now). ``lines``: what to print."""
+        if not self._loop.started:
+            return {}
+        client = self._client
+        samples = list(client.reservoir.samples)
+        repeats = self._loop.run(client.repeat(samples)) if samples else []
+        self._loop.run(client.describe_servers())
+        report: dict[str, Any] = {"server": client.info.as_dict()}
+        lines = [client.info.line()]
+        if samples:
+            s = self.settings
+            temperature = 0.0 if s.mode == "score" else s.temperature
+            result = drift(
+                [(sample.completion, again) for sample, again in zip(samples, repeats, strict=True)],
+                temperature,
+            )
+            report["consistency"] = result.as_dict()
+            lines.append(result.line())
+        report["lines"] = [f"model {self.model.model_id}: {line}" for line in lines]
+        return report
 
     def close(self) -> None:
         """Close the connections and stop the backend's event loop."""
-        router = self._router
-        self._loop.close(router.close if router is not None else None)
-        self._router = None
+        self._loop.close(self._client.close)
 
-    # ---- async core (runs on the backend's loop)
+    # ---- helpers
 
-    async def _answer_all(self, makers: Sequence[BodyMaker], *, text_only: bool) -> list[_Answer]:
-        """One request per body maker, concurrently within ``concurrency``; answers in order."""
-        if self._router is None:  # pools belong to this loop: create them on it
-            s = self.settings
-            endpoints = [Endpoint(url, tls_verify=s.tls_verify) for url in s.base_urls]
-            self._router = Router(endpoints, s.down_cooldown_s)
-        gate = asyncio.Semaphore(self.settings.concurrency)
-        tasks = [asyncio.create_task(self._post_one(make, gate, text_only=text_only)) for make in makers]
-        try:
-            return list(await asyncio.gather(*tasks))
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
+    def _ask(self, makers: Sequence[BodyMaker], groups: Sequence[str], *, text_only: bool) -> list[Outcome]:
+        """Send the requests grouped by image (stable), return the outcomes in row order."""
+        order = sorted(range(len(makers)), key=lambda i: groups[i])
+        outcomes = self._loop.run(self._client.answer_all([makers[i] for i in order], text_only=text_only))
+        in_rows: list[Outcome | None] = [None] * len(makers)
+        for i, outcome in zip(order, outcomes, strict=True):
+            in_rows[i] = outcome
+        return [o for o in in_rows if o is not None]
 
-    async def _post_one(self, make_body: BodyMaker, gate: asyncio.Semaphore, *, text_only: bool) -> _Answer:
-        """POST one request with retries and failover; ``text_only`` reads no logprobs."""
-        assert self._router is not None
+    def _answers(
+        self,
+        outcomes: Sequence[Outcome],
+        *,
+        p_favorable: list[float | None] | None = None,
+        p_neither: list[float | None] | None = None,
+    ) -> BackendAnswers:
+        failures = tuple(
+            RequestFailure(row, o.attempts, self.scrub(o.error or "no answer"))
+            for row, o in enumerate(outcomes)
+            if o.completion is None
+        )
+        return BackendAnswers(
+            response_text=[o.completion.text if o.completion else "" for o in outcomes],
+            latency_ms=[o.latency_ms for o in outcomes],
+            p_favorable=p_favorable,
+            p_neither=p_neither,
+            failures=failures,
+        )
+
+    def _check_constraint(self, outcomes: Sequence[Outcome]) -> None:
+        """Stop when one of the first ``constraint_check`` constrained answers is not a choice."""
         s = self.settings
-        async with gate:
-            body = json.dumps(make_body()).encode("utf-8")
-            endpoint: Endpoint | None = None
-            for attempt in range(s.max_retries + 1):
-                endpoint = self._router.choose(avoid=endpoint)
-                endpoint.in_flight += 1
-                started = time.perf_counter()
-                try:
-                    text, letters = await self._attempt(endpoint, body, text_only=text_only)
-                except RetryableFailure as failure:
-                    if attempt == s.max_retries:
-                        raise CueshiftError(
-                            f"openai backend: {endpoint.url}: {failure.what} "
-                            f"(gave up after {attempt + 1} attempts; this batch was not stored)"
-                        ) from None
-                    delay = backoff_delay(s, attempt, failure.retry_after, self._rng)
-                    log.info(
-                        "%s: %s; retry %d/%d in %.2fs",
-                        endpoint.url,
-                        failure.what,
-                        attempt + 1,
-                        s.max_retries,
-                        delay,
-                    )
-                    await asyncio.sleep(delay)
-                    continue
-                finally:
-                    endpoint.in_flight -= 1
-                return _Answer(text, (time.perf_counter() - started) * 1000.0, letters)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    async def _attempt(
-        self, endpoint: Endpoint, body: bytes, *, text_only: bool
-    ) -> tuple[str, LetterProbabilities | None]:
-        """One POST; a failure worth retrying raises :class:`RetryableFailure`."""
-        assert self._router is not None
-        try:
-            response = await endpoint.pool.post(
-                "/chat/completions", body, self._headers, self.settings.timeout_s
-            )
-        except TimeoutError:
-            self._router.failed(endpoint)
-            raise RetryableFailure(f"timed out after {self.settings.timeout_s:g}s") from None
-        except TransportError as exc:
-            self._router.failed(endpoint)
-            raise RetryableFailure(self.scrub(str(exc))) from None
-        if response.status != 200:
-            what = f"HTTP {response.status}: {self._excerpt(response.body)}"
-            if response.status >= 500:
-                self._router.failed(endpoint)
-            if retryable(response.status):
-                raise RetryableFailure(what, retry_after(response))
-            raise CueshiftError(
-                f"openai backend: {endpoint.url}: {what} (not retried; this batch was not stored)"
-            )
-        try:
-            text, letters = parse_completion(response.body, self.settings, text_only=text_only)
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise RetryableFailure(f"malformed response body ({type(exc).__name__})") from None
-        except CueshiftError as exc:
-            raise CueshiftError(f"openai backend: {endpoint.url}: {exc}") from None
-        self._router.succeeded(endpoint)
-        return self.scrub(text), letters
-
-    # ---- request bodies
+        if s.constrain == "none":
+            return
+        for outcome in outcomes:
+            if self._constraint_checked >= s.constraint_check:
+                return
+            if outcome.completion is None:
+                continue
+            self._constraint_checked += 1
+            text = outcome.completion.text.strip()
+            if text not in s.choices:
+                shown = text if len(text) <= 60 else text[:60] + "…"
+                hint = (
+                    "vLLM >= 0.12 reads structured_outputs and ignores guided_choice"
+                    if s.constrain == "guided_choice"
+                    else "vLLM < 0.12 reads guided_choice, other servers neither"
+                )
+                raise CueshiftError(
+                    f"model {self.model.model_id!r}: the answer constraint ({s.constrain}) did not take "
+                    f"effect: the server answered {shown!r}, not one of {', '.join(map(repr, s.choices))} "
+                    f"({hint}; set constrain accordingly, or 'none'); this batch was not stored"
+                )
 
     def _body(self, request: JudgmentRequest) -> dict[str, Any]:
         """The request of one forced-choice judgment, with logprobs when the settings ask."""
@@ -316,6 +288,7 @@ class OpenAIBackend(Backend):
             [self._data_url(request.image.path)],
             request.prompt,
             request.seed,
+            constrained=True,
         )
         if self.settings.logprobs:
             body.update(logprobs=True, top_logprobs=self.settings.top_logprobs)
@@ -323,13 +296,8 @@ class OpenAIBackend(Backend):
 
     def _design_body(self, image_ids: Sequence[str], prompt: str, seed: int) -> dict[str, Any]:
         """The request of a design row: the images in order, then the prompt; no logprobs."""
-        urls = [self._data_url(self.context.images[i].path) for i in image_ids]
-        return chat_body(self.settings, self.model.checkpoint, urls, prompt, seed)
-
-    def _excerpt(self, body: bytes, limit: int = 200) -> str:
-        text = " ".join(body.decode("utf-8", errors="replace").split())
-        text = self.scrub(text)
-        return text[:limit] + ("…" if len(text) > limit else "") if text else "<empty body>"
+        images = [self._data_url(self.context.images[i].path) for i in image_ids]
+        return chat_body(self.settings, self.model.checkpoint, images, prompt, seed)
 
 
-__all__ = ["OpenAIBackend"]
+__all__ = ["REDACTED", "OpenAIBackend"]

@@ -1,6 +1,7 @@
 """A small asyncio HTTP/1.1 client for the OpenAI-compatible backend (standard library only).
 
-Just enough HTTP for JSON POSTs to chat-completion servers: keep-alive connection pools per
+Just enough HTTP for JSON POSTs (and a few GETs: ``/version``, ``/v1/models``) to chat-completion
+servers: keep-alive connection pools per
 origin, TLS via :mod:`ssl`, ``Content-Length`` and chunked bodies, a hard per-request
 deadline that closes the connection when it passes. No proxies, no compression, no
 redirects. Transport failures raise :class:`TransportError` (or :class:`TimeoutError`);
@@ -107,14 +108,24 @@ class ConnectionPool:
         TransportError
             Connection refused, dropped, or not HTTP.
         """
+        return await self.request("POST", self.origin.target(suffix), body, headers, timeout)
+
+    async def get(self, target: str, headers: Mapping[str, str], timeout: float) -> HttpResponse:
+        """GET ``target`` (a path from the origin's root, e.g. ``/version``); raises as :meth:`post`."""
+        return await self.request("GET", target, None, headers, timeout)
+
+    async def request(
+        self, method: str, target: str, body: bytes | None, headers: Mapping[str, str], timeout: float
+    ) -> HttpResponse:
+        """One request to ``target`` within ``timeout`` seconds in all (see :meth:`post`)."""
         async with asyncio.timeout(timeout):
             conn = self._idle.pop() if self._idle else None
             if conn is not None:
                 try:
-                    return await self._exchange(conn, suffix, body, headers)
+                    return await self._exchange(conn, method, target, body, headers)
                 except (TransportError, OSError):
                     pass  # stale keep-alive connection: one fresh try below
-            return await self._exchange(await self._connect(), suffix, body, headers)
+            return await self._exchange(await self._connect(), method, target, body, headers)
 
     async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         try:
@@ -131,23 +142,27 @@ class ConnectionPool:
     async def _exchange(
         self,
         conn: tuple[asyncio.StreamReader, asyncio.StreamWriter],
-        suffix: str,
-        body: bytes,
+        method: str,
+        target: str,
+        body: bytes | None,
         headers: Mapping[str, str],
     ) -> HttpResponse:
         reader, writer = conn
         keep = False
         try:
             head = [
-                f"POST {self.origin.target(suffix)} HTTP/1.1",
+                f"{method} {target} HTTP/1.1",
                 f"Host: {self.origin.host_header}",
-                "Content-Type: application/json",
+                *(
+                    ["Content-Type: application/json", f"Content-Length: {len(body)}"]
+                    if body is not None
+                    else []
+                ),
                 "Accept: application/json",
-                f"Content-Length: {len(body)}",
                 "Connection: keep-alive",
                 *(f"{name}: {value}" for name, value in headers.items()),
             ]
-            writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
+            writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + (body or b""))
             await writer.drain()
             response, keep = await _read_response(reader)
             return response

@@ -12,8 +12,22 @@ from cueshift.study.config import ModelConfig
 
 #: Request fields set by the backend; ``extra_body`` may not override them.
 RESERVED_FIELDS = frozenset(
-    {"model", "messages", "temperature", "max_tokens", "seed", "logprobs", "top_logprobs"}
+    {
+        "model",
+        "messages",
+        "temperature",
+        "max_tokens",
+        "seed",
+        "logprobs",
+        "top_logprobs",
+        "structured_outputs",
+        "guided_choice",
+    }
 )
+
+#: How the forced-choice answer is constrained: not at all, vLLM >= 0.12's ``structured_outputs``
+#: ``{"choice": [...]}``, or the ``guided_choice`` of older vLLM (ignored by 0.12 and later).
+Constraint = Literal["none", "structured_outputs", "guided_choice"]
 
 
 class OpenAISettings(BaseModel):
@@ -48,8 +62,42 @@ class OpenAISettings(BaseModel):
     temperature: float = Field(default=0.2, ge=0, le=2, description="generate mode (score mode sends 0)")
     max_tokens: int = Field(default=16, ge=1)
     logprobs: bool = Field(default=True, description="ask for logprobs (score information) when served")
-    top_logprobs: int = Field(default=20, ge=1, le=20)
-    image_first: bool = Field(default=True, description="image part before the text part of the message")
+    top_logprobs: int = Field(
+        default=20,
+        ge=1,
+        le=1024,
+        description="alternatives per answer token; lowered to the server's limit when it names one "
+        "(vLLM --max-logprobs, default 20)",
+    )
+    constrain: Constraint = Field(
+        default="none",
+        description="constrain forced-choice answers to `choices`: structured_outputs (vLLM >= 0.12) "
+        "or guided_choice (older vLLM); checked on the first answers",
+    )
+    choices: list[str] = Field(default_factory=lambda: ["(a)", "(b)"], min_length=2)
+    constraint_check: int = Field(
+        default=16, ge=1, le=10_000, description="first answers that must be one of `choices`"
+    )
+    image_uuid: bool = Field(
+        default=False,
+        description="send each image with a stable uuid (its SHA-256) so vLLM reuses its encoder output; "
+        "hosted APIs may refuse the field",
+    )
+    health_check_after: int = Field(
+        default=8,
+        ge=1,
+        le=100_000,
+        description="after this many requests in a row failed, check the server still answers; "
+        "stop the run if it does not",
+    )
+    consistency_probe: int = Field(
+        default=8, ge=0, le=1000, description="answered requests repeated at the end of a run (0: none)"
+    )
+    image_first: bool = Field(
+        default=True,
+        description="image part before the text part: image, instruction, scenario is the order "
+        "whose prefix the requests of one image share (prefix caching)",
+    )
     image_detail: Literal["auto", "low", "high"] | None = None
     system_prompt: str | None = None
     extra_body: dict[str, Any] = Field(
@@ -74,6 +122,13 @@ class OpenAISettings(BaseModel):
         if self.mode == "score" and not self.logprobs:
             raise ValueError("mode 'score' needs logprobs = true")
         return self
+
+    @field_validator("choices")
+    @classmethod
+    def _choices(cls, value: list[str]) -> list[str]:
+        if any(not c.strip() for c in value) or len(set(value)) != len(value):
+            raise ValueError("choices must be distinct, non-empty answers")
+        return value
 
     @field_validator("extra_body")
     @classmethod
