@@ -2,7 +2,7 @@
 
 Pipeline order, lowest first (docs/architecture.md)::
 
-    errors, schemas < study < images < infer < store < views < stats < report < designs < cli, view
+    errors, schemas < study < images < infer < store < views < stats < report < designs, imports < cli, view
 
 A module may import its own layer and any layer below it; ``designs`` wires the layers together and
 only the command line sits above it. Imports inside ``if TYPE_CHECKING:`` count too: a static tool
@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("views",),
     ("stats",),
     ("report",),
-    ("designs",),
+    ("designs", "imports"),
     ("cli", "view", "__main__"),
 )
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}

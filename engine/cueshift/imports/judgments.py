@@ -1,0 +1,181 @@
+"""``cueshift import judgments DIR --study F``: runs of the StylisticBias release code into a study database.
+
+Each release file (:mod:`cueshift.images.release_judgments`) becomes one ``judgment`` row of the
+study's design, keyed like every judgment (model, image, scenario, ordering, seed):
+
+* **model** — the ``<model>`` folder; a model the study file does not list gets a ``model`` row
+  with ``backend = 'release-import'`` and the folder name as checkpoint;
+* **image** — the ``<img>`` folder, an image of the study's benchmark (the release's
+  ``final_dataset``) whose identity is the ``<face>`` folder;
+* **scenario** — the study scenario whose two descriptors are the file's ``options``; the file
+  name's ``scenario<i>`` must follow the study's scenario order (any fixed offset, 0- or 1-based);
+* **ordering** — fixed by which letter holds the favorable descriptor and which option the prompt
+  lists first (seed 000 App. C.2); each release ``order`` value must always mean the same one;
+* **answer** — ``raw_output`` re-read by our strict parser (:mod:`cueshift.infer.parser`); the
+  release's own ``chosen_option`` is kept beside it in ``release_judgment`` and the summary
+  counts where the two disagree (the release guesses ``a`` when any letter a appears).
+
+All files are read and checked before the database is opened; a judgment already stored is
+skipped, so importing twice adds nothing. Rows go in large batches, not one transaction per file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from cueshift import store
+from cueshift.designs import design_of, load_study
+from cueshift.designs.forced_choice import JUDGMENT_KEY, study_scenarios
+from cueshift.designs.runner import model_frame
+from cueshift.errors import CueshiftError
+from cueshift.images.croissant import find_croissant, read_croissant
+from cueshift.images.release_judgments import judgements_folder, read_judgment_tree
+from cueshift.images.stylisticbias import release_root
+from cueshift.imports.release_rows import agreement_table, judgment_frames, match_study
+from cueshift.study.config import Study
+from cueshift.study.scenario_sets import SCENARIO_SETS
+
+IMPORT_BACKEND = "release-import"
+BATCH_ROWS = 250_000
+MODEL_ID = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+
+@dataclass(frozen=True)
+class JudgmentImport:
+    """What ``import judgments`` read and wrote."""
+
+    database: Path
+    n_files: int
+    n_written: int
+    n_already_stored: int
+    models: tuple[str, ...]
+    agreement: pl.DataFrame  # per model: our parse vs the release's chosen_option
+    seconds: float
+    croissant: str | None = None
+
+
+def _model_rows(study: Study, models: list[str]) -> pl.DataFrame:
+    """``model`` rows: the study's own entry where it lists the model, an import entry otherwise."""
+    listed = {m.model_id: m for m in study.models}
+    rows = model_frame([listed[m] for m in models if m in listed])
+    extra = [m for m in models if m not in listed]
+    imported = pl.DataFrame(
+        {
+            "model_id": extra,
+            "backend": [IMPORT_BACKEND] * len(extra),
+            "checkpoint": extra,
+            "revision": pl.Series([None] * len(extra), dtype=pl.String),
+            "settings": [json.dumps({"source": "StylisticBias release judgments"})] * len(extra),
+        }
+    )
+    return pl.concat([rows, imported]) if rows.height else imported
+
+
+def _croissant(study: Study) -> str | None:
+    """The release's Croissant metadata in one line, when the study's images ship a croissant.json."""
+    root = study.benchmark.root
+    if study.benchmark.kind != "stylisticbias" or root is None:
+        return None
+    found = find_croissant(root, release_root(root))
+    return str(read_croissant(found)) if found is not None else None
+
+
+def _new_rows(con: duckdb.DuckDBPyConnection, judgments: pl.DataFrame) -> pl.DataFrame:
+    """The judgments whose key is not stored yet (the anti-join runs inside DuckDB)."""
+    key = ", ".join(JUDGMENT_KEY)
+    con.register("cueshift_import", judgments.select(JUDGMENT_KEY).with_row_index("__i").to_arrow())
+    try:
+        wanted = store.query(
+            con, f"SELECT __i FROM cueshift_import ANTI JOIN (SELECT {key} FROM judgment) USING ({key})"
+        )
+    finally:
+        con.unregister("cueshift_import")
+    return judgments.with_row_index("__i").join(wanted, on="__i", how="semi").drop("__i")
+
+
+def import_judgments(
+    root: Path,
+    study_file: str | Path,
+    *,
+    database: Path | None = None,
+    workers: int | None = None,
+    progress: bool = False,
+    advance: Callable[[int], None] | None = None,
+) -> JudgmentImport:
+    """Import a release's judgment files into the study database (see the module docstring).
+
+    Parameters
+    ----------
+    root
+        The release checkout, its ``output`` folder or its ``judgements`` folder.
+    study_file
+        The study whose benchmark holds the judged images (``[benchmark] kind = "stylisticbias"``).
+    database
+        Study database (default: the study's).
+    workers
+        Processes reading the files (default: the CPU count).
+    progress, advance
+        Progress bar while the benchmark is loaded; ``advance(n)`` after each face folder read.
+
+    Raises
+    ------
+    CueshiftError
+        One line naming the file and field; the database is not touched.
+    """
+    started = time.perf_counter()
+    study = load_study(study_file)
+    workload = design_of(study).plan(study, progress=progress)
+    if "judgment" not in {kind.table for kind in workload.units}:
+        raise CueshiftError(f"{study_file}: design {study.design!r} stores no forced-choice judgments")
+    folder = judgements_folder(root)
+    files = read_judgment_tree(folder, workers=workers, advance=advance)
+    for model in files["model"].unique().sort().to_list():
+        if not MODEL_ID.match(model):
+            raise CueshiftError(
+                f"{folder / model}: field 'model': {model!r} is not a usable model id "
+                "(letters, digits, _ . -)"
+            )
+    scenarios = study_scenarios(study)
+    positions = {s.scenario_id: i for i, s in enumerate(SCENARIO_SETS[study.scenarios.set])}
+    matched = match_study(
+        files, workload.context.images, scenarios, positions, study.prompt.orderings, folder
+    )
+    run = store.RunRecord(study.name, "1/1", study.model_dump_json(), matched.height)
+    judgments, releases = judgment_frames(matched, scenarios, run.run_id, dt.datetime.now())
+    store.validate("judgment", judgments)
+    store.validate("release_judgment", releases)
+    models = judgments["model_id"].unique().sort().to_list()
+    con = store.open_study(database or study.database_path)
+    try:
+        for table, (rows, key) in workload.dimensions.items():
+            store.upsert_dimension(con, table, rows, key)
+        store.upsert_dimension(con, "model", _model_rows(study, models), "model_id")
+        new = _new_rows(con, judgments)
+        new_releases = releases.join(new.select(JUDGMENT_KEY), on=list(JUDGMENT_KEY), how="semi")
+        store.start_run(con, run)
+        for start in range(0, new.height, BATCH_ROWS):
+            batch = new.slice(start, BATCH_ROWS)
+            release_batch = new_releases.join(batch.select(JUDGMENT_KEY), on=list(JUDGMENT_KEY), how="semi")
+            store.write_tables(con, {"judgment": batch, "release_judgment": release_batch})
+        store.finish_run(con, run, new.height)
+    finally:
+        con.close()
+    return JudgmentImport(
+        database=Path(database or study.database_path),
+        n_files=files.height,
+        n_written=new.height,
+        n_already_stored=judgments.height - new.height,
+        models=tuple(models),
+        agreement=agreement_table(judgments, releases),
+        seconds=time.perf_counter() - started,
+        croissant=_croissant(study),
+    )

@@ -1,0 +1,238 @@
+"""Release judgment files matched to a study and shaped into ``judgment`` / ``release_judgment`` rows.
+
+Every check here names the first file that fails it (relative to the judgements folder) and the
+field; the matching is done on the distinct values (a few hundred option pairs, not millions of
+rows) and joined back.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import polars as pl
+
+from cueshift.designs.forced_choice import JUDGMENT_KEY
+from cueshift.errors import CueshiftError
+from cueshift.infer.backends.base import ImageRecord
+from cueshift.infer.parser import parse_answers
+from cueshift.study.scenarios import ORDERING_BY_ID, ORDERINGS, Scenario
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _fail_first(rows: pl.DataFrame, folder: Path, field: str, message: str) -> None:
+    """Raise naming the first (in path order) of ``rows``, if any; ``message`` may use its columns."""
+    if rows.height:
+        row = rows.sort("file").row(0, named=True)
+        more = f" (+{rows.height - 1} more files)" if rows.height > 1 else ""
+        raise CueshiftError(f"{folder / row['file']}: field '{field}': {message.format(**row)}{more}")
+
+
+def _scenario_of_options(files: pl.DataFrame, scenarios: Sequence[Scenario], folder: Path) -> pl.DataFrame:
+    """``option_a, option_b -> scenario_id, favorable_letter`` for every distinct option pair."""
+    poles: dict[str, set[tuple[str, str]]] = {}
+    for scenario in scenarios:
+        poles.setdefault(_fold(scenario.favorable), set()).add((scenario.scenario_id, "favorable"))
+        poles.setdefault(_fold(scenario.unfavorable), set()).add((scenario.scenario_id, "unfavorable"))
+    pairs = files.select("option_a", "option_b").unique()
+    found: list[tuple[str, str, str | None, str | None]] = []
+    for a, b in pairs.iter_rows():
+        matches = {
+            (sa, "a" if pole_a == "favorable" else "b")
+            for sa, pole_a in poles.get(_fold(a), set())
+            for sb, pole_b in poles.get(_fold(b), set())
+            if sa == sb and pole_a != pole_b
+        }
+        scenario_id, letter = next(iter(matches)) if len(matches) == 1 else (None, None)
+        found.append((a, b, scenario_id, letter))
+    schema = {"option_a": pl.String, "option_b": pl.String, "scenario_id": pl.String, "fav_letter": pl.String}
+    mapping = pl.DataFrame(found, schema=schema, orient="row")
+    joined = files.join(mapping, on=["option_a", "option_b"], how="left")
+    _fail_first(
+        joined.filter(pl.col("scenario_id").is_null()), folder, "options",
+        "{option_a!r} / {option_b!r} are not the two descriptors of one scenario of the study",
+    )  # fmt: skip
+    return joined
+
+
+def _check_mapping(frame: pl.DataFrame, source: str, target: str, folder: Path, field: str) -> None:
+    """Each value of ``source`` always goes with one value of ``target``, and the other way round."""
+    for a, b in ((source, target), (target, source)):
+        spread = frame.group_by(a).agg(pl.col(b).n_unique().alias("__n"), pl.col(b).first().alias("__first"))
+        bad = frame.join(spread.filter(pl.col("__n") > 1), on=a).filter(pl.col(b) != pl.col("__first"))
+        _fail_first(
+            bad, folder, field,
+            f"{a} {{{a}}} goes with {b} {{{b}}} here but with {b} {{__first}} in other files",
+        )  # fmt: skip
+
+
+def match_study(
+    files: pl.DataFrame,
+    images: Mapping[str, ImageRecord],
+    scenarios: Sequence[Scenario],
+    scenario_positions: Mapping[str, int],
+    orderings: Sequence[int],
+    folder: Path,
+) -> pl.DataFrame:
+    """Map release files to the study's images, scenarios and orderings (checks in the module
+    docstring of :mod:`cueshift.imports.judgments`).
+
+    Returns
+    -------
+    pl.DataFrame
+        ``file, model_id, image_id, scenario_id, ordering, seed, chosen_option, raw_output,
+        timestamp, option_a, option_b``.
+    """
+    known = pl.DataFrame(
+        {"img": list(images), "identity_id": [record.identity_id for record in images.values()]},
+        schema={"img": pl.String, "identity_id": pl.String},
+    )
+    rows = files.join(known, on="img", how="left")
+    _fail_first(
+        rows.filter(pl.col("identity_id").is_null()), folder, "face_image_name",
+        "image {img!r} is not in the study's benchmark",
+    )  # fmt: skip
+    _fail_first(
+        rows.filter(pl.col("identity_id") != pl.col("face")), folder, "face",
+        "image {img!r} belongs to face {identity_id!r} in the benchmark, not to folder {face!r}",
+    )  # fmt: skip
+    rows = _scenario_of_options(rows, scenarios, folder)
+    _fail_first(
+        rows.filter(pl.col("first_letter").is_null()), folder, "prompt",
+        "names neither option's letter nor descriptor, so the prompt ordering is unknown",
+    )  # fmt: skip
+    by_letters = {(o.favorable_letter, o.favorable_first): o.ordering for o in ORDERINGS}
+    ordering_of = pl.DataFrame(
+        [(fav, first, by_letters[(fav, first == fav)]) for fav in "ab" for first in "ab"],
+        schema={"fav_letter": pl.String, "first_letter": pl.String, "ordering": pl.Int32},
+        orient="row",
+    )
+    rows = rows.join(ordering_of, on=["fav_letter", "first_letter"], how="left")
+    _fail_first(
+        rows.filter(~pl.col("ordering").is_in(list(orderings))), folder, "order",
+        f"the prompt is ordering {{ordering}} (seed 000 App. C.2), not one of the study's {list(orderings)}",
+    )  # fmt: skip
+    _check_mapping(rows, "order", "ordering", folder, "order")
+    positions = pl.DataFrame(
+        {"scenario_id": list(scenario_positions), "__position": list(scenario_positions.values())},
+        schema={"scenario_id": pl.String, "__position": pl.Int64},
+    )
+    rows = rows.join(positions, on="scenario_id").with_columns(
+        (pl.col("scenario_index") - pl.col("__position")).alias("__offset")
+    )
+    offset = rows.sort("file")["__offset"][0]
+    _fail_first(
+        rows.filter(pl.col("__offset") != offset), folder, "file name",
+        f"scenario{{scenario_index}} holds scenario {{scenario_id!r}}, but other files number the "
+        f"scenarios from {offset}",
+    )  # fmt: skip
+    rows = rows.rename({"model": "model_id", "img": "image_id"})
+    duplicated = rows.filter(pl.struct(JUDGMENT_KEY).is_duplicated())
+    _fail_first(
+        duplicated, folder, "file name",
+        "a second file for model {model_id!r}, image {image_id!r}, scenario {scenario_id!r}, "
+        "ordering {ordering}, seed {seed}",
+    )  # fmt: skip
+    return rows.select(
+        "file", "model_id", "image_id", "scenario_id", "ordering", "seed", "chosen_option", "raw_output",
+        "timestamp", "option_a", "option_b",
+    )  # fmt: skip
+
+
+def _release_letter() -> pl.Expr:
+    """The release's ``chosen_option`` as a letter: ``a`` / ``(b)`` / ``Option A`` / a descriptor."""
+    text = (
+        pl.col("chosen_option")
+        .str.strip_chars()
+        .str.to_lowercase()
+        .str.replace(r"^(?:option|answer|choice)\s*[:\-]?\s*", "")
+        .str.strip_chars("()[]{}.:'\" ")
+    )
+    folded = pl.col("chosen_option").str.strip_chars().str.to_lowercase()
+    return (
+        pl.when(text.is_in(["a", "b"]))
+        .then(text)
+        .when(folded == pl.col("option_a").str.strip_chars().str.to_lowercase())
+        .then(pl.lit("a"))
+        .when(folded == pl.col("option_b").str.strip_chars().str.to_lowercase())
+        .then(pl.lit("b"))
+        .otherwise(pl.lit(None, dtype=pl.String))
+    )
+
+
+def judgment_frames(
+    matched: pl.DataFrame, scenarios: Sequence[Scenario], run_id: str, now: dt.datetime
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(``judgment`` rows with our strict parse, ``release_judgment`` rows with the release's)."""
+    by_id = {s.scenario_id: s for s in scenarios}
+    mappings: dict[tuple[str, int], dict[str, str]] = {}
+    descriptors = []
+    for scenario_id, ordering in matched.select("scenario_id", "ordering").iter_rows():
+        key = (scenario_id, ordering)
+        if key not in mappings:
+            mappings[key] = ORDERING_BY_ID[ordering].descriptor_by_letter(by_id[scenario_id])
+        descriptors.append(mappings[key])
+    letters, _ = parse_answers(matched["raw_output"].to_list(), descriptors)
+    favorable = {o.ordering: o.favorable_letter for o in ORDERINGS}
+    frame = matched.with_columns(
+        pl.Series("chosen_letter", letters, dtype=pl.String),
+        pl.col("ordering").replace_strict(favorable, return_dtype=pl.String).alias("__fav"),
+        pl.col("ordering").cast(pl.Int32),
+        pl.col("seed").cast(pl.Int32),
+    )
+    judgments = frame.select(
+        *JUDGMENT_KEY,
+        pl.col("raw_output").alias("response_text"),
+        pl.when(pl.col("chosen_letter").is_null())
+        .then(pl.lit("invalid"))
+        .when(pl.col("chosen_letter") == pl.col("__fav"))
+        .then(pl.lit("favorable"))
+        .otherwise(pl.lit("unfavorable"))
+        .alias("outcome"),
+        "chosen_letter",
+        *(
+            pl.lit(None, dtype=pl.Float64).alias(c)
+            for c in ("p_favorable", "p_neither", "association", "logit_scale")
+        ),
+        pl.lit(0.0).alias("latency_ms"),
+        pl.lit(now).cast(pl.Datetime("us")).alias("created_at"),
+        pl.lit(run_id).alias("run_id"),
+    )
+    releases = frame.select(
+        *JUDGMENT_KEY,
+        "chosen_option",
+        _release_letter().alias("release_letter"),
+        pl.col("file").alias("source_file"),
+        pl.col("timestamp").alias("release_timestamp"),
+        pl.lit(run_id).alias("run_id"),
+    )
+    return judgments, releases
+
+
+def agreement_table(judgments: pl.DataFrame, releases: pl.DataFrame) -> pl.DataFrame:
+    """Per model: how often our strict parse and the release's ``chosen_option`` name the same letter.
+
+    ``agree`` counts the same letter or no letter on both sides; ``we_invalid_release_letter`` the
+    answers we call invalid that the release read as a letter (its guess), ``letters_differ``
+    the answers read as opposite letters, ``we_letter_release_none`` those only we read.
+    """
+    both = judgments.select(*JUDGMENT_KEY, "chosen_letter").join(
+        releases.select(*JUDGMENT_KEY, "release_letter"), on=list(JUDGMENT_KEY)
+    )
+    ours, theirs = pl.col("chosen_letter"), pl.col("release_letter")
+    return (
+        both.group_by("model_id")
+        .agg(
+            pl.len().alias("n"),
+            ours.eq_missing(theirs).sum().alias("agree"),
+            (~ours.eq_missing(theirs)).sum().alias("disagree"),
+            (ours.is_null() & theirs.is_not_null()).sum().alias("we_invalid_release_letter"),
+            (ours.is_not_null() & theirs.is_not_null() & (ours != theirs)).sum().alias("letters_differ"),
+            (ours.is_not_null() & theirs.is_null()).sum().alias("we_letter_release_none"),
+        )
+        .sort("model_id")
+    )
