@@ -10,6 +10,7 @@ file is read, never the records.
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -51,12 +52,14 @@ def find_croissant(root: Path, faces_root: Path) -> Path | None:
 
 @contextmanager
 def _quiet_absl() -> Iterator[None]:
-    """mlcroissant reports recommendations through absl's logger; keep them off the console."""
+    """mlcroissant reports recommendations through absl's logger (and rdflib warns): keep them quiet."""
     logger = logging.getLogger("absl")
     level = logger.level
     logger.setLevel(logging.ERROR)
     try:
-        yield
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # rdflib's, inside mlcroissant
+            yield
     finally:
         logger.setLevel(level)
 

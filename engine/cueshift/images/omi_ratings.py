@@ -17,6 +17,7 @@ kinds of measurement are never mixed silently. Ratings of stimuli that have no i
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,22 +68,43 @@ def _attribute_key(text: str) -> str:
     return "-".join(text.replace("_", " ").split()).casefold()
 
 
+def _header(path: Path) -> list[str]:
+    """The header's column names, checked against :data:`COLUMNS` before the rows are parsed."""
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            header = [name.strip() for name in next(csv.reader(handle), [])]
+    except UnicodeDecodeError as exc:
+        raise CueshiftError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    for name in COLUMNS:
+        if name not in header:
+            raise CueshiftError(
+                f"{path}: field '{name}': required column is missing (have {', '.join(header)})"
+            )
+    for name in header:
+        if name not in COLUMNS:
+            raise CueshiftError(f"{path}: field '{name}': unknown column; allowed: {', '.join(COLUMNS)}")
+    return header
+
+
+def _ragged_row(path: Path, width: int) -> str:
+    """`` row <n>`` of the first data row whose field count differs from the header's ('' if none)."""
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        for number, record in enumerate(csv.reader(handle)):
+            if number and record and len(record) != width:
+                return f" row {number}: {len(record)} fields, the header has {width};"
+    return ""
+
+
 def _read(path: Path) -> pl.DataFrame:
     if not path.is_file():
         raise CueshiftError(f"{path}: no such file (the OMI layout has attribute_ratings.csv)")
+    header = _header(path)
     try:
         frame = pl.read_csv(path, infer_schema=False, encoding="utf8", raise_if_empty=True)
     except (pl.exceptions.PolarsError, OSError) as exc:
-        raise CueshiftError(f"{path}: unparseable CSV: {str(exc).splitlines()[0]}") from None
-    frame = frame.rename({name: name.strip().lstrip("\ufeff") for name in frame.columns})
-    for name in COLUMNS:
-        if name not in frame.columns:
-            raise CueshiftError(
-                f"{path}: field '{name}': required column is missing (have {', '.join(frame.columns)})"
-            )
-    for name in frame.columns:
-        if name not in COLUMNS:
-            raise CueshiftError(f"{path}: field '{name}': unknown column; allowed: {', '.join(COLUMNS)}")
+        where = _ragged_row(path, len(header))
+        raise CueshiftError(f"{path}:{where} unparseable CSV: {str(exc).splitlines()[0]}") from None
+    frame = frame.rename(dict(zip(frame.columns, header, strict=True)))
     return frame.select(pl.col(c).str.strip_chars() for c in COLUMNS).with_row_index("__row", offset=1)
 
 

@@ -60,13 +60,21 @@ def _scenario_of_options(files: pl.DataFrame, scenarios: Sequence[Scenario], fol
 
 
 def _check_mapping(frame: pl.DataFrame, source: str, target: str, folder: Path, field: str) -> None:
-    """Each value of ``source`` always goes with one value of ``target``, and the other way round."""
+    """Each value of ``source`` always goes with one value of ``target``, and the other way round;
+    the files that break it are those off the most common pairing."""
     for a, b in ((source, target), (target, source)):
-        spread = frame.group_by(a).agg(pl.col(b).n_unique().alias("__n"), pl.col(b).first().alias("__first"))
-        bad = frame.join(spread.filter(pl.col("__n") > 1), on=a).filter(pl.col(b) != pl.col("__first"))
+        usual = (
+            frame.group_by(a, b)
+            .len()
+            .sort([a, "len", b], descending=[False, True, False])
+            .group_by(a, maintain_order=True)
+            .first()
+            .select(a, pl.col(b).alias("__usual"))
+        )
+        bad = frame.join(usual, on=a).filter(pl.col(b) != pl.col("__usual"))
         _fail_first(
             bad, folder, field,
-            f"{a} {{{a}}} goes with {b} {{{b}}} here but with {b} {{__first}} in other files",
+            f"{a} {{{a}}} goes with {b} {{{b}}} here but with {b} {{__usual}} in most files",
         )  # fmt: skip
 
 
