@@ -121,7 +121,7 @@ def test_the_cli_prints_no_form_of_the_key(
     env = {**os.environ, "CUESHIFT_LEAK_KEY": KEY, "COLUMNS": "400"}
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
-    assert "requests failed" in done.stdout and "[redacted]" in done.stdout
+    assert "failed requests:" in done.stdout and "[redacted]" in done.stdout
     chat.fault = lambda tag, attempt: "401-json"
     (tmp_path / "served.duckdb").unlink()
     stopped = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)

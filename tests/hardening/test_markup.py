@@ -119,7 +119,8 @@ def test_a_server_error_body_keeps_its_brackets_and_the_redaction(
     text = study.read_text().replace(
         'backend = "simulated"\n',
         'backend = "openai"\ncheckpoint = "tiny-vlm"\n[models.settings]\n'
-        f'base_urls = ["{refusing_url}"]\napi_key_env = "CUESHIFT_MARKUP_TEST_KEY"\nmax_retries = 0\n',
+        f'base_urls = ["{refusing_url}"]\napi_key_env = "CUESHIFT_MARKUP_TEST_KEY"\nmax_retries = 0\n'
+        "health_check_after = 1\n",  # a 400 fails its request alone; a failed health check stops the run
     )
     study.write_text(text)
     result = RUNNER.invoke(app, ["infer", "--study", str(study), "--no-progress", "--limit", "1"])

@@ -73,7 +73,7 @@ def test_the_other_answers_are_stored_and_the_poison_is_given_up_after_three_run
     ((unit_key, n_attempts, error),) = rows(db, "SELECT unit_key, attempts, error FROM request_failure")
     assert n_attempts == attempts and f"HTTP {status}" in error and url in error
     assert set(json.loads(unit_key)) == {"image_id", "scenario_id", "ordering", "seed"}
-    assert any("1 requests failed" in note and f"HTTP {status}" in note for note in first.notes)
+    assert any("failed requests: 1," in note and f"HTTP {status}" in note for note in first.notes)
 
     for run in (2, 3):  # later runs ask it again, and record it again
         again = run_design(study, progress=False)
@@ -84,7 +84,7 @@ def test_the_other_answers_are_stored_and_the_poison_is_given_up_after_three_run
     fourth = run_design(study, progress=False)  # failed in 3 runs: reported, not asked
     assert (fourth.n_planned, fourth.n_written, fourth.n_failed) == (0, 0, 0)
     assert chat.n_requests == asked
-    assert any("1 units were not asked: they failed in 3 runs" in note for note in fourth.notes)
+    assert any("units not asked: 1, each failed in 3 runs" in note for note in fourth.notes)
     assert rows(db, "SELECT count(*) FROM judgment") == [(total - 1,)]
 
 
@@ -134,7 +134,7 @@ def test_the_cli_prints_the_failures(server: tuple[ChatServer, str], cache: Path
     )
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "1 requests failed and were not stored" in out and "HTTP 400" in out
+    assert "failed requests: 1, not stored" in out and "HTTP 400" in out
     assert "consistency probe: 0 of 2 repeated answers changed" in out
     assert "system_fingerprint fp-test-1" in out and "version 0.12.0" in out
     (report,) = rows(tmp_path / "served.duckdb", "SELECT backend_report FROM run")

@@ -79,12 +79,12 @@ class FailureTally:
         if self.failed:
             common, count = self.errors.most_common(1)[0]
             lines.append(
-                f"{self.failed:,} requests failed and were not stored (recorded in request_failure; "
-                f"the next run asks them again); most common error ({count:,}x): {common}"
+                f"failed requests: {self.failed:,}, not stored (recorded in request_failure; the next "
+                f"run asks them again); most common error ({count:,}x): {common}"
             )
         if self.given_up:
             lines.append(
-                f"{self.given_up:,} units were not asked: they failed in {max_failed_runs} runs already "
+                f"units not asked: {self.given_up:,}, each failed in {max_failed_runs} runs already "
                 "(see the request_failure table)"
             )
         return lines

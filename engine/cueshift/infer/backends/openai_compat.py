@@ -207,7 +207,7 @@ class OpenAIBackend(Backend):
         repeats = self._loop.run(client.repeat(samples)) if samples else []
         self._loop.run(client.describe_servers())
         report: dict[str, Any] = {"server": client.info.as_dict()}
-        lines = [client.info.line()]
+        lines = [client.info.line()] if client.info.answered else []
         if samples:
             s = self.settings
             temperature = 0.0 if s.mode == "score" else s.temperature

@@ -22,6 +22,7 @@ from cueshift.infer.backends.openai_messages import Completion
 class ServerInfo:
     """Accumulates what the answers of one run say about the server."""
 
+    answers: int = 0
     served_models: Counter[str] = field(default_factory=Counter)
     fingerprints: Counter[str] = field(default_factory=Counter)
     logprobs_served: int = 0
@@ -33,6 +34,7 @@ class ServerInfo:
 
     def observe(self, completion: Completion, *, wants_logprobs: bool) -> None:
         """Count one answer; ``wants_logprobs``: the request asked for logprobs."""
+        self.answers += 1
         if completion.served_model is not None:
             self.served_models[completion.served_model] += 1
         if completion.fingerprint is not None:
@@ -43,9 +45,15 @@ class ServerInfo:
             else:
                 self.logprobs_missing += 1
 
+    @property
+    def answered(self) -> bool:
+        """Whether any answer was observed."""
+        return self.answers > 0
+
     def as_dict(self) -> dict[str, Any]:
         """The JSON-ready record."""
         return {
+            "answers": self.answers,
             "served_models": dict(self.served_models),
             "system_fingerprints": dict(self.fingerprints),
             "logprobs_served": self.logprobs_served,
