@@ -269,6 +269,19 @@ def test_probe_sees_changed_answers(servers: Servers, context: StudyContext) -> 
     assert drift["answers_changed"] == 3 and drift["temperature"] == 0.2 and not drift["consistent"]
 
 
+def test_a_probe_the_server_refuses_is_reported_not_raised(servers: Servers, context: StudyContext) -> None:
+    server, url = servers()
+    server.fault = lambda tag, attempt: "401" if attempt > 0 else None  # the key expired at the end
+    backend = make_backend(context, [url], consistency_probe=2)
+    try:
+        backend.judge(make_batch(context, seeds=(1,)))
+        report = backend.run_report()
+    finally:
+        backend.close()
+    assert "HTTP 401" in report["consistency_error"] and "consistency" not in report
+    assert any("consistency probe failed" in line for line in report["lines"])
+
+
 def test_run_report_is_empty_without_requests(context: StudyContext) -> None:
     backend = make_backend(context, ["http://127.0.0.1:9/v1"])
     assert backend.run_report() == {}

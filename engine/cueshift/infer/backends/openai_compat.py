@@ -204,10 +204,17 @@ class OpenAIBackend(Backend):
             return {}
         client = self._client
         samples = list(client.reservoir.samples)
-        repeats = self._loop.run(client.repeat(samples)) if samples else []
+        report: dict[str, Any] = {}
+        try:  # everything is stored by now: a server that stops answering only loses the probe
+            repeats = self._loop.run(client.repeat(samples)) if samples else []
+        except CueshiftError as exc:
+            report["consistency_error"] = str(exc)
+            samples = []
         self._loop.run(client.describe_servers())
-        report: dict[str, Any] = {"server": client.info.as_dict()}
+        report["server"] = client.info.as_dict()
         lines = [client.info.line()] if client.info.answered else []
+        if "consistency_error" in report:
+            lines.append(f"consistency probe failed: {report['consistency_error']}")
         if samples:
             s = self.settings
             temperature = 0.0 if s.mode == "score" else s.temperature
