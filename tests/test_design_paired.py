@@ -83,7 +83,7 @@ def test_template_renders_the_papers_prompts_verbatim() -> None:
 
 
 # --------------------------------------------------------------------------- statistics
-# (the kernels - Kruskal-Wallis, Wilcoxon, t intervals - are tested in tests/test_stats_*.py)
+# (the kernels - Kruskal-Wallis, Wilcoxon, t intervals - are tested in tests/stats/)
 
 
 def _scores(effect: float, n: int = 30, seed: int = 0, scenarios: int = 6) -> pl.DataFrame:

@@ -41,7 +41,7 @@ def bh_adjust(p_values: ArrayLike) -> NDArray[np.float64]:
     ``scipy.stats.false_discovery_control`` give the same values to within 1–2 ulp (they scale
     :math:`p_{(j)} / (j/m)` and :math:`p_{(j)} \cdot (m/j)`, this function :math:`(p_{(j)} m)/j`);
     this one is kept so that the stored result tables stay the same to the last digit. The tests
-    compare all three (``tests/test_stats_rank.py``).
+    compare all three (``tests/stats/test_rank.py``).
 
     References
     ----------

@@ -31,7 +31,7 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     interval but rounds differently (its :math:`z` is ``norm.isf(alpha / 2)``, and it divides
     the half-width last): the bounds differ in the last 1–2 digits for about one (k, n) in ten.
     This function is kept so the stored tables stay the same to the last digit; the tests
-    compare the two to 1e-12 (``tests/test_stats_proportions.py``).
+    compare the two to 1e-12 (``tests/stats/test_proportions.py``).
 
     References
     ----------

@@ -3,7 +3,7 @@
 The rank tests take a dense ``(n_obs, n_cells)`` array (NaN = missing) so that thousands of
 cells (e.g. every model × variation × scenario) are tested in one call; ranks are computed
 per column by a parallel numba kernel. Conventions follow :mod:`scipy.stats` so results agree
-to rounding error (see ``tests/test_stats_rank.py``).
+to rounding error (see ``tests/stats/test_rank.py``).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from cueshift.stats import (
 )
 from cueshift.stats.simulate import SimulationSpec, delta_frame, simulate_study
 from cueshift.study.scenarios import ORDERING_BY_ID
-from tests.stats_frames import base_rows, delta_rows
+from tests.stats.frames import base_rows, delta_rows
 
 
 def _judgments() -> pl.DataFrame:

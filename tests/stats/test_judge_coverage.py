@@ -1,6 +1,6 @@
 """Planted effects of the *judgment-level* simulated judge are recovered by the statistics engine.
 
-Companion of ``test_stats_simulation.py`` (which simulates at the φ level): here every number
+Companion of ``tests/stats/test_simulation.py`` (which simulates at the φ level): here every number
 starts as raw answer text of :class:`~cueshift.infer.backends.simulated.SimulatedBackend`
 (letter and first-position bias on, 10 % refusals / hedges / "both" answers), is read back by
 the strict parser (:func:`~cueshift.infer.parser.parse_answers`, with the row's letter →
