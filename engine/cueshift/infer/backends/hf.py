@@ -32,7 +32,11 @@ r"""The transformers backend: any local or hub image-text-to-text chat model, tw
 
 All prompts of one image share the image and the instruction up to the first option, so
 score mode runs that prefix once per image and scores the batched suffixes on copies of
-its key/value cache; generate mode processes each image once.
+its key/value cache. Generate mode runs the prefix once per image too and then batches the
+image's prompts (orderings x seeds x scenarios, grouped by prompt length, ``batch_size`` rows
+per ``generate`` call) on copies of that cache, each row sampled with its own generator
+seeded like the per-prompt call, so the answers equal one seeded call per judgment
+(:mod:`.hf_generate`; ``batch_size = 1`` keeps that per-prompt loop).
 
 Further designs (:meth:`TransformersBackend.judge_pairs`, :meth:`TransformersBackend.rate`)
     Always the generate protocol, whatever ``mode`` (their answers are free text for the
@@ -216,23 +220,83 @@ class TransformersBackend(Backend):
     def _generate_image(
         self, requests: list[JudgmentRequest], rows: list[int], texts: list[str], latency: list[float]
     ) -> None:
-        """One seeded generation per judgment; the image prefix runs once when ``shared_prefix``."""
-        import copy
-
-        import torch
-
-        from cueshift.infer.backends.hf_score import move_inputs, prefix_cache
+        """Seeded generations of one image's prompts: batched on the image prefix's cache when
+        ``shared_prefix`` and ``batch_size > 1`` (:mod:`.hf_generate`), else one call per prompt."""
+        from cueshift.infer.backends.hf_generate import sampling_warpers
+        from cueshift.infer.backends.hf_score import prefix_cache
 
         t0 = time.perf_counter()
         enc, index = self._encode(requests)
         model = self.hf_model
         cache = prefix_cache(model, enc) if self.settings.shared_prefix else None
         shared_ms = (time.perf_counter() - t0) * 1000.0 / len(rows)
+        keys = [index[(req.scenario.scenario_id, req.ordering.ordering)] for req in requests]
+        seeds = [
+            judgment_seed(req.seed, req.image.image_id, req.scenario.scenario_id, req.ordering.ordering)
+            for req in requests
+        ]
+        warpers = sampling_warpers(model, self._sampling) if cache is not None else None
+        if warpers is not None and self.settings.batch_size > 1:
+            self._generate_batched(enc, cache, keys, seeds, warpers, rows, texts, latency, shared_ms)
+        else:
+            self._generate_each(enc, cache, keys, seeds, rows, texts, latency, shared_ms)
+
+    def _generate_batched(
+        self,
+        enc: Any,
+        cache: Any,
+        keys: list[int],
+        seeds: list[int],
+        warpers: Any,
+        rows: list[int],
+        texts: list[str],
+        latency: list[float],
+        shared_ms: float,
+    ) -> None:
+        """Rows of equal prompt length in ``generate`` calls of ``batch_size`` rows, each row
+        sampled with its own seeded generator (equal to :meth:`_generate_each`)."""
+        from cueshift.infer.backends.hf_generate import generate_group, generate_groups
+
+        tokenizer = self.processor.tokenizer
+        prompts = [enc.full_ids(k) for k in keys]
+        for group in generate_groups([len(p) for p in prompts], self.settings.batch_size):
+            t1 = time.perf_counter()
+            new = generate_group(
+                self.hf_model,
+                cache,
+                [prompts[j] for j in group],
+                [seeds[j] for j in group],
+                self._sampling,
+                warpers,
+            )
+            per_row = shared_ms + (time.perf_counter() - t1) * 1000.0 / len(group)
+            for j, tokens in zip(group, new, strict=True):
+                texts[rows[j]] = tokenizer.decode(tokens, skip_special_tokens=True).strip()
+                latency[rows[j]] = per_row
+
+    def _generate_each(
+        self,
+        enc: Any,
+        cache: Any,
+        keys: list[int],
+        seeds: list[int],
+        rows: list[int],
+        texts: list[str],
+        latency: list[float],
+        shared_ms: float,
+    ) -> None:
+        """One seeded ``generate`` call per judgment (the reference the batched path equals)."""
+        import copy
+
+        import torch
+
+        from cueshift.infer.backends.hf_score import move_inputs
+
+        model = self.hf_model
         image_inputs = move_inputs(enc.image_inputs, model)
         tokenizer = self.processor.tokenizer
-        for i, req in zip(rows, requests, strict=True):
+        for i, k, seed in zip(rows, keys, seeds, strict=True):
             t1 = time.perf_counter()
-            k = index[(req.scenario.scenario_id, req.ordering.ordering)]
             ids = torch.tensor([enc.full_ids(k)], device=model.device)
             if cache is not None:  # the cache holds the image: pass only the ids and a full mask
                 inputs: dict[str, Any] = {
@@ -241,9 +305,7 @@ class TransformersBackend(Backend):
                 }
             else:  # the release protocol: the whole prompt with the image, every time
                 inputs = {**image_inputs, **move_inputs(enc.full_token_inputs(k), model)}
-            torch.manual_seed(
-                judgment_seed(req.seed, req.image.image_id, req.scenario.scenario_id, req.ordering.ordering)
-            )
+            torch.manual_seed(seed)
             with torch.inference_mode():
                 out = model.generate(input_ids=ids, **inputs, **self._sampling)
             texts[i] = tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True).strip()

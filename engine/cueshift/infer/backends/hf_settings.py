@@ -21,7 +21,8 @@ class TransformersSettings(BaseModel):
     mode: Mode = "score"
     device: Literal["auto", "cuda", "mps", "cpu"] = "auto"
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
-    #: score mode: suffix rows per forward pass
+    #: score mode: suffix rows per forward pass; generate mode: rows per ``generate`` call
+    #: (1 = one call per judgment, the per-prompt loop; answers are the same either way)
     batch_size: int = Field(default=32, ge=1)
     temperature: float = Field(default=0.2, ge=0.0)
     max_new_tokens: int = Field(default=16, ge=1)
