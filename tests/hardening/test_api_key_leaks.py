@@ -17,7 +17,6 @@ import os
 import subprocess
 import sys
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -26,26 +25,13 @@ import pytest
 from cueshift.designs import run_design
 from cueshift.errors import CueshiftError
 from tests.hardening.openai_study import served_study, study_data, toml_of
-from tests.infer.chat_server import ChatServer, serve
+from tests.infer.chat_server import ChatServer
 from tests.key_forms import leaks
 
 pytestmark = pytest.mark.timeout(120)
 
 KEY = "sk-test/SECRET-9f8e7d6c5b4a+leak=0xyz"
 ECHOES = ("echo", "echo-json", "echo-url", "echo-masked")
-
-
-@pytest.fixture
-def server() -> Iterator[tuple[ChatServer, str]]:
-    gen = serve()
-    make = next(gen)
-    yield make()
-    next(gen, None)
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("demo-cache")
 
 
 def leaky(tag: str, attempt: int) -> str | None:

@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -23,22 +22,9 @@ import pytest
 from cueshift.designs import run_design
 from cueshift.errors import CueshiftError
 from tests.hardening.openai_study import served_study, study_data, toml_of
-from tests.infer.chat_server import ChatServer, serve
+from tests.infer.chat_server import ChatServer
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture
-def server() -> Iterator[tuple[ChatServer, str]]:
-    gen = serve()
-    make = next(gen)
-    yield make()
-    next(gen, None)
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("demo-cache")
 
 
 def rows(db: Path, sql: str) -> list[tuple[object, ...]]:
