@@ -29,10 +29,10 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from cueshift.errors import ConfigError
 from cueshift.infer.backends.clip_tiny import TINY_CLIP_CHECKPOINT
+from cueshift.infer.backends.model_settings import validate_settings
 from cueshift.study.config import ModelConfig
 
 FloatArray = npt.NDArray[np.float64]
@@ -88,13 +88,7 @@ class ClipSettings(BaseModel):
 
 def parse_settings(model: ModelConfig) -> ClipSettings:
     """Validate ``model.settings``; a bad field raises a one-line :class:`ConfigError`."""
-    try:
-        return ClipSettings.model_validate(model.settings)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "<settings>"
-        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(f"model {model.model_id!r}: settings.{field}: {err['msg']}{more}") from None
+    return validate_settings(ClipSettings, model)
 
 
 def unit_rows(vectors: npt.ArrayLike) -> FloatArray:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from cueshift.errors import ConfigError
+from cueshift.infer.backends.model_settings import validate_settings
 from cueshift.infer.backends.openai_http import Origin
 from cueshift.study.config import ModelConfig
 
@@ -141,13 +141,7 @@ class OpenAISettings(BaseModel):
 
 def parse_settings(model: ModelConfig) -> OpenAISettings:
     """Validate ``model.settings``; any problem becomes a one-line :class:`ConfigError`."""
-    try:
-        return OpenAISettings.model_validate(model.settings)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "<settings>"
-        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(f"model {model.model_id!r}: settings.{field}: {err['msg']}{more}") from None
+    return validate_settings(OpenAISettings, model)
 
 
 __all__ = ["RESERVED_FIELDS", "OpenAISettings", "parse_settings"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from cueshift.errors import ConfigError
+from cueshift.infer.backends.model_settings import validate_settings
 from cueshift.infer.backends.simulated.defaults import (
     DEFAULT_ANSWER_STYLES,
     DEFAULT_CATEGORY_SCALE,
@@ -145,13 +145,7 @@ def parse_settings(model: ModelConfig) -> SimulatedSettings:
     The message names the model and the field, e.g.
     ``model 'sim-judge': settings.letter_bias: Input should be a valid number``.
     """
-    try:
-        return SimulatedSettings.model_validate(model.settings)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(part) for part in err["loc"]) or "<settings>"
-        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(f"model {model.model_id!r}: settings.{field}: {err['msg']}{more}") from None
+    return validate_settings(SimulatedSettings, model)
 
 
 def render_style(template: str, letter: str, descriptor: str) -> str:
