@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import tempfile
 import time
 from pathlib import Path
@@ -37,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import scipy.stats as st
+from bench_markdown import replace_section
 from rich.console import Console
 
 from cueshift import store
@@ -212,14 +212,7 @@ def _write_section(path: Path, report: dict[str, object]) -> None:
         END,
     ]
     section = "\n".join(lines) + "\n"
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n\n"
-    if START in text and END in text:
-        text = re.sub(
-            re.escape(START) + r".*?" + re.escape(END) + r"\n?", lambda _: section, text, flags=re.S
-        )
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    replace_section(path, section, START, END)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import re
 import socket
 import statistics
 import tempfile
@@ -33,6 +32,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import uvicorn
+from bench_markdown import replace_section
 from PIL import Image
 
 from cueshift import store
@@ -199,14 +199,7 @@ def _write(
         END,
     ]
     section = "\n".join(lines) + "\n"
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n\n"
-    if START in text and END in text:
-        text = re.sub(
-            re.escape(START) + r".*?" + re.escape(END) + r"\n?", lambda _: section, text, flags=re.S
-        )
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    replace_section(path, section, START, END)
 
 
 if __name__ == "__main__":
