@@ -18,7 +18,7 @@ import pytest
 
 from cueshift.errors import ConfigError
 from cueshift.infer.backends import SIMULATED_DESIGNS, backend_class, build_backend, supports
-from cueshift.infer.backends.base import BackendAnswers, ImageRecord, StudyContext
+from cueshift.infer.backends.base import BackendAnswers, StudyContext
 from cueshift.infer.backends.simulated import (
     INVALID_TEXTS,
     SimulatedBackend,
@@ -36,6 +36,7 @@ from cueshift.infer.backends.simulated_designs import SimulatedDesignBackend
 from cueshift.infer.parser import parse_answers
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
+from tests.infer.judged_images import judged_image
 
 Z = 4.0
 SCENARIOS = {s.scenario_id: s for s in STYLISTICBIAS_25}
@@ -63,21 +64,8 @@ IMAGES: dict[str, tuple[str, str | None, str | None, str | None, str | None, str
 
 def make_context(images: dict[str, tuple[Any, ...]] = IMAGES) -> StudyContext:
     records = {
-        image_id: ImageRecord(
-            image_id=image_id,
-            identity_id=identity,
-            path=Path("/nonexistent") / f"{image_id}.png",
-            role="base" if feature_key is None else "variation",
-            feature_key=feature_key,
-            variation_category=feature_key,
-            variation_value=value,
-            framing="face",
-            age=age,
-            gender=gender,
-            ethnicity=ethnicity,
-            body_type=body_type,
-        )
-        for image_id, (identity, feature_key, value, age, gender, ethnicity, body_type) in images.items()
+        image_id: judged_image(image_id, *fields, path=Path("/nonexistent") / f"{image_id}.png")
+        for image_id, fields in images.items()
     }
     return StudyContext(images=records, scenarios=SCENARIOS, template=RELEASED_TEMPLATE)
 

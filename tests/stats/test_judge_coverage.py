@@ -58,6 +58,7 @@ from cueshift.infer.parser import parse_answers
 from cueshift.stats import bh_adjust, cluster_bootstrap, face_matrix, phi_from_judgments, signed_rank_columns
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
+from tests.infer.judged_images import judged_image
 
 SCENARIOS = {s.scenario_id: s for s in STYLISTICBIAS_25}
 ORDERINGS = (1, 2, 3, 4)
@@ -152,19 +153,8 @@ def _simulate_deltas(
             age, gender, ethnicity, body_type = CELLS[demographics[i, face]]
             for k, (feature_key, value) in enumerate([(None, None), *variations[i]]):
                 image_id = f"{identity}-v{k}"
-                records[image_id] = ImageRecord(
-                    image_id=image_id,
-                    identity_id=identity,
-                    path=NOWHERE,  # the judge never opens an image
-                    role="base" if feature_key is None else "variation",
-                    feature_key=feature_key,
-                    variation_category=feature_key,
-                    variation_value=value,
-                    framing="face",
-                    age=age,
-                    gender=gender,
-                    ethnicity=ethnicity,
-                    body_type=body_type,
+                records[image_id] = judged_image(  # the judge never opens an image
+                    image_id, identity, feature_key, value, age, gender, ethnicity, body_type, path=NOWHERE
                 )
                 meta["image_id"].append(image_id)
                 meta["study"].append(study)
