@@ -9,6 +9,8 @@ Guarantees
 * **Exactly once.** Each batch of answers is written in one transaction, keyed by the unit's
   primary key (e.g. model, image, scenario, ordering, seed). A killed process loses at most
   the batch in flight, which the next run plans again; nothing is ever stored twice.
+  Batches are sized to take about two seconds at the measured rate, up to the study's
+  ``batch_size`` rows (:class:`~cueshift.designs.batching.BatchSizer`).
 * **Resume.** A run plans only the units missing from the database.
 * **Shards.** ``--shard K/N`` keeps the units whose stable hash (of the unit kind's
   ``shard_by`` value: an identity, a pair of images, an image) falls in shard K and writes
@@ -42,6 +44,7 @@ from rich.progress import (
 )
 
 from cueshift import store
+from cueshift.designs.batching import BatchSizer
 from cueshift.designs.failures import MAX_FAILED_RUNS, FailureTally, drop_given_up, split_failures
 from cueshift.designs.registry import design_of
 from cueshift.designs.work import UnitKind, Workload
@@ -208,7 +211,9 @@ def run_workload(
             task = bar.add_task("asking", total=n_planned, rate="") if bar else None
             for (model, backend), per_model in zip(backends, plans, strict=True):
                 for kind, plan in zip(workload.units, per_model, strict=True):
-                    for batch in _batches(plan, study.batch_size, n_planned - n_asked):
+                    sizer = BatchSizer(study.batch_size)  # per model and kind: their rates differ
+                    for batch in sizer.batches(plan, n_planned - n_asked):
+                        cycle = time.perf_counter()
                         asked = kind.request(batch) if kind.request is not None else batch
                         answers = getattr(backend, kind.method)(asked)
                         n_asked += batch.height
@@ -219,6 +224,7 @@ def run_workload(
                         if batch.height:
                             frames[kind.table] = kind.parse(batch, answers, model.model_id, record.run_id)
                         store.write_tables(con, frames)
+                        sizer.record(batch.height + failed.height, time.perf_counter() - cycle)
                         tally.add(failed)
                         n_written += batch.height
                         if bar is not None and task is not None:
@@ -296,18 +302,6 @@ def _missing(
 def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
     rows = con.execute(f"SELECT count(*) FROM {table}").fetchall()
     return int(rows[0][0])
-
-
-def _batches(plan: pl.DataFrame, batch_size: int, budget: int) -> Iterator[pl.DataFrame]:
-    """Consecutive batches of ``plan``, ``batch_size`` rows at most, until ``budget`` rows in all."""
-    taken = 0
-    for start in range(0, plan.height, batch_size):
-        length = min(batch_size, budget - taken)
-        if length <= 0:
-            return
-        batch = plan.slice(start, length)
-        taken += batch.height
-        yield batch
 
 
 @contextmanager

@@ -1,0 +1,105 @@
+r"""Batch sizes that follow throughput, bounded by time.
+
+A batch is asked, parsed and written in one transaction, so the batch in flight is what a
+kill loses, and each batch pays fixed costs (a backend call, a commit). A fixed size is wrong
+for both ends at once: 5,000 rows is minutes of a GPU model's work but milliseconds of the
+simulated judge's, whose fixed costs then dominate. :class:`BatchSizer` sizes each batch so
+that it takes about ``target_seconds`` at the throughput measured so far:
+
+.. math::
+
+    n_{k+1} = \min\Bigl(n_\text{max},\; \max\bigl(n_\text{min},\;
+    \operatorname{clip}(\hat r_k T,\; n_k / g,\; n_k g)\bigr)\Bigr),
+    \qquad \hat r_k = \frac{\sum_{j \le k} w^{k-j} n_j}{\sum_{j \le k} w^{k-j} t_j}
+
+with :math:`T` the target, :math:`t_j` the seconds batch :math:`j` took (ask + parse + write),
+:math:`w` the weight of older batches and :math:`g` the largest step up or down. The first
+batch has :data:`START_ROWS` rows (or the study's ``batch_size``, the largest batch, if that
+is smaller), so a slow backend learns its rate from one small batch and a fast one grows by
+:math:`g` per batch. A kill loses at most the batch in flight: about :math:`T` seconds once
+the rate is known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import polars as pl
+
+#: seconds one batch (ask + parse + write) should take: what a kill loses at most, about
+TARGET_SECONDS = 2.0
+#: rows of the first batch (fewer when the study's ``batch_size`` is smaller)
+START_ROWS = 500
+
+
+@dataclass
+class BatchSizer:
+    """Sizes of consecutive batches, adapted to the measured rate (see the module docstring).
+
+    Parameters
+    ----------
+    max_rows
+        The largest batch (the study's ``batch_size``).
+    target_seconds
+        Seconds a batch should take.
+    initial
+        Rows of the first batch (default ``min(START_ROWS, max_rows)``).
+    min_rows
+        The smallest batch after the first.
+    step
+        Largest factor between two consecutive sizes (:math:`g`).
+    memory
+        Weight of the previous batches in the rate (:math:`w`; 0 = the last batch only).
+    """
+
+    max_rows: int
+    target_seconds: float = TARGET_SECONDS
+    initial: int | None = None
+    min_rows: int = 1
+    step: float = 4.0
+    memory: float = 0.5
+    size: int = field(init=False)
+    _rows: float = field(default=0.0, init=False, repr=False)
+    _seconds: float = field(default=0.0, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        initial = min(START_ROWS, self.max_rows) if self.initial is None else self.initial
+        if initial < 1 or self.min_rows < 1 or self.max_rows < self.min_rows or initial > self.max_rows:
+            raise ValueError("batch sizes must be positive, min_rows <= max_rows and initial <= max_rows")
+        if self.target_seconds <= 0 or self.step <= 1 or not 0 <= self.memory < 1:
+            raise ValueError("target_seconds > 0, step > 1 and 0 <= memory < 1 are needed")
+        self.size = initial
+
+    @property
+    def rate(self) -> float | None:
+        """Rows per second measured so far (weighted), None before the first batch."""
+        return self._rows / self._seconds if self._seconds > 0 else None
+
+    def record(self, rows: int, seconds: float) -> None:
+        """Account a finished batch of ``rows`` that took ``seconds``; sets the next :attr:`size`."""
+        if rows <= 0:
+            return
+        self._rows = self.memory * self._rows + rows
+        self._seconds = self.memory * self._seconds + max(seconds, 1e-6)
+        rate = self.rate
+        assert rate is not None
+        wanted = rate * self.target_seconds
+        low, high = self.size / self.step, self.size * self.step
+        self.size = int(min(max(wanted, low, self.min_rows), high, self.max_rows))
+        self.size = max(self.size, self.min_rows)
+
+    def batches(self, plan: pl.DataFrame, budget: int) -> Iterator[pl.DataFrame]:
+        """Consecutive slices of ``plan`` of the current :attr:`size`, until ``budget`` rows in all.
+
+        Call :meth:`record` after each slice is handled: the next slice is cut after that.
+        """
+        start = 0
+        while start < plan.height and start < budget:
+            length = min(self.size, budget - start)
+            batch = plan.slice(start, length)
+            start += batch.height
+            yield batch
+
+
+__all__ = ["START_ROWS", "TARGET_SECONDS", "BatchSizer"]

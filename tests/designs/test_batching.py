@@ -1,0 +1,81 @@
+"""Batch sizes that follow throughput, bounded by time (:mod:`cueshift.designs.batching`)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from cueshift.designs.batching import START_ROWS, TARGET_SECONDS, BatchSizer
+
+
+def _drive(sizer: BatchSizer, seconds_for: object, steps: int) -> list[tuple[int, float]]:
+    """Feed ``steps`` batches whose time is ``seconds_for(rows)``; returns (rows, seconds) per batch."""
+    out = []
+    for _ in range(steps):
+        rows = sizer.size
+        seconds = seconds_for(rows)  # type: ignore[operator]
+        sizer.record(rows, seconds)
+        out.append((rows, seconds))
+    return out
+
+
+def test_a_fast_backend_grows_by_at_most_the_step_until_the_cap() -> None:
+    sizer = BatchSizer(max_rows=250_000)
+    history = _drive(sizer, lambda rows: 0.002 + rows / 1_000_000, 12)  # 1 M rows/s + 2 ms per batch
+    sizes = [rows for rows, _ in history]
+    assert sizes[0] == START_ROWS
+    assert all(b <= 4 * a for a, b in zip(sizes, sizes[1:], strict=False))
+    assert sizes[-1] == 250_000  # 2 s of work would be 2 M rows: the cap holds
+
+
+def test_batches_settle_at_the_target_time_whatever_the_rate() -> None:
+    for rows_per_second in (3.0, 40.0, 5_000.0, 200_000.0):
+        sizer = BatchSizer(max_rows=10_000_000)
+        history = _drive(sizer, lambda rows, r=rows_per_second: 0.05 + rows / r, 25)
+        rows, seconds = history[-1]
+        assert seconds <= 1.25 * TARGET_SECONDS, rows_per_second
+        if rows_per_second * TARGET_SECONDS > 10:  # not floored at one row
+            assert seconds >= 0.6 * TARGET_SECONDS, rows_per_second
+
+
+def test_a_slowdown_shrinks_the_next_batches() -> None:
+    sizer = BatchSizer(max_rows=1_000_000)
+    _drive(sizer, lambda rows: rows / 100_000, 12)
+    before = sizer.size
+    _drive(sizer, lambda rows: rows / 1_000, 10)  # the backend becomes 100x slower
+    assert sizer.size <= before / 50
+    assert sizer.size / 1_000 <= 1.25 * TARGET_SECONDS
+
+
+def test_a_small_batch_size_caps_every_batch() -> None:
+    sizer = BatchSizer(max_rows=10)
+    assert sizer.size == 10
+    _drive(sizer, lambda rows: 1e-6, 5)
+    assert sizer.size == 10
+
+
+def test_batches_cover_the_plan_once_in_order_within_the_budget() -> None:
+    plan = pl.DataFrame({"i": range(1_000)})
+    sizer = BatchSizer(max_rows=300, initial=7)
+    seen = []
+    for batch in sizer.batches(plan, budget=950):
+        seen.extend(batch["i"].to_list())
+        sizer.record(batch.height, batch.height / 100.0)  # 100 rows/s: about 200 per batch
+    assert seen == list(range(950))
+    assert sizer.size == 200
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"max_rows": 0},
+        {"max_rows": 10, "initial": 11},
+        {"max_rows": 10, "min_rows": 11},
+        {"max_rows": 10, "target_seconds": 0},
+        {"max_rows": 10, "step": 1.0},
+        {"max_rows": 10, "memory": 1.0},
+    ],
+)
+def test_bad_parameters_are_refused(kwargs: dict[str, float]) -> None:
+    with pytest.raises(ValueError):
+        BatchSizer(**kwargs)  # type: ignore[arg-type]
