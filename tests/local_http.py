@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 
 class LocalServer:
@@ -27,3 +28,22 @@ class LocalServer:
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
+
+
+ServerT = TypeVar("ServerT", bound=LocalServer)
+
+
+def serve_many(factory: Callable[..., ServerT]) -> Iterator[Callable[..., tuple[ServerT, str]]]:
+    """The body of a fixture that starts servers on demand (``make(*args, **kwargs)``: the server
+    and its URL) and stops them all afterwards."""
+    started: list[ServerT] = []
+
+    def make(*args: Any, **kwargs: Any) -> tuple[ServerT, str]:
+        server = factory(*args, **kwargs)
+        url = server.start()
+        started.append(server)
+        return server, url
+
+    yield make
+    for server in started:
+        server.stop()

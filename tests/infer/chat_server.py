@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.local_http import LocalServer
+from tests.local_http import LocalServer, serve_many
 
 Fault = Callable[[str, int], "str | None"]
 #: The fields a vLLM >= 0.12 server applies; the rest of the body is read as OpenAI's.
@@ -244,14 +244,4 @@ ChatServer.handler = _Handler  # the server answers with this handler
 
 def serve() -> Iterator[Callable[..., tuple[ChatServer, str]]]:
     """The body of a ``servers`` fixture: start servers on demand, stop them afterwards."""
-    started: list[ChatServer] = []
-
-    def make(**kwargs: Any) -> tuple[ChatServer, str]:
-        server = ChatServer(**kwargs)
-        url = server.start()
-        started.append(server)
-        return server, url
-
-    yield make
-    for server in started:
-        server.stop()
+    yield from serve_many(ChatServer)

@@ -34,7 +34,7 @@ from cueshift.infer.backends.base import ImageRecord, StudyContext, rating_promp
 from cueshift.infer.backends.openai_compat import OpenAIBackend
 from cueshift.study.config import ModelConfig
 from cueshift.study.sections import PROMPT_002, RATING_PROMPT_002
-from tests.local_http import LocalServer
+from tests.local_http import LocalServer, serve_many
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -113,17 +113,7 @@ DesignServer.handler = _Handler  # the server answers with this handler
 
 @pytest.fixture
 def servers() -> Iterator[Callable[..., tuple[DesignServer, str]]]:
-    started: list[DesignServer] = []
-
-    def make(*args: Any, **kwargs: Any) -> tuple[DesignServer, str]:
-        server = DesignServer(*args, **kwargs)
-        url = server.start()
-        started.append(server)
-        return server, url
-
-    yield make
-    for server in started:
-        server.stop()
+    yield from serve_many(DesignServer)
 
 
 @pytest.fixture
