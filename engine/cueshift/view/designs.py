@@ -11,8 +11,7 @@ import numpy as np
 import polars as pl
 
 from cueshift import store
-from cueshift.view.errors import NotFound
-from cueshift.view.faces import Page
+from cueshift.view.faces import Page, page_count
 
 #: Trials per page.
 TRIALS_PER_PAGE = 24
@@ -48,9 +47,7 @@ def trials(con: duckdb.DuckDBPyConnection, model: str | None, cohort: str | None
     """Pairwise trials (both images, the raw answer and the choice), ``TRIALS_PER_PAGE`` a page."""
     where, params = _trial_filter(model, cohort)
     total = int(store.query(con, f"SELECT count(*) AS n {_TRIALS} WHERE {where}", params)["n"][0])
-    n_pages = max(1, -(-total // TRIALS_PER_PAGE))
-    if page < 1 or page > n_pages:
-        raise NotFound(f"page={page}: the trial list has {n_pages} page(s)")
+    n_pages = page_count(total, TRIALS_PER_PAGE, page, "the trial list")
     rows = store.query(
         con,
         f"""

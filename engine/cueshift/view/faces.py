@@ -29,6 +29,20 @@ class Page:
     total: int
 
 
+def page_count(total: int, per_page: int, page: int, listing: str) -> int:
+    """Pages of ``per_page`` rows that ``total`` rows fill (at least one); a 404 when ``page`` is not one.
+
+    Raises
+    ------
+    NotFound
+        ``page`` is below 1 or past the last page of ``listing`` (e.g. "the face index").
+    """
+    n_pages = max(1, -(-total // per_page))
+    if page < 1 or page > n_pages:
+        raise NotFound(f"page={page}: {listing} has {n_pages} page(s)")
+    return n_pages
+
+
 def faces_index(con: duckdb.DuckDBPyConnection, f: Filters, page: int) -> Page:
     """Identities (with their base image and number of evaluated variations), ``PER_PAGE`` a page."""
     condition, params = "TRUE", list[object]()
@@ -37,9 +51,7 @@ def faces_index(con: duckdb.DuckDBPyConnection, f: Filters, page: int) -> Page:
     total = int(
         store.query(con, f"SELECT count(*) AS n FROM identity AS i WHERE {condition}", params)["n"][0]
     )
-    n_pages = max(1, -(-total // PER_PAGE))
-    if page < 1 or page > n_pages:
-        raise NotFound(f"page={page}: the face index has {n_pages} page(s)")
+    n_pages = page_count(total, PER_PAGE, page, "the face index")
     rows = store.query(
         con,
         f"""
