@@ -2,11 +2,12 @@
 
 Pipeline order, lowest first (docs/architecture.md)::
 
-    errors, schemas < study < images < infer < store < views < stats < report < designs, imports < cli, view
+    errors, schemas < study < images < infer < store < views < stats < report < designs, imports < plan
+    < cli, view
 
-A module may import its own layer and any layer below it; ``designs`` wires the layers together and
-only the command line sits above it. Imports inside ``if TYPE_CHECKING:`` count too: a static tool
-resolves them like any other.
+A module may import its own layer and any layer below it; ``designs`` wires the layers together,
+``plan`` runs the designs' analyses on simulated studies, and only the command line sits above them.
+Imports inside ``if TYPE_CHECKING:`` count too: a static tool resolves them like any other.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("stats",),
     ("report",),
     ("designs", "imports"),
+    ("plan",),
     ("cli", "view", "__main__"),
 )
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}

@@ -1,0 +1,93 @@
+"""What ``cueshift plan`` is asked (:class:`PlanRequest`) and what it answers (:class:`PlanResult`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from cueshift.errors import ConfigError
+from cueshift.plan.cost import CostSettings
+from cueshift.plan.families import Targets
+from cueshift.study.config import Study
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """The options of one plan.
+
+    Attributes
+    ----------
+    study
+        The study being planned (any design with a planner).
+    pilot
+        A pilot study database of the same design (None: the documented defaults).
+    targets
+        FDR level, power, target effect (|Δ| for seed 000; a proportion's distance from 1/2 for
+        pairwise; a CI half-width on ρ for probe) and interval level.
+    faces
+        Plan for this many faces (individuals, stimuli, images) instead of the study's.
+    simulations, curve_simulations
+        Simulated studies at the planned size, and per point of the power curve (0: none).
+    seed
+        Seed of the simulations and of the pilot's bootstrap intervals.
+    cost
+        Image tokens, question tokens, answer tokens and throughput of the cost arithmetic.
+    """
+
+    study: Study
+    pilot: Path | None = None
+    targets: Targets = field(default_factory=Targets)
+    faces: int | None = None
+    simulations: int = 200
+    curve_simulations: int = 200
+    seed: int = 0
+    cost: CostSettings = field(default_factory=CostSettings)
+
+    def __post_init__(self) -> None:
+        t = self.targets
+        if not 0.0 < t.q < 1.0:
+            raise ConfigError(f"--alpha {t.q}: the FDR level must lie strictly between 0 and 1")
+        if not t.q < t.power < 1.0:
+            raise ConfigError(f"--power {t.power}: the target power must lie between the FDR level and 1")
+        if not 0.0 < t.effect < 1.0:
+            raise ConfigError(f"--target-effect {t.effect}: must lie strictly between 0 and 1")
+        if self.faces is not None and self.faces < 2:
+            raise ConfigError(f"--faces {self.faces}: plan for at least 2")
+        if self.simulations < 0 or self.curve_simulations < 0:
+            raise ConfigError("--simulations: must be 0 or more")
+        if self.cost.throughput is not None and self.cost.throughput <= 0:
+            raise ConfigError(f"--throughput {self.cost.throughput}: must be positive (prompts per second)")
+        if self.cost.image_tokens < 0 or self.cost.answer_tokens < 1:
+            raise ConfigError("--image-tokens must be 0 or more and --answer-tokens at least 1")
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """A plan: tidy tables (each checked by its schema in ``schemas/plan.py``), the power curve
+    figure, where the inputs came from and notes for the reader.
+
+    Attributes
+    ----------
+    power
+        ``plan_power``: one row per test × protocol variant (``protocol = 'planned'`` first).
+    components
+        ``plan_components``: the variance components and nuisance parameters used.
+    cost
+        ``plan_cost``: per model (and a total).
+    curve
+        ``plan_curve``: power against faces per effect size (empty when not computed).
+    """
+
+    design: str
+    source: str
+    power: pl.DataFrame
+    components: pl.DataFrame
+    cost: pl.DataFrame
+    curve: pl.DataFrame
+    figure: bytes | None = None
+    notes: tuple[str, ...] = ()
+
+
+__all__ = ["PlanRequest", "PlanResult"]

@@ -1,0 +1,140 @@
+"""The plan of a StylisticBias study (seed 000): every test's power, MDE, half-width and faces
+needed at the planned size (analytic and simulated), the trade-offs against seeds, orderings,
+scenarios and score mode, the power curve, and the cost per model."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from cueshift.plan.components import PlanInputs
+from cueshift.plan.cost import cost_frame, cost_rows, question_tokens
+from cueshift.plan.curve import curve_figure, power_curve
+from cueshift.plan.families import analytic_frame
+from cueshift.plan.judge import judge_inputs, study_scenarios
+from cueshift.plan.model import study_model
+from cueshift.plan.pilot import open_pilot
+from cueshift.plan.pilot_inputs import pilot_inputs
+from cueshift.plan.protocol import Protocol, model_mode, protocol_from_frames, scenario_count, study_images
+from cueshift.plan.request import PlanRequest, PlanResult
+from cueshift.plan.simulate import simulated_power
+
+DESIGN = "stylisticbias"
+
+
+def tradeoffs(protocol: Protocol) -> list[tuple[str, Protocol]]:
+    """Protocol variants a reader weighs: fewer seeds, two orderings, half or double the
+    scenarios, score mode (or sampling, for a scored study)."""
+    out: list[tuple[str, Protocol]] = []
+    sampled = any(m == "sampling" for m in protocol.modes.values())
+    if sampled:
+        out += [(f"seeds={k}", protocol.with_design(seeds=k)) for k in range(1, protocol.seeds)]
+        out.append(("score mode", protocol.with_design(mode="score")))
+    else:
+        out.append(("sampling, 3 seeds", protocol.with_design(mode="sampling", seeds=3)))
+    if protocol.orderings > 2:
+        out.append(("orderings=2", protocol.with_design(orderings=2)))
+    if protocol.scenarios >= 4:
+        out.append(
+            (f"scenarios={protocol.scenarios // 2}", protocol.with_design(scenarios=protocol.scenarios // 2))
+        )
+    out.append(
+        (f"scenarios={2 * protocol.scenarios}", protocol.with_design(scenarios=2 * protocol.scenarios))
+    )
+    return out
+
+
+def power_table(protocol: Protocol, inputs: PlanInputs, request: PlanRequest) -> pl.DataFrame:
+    """Analytic rows of every test at the planned protocol (with simulated power joined) and of
+    the per-attribute test under each trade-off."""
+    sm = study_model(protocol, inputs)
+    planned = analytic_frame(sm, request.targets)
+    if request.simulations:
+        sim = simulated_power(sm, n_sims=request.simulations, seed=request.seed, q=request.targets.q)
+        planned = planned.join(sim, on=["test", "family", "target"], how="left")
+    parts = [planned.with_columns(pl.lit("planned").alias("protocol"))]
+    for label, variant in tradeoffs(protocol):
+        rows = analytic_frame(study_model(variant, inputs), request.targets, tests=("sbs_attribute",))
+        parts.append(rows.with_columns(pl.lit(label).alias("protocol")))
+    return pl.concat(parts, how="diagonal_relaxed")
+
+
+def plan_stylisticbias(request: PlanRequest) -> PlanResult:
+    """The whole plan of a StylisticBias study (module docstring)."""
+    study = request.study
+    identity, image = study_images(study)
+    protocol = protocol_from_frames(
+        identity,
+        image,
+        scenarios=scenario_count(study),
+        orderings=len(study.prompt.orderings),
+        seeds=len(study.seeds),
+        modes={m.model_id: model_mode(m) for m in study.models},
+    )
+    if request.faces is not None:
+        protocol = protocol.with_faces(request.faces)
+    notes: list[str] = []
+    seconds: dict[str, float] = {}
+    if request.pilot is not None:
+        pilot = open_pilot(request.pilot, DESIGN)
+        try:
+            inputs, components, notes = pilot_inputs(pilot, seed=request.seed)
+            seconds = dict(pilot.seconds_per_answer)
+        finally:
+            pilot.close()
+        missing = [m for m in protocol.models if m not in inputs.models]
+        if missing:
+            notes.append(f"not in the pilot, planned with the pilot models' mean: {', '.join(missing)}")
+    else:
+        inputs, components = judge_inputs(study, identity, image)
+        notes.append("no pilot: variance components and effects are the simulated judge's (docs/plan.md)")
+    power = power_table(protocol, inputs, request)
+    curve = pl.DataFrame()
+    figure = None
+    if request.curve_simulations:
+        curve = power_curve(
+            protocol, inputs, request.targets, n_sims=request.curve_simulations, seed=request.seed
+        )
+        figure = curve_figure(curve, protocol.n_faces, request.targets.power)
+    question = request.cost.question_tokens or question_tokens(
+        study.prompt.template, study_scenarios(study), list(study.prompt.orderings)
+    )
+    variation_images = int(protocol.value_faces().sum())
+    rows = []
+    for model_id in protocol.models:
+        per_prompt, where = _throughput(request, seconds, model_id)
+        rows.append(
+            cost_rows(
+                model_id=model_id,
+                mode=protocol.modes[model_id],
+                faces=protocol.n_faces,
+                variation_images=variation_images,
+                scenarios=protocol.scenarios,
+                orderings=protocol.orderings,
+                seeds=protocol.seeds,
+                settings=request.cost,
+                question=question,
+                seconds_per_prompt=per_prompt,
+                throughput_source=where,
+            )
+        )
+    return PlanResult(
+        design=DESIGN,
+        source=inputs.source,
+        power=power,
+        components=components,
+        cost=cost_frame(rows),
+        curve=curve,
+        figure=figure,
+        notes=tuple(notes),
+    )
+
+
+def _throughput(request: PlanRequest, seconds: dict[str, float], model_id: str) -> tuple[float | None, str]:
+    if request.cost.throughput is not None:
+        return 1.0 / request.cost.throughput, "--throughput"
+    if model_id in seconds:
+        return seconds[model_id], "pilot latencies"
+    return None, "none (give --throughput or a pilot)"
+
+
+__all__ = ["DESIGN", "plan_stylisticbias", "power_table", "tradeoffs"]
