@@ -35,6 +35,10 @@ infer *ARGS: setup
 analyze *ARGS: setup
     {{bin}}/cueshift analyze "$@"
 
+# plan a study before running it: power, minimum detectable effects, cost (e.g. just plan --pilot runs/pilot.duckdb)
+plan *ARGS: setup
+    {{bin}}/cueshift plan "$@"
+
 # ad-hoc read-only SQL, e.g. just sql "SELECT * FROM delta LIMIT 5"
 sql QUERY *ARGS: setup
     {{bin}}/cueshift sql "$@"

@@ -20,10 +20,11 @@ own loaders) and below the command line. Public surface::
 from cueshift.plan.cost import CostSettings
 from cueshift.plan.families import Targets
 from cueshift.plan.report import plan_markdown, print_plan
-from cueshift.plan.request import PlanRequest, PlanResult
+from cueshift.plan.request import DEFAULT_TARGET_EFFECT, PlanRequest, PlanResult, targets_for
 from cueshift.plan.run import plan_study, planners, write_plan
 
 __all__ = [
+    "DEFAULT_TARGET_EFFECT",
     "CostSettings",
     "PlanRequest",
     "PlanResult",
@@ -32,5 +33,6 @@ __all__ = [
     "plan_study",
     "planners",
     "print_plan",
+    "targets_for",
     "write_plan",
 ]
