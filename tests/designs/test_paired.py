@@ -25,7 +25,7 @@ from cueshift.study.scenarios_001 import (
     TEMPLATE_001_SWAPPED_INSTRUCTION,
 )
 
-STUDY = Path(__file__).resolve().parents[1] / "studies" / "paired-001.toml"
+STUDY = Path(__file__).resolve().parents[2] / "studies" / "paired-001.toml"
 BY_ID = {s.scenario_id: s for s in ATTRACTIVENESS_91}
 
 

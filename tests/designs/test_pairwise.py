@@ -20,7 +20,7 @@ from cueshift.images.human_ratings import read_long_ratings, read_stimuli
 from cueshift.infer.backends.simulated_designs import PairwiseJudgeSettings, pairwise_win_probability
 from cueshift.infer.parser_pairwise import parse_pairwise_answer, parse_rating
 
-STUDY = Path(__file__).resolve().parents[1] / "studies" / "pairwise-002.toml"
+STUDY = Path(__file__).resolve().parents[2] / "studies" / "pairwise-002.toml"
 
 
 def test_parsers_are_strict() -> None:

@@ -23,8 +23,8 @@ from cueshift.infer.backends.simulated_designs import latent_impressions
 from cueshift.study.scenarios_004 import OMI_34, SYNTHETIC_CLUSTERS
 from cueshift.study.sections import SyntheticRaters
 
-STUDY = Path(__file__).resolve().parents[1] / "studies" / "probe-004.toml"
-DEMO_CACHE = Path(__file__).resolve().parents[1] / ".cueshift-cache" / "demo"
+STUDY = Path(__file__).resolve().parents[2] / "studies" / "probe-004.toml"
+DEMO_CACHE = Path(__file__).resolve().parents[2] / ".cueshift-cache" / "demo"
 
 
 def _latent(n_images: int, attributes: list[str]) -> pl.DataFrame:

@@ -21,7 +21,7 @@ from cueshift.errors import ConfigError
 from cueshift.schemas.results import RESULT_SCHEMA_VERSION, RESULT_SCHEMAS
 from cueshift.stats import ANALYSES
 
-STUDIES = Path(__file__).resolve().parents[1] / "studies"
+STUDIES = Path(__file__).resolve().parents[2] / "studies"
 
 
 def _pairwise(tmp_path: Path):  # a small pairwise study (2 cohorts, 2 x 3 portraits)

@@ -263,7 +263,7 @@ def test_a_partial_study_analyses_and_every_table_passes_its_schema(tmp_path, ca
 
 # --------------------------------------------------------------------------- every design shards
 
-STUDIES = Path(__file__).resolve().parents[1] / "studies"
+STUDIES = Path(__file__).resolve().parents[2] / "studies"
 #: (table, key) of every table a design writes, compared between the sharded and the single run.
 DESIGN_TABLES = {
     "pairwise": [
