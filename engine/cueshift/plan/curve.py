@@ -108,11 +108,16 @@ def power_curve(
             curve.slope_sd[0, 0] ** 2 + (curve.fs_sd[0] ** 2 + 2 * curve.phi_error[0]) / curve.scenarios
         )
         analytic = wsrt_power(np.asarray(effects), np.sqrt(sd), n_faces, level)
-        hits = np.zeros(len(effects) * REPEATS)
-        for _ in range(n_sims):
+        # per replicate, the share of an effect's columns that reject (the columns share base φ,
+        # so the Monte Carlo error comes from the spread of these shares, not a binomial count)
+        shares = np.zeros((n_sims, len(effects)))
+        for i in range(n_sims):
             means = face_means(next(draw_cells(curve, rng)))
-            hits += one_sample_test(means.T)[1] <= level
-        power_sim: F64 = hits.reshape(len(effects), REPEATS).mean(axis=1) / n_sims
+            shares[i] = (one_sample_test(means.T)[1] <= level).reshape(len(effects), REPEATS).mean(axis=1)
+        power_sim: F64 = shares.mean(axis=0)
+        power_se: F64 = (
+            shares.std(axis=0, ddof=1) / np.sqrt(n_sims) if n_sims > 1 else np.full(len(effects), np.nan)
+        )
         seconds = time.perf_counter() - start
         for k, effect in enumerate(effects):
             rows.append(
@@ -123,7 +128,7 @@ def power_curve(
                     "alpha_level": level,
                     "power": float(analytic[k]),
                     "power_sim": float(power_sim[k]),
-                    "power_sim_se": float(np.sqrt(power_sim[k] * (1 - power_sim[k]) / (n_sims * REPEATS))),
+                    "power_sim_se": float(power_se[k]),
                     "n_sims": n_sims,
                     "seconds": seconds,
                 }

@@ -209,7 +209,7 @@ def _vs_row(
 
 
 def vs_rows(sm: StudyModel, targets: Targets) -> list[dict[str, object]]:
-    """Demographic tests of base φ (Table 9): per model × dimension, one test per scenario,
+    r"""Demographic tests of base φ (Table 9): per model × dimension, one test per scenario,
     BH over the scenarios; the effect is VS (all scenarios alike). Noncentrality
     :math:`\lambda = \frac{3}{\pi}\sum_g n_g (a_g - \bar a)^2/\sigma_W^2`
     (:func:`~cueshift.plan.power.kruskal_power`)."""

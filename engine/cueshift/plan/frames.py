@@ -13,13 +13,18 @@ import polars as pl
 
 from cueshift.plan.model import StudyModel
 from cueshift.plan.protocol import DIMENSIONS
-from cueshift.plan.simulate import draw_cells
+from cueshift.plan.simulate import Cells, draw_cells
 
 SCENARIO_CATEGORY = "simulated"
 
 
 def simulated_frames(sm: StudyModel, rng: np.random.Generator) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """One simulated study's ``delta`` rows (with the valid-answer counts) and ``base_phi`` rows.
+    """One simulated study's ``delta`` rows (with the valid-answer counts) and ``base_phi`` rows."""
+    return cells_frames(sm, list(draw_cells(sm, rng, counts=True)))
+
+
+def cells_frames(sm: StudyModel, drawn: list[Cells]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The ``delta`` and ``base_phi`` rows of drawn cells (one :class:`Cells` per model).
 
     Scenarios are named ``s00``, ``s01``, ...; a value's category is ``protocol.values``'s. Rows
     whose φ has no valid answer are left out (the views keep them with a NULL Δ; the analyses drop
@@ -33,7 +38,7 @@ def simulated_frames(sm: StudyModel, rng: np.random.Generator) -> tuple[pl.DataF
     demo = {d: np.asarray(faces[d].to_list(), dtype=object) for d in DIMENSIONS}
     n_f, n_s = sm.n_faces, sm.scenarios
     deltas, bases = [], []
-    for model_id, cells in zip(sm.models, draw_cells(sm, rng, counts=True), strict=True):
+    for model_id, cells in zip(sm.models, drawn, strict=True):
         f_idx, s_idx = np.indices((n_f, n_s)).reshape(2, -1)
         n_base = cells.n_base if cells.n_base is not None else np.zeros((n_f, n_s), dtype=np.int64)
         base = pl.DataFrame(
@@ -71,4 +76,4 @@ def simulated_frames(sm: StudyModel, rng: np.random.Generator) -> tuple[pl.DataF
     return pl.concat(deltas), pl.concat(bases)
 
 
-__all__ = ["SCENARIO_CATEGORY", "simulated_frames"]
+__all__ = ["SCENARIO_CATEGORY", "cells_frames", "simulated_frames"]

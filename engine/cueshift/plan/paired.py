@@ -95,8 +95,8 @@ def _defaults(study: PairedStudy, scenarios: list[str], request: PlanRequest) ->
     return frame, "simulated-judge defaults (no pilot): effect = target, identity sd from face_sd"
 
 
-def test_power(test: str, effect: ArrayLike, sd: ArrayLike, n: ArrayLike, alpha: ArrayLike) -> F64:
-    """Power of ``paired_wilcoxon`` (``sd``: of the differences) or ``paired_kruskal`` (``sd``:
+def paired_power(test: str, effect: ArrayLike, sd: ArrayLike, n: ArrayLike, alpha: ArrayLike) -> F64:
+    r"""Power of ``paired_wilcoxon`` (``sd``: of the differences) or ``paired_kruskal`` (``sd``:
     :math:`\sigma\sqrt2`, so that :math:`\lambda = \frac{3}{\pi} n\delta^2/sd^2`)."""
     if test == "paired_wilcoxon":
         return wsrt_power(effect, sd, n, alpha, exact=False)
@@ -116,10 +116,10 @@ def _test_frame(
 ) -> pl.DataFrame:
     """One model's rows of one test; ``alpha`` None: BH over the scenarios."""
     t, m = request.targets, eff.size
-    level = bh_threshold(lambda a: test_power(test, eff, sd, n, a), m, t.q) if alpha is None else alpha
+    level = bh_threshold(lambda a: paired_power(test, eff, sd, n, a), m, t.q) if alpha is None else alpha
     level_mde = bh_level_for_target(m, m, t.power, t.q) if alpha is None else alpha
-    mde = solve_increasing(lambda d: test_power(test, d, sd, n, level_mde), t.power, 0.0, 1.0)
-    needed = solve_increasing(lambda k: test_power(test, t.effect, sd, k, level_mde), t.power, 3.0, 1e6)
+    mde = solve_increasing(lambda d: paired_power(test, d, sd, n, level_mde), t.power, 0.0, 1.0)
+    needed = solve_increasing(lambda k: paired_power(test, t.effect, sd, k, level_mde), t.power, 3.0, 1e6)
     return pl.DataFrame(
         {
             "protocol": "planned",
@@ -133,7 +133,7 @@ def _test_frame(
             "effect": eff,
             "sd_unit": sd,
             "alpha_level": level,
-            "power": test_power(test, eff, sd, n, level),
+            "power": paired_power(test, eff, sd, n, level),
             "alpha_mde": level_mde,
             "mde": mde,
             "ci_half_width": normal_half_width(sd, n, t.level),
@@ -230,4 +230,4 @@ def _simulate(
     ]
 
 
-__all__ = ["DESIGN", "individuals", "plan_paired"]
+__all__ = ["DESIGN", "individuals", "paired_power", "plan_paired"]

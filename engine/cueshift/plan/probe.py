@@ -73,16 +73,17 @@ def _min_rho(n: int, alpha: float, power: float) -> float:
 
 
 def _pilot(request: PlanRequest, study: ProbeStudy) -> tuple[pl.DataFrame, str]:
-    from cueshift.designs.probe.analyses import HUMANS_SQL, MEANS_SQL, model_scores
+    from cueshift.designs.probe.analyses import HUMANS_SQL, MEANS_SQL, model_scores, probe_inputs
     from cueshift.designs.probe.stats import model_human_similarity, reliability_table
 
     assert request.pilot is not None
     pilot = open_pilot(request.pilot, DESIGN)
     try:
         scores = model_scores(pilot.con, study.probe.score)
-        humans, means = pilot.query(HUMANS_SQL), pilot.query(MEANS_SQL)
+        humans, published = pilot.query(HUMANS_SQL), pilot.query(MEANS_SQL)
     finally:
         pilot.close()
+    means = probe_inputs(scores, humans, published, None, study.probe).means
     sim = model_human_similarity(scores, means).select(
         "model_id", "attribute", pl.col("estimate").alias("rho")
     )

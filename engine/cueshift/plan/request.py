@@ -12,11 +12,15 @@ from cueshift.plan.cost import CostSettings
 from cueshift.plan.families import Targets
 from cueshift.study.config import Study
 
-
 #: The effect a plan aims at when none is given: |SBS| of 0.02 (seed 000; the paper's attributes
 #: span 0.005-0.17), a 0.05 score difference (seed 001), a win share of 0.6 (seed 002), and a CI
 #: half-width of 0.1 on Spearman's rho (seed 004).
-DEFAULT_TARGET_EFFECT: dict[str, float] = {"stylisticbias": 0.02, "paired": 0.05, "pairwise": 0.1, "probe": 0.1}
+DEFAULT_TARGET_EFFECT: dict[str, float] = {
+    "stylisticbias": 0.02,
+    "paired": 0.05,
+    "pairwise": 0.1,
+    "probe": 0.1,
+}
 
 
 def targets_for(design: str, effect: float | None, power: float, q: float, level: float = 0.95) -> Targets:
