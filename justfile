@@ -24,7 +24,7 @@ setup:
     "{{bin}}/python" -m pip install --quiet --upgrade pip
     # exact pin: any other torch spec downloads several GB of CUDA wheels
     "{{bin}}/python" -m pip install --quiet "torch==2.13.0"
-    "{{bin}}/python" -m pip install --quiet -e ".[models,report,dev,view,croissant]"
+    "{{bin}}/python" -m pip install --quiet -e ".[models,report,dev,view,croissant,ray]"
     echo "$want" > "$stamp"
 
 # judge every image x scenario x ordering x seed not stored yet (e.g. just infer --study studies/x.toml)

@@ -72,9 +72,22 @@ def infer(
     shard: Annotated[str, typer.Option(help="Run shard K of N (K/N) into its own database file.")] = "1/1",
     limit: Annotated[int | None, typer.Option(help="Stop after this many new answers.")] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+    executor: Annotated[
+        str, typer.Option(help="Where the models run: 'local' (this process) or 'ray' (a Ray cluster).")
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            help="--executor ray: 'auto' (this machine's cluster) or ray://host:port; default: a new one."
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="--executor ray: actors per model (default: what the cluster holds).")
+    ] = None,
 ) -> None:
     """Ask every question of the study's design not stored yet (resumes after any interruption)."""
     from cueshift.designs import load_study, run_design
+    from cueshift.designs.executor_option import make_executor
     from cueshift.designs.runner import Shard
 
     spec = load_study(study)
@@ -85,6 +98,7 @@ def infer(
         progress=progress and sys.stderr.isatty(),
         console=err_console,
         max_judgments=limit,
+        executor=make_executor(executor, address=address, workers=workers),
     )
     console.print(
         f"study [bold]{escape(spec.name)}[/]: {summary.n_written:,} new answers "

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     import polars as pl
     from rich.console import Console
 
+    from cueshift.designs.executor import Executor
     from cueshift.designs.runner import RunSummary, Shard
     from cueshift.study.config import Study
 
@@ -41,6 +42,7 @@ def run_design(
     progress: bool = True,
     console: Console | None = None,
     max_judgments: int | None = None,
+    executor: Executor | None = None,
 ) -> RunSummary:
     """Run (or resume) everything ``study`` asks of its models (any design; see
     :func:`cueshift.designs.runner.run_study`)."""
@@ -53,6 +55,7 @@ def run_design(
         progress=progress,
         console=console,
         max_judgments=max_judgments,
+        executor=executor,
     )
 
 

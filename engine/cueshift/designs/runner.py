@@ -11,6 +11,9 @@ Guarantees
   the batch in flight, which the next run plans again; nothing is ever stored twice.
   Batches are sized to take about two seconds at the measured rate, up to the study's
   ``batch_size`` rows (:class:`~cueshift.designs.batching.BatchSizer`).
+* **Executors.** The backends run in this process (:class:`~cueshift.designs.executor.LocalExecutor`)
+  or in a pool of Ray actors per model (:mod:`cueshift.designs.ray_executor`); planning,
+  writing and the run record are the same either way.
 * **Resume.** A run plans only the units missing from the database.
 * **Shards.** ``--shard K/N`` keeps the units whose stable hash (of the unit kind's
   ``shard_by`` value: an identity, a pair of images, an image) falls in shard K and writes
@@ -21,7 +24,6 @@ Guarantees
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 import zlib
@@ -44,12 +46,11 @@ from rich.progress import (
 )
 
 from cueshift import store
-from cueshift.designs.batching import BatchSizer
+from cueshift.designs.executor import Executor, LocalExecutor
 from cueshift.designs.failures import MAX_FAILED_RUNS, FailureTally, drop_given_up, split_failures
 from cueshift.designs.registry import design_of
 from cueshift.designs.work import UnitKind, Workload
 from cueshift.errors import ConfigError
-from cueshift.infer.backends import Backend, backend_class
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache
 from cueshift.study.config import ModelConfig, Study
 
@@ -129,6 +130,7 @@ def run_study(
     progress: bool = True,
     console: Console | None = None,
     max_judgments: int | None = None,
+    executor: Executor | None = None,
 ) -> RunSummary:
     """Run (or resume) everything ``study``'s design asks of its models that is not stored yet.
 
@@ -144,6 +146,8 @@ def run_study(
         Progress bars on ``console``.
     max_judgments
         Stop after this many new answers (smoke tests).
+    executor
+        Where the backends run (default: this process; see :mod:`cueshift.designs.executor`).
 
     Returns
     -------
@@ -159,6 +163,7 @@ def run_study(
         progress=progress,
         console=console,
         max_judgments=max_judgments,
+        executor=executor,
     )
 
 
@@ -172,27 +177,29 @@ def run_workload(
     console: Console | None = None,
     max_judgments: int | None = None,
     max_failed_runs: int = MAX_FAILED_RUNS,
+    executor: Executor | None = None,
 ) -> RunSummary:
     """Ask and store ``workload`` for every model of ``study`` (see :func:`run_study`); units that
-    failed in ``max_failed_runs`` runs are not asked again (:mod:`cueshift.designs.failures`)."""
+    failed in ``max_failed_runs`` runs are not asked again (:mod:`cueshift.designs.failures`).
+    ``executor`` runs the backends (default :class:`~cueshift.designs.executor.LocalExecutor`)."""
     started = time.perf_counter()
     db_path = shard.database_path(Path(database) if database else study.database_path)
-    backends = _build_backends(study.models, workload)  # before the database is touched
-    con = store.open_study(db_path)
+    executor = executor if executor is not None else LocalExecutor()
+    con: duckdb.DuckDBPyConnection | None = None
     try:
-        cache = DuckDBEmbeddingCache(con)
-        for _, backend in backends:
-            backend.context = dataclasses.replace(workload.context, embeddings=cache)
+        executor.start(study, workload)  # backends built and checked before the database is touched
+        con = store.open_study(db_path)
+        executor.attach_cache(DuckDBEmbeddingCache(con))
         for table, (rows, key) in workload.dimensions.items():
             store.upsert_dimension(con, table, rows, key)
         store.upsert_dimension(con, "model", model_frame(study.models), "model_id")
         tally = FailureTally()
         plans = []
-        for model, backend in backends:
+        for model in study.models:
             per_model = []
             for kind in workload.units:
                 missing = _missing(
-                    con, kind, shard.keep(kind.units(model, backend), kind.shard_by), model.model_id
+                    con, kind, shard.keep(executor.units(model, kind), kind.shard_by), model.model_id
                 )
                 missing, given_up = drop_given_up(con, kind, missing, model.model_id, max_failed_runs)
                 tally.given_up += given_up
@@ -209,13 +216,9 @@ def run_workload(
         n_written = n_asked = 0
         with _progress(progress, console) as bar:
             task = bar.add_task("asking", total=n_planned, rate="") if bar else None
-            for (model, backend), per_model in zip(backends, plans, strict=True):
+            for model, per_model in zip(study.models, plans, strict=True):
                 for kind, plan in zip(workload.units, per_model, strict=True):
-                    sizer = BatchSizer(study.batch_size)  # per model and kind: their rates differ
-                    for batch in sizer.batches(plan, n_planned - n_asked):
-                        cycle = time.perf_counter()
-                        asked = kind.request(batch) if kind.request is not None else batch
-                        answers = getattr(backend, kind.method)(asked)
+                    for batch, answers in executor.answer(model, kind, plan, n_planned - n_asked):
                         n_asked += batch.height
                         batch, answers, failed = split_failures(
                             kind, batch, answers, model.model_id, record.run_id
@@ -224,7 +227,6 @@ def run_workload(
                         if batch.height:
                             frames[kind.table] = kind.parse(batch, answers, model.model_id, record.run_id)
                         store.write_tables(con, frames)
-                        sizer.record(batch.height + failed.height, time.perf_counter() - cycle)
                         tally.add(failed)
                         n_written += batch.height
                         if bar is not None and task is not None:
@@ -238,39 +240,20 @@ def run_workload(
             store.insert_missing(
                 con, stored.table, shard.keep(stored.rows, stored.shard_by), keys[stored.table]
             )
-        reports = {model.model_id: backend.run_report() for model, backend in backends}
-        reports = {model_id: report for model_id, report in reports.items() if report}
+        reports = executor.reports()
         notes = [
             *tally.lines(max_failed_runs),
             *(line for r in reports.values() for line in r.get("lines", [])),
         ]
         store.finish_run(con, record, n_written, json.dumps(reports, sort_keys=True) if reports else None)
     finally:
-        _close(backends)
-        con.close()
+        executor.close()
+        if con is not None:
+            con.close()
     seconds = time.perf_counter() - started
     return RunSummary(
         record.run_id, db_path, n_planned, n_written, n_stored_before, seconds, tally.failed, tuple(notes)
     )
-
-
-def _build_backends(models: list[ModelConfig], workload: Workload) -> list[tuple[ModelConfig, Backend]]:
-    """One backend per model, each checked for the method of every unit kind first."""
-    backends: list[tuple[ModelConfig, Backend]] = []
-    try:
-        for model in models:
-            cls = backend_class(model.backend)
-            for kind in workload.units:
-                if not callable(getattr(cls, kind.method, None)):
-                    raise ConfigError(
-                        f"model {model.model_id!r}: backend {model.backend!r} has no {kind.method}() "
-                        f"for the {kind.name}; {kind.missing_method or 'use a backend that implements it'}"
-                    )
-            backends.append((model, cls(model, workload.context)))
-    except BaseException:
-        _close(backends)
-        raise
-    return backends
 
 
 def _missing(
@@ -321,11 +304,6 @@ def _progress(enabled: bool, console: Console | None) -> Iterator[Progress | Non
     )
     with Progress(*columns, console=console, transient=False) as progress:
         yield progress
-
-
-def _close(backends: list[tuple[ModelConfig, Backend]]) -> None:
-    for _, backend in backends:
-        backend.close()
 
 
 __all__ = ["RunSummary", "Shard", "model_frame", "run_study", "run_workload"]

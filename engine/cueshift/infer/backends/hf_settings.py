@@ -36,6 +36,9 @@ class TransformersSettings(BaseModel):
     shared_prefix: bool = True
     #: e.g. "sdpa", "flash_attention_2"; None = the transformers default
     attn_implementation: str | None = None
+    #: ``--executor ray``: GPUs each replica (Ray actor) of this model reserves when the
+    #: device is cuda or auto (e.g. 2 for a model sharded over two GPUs, 0.5 for two per GPU)
+    gpus_per_replica: float = Field(default=1.0, gt=0.0)
 
 
 def parse_settings(model: ModelConfig) -> TransformersSettings:

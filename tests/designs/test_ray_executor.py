@@ -1,0 +1,246 @@
+"""``--executor ray`` on a local Ray cluster (the 2 CPUs of this machine), simulated and tiny
+transformers backends: the same rows as the local runner, a worker killed mid-unit retried by
+Ray, a killed driver resumed by the next run, bad settings refused before anything is written.
+
+The simulated judge is deterministic per judgment and the tiny transformers model in score mode
+is exact, so any lost, duplicated or altered row shows up as a difference from a local run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from cueshift.designs import load_study  # noqa: E402
+from cueshift.designs.executor import Answered  # noqa: E402
+from cueshift.designs.executor_option import make_executor  # noqa: E402
+from cueshift.designs.ray_executor import RayExecutor, actor_resources  # noqa: E402
+from cueshift.designs.runner import run_study  # noqa: E402
+from cueshift.designs.work import UnitKind  # noqa: E402
+from cueshift.errors import ConfigError, CueshiftError  # noqa: E402
+from cueshift.study.config import ModelConfig  # noqa: E402
+from tests.designs.test_runner import KEY, judgments, study_file  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[None]:
+    """One local Ray instance for the module (starting one takes seconds)."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("demo-cache")
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> pl.DataFrame:
+    """The local runner's rows of the small simulated study."""
+    tmp = tmp_path_factory.mktemp("reference")
+    summary = run_study(load_study(study_file(tmp, cache)), progress=False)
+    return judgments(summary.database)
+
+
+class KillOneWorker(RayExecutor):
+    """Kills (SIGKILL) the process of an actor that holds units, once, after the first answered
+    unit; records its pid and the pid the restarted actor then reports."""
+
+    def __init__(self) -> None:
+        super().__init__(workers=2)
+        self.killed: tuple[int, int] | None = None  # (old pid, pid after the restart)
+
+    def answer(
+        self, model: ModelConfig, kind: UnitKind, plan: pl.DataFrame, budget: int
+    ) -> Iterator[Answered]:
+        victim = None
+        for item in super().answer(model, kind, plan, budget):
+            if victim is None and self._pool is not None:
+                busy = [i for i, n in enumerate(self._pool.inflight) if n > 0]
+                assert busy, "units should be in flight while others are answered"
+                victim = busy[0]
+                os.kill(self._pool.pids[victim], signal.SIGKILL)
+            yield item
+        if victim is not None and self._pool is not None:
+            restarted = ray.get(self._pool.actors[victim].ready.remote())
+            self.killed = (self._pool.pids[victim], restarted)
+
+
+def test_ray_stores_exactly_the_local_rows_and_resumes_to_nothing(
+    cluster: None, cache: Path, reference: pl.DataFrame, tmp_path: Path
+) -> None:
+    study = load_study(study_file(tmp_path, cache))
+    summary = run_study(study, progress=False, executor=RayExecutor())
+    assert summary.n_written == reference.height
+    assert judgments(summary.database).equals(reference)
+    again = run_study(study, progress=False, executor=RayExecutor())
+    assert again.n_written == 0 and again.n_stored_before == reference.height
+
+
+def test_a_worker_killed_mid_unit_is_restarted_and_its_units_sent_again(
+    cluster: None, cache: Path, reference: pl.DataFrame, tmp_path: Path
+) -> None:
+    study = load_study(study_file(tmp_path, cache, batch_size=60))  # units of <= 60 rows: many
+    executor = KillOneWorker()
+    summary = run_study(study, progress=False, executor=executor)
+    assert executor.killed is not None and executor.killed[0] != executor.killed[1]
+    stored = judgments(summary.database)
+    assert stored.select(KEY).is_duplicated().sum() == 0
+    assert stored.equals(reference)
+
+
+def test_a_limited_ray_run_then_a_resume_equals_the_reference(
+    cluster: None, cache: Path, reference: pl.DataFrame, tmp_path: Path
+) -> None:
+    study = load_study(study_file(tmp_path, cache))
+    first = run_study(study, progress=False, max_judgments=1000, executor=RayExecutor())
+    assert first.n_written == 1000
+    run_study(study, progress=False, executor=RayExecutor())
+    assert judgments(first.database).equals(reference)
+
+
+def _stored(db: Path) -> int:
+    if not db.exists():
+        return 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        (n,) = con.execute("SELECT count(*) FROM judgment").fetchone()  # type: ignore[misc]
+    return int(n)
+
+
+def test_a_killed_driver_loses_nothing_and_the_next_run_resumes(
+    cache: Path, reference: pl.DataFrame, tmp_path: Path
+) -> None:
+    """`cueshift infer --executor ray` (its own local Ray instance), SIGKILLed once answers are
+    being written; the rerun completes the study with exactly the reference rows."""
+    path = study_file(tmp_path, cache, batch_size=20)  # one small transaction per unit: kills land mid-run
+    db = tmp_path / "t.duckdb"
+    command = [sys.executable, "-m", "cueshift.cli", "infer", "--study", str(path), "--no-progress"]
+    command += ["--executor", "ray", "--workers", "2"]
+    mid_run = False
+    for _ in range(3):
+        process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        try:
+            deadline = time.monotonic() + 120
+            wal = db.with_name(db.name + ".wal")
+            while process.poll() is None and time.monotonic() < deadline:
+                if wal.exists() and wal.stat().st_size > 200_000:  # answers are being committed
+                    break
+                time.sleep(0.05)
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+        finally:
+            # what that run's Ray instance left behind (its agents outlive a killed driver)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        if 0 < _stored(db) < reference.height:
+            mid_run = True
+            break
+    assert mid_run, "no kill landed while answers were being written"
+    final = subprocess.run(command, capture_output=True, text=True, timeout=300, start_new_session=True)
+    assert final.returncode == 0, final.stderr
+    assert judgments(db).equals(reference)
+
+
+def test_tiny_transformers_on_ray_equal_the_local_run_with_a_worker_killed(
+    cluster: None, cache: Path, tmp_path: Path
+) -> None:
+    from cueshift.infer.backends.tiny import build_tiny_model
+
+    checkpoint = build_tiny_model("qwen2_vl", tmp_path / "tiny-qwen2-vl")
+    study = load_study(Path(__file__).parents[2] / "studies" / "tiny-transformers.toml")
+    (model,) = study.models
+    study = study.model_copy(
+        update={
+            "models": [model.model_copy(update={"checkpoint": str(checkpoint)})],
+            "benchmark": study.benchmark.model_copy(update={"cache_dir": cache}),
+            "batch_size": 16,  # units of one image's 16 prompts
+        }
+    )
+    local = run_study(study, database=tmp_path / "local.duckdb", progress=False)
+    executor = KillOneWorker()
+    remote = run_study(study, database=tmp_path / "ray.duckdb", progress=False, executor=executor)
+    assert executor.killed is not None
+    assert remote.n_written == local.n_written > 0
+    columns = "image_id, scenario_id, ordering, seed, response_text, p_favorable, p_neither"
+    with (
+        duckdb.connect(str(local.database), read_only=True) as a,
+        duckdb.connect(str(remote.database), read_only=True) as b,
+    ):
+        expected = a.sql(f"SELECT {columns} FROM judgment ORDER BY ALL").pl()
+        got = b.sql(f"SELECT {columns} FROM judgment ORDER BY ALL").pl()
+    assert got.drop("p_favorable", "p_neither").equals(expected.drop("p_favorable", "p_neither"))
+    assert (got["p_favorable"] - expected["p_favorable"]).abs().max() < 1e-5  # type: ignore[operator]
+
+
+def test_bad_settings_fail_in_one_line_before_the_database_exists(
+    cluster: None, cache: Path, tmp_path: Path
+) -> None:
+    path = study_file(tmp_path, cache, settings="seed = 3\nnot_a_setting = 1")
+    with pytest.raises(ConfigError, match="not_a_setting") as err:
+        run_study(load_study(path), progress=False, executor=RayExecutor())
+    assert "\n" not in str(err.value)
+    assert not (tmp_path / "t.duckdb").exists()
+
+
+def test_actor_resources_follow_the_model_and_the_cluster() -> None:
+    cpu_only = {"CPU": 8.0}
+    gpus = {"CPU": 16.0, "GPU": 4.0}
+    sim = ModelConfig(model_id="s", backend="simulated")
+    assert [(r.num_cpus, r.num_gpus) for r in actor_resources(sim, cpu_only, None)] == [(1.0, 0.0)] * 8
+    hf = ModelConfig(model_id="h", backend="transformers", checkpoint="x", settings={"gpus_per_replica": 2})
+    assert [r.num_gpus for r in actor_resources(hf, gpus, None)] == [2.0, 2.0]
+    assert [r.num_gpus for r in actor_resources(hf, cpu_only, 3)] == [0.0] * 3  # device auto: the CPU
+    cuda = ModelConfig(model_id="c", backend="transformers", checkpoint="x", settings={"device": "cuda"})
+    with pytest.raises(ConfigError, match="0 GPUs"):
+        actor_resources(cuda, cpu_only, None)
+    urls = ["http://a:8000/v1", "http://b:8000/v1", "http://c:8000/v1"]
+    api = ModelConfig(model_id="o", backend="openai", checkpoint="m", settings={"base_urls": urls})
+    replicas = actor_resources(api, gpus, None)
+    assert [r.model.settings["base_urls"] for r in replicas] == [[u] for u in urls]
+    assert all(r.num_gpus == 0 and r.num_cpus < 1 for r in replicas)
+
+
+def test_executor_options_are_checked() -> None:
+    with pytest.raises(ConfigError, match="--executor 'dask'"):
+        make_executor("dask")
+    with pytest.raises(ConfigError, match="go with --executor ray"):
+        make_executor("local", address="auto")
+    with pytest.raises(ConfigError, match="--workers 0"):
+        make_executor("ray", workers=0)
+
+
+def test_errors_on_a_worker_reach_the_driver_in_one_line(cluster: None) -> None:
+    """A backend's own error raised inside an actor is raised as itself; any other failure of a
+    worker is one line naming the model."""
+
+    @ray.remote
+    def refuse() -> None:
+        raise ConfigError("model sim: settings.base_urls: the server said no")
+
+    @ray.remote
+    def crash() -> None:
+        raise ZeroDivisionError("division by zero")
+
+    model = ModelConfig(model_id="sim", backend="simulated")
+    executor = RayExecutor()
+    with pytest.raises(ConfigError, match="the server said no"):
+        executor._get(refuse.remote(), model)
+    with pytest.raises(CueshiftError, match="model sim: a Ray worker failed: ZeroDivisionError") as err:
+        executor._get(crash.remote(), model)
+    assert "\n" not in str(err.value)
