@@ -4,14 +4,18 @@ p-values the planner computes equal those of ``sbs_levels`` and ``demographic_va
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import polars as pl
+import pytest
 
 from cueshift.plan.frames import cells_frames
 from cueshift.plan.model import StudyModel, group_levels, study_model, table11_cells
-from cueshift.plan.simulate import Cells, draw_cells, face_means
+from cueshift.plan.protocol import Mode
+from cueshift.plan.simulate import Cells, draw_cells, draw_face_means, face_means
 from cueshift.stats import demographic_variation_table, one_sample_test, sbs_levels
-from tests.plan.conftest import planted_inputs, planted_protocol
+from tests.plan.conftest import PLANTED, planted_inputs, planted_protocol
 
 
 def _study() -> tuple[StudyModel, list[Cells]]:
@@ -51,3 +55,15 @@ def test_table11_p_values_are_those_of_demographic_variation_table() -> None:
     )
     assert analysis.height == cells.height
     np.testing.assert_allclose(analysis["p_value"].to_numpy(), analysis["planner"].to_numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["sampling", "score"])
+@pytest.mark.parametrize("serving", [0.0, 0.02**2])
+def test_the_fused_draws_equal_the_cell_by_cell_draws(mode: Mode, serving: float) -> None:
+    effects = {f"v{k:02d}": e for k, e in enumerate([0.0, 0.01, 0.02])}
+    inputs = planted_inputs(effects, models=("a", "b"), components=replace(PLANTED, serving=serving))
+    protocol = planted_protocol(50, 3, 7, models=("a", "b")).with_design(mode=mode)
+    sm = study_model(protocol, inputs)
+    cell_by_cell = np.stack([face_means(c) for c in draw_cells(sm, np.random.default_rng(9))])
+    fused = draw_face_means(sm, np.random.default_rng(9))
+    np.testing.assert_allclose(fused, cell_by_cell, rtol=0, atol=1e-12)

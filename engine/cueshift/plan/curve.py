@@ -24,7 +24,7 @@ from cueshift.plan.families import Targets, TestSet, attribute_sets
 from cueshift.plan.model import StudyModel, study_model
 from cueshift.plan.power import bh_threshold, wsrt_power
 from cueshift.plan.protocol import Protocol
-from cueshift.plan.simulate import draw_cells, face_means
+from cueshift.plan.simulate import draw_face_means
 from cueshift.stats import one_sample_test
 
 #: Columns per effect size in a simulated curve study (more columns, less Monte Carlo error).
@@ -47,7 +47,7 @@ def _family_power(ts: TestSet, level: float) -> F64:
     return wsrt_power(ts.mean, ts.sd, ts.n, level)
 
 
-def _curve_model(sm: StudyModel, model_index: int, effects: Sequence[float]) -> StudyModel:
+def curve_model(sm: StudyModel, model_index: int, effects: Sequence[float]) -> StudyModel:
     """A one-model study whose values are ``effects`` × :data:`REPEATS`, every face getting each."""
     j = model_index
     beta = np.repeat(np.asarray(effects, dtype=np.float64), REPEATS)[None, :]
@@ -103,7 +103,7 @@ def power_curve(
         j = sm.models.index(model_id)
         ts = attribute_sets(sm)[j]
         level = bh_threshold(partial(_family_power, ts), len(ts.labels), targets.q)
-        curve = _curve_model(sm, j, effects)
+        curve = curve_model(sm, j, effects)
         sd = float(
             curve.slope_sd[0, 0] ** 2 + (curve.fs_sd[0] ** 2 + 2 * curve.phi_error[0]) / curve.scenarios
         )
@@ -112,7 +112,7 @@ def power_curve(
         # so the Monte Carlo error comes from the spread of these shares, not a binomial count)
         shares = np.zeros((n_sims, len(effects)))
         for i in range(n_sims):
-            means = face_means(next(draw_cells(curve, rng)))
+            means = draw_face_means(curve, rng)[0]
             shares[i] = (one_sample_test(means.T)[1] <= level).reshape(len(effects), REPEATS).mean(axis=1)
         power_sim: F64 = shares.mean(axis=0)
         power_se: F64 = (
@@ -173,4 +173,4 @@ def curve_figure(curve: pl.DataFrame, planned: int, target_power: float) -> byte
     return buf.getvalue()
 
 
-__all__ = ["REPEATS", "curve_effects", "curve_figure", "faces_grid", "power_curve"]
+__all__ = ["REPEATS", "curve_effects", "curve_figure", "curve_model", "faces_grid", "power_curve"]

@@ -6,8 +6,10 @@ the favorable ones :math:`k \sim \operatorname{Bin}(n_v, p)`. With :math:`n \le 
 :math:`P(k) = \binom{n}{k}p^k(1-p)^{n-k}` up from :math:`(1-p)^n` with
 :math:`P(k+1) = P(k)\,\frac{n-k}{k+1}\,\frac{p}{1-p}` until the CDF passes :math:`u`
 (Devroye 1986, §X.4). The uniforms come from a numpy ``Generator`` in one call, so a draw is
-a pure function of the seed however numba splits the loop over threads; numpy's own
-``Generator.binomial`` is about eight times slower here (``benchmarks/bench_plan.py``).
+a pure function of the seed however numba splits the loop over threads. :func:`shift_face_means`
+goes further: it draws a value's φ and averages each face's shifts in the same pass, so a
+simulated study never holds its values × faces × scenarios arrays (``benchmarks/bench_plan.py``
+measures it against numpy's ``Generator.binomial`` and ``nanmean``).
 
 References
 ----------
@@ -21,6 +23,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 F64 = NDArray[np.float64]
+#: 1/(k+1) for the inversion walk (a multiplication instead of a division per step).
+_RECIPROCALS = 1.0 / np.arange(1.0, 65.0)
 
 
 @numba.njit(cache=True, inline="always")
@@ -29,12 +33,18 @@ def _binomial_inverse(n: int, p: float, u: float) -> int:  # pragma: no cover - 
         return 0
     if p >= 1.0:
         return n
-    pmf = (1.0 - p) ** n
+    q = 1.0 - p
+    pmf = 1.0
+    for _ in range(n):  # (1 - p)^n by multiplication: n <= a few dozen answers per φ
+        pmf *= q
+    if u <= pmf:
+        return 0
     cdf = pmf
-    ratio = p / (1.0 - p)
+    ratio = p / q
     k = 0
     while u > cdf and k < n:
-        pmf *= (n - k) / (k + 1.0) * ratio
+        step = (n - k) * ratio
+        pmf *= step * _RECIPROCALS[k] if k < _RECIPROCALS.size else step / (k + 1.0)
         k += 1
         cdf += pmf
     return k
@@ -51,6 +61,100 @@ def _phi_kernel(p: F64, n: int, invalid: float, u_valid: F64, u_fav: F64) -> F64
         else:
             out[i] = _binomial_inverse(n_valid, p[i], u_fav[i]) / n_valid
     return out
+
+
+@numba.njit(parallel=True, cache=True, fastmath=True)
+def _face_mean_kernel(  # pragma: no cover - numba
+    phi_base: F64,
+    p_base: F64,
+    offset: F64,
+    dev: F64,
+    fs_sd: float,
+    z: F64,
+    u: F64,
+    serving: F64,
+    n: int,
+    invalid: float,
+    scored: bool,
+    applies: NDArray[np.bool_],
+) -> F64:
+    n_v, n_f = offset.shape
+    n_s = p_base.shape[1]
+    size = n_v * n_f * n_s
+    all_valid = (1.0 - invalid) ** n  # P(no invalid answer): most φ skip the invalid walk
+    out = np.full((n_v, n_f), np.nan)
+    for k in numba.prange(n_v * n_f):
+        v, f = k // n_f, k % n_f
+        if not applies[f, v]:
+            continue
+        total, count = 0.0, 0
+        for s in range(n_s):
+            i = (v * n_f + f) * n_s + s
+            p = p_base[f, s] + (offset[v, f] + dev[v, s] + fs_sd * z[i])
+            p = min(max(p, 0.0), 1.0)
+            if scored:
+                phi = p
+            else:
+                n_valid = n if u[i] <= all_valid else n - _binomial_inverse(n, invalid, u[i])
+                if n_valid == 0:
+                    continue
+                phi = _binomial_inverse(n_valid, p, u[size + i]) / n_valid
+            d = phi + serving[i] - phi_base[f, s]
+            if np.isnan(d):
+                continue
+            total += d
+            count += 1
+        if count:
+            out[v, f] = total / count
+    return out
+
+
+def shift_face_means(
+    phi_base: F64,
+    p_base: F64,
+    offset: F64,
+    dev: F64,
+    fs_sd: float,
+    *,
+    n: int,
+    invalid_rate: float,
+    scored: bool,
+    serving_sd: float,
+    applies: NDArray[np.bool_],
+    rng: np.random.Generator,
+) -> F64:
+    r"""Per-face mean shifts (values × faces) of one model, drawn and averaged in one pass.
+
+    For value :math:`v`, face :math:`f`, scenario :math:`s`:
+    :math:`p = p^b_{fs} + (o_{vf} + d_{vs} + \sigma_{FS} z_{vfs})`, its φ as in
+    :func:`binomial_phi` (or :math:`p` scored) plus serving noise, and the face's mean of
+    :math:`\phi - \phi^b_{fs}` over the scenarios with a φ. The random numbers are drawn in the
+    order :func:`cueshift.plan.simulate.draw_cells` draws them (``z``, the uniforms, the serving
+    noise), so the two give the same means from the same generator without holding the
+    values × faces × scenarios arrays.
+    """
+    n_v, n_f = offset.shape
+    size = n_v * n_f * p_base.shape[1]
+    z = rng.standard_normal(size)
+    u = np.zeros(2 * size) if scored else rng.random((2, size)).ravel()
+    serving = rng.normal(0.0, serving_sd, size) if serving_sd > 0 else np.zeros(size)
+    return np.asarray(
+        _face_mean_kernel(
+            np.ascontiguousarray(phi_base),
+            np.ascontiguousarray(p_base),
+            np.ascontiguousarray(offset),
+            np.ascontiguousarray(dev),
+            float(fs_sd),
+            z,
+            u,
+            serving,
+            int(n),
+            float(invalid_rate),
+            bool(scored),
+            np.ascontiguousarray(applies),
+        ),
+        dtype=np.float64,
+    )
 
 
 def binomial_phi(p: F64, n: int, invalid_rate: float, rng: np.random.Generator) -> F64:
@@ -73,4 +177,4 @@ def binomial_counts(p: F64, n: int, invalid_rate: float, rng: np.random.Generato
     return n_valid.reshape(np.shape(p)).astype(np.float64), k.reshape(np.shape(p)).astype(np.float64)
 
 
-__all__ = ["binomial_counts", "binomial_phi"]
+__all__ = ["binomial_counts", "binomial_phi", "shift_face_means"]

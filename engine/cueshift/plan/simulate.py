@@ -21,7 +21,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from cueshift.plan.anova import F64
-from cueshift.plan.draws import binomial_counts, binomial_phi
+from cueshift.plan.draws import binomial_counts, binomial_phi, shift_face_means
 from cueshift.plan.model import StudyModel, group_levels, table11_cells
 from cueshift.stats import bh_adjust, kruskal_columns, mann_whitney_columns, one_sample_test
 
@@ -82,6 +82,33 @@ def draw_cells(sm: StudyModel, rng: np.random.Generator, *, counts: bool = False
         phi_v, n_v_ = draw_phi(sm, j, p_base[None, :, :] + shift, rng, counts=counts)
         phi_v[~sm.applies.T] = np.nan
         yield Cells(phi_b, phi_v, n_b, n_v_)
+
+
+def draw_face_means(sm: StudyModel, rng: np.random.Generator) -> F64:
+    """Every model's per-face mean shifts of one simulated study (``M × V × F``): the same numbers
+    as :func:`face_means` of :func:`draw_cells` from the same generator, drawn and averaged in one
+    numba pass (:func:`cueshift.plan.draws.shift_face_means`)."""
+    n_f, n_s = sm.n_faces, sm.scenarios
+    slopes = correlated_slopes(sm, rng)
+    out = np.empty((len(sm.models), len(sm.values), n_f))
+    for j in range(len(sm.models)):
+        p_base = sm.p0[j] + rng.normal(0.0, sm.base_sd[j], size=(n_f, n_s))
+        phi_b, _ = draw_phi(sm, j, p_base, rng)
+        offset = sm.beta[j][:, None] + np.nan_to_num(sm.gamma[j])
+        out[j] = shift_face_means(
+            phi_b,
+            p_base,
+            offset + slopes[j],
+            sm.scenario_dev[j],
+            float(sm.fs_sd[j]),
+            n=int(sm.prompts[j]),
+            invalid_rate=float(sm.invalid[j]),
+            scored=bool(sm.score[j]),
+            serving_sd=float(sm.serving_sd[j]),
+            applies=sm.applies,
+            rng=rng,
+        )
+    return out
 
 
 def face_means(cells: Cells) -> F64:
@@ -191,7 +218,7 @@ def simulated_power(
         f"{v} | {d}={g}" for v, d, g in cells.select("variation_value", "dimension", "group").iter_rows()
     ]
     for _ in range(n_sims):
-        means = np.stack([face_means(c) for c in draw_cells(sm, rng)])  # M × V × F
+        means = draw_face_means(sm, rng)  # M × V × F
         if want("sbs_attribute"):
             for j, model_id in enumerate(sm.models):
                 p = one_sample_test(means[j].T)[1]
@@ -211,4 +238,12 @@ def simulated_power(
     return tally.frame(n_sims)
 
 
-__all__ = ["Cells", "correlated_slopes", "draw_cells", "draw_phi", "face_means", "simulated_power"]
+__all__ = [
+    "Cells",
+    "correlated_slopes",
+    "draw_cells",
+    "draw_face_means",
+    "draw_phi",
+    "face_means",
+    "simulated_power",
+]
