@@ -45,7 +45,7 @@ from cueshift.plan.protocol import protocol_of, study_images
 
 START, END = "<!-- bench_plan:start -->", "<!-- bench_plan:end -->"
 FACES = 500
-TARGET = 0.02
+TARGET = 0.01
 
 
 def baseline_study(sm: StudyModel, level: float, rng: np.random.Generator) -> np.ndarray:

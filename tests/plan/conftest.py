@@ -18,6 +18,23 @@ from cueshift.study.config import Study
 PILOT_SCENARIOS = '["competent", "wealthy", "honest", "stylish", "friendly", "educated"]'
 
 
+#: Normal theory is an approximation: besides Monte Carlo error, allow this much (docs/plan.md).
+APPROXIMATION = 0.03
+#: Monte Carlo standard errors allowed on the worst of a family's rows (tens of rows per check).
+Z = 4.0
+
+
+def assert_agree(frame: pl.DataFrame) -> None:
+    """|analytic - simulated| <= :data:`Z` Monte Carlo standard errors + :data:`APPROXIMATION`, every row."""
+    gap = (frame["power"] - frame["power_sim"]).abs()
+    binomial = np.sqrt(frame["power"] * (1 - frame["power"]) / frame["n_sims"])
+    se = np.maximum(frame["power_sim_se"].fill_null(0.0).to_numpy(), binomial.to_numpy())
+    bound = Z * se + APPROXIMATION
+    checked = frame.with_columns(gap=gap, bound=bound)
+    worst = checked.sort(pl.col("gap") - pl.col("bound"), descending=True).row(0, named=True)
+    assert (gap <= bound).all(), f"analytic and simulated power disagree: {worst}"
+
+
 def planted_protocol(
     n_faces: int, n_values: int, scenarios: int, *, models: tuple[str, ...] = ("m",), seed: int = 0
 ) -> Protocol:

@@ -12,23 +12,7 @@ from cueshift.plan.families import Targets, analytic_frame
 from cueshift.plan.model import study_model
 from cueshift.plan.simulate import draw_cells, face_means, simulated_power
 from cueshift.stats import one_sample_test
-from tests.plan.conftest import planted_inputs, planted_protocol
-
-#: Normal theory is an approximation: besides Monte Carlo error, allow this much (docs/plan.md).
-APPROXIMATION = 0.03
-#: Monte Carlo standard errors allowed on the worst of a family's rows (tens of rows per check).
-Z = 4.0
-
-
-def _agree(frame: pl.DataFrame) -> None:
-    """|analytic - simulated| <= :data:`Z` Monte Carlo standard errors + :data:`APPROXIMATION`, every row."""
-    gap = (frame["power"] - frame["power_sim"]).abs()
-    binomial = np.sqrt(frame["power"] * (1 - frame["power"]) / frame["n_sims"])
-    se = np.maximum(frame["power_sim_se"].fill_null(0.0).to_numpy(), binomial.to_numpy())
-    bound = Z * se + APPROXIMATION
-    checked = frame.with_columns(gap=gap, bound=bound)
-    worst = checked.sort(pl.col("gap") - pl.col("bound"), descending=True).row(0, named=True)
-    assert (gap <= bound).all(), f"analytic and simulated power disagree: {worst}"
+from tests.plan.conftest import assert_agree, planted_inputs, planted_protocol
 
 
 @pytest.mark.parametrize("faces", [40, 120])
@@ -38,7 +22,7 @@ def test_analytic_and_simulated_power_agree_on_a_grid(faces: int, scenarios: int
     sm = study_model(planted_protocol(faces, 6, scenarios), planted_inputs(effects))
     analytic = analytic_frame(sm, Targets(), tests=("sbs_attribute",))
     simulated = simulated_power(sm, n_sims=300, seed=1, tests=("sbs_attribute",))
-    _agree(analytic.join(simulated, on=["test", "family", "target"]))
+    assert_agree(analytic.join(simulated, on=["test", "family", "target"]))
 
 
 def test_model_pairs_and_table11_cells_agree() -> None:
@@ -50,14 +34,14 @@ def test_model_pairs_and_table11_cells_agree() -> None:
     joined = analytic_frame(sm, Targets(), tests=tests).join(
         simulated_power(sm, n_sims=200, seed=2, tests=tests), on=["test", "family", "target"]
     )
-    _agree(joined.filter(pl.col("n_units") >= 30))  # normal theory needs some faces per cell
+    assert_agree(joined.filter(pl.col("n_units") >= 30))  # normal theory needs some faces per cell
 
 
 def test_power_curve_methods_agree() -> None:
     protocol = planted_protocol(200, 6, 8)
     inputs = planted_inputs({f"v{k:02d}": 0.01 for k in range(6)})
     curve = power_curve(protocol, inputs, Targets(effect=0.01), faces=[40, 100, 250], n_sims=100)
-    _agree(curve)
+    assert_agree(curve)
 
 
 def test_simulated_power_is_the_level_at_zero_effect() -> None:

@@ -16,7 +16,7 @@ from cueshift.designs import parse_study, run_design
 from cueshift.plan import PlanRequest, Targets, plan_study
 from cueshift.plan.probe import spearman_half_width
 from cueshift.stats import spearman_with_ci
-from tests.plan.test_agreement import _agree
+from tests.plan.conftest import assert_agree
 
 STUDIES = Path(__file__).resolve().parents[2] / "studies"
 
@@ -45,7 +45,7 @@ def test_pairwise_plan_with_and_without_a_pilot(tmp_path: Path) -> None:
     defaults = plan_study(PlanRequest(study, targets=Targets(effect=0.1), simulations=300))
     cohort = defaults.power.filter(pl.col("test") == "cohort_preference")
     assert cohort.height == 2 * 4 and (cohort["n_tests"] == 8).all()  # BH over every model x cohort
-    _agree(defaults.power)
+    assert_agree(defaults.power)
     assert cohort["units_planned"][0] == int(np.floor(4 * 6 * 2 * (1 - 0.02)))  # W x L x both orders
     run_design(study, progress=False)
     piloted = plan_study(PlanRequest(study, pilot=study.database_path, simulations=100))
@@ -54,7 +54,7 @@ def test_pairwise_plan_with_and_without_a_pilot(tmp_path: Path) -> None:
         (pl.col("model_id") == "sim-strong") & (pl.col("test") == "cohort_preference")
     )
     assert (strong["effect"] > 0.15).all()  # the planted Western preference, measured in the pilot
-    _agree(piloted.power)
+    assert_agree(piloted.power)
 
 
 def test_paired_plan_tests_each_scenario_twice(tmp_path: Path) -> None:
@@ -65,7 +65,7 @@ def test_paired_plan_tests_each_scenario_twice(tmp_path: Path) -> None:
     wilcoxon = result.power.filter(pl.col("test") == "paired_wilcoxon")
     kruskal = result.power.filter(pl.col("test") == "paired_kruskal")
     assert (wilcoxon["power"] > kruskal["power"]).all()  # pairing removes the individual's intercept
-    _agree(result.power)
+    assert_agree(result.power)
 
 
 def test_probe_half_width_matches_the_analysis_interval() -> None:
@@ -90,7 +90,7 @@ def test_probe_plan_gives_the_images_for_a_target_half_width(tmp_path: Path) -> 
     rho = rows["effect"].to_numpy()
     assert np.all(spearman_half_width(rho, needed) <= 0.08 + 1e-9)
     assert np.all(spearman_half_width(rho, needed - 1) > 0.08)
-    _agree(rows)
+    assert_agree(rows)
 
 
 def test_probe_plan_from_a_pilot_reads_reliability_and_rho(tmp_path: Path) -> None:
