@@ -244,3 +244,22 @@ def test_errors_on_a_worker_reach_the_driver_in_one_line(cluster: None) -> None:
     with pytest.raises(CueshiftError, match="model sim: a Ray worker failed: ZeroDivisionError") as err:
         executor._get(crash.remote(), model)
     assert "\n" not in str(err.value)
+
+
+def test_two_image_trials_and_ratings_on_ray_equal_the_local_run(cluster: None, tmp_path: Path) -> None:
+    """The pairwise design (seed 002): trials grouped by left image, ratings by image."""
+    study = load_study(Path(__file__).parents[2] / "studies" / "pairwise-002.toml")
+    local = run_study(study, database=tmp_path / "local.duckdb", progress=False)
+    remote = run_study(study, database=tmp_path / "ray.duckdb", progress=False, executor=RayExecutor())
+    assert remote.n_written == local.n_written > 0
+    for table, columns in (
+        ("pairwise_trial", "model_id, left_image_id, right_image_id, scenario_id, seed, response_text"),
+        ("rating", "rater_id, image_id, attribute, seed, rating, response_text"),
+    ):
+        with (
+            duckdb.connect(str(local.database), read_only=True) as a,
+            duckdb.connect(str(remote.database), read_only=True) as b,
+        ):
+            expected = a.sql(f"SELECT {columns} FROM {table} ORDER BY ALL").pl()
+            got = b.sql(f"SELECT {columns} FROM {table} ORDER BY ALL").pl()
+        assert got.height > 0 and got.equals(expected), table
