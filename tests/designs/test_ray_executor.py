@@ -263,3 +263,35 @@ def test_two_image_trials_and_ratings_on_ray_equal_the_local_run(cluster: None, 
             expected = a.sql(f"SELECT {columns} FROM {table} ORDER BY ALL").pl()
             got = b.sql(f"SELECT {columns} FROM {table} ORDER BY ALL").pl()
         assert got.height > 0 and got.equals(expected), table
+
+
+def test_an_openai_model_gets_one_client_actor_per_server(cluster: None, cache: Path, tmp_path: Path) -> None:
+    """Two local chat-completions servers in base_urls: two client actors, the local run's answers."""
+    import json
+
+    from cueshift.designs.registry import parse_study
+    from tests.hardening.openai_study import study_data
+    from tests.infer.chat_server import serve
+
+    servers = serve()
+    make = next(servers)
+    try:
+        urls = [make()[1], make()[1]]
+        data = study_data(tmp_path, cache, urls[0])
+        data["models"][0]["settings"]["base_urls"] = urls
+        data["prompt"] = {"orderings": [1, 2, 3, 4]}
+        study = parse_study(data, "test")
+        local = run_study(study, database=tmp_path / "local.duckdb", progress=False)
+        remote = run_study(study, database=tmp_path / "ray.duckdb", progress=False, executor=RayExecutor())
+    finally:
+        next(servers, None)
+    columns = "image_id, scenario_id, ordering, seed, response_text, outcome"
+    with (
+        duckdb.connect(str(local.database), read_only=True) as a,
+        duckdb.connect(str(remote.database), read_only=True) as b,
+    ):
+        expected = a.sql(f"SELECT {columns} FROM judgment ORDER BY ALL").pl()
+        got = b.sql(f"SELECT {columns} FROM judgment ORDER BY ALL").pl()
+        (report,) = b.execute("SELECT backend_report FROM run").fetchone()  # type: ignore[misc]
+    assert got.height > 0 and got.equals(expected)
+    assert len(json.loads(report)["served"]["replicas"]) == 2  # each server answered its own actor

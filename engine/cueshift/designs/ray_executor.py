@@ -224,7 +224,7 @@ class RayExecutor:
 
     def close(self) -> None:
         try:
-            self._stop_pool()
+            self._stop_pool(collect=False)  # reports() collected them on a run's way out
         finally:
             if self._holder is not None:
                 _ray().kill(self._holder)
@@ -273,13 +273,15 @@ class RayExecutor:
             lines = [line for r in found for line in r.get("lines", [])]
             self._reports[pool.model.model_id] = {"replicas": found, "lines": lines}
 
-    def _stop_pool(self) -> None:
-        """Collect the current pool's reports, then stop its actors (and free their resources)."""
+    def _stop_pool(self, *, collect: bool = True) -> None:
+        """Collect the current pool's reports (with ``collect``), then stop its actors (and free
+        their resources)."""
         pool = self._pool
         if pool is None:
             return
         try:
-            self._collect_reports()
+            if collect:
+                self._collect_reports()
         finally:
             self._pool = None
             ray = _ray()
