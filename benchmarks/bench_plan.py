@@ -169,10 +169,13 @@ Carlo standard error {largest_se:.3f}).
 
 ![Power against faces: analytic lines, simulated points ±2 SE](docs/plan-power-curve.png)
 
-Where the time goes: a study at 500 faces is 0.4 M φ cells; the φ draws are two binomial
-inversions per cell from one uniform each, in a parallel numba loop, and the 24 columns' signed-rank
-tests one numba call. The loop pays numpy's general binomial sampler twice per cell and a scipy call
-per column.
+Where the time goes: a curve study at 500 faces is 0.3 M φ cells (24 columns x 500 faces x 25
+scenarios) and 12,500 base φ. The planner draws each value's φ and averages each face's shifts in one
+parallel numba pass (binomial inversion from one uniform per draw; no values x faces x scenarios array
+is kept), then runs the 24 columns' signed-rank tests in one numba call; the loop pays numpy's general
+binomial sampler twice per cell, the temporaries of `nanmean` and a scipy call per column. The
+machine is shared: an earlier run under a load average of 2.4 took 56 s for the curve (1.2x); the
+target (< 120 s) held in both.
 
 {END}"""
 
