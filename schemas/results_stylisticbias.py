@@ -11,29 +11,15 @@ import pandera.polars as pa
 import polars as pl
 
 from cueshift.schemas._result_base import ResultModel
+from cueshift.schemas._result_sb_base import Interval, Result, Tested
+from cueshift.schemas.results_sb_effects import EFFECTS_RESULTS
+from cueshift.schemas.results_sb_missing import MISSING_RESULTS
+from cueshift.schemas.results_sb_models import MODELS_RESULTS
+from cueshift.schemas.results_sb_noise import NOISE_RESULTS
+from cueshift.schemas.results_sb_subgroups import SUBGROUPS_RESULTS
 
 
-class _Result(ResultModel):
-    """A result table (the invariants of :class:`ResultModel` apply)."""
-
-
-class _Tested(ResultModel):
-    """Columns shared by tables with a test per row."""
-
-    statistic: float | None = pa.Field(nullable=True)
-    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    p_adj: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-
-
-class _Interval(ResultModel):
-    """An estimate with its interval."""
-
-    estimate: float | None = pa.Field(nullable=True)
-    ci_low: float | None = pa.Field(nullable=True)
-    ci_high: float | None = pa.Field(nullable=True)
-
-
-class SbsSchema(_Tested, _Interval):
+class SbsSchema(Tested, Interval):
     """``result_sbs``: SBS / |SBS| per level (model, variation category/value, scenario category,
     scenario, model × variation × scenario cell, demographic group), per model and pooled."""
 
@@ -67,7 +53,7 @@ class SbsSchema(_Tested, _Interval):
     n_obs: pl.Int64 = pa.Field(ge=0)
 
 
-class VariationStrengthSchema(_Interval, _Result):
+class VariationStrengthSchema(Interval, Result):
     """``result_table2_vs``: VS per model × dimension (Table 2)."""
 
     model_id: str
@@ -78,7 +64,7 @@ class VariationStrengthSchema(_Interval, _Result):
     ddof: pl.Int32 = pa.Field(isin=[0, 1])
 
 
-class DemographicTestSchema(_Tested):
+class DemographicTestSchema(Tested):
     """``result_demographic_tests``: KW / MWU per model × scenario × dimension on base φ."""
 
     model_id: str
@@ -91,7 +77,7 @@ class DemographicTestSchema(_Tested):
     n: pl.Int64 = pa.Field(ge=0)
 
 
-class SignificanceShareSchema(_Result):
+class SignificanceShareSchema(Result):
     """``result_table9``: share of scenarios with a significant demographic difference."""
 
     model_id: str
@@ -103,7 +89,7 @@ class SignificanceShareSchema(_Result):
     alpha: float = pa.Field(gt=0.0, lt=1.0)
 
 
-class FaceAnovaSchema(_Result):
+class FaceAnovaSchema(Result):
     """``result_face_anova``: one-way face-level ANOVAs (Table 10, ANOVA rows)."""
 
     outcome: str = pa.Field(isin=["delta", "base_phi"])
@@ -117,7 +103,7 @@ class FaceAnovaSchema(_Result):
     n: pl.Int64 = pa.Field(ge=0)
 
 
-class MixedModelSchema(_Result):
+class MixedModelSchema(Result):
     """``result_mixed_model``: partial η², F, df and R² of the face random-intercept model (Table 10)."""
 
     term: str = pa.Field(isin=["variation_category", "scenario_category", "R2_marginal", "R2_conditional"])
@@ -137,7 +123,7 @@ class MixedModelSchema(_Result):
     converged: bool
 
 
-class _GroupCell(_Tested, _Interval):
+class _GroupCell(Tested, Interval):
     """Columns shared by the attribute × demographic-group tables (Tables 3, 4 and 11): one
     face-level estimate, interval and test per cell of ``dimension`` × ``group`` (the subclass
     adds the attribute key columns), ``n`` faces and ``n_obs`` Δ rows."""
@@ -162,7 +148,7 @@ class FashionAgeSchema(_GroupCell):
     variation_value: str
 
 
-class AsymmetrySchema(_Tested):
+class AsymmetrySchema(Tested):
     """``result_negativity_asymmetry``: one-sided WSRT of |negative cue| > |positive cue| (§5.2)."""
 
     negative_value: str
@@ -176,7 +162,7 @@ class AsymmetrySchema(_Tested):
     n: pl.Int64 = pa.Field(ge=0)
 
 
-class ModelSummarySchema(_Interval, _Result):
+class ModelSummarySchema(Interval, Result):
     """``result_table5``: per-model SBS, Cohen's d, share of zero and of |Δ| ≥ 0.25 (Table 5)."""
 
     model_id: str
@@ -188,7 +174,7 @@ class ModelSummarySchema(_Interval, _Result):
     large_threshold: float = pa.Field(gt=0.0)
 
 
-class CumulativeAbsSbsSchema(_Result):
+class CumulativeAbsSbsSchema(Result):
     """``result_cumulative_abs_sbs``: |SBS| per attribute, sorted, cumulative share (Fig. 2)."""
 
     model_id: str
@@ -204,7 +190,7 @@ class CumulativeAbsSbsSchema(_Result):
     n: pl.Int64 = pa.Field(ge=0)
 
 
-class CrossModelSchema(_Interval, _Result):
+class CrossModelSchema(Interval, Result):
     """``result_cross_model``: Pearson r, slope, sign reversals per model pair (Fig. 5)."""
 
     model_a: str
@@ -222,7 +208,7 @@ class CrossModelSchema(_Interval, _Result):
     test: str = pa.Field(isin=["pearson"])
 
 
-class CategoryRankingSchema(_Result):
+class CategoryRankingSchema(Result):
     """``result_category_ranking``: scenario-category |SBS| and its rank per model (§5.3)."""
 
     model_id: str
@@ -259,4 +245,9 @@ STYLISTICBIAS_RESULTS: dict[str, type[ResultModel]] = {
     "cross_model": CrossModelSchema,
     "category_ranking": CategoryRankingSchema,
     "table11": DemographicVariationSchema,
+    **EFFECTS_RESULTS,
+    **SUBGROUPS_RESULTS,
+    **MODELS_RESULTS,
+    **MISSING_RESULTS,
+    **NOISE_RESULTS,
 }

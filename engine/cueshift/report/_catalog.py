@@ -91,6 +91,9 @@ class Catalog:
     notation : str
         Markdown sentence of the preamble saying how significance is marked
         (see :mod:`cueshift.report.marks`).
+    sections : tuple of (str, tuple of str)
+        Named groups of table, figure and text keys that one ``report.section(name)`` cell shows
+        in order (so a document section can grow without editing the document).
     """
 
     document: str
@@ -98,12 +101,27 @@ class Catalog:
     figures: tuple[FigureSpec, ...] = ()
     texts: tuple[TextSpec, ...] = ()
     notation: str = ""
+    sections: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self) -> None:
         keys = [t.key for t in self.tables] + [f.key for f in self.figures] + [t.key for t in self.texts]
         repeated = sorted({k for k in keys if keys.count(k) > 1})
         if repeated:
             raise ValueError(f"report catalog {self.document}: repeated key(s) {', '.join(repeated)}")
+        unknown = sorted({k for _, members in self.sections for k in members} - set(keys))
+        if unknown:
+            missing = ", ".join(unknown)
+            raise ValueError(f"report catalog {self.document}: section key(s) {missing} not declared")
+
+    def section(self, name: str) -> tuple[str, ...]:
+        """The keys of section ``name`` (empty when the catalog declares no such section)."""
+        return dict(self.sections).get(name, ())
+
+    def kind(self, key: str) -> str:
+        """``'table'``, ``'figure'`` or ``'text'``: what ``key`` declares."""
+        if any(t.key == key for t in self.tables):
+            return "table"
+        return "figure" if any(f.key == key for f in self.figures) else "text"
 
     @property
     def document_path(self) -> Path:

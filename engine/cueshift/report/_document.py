@@ -133,6 +133,24 @@ class Report:
         spec = self.catalog.text(key)
         return MarkdownOutput("" if self.missing(spec.requires) else spec.write(self))
 
+    def outputs(self, name: str) -> list[TableOutput | FigureOutput | MarkdownOutput]:
+        """The display objects of catalog section ``name``, in order (see :meth:`section`)."""
+        shown: list[TableOutput | FigureOutput | MarkdownOutput] = []
+        for key in self.catalog.section(name):
+            kind = self.catalog.kind(key)
+            if kind == "table":
+                shown.append(self.table(key))
+            else:
+                shown.append(self.figure(key) if kind == "figure" else self.text(key))
+        return shown or [MarkdownOutput(f"> No results are declared for section “{name}”.\n")]
+
+    def section(self, name: str) -> None:
+        """Display every table, figure and text of catalog section ``name`` in one document cell."""
+        from IPython.display import display  # a report cell runs in a Jupyter kernel
+
+        for output in self.outputs(name):
+            display(output)  # type: ignore[no-untyped-call]
+
     def simulated_models(self) -> list[str]:
         """The report's models whose backend is simulated, in model order."""
         frame = self.query(

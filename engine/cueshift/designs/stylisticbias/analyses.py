@@ -9,15 +9,13 @@ face-level bootstrap and the permutation tests share one seed and number of resa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TypedDict
 
 import duckdb
 import polars as pl
 
+from cueshift.designs.stylisticbias.inputs import SUITE, Context, Inputs
 from cueshift.errors import CueshiftError
 from cueshift.stats import (
-    AnalysisContext,
     CIMethod,
     RunSettings,
     TestMethod,
@@ -39,43 +37,6 @@ from cueshift.stats import (
     variation_strength,
 )
 from cueshift.views import read_base_phi, read_delta
-
-SUITE = "stylisticbias"
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """What the seed 000 analyses read: Δ rows, base φ rows, and the resampling settings."""
-
-    delta: pl.DataFrame
-    base_phi: pl.DataFrame
-    n_resamples: int = 10_000
-    seed: int = 0
-    test: TestMethod = "rank"
-    ci_method: CIMethod = "bca"
-    confidence_level: float = 0.95
-
-    @property
-    def boot(self) -> Boot:
-        """The face-level bootstrap settings shared by every interval."""
-        return Boot(
-            n_resamples=self.n_resamples,
-            seed=self.seed,
-            confidence_level=self.confidence_level,
-            ci_method=self.ci_method,
-        )
-
-
-class Boot(TypedDict):
-    """Keyword arguments of the face-level bootstrap."""
-
-    n_resamples: int
-    seed: int
-    confidence_level: float
-    ci_method: CIMethod
-
-
-Context = AnalysisContext[Inputs]
 
 
 @analysis(
@@ -318,3 +279,14 @@ def run_analyses(
     inputs = Inputs(delta, base, n_resamples, seed, test, ci_method, confidence_level)
     settings = RunSettings(n_resamples, seed, test, ci_method, tuple(models or ()))
     return run_suite(con, SUITE, inputs, settings, only=only, write=write, progress=progress)
+
+
+# The suite's later analyses, declared in their own modules; importing them registers them after
+# the tables above (analyses run in declaration order and may read earlier results).
+from cueshift.designs.stylisticbias import (  # noqa: E402, F401
+    analyses_effects,
+    analyses_missing,
+    analyses_models,
+    analyses_noise,
+    analyses_subgroups,
+)

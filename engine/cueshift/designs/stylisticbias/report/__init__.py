@@ -8,20 +8,45 @@ p ≥ 0.05, computed from the stored p-values at render time.
 
 from __future__ import annotations
 
+from cueshift.designs.stylisticbias.report.effects import EFFECTS_FIGURES, EFFECTS_TABLES, EFFECTS_TEXTS
 from cueshift.designs.stylisticbias.report.figures import FIGURES, cumulative_summary
 from cueshift.designs.stylisticbias.report.labels import delta_class, delta_fill
+from cueshift.designs.stylisticbias.report.missing import MISSING_FIGURES, MISSING_TABLES, MISSING_TEXTS
+from cueshift.designs.stylisticbias.report.models import MODELS_FIGURES, MODELS_TABLES, MODELS_TEXTS
+from cueshift.designs.stylisticbias.report.noise import NOISE_FIGURES, NOISE_TABLES, NOISE_TEXTS
 from cueshift.designs.stylisticbias.report.rq1 import RQ1_TABLES
 from cueshift.designs.stylisticbias.report.rq2 import RQ2_TABLES
 from cueshift.designs.stylisticbias.report.rq3 import RQ3_TABLES
+from cueshift.designs.stylisticbias.report.subgroups import (
+    SUBGROUPS_FIGURES,
+    SUBGROUPS_TABLES,
+    SUBGROUPS_TEXTS,
+)
 from cueshift.designs.stylisticbias.report.summary import SUMMARY_TABLES
-from cueshift.report import EMPHASIS_LEGEND_MD, Catalog, TextSpec
+from cueshift.report import EMPHASIS_LEGEND_MD, Catalog, FigureSpec, TableSpec, TextSpec
+
+#: The reviewers' additions, each shown by one ``report.section(name)`` cell of ``study.qmd``.
+_SECTIONS: tuple[tuple[str, tuple[TableSpec, ...], tuple[FigureSpec, ...], tuple[TextSpec, ...]], ...] = (
+    ("noise_floor", NOISE_TABLES, NOISE_FIGURES, NOISE_TEXTS),
+    ("missing_answers", MISSING_TABLES, MISSING_FIGURES, MISSING_TEXTS),
+    ("subgroups", SUBGROUPS_TABLES, SUBGROUPS_FIGURES, SUBGROUPS_TEXTS),
+    ("effects", EFFECTS_TABLES, EFFECTS_FIGURES, EFFECTS_TEXTS),
+    ("model_comparison", MODELS_TABLES, MODELS_FIGURES, MODELS_TEXTS),
+)
 
 CATALOG = Catalog(
     document="study.qmd",
-    tables=(*SUMMARY_TABLES, *RQ1_TABLES, *RQ2_TABLES, *RQ3_TABLES),
-    figures=FIGURES,
-    texts=(TextSpec("cumulative_summary", cumulative_summary, ("result_cumulative_abs_sbs",)),),
+    tables=(*SUMMARY_TABLES, *RQ1_TABLES, *RQ2_TABLES, *RQ3_TABLES, *(t for s in _SECTIONS for t in s[1])),
+    figures=(*FIGURES, *(f for s in _SECTIONS for f in s[2])),
+    texts=(
+        TextSpec("cumulative_summary", cumulative_summary, ("result_cumulative_abs_sbs",)),
+        *(t for s in _SECTIONS for t in s[3]),
+    ),
     notation=EMPHASIS_LEGEND_MD,
+    sections=tuple(
+        (name, tuple([x.key for x in texts] + [t.key for t in tables] + [f.key for f in figures]))
+        for name, tables, figures, texts in _SECTIONS
+    ),
 )
 
 __all__ = ["CATALOG", "delta_class", "delta_fill"]

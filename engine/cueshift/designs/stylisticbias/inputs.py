@@ -1,0 +1,48 @@
+"""What the seed 000 analyses receive: the Δ and base φ rows and the resampling settings, shared by
+every module that declares analyses of the suite ``stylisticbias``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypedDict
+
+import polars as pl
+
+from cueshift.stats import AnalysisContext, CIMethod, TestMethod
+
+SUITE = "stylisticbias"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the seed 000 analyses read: Δ rows, base φ rows, and the resampling settings."""
+
+    delta: pl.DataFrame
+    base_phi: pl.DataFrame
+    n_resamples: int = 10_000
+    seed: int = 0
+    test: TestMethod = "rank"
+    ci_method: CIMethod = "bca"
+    confidence_level: float = 0.95
+
+    @property
+    def boot(self) -> Boot:
+        """The face-level bootstrap settings shared by every interval."""
+        return Boot(
+            n_resamples=self.n_resamples,
+            seed=self.seed,
+            confidence_level=self.confidence_level,
+            ci_method=self.ci_method,
+        )
+
+
+class Boot(TypedDict):
+    """Keyword arguments of the face-level bootstrap."""
+
+    n_resamples: int
+    seed: int
+    confidence_level: float
+    ci_method: CIMethod
+
+
+Context = AnalysisContext[Inputs]
