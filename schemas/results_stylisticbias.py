@@ -11,7 +11,7 @@ import pandera.polars as pa
 import polars as pl
 
 from cueshift.schemas._result_base import ResultModel
-from cueshift.schemas._result_sb_base import Interval, Result, Tested
+from cueshift.schemas._result_sb_base import GroupCell, Interval, Result, Tested
 from cueshift.schemas.results_sb_effects import EFFECTS_RESULTS
 from cueshift.schemas.results_sb_missing import MISSING_RESULTS
 from cueshift.schemas.results_sb_models import MODELS_RESULTS
@@ -89,63 +89,10 @@ class SignificanceShareSchema(Result):
     alpha: float = pa.Field(gt=0.0, lt=1.0)
 
 
-class FaceAnovaSchema(Result):
-    """``result_face_anova``: one-way face-level ANOVAs (Table 10, ANOVA rows)."""
-
-    outcome: str = pa.Field(isin=["delta", "base_phi"])
-    dimension: str
-    test: str = pa.Field(isin=["anova-F"])
-    statistic: float | None = pa.Field(nullable=True, ge=0.0)
-    df: float = pa.Field(ge=0.0)
-    df_resid: float = pa.Field(ge=0.0)
-    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    estimate: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    n: pl.Int64 = pa.Field(ge=0)
-
-
-class MixedModelSchema(Result):
-    """``result_mixed_model``: partial η², F, df and R² of the face random-intercept model (Table 10)."""
-
-    term: str = pa.Field(isin=["variation_category", "scenario_category", "R2_marginal", "R2_conditional"])
-    test: str = pa.Field(isin=["wald-F", "nakagawa-r2"])
-    statistic: float | None = pa.Field(nullable=True, ge=0.0)
-    df: float | None = pa.Field(nullable=True, ge=0.0)
-    df_resid: float | None = pa.Field(nullable=True, ge=0.0)
-    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    estimate: float = pa.Field(ge=0.0, le=1.0)
-    n_levels: pl.Int64 | None = pa.Field(nullable=True, ge=1)
-    n: pl.Int64 = pa.Field(ge=0)
-    n_groups: pl.Int64 = pa.Field(ge=0)
-    var_face: float = pa.Field(ge=0.0)
-    var_resid: float = pa.Field(ge=0.0)
-    var_fixed: float = pa.Field(ge=0.0)
-    reml: bool
-    converged: bool
-
-
-class _GroupCell(Tested, Interval):
-    """Columns shared by the attribute × demographic-group tables (Tables 3, 4 and 11): one
-    face-level estimate, interval and test per cell of ``dimension`` × ``group`` (the subclass
-    adds the attribute key columns), ``n`` faces and ``n_obs`` Δ rows."""
-
-    dimension: str
-    group: str
-    effect_size: float | None = pa.Field(nullable=True)
-    test: str
-    n: pl.Int64 = pa.Field(ge=0)
-    n_obs: pl.Int64 = pa.Field(ge=0)
-
-
-class CategoryDemographicSchema(_GroupCell):
+class CategoryDemographicSchema(GroupCell):
     """``result_table3``: SBS per attribute category × dimension × group (Table 3)."""
 
     variation_category: str
-
-
-class FashionAgeSchema(_GroupCell):
-    """``result_table4``: SBS per fashion style × age group and elderly − young contrasts (Table 4)."""
-
-    variation_value: str
 
 
 class AsymmetrySchema(Tested):
@@ -190,24 +137,6 @@ class CumulativeAbsSbsSchema(Result):
     n: pl.Int64 = pa.Field(ge=0)
 
 
-class CrossModelSchema(Interval, Result):
-    """``result_cross_model``: Pearson r, slope, sign reversals per model pair (Fig. 5)."""
-
-    model_a: str
-    model_b: str
-    estimate: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
-    statistic: float | None = pa.Field(nullable=True)
-    df: float | None = pa.Field(nullable=True, ge=0.0)
-    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
-    slope: float | None = pa.Field(nullable=True)
-    intercept: float | None = pa.Field(nullable=True)
-    slope_reverse: float | None = pa.Field(nullable=True)
-    n_sign_reversed: pl.Int64 = pa.Field(ge=0)
-    category_ranking_preserved: bool
-    n: pl.Int64 = pa.Field(ge=0)
-    test: str = pa.Field(isin=["pearson"])
-
-
 class CategoryRankingSchema(Result):
     """``result_category_ranking``: scenario-category |SBS| and its rank per model (§5.3)."""
 
@@ -220,7 +149,7 @@ class CategoryRankingSchema(Result):
     n: pl.Int64 = pa.Field(ge=0)
 
 
-class DemographicVariationSchema(_GroupCell):
+class DemographicVariationSchema(GroupCell):
     """``result_table11``: mean Δ per variation × demographic group, WSRT, BH over all cells (Table 11)."""
 
     variation_category: str
@@ -235,14 +164,10 @@ STYLISTICBIAS_RESULTS: dict[str, type[ResultModel]] = {
     "table2_vs": VariationStrengthSchema,
     "demographic_tests": DemographicTestSchema,
     "table9": SignificanceShareSchema,
-    "face_anova": FaceAnovaSchema,
-    "mixed_model": MixedModelSchema,
     "table3": CategoryDemographicSchema,
-    "table4": FashionAgeSchema,
     "negativity_asymmetry": AsymmetrySchema,
     "table5": ModelSummarySchema,
     "cumulative_abs_sbs": CumulativeAbsSbsSchema,
-    "cross_model": CrossModelSchema,
     "category_ranking": CategoryRankingSchema,
     "table11": DemographicVariationSchema,
     **EFFECTS_RESULTS,
