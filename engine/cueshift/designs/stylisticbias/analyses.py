@@ -276,7 +276,9 @@ def run_analyses(
     delta, base = read_delta(con, models), read_base_phi(con, models)
     if delta.height == 0 and base.height == 0:
         raise CueshiftError("no judgments with a valid answer in the study database: nothing to analyse")
-    inputs = Inputs(delta, base, n_resamples, seed, test, ci_method, confidence_level)
+    inputs = Inputs(
+        delta, base, n_resamples, seed, test, ci_method, confidence_level, con=con, models=tuple(models or ())
+    )
     settings = RunSettings(n_resamples, seed, test, ci_method, tuple(models or ()))
     return run_suite(con, SUITE, inputs, settings, only=only, write=write, progress=progress)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypedDict
 
+import duckdb
 import polars as pl
 
 from cueshift.stats import AnalysisContext, CIMethod, TestMethod
@@ -15,7 +16,12 @@ SUITE = "stylisticbias"
 
 @dataclass(frozen=True)
 class Inputs:
-    """What the seed 000 analyses read: Δ rows, base φ rows, and the resampling settings."""
+    """What the seed 000 analyses read: Δ rows, base φ rows, and the resampling settings.
+
+    ``con`` (the study database, read only by analyses) and ``models`` (the subset, empty for all)
+    let an analysis read a view the others do not need (e.g. judgment-level answers); ``None`` when
+    the inputs were built from frames alone.
+    """
 
     delta: pl.DataFrame
     base_phi: pl.DataFrame
@@ -24,6 +30,8 @@ class Inputs:
     test: TestMethod = "rank"
     ci_method: CIMethod = "bca"
     confidence_level: float = 0.95
+    con: duckdb.DuckDBPyConnection | None = None
+    models: tuple[str, ...] = ()
 
     @property
     def boot(self) -> Boot:
