@@ -1,7 +1,7 @@
 """The SQL views of ``sql/views/`` (``phi``, ``base_phi``, ``delta``) read as frames, and the
 first-cut overview of a study database."""
 
-from cueshift.views.frames import BASE_COLUMNS, DELTA_COLUMNS, read_base_phi, read_delta
+from cueshift.views.frames import BASE_COLUMNS, DELTA_COLUMNS, PLACEBO_FEATURE_KEY, read_base_phi, read_delta
 from cueshift.views.overview import Overview, overview, print_overview
 
 __all__ = [
@@ -12,4 +12,5 @@ __all__ = [
     "print_overview",
     "read_base_phi",
     "read_delta",
+    "PLACEBO_FEATURE_KEY",
 ]

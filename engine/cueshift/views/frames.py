@@ -50,12 +50,22 @@ def _read(con: duckdb.DuckDBPyConnection, sql: str, models: Sequence[str] | None
     return cast(pl.DataFrame, pl.from_arrow(table))  # a table gives a frame
 
 
-def read_delta(con: duckdb.DuckDBPyConnection, models: Sequence[str] | None = None) -> pl.DataFrame:
+#: ``feature_key`` of the noise-floor placebo variations (a pixel-identical copy, a lossless
+#: re-encode): their true Δ is zero, so they are read apart from the attribute variations.
+PLACEBO_FEATURE_KEY = "placebo"
+
+
+def read_delta(
+    con: duckdb.DuckDBPyConnection, models: Sequence[str] | None = None, *, placebo: bool = False
+) -> pl.DataFrame:
     """The ``delta`` rows that have a Δ (optionally of some models), sorted by model, face,
-    variation value and scenario."""
+    variation value and scenario: the attribute variations, or with ``placebo=True`` only the
+    noise-floor placebos (``feature_key = 'placebo'``)."""
+    which = "=" if placebo else "IS DISTINCT FROM"
     return _read(
         con,
-        f"SELECT {', '.join(DELTA_COLUMNS)} FROM delta WHERE delta IS NOT NULL",
+        f"SELECT {', '.join(DELTA_COLUMNS)} FROM delta WHERE delta IS NOT NULL "
+        f"AND lower(feature_key) {which} '{PLACEBO_FEATURE_KEY}'",
         models,
         "model_id, face_id, variation_value, scenario_id",
     )
