@@ -29,6 +29,10 @@ def load_benchmark(
     variation_filter
         Decides ``evaluated`` / ``exclusion_reason`` of every variation (bases are always
         evaluated).
+
+        With ``config.placebos`` every base image gets its two noise-floor placebos
+        (:mod:`cueshift.images.placebos`; the lossless re-encodes are written under
+        ``<root>/.cueshift-placebos``).
     progress
         Show a progress bar on stderr while drawing or reading many images.
 
@@ -43,6 +47,16 @@ def load_benchmark(
     BenchmarkError
         On any bad input, with a one-line message naming the file, row and field.
     """
+    bench = _load(config, variation_filter, progress=progress)
+    if not config.placebos:
+        return bench
+    from cueshift.images.placebos import with_placebos
+
+    return with_placebos(bench, variation_filter, progress=progress)
+
+
+def _load(config: BenchmarkConfig, variation_filter: VariationFilter, *, progress: bool) -> Benchmark:
+    """The image set of ``config`` as its loader reads it (no placebos)."""
     if config.kind == "demo":
         from cueshift.images.demo import load_demo
 

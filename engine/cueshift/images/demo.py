@@ -48,6 +48,7 @@ from cueshift.images._demo_look import RENDERER_VERSION, Look, base_look
 from cueshift.images._files import FileFacts, Location, atomic_write_bytes, progress_bar
 from cueshift.images.base import Benchmark
 from cueshift.images.labels import AGES, BODY_TYPES, ETHNICITIES, GENDERS, default_framing, slug
+from cueshift.images.placebos import plan_placebos
 from cueshift.study.config import BenchmarkConfig
 from cueshift.study.variations import FEATURES, VariationFilter
 
@@ -199,7 +200,9 @@ def _records(faces: list[DemoFace], root: Path) -> tuple[list[IdentityRecord], l
     return identities, images
 
 
-def plan(size: str | int = "small", variation_filter: VariationFilter | None = None) -> DemoPlan:
+def plan(
+    size: str | int = "small", variation_filter: VariationFilter | None = None, *, placebos: bool = False
+) -> DemoPlan:
     """List the identities and images of a demo size without drawing anything.
 
     Parameters
@@ -208,6 +211,9 @@ def plan(size: str | int = "small", variation_filter: VariationFilter | None = N
         ``'small'``, ``'paper'`` or a face count.
     variation_filter
         Fills ``evaluated`` / ``exclusion_reason``; default: the paper filter.
+    placebos
+        Add the two noise-floor placebos of every base (:mod:`cueshift.images.placebos`), as
+        :func:`cueshift.images.load_benchmark` does with ``[benchmark] placebos``.
 
     Returns
     -------
@@ -216,7 +222,10 @@ def plan(size: str | int = "small", variation_filter: VariationFilter | None = N
     """
     faces = sample_faces(size)
     identities, images = _records(faces, Path(size_label(size)))
-    identity_frame, image_frame = planned_frames(identities, images, variation_filter or VariationFilter())
+    variation_filter = variation_filter or VariationFilter()
+    identity_frame, image_frame = planned_frames(identities, images, variation_filter)
+    if placebos:
+        image_frame = pl.concat([image_frame, plan_placebos(image_frame, variation_filter)])
     return DemoPlan(f"demo-{size_label(size)}", identity_frame, image_frame)
 
 

@@ -15,9 +15,9 @@ from numpy.typing import NDArray
 from cueshift.plan.anova import F64, ShiftCube
 from cueshift.plan.protocol import DIMENSIONS
 
-#: Variation values whose shift is zero by construction (issue 11's noise-floor placebos): a
-#: pixel-identical copy or a lossless re-encode of the base image.
-PLACEBO_FEATURE_KEY = "placebo"
+# Variation values whose shift is zero by construction (issue 11's noise-floor placebos, planned
+# by cueshift.images.placebos): a pixel-identical copy or a lossless re-encode of the base image.
+from cueshift.views import PLACEBO_FEATURE_KEY
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,9 @@ from cueshift.study.variations import VariationFilter
 DEFAULT_STUDY = "default"
 #: The design of a study file without a ``design`` key (seed 000's StylisticBias protocol).
 DEFAULT_DESIGN = "stylisticbias"
+#: Designs whose analyses read the noise-floor placebos: their study files plan them unless
+#: ``[benchmark] placebos = false``; any other design refuses ``placebos = true``.
+PLACEBO_DESIGNS: frozenset[str] = frozenset({DEFAULT_DESIGN})
 
 
 class _Frozen(BaseModel):
@@ -56,6 +59,11 @@ class BenchmarkConfig(_Frozen):
     root: Path | None = None
     manifest: Path | None = None
     cache_dir: Path = Path(".cueshift-cache/demo")
+    placebos: bool = Field(
+        default=False,
+        description="plan the noise-floor placebos (an identical copy and a lossless re-encode of every "
+        "base image); a study file of a design whose analyses read them gets true unless it says false",
+    )
 
     @field_validator("size")
     @classmethod
@@ -146,6 +154,39 @@ class Study(_Frozen):
     #: the largest batch (rows per backend call and transaction); batches are sized below it to
     #: take about two seconds each at the measured rate (cueshift.designs.batching)
     batch_size: int = Field(default=250_000, ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _placebos_by_design(cls, data: Any) -> Any:
+        """``[benchmark] placebos`` left out: true for a design in :data:`PLACEBO_DESIGNS`, else false."""
+        if not isinstance(data, dict):
+            return data
+        design = data.get("design", cls.model_fields["design"].default)
+        bench = data.get("benchmark")
+        if isinstance(bench, BenchmarkConfig):
+            given = bench.placebos if "placebos" in bench.model_fields_set else None
+        elif bench is None or isinstance(bench, dict):
+            given = (bench or {}).get("placebos")
+        else:
+            return data  # not a table: the field's own validation reports it
+        if given is None:
+            default = design in PLACEBO_DESIGNS
+            bench = (
+                bench.model_copy(update={"placebos": default})
+                if isinstance(bench, BenchmarkConfig)
+                else {**(bench or {}), "placebos": default}
+            )
+            return {**data, "benchmark": bench}
+        return data
+
+    @model_validator(mode="after")
+    def _placebos_read(self) -> Study:
+        if self.benchmark.placebos and self.design not in PLACEBO_DESIGNS:
+            raise ValueError(
+                f"[benchmark] placebos = true: the {self.design!r} design's analyses do not read the "
+                "noise-floor placebos; leave it out"
+            )
+        return self
 
     @field_validator("seeds")
     @classmethod

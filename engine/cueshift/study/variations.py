@@ -66,6 +66,15 @@ FEATURES: tuple[Feature, ...] = (
 )
 FEATURE_BY_KEY: dict[str, Feature] = {f.feature_key: f for f in FEATURES}
 
+#: ``feature_key`` and ``variation_category`` of the noise-floor placebos (issue 11): variations
+#: of a base image whose pixels are the base's, so their true Δ is zero. Every filter keeps them.
+PLACEBO_FEATURE_KEY = "placebo"
+#: The two placebos planned per base image: the same file under a new image id, and its pixels
+#: re-encoded losslessly (PNG) into a file of other bytes.
+IDENTICAL_COPY = "Identical copy"
+LOSSLESS_REENCODE = "Lossless re-encode"
+PLACEBO_VALUES: tuple[str, ...] = (IDENTICAL_COPY, LOSSLESS_REENCODE)
+
 #: Curation pass: the values Table 11 evaluates (34 values, 12 categories).
 PAPER_WHITELIST: dict[str, list[str]] = {
     "skin_irregularities": ["Acne", "Freckles", "Moles"],
@@ -142,7 +151,10 @@ class VariationFilter(BaseModel):
     rules: list[ExclusionRule] = Field(default_factory=lambda: list(PAPER_RULES))
 
     def exclusion_reason(self, feature_key: str, value: str, gender: str | None) -> str | None:
-        """Why a variation is not evaluated, or None when it is (rules first, then whitelist)."""
+        """Why a variation is not evaluated, or None when it is (rules first, then whitelist);
+        noise-floor placebos (:data:`PLACEBO_FEATURE_KEY`) are always evaluated."""
+        if feature_key.casefold() == PLACEBO_FEATURE_KEY:
+            return None
         feature = FEATURE_BY_KEY.get(feature_key)
         if feature is not None and feature.only_gender and gender and gender != feature.only_gender:
             return f"applies to {feature.only_gender} faces only"
