@@ -59,7 +59,7 @@ def open_for_report(
     if not path.is_file():
         raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        con = store.open_study(path, read_only=True)  # checked first: no extension download
     except duckdb.Error as exc:
         raise CueshiftError(f"{path}: cannot open the study database ({str(exc).splitlines()[0]})") from None
     try:

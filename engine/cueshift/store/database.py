@@ -11,6 +11,7 @@ import duckdb
 import polars as pl
 
 from cueshift.errors import CueshiftError
+from cueshift.store.files import check_database_path, check_existing_database, connect
 
 #: Version of ``sql/schema.sql``; bump it with any change to a table, and say how to migrate.
 SCHEMA_VERSION = "2"
@@ -25,14 +26,26 @@ def sql_text(relative: str) -> str:
 
 
 def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open (creating if needed) a study database with its tables and views in place."""
+    """Open (creating if needed) a study database with its tables and views in place.
+
+    Everything is checked before the file is opened for writing (:mod:`cueshift.store.files`):
+    a damaged, truncated or foreign file, a file of another schema version, or a folder that
+    cannot be written is refused with one line, and the file is left byte for byte as it was.
+    """
     path = Path(path)
     if read_only:
         if not path.exists():
             raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
-        return duckdb.connect(str(path), read_only=True)
+        check_existing_database(path)
+        return connect(path, read_only=True)
+    if check_database_path(path):
+        probe = connect(path, read_only=True)
+        try:
+            _check_schema_version(probe, path)
+        finally:
+            probe.close()
     path.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(path))
+    con = connect(path, read_only=False)
     try:
         _check_schema_version(con, path)
         con.execute(sql_text("schema.sql"))

@@ -23,6 +23,7 @@ import duckdb
 import polars as pl
 
 from cueshift.errors import CueshiftError
+from cueshift.store.files import check_existing_database
 
 #: Settings of the connection; with ``lock_configuration`` last, none can be changed afterwards.
 LOCKED_CONFIG: Final[dict[str, str | bool | int | float | list[str]]] = {
@@ -77,6 +78,7 @@ def open_locked(path: str | Path) -> duckdb.DuckDBPyConnection:
     path = Path(path)
     if not path.is_file():
         raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
+    check_existing_database(path)  # a SQLite or truncated file: one line, no extension download
     try:
         return duckdb.connect(str(path), read_only=True, config=dict(LOCKED_CONFIG))
     except duckdb.Error as exc:

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 import duckdb
 import polars as pl
 
+from cueshift.store.transaction import transaction
+
 
 def replace_results(con: duckdb.DuckDBPyConnection, frames: Mapping[str, pl.DataFrame]) -> list[str]:
     """Replace the table ``result_<name>`` by each frame, in one transaction; returns the table names.
@@ -15,15 +17,10 @@ def replace_results(con: duckdb.DuckDBPyConnection, frames: Mapping[str, pl.Data
     name is dropped with its columns (a table whose columns changed is simply recreated).
     """
     tables = []
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         for name, frame in frames.items():
             arrow = frame.to_arrow()  # noqa: F841  (read by name in SQL)
             table = f"result_{name}"
             con.execute(f'CREATE OR REPLACE TABLE "{table}" AS SELECT * FROM arrow')
             tables.append(table)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return tables

@@ -1,0 +1,118 @@
+"""The study database file before it is opened for writing: everything checked first, so a command
+that fails writes nothing.
+
+* An existing file must be a whole DuckDB database (magic bytes, as long as its header says,
+  readable read-only, of this schema version): a truncated, damaged or foreign file (a SQLite
+  file named ``.duckdb``) is refused before a byte of it can change.
+* A new file's folder must be creatable and writable (no file in the way, no read-only parent).
+* Extensions are never installed or loaded on the way (a SQLite file would make DuckDB download
+  its scanner).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Final
+
+import duckdb
+
+from cueshift.errors import CueshiftError
+
+#: Connection settings of every study database connection: no extension download or auto-load.
+SAFE_CONFIG: Final[dict[str, str | bool | int | float | list[str]]] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
+
+#: DuckDB's magic bytes, at offset 8 of the file (after the checksum of the main header).
+DUCKDB_MAGIC: Final[bytes] = b"DUCK"
+_SQLITE_MAGIC: Final[bytes] = b"SQLite format 3\x00"
+#: A DuckDB file starts with three 4 KiB headers, then its blocks.
+_HEADER_BYTES: Final[int] = 3 * 4096
+
+
+def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """Open ``path`` with :data:`SAFE_CONFIG`; a failure is one line naming the file."""
+    try:
+        return duckdb.connect(str(path), read_only=read_only, config=dict(SAFE_CONFIG))
+    except duckdb.Error as exc:
+        raise CueshiftError(f"{path}: cannot open the database: {_first_line(exc)}") from None
+
+
+def check_existing_database(path: Path) -> None:
+    """Refuse a file that is not a whole DuckDB database, reading it only.
+
+    Raises
+    ------
+    CueshiftError
+        Not a regular file, empty, not DuckDB (SQLite is named), shorter than its header says
+        (truncated), or unreadable by DuckDB.
+    """
+    if not path.is_file():
+        raise CueshiftError(f"{path}: not a regular file")
+    with path.open("rb") as handle:
+        head = handle.read(16)
+    if not head:
+        raise CueshiftError(f"{path}: the file is empty, not a DuckDB database (remove it to start anew)")
+    if head.startswith(_SQLITE_MAGIC):
+        raise CueshiftError(f"{path}: a SQLite database, not a DuckDB study database")
+    if head[8:12] != DUCKDB_MAGIC:
+        raise CueshiftError(f"{path}: not a DuckDB database (no DuckDB header)")
+    con = connect(path, read_only=True)
+    try:
+        rows = con.execute("SELECT block_size, total_blocks FROM pragma_database_size()").fetchall()
+    except duckdb.Error as exc:
+        raise CueshiftError(f"{path}: damaged database: {_first_line(exc)}") from None
+    finally:
+        con.close()
+    block_size, total_blocks = int(rows[0][0]), int(rows[0][1])
+    expected = _HEADER_BYTES + block_size * total_blocks
+    size = path.stat().st_size
+    if size < expected:
+        raise CueshiftError(
+            f"{path}: truncated database ({size:,} bytes; its header says {expected:,}); "
+            "restore it from a copy or re-run into a new file"
+        )
+
+
+def check_new_database(path: Path) -> None:
+    """Refuse a new database path whose folder cannot be created or written.
+
+    Raises
+    ------
+    CueshiftError
+        A file where a folder must be, or a folder that is not writable (permissions or a
+        read-only file system).
+    """
+    if str(path).endswith(os.sep) or path.name in ("", ".", ".."):
+        raise CueshiftError(f"{path}: a database path must name a file")
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise CueshiftError(f"{path}: cannot create the database: {ancestor} is not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise CueshiftError(f"{path}: cannot create the database: the folder {ancestor} is not writable")
+
+
+def check_database_path(path: Path) -> bool:
+    """Check ``path`` before it is opened for writing; returns whether the file exists already."""
+    if "\x00" in str(path):
+        raise CueshiftError(f"{path!r}: a path may not contain a NUL byte")
+    if path.exists() or path.is_symlink():
+        check_existing_database(path)
+        return True
+    check_new_database(path)
+    return False
+
+
+def remove_database(path: Path) -> None:
+    """Remove a database this command created (and its WAL), after it failed."""
+    for leftover in (path, path.with_name(path.name + ".wal")):
+        leftover.unlink(missing_ok=True)
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
