@@ -63,7 +63,7 @@ CASES: list[tuple[str, dict[str, str], str | None, str]] = [
     ("b) Incompetent", COMPETENT, "b", "letter"),
     ("B: 'Incompetent'", COMPETENT, "b", "letter"),
     ("**(b) Incompetent**", COMPETENT, "b", "letter"),
-    ("Answer: A Competent", COMPETENT, "a", "letter"),
+    ("Answer: A Competent", COMPETENT, "a", "descriptor"),  # the article
     ("(a) Incompetent", SWAPPED, "a", "letter"),
     # --- trailing explanations and newlines
     ("(a)\nThe person is wearing a suit and looks put together.", COMPETENT, "a", "letter"),
@@ -77,10 +77,12 @@ CASES: list[tuple[str, dict[str, str], str | None, str]] = [
     ("Incompetent", SWAPPED, "a", "descriptor"),
     ("a person who looks competent", COMPETENT, "a", "descriptor"),
     ("a person who looks competent", SWAPPED, "b", "descriptor"),
-    # 'a' + descriptor: letter (a) and article agree here, disagree (so: invalid) when swapped
-    ("A competent person.", COMPETENT, "a", "letter"),
-    ("The answer is a competent person", COMPETENT, "a", "letter"),
-    ("The answer is a competent person", SWAPPED, None, "conflict"),
+    # 'a' + unquoted descriptor is the article, in every ordering (and 'b' the same way)
+    ("A competent person.", COMPETENT, "a", "descriptor"),
+    ("A competent person.", SWAPPED, "b", "descriptor"),
+    ("The answer is a competent person", COMPETENT, "a", "descriptor"),
+    ("The answer is a competent person", SWAPPED, "b", "descriptor"),
+    ("b competent person", COMPETENT, "a", "descriptor"),
     ("Likeable", LIKEABLE, "b", "descriptor"),
     ("Unlikeable", LIKEABLE, "a", "descriptor"),
     ("likeable.", LIKEABLE, "b", "descriptor"),
@@ -99,11 +101,12 @@ CASES: list[tuple[str, dict[str, str], str | None, str]] = [
     ("(b) 'Uncertain'", CERTAIN, "b", "letter"),
     ("(a) Uncertain", CERTAIN, None, "conflict"),
     ("Maybe uncertain", CERTAIN, None, "hedge"),
-    ("a Competent", SWAPPED, None, "conflict"),  # letter (a) or the article? never guess
+    ("a Competent", SWAPPED, "b", "descriptor"),  # the article: a letter needs a closing mark
     ("a 'Incompetent'", COMPETENT, None, "conflict"),
     ("b 'Competent'", COMPETENT, None, "conflict"),
     ("a\nThe person looks put together.", COMPETENT, "a", "letter"),
     ("b because the clothes look worn", COMPETENT, "b", "letter"),
+    ("a because the clothes look neat", COMPETENT, "a", "letter"),
     ("I choose a 'Competent'", COMPETENT, "a", "letter"),
     # --- both / neither / conflict
     ("(a) or (b)", COMPETENT, None, "both"),
@@ -154,7 +157,17 @@ CASES: list[tuple[str, dict[str, str], str | None, str]] = [
     ("...", COMPETENT, None, "empty"),
     ("The person has brown hair.", COMPETENT, None, "no_answer"),
     ("I'd say a.", COMPETENT, "a", "letter"),  # a final 'a.' cannot be the article
-    ("I'd say b", COMPETENT, "b", "letter"),
+    ("I'd say b", COMPETENT, None, "no_answer"),  # like "I'd say a": an unclosed final letter
+    ("I'd say a", COMPETENT, None, "no_answer"),
+    ("I'd say b.", COMPETENT, "b", "letter"),
+    # an article after a prefix or keyword is not a letter (issue 11, defect 3)
+    ("Answer: A person.", COMPETENT, None, "no_answer"),
+    ("Answer: A man", COMPETENT, None, "no_answer"),
+    ("Choice: A person", COMPETENT, None, "no_answer"),
+    ("Option A person", COMPETENT, None, "no_answer"),
+    ("Option B person", COMPETENT, None, "no_answer"),
+    ("option a is closer", COMPETENT, "a", "letter"),
+    ("The answer is A good one", COMPETENT, None, "no_answer"),
     ("(b)\nThe person appears to be a", COMPETENT, "b", "letter"),  # truncated at max tokens
     ("I'd say a person", COMPETENT, None, "no_answer"),  # the article inside prose
     ("a. b.", COMPETENT, None, "both"),

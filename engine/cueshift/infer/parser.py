@@ -34,25 +34,28 @@ step   the text ...                                    letter      reason
 11     anything else                                   None        no_answer
 =====  ==============================================  ==========  ===========
 
-What counts as naming a letter (case-insensitive):
+What counts as naming a letter (case-insensitive; the rules are the same for ``a`` and
+``b``, so acceptance never depends on which letter an ordering gives a pole):
 
 * a parenthesised/bracketed letter: ``(a)``, ``( B )``, ``[a]``;
 * a letter followed by ``)`` after the start or a space: ``a) Competent``;
 * the whole answer is the letter, modulo punctuation, quotes, markdown and an
   answer prefix (``Answer:``, ``The answer is``, ``Final answer -``, ``Option``):
   ``a``, ``A.``, ``Answer: b``;
-* the answer *starts* with the letter (after such a prefix) followed by ``.``, ``:``,
-  ``)``, a dash, a line break or a descriptor: ``A. Competent``, ``b: 'Incompetent'``,
-  ``a 'Competent'`` (so "a competent person" names (a) *and* Competent: valid when
-  they agree, a conflict when they do not); or starts with ``b`` and a space;
-* a line of its own is the letter, or the text *ends* with it: ``I'd say b``,
-  ``I'd say a.`` (a final ``a`` needs closing punctuation: a reply cut off at the
-  token limit may end in the article);
-* ``option a``, ``choice b``, ``letter a`` anywhere; ``answer a`` / ``answer is b``
-  anywhere when the letter ends the clause (punctuation or end of text) or is a
-  capital ``A``/``B`` (mid-text, "answer is a good guess" names no letter).
+* a *bare* letter (at the start after such a prefix, after ``option``/``choice``/
+  ``letter``/``answer``, or at the end of the text) that is *closed*: followed by ``.``,
+  ``:``, ``)``, a quote, a dash, a line break, the end of the text, a *quoted* descriptor
+  (the prompt's own form) or a word that cannot follow the article ("is", "because",
+  "fits", ...): ``A. Competent``, ``b 'Incompetent'``, ``Option B is closer``,
+  ``b because ...``, ``I'd say a.``;
+* a line of its own is the letter.
 
-Otherwise a lone ``a`` in prose is the English article, never a letter.
+A bare letter followed by any other word is the English article, never a letter, and the
+same form with ``b`` is read the same way: ``"Answer: A person."``, ``"Option A person"``
+name no letter, and ``"a competent person"`` names the descriptor only, in every ordering
+(``"b competent person"`` likewise). A bare letter that ends the text needs closing
+punctuation (``"I'd say b."``, not ``"I'd say b"``): a reply cut off at the token limit may
+end in the article.
 
 Descriptors are matched whole-word and case-insensitively, with spaces and hyphens
 interchangeable and optional inside multi-word descriptors ("Home owner" matches
@@ -198,7 +201,6 @@ _NEGATION_BEFORE = re.compile(
 #: stands in for each character of a matched descriptor: a word character (the mention
 #: stays a word) that normalisation has removed from the text, so it cannot collide
 _MASK = "_"
-_MASK_CHAR = re.escape(_MASK)
 
 _PREFIX = (
     r"(?:(?:my|the|final|correct)\s+)*(?:answer|response|choice|option|selection)"
@@ -207,24 +209,25 @@ _PREFIX = (
 )
 _OPEN = r"[\s\"'(\[{<.:-]*"
 _CLOSE = r"[\s\"')\]}>.!,;:-]*"
+#: words that cannot follow the article 'a', so a bare letter before them is a letter
+_NOT_A_NOUN = r"(?:is|was|would|seems|fits|applies|describes|matches|because|since|as)"
+#: what closes a bare letter: punctuation, a quote, a dash, a line break, the end, a quoted
+#: descriptor (the prompt's own form "(a) 'Competent'"), or such a word
+_CLOSED = rf"(?=[ \t]*(?:[.:;,!?)\]]|$)|[\"']|\s+-|-\s|[ \t]*\n|\s+[\"']{_MASK}|\s+{_NOT_A_NOUN}(?![\w]))"
 #: the whole text is a letter (modulo prefix and punctuation)
 _WHOLE = re.compile(rf"^{_OPEN}(?:{_PREFIX})?{_OPEN}([ab]){_CLOSE}$", re.IGNORECASE)
-#: the text starts with a letter followed by . : ) or a dash, a line break, or a
-#: (quoted) descriptor -- or with 'b' and a space ('b' is no English word; 'a' is)
-_HEAD = re.compile(
-    rf"^{_OPEN}(?:{_PREFIX})?[\"'\s]*"
-    rf"(?:([ab])(?=[ \t]*[.:)]|\s+-|-\s|[ \t]*\n|\s+[\"']?{_MASK_CHAR})|(b)(?=\s))",
-    re.IGNORECASE,
-)
-#: a line that is only a letter, or a letter that ends the text ("I'd say b.")
+#: the text starts with a closed bare letter (after an optional answer prefix)
+_HEAD = re.compile(rf"^{_OPEN}(?:{_PREFIX})?[\"'\s]*([ab]){_CLOSED}", re.IGNORECASE)
+#: a line that is only a letter
 _LINE = re.compile(rf"^{_OPEN}([ab]){_CLOSE}$", re.IGNORECASE | re.MULTILINE)
-#: ... an 'a' only with closing punctuation: "it appears to be a" is a truncated article
-_TAIL = re.compile(rf"(?:^|(?<=[\s\"'(\[:,]))(b{_CLOSE}|a[ \t]*[.!)\]\"']{_CLOSE})\Z", re.IGNORECASE)
+#: a letter that ends the text with closing punctuation ("I'd say b."); without it, a
+#: truncated "it appears to be a" would be read as a letter
+_TAIL = re.compile(rf"(?:^|(?<=[\s\"'(\[:,]))([ab])[ \t]*[.!)\]\"']{_CLOSE}\Z", re.IGNORECASE)
 _PAREN = re.compile(r"[(\[]\s*([ab])\s*[)\]]", re.IGNORECASE)
 _CLOSING_PAREN = re.compile(r"(?:^|(?<=\s)|(?<=['\"]))([ab])\)", re.IGNORECASE)
-_KEYWORD = re.compile(r"(?<![\w])(?:option|choice|letter)\s*[:\-]?\s*([ab])(?![\w'])", re.IGNORECASE)
-_ANSWER_KEYWORD = re.compile(
-    r"(?<![\w])answer(?:\s+(?:is|would\s+be))?\s*[:\-]?\s*(?:([ab])(?=\s*(?:$|[^\w\s]))|([AB])(?![\w']))",
+#: 'option b', 'choice: a', 'answer is B.' anywhere, when the letter is closed
+_KEYWORD = re.compile(
+    rf"(?<![\w])(?:option|choice|letter|answer(?:\s+(?:is|would\s+be))?)\s*[:\-]?\s*([ab]){_CLOSED}",
     re.IGNORECASE,
 )
 
@@ -236,20 +239,12 @@ def _letters_named(text: str) -> tuple[set[str], list[tuple[int, int]]]:
     for pattern in (_WHOLE, _HEAD):
         match = pattern.match(text)
         if match:
-            group = 1 if match.group(1) is not None else 2
-            found.add(match.group(group).lower())
-            spans.append(match.span(group))
+            found.add(match.group(1).lower())
+            spans.append(match.span(1))
     for pattern in (_LINE, _TAIL, _PAREN, _CLOSING_PAREN, _KEYWORD):
         for match in pattern.finditer(text):
-            found.add(match.group(1)[0].lower())
-            spans.append((match.start(1), match.start(1) + 1))
-    for match in _ANSWER_KEYWORD.finditer(text):
-        group = 1 if match.group(1) is not None else 2
-        letter = match.group(group)
-        if group == 2 and letter.islower():  # re.I lets 'a' through the capital branch
-            continue
-        found.add(letter.lower())
-        spans.append(match.span(group))
+            found.add(match.group(1).lower())
+            spans.append(match.span(1))
     return found, spans
 
 
