@@ -2,7 +2,9 @@
 
 Seed 000 tests and bootstraps at the face level ("per-face mean Δ", "bootstrap 95% CI
 (face-level)"): the Δ rows of a face inside a cell are averaged first, so each face counts once
-per cell and repeated measures of a face never look independent.
+per cell and repeated measures of a face never look independent. Every mean here is summed
+exactly (:mod:`cueshift.stats._exact_means`: Δ and φ as integers over a common denominator),
+so it is the same double in every row order, and equal rationals are equal doubles.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 from scipy import sparse
+
+from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
 
 F64 = NDArray[np.float64]
 
@@ -56,17 +60,15 @@ def face_matrix(
     frame, flat, cell_of_row, cells = _face_cell_index(data, keys, faces, value, subject)
     n_faces, n_cells = len(faces), cells.height
     size = n_faces * n_cells
-    rows = np.bincount(flat, minlength=size)
-    sums = np.bincount(flat, weights=frame[value].to_numpy(), minlength=size)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = (sums / rows).reshape(n_faces, n_cells)
+    denominator = count_denominator(frame)
+    rows = np.bincount(flat, minlength=size).astype(np.float64)
+    numerators, scale = scaled_integers(frame[value].to_numpy(), denominator)
+    values = ratio_means(exact_bincount(flat, numerators, size), rows, scale).reshape(n_faces, n_cells)
     cell_rows = rows.reshape(n_faces, n_cells).sum(axis=0)
     extra = {}
     for col in row_means:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            extra[col] = (
-                np.bincount(cell_of_row, weights=frame[col].to_numpy(), minlength=n_cells) / cell_rows
-            )
+        col_numerators, col_scale = scaled_integers(frame[col].to_numpy(), denominator)
+        extra[col] = ratio_means(exact_bincount(cell_of_row, col_numerators, n_cells), cell_rows, col_scale)
     cells = cells.with_columns(
         pl.Series("n_obs", cell_rows.astype(np.int64)), *[pl.Series(c, v) for c, v in extra.items()]
     )
@@ -87,14 +89,13 @@ def study_faces(*frames: pl.DataFrame, subject: str = "face_id") -> list[str]:
 def group_means(
     data: pl.DataFrame, keys: Sequence[str], value: str, *, alias: str | None = None
 ) -> pl.DataFrame:
-    """Mean of ``value`` per group of ``keys`` (and ``n``), summed in row order (reproducible to
-    the bit, unlike a parallel group-by); null ``value`` rows are dropped first."""
+    """Mean of ``value`` per group of ``keys`` (and ``n``), summed exactly (the same double in
+    every row order; see :mod:`cueshift.stats._exact_means`); null ``value`` rows are dropped first."""
     frame = _with_value(data, value)
     idx, groups = _cell_codes(frame, list(keys))
     n = np.bincount(idx, minlength=groups.height)
-    sums = np.bincount(idx, weights=frame[value].to_numpy(), minlength=groups.height)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = sums / n
+    numerators, scale = scaled_integers(frame[value].to_numpy(), count_denominator(frame))
+    means = ratio_means(exact_bincount(idx, numerators, groups.height), n.astype(np.float64), scale)
     out = groups.with_columns(pl.Series(alias or value, means), pl.Series("n", n.astype(np.int64)))
     return out.drop("__all") if not keys else out
 
@@ -113,9 +114,8 @@ def _face_cell_index(
     -------
     tuple
         ``(frame, flat, cell_of_row, cells)``: the rows kept, each row's flat index
-        ``face * n_cells + cell`` (for ``np.bincount``, which adds in row order: given the row
-        order, sums are reproducible to the bit, which a parallel group-by is not;
-        ``run_analyses`` loads rows in a fixed order), each row's cell index, and the cells.
+        ``face * n_cells + cell`` (for the exact sums of :func:`exact_bincount`), each row's
+        cell index, and the cells.
     """
     frame = _with_value(data, value)
     face_codes = _encode(frame[subject], list(faces))
@@ -157,14 +157,16 @@ def _cell_codes(frame: pl.DataFrame, keys: list[str]) -> tuple[NDArray[np.int64]
 
 @dataclass(frozen=True)
 class FaceSums:
-    """Per-face sums and row counts in fine cells, from which any coarser grouping (and any face
-    subset) is derived without touching the rows again: :func:`coarsen`."""
+    """Per-face exact sums and row counts in fine cells, from which any coarser grouping (and any
+    face subset) is derived without touching the rows again: :func:`coarsen`. Sums are
+    integer-valued (``value * scale``), so regrouping them is exact too."""
 
     faces: list[str]
     cells: pl.DataFrame  # fine key columns
-    sums: F64  # (n_faces, n_cells)
+    sums: F64  # (n_faces, n_cells), integer-valued: Σ value · scale
     counts: F64  # (n_faces, n_cells)
-    row_sums: dict[str, F64]  # column -> (n_faces, n_cells) sums of display columns (e.g. φ)
+    scale: float
+    row_sums: dict[str, tuple[F64, float]]  # column -> (integer-valued sums, scale) of display columns
 
 
 def face_sums(
@@ -176,30 +178,27 @@ def face_sums(
     subject: str = "face_id",
     row_means: Sequence[str] = (),
 ) -> FaceSums:
-    """Sums and counts of ``value`` per face × fine cell of ``keys`` (see :func:`face_matrix`)."""
+    """Exact sums and counts of ``value`` per face × fine cell of ``keys`` (see :func:`face_matrix`)."""
     frame, flat, _, cells = _face_cell_index(data, list(keys), faces, value, subject)
     n_faces, n_cells = len(faces), cells.height
     size = n_faces * n_cells
+    denominator = count_denominator(frame)
     counts = np.bincount(flat, minlength=size).astype(np.float64).reshape(n_faces, n_cells)
-    sums = (
-        np.bincount(flat, weights=frame[value].to_numpy(), minlength=size)
-        .astype(np.float64)
-        .reshape(n_faces, n_cells)
-    )
-    row_sums = {
-        c: np.bincount(flat, weights=frame[c].to_numpy(), minlength=size)
-        .astype(np.float64)
-        .reshape(n_faces, n_cells)
-        for c in row_means
-    }
-    return FaceSums(list(faces), cells, sums, counts, row_sums)
+
+    def summed(column: str) -> tuple[F64, float]:
+        numerators, scale = scaled_integers(frame[column].to_numpy(), denominator)
+        return exact_bincount(flat, numerators, size).reshape(n_faces, n_cells), scale
+
+    sums, scale = summed(value)
+    return FaceSums(list(faces), cells, sums, counts, scale, {c: summed(c) for c in row_means})
 
 
 def coarsen(fs: FaceSums, keys: Sequence[str], *, face_mask: NDArray[np.bool_] | None = None) -> FaceMatrix:
     r"""Per-face means over groups of fine cells,
     :math:`\bar x_{fg} = \sum_{c \in g} S_{fc} / \sum_{c \in g} N_{fc}` — the same numbers
-    :func:`face_matrix` computes from the rows (a face's mean over all of its rows in the group).
-    ``face_mask`` keeps only some faces (the others become NaN), e.g. one demographic group."""
+    :func:`face_matrix` computes from the rows (a face's mean over all of its rows in the group;
+    the integer-valued sums regroup exactly). ``face_mask`` keeps only some faces (the others
+    become NaN), e.g. one demographic group."""
     idx, cells = _cell_codes(fs.cells, list(keys))
     n_fine, n_groups = fs.cells.height, cells.height
     member = sparse.csr_matrix((np.ones(n_fine), (np.arange(n_fine), idx)), shape=(n_fine, n_groups))
@@ -210,14 +209,13 @@ def coarsen(fs: FaceSums, keys: Sequence[str], *, face_mask: NDArray[np.bool_] |
         out[~keep] = 0.0
         return out
 
-    sums, counts = grouped(fs.sums), grouped(fs.counts)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), np.nan)
+    counts = grouped(fs.counts)
+    values = ratio_means(grouped(fs.sums), counts, fs.scale)
     n_obs = counts.sum(axis=0)
-    extra = {}
-    for col, row_sum in fs.row_sums.items():
-        with np.errstate(invalid="ignore", divide="ignore"):
-            extra[col] = grouped(row_sum).sum(axis=0) / n_obs
+    extra = {
+        col: ratio_means(grouped(row_sum).sum(axis=0), n_obs, scale)
+        for col, (row_sum, scale) in fs.row_sums.items()
+    }
     cells = cells.with_columns(
         pl.Series("n_obs", n_obs.astype(np.int64)), *[pl.Series(c, v) for c, v in extra.items()]
     )

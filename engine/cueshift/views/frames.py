@@ -1,7 +1,8 @@
 """The ``delta`` and ``base_phi`` views read as frames, in a fixed row order.
 
-DuckDB scans in parallel, and float sums depend on row order: every read here is sorted,
-so an analysis of the same database with the same seed gives the same numbers bit for bit.
+DuckDB scans in parallel: every read here is sorted (on a key that identifies a row), so the
+frames come in one order. The per-face means do not depend on it anyway: they are summed exactly
+from the valid-answer counts read here (``n_valid*``; ``cueshift.stats`` face means).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ DELTA_COLUMNS: tuple[str, ...] = (
     "phi_variation",
     "phi_base",
     "delta",
+    "n_valid_variation",
+    "n_valid_base",
 )
 BASE_COLUMNS: tuple[str, ...] = (
     "model_id",
@@ -38,6 +41,7 @@ BASE_COLUMNS: tuple[str, ...] = (
     "ethnicity",
     "body_type",
     "phi",
+    "n_valid",
 )
 
 
@@ -58,25 +62,25 @@ PLACEBO_FEATURE_KEY = "placebo"
 def read_delta(
     con: duckdb.DuckDBPyConnection, models: Sequence[str] | None = None, *, placebo: bool = False
 ) -> pl.DataFrame:
-    """The ``delta`` rows that have a Δ (optionally of some models), sorted by model, face,
-    variation value and scenario: the attribute variations, or with ``placebo=True`` only the
-    noise-floor placebos (``feature_key = 'placebo'``)."""
+    """The ``delta`` rows that have a Δ (optionally of some models) with the valid-answer counts
+    of both φ, sorted by model, face, variation value, image and scenario: the attribute
+    variations, or with ``placebo=True`` only the noise-floor placebos (``feature_key = 'placebo'``)."""
     which = "=" if placebo else "IS DISTINCT FROM"
     return _read(
         con,
         f"SELECT {', '.join(DELTA_COLUMNS)} FROM delta WHERE delta IS NOT NULL "
         f"AND lower(feature_key) {which} '{PLACEBO_FEATURE_KEY}'",
         models,
-        "model_id, face_id, variation_value, scenario_id",
+        "model_id, face_id, variation_value, image_id, scenario_id",
     )
 
 
 def read_base_phi(con: duckdb.DuckDBPyConnection, models: Sequence[str] | None = None) -> pl.DataFrame:
-    """The ``base_phi`` rows that have a φ (optionally of some models), sorted by model, face and
-    scenario."""
+    """The ``base_phi`` rows that have a φ (optionally of some models) and their valid-answer count,
+    sorted by model, face, image and scenario."""
     return _read(
         con,
         f"SELECT {', '.join(BASE_COLUMNS)} FROM base_phi WHERE phi IS NOT NULL",
         models,
-        "model_id, face_id, scenario_id",
+        "model_id, face_id, image_id, scenario_id",
     )
