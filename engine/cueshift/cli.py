@@ -46,8 +46,23 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
+def _interrupted() -> NoReturn:
+    err_console.print(
+        "interrupted: every committed batch is kept; run the same command to resume", highlight=False
+    )
+    raise typer.Exit(130)
+
+
+def _cause(exc: BaseException) -> BaseException:
+    """The error a failed ROLLBACK would hide (DuckDB had aborted the transaction already)."""
+    while "no transaction is active" in str(exc) and exc.__context__ is not None:
+        exc = exc.__context__
+    return exc
+
+
 def _guard(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn user errors into one-line messages with exit code 2."""
+    """Turn user errors, I/O errors (a full disk, an unwritable folder) and Ctrl-C into one line:
+    exit code 2 (130 when interrupted), no traceback."""
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -56,10 +71,20 @@ def _guard(func: Callable[P, R]) -> Callable[P, R]:
         except CueshiftError as exc:
             _fail(str(exc))
         except duckdb.Error as exc:
-            _fail(f"database: {str(exc).splitlines()[0]}")
+            cause = _cause(exc)
+            if isinstance(cause, KeyboardInterrupt) or str(cause) == "Query interrupted":
+                _interrupted()
+            lines = str(cause).strip().splitlines()
+            _fail(f"database: {lines[0] if lines else type(cause).__name__}")
+        except OSError as exc:  # ENOSPC, EROFS, EACCES, ENOTDIR ... raised outside the store's checks
+            where = f"{exc.filename}: " if exc.filename else ""
+            _fail(f"{where}{exc.strerror or exc}")
         except KeyboardInterrupt:
-            err_console.print("interrupted: every committed batch is kept; run the same command to resume")
-            raise typer.Exit(130) from None
+            _interrupted()
+        except RuntimeError as exc:
+            if str(exc) != "Query interrupted":  # DuckDB's word for Ctrl-C during a query
+                raise
+            _interrupted()
 
     return wrapper
 

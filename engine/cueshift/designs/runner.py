@@ -52,6 +52,7 @@ from cueshift.designs.registry import design_of
 from cueshift.designs.work import UnitKind, Workload
 from cueshift.errors import ConfigError
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache
+from cueshift.store.files import close_quietly, remove_database
 from cueshift.study.config import ModelConfig, Study
 
 
@@ -186,9 +187,11 @@ def run_workload(
     db_path = shard.database_path(Path(database) if database else study.database_path)
     executor = executor if executor is not None else LocalExecutor()
     con: duckdb.DuckDBPyConnection | None = None
+    existed = db_path.exists()
+    n_written = 0
     try:
         executor.start(study, workload)  # backends built and checked before the database is touched
-        con = store.open_study(db_path)
+        con = store.open_study(db_path)  # checked first: a damaged file or bad folder is not touched
         executor.attach_cache(DuckDBEmbeddingCache(con))
         for table, (rows, key) in workload.dimensions.items():
             store.upsert_dimension(con, table, rows, key)
@@ -213,7 +216,7 @@ def run_workload(
         record = store.start_run(
             con, store.RunRecord(study.name, str(shard), study.model_dump_json(), n_planned)
         )
-        n_written = n_asked = 0
+        n_asked = 0
         with _progress(progress, console) as bar:
             task = bar.add_task("asking", total=n_planned, rate="") if bar else None
             for model, per_model in zip(study.models, plans, strict=True):
@@ -246,6 +249,13 @@ def run_workload(
             *(line for r in reports.values() for line in r.get("lines", [])),
         ]
         store.finish_run(con, record, n_written, json.dumps(reports, sort_keys=True) if reports else None)
+    except BaseException:
+        if con is not None:
+            close_quietly(con)
+            con = None
+            if not existed and n_written == 0:  # a failed first run leaves no database behind
+                remove_database(db_path)
+        raise
     finally:
         executor.close()
         if con is not None:

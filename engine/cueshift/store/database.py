@@ -11,10 +11,16 @@ import duckdb
 import polars as pl
 
 from cueshift.errors import CueshiftError
-from cueshift.store.files import check_database_path, check_existing_database, connect
+from cueshift.store.files import (
+    check_database_path,
+    check_existing_database,
+    close_quietly,
+    connect,
+    remove_database,
+)
 
 #: Version of ``sql/schema.sql``; bump it with any change to a table, and say how to migrate.
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"  # 3: judgment.invalid_reason
 
 #: Views in dependency order; each lives in ``sql/views/<name>.sql``.
 VIEWS: tuple[str, ...] = ("phi", "base_phi", "delta")
@@ -38,20 +44,26 @@ def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyC
             raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
         check_existing_database(path)
         return connect(path, read_only=True)
-    if check_database_path(path):
+    existed = check_database_path(path)
+    if existed:
         probe = connect(path, read_only=True)
         try:
             _check_schema_version(probe, path)
         finally:
             probe.close()
     path.parent.mkdir(parents=True, exist_ok=True)
-    con = connect(path, read_only=False)
     try:
-        _check_schema_version(con, path)
-        con.execute(sql_text("schema.sql"))
-        create_views(con)
+        con = connect(path, read_only=False)
+        try:
+            _check_schema_version(con, path)
+            con.execute(sql_text("schema.sql"))
+            create_views(con)
+        except BaseException:
+            close_quietly(con)
+            raise
     except BaseException:
-        con.close()
+        if not existed:  # e.g. a full disk: no half-made database left behind
+            remove_database(path)
         raise
     return con
 

@@ -12,6 +12,7 @@ that fails writes nothing.
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from pathlib import Path
 from typing import Final
 
@@ -105,6 +106,12 @@ def check_database_path(path: Path) -> bool:
         return True
     check_new_database(path)
     return False
+
+
+def close_quietly(con: duckdb.DuckDBPyConnection) -> None:
+    """Close after a failure: a checkpoint that fails too (a full disk) must not hide the cause."""
+    with suppress(duckdb.Error):
+        con.close()
 
 
 def remove_database(path: Path) -> None:

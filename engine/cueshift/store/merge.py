@@ -23,7 +23,13 @@ import duckdb
 
 from cueshift.errors import CueshiftError
 from cueshift.store.database import SCHEMA_VERSION, open_study, sql_text, study_tables
-from cueshift.store.files import check_database_path, check_existing_database, connect, remove_database
+from cueshift.store.files import (
+    check_database_path,
+    check_existing_database,
+    close_quietly,
+    connect,
+    remove_database,
+)
 from cueshift.store.identity import StudyIdentity, database_identities
 from cueshift.store.transaction import transaction
 
@@ -80,7 +86,7 @@ def merge_databases(output: Path, inputs: list[Path]) -> dict[str, int]:
     try:
         added = _merge_all(con, inputs, expected)
     except BaseException:
-        con.close()
+        close_quietly(con)
         if not existed:
             remove_database(output)
         raise

@@ -28,6 +28,7 @@ from pydantic import (
 )
 
 from cueshift.errors import ConfigError
+from cueshift.study.checks import check_seeds, check_template
 from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
 from cueshift.study.variations import VariationFilter
@@ -122,10 +123,7 @@ class PromptConfig(_Frozen):
     @field_validator("template")
     @classmethod
     def _slots(cls, value: str) -> str:
-        for slot in ("{first_letter}", "{first}", "{second_letter}", "{second}"):
-            if slot not in value:
-                raise ValueError(f"template lacks the slot {slot}")
-        return value
+        return check_template(value)
 
 
 class ModelConfig(_Frozen):
@@ -191,9 +189,7 @@ class Study(_Frozen):
     @field_validator("seeds")
     @classmethod
     def _seeds(cls, value: list[int]) -> list[int]:
-        if any(s < 0 for s in value) or len(set(value)) != len(value):
-            raise ValueError("seeds must be distinct non-negative integers")
-        return value
+        return check_seeds(value)
 
     @field_validator("models")
     @classmethod
