@@ -61,7 +61,6 @@ from cueshift.stats._logistic import (
 from cueshift.stats._metrics import cumulative_abs_sbs, model_summary, phi_from_judgments, variation_strength
 from cueshift.stats._mixed import mixed_model, mixed_model_cells
 from cueshift.stats._multiplicity import Correction, bh_adjust, bh_by_family
-from cueshift.stats._noise import ALL_PLACEBOS, attributes_vs_floor, cell_abs_sbs, noise_floor
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
 from cueshift.stats._proportions import (
     PseudoCount,
@@ -75,6 +74,7 @@ from cueshift.stats._registry import (
     ANALYSES,
     Analysis,
     AnalysisContext,
+    NotApplicable,
     RunSettings,
     analysis,
     suite_analyses,
@@ -104,9 +104,6 @@ from cueshift.stats._structure import (
 from cueshift.stats._suite import run_suite
 
 __all__ = [
-    "ALL_PLACEBOS",
-    "attributes_vs_floor",
-    "cell_abs_sbs",
     "CORRELATION_SCHEMA",
     "ANALYSES",
     "LEVELS",
@@ -124,6 +121,7 @@ __all__ = [
     "KruskalResult",
     "Level",
     "LogisticFit",
+    "NotApplicable",
     "PseudoCount",
     "RankTestResult",
     "RunSettings",
@@ -164,7 +162,6 @@ __all__ = [
     "mixed_model_cells",
     "model_summary",
     "negativity_asymmetry",
-    "noise_floor",
     "odds_ratio",
     "one_sample_test",
     "one_way_anova",

@@ -40,20 +40,38 @@ class RunSettings:
     models: tuple[str, ...] = ()
 
 
+class NotApplicable(Exception):
+    """Raised by an analysis whose inputs the study lacks (e.g. no fashion-style variations):
+    :func:`~cueshift.stats.run_suite` prints ``reason`` as a note and writes no table."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 @dataclass
 class AnalysisContext(Generic[I]):
-    """What every analysis of a suite receives: the suite's inputs, its settings, and the results
-    computed so far (by name)."""
+    """What every analysis of a suite receives: the suite's inputs, its settings, the results
+    computed so far (by name) and the analyses skipped so far (name -> reason)."""
 
     inputs: I
     settings: RunSettings = field(default_factory=RunSettings)
     results: dict[str, pl.DataFrame] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def result(self, name: str) -> pl.DataFrame:
+        """The result of the earlier analysis ``name``; :class:`NotApplicable` if it was skipped."""
+        if name not in self.results:
+            why = self.skipped.get(name, "not computed in this run")
+            raise NotApplicable(f"needs {name} ({why})")
+        return self.results[name]
 
 
 F = TypeVar("F", bound=Callable[..., "pl.DataFrame | None"])
 
-#: ``compute(ctx)``: the result frame, or ``None`` when the analysis does not apply to the study
-#: (e.g. no demographic labels): then no table and no manifest row are written.
+#: ``compute(ctx)``: the result frame, or ``None`` (or :class:`NotApplicable` raised) when the
+#: analysis does not apply to the study (e.g. no demographic labels): then no table and no
+#: manifest row are written, and run_suite prints a note.
 Compute = Callable[[AnalysisContext[I]], pl.DataFrame | None]
 
 

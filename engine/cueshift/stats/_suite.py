@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import duckdb
@@ -14,7 +14,10 @@ from cueshift import store
 from cueshift.errors import CueshiftError
 from cueshift.schemas.results import RESULT_SCHEMA_VERSION
 from cueshift.stats._checked import validate_result
-from cueshift.stats._registry import ANALYSES, AnalysisContext, RunSettings, suite_analyses
+from cueshift.stats._registry import ANALYSES, AnalysisContext, NotApplicable, RunSettings, suite_analyses
+
+#: Where a skipped analysis is told: ``note(name, reason)``.
+Note = Callable[[str, str], None]
 
 
 def run_suite(
@@ -26,6 +29,7 @@ def run_suite(
     only: Sequence[str] | None = None,
     write: bool = True,
     progress: bool = False,
+    note: Note | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Compute the analyses of ``suite`` and store each as ``result_<name>`` with its
     ``result_manifest`` row, all in one transaction.
@@ -47,12 +51,16 @@ def run_suite(
         of this run).
     progress
         Show a progress bar.
+    note
+        Told ``(name, reason)`` of every analysis that does not apply to the study (its
+        ``compute`` gave ``None`` or raised :class:`~cueshift.stats.NotApplicable`); default:
+        one line on stderr. The run goes on without its table.
 
     Returns
     -------
     dict of str to polars.DataFrame
         Result frames by analysis name, each validated by its schema in ``schemas/results.py``;
-        analyses that do not apply to the study (``compute`` gave ``None``) are absent.
+        analyses that do not apply to the study are absent.
 
     Raises
     ------
@@ -76,8 +84,16 @@ def run_suite(
             if bar is not None and task is not None:
                 bar.update(task, description=item.name)
             started = time.perf_counter()
-            frame = item.compute(ctx)
-            if frame is not None:
+            try:
+                frame = item.compute(ctx)
+            except NotApplicable as exc:
+                frame, reason = None, exc.reason
+            else:
+                reason = "does not apply to this study"
+            if frame is None:
+                ctx.skipped[item.name] = reason
+                (note or _print_note)(item.name, reason)
+            else:
                 ctx.results[item.name] = validate_result(item.name, frame)
                 manifest_rows.append(
                     {
@@ -105,6 +121,12 @@ def run_suite(
         manifest = validate_result("manifest", manifest_frame(manifest_rows))
         store.replace_results(con, {**ctx.results, "manifest": manifest})
     return dict(ctx.results)
+
+
+def _print_note(name: str, reason: str) -> None:
+    from rich.console import Console
+
+    Console(stderr=True).print(f"note: {name} skipped: {reason}", markup=False, highlight=False)
 
 
 def manifest_frame(rows: list[dict[str, object]]) -> pl.DataFrame:

@@ -17,6 +17,7 @@ from cueshift.designs.stylisticbias.inputs import SUITE, Context, Inputs
 from cueshift.errors import CueshiftError
 from cueshift.stats import (
     CIMethod,
+    NotApplicable,
     RunSettings,
     TestMethod,
     analysis,
@@ -37,6 +38,9 @@ from cueshift.stats import (
     variation_strength,
 )
 from cueshift.views import read_base_phi, read_delta
+
+#: The variation category of Table 4 (fashion styles; seed 000 Table 4).
+FASHION_CATEGORY = "Fashion"
 
 
 @analysis(
@@ -150,6 +154,11 @@ def _table3(ctx: Context) -> pl.DataFrame:
     family="cells; contrasts over styles",
 )
 def _table4(ctx: Context) -> pl.DataFrame:
+    fashion = ctx.inputs.delta.filter(
+        (pl.col("variation_category") == FASHION_CATEGORY) & pl.col("age").is_not_null()
+    )
+    if fashion.height == 0:
+        raise NotApplicable(f"no {FASHION_CATEGORY!r} variations of faces with an age label")
     return fashion_age_table(ctx.inputs.delta, test=ctx.inputs.test, **ctx.inputs.boot)
 
 

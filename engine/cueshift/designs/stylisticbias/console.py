@@ -93,7 +93,8 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
             for d in dims:
                 v = vs.filter((pl.col("model_id") == model) & (pl.col("dimension") == d))["estimate"]
                 s = share.get((model, d))
-                row.append(f"{v[0]:.3f}" + (f" [{100 * s:.0f}%]" if s is not None else ""))
+                value = "—" if v.is_empty() or v[0] is None else f"{v[0]:.3f}"  # one group: no VS
+                row.append(value + (f" [{100 * s:.0f}%]" if s is not None else ""))
             tab.add_row(*row)
         console.print(tab)
     if sbs is not None:
