@@ -61,6 +61,7 @@ from cueshift.stats._logistic import (
 from cueshift.stats._metrics import cumulative_abs_sbs, model_summary, phi_from_judgments, variation_strength
 from cueshift.stats._mixed import mixed_model, mixed_model_cells
 from cueshift.stats._multiplicity import Correction, bh_adjust, bh_by_family
+from cueshift.stats._noise import ALL_PLACEBOS, attributes_vs_floor, cell_abs_sbs, noise_floor
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
 from cueshift.stats._proportions import (
     PseudoCount,
@@ -104,6 +105,9 @@ from cueshift.stats._structure import (
 from cueshift.stats._suite import run_suite
 
 __all__ = [
+    "ALL_PLACEBOS",
+    "attributes_vs_floor",
+    "cell_abs_sbs",
     "CORRELATION_SCHEMA",
     "ANALYSES",
     "LEVELS",
@@ -162,6 +166,7 @@ __all__ = [
     "mixed_model_cells",
     "model_summary",
     "negativity_asymmetry",
+    "noise_floor",
     "odds_ratio",
     "one_sample_test",
     "one_way_anova",
