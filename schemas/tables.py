@@ -15,6 +15,9 @@ from cueshift.schemas.designs import DESIGN_TABLE_SCHEMAS
 
 OUTCOMES = ["favorable", "unfavorable", "invalid"]
 LETTERS = ["a", "b"]
+#: Why the strict parser refused an answer (:data:`cueshift.infer.parser.REASONS` less the two
+#: valid ones, 'letter' and 'descriptor').
+INVALID_REASONS = ["empty", "refusal", "hedge", "neither", "both", "negated", "conflict", "no_answer"]
 
 
 class _Strict(pa.DataFrameModel):
@@ -116,6 +119,8 @@ class JudgmentSchema(_Strict):
     response_text: str
     outcome: str = pa.Field(isin=OUTCOMES)
     chosen_letter: str | None = pa.Field(nullable=True, isin=LETTERS)
+    #: optional: a frame without it (an older writer) stores NULL
+    invalid_reason: str | None = pa.Field(nullable=True, isin=INVALID_REASONS)
     p_favorable: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
     p_neither: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
     #: probe backends (CLIP): m = cos(i, t+) - cos(i, t-) and s > 0, with p_favorable = sigmoid(s m)
@@ -130,6 +135,15 @@ class JudgmentSchema(_Strict):
     def letter_matches_outcome(cls, data: pa.PolarsData) -> pl.LazyFrame:
         """A valid outcome names a letter; an invalid one names none."""
         return data.lazyframe.select((pl.col("outcome") == "invalid") == pl.col("chosen_letter").is_null())
+
+    @pa.dataframe_check
+    @classmethod
+    def reason_matches_outcome(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        """Where the frame gives reasons, exactly the invalid answers have one."""
+        if "invalid_reason" not in data.lazyframe.collect_schema().names():
+            return data.lazyframe.select(pl.lit(True).alias("reason_matches_outcome"))
+        invalid = pl.col("outcome") == "invalid"
+        return data.lazyframe.select(invalid == pl.col("invalid_reason").is_not_null())
 
     @pa.dataframe_check
     @classmethod

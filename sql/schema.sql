@@ -7,7 +7,7 @@ CREATE TABLE IF NOT EXISTS cueshift_meta (
     key    VARCHAR PRIMARY KEY,
     value  VARCHAR NOT NULL
 );
-INSERT INTO cueshift_meta VALUES ('schema_version', '2') ON CONFLICT DO NOTHING;
+INSERT INTO cueshift_meta VALUES ('schema_version', '3') ON CONFLICT DO NOTHING;
 
 -- A person whose identity is held fixed (a StylisticBias base face, a 001 individual,
 -- a 002/004 stimulus person). Demographics are perceived labels, not ground truth.
@@ -109,6 +109,7 @@ CREATE TABLE IF NOT EXISTS judgment (
     response_text  VARCHAR NOT NULL,
     outcome        VARCHAR NOT NULL CHECK (outcome IN ('favorable', 'unfavorable', 'invalid')),
     chosen_letter  VARCHAR CHECK (chosen_letter IN ('a', 'b')),
+    invalid_reason VARCHAR,                 -- why the parser refused the answer (refusal, hedge, both, ...); NULL when valid or not recorded
     p_favorable    DOUBLE,                  -- scoring backends: P(answer names the favorable pole)
     p_neither      DOUBLE,                  -- scoring backends: probability mass on neither letter
     association    DOUBLE,                  -- probe backends (CLIP): m = cos(i, t+) - cos(i, t-) (seed 004 Eq. 1)

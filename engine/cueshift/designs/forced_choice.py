@@ -58,6 +58,13 @@ def image_records(benchmark: Benchmark) -> dict[str, ImageRecord]:
     }
 
 
+def invalid_reasons(letters: pl.Series, reasons: list[str]) -> pl.Series:
+    """The ``invalid_reason`` column: the parser's reason where no letter was named, else null
+    (one vectorised pass; the parser's per-distinct-text cache did the per-row work)."""
+    reason = pl.Series("invalid_reason", reasons, dtype=pl.String)
+    return pl.select(pl.when(letters.is_null()).then(reason).alias("invalid_reason")).to_series()
+
+
 def judgment_rows(
     batch: pl.DataFrame,
     answers: BackendAnswers,
@@ -77,7 +84,7 @@ def judgment_rows(
             mappings[key] = ordering.descriptor_by_letter(scenarios[scenario_id])
         descriptors.append(mappings[key])
         favorable_letters.append(ordering.favorable_letter)
-    letters, _reasons = parse_answers(answers.response_text, descriptors)
+    letters, reasons = parse_answers(answers.response_text, descriptors)
     n = batch.height
     letter_series = pl.Series("chosen_letter", letters, dtype=pl.String)
     outcome = (
@@ -102,6 +109,7 @@ def judgment_rows(
         pl.Series("response_text", answers.response_text, dtype=pl.String),
         pl.select(outcome.alias("outcome")).to_series(),
         letter_series,
+        invalid_reasons(letter_series, reasons),
         pl.Series("p_favorable", optional(answers.p_favorable), dtype=pl.Float64),
         pl.Series("p_neither", optional(answers.p_neither), dtype=pl.Float64),
         pl.Series("association", optional(answers.association), dtype=pl.Float64),

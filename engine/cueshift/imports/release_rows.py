@@ -184,10 +184,11 @@ def judgment_frames(
         if key not in mappings:
             mappings[key] = ORDERING_BY_ID[ordering].descriptor_by_letter(by_id[scenario_id])
         descriptors.append(mappings[key])
-    letters, _ = parse_answers(matched["raw_output"].to_list(), descriptors)
+    letters, reasons = parse_answers(matched["raw_output"].to_list(), descriptors)
     favorable = {o.ordering: o.favorable_letter for o in ORDERINGS}
     frame = matched.with_columns(
         pl.Series("chosen_letter", letters, dtype=pl.String),
+        pl.Series("__reason", reasons, dtype=pl.String),
         pl.col("ordering").replace_strict(favorable, return_dtype=pl.String).alias("__fav"),
         pl.col("ordering").cast(pl.Int32),
         pl.col("seed").cast(pl.Int32),
@@ -202,6 +203,7 @@ def judgment_frames(
         .otherwise(pl.lit("unfavorable"))
         .alias("outcome"),
         "chosen_letter",
+        pl.when(pl.col("chosen_letter").is_null()).then(pl.col("__reason")).alias("invalid_reason"),
         *(
             pl.lit(None, dtype=pl.Float64).alias(c)
             for c in ("p_favorable", "p_neither", "association", "logit_scale")
