@@ -11,6 +11,7 @@ broken document.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import time
@@ -67,6 +68,29 @@ def check_formats(names: Iterable[str]) -> list[Format]:
     return wanted
 
 
+def check_out_dir(out_dir: Path) -> Path:
+    """The resolved output folder, refused before anything is rendered when it cannot be written.
+
+    Raises
+    ------
+    CueshiftError
+        ``--out`` names a file (or lies under one), or a folder that is not writable.
+    """
+    if "\x00" in str(out_dir):
+        raise CueshiftError(f"--out {out_dir!r}: a path may not contain a NUL byte")
+    out = out_dir.resolve()
+    if out.exists() and not out.is_dir():
+        raise CueshiftError(f"--out {out_dir}: a file of that name exists; give a folder")
+    ancestor = out
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise CueshiftError(f"--out {out_dir}: {ancestor} is a file, not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise CueshiftError(f"--out {out_dir}: the folder {ancestor} is not writable")
+    return out
+
+
 def render_report(
     db: str | Path,
     *,
@@ -108,6 +132,7 @@ def render_report(
     """
     started = time.perf_counter()
     how = check_engine(engine)
+    out = check_out_dir(Path(out_dir))
     db_path = Path(db).resolve()
     con, selected, _ = open_for_report(db_path, models)
     con.close()
@@ -115,7 +140,6 @@ def render_report(
     if not document.is_file():
         raise CueshiftError(f"{document}: no such report document (use --document PATH.qmd)")
     wanted = check_formats(formats)
-    out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     params = {"db": str(db_path), "models": ",".join(parse_models(models))}
     use_quarto = how == "quarto" or (how == "auto" and quarto_available())

@@ -67,7 +67,13 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
         ] = False,
     ) -> None:
         """Render the study report (HTML and PDF) from the study database; numbers are read at render time."""
-        from cueshift.report._render import check_engine, check_formats, quarto_available, render_report
+        from cueshift.report._render import (
+            check_engine,
+            check_formats,
+            check_out_dir,
+            quarto_available,
+            render_report,
+        )
 
         catalog, database = resolve(study)
         path = db or database
@@ -75,6 +81,7 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
             print_tables(path, catalog, models)
             return
         how = check_engine(engine)
+        check_out_dir(out)  # before anything renders: a file named --out, a read-only folder
         wanted = check_formats(f.strip() for f in formats.split(",") if f.strip())
         if how == "auto":
             with_what = (
