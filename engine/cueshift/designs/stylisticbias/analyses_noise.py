@@ -2,7 +2,55 @@
 floor: placebo variations (pixel-identical copy, lossless re-encode) as a negative control.
 
 Declared with :func:`cueshift.stats.analysis` over :class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
-registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this module.
+registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this module. The placebo Δ
+rows are read here (``read_delta(..., placebo=True)``); a study without placebos (``[benchmark]
+placebos = false``, or a database made before they existed) gets neither table.
 """
 
 from __future__ import annotations
+
+import polars as pl
+
+from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.stats import analysis, attributes_vs_floor, noise_floor
+from cueshift.views import read_delta
+
+
+def placebo_rows(ctx: Context) -> pl.DataFrame | None:
+    """The placebo Δ rows of the analysed models, or None when the study has none."""
+    if ctx.inputs.con is None:
+        return None
+    rows = read_delta(ctx.inputs.con, ctx.inputs.models or None, placebo=True)
+    return rows if rows.height else None
+
+
+@analysis(
+    "noise_floor",
+    suite=SUITE,
+    description="Noise floor: placebo SBS (true 0) and placebo cell |SBS| mean / 95th percentile",
+    source="delta (placebos)",
+    grouping="model (and pooled) x placebo value (and all placebos)",
+    statistic="face-level mean Delta, WSRT; |SBS| of model x placebo x scenario cells",
+    family="model",
+)
+def _noise_floor(ctx: Context) -> pl.DataFrame | None:
+    placebo = placebo_rows(ctx)
+    if placebo is None:
+        return None
+    return noise_floor(placebo, test=ctx.inputs.test, **ctx.inputs.boot)
+
+
+@analysis(
+    "noise_floor_attributes",
+    suite=SUITE,
+    description="Attribute |SBS| beside the noise floor; face-level |Delta| vs placebo |Delta| (one-sided)",
+    source="delta (attributes and placebos)",
+    grouping="model (and pooled) x variation value",
+    statistic="mean cell |SBS| vs placebo quantile; one-sided WSRT on per-face |Delta| differences",
+    family="model (BH over values)",
+)
+def _noise_floor_attributes(ctx: Context) -> pl.DataFrame | None:
+    placebo = placebo_rows(ctx)
+    if placebo is None or ctx.inputs.delta.height == 0:
+        return None
+    return attributes_vs_floor(ctx.inputs.delta, placebo, test=ctx.inputs.test, **ctx.inputs.boot)
