@@ -36,6 +36,8 @@ from cueshift.stats._attributes import (
     fashion_age_table,
     negativity_asymmetry,
 )
+from cueshift.stats._clustered import clustered_standard_error, design_effect, naive_standard_error
+from cueshift.stats._comparison import COMPARISON_LEVELS, PairedCells, model_differences, paired_cells
 from cueshift.stats._constants import MEAN_OF_MODELS, POOLED
 from cueshift.stats._correlation import (
     CORRELATION_SCHEMA,
@@ -89,6 +91,7 @@ from cueshift.stats._reliability import (
     split_half_reliability,
 )
 from cueshift.stats._resample import BootstrapResult, CIMethod, cluster_bootstrap, face_multiplicities
+from cueshift.stats._reversals import scenario_reversals
 from cueshift.stats._sbs import LEVELS, TestMethod, one_sample_test, sbs_levels
 from cueshift.stats._signed_rank import (
     SignedRankResult,
@@ -108,6 +111,7 @@ __all__ = [
     "ALL_PLACEBOS",
     "attributes_vs_floor",
     "cell_abs_sbs",
+    "COMPARISON_LEVELS",
     "CORRELATION_SCHEMA",
     "ANALYSES",
     "LEVELS",
@@ -126,6 +130,7 @@ __all__ = [
     "Level",
     "LogisticFit",
     "NotApplicable",
+    "PairedCells",
     "PseudoCount",
     "RankTestResult",
     "RunSettings",
@@ -143,12 +148,14 @@ __all__ = [
     "category_demographic_table",
     "category_ranking",
     "cluster_bootstrap",
+    "clustered_standard_error",
     "correlate",
     "correlation_columns",
     "cross_model",
     "cumulative_abs_sbs",
     "demographic_tests",
     "demographic_variation_table",
+    "design_effect",
     "face_anova",
     "face_matrix",
     "face_multiplicities",
@@ -164,12 +171,15 @@ __all__ = [
     "mean_interval",
     "mixed_model",
     "mixed_model_cells",
+    "model_differences",
     "model_summary",
+    "naive_standard_error",
     "negativity_asymmetry",
     "noise_floor",
     "odds_ratio",
     "one_sample_test",
     "one_way_anova",
+    "paired_cells",
     "pearson_slope",
     "phi_from_judgments",
     "proportion_rows",
@@ -177,6 +187,7 @@ __all__ = [
     "run_suite",
     "sbs_levels",
     "scenario_means",
+    "scenario_reversals",
     "sign_flip_test",
     "signed_rank_columns",
     "significance_share",

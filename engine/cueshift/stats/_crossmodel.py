@@ -12,6 +12,8 @@ from cueshift.stats._checked import returns
 from cueshift.stats._constants import POOLED
 from cueshift.stats._correlation import pearson_slope
 from cueshift.stats._faces import face_matrix, group_means, study_faces
+from cueshift.stats._reversals import scenario_reversals
+from cueshift.stats._sbs import TestMethod
 
 
 def scenario_means(delta: pl.DataFrame) -> pl.DataFrame:
@@ -76,17 +78,34 @@ def category_ranking(delta: pl.DataFrame) -> pl.DataFrame:
 
 
 @returns("cross_model")
-def cross_model(delta: pl.DataFrame, *, confidence_level: float = 0.95) -> pl.DataFrame:
+def cross_model(
+    delta: pl.DataFrame,
+    *,
+    confidence_level: float = 0.95,
+    test: TestMethod = "rank",
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> pl.DataFrame:
     r"""Agreement between every pair of models on per-scenario mean Δ (seed 000 Fig. 5).
 
     For models :math:`a < b` (sorted ids) and the scenarios both have: Pearson :math:`r`
     (``estimate``; Fisher-z CI; t-test p), the OLS ``slope`` of :math:`b` on :math:`a` (paper:
     Gemma-4 on Gemma-3, r = 0.75, slope = 0.39; ``slope_reverse`` regresses :math:`a` on
     :math:`b`), ``n_sign_reversed`` — scenarios whose mean Δ has opposite signs
-    (:math:`\bar\Delta_a \bar\Delta_b < 0`; paper: 4 to 12) — and
-    ``category_ranking_preserved``: both models rank the scenario categories identically.
+    (:math:`\bar\Delta_a \bar\Delta_b < 0`; paper: 4 to 12) — split into
+    ``n_reversed_significant`` (with evidence: both scenario SBS significant, or their paired
+    difference; :func:`scenario_reversals`, ``test``/``n_resamples``/``seed`` its tests) and
+    ``n_reversed_not_distinguishable``, and ``category_ranking_preserved``: both models rank the
+    scenario categories identically.
     """
     means = scenario_means(delta)
+    reversals = scenario_reversals(delta, test=test, n_resamples=n_resamples, seed=seed)
+    evidence = {
+        (a, b): int(n)
+        for a, b, n in reversals.group_by("model_a", "model_b")
+        .agg(pl.col("reversed_significant").sum())
+        .iter_rows()
+    }
     ranking = category_ranking(delta)
     order = {
         m: p["scenario_category"].to_list() for (m,), p in ranking.group_by("model_id", maintain_order=True)
@@ -99,6 +118,7 @@ def cross_model(delta: pl.DataFrame, *, confidence_level: float = 0.95) -> pl.Da
         res = pearson_slope(x, y, confidence_level=confidence_level)
         rev = pearson_slope(y, x)
         ok = ~(np.isnan(x) | np.isnan(y))
+        n_reversed = int(np.sum(x[ok] * y[ok] < 0))
         rows.append(
             {
                 "model_a": a,
@@ -112,7 +132,9 @@ def cross_model(delta: pl.DataFrame, *, confidence_level: float = 0.95) -> pl.Da
                 "slope": res.slope,
                 "intercept": res.intercept,
                 "slope_reverse": rev.slope,
-                "n_sign_reversed": int(np.sum(x[ok] * y[ok] < 0)),
+                "n_sign_reversed": n_reversed,
+                "n_reversed_significant": evidence.get((a, b), 0),
+                "n_reversed_not_distinguishable": n_reversed - evidence.get((a, b), 0),
                 "category_ranking_preserved": order.get(a) == order.get(b),
                 "n": res.n,
             }
@@ -130,6 +152,8 @@ def cross_model(delta: pl.DataFrame, *, confidence_level: float = 0.95) -> pl.Da
         "intercept": pl.Float64,
         "slope_reverse": pl.Float64,
         "n_sign_reversed": pl.Int64,
+        "n_reversed_significant": pl.Int64,
+        "n_reversed_not_distinguishable": pl.Int64,
         "category_ranking_preserved": pl.Boolean,
         "n": pl.Int64,
     }

@@ -7,3 +7,22 @@ registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this modu
 """
 
 from __future__ import annotations
+
+import polars as pl
+
+from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.stats import analysis, model_differences
+
+
+@analysis(
+    "model_differences",
+    suite=SUITE,
+    description="Paired SBS differences of model pairs, clustered vs naive SE, design effect (Miller 2024)",
+    source="delta",
+    grouping="model pair x level (model, variation value, scenario)",
+    statistic="mean per-face difference of mean Delta; WSRT on per-face differences; CRVE SE",
+    family="model pair x level",
+)
+def _model_differences(ctx: Context) -> pl.DataFrame:
+    # fewer than two models: an empty table (the report says it needs two)
+    return model_differences(ctx.inputs.delta, test=ctx.inputs.test, **ctx.inputs.boot)
