@@ -78,6 +78,8 @@ def clean_relative_path(raw: str, where: Location, field: str) -> str:
     text = raw.strip()
     if not text:
         raise input_error(where, field, "empty image path")
+    if any(ord(ch) < 32 for ch in text):  # NUL and other control characters: no file has them
+        raise input_error(where, field, f"image path {text!r} contains a control character")
     if PurePosixPath(text).is_absolute() or PureWindowsPath(text).anchor:
         raise input_error(
             where, field, f"image path {text!r} is absolute; paths must be relative to the benchmark root"

@@ -84,7 +84,22 @@ def _lint_csv(path: Path) -> None:
                     f"unparseable CSV: {len(record)} fields, the header has {len(header)}",
                 )
     except csv.Error as exc:
+        if "field larger than field limit" in str(exc):
+            raise input_error(Location(path, row + 1), None, _TOO_LONG) from None
         raise input_error(Location(path, row + 1), None, f"unparseable CSV: {exc}") from None
+
+
+#: The longest manifest cell, CSV and Parquet alike: the csv module's own field limit.
+MAX_CELL_CHARS = csv.field_size_limit()
+_TOO_LONG = f"a cell longer than {MAX_CELL_CHARS:,} characters (the limit of CSV and Parquet manifests)"
+
+
+def _check_cell_sizes(frame: pl.DataFrame, path: Path) -> None:
+    """Refuse a cell longer than :data:`MAX_CELL_CHARS`, naming its row and column."""
+    for name in frame.columns:
+        too_long = (frame[name].str.len_chars() > MAX_CELL_CHARS).arg_true()
+        if too_long.len():
+            raise input_error(Location(path, int(too_long[0]) + 1), name, _TOO_LONG)
 
 
 def read_manifest_table(path: Path) -> pl.DataFrame:
@@ -122,7 +137,9 @@ def read_manifest_table(path: Path) -> pl.DataFrame:
         dtype = frame.schema[name]
         if not (dtype == pl.String or dtype.is_numeric() or dtype == pl.Boolean or dtype == pl.Null):
             raise input_error(where, name, f"column of type {dtype} must hold text")
-    return frame.cast(dict.fromkeys(frame.columns, pl.String))
+    frame = frame.cast(dict.fromkeys(frame.columns, pl.String))
+    _check_cell_sizes(frame, path)
+    return frame
 
 
 def _text(value: str | None) -> str | None:
