@@ -13,6 +13,7 @@ from cueshift.errors import CueshiftError, SchemaViolation
 from cueshift.schemas import TABLE_SCHEMAS
 from cueshift.store.compiled import compiled
 from cueshift.store.database import query
+from cueshift.store.transaction import rollback
 
 
 def validate(table: str, frame: pl.DataFrame) -> pl.DataFrame:
@@ -65,10 +66,10 @@ def write_tables(con: duckdb.DuckDBPyConnection, frames: Mapping[str, pl.DataFra
             con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM arrow")
         con.execute("COMMIT")
     except duckdb.ConstraintException as exc:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise CueshiftError(f"{'/'.join(checked)}: {str(exc).splitlines()[0]}") from None
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)  # keeps the real cause when DuckDB aborted already (a full disk)
         raise
 
 
