@@ -395,4 +395,46 @@ def parse_answers(
     return letters, reasons
 
 
-__all__ = ["LETTERS", "REASONS", "Letter", "ParsedAnswer", "parse_answer", "parse_answers"]
+NamedLetter = Literal["a", "b", "both", "none"]
+
+
+def named_letter(text: str, descriptor_by_letter: Mapping[str, str]) -> NamedLetter:
+    """The letter an answer names by the letter and descriptor rules alone, ignoring refusals,
+    hedges, negations and conflicts: which option an invalid answer would have named.
+
+    Used to read invalid answers by ordering x letter (a parser that refused answers naming one
+    letter more often would bias phi); ``'both'`` when it names both options (by letter or by
+    descriptor), ``'none'`` when neither.
+
+    Examples
+    --------
+    >>> m = {"a": "Competent", "b": "Incompetent"}
+    >>> named_letter("Maybe (b), hard to say.", m), named_letter("I cannot tell.", m)
+    ('b', 'none')
+    >>> named_letter("(a) Incompetent", m)
+    'both'
+    """
+    _check_mapping(descriptor_by_letter)
+    return _named(text, descriptor_by_letter["a"], descriptor_by_letter["b"])
+
+
+@lru_cache(maxsize=65536)
+def _named(text: str, descriptor_a: str, descriptor_b: str) -> NamedLetter:
+    normalised = _normalise(text)
+    descriptor_letters, _, masked = _descriptors_named(normalised, {"a": descriptor_a, "b": descriptor_b})
+    named = _letters_named(masked)[0] | descriptor_letters
+    if len(named) == 2:
+        return "both"
+    return "a" if named == {"a"} else "b" if named == {"b"} else "none"
+
+
+__all__ = [
+    "LETTERS",
+    "REASONS",
+    "Letter",
+    "NamedLetter",
+    "ParsedAnswer",
+    "named_letter",
+    "parse_answer",
+    "parse_answers",
+]

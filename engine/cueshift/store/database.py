@@ -23,7 +23,7 @@ from cueshift.store.files import (
 SCHEMA_VERSION = "3"  # 3: judgment.invalid_reason
 
 #: Views in dependency order; each lives in ``sql/views/<name>.sql``.
-VIEWS: tuple[str, ...] = ("phi", "base_phi", "delta")
+VIEWS: tuple[str, ...] = ("phi", "base_phi", "delta", "invalid_answers", "invalid_texts")
 
 
 def sql_text(relative: str) -> str:

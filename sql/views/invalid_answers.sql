@@ -1,0 +1,31 @@
+-- invalid_answers: how many answers per model x image x ordering were invalid, and why
+-- (issue 11, "missing answers are a bias too"). One row per model, evaluated image and ordering:
+--   n_answers     every stored answer (all scenarios and seeds)
+--   n_invalid     answers the strict parser refused (outcome = 'invalid')
+--   n_refusal     ... of which the parser's reason is 'refusal'
+--   n_unrecorded  invalid answers stored without a reason (written before judgment.invalid_reason,
+--                 or by a writer that does not record it): their refusal status is unknown
+-- Base images have role 'base' and no variation; variations name their base in base_image_id.
+CREATE OR REPLACE VIEW invalid_answers AS
+SELECT
+    j.model_id,
+    img.identity_id       AS face_id,
+    j.image_id,
+    img.role,
+    img.base_image_id,
+    img.variation_category,
+    img.feature_key,
+    img.variation_value,
+    idn.age,
+    idn.gender,
+    idn.ethnicity,
+    idn.body_type,
+    j.ordering,
+    count(*)                                                               AS n_answers,
+    count(*) FILTER (WHERE j.outcome = 'invalid')                          AS n_invalid,
+    count(*) FILTER (WHERE j.invalid_reason = 'refusal')                   AS n_refusal,
+    count(*) FILTER (WHERE j.outcome = 'invalid' AND j.invalid_reason IS NULL) AS n_unrecorded
+FROM judgment AS j
+JOIN image    AS img ON img.image_id = j.image_id AND img.evaluated
+JOIN identity AS idn ON idn.identity_id = img.identity_id
+GROUP BY ALL;
