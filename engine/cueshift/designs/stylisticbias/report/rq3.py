@@ -60,7 +60,8 @@ CROSS_MODEL = TableSpec(
     title="Table S11. Agreement between models: per-scenario SBS of model pairs (Fig. 5)",
     sql="""
     SELECT model_a || ' vs ' || model_b AS pair, estimate, ci_low, ci_high, p_value, slope, slope_reverse,
-           n_sign_reversed, CASE WHEN category_ranking_preserved THEN 'yes' ELSE 'no' END AS ranking, n
+           n_sign_reversed, n_reversed_significant,
+           CASE WHEN category_ranking_preserved THEN 'yes' ELSE 'no' END AS ranking, n
     FROM result_cross_model
     WHERE list_contains($models, model_a) AND list_contains($models, model_b)
     ORDER BY model_a, model_b
@@ -72,10 +73,15 @@ CROSS_MODEL = TableSpec(
         Col("slope", "Slope y~x", number(2)),
         Col("slope_reverse", "Slope x~y", number(2)),
         Col("n_sign_reversed", "Sign-reversed scenarios", fmt_integer),
+        Col("n_reversed_significant", "With evidence", fmt_integer),
         Col("ranking", "Category ranking kept", fmt_text, align="center"),
         Col("n", "Scenarios", fmt_integer),
     ),
-    notes=("r marks use the unadjusted p-value of the correlation test.",),
+    notes=(
+        "r marks use the unadjusted p-value of the correlation test.",
+        "Sign-reversed: scenarios whose mean Δ have opposite signs (the paper's count); with evidence: "
+        "of these, both SBS significant or their paired difference significant (Table M4).",
+    ),
     requires=("result_cross_model",),
     empty="needs at least two models in the report.",
 )
