@@ -10,13 +10,16 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-from cueshift.schemas._result_base import ResultModel
+from cueshift.schemas._result_base import TOLERANCE, ResultModel
 from cueshift.schemas._result_sb_base import GroupCell, Interval, Result, Tested
 from cueshift.schemas.results_sb_effects import EFFECTS_RESULTS
 from cueshift.schemas.results_sb_missing import MISSING_RESULTS
 from cueshift.schemas.results_sb_models import MODELS_RESULTS
 from cueshift.schemas.results_sb_noise import NOISE_RESULTS
 from cueshift.schemas.results_sb_subgroups import SUBGROUPS_RESULTS
+
+#: Largest VS with the sample std (``ddof = 1``): two means 0 and 1, std √½.
+VS_MAX_SAMPLE_STD = 0.5**0.5 + 1e-12
 
 
 class SbsSchema(Tested, Interval):
@@ -41,6 +44,7 @@ class SbsSchema(Tested, Interval):
     variation_value: str | None = pa.Field(nullable=True)
     scenario_category: str | None = pa.Field(nullable=True)
     scenario_id: str | None = pa.Field(nullable=True)
+    estimate: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
     abs_sbs: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
     abs_ci_low: float | None = pa.Field(nullable=True)
     abs_ci_high: float | None = pa.Field(nullable=True)
@@ -54,14 +58,24 @@ class SbsSchema(Tested, Interval):
 
 
 class VariationStrengthSchema(Interval, Result):
-    """``result_table2_vs``: VS per model × dimension (Table 2)."""
+    """``result_table2_vs``: VS per model × dimension (Table 2): bias-corrected ``estimate`` with
+    its interval, the paper's ``plugin_estimate``; VS ≤ 0.5 with ``ddof = 0``, ≤ √½ with 1."""
 
     model_id: str
     dimension: str
-    estimate: float | None = pa.Field(nullable=True, ge=0.0, le=0.5)
+    estimate: float | None = pa.Field(nullable=True, ge=0.0, le=VS_MAX_SAMPLE_STD)
+    plugin_estimate: float | None = pa.Field(nullable=True, ge=0.0, le=VS_MAX_SAMPLE_STD)
     n_groups: pl.Int64 = pa.Field(ge=0)
     n: pl.Int64 = pa.Field(ge=0)
     ddof: pl.Int32 = pa.Field(isin=[0, 1])
+
+    @pa.dataframe_check
+    @classmethod
+    def population_std_range(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        """With ``ddof = 0`` (population std of shares) VS, both estimates and the bounds, is ≤ 0.5."""
+        cols = ("estimate", "plugin_estimate", "ci_low", "ci_high")
+        ok = pl.all_horizontal([(pl.col(c) <= 0.5 + TOLERANCE).fill_null(True) for c in cols])
+        return data.lazyframe.select((ok | (pl.col("ddof") != 0)).alias("ok"))
 
 
 class DemographicTestSchema(Tested):
@@ -93,6 +107,7 @@ class CategoryDemographicSchema(GroupCell):
     """``result_table3``: SBS per attribute category × dimension × group (Table 3)."""
 
     variation_category: str
+    estimate: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
 
 
 class AsymmetrySchema(Tested):
@@ -113,6 +128,7 @@ class ModelSummarySchema(Interval, Result):
     """``result_table5``: per-model SBS, Cohen's d, share of zero and of |Δ| ≥ 0.25 (Table 5)."""
 
     model_id: str
+    estimate: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
     cohens_d: float | None = pa.Field(nullable=True)
     zero_share: float = pa.Field(ge=0.0, le=1.0)
     large_share: float = pa.Field(ge=0.0, le=1.0)
@@ -154,6 +170,7 @@ class DemographicVariationSchema(GroupCell):
 
     variation_category: str
     variation_value: str
+    estimate: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
     sign_reversal: bool
     sign_reversal_both: bool
 

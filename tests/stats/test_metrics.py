@@ -104,7 +104,10 @@ def test_phi_aggregates_across_orderings_and_matches_view(tmp_path):
 def test_variation_strength_by_hand():
     # scenario s1: male φ 0.5, 0.7 → 0.6; female 0.2, 0.4 → 0.3; population std of (0.6, 0.3) = 0.15
     # scenario s2: every face 0.5 → std 0
-    # VS = (0.15 + 0) / 2 = 0.075; with ddof = 1: std(0.6, 0.3) = 0.212132… → VS = 0.106066…
+    # plug-in VS = (0.15 + 0) / 2 = 0.075; with ddof = 1: std(0.6, 0.3) = 0.212132… → VS = 0.106066…
+    # bias-corrected (stats/_vs.py): var of each group mean = s²_g / n_g = 0.02 / 2 = 0.01 in s1, 0 in s2;
+    #   ddof 0: sqrt(0.0225 - (2 - 1) / 2 * 0.01) = sqrt(0.0175) = 0.132288 → VS = 0.066144
+    #   ddof 1: sqrt(0.045 - (2 - 1) / 1 * 0.01) = sqrt(0.035) = 0.187083 → VS = 0.093541
     phis = {
         ("f1", "male"): (0.5, 0.5),
         ("f2", "male"): (0.7, 0.5),
@@ -117,13 +120,18 @@ def test_variation_strength_by_hand():
         for i, s in enumerate(("s1", "s2"))
     ]
     base = base_rows(rows)
-    vs = variation_strength(base, dimensions=("gender",), n_resamples=200)
-    assert vs.filter(pl.col("model_id") == "m1")["estimate"][0] == pytest.approx(0.075, abs=1e-12)
-    vs1 = variation_strength(base, dimensions=("gender",), ddof=1, n_resamples=200)
-    assert vs1.filter(pl.col("model_id") == "m1")["estimate"][0] == pytest.approx(
-        0.3 / np.sqrt(2) / 2, abs=1e-12
-    )
-    # three age groups with means 0.2, 0.5, 0.8 in one scenario: sqrt((0.09 + 0 + 0.09) / 3) = sqrt(0.06)
+    vs = variation_strength(base, dimensions=("gender",), n_resamples=200).filter(pl.col("model_id") == "m1")
+    assert vs["plugin_estimate"][0] == pytest.approx(0.075, abs=1e-12)
+    assert vs["estimate"][0] == pytest.approx(np.sqrt(0.0175) / 2, abs=1e-12)
+    vs1 = variation_strength(base, dimensions=("gender",), ddof=1, n_resamples=200)  # issue 11 defect 4
+    vs1 = vs1.filter(pl.col("model_id") == "m1")
+    assert vs1["plugin_estimate"][0] == pytest.approx(0.3 / np.sqrt(2) / 2, abs=1e-12)
+    assert vs1["estimate"][0] == pytest.approx(np.sqrt(0.035) / 2, abs=1e-12)
+    assert vs1["ddof"][0] == 1
+    for frame in (vs, vs1):
+        assert frame["ci_low"][0] <= frame["estimate"][0] <= frame["ci_high"][0]
+    # three age groups with means 0.2, 0.5, 0.8 in one scenario: sqrt((0.09 + 0 + 0.09) / 3) = sqrt(0.06);
+    # one face per group: the variance of a group mean is unknown, so no bias-corrected VS
     ages = base_rows(
         [
             {"face_id": f"a{i}", "age": age, "scenario_id": "s1", "phi": v}
@@ -131,7 +139,8 @@ def test_variation_strength_by_hand():
         ]
     )
     vs_age = variation_strength(ages, dimensions=("age",), n_resamples=200)
-    assert vs_age["estimate"][0] == pytest.approx(np.sqrt(0.06), abs=1e-12)
+    assert vs_age["plugin_estimate"][0] == pytest.approx(np.sqrt(0.06), abs=1e-12)
+    assert vs_age["estimate"][0] is None
     assert vs_age.filter(pl.col("model_id") == MEAN_OF_MODELS).height == 1
 
 

@@ -61,17 +61,6 @@ def test_bootstrap_is_seeded_and_resamples_faces():
     assert w.shape == (500, 30) and np.all(w.sum(axis=1) == 30)  # each replicate draws 30 faces
 
 
-def test_abs_targets_by_hand():
-    # two cells with means +0.2 and -0.4 (identical faces) → target |SBS| = (0.2 + 0.4) / 2 = 0.3
-    x = np.column_stack([np.full(10, 0.2), np.full(10, -0.4)]) + np.linspace(-0.01, 0.01, 10)[:, None]
-    _, target = cluster_bootstrap(
-        x, n_resamples=1000, seed=0, abs_targets=(np.array([0, 1]), np.array([0, 0]))
-    )
-    assert target is not None
-    assert target.estimate[0] == pytest.approx(0.3, abs=1e-12)
-    assert target.ci_low[0] <= 0.3 <= target.ci_high[0]
-
-
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
 def test_sign_flip_matches_scipy(alternative):
     rng = np.random.default_rng(5)

@@ -51,6 +51,7 @@ from cueshift.stats._crossmodel import category_ranking, cross_model, scenario_m
 from cueshift.stats._demographic import demographic_tests, face_anova, significance_share
 from cueshift.stats._faces import FaceMatrix, face_matrix
 from cueshift.stats._group_rank import KruskalResult, kruskal_columns, kruskal_wallis, mann_whitney_columns
+from cueshift.stats._folded import abs_interval, mean_abs_interval
 from cueshift.stats._intervals import mean_interval, t_half_width, welch_interval
 from cueshift.stats._logistic import (
     BradleyTerryFit,
@@ -101,6 +102,7 @@ from cueshift.stats._signed_rank import (
 )
 from cueshift.stats._structure import (
     adjusted_rand_index,
+from cueshift.stats._vs import VsResult, variation_strength_kernel, vs_max
     attribute_correlations,
     frobenius_similarity,
     ward_clusters,
@@ -162,6 +164,11 @@ __all__ = [
     "fashion_age_table",
     "frobenius_similarity",
     "krippendorff_alpha",
+    "abs_interval",
+    "mean_abs_interval",
+    "VsResult",
+    "variation_strength_kernel",
+    "vs_max",
     "krippendorff_by_attribute",
     "kruskal_columns",
     "kruskal_wallis",

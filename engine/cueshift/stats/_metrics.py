@@ -3,7 +3,6 @@ cumulative |SBS| curve (Fig. 2) of seed 000."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -12,7 +11,8 @@ import polars as pl
 from cueshift.stats._checked import returns
 from cueshift.stats._constants import DIMENSIONS, LARGE_SHIFT, MEAN_OF_MODELS, POOLED
 from cueshift.stats._faces import face_matrix, group_means, study_faces
-from cueshift.stats._resample import CIMethod, cluster_bootstrap, face_multiplicities
+from cueshift.stats._resample import CIMethod, cluster_bootstrap
+from cueshift.stats._vs import variation_strength_kernel
 
 
 def phi_from_judgments(judgments: pl.DataFrame) -> pl.DataFrame:
@@ -54,7 +54,7 @@ def variation_strength(
     seed: int = 0,
     confidence_level: float = 0.95,
 ) -> pl.DataFrame:
-    r"""Variation Strength per model × demographic dimension (seed 000 Eq. 3, Table 2).
+    r"""Variation Strength per model × demographic dimension (seed 000 Eq. 3, Table 2), bias-corrected.
 
     .. math::
 
@@ -63,76 +63,58 @@ def variation_strength(
 
     :math:`\bar\phi_{i,g,m}` the mean base-face φ of group :math:`g` in scenario :math:`i`. The
     std is the **population** std (``ddof=0``) over the groups present, so VS ∈ [0, 0.5] as the
-    paper states (with two groups, VS is half the gap). A ``"(mean of models)"`` row averages
-    the models (Table 2's "Average"). The CI is a face-level **basic** bootstrap interval
-    :math:`[\max(0, 2\widehat{VS} - q_{1-\alpha/2}),\ 2\widehat{VS} - q_{\alpha/2}]` over replicates
-    that redraw faces and recompute the group means: a std of noisy group means is biased
-    upward, more so in replicates, and with few faces per group the percentile interval (and
-    BC, whose :math:`z_0` then diverges) can miss the estimate entirely; the basic interval
-    corrects that additive bias.
+    paper states (with two groups, VS is half the gap); ``ddof=1`` takes the sample std (VS up
+    to :math:`\tfrac12\sqrt{G/(G-1)}`). ``plugin_estimate`` is that plug-in value (the paper's);
+    ``estimate`` removes the sampling variance of the group means first; ``ci_low/ci_high``
+    average the scenarios' intervals of the std of the true group means (the image of a
+    confidence ball for the means: valid at VS = 0, conservative, always holding the estimate,
+    within VS's range; :mod:`cueshift.stats._vs` has the formulas, why, and the references). A
+    ``"(mean of models)"`` row averages the models (Table 2's "Average"; no interval).
 
     Parameters
     ----------
     base_phi : polars.DataFrame
         Rows of the ``base_phi`` view.
-    ddof : int
+    ddof : {0, 1}
         0 = population std (default, the paper's 0–0.5 range); 1 = sample std.
+    n_resamples, seed
+        Accepted for the suite's uniform call; the interval is analytic (no resampling).
+    confidence_level : float
+        Coverage of the interval.
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # scenarios where a group has no face
-        return _variation_strength(base_phi, dimensions, ddof, n_resamples, seed, confidence_level)
-
-
-def _variation_strength(
-    base_phi: pl.DataFrame,
-    dimensions: Sequence[str],
-    ddof: int,
-    n_resamples: int,
-    seed: int,
-    confidence_level: float,
-) -> pl.DataFrame:
+    if ddof not in (0, 1):
+        raise ValueError(f"variation_strength: ddof must be 0 or 1, not {ddof!r}")
     data = base_phi.filter(pl.col("phi").is_not_null())
     faces = study_faces(data)
-    w = face_multiplicities(len(faces), n_resamples, seed)
-    alpha = (1.0 - confidence_level) / 2.0
     rows = []
     for dim in dimensions:
         sub = data.filter(pl.col(dim).is_not_null())
         fm = face_matrix(sub, ["model_id", "scenario_id"], faces=faces, value="phi")
-        face_group = sub.select("face_id", dim).unique().sort("face_id")
-        groups = sorted(face_group[dim].unique().to_list())
-        label = dict(zip(face_group["face_id"], face_group[dim], strict=True))
-        codes = np.array([groups.index(label[f]) if f in label else -1 for f in faces])
-        x = np.nan_to_num(fm.values)
-        observed = ~np.isnan(fm.values)
-        means, reps = [], []
-        for g in range(len(groups)):
-            member = codes == g
-            with np.errstate(invalid="ignore", divide="ignore"):
-                means.append(x[member].sum(0) / observed[member].sum(0))
-                reps.append((w[:, member] @ x[member]) / (w[:, member] @ observed[member]))
-        point = np.nanstd(np.vstack(means), axis=0, ddof=ddof)  # per model × scenario
-        rep = np.nanstd(np.stack(reps), axis=0, ddof=ddof)  # (B, cells)
-        cells = fm.cells.with_columns(pl.Series("__std", point))
-        for model in cells["model_id"].unique(maintain_order=True).to_list():
-            sel = (cells["model_id"] == model).to_numpy()
-            rep_m = np.nanmean(rep[:, sel], axis=1)
-            est = float(np.nanmean(point[sel]))
+        face_group = dict(sub.select("face_id", dim).unique().iter_rows())
+        groups = sorted(set(face_group.values()))
+        codes = np.array([groups.index(face_group[f]) if f in face_group else -1 for f in faces])
+        models = fm.cells["model_id"].unique(maintain_order=True).to_list()
+        unit = np.array([models.index(m) for m in fm.cells["model_id"]], dtype=np.int64)
+        res = variation_strength_kernel(
+            fm.values, codes, len(groups), unit, ddof=ddof, level=confidence_level
+        )
+        for u, model in enumerate(models):
             rows.append(
                 {
                     "model_id": model,
                     "dimension": dim,
-                    "estimate": est,
-                    "ci_low": max(0.0, 2 * est - float(np.nanquantile(rep_m, 1 - alpha))),
-                    "ci_high": 2 * est - float(np.nanquantile(rep_m, alpha)),
+                    "estimate": res.estimate[u],
+                    "ci_low": res.ci_low[u],
+                    "ci_high": res.ci_high[u],
+                    "plugin_estimate": res.plugin[u],
                     "n_groups": len(groups),
-                    "n": int(sel.sum()),
+                    "n": int((unit == u).sum()),
                 }
             )
     out = pl.DataFrame(rows)
     avg = (
         out.group_by("dimension", maintain_order=True)
-        .agg(pl.col("estimate").mean(), pl.col("n_groups").first(), pl.col("n").first())
+        .agg(pl.col("estimate", "plugin_estimate").mean(), pl.col("n_groups").first(), pl.col("n").first())
         .with_columns(
             model_id=pl.lit(MEAN_OF_MODELS),
             ci_low=pl.lit(None, dtype=pl.Float64),
@@ -141,8 +123,20 @@ def _variation_strength(
     )
     out = pl.concat([out, avg.select(out.columns)])
     return out.with_columns(
-        ddof=pl.lit(ddof), n=pl.col("n").cast(pl.Int64), n_groups=pl.col("n_groups").cast(pl.Int64)
-    ).select("model_id", "dimension", "estimate", "ci_low", "ci_high", "n_groups", "n", "ddof")
+        ddof=pl.lit(ddof, dtype=pl.Int32),
+        n=pl.col("n").cast(pl.Int64),
+        n_groups=pl.col("n_groups").cast(pl.Int64),
+    ).select(
+        "model_id",
+        "dimension",
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "plugin_estimate",
+        "n_groups",
+        "n",
+        "ddof",
+    )
 
 
 @returns("table5")

@@ -17,7 +17,7 @@ from typing import Literal
 import numba
 import numpy as np
 from numpy.typing import NDArray
-from scipy import sparse, special
+from scipy import special
 
 F64 = NDArray[np.float64]
 Alternative = Literal["two-sided", "less", "greater"]
@@ -161,19 +161,6 @@ def _jackknife_acceleration(x: F64) -> tuple[F64, F64]:  # pragma: no cover - nu
     return accel, loo
 
 
-@numba.njit(parallel=True, cache=True)
-def _accumulate_abs(
-    rep: F64, member_row: NDArray[np.int64], member_target: NDArray[np.int64], out: F64
-) -> None:  # pragma: no cover - numba
-    """out[t, b] += |rep[j, b]| for every (row j, target t) membership (parallel over replicates)."""
-    n_rep = rep.shape[1]
-    for b in numba.prange(n_rep):
-        for k in range(member_row.shape[0]):
-            v = rep[member_row[k], b]
-            if not np.isnan(v):
-                out[member_target[k], b] += abs(v)
-
-
 @dataclass(frozen=True)
 class BootstrapResult:
     """Per-cell face-level bootstrap: point estimate, CI, faces with data, settings."""
@@ -204,9 +191,8 @@ def cluster_bootstrap(
     seed: int = 0,
     confidence_level: float = 0.95,
     method: CIMethod = "bca",
-    abs_targets: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
     multiplicities: F64 | None = None,
-) -> tuple[BootstrapResult, BootstrapResult | None]:
+) -> tuple[BootstrapResult, None]:
     r"""Face-level (cluster) bootstrap of the mean of per-face values, for many cells at once.
 
     For cell :math:`c` with per-face values :math:`x_{fc}` (faces with data :math:`F_c`) the
@@ -238,17 +224,14 @@ def cluster_bootstrap(
         Bootstrap replicates :math:`B` (default 10,000).
     seed : int
         Seed of the face draws; the same seed gives the same intervals.
-    abs_targets : (ndarray, ndarray), optional
-        Memberships ``(cell, target)`` of |SBS| targets: target :math:`t` is the mean of
-        :math:`|\theta_c|` over its member cells (a cell may belong to several targets).
-        Bootstrapped on the same replicates and returned as the second result.
     multiplicities : ndarray, shape (n_resamples, n_faces), optional
         Precomputed face multiplicities (to share one draw between calls).
 
     Returns
     -------
-    (BootstrapResult, BootstrapResult or None)
-        Cells, then |SBS| targets when ``abs_groups`` is given.
+    (BootstrapResult, None)
+        The cells (and ``None``, where |SBS| targets were once returned: a bootstrap of a mean
+        of absolute values is inconsistent near 0; see :mod:`cueshift.stats._folded`).
 
     References
     ----------
@@ -265,14 +248,8 @@ def cluster_bootstrap(
         estimate = x0.sum(axis=0) / n_obs
     w = multiplicities if multiplicities is not None else face_multiplicities(n_faces, n_resamples, seed)
     n_rep = w.shape[0]
-    accel, loo = _jackknife_acceleration(x)
+    accel, _ = _jackknife_acceleration(x)
     complete = n_obs == n_faces
-    member_cell = np.zeros(0, dtype=np.int64) if abs_targets is None else np.asarray(abs_targets[0], np.int64)
-    member_target = (
-        np.zeros(0, dtype=np.int64) if abs_targets is None else np.asarray(abs_targets[1], np.int64)
-    )
-    n_targets = int(member_target.max(initial=-1)) + 1
-    abs_sum = np.zeros((n_targets, n_rep))
     low = np.full(n_cells, np.nan)
     high = np.full(n_cells, np.nan)
     chunk = max(1, CHUNK_BYTES // (8 * n_rep))
@@ -287,17 +264,9 @@ def cluster_bootstrap(
             denom = observed[:, part].T.astype(np.float64) @ wt
             with np.errstate(invalid="ignore", divide="ignore"):
                 rep[~full] /= denom
-        if n_targets:
-            inside = (member_cell >= cols[0]) & (member_cell <= cols[-1])
-            _accumulate_abs(rep, member_cell[inside] - cols[0], member_target[inside], abs_sum)
         share = _share_below(rep, estimate[cols])
         low[cols], high[cols] = _cell_interval(rep, share, accel[cols], confidence_level, method)
-    cells = BootstrapResult(estimate, low, high, n_obs, method, n_rep, confidence_level)
-    if not n_targets:
-        return cells, None
-    return cells, _abs_targets(
-        member_cell, member_target, estimate, loo, abs_sum, n_faces, confidence_level, method
-    )
+    return BootstrapResult(estimate, low, high, n_obs, method, n_rep, confidence_level), None
 
 
 def _cell_interval(rep: F64, share: F64, accel: F64, level: float, method: CIMethod) -> tuple[F64, F64]:
@@ -312,35 +281,3 @@ def _cell_interval(rep: F64, share: F64, accel: F64, level: float, method: CIMet
         bounds = _row_quantiles(rep, q, special.ndtri(q))
     invalid = np.isnan(share)
     return np.where(invalid, np.nan, bounds[:, 0]), np.where(invalid, np.nan, bounds[:, 1])
-
-
-def _abs_targets(
-    member_cell: NDArray[np.int64],
-    member_target: NDArray[np.int64],
-    estimate: F64,
-    loo: F64,
-    abs_sum: F64,
-    n_faces: int,
-    level: float,
-    method: CIMethod,
-) -> BootstrapResult:
-    n_targets = abs_sum.shape[0]
-    sizes = np.bincount(member_target, minlength=n_targets).astype(np.float64)
-    est_abs = np.bincount(
-        member_target, weights=np.abs(np.nan_to_num(estimate[member_cell])), minlength=n_targets
-    ).astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        est_abs = est_abs / sizes
-        rep = abs_sum / sizes[:, None]
-    # jackknife of each target over all faces: leave face i out of every member cell
-    members = sparse.csr_matrix(
-        (np.ones(member_cell.size), (member_cell, member_target)), shape=(loo.shape[1], n_targets)
-    )
-    loo_abs = np.asarray(members.T @ np.abs(np.nan_to_num(loo)).T).T  # (faces, targets)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        loo_abs /= sizes
-        dev = loo_abs.mean(axis=0) - loo_abs
-        accel = (dev**3).sum(axis=0) / (6.0 * ((dev**2).sum(axis=0)) ** 1.5)
-    share = _share_below(rep, est_abs)
-    lo, hi = _cell_interval(rep, share, np.nan_to_num(accel), level, method)
-    return BootstrapResult(est_abs, lo, hi, np.full(n_targets, float(n_faces)), method, rep.shape[1], level)

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from cueshift.stats._checked import returns
 from cueshift.stats._constants import DIMENSIONS, POOLED
 from cueshift.stats._faces import FaceMatrix, coarsen, face_sums, group_means, study_faces
+from cueshift.stats._folded import mean_abs_interval
 from cueshift.stats._multiplicity import bh_by_family
 from cueshift.stats._permutation import sign_flip_test
 from cueshift.stats._resample import CIMethod, cluster_bootstrap, face_multiplicities
@@ -107,8 +108,9 @@ def _blocks(
 
 def _abs_memberships(
     blocks: list[tuple[str, FaceMatrix]], offsets: list[int]
-) -> tuple[F64, F64, NDArray[np.int64], NDArray[np.int64]]:
-    """Memberships of per-model cells (the |SBS| unit) in every non-demographic row."""
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Memberships ``(cell column, row)`` of per-model cells (the |SBS| unit) in every
+    non-demographic row, as column indices of the stacked face matrix."""
     base_i = next(
         i for i, (lvl, fm) in enumerate(blocks) if lvl == "cell" and fm.cells["model_id"][0] != POOLED
     )
@@ -128,7 +130,7 @@ def _abs_memberships(
             joined = base.join(target, on=on, nulls_equal=True)
         member_cell.append(joined["__base"].to_numpy().astype(np.int64) + offsets[base_i])
         member_target.append(joined["__target"].to_numpy().astype(np.int64) + offsets[i])
-    return (np.zeros(0), np.zeros(0), np.concatenate(member_cell), np.concatenate(member_target))
+    return np.concatenate(member_cell), np.concatenate(member_target)
 
 
 def _demographic_abs(data: pl.DataFrame, dimensions: Sequence[str]) -> pl.DataFrame:
@@ -182,8 +184,14 @@ def sbs_levels(
     the unit implicit; this one is a choice.
 
     The estimate's CI is a face-level cluster bootstrap (:func:`cluster_bootstrap`, all rows
-    share the face draws); |SBS| CIs come from the same replicates (null for demographic
-    groups, whose cell means need group-restricted replicates). Each row is tested with the
+    share the face draws). |SBS| is folded, so biased upward (by up to its noise floor
+    :math:`s\sqrt{2/\pi}` in a null cell) and its bootstrap is inconsistent near 0; its CI is
+    therefore built from the cells' SBS CIs (:func:`~cueshift.stats._folded.mean_abs_interval`):
+    in a cell, the image of the SBS CI under :math:`|\cdot|` (coverage 95-97.5 % for a 95 % SBS
+    CI); in a row of several cells, the mean of Bonferroni-simultaneous lower bounds and of the
+    cells' upper bounds (valid and conservative: the noise-floor bias of a mean of folds does
+    not shrink with the number of cells). Both contain ``abs_sbs``. Demographic-group rows have
+    no |SBS| CI (their cells are group means of another grouping). Each row is tested with the
     WSRT on per-face mean Δ (``test='rank'``; seed 000 §4.4) or the sign-flip permutation
     test (``'permutation'``); ``p_adj`` is BH within level × model × dimension.
 
@@ -211,23 +219,22 @@ def sbs_levels(
     blocks = _blocks(data, faces, levels, dimensions)
     offsets = list(np.cumsum([0] + [fm.n_cells for _, fm in blocks[:-1]]))
     values = np.ascontiguousarray(np.hstack([fm.values for _, fm in blocks]))
-    _, _, member_cell, member_target = _abs_memberships(blocks, offsets)
+    member_cell, member_target = _abs_memberships(blocks, offsets)
     w = face_multiplicities(len(faces), n_resamples, seed)
-    boot, abs_boot = cluster_bootstrap(
-        values,
-        confidence_level=confidence_level,
-        method=ci_method,
-        abs_targets=(member_cell, member_target),
-        multiplicities=w,
+    boot, _ = cluster_bootstrap(values, confidence_level=confidence_level, method=ci_method, multiplicities=w)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        se = np.nanstd(values, axis=0, ddof=1) / np.sqrt(boot.n)
+    abs_est, abs_low, abs_high = mean_abs_interval(
+        boot.estimate, boot.ci_low, boot.ci_high, se, member_cell, member_target, confidence_level
     )
     statistic, p_value, effect, test_name = one_sample_test(
         values, test=test, n_resamples=n_resamples, seed=seed, zero_method=zero_method
     )
-    n_abs = abs_boot.estimate.size if abs_boot is not None else 0
-    pad = values.shape[1] - n_abs
+    pad = values.shape[1] - abs_est.size
 
-    def padded(a: F64 | None) -> F64:
-        return np.concatenate([a if a is not None else np.zeros(0), np.full(pad, np.nan)])
+    def padded(a: F64) -> F64:
+        return np.concatenate([a, np.full(pad, np.nan)])
 
     frames = []
     for level, fm in blocks:
@@ -245,9 +252,9 @@ def sbs_levels(
         estimate=pl.Series(boot.estimate),
         ci_low=pl.Series(boot.ci_low),
         ci_high=pl.Series(boot.ci_high),
-        abs_sbs=pl.Series(padded(abs_boot.estimate if abs_boot else None)),
-        abs_ci_low=pl.Series(padded(abs_boot.ci_low if abs_boot else None)),
-        abs_ci_high=pl.Series(padded(abs_boot.ci_high if abs_boot else None)),
+        abs_sbs=pl.Series(padded(abs_est)),
+        abs_ci_low=pl.Series(padded(abs_low)),
+        abs_ci_high=pl.Series(padded(abs_high)),
         statistic=pl.Series(statistic),
         p_value=pl.Series(p_value),
         effect_size=pl.Series(effect),
