@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cueshift.report.marks import stars
-from cueshift.stats import MEAN_OF_MODELS, POOLED
+from cueshift.stats import ALL_PLACEBOS, MEAN_OF_MODELS, POOLED
 
 
 def _num(x: float | None, digits: int = 3, signed: bool = True) -> str:
@@ -53,11 +53,16 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
         console.print("[yellow]no stored results: run the analysis first[/]")
         return
     sbs = _read(con, "result_sbs", "SELECT * FROM {t}")
-    model_p = {}
+    model_p: dict[str, float | None] = {}
+    model_abs: dict[str, float | None] = {}
     if sbs is not None:
-        model_p = dict(sbs.filter(pl.col("level") == "model").select("model_id", "p_adj").iter_rows())
+        model_rows = sbs.filter(pl.col("level") == "model")
+        model_p = dict(model_rows.select("model_id", "p_adj").iter_rows())
+        model_abs = dict(model_rows.select("model_id", "abs_sbs").iter_rows())
+    floor = _noise_floor(con)
     tab = Table(title="Per-model shifts (Table 5; face-level)", title_justify="left")
-    for col in ("model", "SBS", "95% CI", "", "Cohen's d", "zero", "|Δ|≥0.25", "faces"):
+    columns = ("model", "SBS", "95% CI", "", "|SBS|", "floor", "Cohen's d", "zero", "|Δ|≥0.25", "faces")
+    for col in columns:
         tab.add_column(col, justify="left" if col in ("model", "") else "right")
     for r in t5.iter_rows(named=True):
         p = model_p.get(r["model_id"])
@@ -66,12 +71,18 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
             _num(r["estimate"], 4),
             _ci(r["ci_low"], r["ci_high"], 4),
             stars(p, trend=True),
+            _num(model_abs.get(r["model_id"]), 4, signed=False),
+            _num(floor.get(r["model_id"], {}).get("abs_sbs_mean"), 4, signed=False),
             _num(r["cohens_d"]),
             _num(r["zero_share"], signed=False),
             _num(r["large_share"], signed=False),
             str(r["n"]),
         )
     console.print(tab)
+    if floor:
+        console.print(
+            "  floor: mean |SBS| of the placebo cells (identical copy, lossless re-encode; true Δ = 0)"
+        )
     vs = _read(con, "result_table2_vs", "SELECT * FROM {t}")
     t9 = _read(con, "result_table9", "SELECT * FROM {t}")
     if vs is not None:
@@ -104,7 +115,15 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
             .sort("__abs", descending=True)
             .head(top)
         )
+        passing = _read(con, "result_noise_floor_attributes", "SELECT * FROM {t}")
+        if passing is not None:
+            values = values.join(
+                passing.filter(pl.col("model_id") == POOLED).select("variation_value", "ratio", "passes"),
+                on="variation_value",
+                how="left",
+            )
         _sbs_table(console, values, "variation_value", f"Strongest attributes (pooled SBS, top {top})")
+        _print_floor(console, floor, passing)
         scen = sbs.filter((pl.col("level") == "scenario") & (pl.col("model_id") == POOLED)).sort("estimate")
         if scen.height:
             picked = pl.concat([scen.head(3), scen.tail(3)]) if scen.height > 6 else scen
@@ -152,17 +171,59 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
 
 
 def _sbs_table(console: Console, rows: pl.DataFrame, key: str, title: str) -> None:
+    with_floor = "ratio" in rows.columns
     tab = Table(title=title, title_justify="left")
-    for col in (key.replace("_", " "), "SBS", "95% CI", "", "|SBS|", "p_adj", "faces"):
+    floor_columns = ("× floor", "passes") if with_floor else ()
+    for col in (key.replace("_", " "), "SBS", "95% CI", "", "|SBS|", *floor_columns, "p_adj", "faces"):
         tab.add_column(col, justify="left" if col in (key.replace("_", " "), "") else "right")
     for r in rows.iter_rows(named=True):
+        floor_cells = (
+            (_num(r["ratio"], 1, signed=False), "" if r["passes"] is None else "yes" if r["passes"] else "no")
+            if with_floor
+            else ()
+        )
         tab.add_row(
             escape(str(r[key])),
             _num(r["estimate"]),
             _ci(r["ci_low"], r["ci_high"]),
             stars(r["p_adj"], trend=True),
             _num(r["abs_sbs"], signed=False),
+            *floor_cells,
             _p(r["p_adj"]),
             str(r["n"]),
         )
     console.print(tab)
+
+
+def _noise_floor(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, float | None]]:
+    """The all-placebos row of ``result_noise_floor`` per model (empty without placebos)."""
+    rows = _read(con, "result_noise_floor", "SELECT * FROM {t}")
+    if rows is None:
+        return {}
+    rows = rows.filter(pl.col("variation_value") == ALL_PLACEBOS)
+    return {r["model_id"]: r for r in rows.iter_rows(named=True)}
+
+
+def _print_floor(
+    console: Console, floor: dict[str, dict[str, float | None]], passing: pl.DataFrame | None
+) -> None:
+    """One line per model: the placebo SBS (should contain 0), the floor, attributes that pass it."""
+    if not floor:
+        return
+    lines = []
+    for model, r in floor.items():
+        line = (
+            f"{escape(model)}: placebo SBS {_num(r['estimate'], 4)} {_ci(r['ci_low'], r['ci_high'], 4)}; "
+            f"|SBS| floor {_num(r['abs_sbs_mean'], 4, signed=False)} "
+            f"(p{100 * (r['quantile'] or 0.95):.0f} {_num(r['abs_sbs_quantile'], 4, signed=False)})"
+        )
+        if passing is not None:
+            mine = passing.filter(pl.col("model_id") == model)
+            line += f"; {int(mine['passes'].sum())}/{mine.height} attributes pass"
+        lines.append(line)
+    console.print(
+        "[bold]Noise floor (placebos: identical copy, lossless re-encode; true Δ = 0)[/]\n  "
+        + "\n  ".join(lines)
+        + "\n  floor: mean (95th percentile) of placebo cell |SBS|; pass: per-face |Δ| above the"
+        + " face's placebo |Δ| (one-sided WSRT, BH)"
+    )

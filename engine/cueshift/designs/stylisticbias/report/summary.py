@@ -8,6 +8,7 @@ and :mod:`.rq3`. ``$models`` is the model subset (``VARCHAR[]``).
 from __future__ import annotations
 
 from cueshift.report import Col, Pivot, TableSpec, fmt_integer, fmt_text, percent, stub
+from cueshift.views import PLACEBO_FEATURE_KEY as PLACEBO
 
 #: Invalid-answer rate from which a cell is flagged in the data-quality tables.
 INVALID_FLAG = 0.05
@@ -21,8 +22,8 @@ def _flag_invalid(value: object) -> str | None:
 BENCHMARK = TableSpec(
     key="benchmark",
     title="Table S1. Study design: faces, images, scenarios, prompts and judgments",
-    sql="""
-    WITH img AS (SELECT * FROM image),
+    sql=f"""
+    WITH img AS (SELECT * FROM image WHERE lower(coalesce(feature_key, '')) <> '{PLACEBO}'),
          j AS (SELECT * FROM judgment WHERE list_contains($models, model_id))
     SELECT * FROM (
       SELECT 1 AS pos, 'Faces (identities with a base image)' AS quantity,
@@ -38,14 +39,20 @@ BENCHMARK = TableSpec(
               WHERE role = 'variation' AND evaluated)
       UNION ALL SELECT 7, 'Variation categories evaluated',
              (SELECT count(DISTINCT variation_category) FROM img WHERE role = 'variation' AND evaluated)
-      UNION ALL SELECT 8, 'Scenarios', (SELECT count(*) FROM scenario)
-      UNION ALL SELECT 9, 'Prompt orderings', (SELECT count(DISTINCT ordering) FROM j)
-      UNION ALL SELECT 10, 'Seeds', (SELECT count(DISTINCT seed) FROM j)
-      UNION ALL SELECT 11, 'Models', (SELECT count(DISTINCT model_id) FROM j)
-      UNION ALL SELECT 12, 'Judgments', (SELECT count(*) FROM j)
+      UNION ALL SELECT 8, 'Placebo images (noise floor: identical copy, lossless re-encode)',
+             (SELECT count(*) FROM image WHERE lower(coalesce(feature_key, '')) = '{PLACEBO}' AND evaluated)
+      UNION ALL SELECT 9, 'Scenarios', (SELECT count(*) FROM scenario)
+      UNION ALL SELECT 10, 'Prompt orderings', (SELECT count(DISTINCT ordering) FROM j)
+      UNION ALL SELECT 11, 'Seeds', (SELECT count(DISTINCT seed) FROM j)
+      UNION ALL SELECT 12, 'Models', (SELECT count(DISTINCT model_id) FROM j)
+      UNION ALL SELECT 13, 'Judgments', (SELECT count(*) FROM j)
     ) ORDER BY pos
     """,
     columns=(stub("quantity", "Quantity"), Col("n", "N", fmt_integer)),
+    notes=(
+        "Variation rows count the attribute variations; the placebos (two per base image, true Δ = 0) "
+        "are counted apart and judged like them (see the noise floor).",
+    ),
     requires=("image", "scenario", "judgment"),
 )
 
