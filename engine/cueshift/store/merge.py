@@ -41,6 +41,25 @@ CACHE_TABLES: frozenset[str] = frozenset({"embedding"})
 #: are the same answer (the first is kept). A key column is never provenance.
 PROVENANCE_COLUMNS: frozenset[str] = frozenset({"run_id", "created_at", "latency_ms"})
 
+#: Columns of the answer tables that name a row of another table (the schema declares no foreign
+#: key on them, for speed): a merged answer must refer to rows the merged database holds, which
+#: also catches an input whose columns were filled in the wrong order (image ids as scenarios).
+ANSWER_REFERENCES: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "judgment": (
+        ("model_id", "model", "model_id"),
+        ("image_id", "image", "image_id"),
+        ("scenario_id", "scenario", "scenario_id"),
+        ("ordering", "prompt_variant", "ordering"),
+        ("run_id", "run", "run_id"),
+    ),
+    "pairwise_trial": (
+        ("model_id", "model", "model_id"),
+        ("left_image_id", "image", "image_id"),
+        ("right_image_id", "image", "image_id"),
+        ("run_id", "run", "run_id"),
+    ),
+}
+
 Columns = dict[str, tuple[str, bool]]  # column name -> (DuckDB type, nullable)
 
 
@@ -196,7 +215,23 @@ def _merge_all(
             if table.name in expected:
                 inputs_columns = [set(_columns(con, f"shard_{i}", table.name)) for i in range(len(inputs))]
                 added[table.name] = _merge_table(con, table.name, list(table.key), inputs_columns)
+        _check_references(con)
     return added
+
+
+def _check_references(con: duckdb.DuckDBPyConnection) -> None:
+    """Refuse the merge if an answer names a model, image, scenario, ordering or run not stored."""
+    for table, references in ANSWER_REFERENCES.items():
+        for column, target, target_column in references:
+            dangling = con.execute(
+                f'SELECT a."{column}" FROM main.{table} AS a '
+                f'ANTI JOIN main.{target} AS t ON a."{column}" = t."{target_column}" LIMIT 1'
+            ).fetchall()
+            if dangling:
+                raise CueshiftError(
+                    f"merge: table {table}, column {column}: {dangling[0][0]!r} is no {target} of the "
+                    "merged databases (an input with columns filled in the wrong order?)"
+                )
 
 
 def _merge_table(
