@@ -108,6 +108,18 @@ from cueshift.stats._vs import VsResult, variation_strength_kernel, vs_max
     ward_clusters,
 )
 from cueshift.stats._suite import run_suite
+from cueshift.stats._by_model import category_table_by_model, variation_table_by_model
+from cueshift.stats._subgroup_tests import crossed_demographic_tests, crossed_significance_share
+from cueshift.stats._subgroups import (
+    ALL_PAIRS,
+    DEFAULT_PAIRS,
+    add_crossed_dimensions,
+    crossed_category_table,
+    crossed_name,
+    crossed_variation_strength,
+    crossed_variation_table,
+    min_signed_rank_faces,
+)
 
 __all__ = [
     "ALL_PLACEBOS",
@@ -204,6 +216,18 @@ __all__ = [
     "suite_analyses",
     "t_half_width",
     "variation_strength",
+    "ALL_PAIRS",
+    "DEFAULT_PAIRS",
+    "add_crossed_dimensions",
+    "category_table_by_model",
+    "crossed_category_table",
+    "crossed_demographic_tests",
+    "crossed_name",
+    "crossed_significance_share",
+    "crossed_variation_strength",
+    "crossed_variation_table",
+    "min_signed_rank_faces",
+    "variation_table_by_model",
     "wald_test",
     "ward_clusters",
     "welch_interval",

@@ -1,8 +1,161 @@
 """Analyses of the suite ``stylisticbias`` (seed 000 and the reviewers' additions): crossed
 demographic subgroups (e.g. age x gender) and per-model versions of Tables 2, 3, 9 and 11.
 
+Tables 2 and 9 are per model already (``result_table2_vs``, ``result_table9``); Tables 3 and 11
+get per-model versions. The crossed Tables 2 and 9 cover every pair of dimensions
+(:data:`~cueshift.stats.ALL_PAIRS`: an analytic VS and one rank test per scenario, cheap); the
+crossed Tables 3 and 11 cover :data:`~cueshift.stats.DEFAULT_PAIRS` (age x gender): each further
+pair costs about a third of the pooled table's bootstrap at paper scale.
 Declared with :func:`cueshift.stats.analysis` over :class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
 registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this module.
 """
 
 from __future__ import annotations
+
+import polars as pl
+
+from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.stats import (
+    ALL_PAIRS,
+    DEFAULT_PAIRS,
+    NotApplicable,
+    analysis,
+    category_table_by_model,
+    crossed_category_table,
+    crossed_demographic_tests,
+    crossed_name,
+    crossed_significance_share,
+    crossed_variation_strength,
+    crossed_variation_table,
+    variation_table_by_model,
+)
+
+#: The crossed dimensions of Tables 3 and 11, and of Tables 2 and 9, as the manifest names them.
+_CROSSED = ", ".join(crossed_name(p) for p in DEFAULT_PAIRS)
+_EVERY_PAIR = "every pair of dimensions"
+
+
+def _require_pairs(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame``, if some row has both labels of a crossed pair; else :class:`NotApplicable`."""
+    for a, b in DEFAULT_PAIRS:
+        if {a, b} <= set(frame.columns) and not frame.filter(
+            pl.col(a).is_not_null() & pl.col(b).is_not_null()
+        ).is_empty():
+            return frame
+    raise NotApplicable(f"no face has both labels of a crossed pair ({_CROSSED})")
+
+
+def _require_delta(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame``, if it has Δ rows; else :class:`NotApplicable`."""
+    if frame.is_empty():
+        raise NotApplicable("no variation judgments (delta rows)")
+    return frame
+
+
+@analysis(
+    "table3_by_model",
+    suite=SUITE,
+    description="Table 3 per model: SBS per attribute category x demographic group",
+    source="delta",
+    grouping="model x category x dimension x group",
+    statistic="face-level mean Delta; WSRT",
+    family="dimension x row kind over every model's categories (Table 3: one pooled column)",
+)
+def _table3_by_model(ctx: Context) -> pl.DataFrame:
+    return category_table_by_model(_require_delta(ctx.inputs.delta), test=ctx.inputs.test, **ctx.inputs.boot)
+
+
+@analysis(
+    "table11_by_model",
+    suite=SUITE,
+    description="Table 11 per model: mean Delta per variation x demographic group, WSRT",
+    source="delta",
+    grouping="model x variation value x dimension x group",
+    statistic="face-level mean Delta; WSRT",
+    family="every cell of every model (Table 11: the cells of the pooled table)",
+)
+def _table11_by_model(ctx: Context) -> pl.DataFrame:
+    return variation_table_by_model(_require_delta(ctx.inputs.delta), test=ctx.inputs.test, **ctx.inputs.boot)
+
+
+@analysis(
+    "table2_crossed",
+    suite=SUITE,
+    description=f"Variation Strength per model x crossed dimension ({_EVERY_PAIR}; Eq. 3, Table 2)",
+    source="base_phi",
+    grouping="model x crossed dimension",
+    statistic="mean over scenarios of population std of crossed-group mean phi",
+    family="none",
+)
+def _table2_crossed(ctx: Context) -> pl.DataFrame:
+    return crossed_variation_strength(
+        _require_pairs(ctx.inputs.base_phi),
+        pairs=ALL_PAIRS,
+        n_resamples=ctx.inputs.n_resamples,
+        seed=ctx.inputs.seed,
+        confidence_level=ctx.inputs.confidence_level,
+    )
+
+
+@analysis(
+    "demographic_tests_crossed",
+    suite=SUITE,
+    description=f"Kruskal-Wallis per model x scenario x crossed dimension ({_EVERY_PAIR}) on base phi",
+    source="base_phi",
+    grouping="model x crossed dimension x scenario",
+    statistic="KW H over crossed groups (or label permutation); none when a group has < 5 faces",
+    family="model, over every crossed dimension (6 pairs) x scenario (Table 9: model x dimension)",
+)
+def _demo_tests_crossed(ctx: Context) -> pl.DataFrame:
+    return crossed_demographic_tests(
+        _require_pairs(ctx.inputs.base_phi),
+        pairs=ALL_PAIRS,
+        test=ctx.inputs.test,
+        n_resamples=ctx.inputs.n_resamples,
+        seed=ctx.inputs.seed,
+    )
+
+
+@analysis(
+    "table9_crossed",
+    suite=SUITE,
+    description=f"Share of scenarios with a significant crossed-group difference ({_EVERY_PAIR}; Table 9)",
+    source="result_demographic_tests_crossed",
+    grouping="model x crossed dimension",
+    statistic="share of p_adj < 0.05",
+    family="model, over every crossed dimension (6 pairs) x scenario (Table 9: model x dimension)",
+)
+def _table9_crossed(ctx: Context) -> pl.DataFrame:
+    if "demographic_tests_crossed" in ctx.results or "demographic_tests_crossed" in ctx.skipped:
+        return crossed_significance_share(ctx.result("demographic_tests_crossed"))
+    return crossed_significance_share(_demo_tests_crossed(ctx))  # run with only=["table9_crossed"]
+
+
+@analysis(
+    "table3_crossed",
+    suite=SUITE,
+    description=f"Table 3 per crossed subgroup ({_CROSSED}): SBS per attribute category x crossed group",
+    source="delta",
+    grouping="category x crossed dimension x crossed group",
+    statistic="face-level mean Delta; WSRT (none with < 6 faces)",
+    family="every tested cell of every crossed pair (Table 3: within dimension)",
+)
+def _table3_crossed(ctx: Context) -> pl.DataFrame:
+    return crossed_category_table(
+        _require_pairs(_require_delta(ctx.inputs.delta)), test=ctx.inputs.test, **ctx.inputs.boot
+    )
+
+
+@analysis(
+    "table11_crossed",
+    suite=SUITE,
+    description=f"Table 11 per crossed subgroup ({_CROSSED}): mean Delta per variation x crossed group",
+    source="delta",
+    grouping="variation value x crossed dimension x crossed group",
+    statistic="face-level mean Delta; WSRT (none with < 6 faces)",
+    family="every tested cell of every crossed pair (larger than Table 11's marginal cells)",
+)
+def _table11_crossed(ctx: Context) -> pl.DataFrame:
+    return crossed_variation_table(
+        _require_pairs(_require_delta(ctx.inputs.delta)), test=ctx.inputs.test, **ctx.inputs.boot
+    )
