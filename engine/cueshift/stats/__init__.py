@@ -100,9 +100,9 @@ from cueshift.stats._signed_rank import (
     signed_rank_columns,
     wilcoxon_signed_rank,
 )
+from cueshift.stats._vs import VsResult, variation_strength_kernel, vs_max
 from cueshift.stats._structure import (
     adjusted_rand_index,
-from cueshift.stats._vs import VsResult, variation_strength_kernel, vs_max
     attribute_correlations,
     frobenius_similarity,
     ward_clusters,
