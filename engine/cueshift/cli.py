@@ -77,8 +77,8 @@ def _guard(func: Callable[P, R]) -> Callable[P, R]:
             lines = str(cause).strip().splitlines()
             _fail(f"database: {lines[0] if lines else type(cause).__name__}")
         except OSError as exc:  # ENOSPC, EROFS, EACCES, ENOTDIR ... raised outside the store's checks
-            where = f"{exc.filename}: " if exc.filename else ""
-            _fail(f"{where}{exc.strerror or exc}")
+            where = exc.filename if exc.filename else f"cueshift {func.__name__.removesuffix('_command')}"
+            _fail(f"{where}: {exc.strerror or exc}")
         except KeyboardInterrupt:
             _interrupted()
         except RuntimeError as exc:
