@@ -64,6 +64,8 @@ from cueshift.stats._logistic import (
 from cueshift.stats._metrics import cumulative_abs_sbs, model_summary, phi_from_judgments, variation_strength
 from cueshift.stats._mixed import mixed_model, mixed_model_cells
 from cueshift.stats._multiplicity import Correction, bh_adjust, bh_by_family
+from cueshift.stats._missing import missing_rates, missing_shift
+from cueshift.stats._missing_ordering import missing_by_ordering
 from cueshift.stats._noise import ALL_PLACEBOS, attributes_vs_floor, cell_abs_sbs, noise_floor
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
 from cueshift.stats._proportions import (
@@ -192,6 +194,9 @@ __all__ = [
     "mixed_model_cells",
     "model_differences",
     "model_summary",
+    "missing_by_ordering",
+    "missing_rates",
+    "missing_shift",
     "naive_standard_error",
     "negativity_asymmetry",
     "noise_floor",

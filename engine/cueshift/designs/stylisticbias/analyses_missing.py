@@ -2,7 +2,102 @@
 answers: invalid and refusal rates per group x variation x model, and their shifts.
 
 Declared with :func:`cueshift.stats.analysis` over :class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
-registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this module.
+registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this module. They read the
+``invalid_answers`` and ``invalid_texts`` views of the study database (``sql/views/``); inputs
+built from frames alone (no database) get none of these tables.
 """
 
 from __future__ import annotations
+
+import polars as pl
+
+from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.infer.parser import named_letter
+from cueshift.stats import analysis, missing_by_ordering, missing_rates, missing_shift
+from cueshift.store import query
+from cueshift.study.scenarios import ORDERING_BY_ID, Scenario
+
+
+def _read(ctx: Context, view: str) -> pl.DataFrame | None:
+    """The rows of ``view`` of the analysed models, or None without a database or rows."""
+    con = ctx.inputs.con
+    if con is None:
+        return None
+    models = list(ctx.inputs.models)
+    if models:
+        frame = query(con, f"SELECT * FROM {view} WHERE list_contains(?, model_id)", [models])
+    else:
+        frame = query(con, f"SELECT * FROM {view}")
+    return frame if frame.height else None
+
+
+def named_letters(texts: pl.DataFrame) -> pl.DataFrame:
+    """``model_id, face_id, ordering, named_letter, n_invalid``: each distinct invalid text of the
+    ``invalid_texts`` view read with :func:`~cueshift.infer.parser.named_letter` under its prompt's
+    letter mapping (once per distinct text, scenario and ordering)."""
+    distinct = texts.select("response_text", "favorable", "unfavorable", "ordering").unique()
+    letters = [
+        named_letter(text, ORDERING_BY_ID[ordering].descriptor_by_letter(Scenario("", fav, unfav, "")))
+        for text, fav, unfav, ordering in distinct.iter_rows()
+    ]
+    read = distinct.with_columns(pl.Series("named_letter", letters, dtype=pl.String))
+    return texts.join(read, on=["response_text", "favorable", "unfavorable", "ordering"]).select(
+        "model_id", "face_id", "ordering", "named_letter", "n_invalid"
+    )
+
+
+@analysis(
+    "missing_rates",
+    suite=SUITE,
+    description="Invalid and refusal rates per model x demographic group x variation value (base images too)",
+    source="invalid_answers",
+    grouping="model (and pooled) x dimension x group x variation value x rate",
+    statistic="face-level mean rate, face-level cluster bootstrap CI",
+    family="none (descriptive)",
+)
+def _missing_rates(ctx: Context) -> pl.DataFrame | None:
+    counts = _read(ctx, "invalid_answers")
+    if counts is None:
+        return None
+    return missing_rates(counts, **ctx.inputs.boot)
+
+
+@analysis(
+    "missing_shift",
+    suite=SUITE,
+    description="Shift of the invalid (refusal) rate, variation image vs the same face's base image",
+    source="invalid_answers",
+    grouping="model (and pooled) x dimension x group x variation value x rate",
+    statistic="face-level mean shift from integer counts; WSRT or sign flips; face-level bootstrap CI",
+    family="model x rate x dimension (BH)",
+)
+def _missing_shift(ctx: Context) -> pl.DataFrame | None:
+    counts = _read(ctx, "invalid_answers")
+    if counts is None or not (counts["role"] == "variation").any():
+        return None
+    return missing_shift(counts, test=ctx.inputs.test, **ctx.inputs.boot)
+
+
+@analysis(
+    "missing_by_ordering",
+    suite=SUITE,
+    description="Invalid answers per ordering x the letter they would have named (parser or model asymmetry)",
+    source="invalid_answers, invalid_texts",
+    grouping="model (and pooled) x ordering x named letter",
+    statistic="face-level share of the ordering's answers, face-level cluster bootstrap CI",
+    family="none (descriptive)",
+)
+def _missing_by_ordering(ctx: Context) -> pl.DataFrame | None:
+    counts = _read(ctx, "invalid_answers")
+    if counts is None:
+        return None
+    texts = _read(ctx, "invalid_texts")
+    named = (
+        named_letters(texts)
+        if texts is not None
+        else pl.DataFrame(
+            schema={"model_id": pl.String, "face_id": pl.String, "ordering": pl.Int32,
+                    "named_letter": pl.String, "n_invalid": pl.Int64}
+        )
+    )  # fmt: skip
+    return missing_by_ordering(counts, named, **ctx.inputs.boot)

@@ -32,7 +32,9 @@ Each prompt is answered independently:
     \text{invalid} \sim \text{Bernoulli}(q), \qquad
     r \mid \text{valid} \sim \text{Bernoulli}\big(\operatorname{logistic}(\eta)\big),
 
-with :math:`q` = ``invalid_rate`` independent of the content. There is no separate
+with :math:`q` = ``invalid_rate`` independent of the content (or, for the images of a
+variation listed in ``variation_invalid_rates``, that variation's rate: a cue that raises
+refusals; still independent of the answer, so the truth below holds per image). There is no separate
 temperature: it is implicit in the size of the logits. The answer's randomness is a
 deterministic hash of ``(settings.seed, model_id, image_id, scenario_id, ordering,
 seed)``, so re-running, resuming or re-batching yields identical answers.

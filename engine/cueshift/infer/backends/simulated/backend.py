@@ -175,6 +175,20 @@ class SimulatedBackend(Backend):
         phi: FloatArray = np.mean(logistic(content[:, None] + offsets[None, :]), axis=1)
         return phi
 
+    def _invalid_rates(self, frame: pl.DataFrame, image_codes: IntArray) -> FloatArray | float:
+        """P(invalid) per row: ``invalid_rate``, or the entry of ``variation_invalid_rates`` of the
+        row's variation ('<feature_key>=<value>' first, then '<value>')."""
+        rates = self.settings.variation_invalid_rates
+        if not rates:
+            return self.settings.invalid_rate
+        per_image = []
+        for image_id in factorize(frame.get_column("image_id"))[1]:
+            record = self.context.images[str(image_id)]
+            keyed = rates.get(f"{record.feature_key}={record.variation_value}")
+            fallback = rates.get(record.variation_value or "", self.settings.invalid_rate)
+            per_image.append(fallback if keyed is None or record.variation_value is None else keyed)
+        return np.asarray(per_image, dtype=np.float64)[image_codes]
+
     def simulate(self, batch: pl.DataFrame) -> SimulatedDraws:
         """Draw the answers of ``batch`` (columns image_id, scenario_id, ordering, seed)."""
         n = batch.height
@@ -191,7 +205,7 @@ class SimulatedBackend(Backend):
         key = mix(key, orderings.astype(np.uint64))
         key = mix(key, seeds)
 
-        valid = uniform(mix(key, _STREAM_VALID)) >= self.settings.invalid_rate
+        valid = uniform(mix(key, _STREAM_VALID)) >= self._invalid_rates(batch, image_codes)
         chose_favorable = valid & (uniform(mix(key, _STREAM_CHOICE)) < p_favorable)
         u_style = uniform(mix(key, _STREAM_STYLE))
         latency_ms = self.settings.latency_ms_mean * (0.5 + uniform(mix(key, _STREAM_LATENCY)))

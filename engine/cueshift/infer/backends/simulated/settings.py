@@ -88,6 +88,11 @@ class SimulatedSettings(BaseModel):
     invalid_rate: float = Field(
         default=0.02, ge=0.0, lt=1.0, description="P(invalid answer), content-independent"
     )
+    variation_invalid_rates: dict[str, Annotated[float, Field(ge=0.0, lt=1.0)]] = Field(
+        default_factory=dict,
+        description="'<feature_key>=<value>' or '<value>' -> P(invalid answer) for images of that variation "
+        "instead of invalid_rate (a cue that raises refusals; 'key=value' wins)",
+    )
     invalid_mix: dict[InvalidKind, NonNegative] = Field(
         default_factory=lambda: dict(DEFAULT_INVALID_MIX),
         description="relative weights of the kinds of invalid answer",
@@ -98,7 +103,7 @@ class SimulatedSettings(BaseModel):
     )
     latency_ms_mean: NonNegative = Field(default=40.0, description="mean simulated latency (uniform ±50%)")
 
-    @field_validator("variation_effects")
+    @field_validator("variation_effects", "variation_invalid_rates")
     @classmethod
     def _variation_keys(cls, value: dict[str, float]) -> dict[str, float]:
         for key in value:
