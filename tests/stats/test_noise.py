@@ -143,3 +143,51 @@ def test_planted_attributes_pass_the_floor_and_null_ones_rarely_do():
     assert (null["p_value"] < 0.05).mean() <= 0.12  # level 0.05 (+- 3 SE at 100 judges)
     assert not null["above_floor"].any()
     assert 0.7 < null["ratio"].mean() < 1.3  # a null attribute sits on the floor
+
+
+def test_a_study_plans_judges_analyses_and_shows_its_noise_floor(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from cueshift import store
+    from cueshift.designs import load_study
+    from cueshift.designs.runner import run_study
+    from cueshift.designs.stylisticbias.analyses import run_analyses
+    from cueshift.designs.stylisticbias.console import print_headlines
+    from cueshift.designs.stylisticbias.report import CATALOG
+    from cueshift.report import Report
+
+    path = tmp_path / "s.toml"
+    path.write_text(
+        f'name = "s"\nseeds = [1]\ndatabase = "{(tmp_path / "s.duckdb").as_posix()}"\n'
+        f'[benchmark]\nkind = "demo"\nsize = 6\ncache_dir = "{(tmp_path / "demo").as_posix()}"\n'
+        '[scenarios]\nonly = ["competent", "wealthy"]\n'
+        '[[models]]\nmodel_id = "sim"\nbackend = "simulated"\n[models.settings]\nseed = 3\n'
+    )
+    database = run_study(load_study(path), progress=False).database
+    con = store.open_study(database)
+    try:
+        placebo_judgments = con.execute(
+            "SELECT count(*) FROM judgment j JOIN image i USING (image_id) WHERE i.feature_key = 'placebo'"
+        ).fetchall()[0]
+        assert placebo_judgments == (6 * 2 * 2 * 4,)  # faces x placebos x scenarios x orderings
+        results = run_analyses(
+            con,
+            n_resamples=200,
+            progress=False,
+            only=["sbs", "table5", "noise_floor", "noise_floor_attributes"],
+        )
+        floor = results["noise_floor"]
+        assert set(floor["variation_value"]) == {*PLACEBOS, ALL_PLACEBOS} and set(floor["n"]) == {6}
+        buffer = io.StringIO()
+        print_headlines(con, Console(file=buffer, width=200))
+        text = buffer.getvalue()
+        assert "Noise floor" in text and "× floor" in text and "placebo SBS" in text
+    finally:
+        con.close()
+    with Report.open(database, None, CATALOG) as report:
+        assert report.query("SELECT * FROM result_noise_floor_attributes WHERE model_id = 'sim'").height > 20
+        kinds = [type(o).__name__ for o in report.outputs("noise_floor")]
+        assert kinds == ["MarkdownOutput", "TableOutput", "TableOutput", "FigureOutput"]
+        assert "placebo SBS" in report.text("noise_floor_summary").text
