@@ -22,7 +22,10 @@ class FaceAnovaSchema(Result):
     df_resid: float = pa.Field(ge=0.0)
     p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
     estimate: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    ci_low: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    ci_high: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
     n: pl.Int64 = pa.Field(ge=0)
+    n_resamples: pl.Int64 = pa.Field(ge=0)
 
 
 class MixedModelSchema(Result):
@@ -43,6 +46,48 @@ class MixedModelSchema(Result):
     var_fixed: float = pa.Field(ge=0.0)
     reml: bool
     converged: bool
+    ci_low: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    ci_high: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    n_refits: pl.Int64 = pa.Field(ge=0)
+
+
+class CrossedModelSchema(Result):
+    """``result_crossed_model``: Table 10's model with crossed random intercepts for faces and
+    scenarios: partial η², F, df and R² with face-bootstrap intervals, and the variances."""
+
+    term: str = pa.Field(isin=["variation_category", "scenario_category", "R2_marginal", "R2_conditional"])
+    test: str = pa.Field(isin=["wald-F", "nakagawa-r2"])
+    statistic: float | None = pa.Field(nullable=True, ge=0.0)
+    df: float | None = pa.Field(nullable=True, ge=0.0)
+    df_resid: float | None = pa.Field(nullable=True, ge=0.0)
+    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    estimate: float = pa.Field(ge=0.0, le=1.0)
+    ci_low: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    ci_high: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    n_levels: pl.Int64 | None = pa.Field(nullable=True, ge=1)
+    n: pl.Int64 = pa.Field(ge=0)
+    n_faces: pl.Int64 = pa.Field(ge=0)
+    n_scenarios: pl.Int64 = pa.Field(ge=0)
+    var_face: float = pa.Field(ge=0.0)
+    var_scenario: float = pa.Field(ge=0.0)
+    var_resid: float = pa.Field(ge=0.0)
+    var_fixed: float = pa.Field(ge=0.0)
+    n_refits: pl.Int64 = pa.Field(ge=0)
+    converged: bool
+
+
+class VarianceComponentsSchema(Result):
+    """``result_variance_components``: variance of each source (face, scenario, residual, fixed
+    effects) of the crossed model and its share of the total and of the random part."""
+
+    source: str = pa.Field(isin=["face", "scenario", "residual", "fixed"])
+    estimate: float = pa.Field(ge=0.0)
+    sd: float = pa.Field(ge=0.0)
+    share: float = pa.Field(ge=0.0, le=1.0)
+    share_random: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    n_levels: pl.Int64 | None = pa.Field(nullable=True, ge=0)
+    n: pl.Int64 = pa.Field(ge=0)
+    converged: bool
 
 
 class FashionAgeSchema(GroupCell):
@@ -56,4 +101,6 @@ EFFECTS_RESULTS: dict[str, type[ResultModel]] = {
     "face_anova": FaceAnovaSchema,
     "mixed_model": MixedModelSchema,
     "table4": FashionAgeSchema,
+    "crossed_model": CrossedModelSchema,
+    "variance_components": VarianceComponentsSchema,
 }

@@ -47,6 +47,7 @@ from cueshift.stats._correlation import (
     pearson_slope,
     spearman_with_ci,
 )
+from cueshift.stats._crossed import crossed_model, crossed_model_cells, variance_components
 from cueshift.stats._crossmodel import category_ranking, cross_model, scenario_means
 from cueshift.stats._demographic import demographic_tests, face_anova, significance_share
 from cueshift.stats._faces import FaceMatrix, face_matrix
@@ -167,6 +168,8 @@ __all__ = [
     "clustered_standard_error",
     "correlate",
     "correlation_columns",
+    "crossed_model",
+    "crossed_model_cells",
     "cross_model",
     "cumulative_abs_sbs",
     "demographic_tests",
@@ -220,6 +223,7 @@ __all__ = [
     "split_half_reliability",
     "suite_analyses",
     "t_half_width",
+    "variance_components",
     "variation_strength",
     "ALL_PAIRS",
     "DEFAULT_PAIRS",

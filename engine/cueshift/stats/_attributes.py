@@ -20,6 +20,7 @@ from cueshift.stats._constants import (
     TABLE3_CATEGORY_MAP,
     YOUNG,
 )
+from cueshift.stats._contrast import group_difference_interval
 from cueshift.stats._faces import coarsen, face_matrix, face_sums, study_faces
 from cueshift.stats._group_rank import mann_whitney_columns
 from cueshift.stats._multiplicity import bh_by_family
@@ -236,7 +237,8 @@ def fashion_age_table(
     (``group = "elderly - young"``): the difference of the two groups' estimates, tested by
     Mann–Whitney U on per-face mean Δ of elderly vs young faces (``test='permutation'``: label
     permutation of the mean difference), BH over styles ("all Young vs. Elderly contrasts
-    p < 0.001, MWU, BH-corrected"). The contrast has no CI here.
+    p < 0.001, MWU, BH-corrected"); its CI is the face-level bootstrap of the difference on the
+    age cells' replicates (:func:`cueshift.stats._contrast.group_difference_interval`, ``ci_method``).
     """
     data = _valid(delta).filter(pl.col("variation_category") == category)
     faces = study_faces(data)
@@ -262,7 +264,17 @@ def fashion_age_table(
         if {elderly, young} <= set(est.columns)
         else pl.Series([None] * est.height)
     )
+    _, ci_low, ci_high = group_difference_interval(
+        fm.values,
+        codes,
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence_level=confidence_level,
+        method=ci_method,
+    )
     contrast = fm.cells.with_columns(
+        ci_low=pl.Series(ci_low),
+        ci_high=pl.Series(ci_high),
         statistic=pl.Series(statistic),
         p_value=pl.Series(p),
         effect_size=pl.Series(effect),
@@ -271,8 +283,6 @@ def fashion_age_table(
     ).join(est.select("variation_value", diff.alias("estimate")), on="variation_value")
     contrast = bh_by_family(contrast, []).with_columns(
         group=pl.lit(f"{elderly} - {young}"),
-        ci_low=pl.lit(None, dtype=pl.Float64),
-        ci_high=pl.lit(None, dtype=pl.Float64),
         dimension=pl.lit("age"),
     )
     cols = ["variation_value", *GROUP_CELL_COLUMNS, "n_obs"]

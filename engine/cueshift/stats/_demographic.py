@@ -12,10 +12,12 @@ import polars as pl
 from cueshift.stats._anova import one_way_anova
 from cueshift.stats._checked import returns
 from cueshift.stats._constants import ALPHA, DIMENSIONS, MANN_WHITNEY_DIMENSIONS, MEAN_OF_MODELS
+from cueshift.stats._effect_intervals import basic_interval, eta_squared_replicates
 from cueshift.stats._faces import face_matrix, study_faces
 from cueshift.stats._group_rank import kruskal_columns, mann_whitney_columns
 from cueshift.stats._multiplicity import bh_by_family
 from cueshift.stats._permutation import label_permutation_test
+from cueshift.stats._resample import face_multiplicities
 
 TestMethod = Literal["rank", "permutation"]
 
@@ -141,6 +143,9 @@ def face_anova(
     base_phi: pl.DataFrame | None = None,
     *,
     dimensions: Sequence[str] = DIMENSIONS,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
 ) -> pl.DataFrame:
     r"""One-way between-subject ANOVAs at the face level (seed 000 Table 10, "ANOVA" rows).
 
@@ -150,6 +155,11 @@ def face_anova(
     base faces — also of base φ (``outcome='base_phi'``) when ``base_phi`` is given. Both are
     reported; which the paper used is ambiguous. F, df = k − 1 and N − k, p, and
     :math:`\eta^2_p = SS_b/(SS_b+SS_w)` per dimension (see :func:`one_way_anova`).
+
+    ``ci_low``, ``ci_high``: face-level bootstrap of η²p (``n_resamples`` replicates of the faces,
+    drawn by ``seed``; ``0``: none), basic interval clamped to [0, 1] and holding the estimate —
+    η² is biased upward, and near zero a percentile interval lies above it
+    (:func:`cueshift.stats._effect_intervals.basic_interval`).
     """
     sources = [("delta", delta.filter(pl.col("delta").is_not_null()), "delta")]
     if base_phi is not None:
@@ -161,8 +171,21 @@ def face_anova(
             .agg(pl.col(value).mean(), *[pl.col(d).first() for d in dimensions])
             .sort("face_id")  # a fixed order: the ANOVA's sums are reproducible to the bit
         )
+        draws = (
+            face_multiplicities(per_face.height, n_resamples, seed)
+            if n_resamples and per_face.height
+            else None
+        )
         for dim in dimensions:
             res = one_way_anova(per_face[value].to_numpy(), per_face[dim].to_numpy())
+            low = high = np.nan
+            if draws is not None:
+                labels = per_face[dim].cast(pl.String)
+                levels = sorted(labels.drop_nulls().unique().to_list())
+                codes = np.array([levels.index(g) if g is not None else -1 for g in labels], dtype=np.int64)
+                replicates = eta_squared_replicates(per_face[value].to_numpy(), codes, draws)
+                bounds = basic_interval(np.array([res.eta_sq_partial]), replicates[None, :], confidence_level)
+                low, high = float(bounds[0][0]), float(bounds[1][0])
             rows.append(
                 {
                     "outcome": outcome,
@@ -173,7 +196,10 @@ def face_anova(
                     "df_resid": res.df_within,
                     "p_value": res.p_value,
                     "estimate": res.eta_sq_partial,
+                    "ci_low": low,
+                    "ci_high": high,
                     "n": res.n,
+                    "n_resamples": n_resamples if draws is not None else 0,
                 }
             )
     return pl.DataFrame(
@@ -187,6 +213,9 @@ def face_anova(
             "df_resid": pl.Float64,
             "p_value": pl.Float64,
             "estimate": pl.Float64,
+            "ci_low": pl.Float64,
+            "ci_high": pl.Float64,
             "n": pl.Int64,
+            "n_resamples": pl.Int64,
         },
     ).with_columns(pl.col(pl.Float64).fill_nan(None))

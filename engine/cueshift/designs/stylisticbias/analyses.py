@@ -115,7 +115,13 @@ def _table9(ctx: Context) -> pl.DataFrame:
     family="none",
 )
 def _anova(ctx: Context) -> pl.DataFrame:
-    return face_anova(ctx.inputs.delta, ctx.inputs.base_phi)
+    return face_anova(
+        ctx.inputs.delta,
+        ctx.inputs.base_phi,
+        n_resamples=ctx.inputs.n_resamples,
+        seed=ctx.inputs.seed,
+        confidence_level=ctx.inputs.confidence_level,
+    )
 
 
 @analysis(
@@ -128,7 +134,12 @@ def _anova(ctx: Context) -> pl.DataFrame:
     family="none",
 )
 def _mixed(ctx: Context) -> pl.DataFrame:
-    return mixed_model(ctx.inputs.delta)
+    return mixed_model(
+        ctx.inputs.delta,
+        n_resamples=ctx.inputs.n_resamples,
+        seed=ctx.inputs.seed,
+        confidence_level=ctx.inputs.confidence_level,
+    )
 
 
 @analysis(
