@@ -112,8 +112,10 @@ def test_a_pilot_of_the_simulated_judge_estimates_what_the_judge_plants(pilot_db
         inputs, rows, notes = pilot_inputs(pilot)
     finally:
         pilot.close()
-    assert "16 faces" in inputs.source and any("no noise-floor placebos" in n for n in notes)
+    # the runner plans the noise-floor placebos, from which the pilot estimates serving noise (none planted)
+    assert "16 faces" in inputs.source and any("placebo cells" in n for n in notes), notes
     estimated, planted = inputs.models["sim-judge"], exact.models["sim-judge"]
+    assert estimated.components.serving < 0.1 * estimated.components.pq, estimated.components.serving
     assert estimated.components.invalid_rate == pytest.approx(0.02, abs=0.01)
     assert estimated.components.pq == pytest.approx(planted.components.pq, abs=0.02)
     values = sorted(planted.effects.attribute)
