@@ -19,7 +19,11 @@ errors. The bias-corrected VS of a scenario is
 
 :math:`\hat s_g^2` the sample variance (ddof 1) of the face φ of group :math:`g`, :math:`n_g` its
 faces (method of moments, as the between-group component of a one-way random-effects ANOVA;
-Searle, Casella & McCulloch 1992 §3.5). VS of a model averages the scenarios.
+Searle, Casella & McCulloch 1992 §3.5). VS of a model averages the scenarios. The square root of
+an unbiased variance is itself biased downward (Jensen), so at moderate VS the corrected value
+lies slightly below the truth where the plug-in lies above it (simulated, 40 faces per group,
+true VS 0.019: -0.003 against +0.002); near VS = 0, where the plug-in's noise floor dominates
+(+0.010), the correction removes most of it (+0.004).
 
 Its interval is the image of a confidence ball for the group means, averaged over scenarios.
 In a scenario, :math:`\sigma_\delta = \lVert P\mu \rVert / \sqrt{G - \delta}` with :math:`P` the
