@@ -197,3 +197,13 @@ def test_the_simulated_judge_plants_nothing_on_placebos():
         values=[None, IDENTICAL_COPY, LOSSLESS_REENCODE, "Sunglasses"],
     )
     assert logits[0] == logits[1] == logits[2] != logits[3]  # a real cue does move it
+
+
+def test_an_unwritable_placebo_folder_is_one_line_naming_the_opt_out(tmp_path):
+    Image.new("RGB", (4, 4)).save(tmp_path / "a.png")
+    manifest = _manifest(tmp_path, [_row("p1", "a.png")])
+    (tmp_path / PLACEBO_FOLDER).write_text("a file where the folder goes")
+    with pytest.raises(BenchmarkError) as exc:
+        load_benchmark(BenchmarkConfig(kind="manifest", manifest=manifest, placebos=True), VariationFilter())
+    message = str(exc.value)
+    assert "\n" not in message and PLACEBO_FOLDER in message and "placebos = false" in message
