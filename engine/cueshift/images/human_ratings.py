@@ -207,15 +207,27 @@ def read_reliability(
 def reliability_on_percent_scale(path: Path) -> bool:
     """Whether a reliability file is on a 0-100 scale: some value above 1, none outside 0-100.
 
-    Only the scale is decided here; :func:`read_reliability` checks every row.
+    Only the scale is decided here; :func:`read_reliability` checks every row. A file that mixes
+    the scales is ambiguous and refused, naming a row of each: on 0-100 a value in (0, 1] would
+    be a reliability below 1 %, far more likely a 0-1 value in the wrong file.
     """
-    values = []
-    for row in _rows(Path(path), ("attribute", "reliability")):
+    path = Path(path)
+    values: list[tuple[str, float]] = []
+    for row in _rows(path, ("attribute", "reliability")):
         try:
-            values.append(float(row["reliability"]))
+            values.append((row["__row"], float(row["reliability"])))
         except ValueError:
             continue  # read_reliability names the row
-    return any(v > 1.0 for v in values) and all(0.0 <= v <= 100.0 for v in values)
+    above = next(((r, v) for r, v in values if v > 1.0), None)
+    if above is None or not all(0.0 <= v <= 100.0 for _, v in values):
+        return False
+    unit = next(((r, v) for r, v in values if 0.0 < v <= 1.0), None)
+    if unit is not None:
+        raise CueshiftError(
+            f"{path}: row {unit[0]}: field 'reliability': {unit[1]:g} reads as 0-1 but row {above[0]} "
+            f"({above[1]:g}) is on 0-100; put every reliability on one scale"
+        )
+    return True
 
 
 def read_stimuli(path: Path, *, images: Collection[str]) -> pl.DataFrame:
