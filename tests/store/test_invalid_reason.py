@@ -8,7 +8,9 @@ import polars as pl
 import pytest
 
 from cueshift import store
+from cueshift.designs import load_study
 from cueshift.designs.forced_choice import judgment_rows
+from cueshift.designs.runner import Shard, run_study
 from cueshift.errors import CueshiftError, SchemaViolation
 from cueshift.imports.release_rows import judgment_frames
 from cueshift.infer.backends import BackendAnswers
@@ -16,6 +18,7 @@ from cueshift.infer.parser import REASONS, parse_answer
 from cueshift.schemas.tables import INVALID_REASONS
 from cueshift.study.scenarios import ORDERING_BY_ID, STYLISTICBIAS_25
 from tests import dbrows
+from tests.designs.test_runner import study_file
 
 SCENARIO = STYLISTICBIAS_25[0]  # competent / incompetent
 TEXTS = ["(a)", "I cannot tell from a photo.", "Competent", "Maybe (b).", "(a) or (b)", "", "Yes", "not (a)"]
@@ -127,3 +130,24 @@ def test_imported_release_judgments_get_our_reasons() -> None:
     judgments, _ = judgment_frames(matched, [SCENARIO], "run", dt.datetime(2026, 1, 1))
     store.validate("judgment", judgments)
     assert judgments["invalid_reason"].to_list() == [None, "refusal", "both"]
+
+
+def test_shards_merge_with_their_reasons(tmp_path) -> None:
+    def reasons(db) -> pl.DataFrame:
+        con = store.open_study(db, read_only=True)
+        try:
+            query = "SELECT image_id, scenario_id, ordering, seed, outcome, invalid_reason FROM judgment"
+            return con.sql(query).pl().sort("image_id", "scenario_id", "ordering", "seed")
+        finally:
+            con.close()
+
+    settings = "seed = 2\ninvalid_rate = 0.3"
+    single = run_study(
+        load_study(study_file(tmp_path, tmp_path / "c", faces=2, settings=settings)), progress=False
+    )
+    study = load_study(study_file(tmp_path, tmp_path / "c", name="s", faces=2, settings=settings))
+    shards = [run_study(study, progress=False, shard=Shard(k, 2)).database for k in (1, 2)]
+    store.merge_databases(tmp_path / "merged.duckdb", shards)
+    merged = reasons(tmp_path / "merged.duckdb")
+    assert merged.equals(reasons(single.database))
+    assert set(merged["invalid_reason"].drop_nulls()) == {"refusal", "hedge", "both"}
