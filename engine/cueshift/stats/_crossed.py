@@ -10,7 +10,7 @@ import polars as pl
 
 from cueshift.stats._checked import returns
 from cueshift.stats._constants import LME_CATEGORY_MAP
-from cueshift.stats._effect_intervals import basic_interval, refit_replicates
+from cueshift.stats._effect_intervals import bias_shifted_interval, refit_replicates
 from cueshift.stats._mixed import FACTORS
 from cueshift.stats._model_terms import R2_TERMS, cell_blocks, term_values, wald_p_values
 from cueshift.stats._reml import FaceBlocks, RemlFit, reml_fit
@@ -89,7 +89,7 @@ def crossed_model(
     low = high = np.full(values.estimates.size, np.nan)
     if n_refits:
         replicates = refit_replicates(blocks, FACTORS, fit.theta, n_refits=n_refits, seed=seed)
-        low, high = basic_interval(values.estimates, replicates, confidence_level)
+        low, high = bias_shifted_interval(values.estimates, replicates, confidence_level)
     k = len(FACTORS)
     none = [None] * len(R2_TERMS)
     return pl.DataFrame(

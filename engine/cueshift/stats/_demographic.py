@@ -12,7 +12,7 @@ import polars as pl
 from cueshift.stats._anova import one_way_anova
 from cueshift.stats._checked import returns
 from cueshift.stats._constants import ALPHA, DIMENSIONS, MANN_WHITNEY_DIMENSIONS, MEAN_OF_MODELS
-from cueshift.stats._effect_intervals import basic_interval, eta_squared_replicates
+from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates
 from cueshift.stats._faces import face_matrix, study_faces
 from cueshift.stats._group_rank import kruskal_columns, mann_whitney_columns
 from cueshift.stats._multiplicity import bh_by_family
@@ -157,9 +157,9 @@ def face_anova(
     :math:`\eta^2_p = SS_b/(SS_b+SS_w)` per dimension (see :func:`one_way_anova`).
 
     ``ci_low``, ``ci_high``: face-level bootstrap of η²p (``n_resamples`` replicates of the faces,
-    drawn by ``seed``; ``0``: none), basic interval clamped to [0, 1] and holding the estimate —
-    η² is biased upward, and near zero a percentile interval lies above it
-    (:func:`cueshift.stats._effect_intervals.basic_interval`).
+    drawn by ``seed``; ``0``: none), the percentile interval re-centred on the bias-corrected η²,
+    clamped to [0, 1] and holding the estimate — η² is biased upward, and near zero a plain
+    percentile interval lies above it (:func:`cueshift.stats._effect_intervals.bias_shifted_interval`).
     """
     sources = [("delta", delta.filter(pl.col("delta").is_not_null()), "delta")]
     if base_phi is not None:
@@ -184,7 +184,9 @@ def face_anova(
                 levels = sorted(labels.drop_nulls().unique().to_list())
                 codes = np.array([levels.index(g) if g is not None else -1 for g in labels], dtype=np.int64)
                 replicates = eta_squared_replicates(per_face[value].to_numpy(), codes, draws)
-                bounds = basic_interval(np.array([res.eta_sq_partial]), replicates[None, :], confidence_level)
+                bounds = bias_shifted_interval(
+                    np.array([res.eta_sq_partial]), replicates[None, :], confidence_level
+                )
                 low, high = float(bounds[0][0]), float(bounds[1][0])
             rows.append(
                 {

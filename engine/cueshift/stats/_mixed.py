@@ -12,7 +12,7 @@ from scipy import special
 
 from cueshift.stats._checked import returns
 from cueshift.stats._constants import LME_CATEGORY_MAP
-from cueshift.stats._effect_intervals import MODEL_REFITS, basic_interval, refit_replicates
+from cueshift.stats._effect_intervals import MODEL_REFITS, bias_shifted_interval, refit_replicates
 from cueshift.stats._model_terms import cell_blocks
 
 FACTORS = ("variation_category", "scenario_category")
@@ -98,9 +98,10 @@ def mixed_model(
     ``n_refits`` = min(``n_resamples``, ``max_refits``) replicates (faces drawn with replacement
     by ``seed``, a drawn copy its own face), each refitted by REML
     (:func:`cueshift.stats._reml.reml_fit`, the same estimator by a faster route; a refit costs
-    milliseconds, hence the cap), as the basic interval clamped to [0, 1] and holding the
-    estimate (:func:`cueshift.stats._effect_intervals.basic_interval`: both statistics are
-    biased upward, and a percentile interval can miss them near zero). ``n_resamples=0``: none.
+    milliseconds, hence the cap), as the percentile interval re-centred on the bias-corrected
+    value, clamped to [0, 1] and holding the estimate
+    (:func:`cueshift.stats._effect_intervals.bias_shifted_interval`: both statistics are biased
+    upward, and a plain percentile interval can miss them near zero). ``n_resamples=0``: none.
 
     Returns
     -------
@@ -192,7 +193,7 @@ def mixed_model(
         blocks = cell_blocks(cells.sort("face_id"), FACTORS)
         start = np.array([np.sqrt(var_face / var_resid) if var_resid > 0 else 1.0])
         replicates = refit_replicates(blocks, FACTORS, start, n_refits=n_refits, seed=seed)
-        low, high = basic_interval(out["estimate"].to_numpy(), replicates, confidence_level)
+        low, high = bias_shifted_interval(out["estimate"].to_numpy(), replicates, confidence_level)
     return out.with_columns(
         n=pl.lit(n, dtype=pl.Int64),
         n_groups=pl.lit(cells["face_id"].n_unique(), dtype=pl.Int64),
