@@ -270,3 +270,33 @@ def test_missing_dimension_is_one_clear_error(two_models) -> None:
     delta, _ = two_models
     with pytest.raises(CueshiftError, match="no column 'age'"):
         add_crossed_dimensions(delta.drop("age"))
+
+
+def test_suite_writes_the_tables_with_the_larger_family_and_the_report_shows_them(tmp_path) -> None:
+    from cueshift import store
+    from cueshift.designs.stylisticbias.analyses import run_analyses
+    from cueshift.designs.stylisticbias.report.subgroups import SUBGROUPS_TABLES
+    from tests.report.study_db import build_study_db
+
+    names = ["table3_by_model", "table11_by_model", "table2_crossed", "demographic_tests_crossed"]
+    names += [
+        "table9_crossed",
+        "table3_crossed",
+        "table11_crossed",
+        "table2_vs",
+        "demographic_tests",
+        "table9",
+    ]
+    con = store.open_study(
+        build_study_db(tmp_path / "s.duckdb", n_faces=30, scenarios_per_category=1, n_seeds=1)
+    )
+    try:
+        results = run_analyses(con, n_resamples=100, seed=1, only=names, progress=False)
+        family = dict(con.sql("SELECT name, family FROM result_manifest").fetchall())
+        assert "every model" in family["table11_by_model"] and "every crossed" in family["table11_crossed"]
+        assert set(results["table2_crossed"]["dimension"]) == {f"{a}_x_{b}" for a, b in ALL_PAIRS}
+        assert set(results["table11_crossed"]["dimension"]) == {"age_x_gender"}
+        for spec in SUBGROUPS_TABLES:
+            assert spec.build(spec.fetch(con, {"models": ["sim-a", "sim-b"]})).rows, spec.key
+    finally:
+        con.close()
