@@ -13,7 +13,7 @@ from cueshift.designs.stylisticbias.report.labels import (
     dimension_pivot,
     model_dimension_sql,
 )
-from cueshift.report import Col, TableSpec, fmt_pvalue, number, percent, stub
+from cueshift.report import Col, TableSpec, ci, fmt_pvalue, number, percent, stub
 
 TABLE2_VS = TableSpec(
     key="table2_vs",
@@ -61,13 +61,14 @@ TABLE10_ETA = TableSpec(
              CASE term WHEN 'variation_category' THEN 'Variation category'
                        ELSE 'Scenario category' END AS factor,
              CASE term WHEN 'variation_category' THEN 1 ELSE 2 END AS pos,
-             df, statistic, estimate, p_value
+             df, statistic, estimate, ci_low, ci_high, p_value
       FROM result_mixed_model WHERE test = 'wald-F'
       UNION ALL
       SELECT CASE outcome WHEN 'delta' THEN 'One-way ANOVA, face-level mean Δ'
                           ELSE 'One-way ANOVA, face-level mean base φ' END,
              CASE outcome WHEN 'delta' THEN 2 ELSE 3 END,
-             {case("dimension", DIMENSION_LABELS)}, {DIM_POS}, df, statistic, estimate, p_value
+             {case("dimension", DIMENSION_LABELS)}, {DIM_POS}, df, statistic, estimate, ci_low, ci_high,
+             p_value
       FROM result_face_anova
     ) ORDER BY g, pos
     """,
@@ -76,20 +77,32 @@ TABLE10_ETA = TableSpec(
         Col("df", "df", number(0)),
         Col("statistic", "F", number(2)),
         Col("estimate", "η²p", number(3), p="p_value"),
+        Col("ci_low", "95% CI", ci(3, signed=False), args=("ci_high",)),
         Col("p_value", "p", fmt_pvalue),
     ),
     group="estimator",
-    notes=("df: factor levels − 1. Pooled over models (the engine fits these on every analyzed model).",),
+    notes=(
+        "df: factor levels − 1. Pooled over models (the engine fits these on every analyzed model). "
+        "95% CI: face-level bootstrap (faces resampled; the mixed model refitted per replicate), the "
+        "percentile interval re-centred on the bias-corrected value (η² and R² are biased upward), "
+        "within [0, 1].",
+    ),
     notes_sql="""
     SELECT 'Mixed model: R²m = ' || printf('%.3f', max(estimate) FILTER (WHERE term = 'R2_marginal'))
+           || coalesce(' [' || printf('%.3f', max(ci_low) FILTER (WHERE term = 'R2_marginal')) || ', '
+                       || printf('%.3f', max(ci_high) FILTER (WHERE term = 'R2_marginal')) || ']', '')
            || ', R²c = ' || printf('%.3f', max(estimate) FILTER (WHERE term = 'R2_conditional'))
+           || coalesce(' [' || printf('%.3f', max(ci_low) FILTER (WHERE term = 'R2_conditional')) || ', '
+                       || printf('%.3f', max(ci_high) FILTER (WHERE term = 'R2_conditional')) || ']', '')
            || ' (Nakagawa); N = ' || printf('%,d', max(n)) || ' observations, '
            || printf('%,d', max(n_groups))
-           || ' faces; ' || CASE WHEN bool_and(reml) THEN 'REML' ELSE 'ML' END || '.'
+           || ' faces; ' || CASE WHEN bool_and(reml) THEN 'REML' ELSE 'ML' END
+           || '; ' || max(n_refits) || ' bootstrap refits.'
            || CASE WHEN bool_and(converged) THEN '' ELSE ' WARNING: the fit did not converge.' END
     FROM result_mixed_model HAVING count(*) > 0
     UNION ALL
-    SELECT 'ANOVAs: n = ' || printf('%,d', max(n)) || ' faces.' FROM result_face_anova HAVING count(*) > 0
+    SELECT 'ANOVAs: n = ' || printf('%,d', max(n)) || ' faces; ' || printf('%,d', max(n_resamples))
+           || ' bootstrap resamples.' FROM result_face_anova HAVING count(*) > 0
     """,
     requires=("result_mixed_model", "result_face_anova"),
 )
