@@ -157,10 +157,11 @@ TABLE2_CROSSED = TableSpec(
         "Crossed groups hold fewer faces, and VS (a standard deviation of noisy group means) grows with that "
         "noise: compare crossed with marginal VS with the group sizes in mind.",
     ),
-    notes_sql="""
-    SELECT 'Smallest crossed group: '
-           || string_agg(DISTINCT dimension || ' ' || n_faces_min || ' faces', ', ') || '.'
-    FROM result_table2_crossed
+    notes_sql=f"""
+    SELECT 'Faces in the smallest crossed group: '
+           || string_agg(label || ' ' || n_faces_min, ', ' ORDER BY pos) || '.'
+    FROM (SELECT DISTINCT {case("dimension", _DIMENSIONS)} AS label, {_DIM_POS} AS pos, n_faces_min
+          FROM result_table2_crossed)
     """,
     requires=("result_table2_vs", "result_table2_crossed"),
 )
