@@ -39,7 +39,7 @@ class _Attractiveness(_Scenario, _Test):
     mean_original: float = share()
     mean_filtered: float = share()
     test: str = one_of(KRUSKAL, "wilcoxon")
-    estimate: float = nullable()
+    estimate: float = nullable(ge=-1.0, le=1.0)  # a difference of shares; its interval is clamped to it
     ci_low: float = nullable()
     ci_high: float = nullable()
 

@@ -23,9 +23,11 @@ from rich.console import Console
 
 from cueshift import store
 from cueshift.designs import analyze_design, load_study, run_design
+from cueshift.designs.paired.stats import attractiveness_bias
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.errors import SchemaViolation
 from cueshift.schemas.results import RESULT_SCHEMAS, validate_result
+from cueshift.stats import welch_interval
 from tests.report.study_db import build_study_db
 
 STUDIES = Path(__file__).parents[2] / "studies"
@@ -161,3 +163,23 @@ def test_schema_refuses_incoherent_intervals_on_write() -> None:
     with pytest.raises(SchemaViolation, match="population_std_range"):
         validate_result("table2_vs", _vs_frame(0.4, 0.3, 0.6))  # above 0.5 with the population std
     validate_result("table2_vs", _vs_frame(0.4, 0.3, 0.6, ddof=1))  # the sample std reaches √½
+
+
+def test_paired_difference_interval_is_clamped_to_its_range() -> None:
+    # three individuals, s in {0, 1}: Welch's interval of the difference reaches beyond [-1, 1]
+    original, filtered = [0.0, 1.0, 0.0], [1.0, 0.0, 1.0]
+    _, raw_low, raw_high = welch_interval(filtered, original)
+    assert raw_low < -1.0 or raw_high > 1.0
+    keys = {
+        k: "x" for k in ("model_id", "family", "scenario_category", "scenario_id", "choice_1", "choice_2")
+    }
+    scores = pl.DataFrame(
+        [
+            {**keys, "identity_id": f"i{i}", "condition": condition, "s": s}
+            for condition, values in (("original", original), ("filtered", filtered))
+            for i, s in enumerate(values)
+        ]
+    )
+    table = attractiveness_bias(scores)
+    assert table["ci_low"].min() >= -1.0 and table["ci_high"].max() <= 1.0
+    assert ((table["ci_low"] <= table["estimate"]) & (table["estimate"] <= table["ci_high"])).all()

@@ -41,10 +41,16 @@ def _values(part: pl.DataFrame, condition: str) -> np.ndarray:
     return part.filter(pl.col("condition") == condition)["s"].drop_nulls().to_numpy()
 
 
+def _within_shares(low: float, high: float) -> tuple[float, float]:
+    """A t interval of a difference of shares clamped to the difference's range [-1, 1] (NaN stays)."""
+    return (max(low, -1.0) if not math.isnan(low) else low, min(high, 1.0) if not math.isnan(high) else high)
+
+
 def _attractiveness_rows(part: pl.DataFrame, confidence: float) -> list[dict[str, object]]:
     original, filtered = _values(part, ORIGINAL), _values(part, FILTERED)
     kw = kruskal_wallis([original, filtered])
     est, lo, hi = welch_interval(filtered, original, confidence)
+    lo, hi = _within_shares(lo, hi)
     wide = part.filter(pl.col("s").is_not_null()).pivot(
         on="condition", index="identity_id", values="s", aggregate_function="mean"
     )
@@ -55,6 +61,7 @@ def _attractiveness_rows(part: pl.DataFrame, confidence: float) -> list[dict[str
     )
     wsr = wilcoxon_signed_rank(diffs)
     p_est, p_lo, p_hi = mean_interval(diffs, confidence)
+    p_lo, p_hi = _within_shares(p_lo, p_hi)
     common = {
         "mean_original": float(original.mean()) if original.size else math.nan,
         "mean_filtered": float(filtered.mean()) if filtered.size else math.nan,
@@ -119,8 +126,9 @@ def attractiveness_bias(
     Two rows per cell: ``kruskal-wallis`` (the paper's unpaired test; estimate
     :math:`\bar s_{F^b} - \bar s_F` with a Welch interval, effect size ε²) and ``wilcoxon``
     (signed-rank on the per-individual difference :math:`s(f^b) - s(f)`; estimate the mean
-    difference with a paired t interval, effect size the rank-biserial r). ``p_adj``: BH over
-    the scenarios of a model × test when ``correction='bh'``, else the raw p (the paper).
+    difference with a paired t interval, effect size the rank-biserial r). Both intervals are
+    clamped to the difference's range [-1, 1] (a t interval ignores it with few images). ``p_adj``:
+    BH over the scenarios of a model × test when ``correction='bh'``, else the raw p (the paper).
     """
     rows = []
     for key, part in scores.group_by(SCENARIO_KEYS, maintain_order=True):
