@@ -1,5 +1,13 @@
-"""Wilcoxon signed-rank test: vectorised over cells (numba ranks) with an exact or normal null,
-and the single-sample form the design statistics use."""
+r"""Wilcoxon signed-rank test: vectorised over cells (numba ranks) with an exact or normal null,
+and the single-sample form the design statistics use.
+
+``method='auto'`` makes scipy's choice (``scipy.stats.wilcoxon``, scipy 1.17, checked in
+``tests/stats/test_exact_ties.py``): with :math:`N` the non-missing differences (zeros included),
+:math:`N > 50` → normal approximation; no ties and no zeros → exact null of :math:`R^+`; ties or
+zeros and :math:`N \le 13` → the exact sign-flip (permutation) distribution of the observed
+mid-ranks, all :math:`2^N` sign vectors, as scipy's ``PermutationMethod`` enumerates them;
+otherwise the normal approximation with the tie-corrected variance.
+"""
 
 from __future__ import annotations
 
@@ -78,6 +86,52 @@ def _signed_rank_null_counts(n: int) -> NDArray[np.float64]:
     return counts
 
 
+@numba.njit(parallel=True, cache=True)
+def _signed_rank_permutation_kernel(
+    x: F64, cells: NDArray[np.int64], zero_code: int, alt: int
+) -> F64:  # pragma: no cover - numba
+    """Exact sign-flip p of :math:`R^+` per cell with the cell's own mid-ranks (ties, zeros).
+
+    Doubled mid-ranks are integers, so the null of :math:`2R^+` over the :math:`2^m` sign
+    vectors of the :math:`m` non-zero differences is counted exactly by a subset-sum recursion;
+    zeros never change sign (pratt: they keep their ranks out of :math:`R^+`; zsplit adds the
+    same half of their ranks to every sign vector, which shifts nothing).
+    """
+    p = np.full(cells.shape[0], np.nan)
+    for k in numba.prange(cells.shape[0]):
+        col = x[:, cells[k]]
+        d = col[~np.isnan(col)]
+        if zero_code == 0:
+            d = d[d != 0.0]
+        if d.shape[0] == 0:
+            continue
+        ranks, _, _ = average_ranks(np.abs(d))
+        weights = np.zeros(d.shape[0], dtype=np.int64)
+        observed = 0
+        for i in range(d.shape[0]):
+            if d[i] != 0.0:
+                weights[i] = np.int64(np.round(2.0 * ranks[i]))
+                if d[i] > 0.0:
+                    observed += weights[i]
+        top = weights.sum()
+        counts = np.zeros(top + 1)
+        counts[0] = 1.0
+        for w in weights:
+            if w > 0:
+                for total in range(top, w - 1, -1):
+                    counts[total] += counts[total - w]
+        n_vectors = counts.sum()
+        p_greater = counts[observed:].sum() / n_vectors
+        p_less = counts[: observed + 1].sum() / n_vectors
+        if alt == 1:
+            p[k] = p_greater
+        elif alt == -1:
+            p[k] = p_less
+        else:
+            p[k] = min(1.0, 2.0 * min(p_greater, p_less))
+    return p
+
+
 def signed_rank_columns(
     x: F64,
     *,
@@ -96,10 +150,11 @@ def signed_rank_columns(
 
         \operatorname{Var} R^+ = \frac{n(n+1)(2n+1)}{24} - \frac{\sum_j (t_j^3 - t_j)}{48}.
 
-    ``method='exact'`` uses the exact null distribution of :math:`R^+`; ``'auto'`` uses it
-    when :math:`n \le 50` and there are neither ties nor zeros, else the normal approximation
-    (scipy would switch to a permutation test for n ≤ 13 with ties; use
-    :func:`cueshift.stats.sign_flip_test` for that). The statistic follows scipy:
+    ``method='exact'`` uses the exact null distribution of :math:`R^+` without ties (as scipy);
+    ``'auto'`` follows scipy: that exact null when :math:`N \le 50` and there are neither ties
+    nor zeros, the exact sign-flip distribution of the observed mid-ranks when there are ties
+    or zeros and :math:`N \le 13`, else the normal approximation (:math:`N`: the non-missing
+    differences, zeros included; module docstring). The statistic follows scipy:
     :math:`\min(R^+, R^-)` two-sided, :math:`R^+` one-sided. The effect size is the
     matched-pairs rank-biserial correlation :math:`(R^+ - R^-)/(R^+ + R^-)`.
 
@@ -143,12 +198,20 @@ def _signed_rank(
         p = _normal_p(z_used, alternative)
         effect = (r_plus - r_minus) / (r_plus + r_minus)
     use_exact = np.zeros(count.shape, dtype=bool)
+    use_permutation = np.zeros(count.shape, dtype=bool)
     if method == "exact":
         use_exact = count > 0
     elif method == "auto":
-        use_exact = (count > 0) & (count <= 50) & (ties == 0) & (n_zero == 0)
+        n_total = count + n_zero if zero_method == "wilcox" else count
+        untied = (ties == 0) & (n_zero == 0)
+        use_exact = (count > 0) & (n_total <= 50) & untied
+        use_permutation = (count > 0) & (n_total <= 13) & ~untied
     for c in np.flatnonzero(use_exact):
         p[c] = _signed_rank_exact_p(int(count[c]), float(r_plus[c]), alternative)
+    if use_permutation.any():
+        cells = np.flatnonzero(use_permutation).astype(np.int64)
+        alt = {"two-sided": 0, "greater": 1, "less": -1}[alternative]
+        p[cells] = _signed_rank_permutation_kernel(x, cells, zero_code, alt)
     statistic = np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus
     p = np.where(count > 0, p, np.nan)
     return RankTestResult(statistic, np.clip(p, 0.0, 1.0), count, effect, z), r_plus
