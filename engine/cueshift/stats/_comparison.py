@@ -14,12 +14,11 @@ from itertools import combinations
 
 import numpy as np
 import polars as pl
-from numpy.typing import NDArray
 
 from cueshift.stats._checked import returns
 from cueshift.stats._clustered import F64, clustered_standard_error, design_effect, naive_standard_error
-from cueshift.stats._exact_means import count_denominator, exact_bincount, scaled_integers
-from cueshift.stats._faces import FaceMatrix, FaceSums, _cell_codes, _encode, coarsen, study_faces
+from cueshift.stats._faces import FaceMatrix
+from cueshift.stats._model_cells import FINE_KEYS, ModelCells, model_cells
 from cueshift.stats._multiplicity import bh_by_family
 from cueshift.stats._resample import CIMethod, cluster_bootstrap, face_multiplicities
 from cueshift.stats._sbs import TestMethod, one_sample_test
@@ -30,16 +29,6 @@ COMPARISON_LEVELS: Mapping[str, tuple[str, ...]] = {
     "variation_value": ("variation_category", "variation_value"),
     "scenario": ("scenario_category", "scenario_id"),
 }
-#: What two models' Δ rows are paired on: one face × variation × scenario.
-ROW_KEY = (
-    "face_id",
-    "variation_category",
-    "feature_key",
-    "variation_value",
-    "scenario_category",
-    "scenario_id",
-)
-FINE_KEYS = ("variation_category", "variation_value", "scenario_category", "scenario_id")
 KEY_COLUMNS = FINE_KEYS
 
 
@@ -57,72 +46,25 @@ class PairedCells:
     mean_b: F64
 
 
-def paired_cells(
-    delta: pl.DataFrame, *, levels: Sequence[str] = tuple(COMPARISON_LEVELS)
-) -> tuple[list[str], list[PairedCells]]:
+def paired_cells(cells: ModelCells, *, levels: Sequence[str] = tuple(COMPARISON_LEVELS)) -> list[PairedCells]:
     r"""Per-face paired differences of every model pair (sorted ids, :math:`a < b`) per level.
 
-    For face :math:`f` and cell :math:`c` of a level, with :math:`R_{fc}` the rows (variation ×
-    scenario) in which both models have a Δ,
+    For face :math:`f` and cell :math:`c` of a level, with :math:`R_{fc}` the variation ×
+    scenario rows in which both models have a Δ,
 
     .. math::
 
         \bar d_{fc} = \frac{1}{|R_{fc}|}\sum_{r \in R_{fc}} (\Delta^{a}_{r} - \Delta^{b}_{r})
-                    = \bar\Delta^{a}_{fc} - \bar\Delta^{b}_{fc}.
+                    = \bar\Delta^{a}_{fc} - \bar\Delta^{b}_{fc}
 
-    Returns the faces (sorted) and one :class:`PairedCells` per pair × level.
+    (:meth:`ModelCells.paired`), and each model's per-face mean over the same rows.
     """
-    data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
-    models = sorted(data["model_id"].unique().to_list())
-    faces = study_faces(data)
-    if len(models) < 2:
-        return faces, []
-    wide = data.pivot(on="model_id", index=list(ROW_KEY), values="delta", aggregate_function="mean").sort(
-        list(ROW_KEY), nulls_last=True
-    )
-    cell_of_row, cells = _cell_codes(wide, list(FINE_KEYS))
-    flat = _encode(wide["face_id"], faces) * cells.height + cell_of_row
-    shape = (len(faces), cells.height)
-    denominator = count_denominator(data)
     out = []
-    for a, b in combinations(models, 2):
-        da, db = wide[a].to_numpy().astype(np.float64), wide[b].to_numpy().astype(np.float64)
-        both = ~(np.isnan(da) | np.isnan(db))
-        idx, diff = flat[both], (da - db)[both]
-        counts = np.bincount(idx, minlength=shape[0] * shape[1]).astype(np.float64).reshape(shape)
-        sums, scale = _exact_sums(idx, diff, denominator, shape)
-        squares = (
-            np.bincount(idx, weights=diff * diff, minlength=counts.size).astype(np.float64).reshape(shape)
-        )
-        paired = FaceSums(
-            faces, cells, sums, counts, scale, {"row_mean": (sums, scale), "row_mean_sq": (squares, 1.0)}
-        )
-        sums_a, scale_a = _exact_sums(idx, da[both], denominator, shape)
-        sums_b, scale_b = _exact_sums(idx, db[both], denominator, shape)
-        per_a = FaceSums(faces, cells, sums_a, counts, scale_a, {})
-        per_b = FaceSums(faces, cells, sums_b, counts, scale_b, {})
+    for a, b in combinations(range(len(cells.models)), 2):
         for level in levels:
-            keys = COMPARISON_LEVELS[level]
-            out.append(
-                PairedCells(
-                    a,
-                    b,
-                    level,
-                    coarsen(paired, keys),
-                    coarsen(per_a, keys).values,
-                    coarsen(per_b, keys).values,
-                )
-            )
-    return faces, out
-
-
-def _exact_sums(
-    idx: NDArray[np.int64], values: F64, denominator: int, shape: tuple[int, int]
-) -> tuple[F64, float]:
-    """Integer-valued sums (and their scale) of the rows per face × fine cell: exact in any row
-    order, so equal per-face differences are equal doubles (:mod:`._exact_means`)."""
-    numerators, scale = scaled_integers(values, denominator)
-    return exact_bincount(idx, numerators, shape[0] * shape[1]).reshape(shape), scale
+            difference, mean_a, mean_b = cells.paired(a, b, COMPARISON_LEVELS[level])
+            out.append(PairedCells(cells.models[a], cells.models[b], level, difference, mean_a, mean_b))
+    return out
 
 
 def _face_mean(values: F64) -> F64:
@@ -184,7 +126,8 @@ def model_differences(
        model evaluations. arXiv:2411.00640, §2.3 (clustered SE), §4 (paired differences).
     .. [2] Field, C. A. & Welsh, A. H. (2007). Bootstrapping clustered data. *JRSS B* 69, 369-390.
     """
-    faces, pairs = paired_cells(delta, levels=levels)
+    cells = model_cells(delta)
+    pairs = paired_cells(cells, levels=levels)
     if not pairs:
         return _empty()
     values = np.ascontiguousarray(np.hstack([p.difference.values for p in pairs]))
@@ -192,20 +135,20 @@ def model_differences(
         values,
         confidence_level=confidence_level,
         method=ci_method,
-        multiplicities=face_multiplicities(len(faces), n_resamples, seed),
+        multiplicities=face_multiplicities(len(cells.faces), n_resamples, seed),
     )
     statistic, p_value, effect, test_name = one_sample_test(
         values, test=test, n_resamples=n_resamples, seed=seed
     )
     frames = []
     for p in pairs:
-        cells = p.difference.cells
+        keys = p.difference.cells
         naive = naive_standard_error(
-            cells["n_obs"].to_numpy(), cells["row_mean"].to_numpy(), cells["row_mean_sq"].to_numpy()
+            keys["n_obs"].to_numpy(), keys["row_mean"].to_numpy(), keys["row_mean_sq"].to_numpy()
         )
         clustered = clustered_standard_error(p.difference.values)
         frames.append(
-            cells.drop("row_mean", "row_mean_sq").with_columns(
+            keys.drop("row_mean", "row_mean_sq").with_columns(
                 level=pl.lit(p.level),
                 model_a=pl.lit(p.model_a),
                 model_b=pl.lit(p.model_b),

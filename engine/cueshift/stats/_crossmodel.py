@@ -3,6 +3,7 @@ models, sign reversals, and whether the scenario-category ranking is preserved."
 
 from __future__ import annotations
 
+import warnings
 from itertools import combinations
 
 import numpy as np
@@ -11,19 +12,31 @@ import polars as pl
 from cueshift.stats._checked import returns
 from cueshift.stats._constants import POOLED
 from cueshift.stats._correlation import pearson_slope
-from cueshift.stats._faces import face_matrix, group_means, study_faces
-from cueshift.stats._reversals import scenario_reversals
+from cueshift.stats._exact_means import ratio_means
+from cueshift.stats._faces import group_means
+from cueshift.stats._model_cells import ModelCells, model_cells
+from cueshift.stats._reversals import reversals_of
 from cueshift.stats._sbs import TestMethod
 
 
 def scenario_means(delta: pl.DataFrame) -> pl.DataFrame:
     """Face-level mean Δ per model × scenario (the points of Fig. 5): per face, the mean over the
     scenario's variations; then the mean over faces."""
-    data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
-    fm = face_matrix(data, ["model_id", "scenario_category", "scenario_id"], faces=study_faces(data))
-    with np.errstate(invalid="ignore"):
-        means = np.nanmean(fm.values, axis=0)
-    return fm.cells.with_columns(estimate=pl.Series(means))
+    return _scenario_means(model_cells(delta))
+
+
+def _scenario_means(cells: ModelCells) -> pl.DataFrame:
+    frames = []
+    for m, model in enumerate(cells.models):
+        fm = cells.model_means(m, ["scenario_category", "scenario_id"])
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a scenario without faces: NaN
+            means = np.nanmean(fm.values, axis=0)
+        frames.append(fm.cells.with_columns(model_id=pl.lit(model), estimate=pl.Series(means)))
+    columns = ["model_id", "scenario_category", "scenario_id", pl.col("n_obs").cast(pl.Int64), "estimate"]
+    if not frames:
+        return pl.DataFrame(schema={"model_id": pl.String, "scenario_id": pl.String, "estimate": pl.Float64})
+    return pl.concat(frames).select(columns)
 
 
 @returns("category_ranking")
@@ -31,15 +44,30 @@ def category_ranking(delta: pl.DataFrame) -> pl.DataFrame:
     r"""Scenario-category sensitivity per model and pooled, ranked (seed 000 §5.3).
 
     Category |SBS| = mean over the category's model × variation value × scenario cells of
-    :math:`|\mathrm{SBS}_c|` (the |SBS| unit of :func:`sbs_levels`). ``rank`` 1 = most
-    sensitive. ``ranking_preserved``: the model orders the categories exactly as the pooled
-    ranking; ``n_adjacent_reversals``: adjacent pairs of the pooled order that the model swaps
-    (paper: LLaVA, Pixtral and Qwen3 "each reverse one adjacent category pair").
+    :math:`|\mathrm{SBS}_c|` (the |SBS| unit of :func:`sbs_levels`; the cell's mean Δ over its
+    rows). ``rank`` 1 = most sensitive. ``ranking_preserved``: the model orders the categories
+    exactly as the pooled ranking; ``n_adjacent_reversals``: adjacent pairs of the pooled order
+    that the model swaps (paper: LLaVA, Pixtral and Qwen3 "each reverse one adjacent category pair").
     """
-    data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
-    cell = group_means(
-        data, ["model_id", "scenario_category", "variation_value", "scenario_id"], "delta", alias="a"
-    ).with_columns(pl.col("a").abs())
+    return _category_ranking(model_cells(delta))
+
+
+def _cell_abs_means(cells: ModelCells) -> pl.DataFrame:
+    """|mean Δ| of each model × variation × scenario cell over its rows (summed exactly)."""
+    frames = []
+    for m, model in enumerate(cells.models):
+        counts = cells.counts[m].sum(axis=0)
+        means = ratio_means(cells.sums[m].sum(axis=0), counts, cells.scale)
+        frames.append(
+            cells.cells.with_columns(model_id=pl.lit(model), a=pl.Series(np.abs(means))).filter(
+                pl.Series(counts > 0)
+            )
+        )
+    return pl.concat(frames)
+
+
+def _category_ranking(cells: ModelCells) -> pl.DataFrame:
+    cell = _cell_abs_means(cells)
     per_model = group_means(cell, ["model_id", "scenario_category"], "a", alias="abs_sbs")
     pooled = group_means(cell, ["scenario_category"], "a", alias="abs_sbs").with_columns(
         pl.lit(POOLED).alias("model_id")
@@ -98,15 +126,16 @@ def cross_model(
     ``n_reversed_not_distinguishable``, and ``category_ranking_preserved``: both models rank the
     scenario categories identically.
     """
-    means = scenario_means(delta)
-    reversals = scenario_reversals(delta, test=test, n_resamples=n_resamples, seed=seed)
+    cells = model_cells(delta)
+    means = _scenario_means(cells)
+    reversals = reversals_of(cells, test=test, n_resamples=n_resamples, seed=seed)
     evidence = {
         (a, b): int(n)
         for a, b, n in reversals.group_by("model_a", "model_b")
         .agg(pl.col("reversed_significant").sum())
         .iter_rows()
     }
-    ranking = category_ranking(delta)
+    ranking = _category_ranking(cells)
     order = {
         m: p["scenario_category"].to_list() for (m,), p in ranking.group_by("model_id", maintain_order=True)
     }

@@ -3,6 +3,7 @@ the two signs apart, not whenever two noisy point estimates straddle zero."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Final
 
 import numpy as np
@@ -10,7 +11,7 @@ import polars as pl
 
 from cueshift.stats._comparison import paired_cells
 from cueshift.stats._constants import ALPHA
-from cueshift.stats._faces import face_matrix, study_faces
+from cueshift.stats._model_cells import ModelCells, model_cells
 from cueshift.stats._multiplicity import bh_by_family
 from cueshift.stats._sbs import TestMethod, one_sample_test
 
@@ -29,17 +30,22 @@ REVERSAL_SCHEMA: Final = {
 }
 
 
-def _model_scenario_tests(data: pl.DataFrame, test: TestMethod, n_resamples: int, seed: int) -> pl.DataFrame:
+def _model_scenario_tests(cells: ModelCells, test: TestMethod, n_resamples: int, seed: int) -> pl.DataFrame:
     """Scenario SBS per model with its test; ``p_adj`` BH within model (as ``result_sbs``'s
     scenario rows)."""
-    fm = face_matrix(data, ["model_id", "scenario_id"], faces=study_faces(data))
-    _, p_value, _, _ = one_sample_test(fm.values, test=test, n_resamples=n_resamples, seed=seed)
-    with np.errstate(invalid="ignore"):
-        sbs = np.nanmean(fm.values, axis=0)
-    tests = fm.cells.select("model_id", "scenario_id").with_columns(
-        sbs=pl.Series(sbs), p_value=pl.Series(p_value).fill_nan(None)
-    )
-    return bh_by_family(tests, ["model_id"])
+    frames = []
+    for m, model in enumerate(cells.models):
+        fm = cells.model_means(m, ["scenario_id"])
+        _, p_value, _, _ = one_sample_test(fm.values, test=test, n_resamples=n_resamples, seed=seed)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a scenario without faces: NaN
+            sbs = np.nanmean(fm.values, axis=0)
+        frames.append(
+            fm.cells.select("scenario_id").with_columns(
+                model_id=pl.lit(model), sbs=pl.Series(sbs), p_value=pl.Series(p_value).fill_nan(None)
+            )
+        )
+    return bh_by_family(pl.concat(frames), ["model_id"])
 
 
 def scenario_reversals(
@@ -69,11 +75,22 @@ def scenario_reversals(
        and type M (magnitude) errors. *Perspect. Psychol. Sci.* 9, 641-651.
     .. [2] Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640, §4.
     """
-    data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
-    _, pairs = paired_cells(data, levels=("scenario",))
+    return reversals_of(model_cells(delta), test=test, n_resamples=n_resamples, seed=seed, alpha=alpha)
+
+
+def reversals_of(
+    cells: ModelCells,
+    *,
+    test: TestMethod = "rank",
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    alpha: float = ALPHA,
+) -> pl.DataFrame:
+    """:func:`scenario_reversals` of Δ already laid out per model × face × cell."""
+    pairs = paired_cells(cells, levels=("scenario",))
     if not pairs:
         return pl.DataFrame(schema=REVERSAL_SCHEMA)
-    per_model = _model_scenario_tests(data, test, n_resamples, seed)
+    per_model = _model_scenario_tests(cells, test, n_resamples, seed)
     frames = []
     for pair in pairs:
         _, p_value, _, _ = one_sample_test(
