@@ -16,8 +16,9 @@ DIMENSIONS = ("(all)", "age", "gender", "ethnicity", "body_type")
 
 class MissingRateSchema(Interval):
     """``result_missing_rates``: per model (and pooled) x dimension x group x variation value
-    (``(base)``: the base images): the face-level invalid or refusal rate with its face-level
-    bootstrap interval, the answers and the invalid answers (refusals) counted, the faces."""
+    (``(base)``: the base images): the face-level invalid or refusal rate with its Wilson interval
+    at the effective sample size of the face clusters, the answers and the invalid answers
+    (refusals) counted, the faces."""
 
     model_id: str
     dimension: str = one_of(*DIMENSIONS)
@@ -28,15 +29,15 @@ class MissingRateSchema(Interval):
     estimate: float | None = share()
     ci_low: float | None = share()
     ci_high: float | None = share()
-    ci_method: str = one_of("bca", "percentile")
+    ci_method: str = one_of("wilson-effective-n")
     n_answers: pl.Int64 = count()
     n_events: pl.Int64 = count()
     n: pl.Int64 = count()
 
 
 class MissingShiftSchema(Tested, Interval):
-    """``result_missing_shift``: per model (and pooled) x dimension x group x variation value: the
-    face-level mean shift of the invalid (refusal) rate, variation image minus the same face's base
+    """``result_missing_shift``: per model (and pooled) x dimension x group x variation value (the
+    refusal rate: dimension ``(all)`` only): the face-level mean shift of the invalid (refusal) rate, variation image minus the same face's base
     image, with its face-level bootstrap interval, WSRT or sign-flip test against 0 (BH within
     model x rate x dimension), and the two rates it compares."""
 

@@ -12,12 +12,14 @@ import polars as pl
 import pytest
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
 
 from cueshift import store
 from cueshift.designs import load_study
 from cueshift.designs.runner import run_study
 from cueshift.designs.stylisticbias.analyses import run_analyses
-from cueshift.stats import missing_by_ordering, missing_rates, missing_shift
+from cueshift.stats import missing_by_ordering, missing_rates, missing_shift, wilson_interval
+from cueshift.stats._clustered_share import clustered_wilson
 from tests.designs.test_runner import study_file
 
 BOOT = {"n_resamples": 400, "seed": 1, "confidence_level": 0.95, "ci_method": "percentile"}
@@ -94,7 +96,7 @@ def test_results_do_not_depend_on_row_order() -> None:
 
 def test_rates_are_the_face_level_shares() -> None:
     counts = hand_counts()
-    out = missing_rates(counts, **BOOT)
+    out = missing_rates(counts)
     base = _cell(out, model_id="m", dimension="(all)", variation_value="(base)", rate="invalid")
     assert base["estimate"] == pytest.approx(np.mean([f[0] / 8 for f in FACES]))
     assert (base["n_answers"], base["n_events"], base["n"]) == (64, sum(f[0] for f in FACES), 8)
@@ -103,7 +105,27 @@ def test_rates_are_the_face_level_shares() -> None:
     assert v["estimate"] == pytest.approx(np.mean([f[3] / 12 for f in FACES]))
     assert ((out["ci_low"] <= out["estimate"]) & (out["estimate"] <= out["ci_high"])).all()
     unrecorded = counts.with_columns(pl.lit(1).alias("n_unrecorded"))
-    assert set(missing_rates(unrecorded, **BOOT)["rate"]) == {"invalid"}  # refusal status unknown
+    assert set(missing_rates(unrecorded)["rate"]) == {"invalid"}  # refusal status unknown
+
+
+def test_clustered_wilson_against_statsmodels_and_the_independent_case() -> None:
+    # clustered: faces differ, so n_eff = p(1-p) / (s^2 / n_F) < N; the interval is statsmodels'
+    # Wilson interval of p at n_eff answers
+    shares = np.array([[0.0], [0.25], [0.5], [0.125], [0.0], [0.375]])
+    estimate, low, high, n = clustered_wilson(shares, np.array([48.0]))
+    p = shares.mean()
+    n_eff = p * (1 - p) / (shares.var(ddof=1) / 6)
+    assert n_eff < 48 and n[0] == 6 and estimate[0] == pytest.approx(p)
+    reference = proportion_confint(p * n_eff, n_eff, alpha=0.05, method="wilson")
+    np.testing.assert_allclose([low[0], high[0]], reference, rtol=1e-9)
+    # every face alike (or a share of 0): the answers count as independent, n_eff = N
+    same = np.full((4, 2), np.nan)
+    same[:, 0] = 0.25
+    same[:, 1] = 0.0
+    estimate, low, high, _ = clustered_wilson(same, np.array([40.0, 40.0]))
+    np.testing.assert_allclose([low[0], high[0]], wilson_interval(10, 40), rtol=1e-12)
+    np.testing.assert_allclose([low[1], high[1]], wilson_interval(0, 40), rtol=1e-12, atol=1e-15)
+    assert high[1] > 0  # a share seen as 0 is not known to be 0
 
 
 def test_by_ordering_shares_and_poles() -> None:

@@ -19,16 +19,21 @@ the face-level rate (every face weighs the same, as in SBS) and the per-face shi
 against the same face's base image (:math:`b`: the base images its variation images were made
 from). :math:`\delta_{fv}` is formed from integer counts and divided once, so equal rationals
 give equal doubles and the rank test sees the same ties in any row order (issue 11, defect 2).
-Faces are the independent units: intervals are face-level cluster bootstrap intervals
-(:func:`~cueshift.stats.cluster_bootstrap`; the interval is widened to contain the estimate when a
-degenerate resample distribution would leave it out) and the shift is tested per cell with the
-WSRT (or sign flips) of :math:`\delta_{fv}` against 0, BH within model × rate × dimension.
+Faces are the independent units. A rate's interval is the Wilson interval at the effective
+sample size of the face clusters (:mod:`._clustered_share`; no resampling for the thousands of
+rate cells); a shift's is the face-level cluster bootstrap interval
+(:func:`~cueshift.stats.cluster_bootstrap`, widened to contain the estimate when a degenerate
+resample distribution would leave it out), and the shift is tested per cell with the WSRT (or
+sign flips) of :math:`\delta_{fv}` against 0, BH within model × rate × dimension. The refusal
+shift is computed per model × variation only (all faces): per group, the invalid-rate shift
+answers the question at half the cost.
 
 References
 ----------
 .. [1] Little, R. J. A. & Rubin, D. B. (2019). *Statistical Analysis with Missing Data*, 3rd ed.,
    §1.3 (missingness that depends on the condition biases complete-case means).
-.. [2] Field, C. A. & Welsh, A. H. (2007). Bootstrapping clustered data. *JRSS B* 69, 369–390.
+.. [2] Field, C. A. & Welsh, A. H. (2007). Bootstrapping clustered data. *JRSS B* 69, 369–390;
+   Korn, E. L. & Graubard, B. I. (1998), *Survey Methodology* 24, 193–201 (rates).
 .. [3] Wilcoxon, F. (1945). Individual comparisons by ranking methods. *Biometrics Bulletin* 1, 80–83.
 .. [4] Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. *JRSS B* 57, 289–300.
 """
@@ -41,6 +46,7 @@ import numpy as np
 import polars as pl
 
 from cueshift.stats._checked import returns
+from cueshift.stats._clustered_share import clustered_wilson
 from cueshift.stats._constants import DIMENSIONS, POOLED
 from cueshift.stats._multiplicity import bh_by_family
 from cueshift.stats._resample import F64, CIMethod, cluster_bootstrap
@@ -53,6 +59,8 @@ BASE = "(base)"
 ALL = "(all)"
 CELL = ["model_id", "dimension", "group", "variation_category", "variation_value"]
 COUNTS = ["n_answers", "n_invalid", "n_refusal", "n_unrecorded"]
+#: ``ci_method`` of the rates: Wilson at the effective sample size of the face clusters.
+WILSON = "wilson-effective-n"
 
 
 def by_group(rows: pl.DataFrame) -> pl.DataFrame:
@@ -118,40 +126,37 @@ def cell_counts(rows: pl.DataFrame, keys: list[str], *counts: str) -> pl.DataFra
 
 
 @returns("missing_rates")
-def missing_rates(
-    counts: pl.DataFrame,
-    *,
-    n_resamples: int = 10_000,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
-) -> pl.DataFrame:
+def missing_rates(counts: pl.DataFrame, *, confidence_level: float = 0.95) -> pl.DataFrame:
     r"""Invalid and refusal rates per model (and pooled) × dimension × group × variation value.
 
     ``estimate`` is the face-level rate :math:`\hat r` (module docstring) of the cell's images
-    (:data:`BASE`: the base images), with a face-level cluster bootstrap interval; ``n_answers``
-    and ``n_events`` count the answers and the invalid answers (refusals), ``n`` the faces.
+    (:data:`BASE`: the base images) with the Wilson interval at the effective sample size of the
+    face clusters (:func:`~cueshift.stats._clustered_share.clustered_wilson`; thousands of cells, so
+    no resampling); ``n_answers`` and ``n_events`` count the answers and the invalid answers
+    (refusals), ``n`` the faces.
 
     Parameters
     ----------
     counts : polars.DataFrame
         Rows of the ``invalid_answers`` view (model × image × ordering).
-    n_resamples, seed, confidence_level, ci_method
-        Face-level bootstrap settings.
+    confidence_level : float
+        Coverage of the intervals.
     """
     keys = [*CELL, "rate"]
     face = by_group(_labelled(counts)).group_by([*CELL, "face_id"]).agg(pl.col(COUNTS).sum())
     rows = _rate_rows(face, RATES).with_columns((pl.col("n_events") / pl.col("n_answers")).alias("share"))
     faces = sorted(rows["face_id"].unique().to_list())
     cells, values = dense(rows, keys, "share", faces)
-    estimate, low, high, n = face_interval(values, n_resamples, seed, confidence_level, ci_method)
+    counted = cell_counts(rows, keys, "n_answers", "n_events")
+    cells = cells.join(counted, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    estimate, low, high, n = clustered_wilson(values, cells["n_answers"].to_numpy(), confidence_level)
     out = cells.with_columns(
         pl.Series("estimate", estimate),
         pl.Series("ci_low", low),
         pl.Series("ci_high", high),
-        pl.lit(ci_method).alias("ci_method"),
+        pl.lit(WILSON).alias("ci_method"),
         pl.Series("n", n.astype(np.int64)),
-    ).join(cell_counts(rows, keys, "n_answers", "n_events"), on=keys, how="left", nulls_equal=True)
+    )
     return out.select(
         *keys, "estimate", "ci_low", "ci_high", "ci_method", "n_answers", "n_events", "n"
     ).with_columns(pl.col(pl.Float64).fill_nan(None))
@@ -187,7 +192,8 @@ def missing_shift(
 ) -> pl.DataFrame:
     r"""Shift of the invalid and refusal rates, variation image vs the same face's base image.
 
-    Per model (and pooled) × dimension × group × variation value × rate: ``estimate`` is the
+    Per model (and pooled) × dimension × group × variation value for the invalid rate, and per
+    model × variation value (dimension ``(all)``) for the refusal rate: ``estimate`` is the
     face-level mean of :math:`\delta_{fv} = r_{fv} - r_{fb}` (module docstring; exact from
     integer counts), with a face-level cluster bootstrap interval and the WSRT (``test='rank'``,
     faces with :math:`\delta = 0` dropped as scipy's ``'wilcox'``) or sign-flip test against 0;
@@ -208,7 +214,8 @@ def missing_shift(
         .agg(pl.col(COUNTS).sum(), pl.col([f"{c}_base" for c in COUNTS]).sum())
     )
     face = face.with_columns(pl.col("n_unrecorded") + pl.col("n_unrecorded_base"))
-    rows = _rate_rows(face, RATES).with_columns(
+    rows = _rate_rows(face, RATES).filter((pl.col("rate") == "invalid") | (pl.col("dimension") == ALL))
+    rows = rows.with_columns(
         pl.when(pl.col("rate") == "invalid")
         .then("n_invalid_base")
         .otherwise("n_refusal_base")

@@ -330,7 +330,8 @@ def write_study(con: duckdb.DuckDBPyConnection, study: SimulatedStudy) -> int:
     fav_letter = " ".join(f"WHEN {o.ordering} THEN '{o.favorable_letter}'" for o in ORDERINGS)
     con.execute(f"""
         INSERT INTO judgment (model_id, image_id, scenario_id, ordering, seed, response_text, outcome,
-                              chosen_letter, p_favorable, p_neither, latency_ms, created_at, run_id)
+                              chosen_letter, invalid_reason, p_favorable, p_neither, latency_ms,
+                              created_at, run_id)
         WITH expanded AS (
             SELECT c.model_id, c.image_id, c.scenario_id,
                    (k % 4 + 1)::INTEGER AS ordering, (k // 4 + 1)::INTEGER AS seed,
@@ -350,6 +351,7 @@ def write_study(con: duckdb.DuckDBPyConnection, study: SimulatedStudy) -> int:
                outcome,
                CASE outcome WHEN 'invalid' THEN NULL WHEN 'favorable' THEN fav_letter
                             ELSE CASE fav_letter WHEN 'a' THEN 'b' ELSE 'a' END END,
+               CASE outcome WHEN 'invalid' THEN 'refusal' END,  -- the parser's reason for 'I cannot tell.'
                p_favorable, NULL, 0.0, TIMESTAMP '2026-01-01', 'sim'
         FROM judged
     """)

@@ -52,14 +52,14 @@ def named_letters(texts: pl.DataFrame) -> pl.DataFrame:
     description="Invalid and refusal rates per model x demographic group x variation value (base images too)",
     source="invalid_answers",
     grouping="model (and pooled) x dimension x group x variation value x rate",
-    statistic="face-level mean rate, face-level cluster bootstrap CI",
+    statistic="face-level mean rate, Wilson CI at the effective sample size of the face clusters",
     family="none (descriptive)",
 )
 def _missing_rates(ctx: Context) -> pl.DataFrame | None:
     counts = _read(ctx, "invalid_answers")
     if counts is None:
         return None
-    return missing_rates(counts, **ctx.inputs.boot)
+    return missing_rates(counts, confidence_level=ctx.inputs.confidence_level)
 
 
 @analysis(
@@ -67,7 +67,7 @@ def _missing_rates(ctx: Context) -> pl.DataFrame | None:
     suite=SUITE,
     description="Shift of the invalid (refusal) rate, variation image vs the same face's base image",
     source="invalid_answers",
-    grouping="model (and pooled) x dimension x group x variation value x rate",
+    grouping="model (and pooled) x dimension x group x variation value x rate (refusals: all faces)",
     statistic="face-level mean shift from integer counts; WSRT or sign flips; face-level bootstrap CI",
     family="model x rate x dimension (BH)",
 )

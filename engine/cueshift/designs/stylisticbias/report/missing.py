@@ -141,7 +141,7 @@ MISSING_BASE_RATES = TableSpec(
     notes=(
         "Share of the answers about the group's base images that are invalid (refusals: the parser's "
         "reason 'refusal'), face-level. result_missing_rates holds every variation value as well, with "
-        "face-level bootstrap intervals.",
+        "Wilson intervals at the effective sample size of the face clusters.",
         ABBREVIATIONS,
     ),
     requires=("result_missing_rates",),
