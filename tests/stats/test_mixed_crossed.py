@@ -12,7 +12,7 @@ import statsmodels.formula.api as smf
 
 from cueshift.stats import crossed_model, crossed_model_cells, mixed_model_cells, variance_components
 from cueshift.stats._model_terms import cell_blocks, term_values
-from cueshift.stats._reml import _profile, reml_fit
+from cueshift.stats._reml import _profile, reml_fit, weighted_blocks
 from cueshift.stats.simulate import SimulationSpec, delta_frame, simulate_study
 
 FACTORS = ("variation_category", "scenario_category")
@@ -63,11 +63,11 @@ def test_crossed_reml_equals_statsmodels_variance_components() -> None:
     vcomp = dict(zip(ref.model.exog_vc.names, ref.vcomp, strict=True))
     # the same REML criterion: ours evaluated at statsmodels' optimum is its log-likelihood ...
     ones = np.ones(blocks.counts.size)
-    total = np.tensordot(ones, blocks.cross, axes=1)
+    weighted = weighted_blocks(blocks, ones)
     theta_ref = np.sqrt(np.array([vcomp["face"], vcomp["scenario"]]) / ref.scale)
-    assert -_profile(theta_ref, blocks, ones, total)[0] / 2 == pytest.approx(ref.llf, rel=1e-12)
+    assert -_profile(theta_ref, weighted)[0] / 2 == pytest.approx(ref.llf, rel=1e-12)
     # ... and our optimum is at least as high (statsmodels stops ~1e-4 short in the variances)
-    assert -_profile(ours.theta, blocks, ones, total)[0] / 2 >= ref.llf - 1e-9
+    assert -_profile(ours.theta, weighted)[0] / 2 >= ref.llf - 1e-9
     assert ours.var_face == pytest.approx(vcomp["face"], rel=1e-3)
     assert ours.var_other == pytest.approx(vcomp["scenario"], rel=1e-3)
     assert ours.var_resid == pytest.approx(ref.scale, rel=1e-5)
@@ -87,10 +87,10 @@ def test_face_reml_equals_statsmodels_groups() -> None:
             "delta ~ C(variation_category) + C(scenario_category)", frame, groups=frame["face_id"]
         ).fit(reml=True, method=["cg", "nm", "lbfgs"])
     ones = np.ones(blocks.counts.size)
-    total = np.tensordot(ones, blocks.cross, axes=1)
+    weighted = weighted_blocks(blocks, ones)
     theta_ref = np.sqrt(np.array([float(ref.cov_re.iloc[0, 0]) / ref.scale]))
-    assert -_profile(theta_ref, blocks, ones, total)[0] / 2 == pytest.approx(ref.llf, rel=1e-12)
-    assert -_profile(ours.theta, blocks, ones, total)[0] / 2 >= ref.llf - 1e-9
+    assert -_profile(theta_ref, weighted)[0] / 2 == pytest.approx(ref.llf, rel=1e-12)
+    assert -_profile(ours.theta, weighted)[0] / 2 >= ref.llf - 1e-9
     assert ours.var_face == pytest.approx(float(ref.cov_re.iloc[0, 0]), rel=1e-4)
     assert ours.var_resid == pytest.approx(float(ref.scale), rel=1e-5)
     np.testing.assert_allclose(ours.beta, ref.fe_params.to_numpy(), rtol=1e-6, atol=1e-9)
@@ -143,6 +143,11 @@ def test_crossed_model_and_components_on_a_simulated_study() -> None:
     )
     assert (table["ci_low"] <= table["estimate"]).all() and (table["estimate"] <= table["ci_high"]).all()
     assert table["n_refits"][0] == 30 and table["n_scenarios"][0] == 25
+    from_table = variance_components(delta, model=table)  # read from the stored model, not refitted
+    np.testing.assert_allclose(from_table["estimate"], comps["estimate"], rtol=1e-12)
+    assert from_table.drop("estimate", "sd", "share", "share_random").equals(
+        comps.drop("estimate", "sd", "share", "share_random")
+    )
 
 
 def test_term_values_r2_by_hand() -> None:

@@ -120,7 +120,11 @@ def crossed_model(
 
 @returns("variance_components")
 def variance_components(
-    delta: pl.DataFrame, *, category_map: Mapping[str, str] = LME_CATEGORY_MAP, crossed: str = SCENARIO
+    delta: pl.DataFrame,
+    *,
+    category_map: Mapping[str, str] = LME_CATEGORY_MAP,
+    crossed: str = SCENARIO,
+    model: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     r"""Variance components of :func:`crossed_model` and each source's share of the variance.
 
@@ -131,12 +135,27 @@ def variance_components(
     the fixed share is R²m (Nakagawa & Schielzeth 2013) — and ``share_random`` = variance /
     (:math:`\sigma^2_u + \sigma^2_w + \sigma^2_\varepsilon`, the variance partition coefficient
     of the random part; null on the fixed row). ``n_levels``: faces, scenarios; ``n``: cells.
+    ``model``: a :func:`crossed_model` table of the same ``delta`` to read the variances from
+    instead of fitting again.
     """
-    fitted = _fit(delta, category_map, crossed)
-    if fitted is None:
+    if model is None:
+        fitted = _fit(delta, category_map, crossed)
+        if fitted is None:
+            return pl.DataFrame(schema=_COMPONENTS_SCHEMA)
+        cells, _, fit = fitted
+        variances = np.array([fit.var_face, fit.var_other, fit.var_resid, fit.var_fixed])
+        n_faces, n_scenarios, n, converged = (
+            cells["face_id"].n_unique(),
+            cells[crossed].n_unique(),
+            cells.height,
+            fit.converged,
+        )
+    elif model.height == 0:
         return pl.DataFrame(schema=_COMPONENTS_SCHEMA)
-    cells, _, fit = fitted
-    variances = np.array([fit.var_face, fit.var_other, fit.var_resid, fit.var_fixed])
+    else:
+        row = model.row(0, named=True)
+        variances = np.array([row["var_face"], row["var_scenario"], row["var_resid"], row["var_fixed"]])
+        n_faces, n_scenarios, n, converged = row["n_faces"], row["n_scenarios"], row["n"], row["converged"]
     random = variances[:3].sum()
     return pl.DataFrame(
         {
@@ -145,9 +164,9 @@ def variance_components(
             "sd": np.sqrt(variances),
             "share": variances / variances.sum(),
             "share_random": [*(variances[:3] / random).tolist(), None],
-            "n_levels": [cells["face_id"].n_unique(), cells[crossed].n_unique(), None, None],
-            "n": cells.height,
-            "converged": fit.converged,
+            "n_levels": [n_faces, n_scenarios, None, None],
+            "n": n,
+            "converged": converged,
         },
         schema=_COMPONENTS_SCHEMA,
     )

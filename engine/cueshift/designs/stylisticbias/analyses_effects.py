@@ -36,10 +36,10 @@ def _crossed(ctx: Context) -> pl.DataFrame:
     "variance_components",
     suite=SUITE,
     description="Variance components of the crossed model (face, scenario, residual, fixed) and shares",
-    source="delta",
+    source="result_crossed_model (or delta)",
     grouping="source",
     statistic="REML variance; share of the total and of the random part",
     family="none",
 )
 def _components(ctx: Context) -> pl.DataFrame:
-    return variance_components(ctx.inputs.delta)
+    return variance_components(ctx.inputs.delta, model=ctx.results.get("crossed_model"))
