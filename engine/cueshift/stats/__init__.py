@@ -26,6 +26,9 @@ Public surface (implementation in private modules); the design statistics
   (Table 3), :func:`fashion_age_table` (Table 4), :func:`negativity_asymmetry` (§5.2),
   :func:`demographic_variation_table` (Table 11), :func:`cross_model` / :func:`category_ranking`
   (Fig. 5, §5.3)
+- model comparisons with error bars — :func:`model_differences` (paired SBS differences of model
+  pairs), :func:`clustered_standard_error`, :func:`naive_standard_error`, :func:`design_effect`,
+  :func:`scenario_reversals` (sign reversals with evidence)
 - declared analyses — :data:`ANALYSES`, :func:`analysis`, :func:`run_suite`
 """
 
