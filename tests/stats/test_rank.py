@@ -101,7 +101,7 @@ def test_mann_whitney_asymptotic_equals_scipy(tied, alternative, continuity):
 def test_mann_whitney_exact_equals_scipy(alternative):
     x = np.random.default_rng(8).normal(size=(13, 3))
     labels = np.array([0] * 6 + [1] * 7)
-    ours = mann_whitney_columns(x, labels, alternative=alternative)  # 'auto' → exact (both ≤ 8, no ties)
+    ours = mann_whitney_columns(x, labels, alternative=alternative)  # 'auto' → exact (a group ≤ 8, no ties)
     ref = st.mannwhitneyu(x[:6], x[6:], axis=0, alternative=alternative, method="exact")
     np.testing.assert_allclose(ours.p_value, ref.pvalue, **TOL)
 
