@@ -43,7 +43,6 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -52,86 +51,77 @@ import polars as pl
 
 from cueshift.stats._checked import returns
 from cueshift.stats._constants import POOLED
-from cueshift.stats._faces import face_matrix, group_means, study_faces
 from cueshift.stats._multiplicity import bh_by_family
+from cueshift.stats._noise_grid import F64, axes_of, cell_abs, cell_abs_sbs, grid_of, ratio, split_key, valid
 from cueshift.stats._resample import CIMethod, cluster_bootstrap
 from cueshift.stats._sbs import TestMethod, one_sample_test
 
+__all__ = ["ALL_PLACEBOS", "TIE_DECIMALS", "attributes_vs_floor", "cell_abs_sbs", "noise_floor"]
+
 #: ``variation_value`` of the rows that take every placebo together.
 ALL_PLACEBOS = "(all placebos)"
-CELL = ("variation_category", "variation_value", "scenario_id")
+#: Decimals the per-face values keep before they are ranked (ties of exact rationals stay ties).
+TIE_DECIMALS = 12
 
 
 @dataclass(frozen=True)
 class Boot:
-    """Face-level bootstrap settings."""
+    """Face-level bootstrap and test settings."""
 
     n_resamples: int
     seed: int
     confidence_level: float
     ci_method: CIMethod
+    test: TestMethod
 
 
-def _valid(delta: pl.DataFrame) -> pl.DataFrame:
-    return delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
+def _floor(cells: F64, quantile: float) -> tuple[float, float, float, int]:
+    """Mean, ``quantile`` (linear, as :func:`numpy.quantile`), max and number of the non-NaN cells."""
+    kept = cells[~np.isnan(cells)]
+    if kept.size == 0:
+        return np.nan, np.nan, np.nan, 0
+    return float(kept.mean()), float(np.quantile(kept, quantile)), float(kept.max()), int(kept.size)
 
 
-def _with_pooled(frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame`` plus a copy of its rows as model ``(pooled)``."""
-    return pl.concat([frame, frame.with_columns(pl.lit(POOLED).alias("model_id"))])
+def _tested(columns: F64, boot: Boot, alternative: Literal["two-sided", "greater"]) -> dict[str, F64]:
+    """Face-level bootstrap CI of each column's mean and a one-sample test per column.
 
-
-def cell_abs_sbs(delta: pl.DataFrame) -> pl.DataFrame:
-    r"""|SBS| of every model × value × scenario cell: :math:`|\,\mathrm{mean}_f \bar\Delta_{fc}|`
-    (the face-level mean of seed 000 Eq. 4, its sign removed: the |SBS| unit of ``sbs_levels``).
-
-    Returns ``model_id, variation_category, variation_value, scenario_id, sbs, abs_sbs, n``."""
-    face = group_means(_valid(delta), ["model_id", *CELL, "face_id"], "delta", alias="face_delta")
-    cell = group_means(face, ["model_id", *CELL], "face_delta", alias="sbs")
-    return cell.with_columns(pl.col("sbs").abs().alias("abs_sbs"))
-
-
-def _floor(cells: pl.DataFrame, keys: Sequence[str], quantile: float) -> pl.DataFrame:
-    """Mean, ``quantile`` (linear interpolation, as :func:`numpy.quantile`) and max of cell |SBS|."""
-    return cells.group_by(list(keys), maintain_order=True).agg(
-        pl.col("abs_sbs").mean().alias("abs_sbs_mean"),
-        pl.col("abs_sbs").quantile(quantile, interpolation="linear").alias("abs_sbs_quantile"),
-        pl.col("abs_sbs").max().alias("abs_sbs_max"),
-        pl.len().cast(pl.Int64).alias("n_cells"),
-    )
-
-
-def _face_columns(
-    long: pl.DataFrame,
-    keys: list[str],
-    value: str,
-    boot: Boot,
-    *,
-    test: TestMethod,
-    alternative: Literal["two-sided", "greater"] = "two-sided",
-) -> pl.DataFrame:
-    """Per-face ``value`` in the cells of ``keys``: face-level bootstrap CI of the mean, one test per cell."""
-    fm = face_matrix(long, keys, faces=study_faces(long), value=value)
+    The per-face values are rounded to :data:`TIE_DECIMALS` decimals first: they are ratios of
+    small integers (answer counts), so values that are equal in exact arithmetic tie whatever the
+    summation order (a float-noise difference of 1e-17 would otherwise break a tie of the WSRT).
+    """
+    columns = np.round(columns, TIE_DECIMALS)
     result, _ = cluster_bootstrap(
-        fm.values,
+        np.ascontiguousarray(columns),
         n_resamples=boot.n_resamples,
         seed=boot.seed,
         confidence_level=boot.confidence_level,
         method=boot.ci_method,
     )
-    statistic, p_value, effect, name = one_sample_test(
-        fm.values, test=test, n_resamples=boot.n_resamples, seed=boot.seed, alternative=alternative
+    statistic, p_value, effect, _ = one_sample_test(
+        columns, test=boot.test, n_resamples=boot.n_resamples, seed=boot.seed, alternative=alternative
     )
-    return fm.cells.with_columns(
-        pl.Series("estimate", result.estimate),
-        pl.Series("ci_low", result.ci_low),
-        pl.Series("ci_high", result.ci_high),
-        pl.Series("statistic", statistic),
-        pl.Series("p_value", p_value),
-        pl.Series("effect_size", effect),
-        pl.Series("n", result.n.astype(np.int64)),
-        pl.lit(name).alias("test"),
-    )
+    return {
+        "estimate": result.estimate,
+        "ci_low": result.ci_low,
+        "ci_high": result.ci_high,
+        "statistic": statistic,
+        "p_value": p_value,
+        "effect_size": effect,
+        "n": result.n.astype(np.float64),
+    }
+
+
+def _test_name(test: TestMethod) -> str:
+    return "wilcoxon" if test == "rank" else "sign-flip"
+
+
+def _select(axis_labels: list[str], label: str) -> slice:
+    """One entry of an axis, or all of it for the pooled label."""
+    if label in (POOLED, ALL_PLACEBOS):
+        return slice(None)
+    i = axis_labels.index(label)
+    return slice(i, i + 1)
 
 
 @returns("noise_floor")
@@ -164,23 +154,52 @@ def noise_floor(
     n_resamples, seed, confidence_level, ci_method, test
         Face-level bootstrap and test settings, as :func:`sbs_levels`.
     """
-    data = _valid(placebo)
-    both = pl.concat([data, data.with_columns(pl.lit(ALL_PLACEBOS).alias("variation_value"))])
-    boot = Boot(n_resamples, seed, confidence_level, ci_method)
-    keys = ["model_id", "variation_value"]
-    tested = _face_columns(_with_pooled(both), keys, "delta", boot, test=test)
-    per_placebo = cell_abs_sbs(data)  # cells of one image each, like an attribute's
-    cells = _with_pooled(
-        pl.concat([per_placebo, per_placebo.with_columns(pl.lit(ALL_PLACEBOS).alias("variation_value"))])
+    data = valid(placebo)
+    grid = grid_of(data, *axes_of(data))
+    cells = cell_abs(grid)
+    values = [split_key(v)[1] for v in grid.values]
+    keys, columns, floors, n_obs = [], [], [], []
+    for model in [*grid.models, POOLED]:
+        for value in [*values, ALL_PLACEBOS]:
+            part = (_select(grid.models, model), _select(values, value))
+            counts = grid.count[part].sum(axis=(0, 1, 2))
+            keys.append((model, value))
+            columns.append(ratio(grid.delta[part].sum(axis=(0, 1, 2)), counts))
+            floors.append(_floor(cells[part], quantile))
+            n_obs.append(int(counts.sum()))
+    tested = _tested(
+        np.column_stack(columns), Boot(n_resamples, seed, confidence_level, ci_method, test), "two-sided"
     )
-    n_obs = _with_pooled(both).group_by(keys).agg(pl.len().cast(pl.Int64).alias("n_obs"))
-    out = tested.join(_floor(cells, keys, quantile), on=keys, how="left").join(n_obs, on=keys, how="left")
+    out = pl.DataFrame(
+        {
+            "model_id": [k[0] for k in keys],
+            "variation_value": [k[1] for k in keys],
+            **{name: tested[name] for name in ("estimate", "ci_low", "ci_high", "statistic", "p_value")},
+            "abs_sbs_mean": [f[0] for f in floors],
+            "abs_sbs_quantile": [f[1] for f in floors],
+            "abs_sbs_max": [f[2] for f in floors],
+            "quantile": quantile,
+            "effect_size": tested["effect_size"],
+            "test": _test_name(test),
+            "ci_method": ci_method,
+            "n_cells": pl.Series([f[3] for f in floors], dtype=pl.Int64),
+            "n": pl.Series(tested["n"]).cast(pl.Int64),
+            "n_obs": pl.Series(n_obs, dtype=pl.Int64),
+        }
+    )
     out = bh_by_family(out, ["model_id"])
-    return out.select(
-        *keys, "estimate", "ci_low", "ci_high", "statistic", "p_value", "p_adj", "abs_sbs_mean",
-        "abs_sbs_quantile", "abs_sbs_max", pl.lit(quantile).alias("quantile"), "effect_size", "test",
-        pl.lit(ci_method).alias("ci_method"), "n_cells", "n", "n_obs",
-    ).with_columns(pl.col(pl.Float64).fill_nan(None))  # fmt: skip
+    columns_out = [
+        "model_id",
+        "variation_value",
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "statistic",
+        "p_value",
+        "p_adj",
+    ]
+    rest = [c for c in out.columns if c not in columns_out]
+    return out.select(*columns_out, *rest).with_columns(pl.col(pl.Float64).fill_nan(None))
 
 
 @returns("noise_floor_attributes")
@@ -217,42 +236,47 @@ def attributes_vs_floor(
     n_resamples, seed, confidence_level, ci_method, test
         As :func:`noise_floor`.
     """
-    attr, plac = _valid(delta), _valid(placebo)
-    floor = _floor(_with_pooled(cell_abs_sbs(plac)), ["model_id"], quantile).select(
-        "model_id",
-        pl.col("abs_sbs_mean").alias("floor_mean"),
-        pl.col("abs_sbs_quantile").alias("floor_quantile"),
-    )
-    value_keys = ["model_id", "variation_category", "variation_value"]
-    cells = _with_pooled(cell_abs_sbs(attr)).join(floor, on="model_id", how="left")
-    summary = cells.group_by(value_keys, maintain_order=True).agg(
-        pl.col("abs_sbs").mean(),
-        (pl.col("abs_sbs") > pl.col("floor_quantile")).mean().alias("share_cells_above"),
-        pl.len().cast(pl.Int64).alias("n_cells"),
-        pl.col("n").sum().cast(pl.Int64).alias("n_obs"),
-    )
-    abs_attr = _with_pooled(attr.with_columns(pl.col("delta").abs()))
-    abs_plac = _with_pooled(plac.with_columns(pl.col("delta").abs()))
-    face_attr = group_means(abs_attr, [*value_keys, "face_id"], "delta", alias="attr").drop("n")
-    face_plac = group_means(abs_plac, ["model_id", "face_id"], "delta", alias="plac").drop("n")
-    paired = face_attr.join(face_plac, on=["model_id", "face_id"], how="inner").with_columns(
-        (pl.col("attr") - pl.col("plac")).alias("d")
-    )
-    boot = Boot(n_resamples, seed, confidence_level, ci_method)
-    tested = _face_columns(paired, value_keys, "d", boot, test=test, alternative="greater")
-    out = (
-        tested.join(summary, on=value_keys, how="left", nulls_equal=True)
-        .join(floor, on="model_id", how="left")
-        .with_columns(
-            (pl.col("abs_sbs") / pl.col("floor_mean")).alias("ratio"),
-            (pl.col("abs_sbs") > pl.col("floor_quantile")).fill_null(False).alias("above_floor"),
+    attr, plac = valid(delta), valid(placebo)
+    models, faces = axes_of(attr, plac)
+    grid, floor_grid = grid_of(attr, models, faces), grid_of(plac, models, faces)
+    cells, floor_cells = cell_abs(grid), cell_abs(floor_grid)
+    rows: list[tuple[object, ...]] = []
+    columns = []
+    for model in [*models, POOLED]:
+        m = _select(models, model)
+        floor_mean, floor_q, _, _ = _floor(floor_cells[m], quantile)
+        floor_face = ratio(
+            floor_grid.abs_delta[m].sum(axis=(0, 1, 2)), floor_grid.count[m].sum(axis=(0, 1, 2))
         )
-    )
+        for v, key in enumerate(grid.values):
+            kept = cells[m, v][~np.isnan(cells[m, v])]
+            if kept.size == 0:
+                continue  # the value is not in this model's rows
+            counts = grid.count[m, v].sum(axis=(0, 1))
+            columns.append(ratio(grid.abs_delta[m, v].sum(axis=(0, 1)), counts) - floor_face)
+            abs_sbs = float(kept.mean())
+            rows.append((model, *split_key(key), abs_sbs, floor_mean, floor_q, float((kept > floor_q).mean()),
+                         int(kept.size), int(counts.sum())))  # fmt: skip
+    names = ["model_id", "variation_category", "variation_value", "abs_sbs", "floor_mean", "floor_quantile",
+             "share_cells_above", "n_cells", "n_obs"]  # fmt: skip
+    frame = pl.DataFrame(rows, schema=names, orient="row", schema_overrides={"variation_category": pl.String})
+    boot = Boot(n_resamples, seed, confidence_level, ci_method, test)
+    tested = _tested(np.column_stack(columns), boot, "greater") if columns else {}
+    out = frame.with_columns(
+        *(pl.Series(name, tested.get(name, np.zeros(0))) for name in ("estimate", "ci_low", "ci_high")),
+        *(pl.Series(name, tested.get(name, np.zeros(0))) for name in ("statistic", "p_value", "effect_size")),
+        pl.Series("n", tested.get("n", np.zeros(0))).cast(pl.Int64),
+        (pl.col("abs_sbs") / pl.col("floor_mean")).alias("ratio"),
+        (pl.col("abs_sbs") > pl.col("floor_quantile")).fill_null(False).alias("above_floor"),
+        pl.lit(_test_name(test)).alias("test"),
+        pl.lit(ci_method).alias("ci_method"),
+    ).with_columns(pl.col(pl.Float64).fill_nan(None))
     out = bh_by_family(out, ["model_id"]).with_columns(
         (pl.col("p_adj") < alpha).fill_null(False).alias("passes")
     )
     return out.select(
-        *value_keys, "abs_sbs", "floor_mean", "floor_quantile", "ratio", "share_cells_above", "above_floor",
-        "estimate", "ci_low", "ci_high", "statistic", "p_value", "p_adj", "passes", "effect_size", "test",
-        pl.lit(ci_method).alias("ci_method"), "n_cells", "n", "n_obs",
+        "model_id", "variation_category", "variation_value", "abs_sbs", "floor_mean", "floor_quantile",
+        "ratio", "share_cells_above", "above_floor", "estimate", "ci_low", "ci_high", "statistic", "p_value",
+        "p_adj", "passes", "effect_size", "test", "ci_method", pl.col("n_cells").cast(pl.Int64), "n",
+        pl.col("n_obs").cast(pl.Int64),
     ).with_columns(pl.col(pl.Float64).fill_nan(None))  # fmt: skip
