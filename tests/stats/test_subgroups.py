@@ -249,11 +249,26 @@ def test_crossed_demographic_tests_by_scipy_and_small_groups(two_models) -> None
     assert row["test"] == "kruskal-wallis" and row["untested_reason"] is None
     assert row["statistic"] == pytest.approx(st.kruskal(*samples).statistic, rel=1e-9)
     assert row["p_value"] == pytest.approx(st.kruskal(*samples).pvalue, rel=1e-9)
-    # every crossed pair, BH within model over all of them; tiny groups leave the family
+    # every crossed pair, BH within model over all of them; where a crossed group has < 5 faces the
+    # chi-square approximation of H is replaced by the label-permutation test (exact at any size)
     every = crossed_demographic_tests(base, pairs=ALL_PAIRS, **BOOT)
     small = every.filter(pl.col("n_group_min") < 5)
-    assert small.height > 0 and small["p_value"].null_count() == small.height
-    assert small["untested_reason"].is_not_null().all()
+    assert small.height > 0 and (small["test"] == "label-permutation").all()
+    assert (every.filter(pl.col("n_group_min") >= 5)["test"] == "kruskal-wallis").all()
+    assert every["p_value"].is_not_null().all() and every["untested_reason"].is_null().all()
+    row = small.filter(pl.col("model_id") == "sim-b").row(0, named=True)
+    cell = add_crossed_dimensions(base, ALL_PAIRS).filter(
+        (pl.col("model_id") == "sim-b") & (pl.col("scenario_id") == row["scenario_id"])
+    )
+    samples = [part["phi"].to_numpy() for _, part in cell.group_by(row["dimension"])]
+
+    def between(*groups: np.ndarray) -> float:  # sum_g n_g (mean_g - grand mean)^2
+        grand = np.concatenate(groups).mean()
+        return float(sum(g.size * (g.mean() - grand) ** 2 for g in groups))
+
+    assert row["statistic"] == pytest.approx(between(*samples), rel=1e-9)
+    reference = st.permutation_test(samples, between, n_resamples=3000, alternative="greater", rng=0)
+    assert abs(row["p_value"] - reference.pvalue) < 0.1  # Monte Carlo error of 300 and 3000 resamples
     for model in ("sim-a", "sim-b"):
         mine = every.filter((pl.col("model_id") == model) & pl.col("p_value").is_not_null())
         expected = st.false_discovery_control(mine["p_value"].to_numpy())

@@ -34,10 +34,11 @@ def crossed_demographic_tests(
     dimension, by :func:`demographic_tests` with the crossed dimensions (every crossed dimension
     has more than two groups: Kruskal–Wallis H, or label permutation).
 
-    H is referred to :math:`\chi^2_{k-1}`, which needs about 5 observations per group [1]_: a
-    rank test whose smallest crossed group has fewer than ``min_group_faces`` faces with φ is
-    withdrawn (``statistic, p_value, effect_size`` null, ``untested_reason``); the permutation
-    test is exact at any size and is kept. ``n_group_min`` is that smallest group.
+    H is referred to :math:`\chi^2_{k-1}`, which needs about 5 observations per group [1]_: where
+    the smallest crossed group has fewer than ``min_group_faces`` faces with φ (``n_group_min``),
+    the rank test is replaced by :func:`demographic_tests`' label-permutation test of the group
+    means, exact at any group size (``test = 'label-permutation'``, its ``n_resamples`` and
+    ``seed``). A cell with fewer than two groups has no test (``untested_reason``).
     ``p_adj``: BH within each model over every crossed dimension × scenario (Table 9: within
     model × dimension), the larger family.
 
@@ -48,10 +49,34 @@ def crossed_demographic_tests(
     """
     data = add_crossed_dimensions(base_phi.filter(pl.col("phi").is_not_null()), pairs)
     names = [crossed_name(p) for p in pairs if data[crossed_name(p)].null_count() < data.height]
+    key = ["model_id", "scenario_id", "dimension"]
     tests = demographic_tests(
         data, dimensions=names, two_group_dimensions=(), test=test, n_resamples=n_resamples, seed=seed
+    ).join(_smallest_groups(data, names), on=key, how="left", maintain_order="left")
+    small = tests.filter((pl.col("test") == "kruskal-wallis") & (pl.col("n_group_min") < min_group_faces))
+    if not small.is_empty():
+        exact = demographic_tests(
+            data,
+            dimensions=small["dimension"].unique().sort().to_list(),
+            two_group_dimensions=(),
+            test="permutation",
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        replaced = exact.join(small.select(*key, "n_group_min"), on=key).select(tests.columns)
+        tests = pl.concat([tests.join(small.select(key), on=key, how="anti"), replaced])
+    order = ["model_id", "dimension", "scenario_category", "scenario_id"]
+    out = bh_by_family(tests.drop("p_adj").sort(order), ["model_id"]).with_columns(
+        untested_reason=pl.when(pl.col("p_value").is_null()).then(
+            pl.lit("fewer than two crossed groups with φ")
+        )
     )
-    smallest = pl.concat(
+    return out.select(*[c for c in tests.columns if c != "n_group_min"], "n_group_min", "untested_reason")
+
+
+def _smallest_groups(data: pl.DataFrame, names: Sequence[str]) -> pl.DataFrame:
+    """Faces of the smallest crossed group with φ per model × scenario × crossed dimension."""
+    return pl.concat(
         [
             data.filter(pl.col(d).is_not_null())
             .group_by("model_id", "scenario_id", d)
@@ -62,18 +87,6 @@ def crossed_demographic_tests(
             for d in names
         ]
     )
-    out = tests.join(smallest, on=["model_id", "scenario_id", "dimension"], how="left", maintain_order="left")
-    small = (pl.col("test") == "kruskal-wallis") & (pl.col("n_group_min") < min_group_faces)
-    reason = f"a crossed group has fewer than {min_group_faces} faces: no chi-square approximation"
-    out = out.with_columns(
-        *[
-            pl.when(small).then(None).otherwise(pl.col(c)).alias(c)
-            for c in ("statistic", "p_value", "effect_size")
-        ],
-        untested_reason=pl.when(small).then(pl.lit(reason)),
-    )
-    out = bh_by_family(out.drop("p_adj"), ["model_id"])
-    return out.select(*tests.columns, "n_group_min", "untested_reason")
 
 
 @returns("table9_crossed")

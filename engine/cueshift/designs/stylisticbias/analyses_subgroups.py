@@ -103,7 +103,7 @@ def _table2_crossed(ctx: Context) -> pl.DataFrame:
     description=f"Kruskal-Wallis per model x scenario x crossed dimension ({_EVERY_PAIR}) on base phi",
     source="base_phi",
     grouping="model x crossed dimension x scenario",
-    statistic="KW H over crossed groups (or label permutation); none when a group has < 5 faces",
+    statistic="KW H over crossed groups; label permutation where a crossed group has < 5 faces",
     family="model, over every crossed dimension (6 pairs) x scenario (Table 9: model x dimension)",
 )
 def _demo_tests_crossed(ctx: Context) -> pl.DataFrame:

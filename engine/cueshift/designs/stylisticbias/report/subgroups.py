@@ -174,8 +174,8 @@ TABLE9_CROSSED = TableSpec(
     pivot=_dimension_pivot(0, as_percent=True),
     notes=(
         "Marginal dimensions: Table 9 (BH within model × dimension). Crossed dimensions: Kruskal–Wallis over "
-        "the crossed groups, BH within model over every crossed dimension × scenario; a scenario whose "
-        "smallest crossed group has fewer than 5 faces is not tested (not counted).",
+        "the crossed groups (a label-permutation test where a crossed group has fewer than 5 faces), "
+        "BH within model over every crossed dimension × scenario.",
     ),
     requires=("result_table9", "result_table9_crossed"),
 )
