@@ -109,7 +109,8 @@ def _profile(theta: F64, wb: WeightedBlocks) -> tuple[float, F64, F64, float]:
     q, n_fixed = wb.n_other, wb.n_fixed
     t_face, t_other = theta[0], (theta[1] if theta.size > 1 else 0.0)
     shrink = t_face**2 / (t_face**2 * wb.sizes + 1.0)
-    reduced = wb.total - np.tensordot(shrink, wb.outer, axes=1)
+    m = wb.total.shape[0]
+    reduced = wb.total - (shrink @ wb.outer.reshape(shrink.size, m * m)).reshape(m, m)
     logdet = float(np.sum(wb.size_weight * np.log1p(t_face**2 * wb.sizes)))
     rest = reduced[q:, q:]
     if q:
