@@ -104,6 +104,7 @@ def merge_databases(output: Path, inputs: list[Path]) -> dict[str, int]:
     con = open_study(output)
     try:
         added = _merge_all(con, inputs, expected)
+        _checkpoint(con, output, existed)
     except BaseException:
         close_quietly(con)
         if not existed:
@@ -111,6 +112,19 @@ def merge_databases(output: Path, inputs: list[Path]) -> dict[str, int]:
         raise
     con.close()
     return added
+
+
+def _checkpoint(con: duckdb.DuckDBPyConnection, output: Path, existed: bool) -> None:
+    """Write the merge into the database file now, so a full disk is reported, not left in the WAL."""
+    try:
+        con.execute("CHECKPOINT")
+    except duckdb.Error as exc:
+        kept = (
+            " (the merge is committed in its .wal file and applied when it is next opened)" if existed else ""
+        )
+        raise CueshiftError(
+            f"{output}: cannot write the merged database: {str(exc).splitlines()[0]}{kept}"
+        ) from None
 
 
 def _expected_tables() -> dict[str, Columns]:

@@ -147,7 +147,8 @@ def run_query(path: str | Path, sql: str) -> pl.DataFrame:
         relation = con.sql(statement)
         if relation is None:
             return pl.DataFrame()
-        frame: pl.DataFrame = _flat(relation).pl()
+        # materialize() runs the query where DuckDB watches for Ctrl-C; .pl() alone would not stop
+        frame: pl.DataFrame = _flat(relation).materialize().pl()
         return frame
     except duckdb.Error as exc:
         raise CueshiftError(f"sql: {_first_line(exc)}") from None
