@@ -132,7 +132,8 @@ def study_images(study: Study) -> tuple[pl.DataFrame, pl.DataFrame]:
         return planned.identity, planned.image
     from cueshift.images import load_benchmark
 
-    benchmark = load_benchmark(study.benchmark, study.variations, progress=False)
+    no_placebos = study.benchmark.model_copy(update={"placebos": False})  # not attributes; nothing written
+    benchmark = load_benchmark(no_placebos, study.variations, progress=False)
     return benchmark.identity, benchmark.image
 
 
