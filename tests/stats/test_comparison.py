@@ -156,3 +156,18 @@ def test_one_model_gives_an_empty_table() -> None:
     data = planted_pair({"v1": 0.0}, n_faces=5).filter(pl.col("model_id") == "m1")
     out = model_differences(data, n_resamples=100)
     assert out.height == 0 and "design_effect" in out.columns
+
+
+def test_cells_two_models_do_not_share_are_left_out() -> None:
+    data = planted_pair({"v1": 0.05, "v2": 0.0}, n_faces=8)
+    third = data.filter(
+        (pl.col("model_id") == "m1") & (pl.col("face_id") != "f000") & (pl.col("scenario_id") != "s2")
+    ).with_columns(model_id=pl.lit("m3"))
+    out = model_differences(pl.concat([data, third]), n_resamples=100, levels=("scenario",))
+    pairs = out.group_by("model_a", "model_b").agg(pl.col("scenario_id").sort(), pl.col("n").max())
+    rows = {(r["model_a"], r["model_b"]): r for r in pairs.iter_rows(named=True)}
+    assert rows[("m1", "m2")]["scenario_id"] == ["s0", "s1", "s2"] and rows[("m1", "m2")]["n"] == 8
+    assert rows[("m1", "m3")]["scenario_id"] == ["s0", "s1"] and rows[("m1", "m3")]["n"] == 7
+    assert (
+        out.filter((pl.col("model_b") == "m3") & (pl.col("model_a") == "m1"))["estimate"].abs().max() == 0.0
+    )

@@ -100,3 +100,9 @@ def test_per_model_tests_are_the_sbs_scenario_tests() -> None:
         assert joined.height == len(SCENARIOS)
         assert joined[f"sbs_{side}"].to_numpy() == pytest.approx(joined["estimate"].to_numpy(), abs=1e-12)
         assert joined[f"p_adj_{side}"].to_numpy() == pytest.approx(joined["p_adj"].to_numpy(), rel=1e-12)
+
+
+def test_no_rows_or_one_model_give_empty_valid_tables() -> None:
+    data = binomial_judges({"judge-a": small_effects()}, n_faces=5, n_values=1)
+    assert cross_model(data).height == 0 and scenario_reversals(data).height == 0
+    assert cross_model(data.head(0)).height == 0 and scenario_reversals(data.head(0)).height == 0

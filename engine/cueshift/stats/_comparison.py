@@ -173,6 +173,7 @@ def model_differences(
     for col in KEY_COLUMNS:
         if col not in out.columns:
             out = out.with_columns(pl.lit(None, dtype=pl.String).alias(col))
+    out = out.filter(pl.col("n_obs") > 0)  # a cell the two models do not share
     out = bh_by_family(out.with_columns(pl.col(pl.Float64).fill_nan(None)), ["model_a", "model_b", "level"])
     return out.select(*MODEL_DIFFERENCE_COLUMNS).with_columns(pl.col(pl.Float64).fill_nan(None))
 

@@ -19,6 +19,17 @@ from cueshift.stats._reversals import reversals_of
 from cueshift.stats._sbs import TestMethod
 
 
+RANKING_SCHEMA = {
+    "model_id": pl.String,
+    "scenario_category": pl.String,
+    "abs_sbs": pl.Float64,
+    "rank": pl.Int64,
+    "ranking_preserved": pl.Boolean,
+    "n_adjacent_reversals": pl.Int64,
+    "n": pl.Int64,
+}
+
+
 def scenario_means(delta: pl.DataFrame) -> pl.DataFrame:
     """Face-level mean Δ per model × scenario (the points of Fig. 5): per face, the mean over the
     scenario's variations; then the mean over faces."""
@@ -63,10 +74,16 @@ def _cell_abs_means(cells: ModelCells) -> pl.DataFrame:
                 pl.Series(counts > 0)
             )
         )
+    if not frames:  # no Δ at all
+        return cells.cells.with_columns(
+            model_id=pl.lit(None, dtype=pl.String), a=pl.lit(None, dtype=pl.Float64)
+        )
     return pl.concat(frames)
 
 
 def _category_ranking(cells: ModelCells) -> pl.DataFrame:
+    if not cells.models:  # no Δ at all
+        return pl.DataFrame(schema=RANKING_SCHEMA)
     cell = _cell_abs_means(cells)
     per_model = group_means(cell, ["model_id", "scenario_category"], "a", alias="abs_sbs")
     pooled = group_means(cell, ["scenario_category"], "a", alias="abs_sbs").with_columns(
