@@ -37,9 +37,10 @@ class MissingRateSchema(Interval):
 
 class MissingShiftSchema(Tested, Interval):
     """``result_missing_shift``: per model (and pooled) x dimension x group x variation value (the
-    refusal rate: dimension ``(all)`` only): the face-level mean shift of the invalid (refusal) rate, variation image minus the same face's base
-    image, with its face-level bootstrap interval, WSRT or sign-flip test against 0 (BH within
-    model x rate x dimension), and the two rates it compares."""
+    refusal rate: dimension ``(all)`` only): the face-level mean shift of the invalid (refusal)
+    rate, variation image minus the same face's base image, with its face-level bootstrap
+    interval, WSRT or sign-flip test against 0 (BH within model x rate x dimension), and the two
+    rates it compares."""
 
     model_id: str
     dimension: str = one_of(*DIMENSIONS)
