@@ -281,10 +281,30 @@ def test_crossed_demographic_tests_by_scipy_and_small_groups(two_models) -> None
     )
 
 
-def test_missing_dimension_is_one_clear_error(two_models) -> None:
+def test_missing_dimension_and_unfoldable_model_id_are_one_clear_error(two_models) -> None:
     delta, _ = two_models
     with pytest.raises(CueshiftError, match="no column 'age'"):
         add_crossed_dimensions(delta.drop("age"))
+    with pytest.raises(CueshiftError, match="model_id"):
+        variation_table_by_model(delta.with_columns(model_id=pl.lit("a\x1fb")), **BOOT)
+
+
+def test_planted_cell_also_found_in_crossed_table3(one_model) -> None:
+    delta, _ = one_model
+    target = (pl.col("age") == "elderly") & (pl.col("gender") == "female")
+    planted = delta.with_columns(
+        delta=pl.when(target & (pl.col("variation_category") == "Skin irregularities"))
+        .then(pl.col("delta") + 0.1)
+        .otherwise(pl.col("delta"))
+    )
+    table = crossed_category_table(planted, **BOOT).filter(
+        pl.col("variation_category") == "Skin irregularities"
+    )
+    found = table.filter(pl.col("p_adj") < 0.05)["group"].to_list()
+    assert found == ["elderly × female"]
+    assert table.filter(pl.col("group") == "elderly × female")["estimate"].item() == pytest.approx(
+        0.1, abs=0.04
+    )
 
 
 def test_suite_writes_the_tables_with_the_larger_family_and_the_report_shows_them(tmp_path) -> None:

@@ -3,8 +3,8 @@
 
 All models go through one call: the model id is folded into the table's attribute key
 (``model ∘ value``), so each cell is the pooled function's cell on one model's rows — the same
-per-face means, tests and bootstrap draws — while the rows are read once and the BH family spans
-every model's cells.
+per-face means and tests, and the same bootstrap draws when every model judged the same faces —
+while the rows are read once and the BH family spans every model's cells.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Final
 
 import polars as pl
 
+from cueshift.errors import CueshiftError
 from cueshift.stats._attributes import (
     GROUP_CELL_COLUMNS,
     category_demographic_table,
@@ -31,7 +32,7 @@ MODEL_FOLD: Final = "\x1f"
 def _fold(delta: pl.DataFrame, key: str) -> pl.DataFrame:
     """``key`` := ``model_id ∘ key``, so that cells of different models never merge."""
     if delta["model_id"].str.contains(MODEL_FOLD, literal=True).any():
-        raise ValueError("model ids must not contain the ASCII unit separator")
+        raise CueshiftError("delta: a model_id contains the ASCII unit separator (\\x1f)")
     return delta.with_columns(
         pl.concat_str([pl.col("model_id"), pl.col(key)], separator=MODEL_FOLD).alias(key)
     )
