@@ -10,7 +10,13 @@ import polars as pl
 import pytest
 import statsmodels.formula.api as smf
 
-from cueshift.stats import crossed_model, crossed_model_cells, mixed_model_cells, variance_components
+from cueshift.stats import (
+    crossed_model,
+    crossed_model_cells,
+    mixed_model,
+    mixed_model_cells,
+    variance_components,
+)
 from cueshift.stats._model_terms import cell_blocks, term_values
 from cueshift.stats._reml import _profile, reml_fit, weighted_blocks
 from cueshift.stats.simulate import SimulationSpec, delta_frame, simulate_study
@@ -164,3 +170,19 @@ def test_term_values_r2_by_hand() -> None:
     est = term_values(fit, blocks.names, FACTORS).estimates
     assert fit.var_fixed == pytest.approx(var_f, rel=1e-10)
     assert est[2] == pytest.approx(var_f / total) and est[3] == pytest.approx((total - fit.var_resid) / total)
+
+
+def test_mixed_model_reml_estimator_equals_statsmodels() -> None:
+    delta = delta_frame(simulate_study(SimulationSpec(n_faces=30, models=("a",), seed=12)))
+    ours = mixed_model(delta, estimator="reml", n_resamples=0)
+    ref = mixed_model(delta, n_resamples=0)  # statsmodels MixedLM
+    # MixedLM stops ~1e-4 short of the REML optimum in the face variance (see the tests above)
+    for column, rtol in (("statistic", 1e-4), ("estimate", 1e-4), ("var_face", 1e-3), ("var_resid", 1e-5)):
+        np.testing.assert_allclose(ours[column].to_numpy(), ref[column].to_numpy(), rtol=rtol)
+    np.testing.assert_allclose(ours["var_fixed"].to_numpy(), ref["var_fixed"].to_numpy(), rtol=1e-4)
+    np.testing.assert_allclose(ours["p_value"].to_numpy(), ref["p_value"].to_numpy(), rtol=1e-2, atol=1e-12)
+    assert ours.select("term", "df", "df_resid", "n", "n_groups").equals(
+        ref.select("term", "df", "df_resid", "n", "n_groups")
+    )
+    with pytest.raises(ValueError, match="REML"):
+        mixed_model(delta, estimator="reml", reml=False)

@@ -33,7 +33,7 @@ class FaceBlocks:
 @dataclass(frozen=True)
 class RemlFit:
     """REML estimates: fixed effects and their covariance, variances of the face and crossed
-    intercepts and of the residual, rows ``n``, ``var_fixed`` = var(Xβ̂) (ddof 1)."""
+    intercepts and of the residual, rows ``n``, ``var_fixed`` = var(Xβ̂) (``ddof``)."""
 
     beta: F64
     cov_beta: F64
@@ -129,12 +129,17 @@ def _profile(theta: F64, wb: WeightedBlocks) -> tuple[float, F64, F64, float]:
 
 
 def reml_fit(
-    blocks: FaceBlocks, weights: F64 | None = None, start: F64 | None = None, *, tol: float = 1e-10
+    blocks: FaceBlocks,
+    weights: F64 | None = None,
+    start: F64 | None = None,
+    *,
+    tol: float = 1e-10,
+    ddof: int = 1,
 ) -> RemlFit:
     r"""REML fit of the random-intercept model of ``blocks`` (faces, plus the crossed factor when
     ``n_other`` > 0); ``weights`` are face multiplicities (a face drawn :math:`k` times by a
     bootstrap enters as :math:`k` independent faces); ``tol`` is the optimiser's tolerance on
-    :math:`s = \sqrt\theta` and the deviance.
+    :math:`s = \sqrt\theta` and the deviance; ``ddof`` that of ``var_fixed``.
 
     The relative standard deviations :math:`\theta = (\sigma_u, \sigma_v)/\sigma` minimise the
     profiled REML deviance
@@ -181,7 +186,7 @@ def reml_fit(
     fixed = slice(q, blocks.sums.shape[1] - 1)
     fitted_sum = float((w @ blocks.sums[:, fixed]) @ beta)
     fitted_sq = float(beta @ wb.total[fixed, fixed] @ beta)
-    var_fixed = max((fitted_sq - fitted_sum**2 / n) / (n - 1.0), 0.0)
+    var_fixed = max((fitted_sq - fitted_sum**2 / n) / (n - ddof), 0.0)
     return RemlFit(
         beta=beta,
         cov_beta=sigma2 * unscaled,

@@ -139,6 +139,7 @@ def _mixed(ctx: Context) -> pl.DataFrame:
         n_resamples=ctx.inputs.n_resamples,
         seed=ctx.inputs.seed,
         confidence_level=ctx.inputs.confidence_level,
+        estimator="reml",
     )
 
 
