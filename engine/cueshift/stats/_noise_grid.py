@@ -42,11 +42,9 @@ def grid_of(data: pl.DataFrame, models: list[str], faces: list[str]) -> Grid:
     axes = {"model_id": models, "__value": None, "scenario_id": None, "face_id": faces}
     labels, codes = [], []
     for key, given in axes.items():
-        level = pl.Series(
-            given if given is not None else frame[key].unique().sort().to_list(), dtype=pl.String
-        )
-        labels.append(level.to_list())
-        codes.append(level.search_sorted(frame[key]).to_numpy().astype(np.int64))
+        level = given if given is not None else frame[key].unique().sort().to_list()
+        labels.append(level)
+        codes.append(frame[key].cast(pl.Enum(level)).to_physical().to_numpy().astype(np.int64))
     shape = tuple(len(level) for level in labels)
     flat = np.ravel_multi_index(tuple(codes), shape)
     size = int(np.prod(shape))
