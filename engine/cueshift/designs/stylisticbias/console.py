@@ -149,12 +149,15 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
             pl.col("estimate").max().alias("hi"),
             pl.col("n_sign_reversed").min().alias("rlo"),
             pl.col("n_sign_reversed").max().alias("rhi"),
+            pl.col("n_sign_reversed").sum().alias("rsum"),
+            pl.col("n_reversed_significant").sum().alias("evid"),
             pl.col("category_ranking_preserved").mean().alias("kept"),
         ).row(0, named=True)
         console.print(
             f"[bold]Across models (Fig. 5)[/]: per-scenario mean Δ correlate r = {r['lo']:.2f} to "
-            f"{r['hi']:.2f}; {r['rlo']} to {r['rhi']} sign-reversed scenarios per pair; category "
-            f"ranking identical in {100 * r['kept']:.0f}% of pairs"
+            f"{r['hi']:.2f}; {r['rlo']} to {r['rhi']} sign-reversed scenarios per pair "
+            f"({r['evid']} of {r['rsum']} with evidence); category ranking identical in "
+            f"{100 * r['kept']:.0f}% of pairs"
         )
     found = con.execute(
         "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
