@@ -25,7 +25,6 @@ from cueshift.report import (
     Col,
     Pivot,
     TableSpec,
-    ci,
     effect,
     fmt_integer,
     fmt_pvalue_sci,
@@ -53,15 +52,25 @@ TABLE3_CATEGORY = TableSpec(
 )
 
 _AGE_COLUMNS = {"young adult": "Young", "middle-aged adult": "Middle-aged", "elderly": "Elderly"}
+_CONTRAST, _CI_LOW, _CI_HIGH = "elderly - young adult", "E - Y ci_low", "E - Y ci_high"
 
 TABLE4_FASHION_AGE = TableSpec(
     key="table4_fashion_age",
     title="Table 4. SBS per fashion style across age groups; elderly − young contrast",
     sql=f"""
-    SELECT variation_value, "group",
-           coalesce(list_position({sql_list(list(_AGE_COLUMNS))}, "group"), 4) AS col_pos,
-           estimate, p_adj
-    FROM result_table4
+    WITH cells AS (
+      SELECT variation_value, "group",
+             coalesce(list_position({sql_list(list(_AGE_COLUMNS))}, "group"), 4) AS col_pos,
+             estimate, p_adj
+      FROM result_table4
+      UNION ALL
+      SELECT variation_value, bound.name, bound.pos, bound.value, NULL
+      FROM result_table4,
+           unnest([{{'name': '{_CI_LOW}', 'pos': 5, 'value': ci_low}},
+                   {{'name': '{_CI_HIGH}', 'pos': 6, 'value': ci_high}}]) AS t(bound)
+      WHERE "group" = '{_CONTRAST}'
+    )
+    SELECT * FROM cells
     ORDER BY max(estimate) FILTER (WHERE "group" = 'young adult') OVER (PARTITION BY variation_value) DESC,
              variation_value, col_pos
     """,
@@ -72,38 +81,13 @@ TABLE4_FASHION_AGE = TableSpec(
         fmt=effect(3),
         p="p_adj",
         order="col_pos",
-        labels={**_AGE_COLUMNS, "elderly - young adult": "E − Y"},
+        labels={**_AGE_COLUMNS, _CONTRAST: "E − Y", _CI_LOW: "E − Y 95% CI: low", _CI_HIGH: "high"},
     ),
     notes=(
         "Age cells: WSRT on per-face mean Δ (BH over cells); E − Y: difference of the elderly and young "
-        "SBS with a Mann–Whitney U test of their per-face means (BH over styles); its 95% CI: Table 4b. "
-        "Pooled over models.",
-        EMPHASIS_LEGEND,
-    ),
-    requires=("result_table4",),
-)
-
-TABLE4_CONTRAST = TableSpec(
-    key="table4_contrast",
-    title="Table 4b. Elderly − young contrast per fashion style with its bootstrap CI",
-    sql="""
-    SELECT variation_value, estimate, ci_low, ci_high, statistic, p_adj, n
-    FROM result_table4 WHERE "group" = 'elderly - young adult'
-    ORDER BY estimate DESC NULLS LAST, variation_value
-    """,
-    columns=(
-        stub("variation_value", "Style"),
-        Col("estimate", "E − Y", effect(3), p="p_adj"),
-        Col("ci_low", "95% CI", ci(3), args=("ci_high",)),
-        Col("statistic", "U", number(0)),
-        Col("p_adj", "p (BH)", fmt_pvalue_sci),
-        Col("n", "Faces", fmt_integer),
-    ),
-    notes=(
-        "E − Y: elderly minus young-adult SBS (face-level means of per-face mean Δ, pooled over models "
-        "and scenarios). 95% CI: face-level bootstrap of the difference (all faces resampled, the age "
-        "cells' replicates; the analysis' CI method). Test: Mann–Whitney U on the per-face means, BH "
-        "over styles. Faces: elderly and young faces with the style.",
+        "SBS with a Mann–Whitney U test of their per-face means (BH over styles); its 95% CI: face-level "
+        "bootstrap of the difference (all faces resampled, the age cells' replicates; the analysis' CI "
+        "method). Pooled over models.",
         EMPHASIS_LEGEND,
     ),
     requires=("result_table4",),
@@ -169,10 +153,4 @@ TABLE11_DEMOGRAPHIC = TableSpec(
     requires=("result_table11",),
 )
 
-RQ2_TABLES: tuple[TableSpec, ...] = (
-    TABLE3_CATEGORY,
-    TABLE4_FASHION_AGE,
-    TABLE4_CONTRAST,
-    ASYMMETRY,
-    TABLE11_DEMOGRAPHIC,
-)
+RQ2_TABLES: tuple[TableSpec, ...] = (TABLE3_CATEGORY, TABLE4_FASHION_AGE, ASYMMETRY, TABLE11_DEMOGRAPHIC)
