@@ -77,9 +77,27 @@ class MissingOrderingSchema(Interval):
     n: pl.Int64 = count()
 
 
+class MissingLeanSchema(Tested, Interval):
+    """``result_missing_lean``: per model (and pooled): the face-level mean of (invalid answers
+    naming the favorable pole's letter - those naming the unfavorable pole's letter) / answers,
+    over all orderings, with its face-level bootstrap interval and WSRT or sign-flip test against 0
+    (BH over the rows): whether leaving invalid answers out of phi biases it."""
+
+    model_id: str
+    estimate: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
+    share_favorable: float | None = share()
+    share_unfavorable: float | None = share()
+    effect_size: float | None = nullable()
+    test: str = one_of("wilcoxon", "sign-flip")
+    ci_method: str = one_of("bca", "percentile")
+    n: pl.Int64 = count()
+    n_answers: pl.Int64 = count()
+
+
 #: These result tables by name (the table is ``result_<name>``).
 MISSING_RESULTS: dict[str, type[ResultModel]] = {
     "missing_rates": MissingRateSchema,
     "missing_shift": MissingShiftSchema,
     "missing_by_ordering": MissingOrderingSchema,
+    "missing_lean": MissingLeanSchema,
 }

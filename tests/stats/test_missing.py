@@ -18,7 +18,7 @@ from cueshift import store
 from cueshift.designs import load_study
 from cueshift.designs.runner import run_study
 from cueshift.designs.stylisticbias.analyses import run_analyses
-from cueshift.stats import missing_by_ordering, missing_rates, missing_shift, wilson_interval
+from cueshift.stats import missing_by_ordering, missing_lean, missing_rates, missing_shift, wilson_interval
 from cueshift.stats._clustered_share import clustered_wilson
 from tests.designs.test_runner import study_file
 
@@ -153,10 +153,42 @@ def test_by_ordering_shares_and_poles() -> None:
     assert out.height == 2 * 2 * 4  # (m, pooled) x 2 orderings x 4 named letters
 
 
+def test_lean_toward_a_pole_against_scipy() -> None:
+    """Invalid answers that name the favorable pole's letter (ordering 1: a, ordering 3: b) more often
+    than the other: per face (k+ - k-) / n, WSRT as scipy on the exact values."""
+    rng = np.random.default_rng(3)
+    faces = [f"f{i}" for i in range(10)]
+    k_fav = rng.integers(0, 6, 10)
+    k_unfav = rng.integers(0, 3, 10)
+    counts = pl.DataFrame(
+        {
+            "model_id": "m",
+            "face_id": faces * 2,
+            "ordering": [1] * 10 + [3] * 10,
+            "n_answers": [12] * 10 + [8] * 10,
+        }
+    )
+    named = pl.DataFrame(
+        {
+            "model_id": "m", "face_id": faces * 2, "ordering": [1] * 10 + [3] * 10,
+            "named_letter": ["a"] * 10 + ["a"] * 10,  # ordering 1: favorable; ordering 3: unfavorable
+            "n_invalid": np.concatenate([k_fav, k_unfav]).tolist(),
+        }
+    )  # fmt: skip
+    out = missing_lean(counts, named, **BOOT)
+    row = _cell(out, model_id="m")
+    lean = np.array([float(Fraction(int(kf) - int(ku), 20)) for kf, ku in zip(k_fav, k_unfav, strict=True)])
+    reference = sps.wilcoxon(lean)
+    assert row["estimate"] == pytest.approx(lean.mean())
+    assert row["p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
+    assert row["share_favorable"] == pytest.approx(np.mean(k_fav / 20))
+    assert row["ci_low"] <= row["estimate"] <= row["ci_high"] and row["n_answers"] == 200
+
+
 # --------------------------------------------------------------------------- simulated judge
 
 PLANTED_RATE, BASE_RATE, REFUSAL_SHARE = 0.3, 0.02, 0.5  # default invalid_rate and refusal weight
-ANALYSES = ["missing_rates", "missing_shift", "missing_by_ordering"]
+ANALYSES = ["missing_rates", "missing_shift", "missing_by_ordering", "missing_lean"]
 
 
 def _simulate(tmp: Path, cache: Path, name: str, extra: str) -> dict[str, pl.DataFrame]:
@@ -218,3 +250,5 @@ def test_invalid_answers_by_ordering_show_the_judges_hedge(simulated) -> None:
     favorable = named_a.filter(pl.col("pole") == "favorable")["estimate"].mean()
     unfavorable = named_a.filter(pl.col("pole") == "unfavorable")["estimate"].mean()
     assert abs(favorable - unfavorable) < 0.003
+    lean = _cell(null["missing_lean"], model_id="sim")  # 'Maybe (a)' names either pole equally often
+    assert lean["ci_low"] <= 0 <= lean["ci_high"] and lean["p_adj"] > 0.05

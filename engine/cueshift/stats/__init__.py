@@ -69,7 +69,7 @@ from cueshift.stats._metrics import cumulative_abs_sbs, model_summary, phi_from_
 from cueshift.stats._mixed import mixed_model, mixed_model_cells
 from cueshift.stats._multiplicity import Correction, bh_adjust, bh_by_family
 from cueshift.stats._missing import missing_rates, missing_shift
-from cueshift.stats._missing_ordering import missing_by_ordering
+from cueshift.stats._missing_ordering import missing_by_ordering, missing_lean
 from cueshift.stats._noise import ALL_PLACEBOS, attributes_vs_floor, cell_abs_sbs, noise_floor
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
 from cueshift.stats._proportions import (
@@ -201,6 +201,7 @@ __all__ = [
     "model_differences",
     "model_summary",
     "missing_by_ordering",
+    "missing_lean",
     "missing_rates",
     "missing_shift",
     "naive_standard_error",

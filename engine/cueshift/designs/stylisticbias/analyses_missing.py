@@ -13,7 +13,7 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
 from cueshift.infer.parser import named_letter
-from cueshift.stats import analysis, missing_by_ordering, missing_rates, missing_shift
+from cueshift.stats import analysis, missing_by_ordering, missing_lean, missing_rates, missing_shift
 from cueshift.store import query
 from cueshift.study.scenarios import ORDERING_BY_ID, Scenario
 
@@ -88,6 +88,26 @@ def _missing_shift(ctx: Context) -> pl.DataFrame | None:
     family="none (descriptive)",
 )
 def _missing_by_ordering(ctx: Context) -> pl.DataFrame | None:
+    inputs = _named_inputs(ctx)
+    return None if inputs is None else missing_by_ordering(*inputs, **ctx.inputs.boot)
+
+
+@analysis(
+    "missing_lean",
+    suite=SUITE,
+    description="Do invalid answers lean to a pole? (favorable - unfavorable letter named) / answers",
+    source="invalid_answers, invalid_texts",
+    grouping="model (and pooled)",
+    statistic="face-level mean lean from integer counts; WSRT or sign flips; face-level bootstrap CI",
+    family="all rows (BH)",
+)
+def _missing_lean(ctx: Context) -> pl.DataFrame | None:
+    inputs = _named_inputs(ctx)
+    return None if inputs is None else missing_lean(*inputs, test=ctx.inputs.test, **ctx.inputs.boot)
+
+
+def _named_inputs(ctx: Context) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """The answer counts and the invalid answers by the letter they name, or None without rows."""
     counts = _read(ctx, "invalid_answers")
     if counts is None:
         return None
@@ -100,4 +120,4 @@ def _missing_by_ordering(ctx: Context) -> pl.DataFrame | None:
                     "named_letter": pl.String, "n_invalid": pl.Int64}
         )
     )  # fmt: skip
-    return missing_by_ordering(counts, named, **ctx.inputs.boot)
+    return counts, named

@@ -178,11 +178,41 @@ MISSING_BY_ORDERING = TableSpec(
     requires=("result_missing_by_ordering",),
 )
 
+MISSING_LEAN = TableSpec(
+    key="missing_lean",
+    title="Do the invalid answers lean to a pole?",
+    sql=f"""
+    SELECT model_id, share_favorable, share_unfavorable, estimate, ci_low, ci_high, p_adj, n, n_answers
+    FROM result_missing_lean
+    WHERE {MODELS_FILTER} OR model_id = '(pooled)'
+    ORDER BY model_id = '(pooled)', model_id
+    """,
+    columns=(
+        stub("model_id", "Model"),
+        Col("share_favorable", "Invalid, naming favorable", percent(2)),
+        Col("share_unfavorable", "Invalid, naming unfavorable", percent(2)),
+        Col("estimate", "Lean", effect(4), p="p_adj"),
+        Col("ci_low", "95% CI", ci(4), args=("ci_high",)),
+        Col("n", "Faces", fmt_integer),
+        Col("n_answers", "Answers", fmt_integer),
+    ),
+    notes=(
+        "Per face: (invalid answers naming the favorable pole's letter − those naming the unfavorable "
+        "pole's letter) / answers, over all orderings, averaged over faces. φ sees valid answers only: "
+        "a positive lean means the answers it leaves out favor the favorable pole (φ understates it), a "
+        "negative one the reverse; a lean indistinguishable from 0 means leaving invalid answers out does "
+        "not bias φ.",
+        EMPHASIS_LEGEND,
+    ),
+    requires=("result_missing_lean",),
+)
+
 MISSING_TABLES: tuple[TableSpec, ...] = (
     MISSING_SHIFT,
     MISSING_SHIFT_BY_GROUP,
     MISSING_BASE_RATES,
     MISSING_BY_ORDERING,
+    MISSING_LEAN,
 )
 MISSING_FIGURES: tuple[FigureSpec, ...] = ()
 MISSING_TEXTS: tuple[TextSpec, ...] = ()
