@@ -151,3 +151,33 @@ def test_p_values_are_bit_identical_in_every_row_order(study: Path, tmp_path: Pa
             assert np.array_equal(ours, table.select(pl.all().cast(pl.Float64)).to_numpy().view(np.int64)), (
                 name
             )
+
+
+@pytest.mark.parametrize(
+    ("n_rows", "scale"),
+    [(60, 1.0), (20_000, 1.0), (30, 1e6)],  # float adds; int64 adds (sums past 2^52); a coarser grid
+)
+def test_values_that_are_not_ratios_go_on_the_grid_in_any_order(n_rows, scale):
+    """Continuous values (e.g. φ_expected) are snapped to 2^-40 and added exactly: the means are
+    bit-identical in every order and within the grid's rounding of the plain mean."""
+    rng = np.random.default_rng(n_rows)
+    frame = pl.DataFrame(
+        {
+            "face_id": rng.choice(["a", "b", "c"], n_rows),
+            "variation_value": rng.choice(["x", "y"], n_rows),
+            "phi_expected": rng.uniform(-1.0, 1.0, n_rows) * scale,
+        }
+    )
+    reference = face_matrix(frame, ["variation_value"], faces=["a", "b", "c"], value="phi_expected").values
+    plain = (
+        frame.group_by("face_id", "variation_value")
+        .agg(pl.col("phi_expected").mean())
+        .sort("face_id", "variation_value")
+    )
+    np.testing.assert_allclose(
+        reference.ravel(), plain["phi_expected"].to_numpy(), rtol=1e-12, atol=1e-12 * scale
+    )
+    for _ in range(3):
+        shuffled = frame[rng.permutation(n_rows).tolist()]
+        again = face_matrix(shuffled, ["variation_value"], faces=["a", "b", "c"], value="phi_expected").values
+        assert again.tobytes() == reference.tobytes()

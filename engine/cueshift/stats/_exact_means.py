@@ -43,9 +43,11 @@ def count_denominator(frame: pl.DataFrame) -> int:
     present = [c for c in COUNT_COLUMNS if c in frame.columns]
     if not present:
         return COMMON_DENOMINATOR
-    counts = pl.concat([frame[c].cast(pl.Int64) for c in present]).drop_nulls().unique().to_list()
+    counts: set[int] = set()
+    for column in present:
+        counts.update(frame[column].drop_nulls().unique().to_list())
     denominator = 1
-    for n in counts:
+    for n in sorted(counts):
         if n > 0:
             denominator = math.lcm(denominator, int(n))
             if denominator > MAX_DENOMINATOR:
