@@ -48,6 +48,7 @@ from rich.progress import (
 from cueshift import store
 from cueshift.designs.executor import Executor, LocalExecutor
 from cueshift.designs.failures import MAX_FAILED_RUNS, FailureTally, drop_given_up, split_failures
+from cueshift.designs.preflight import check_study_inputs
 from cueshift.designs.registry import design_of
 from cueshift.designs.work import UnitKind, Workload
 from cueshift.errors import ConfigError
@@ -155,6 +156,7 @@ def run_study(
     RunSummary
         Counts of the run (``n_written`` sums every kind of answer written).
     """
+    check_study_inputs(study)  # settings first: planning may write caches (placebos, demo faces)
     workload = design_of(study).plan(study, progress=progress)
     return run_workload(
         workload,

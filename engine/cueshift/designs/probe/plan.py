@@ -17,7 +17,7 @@ from cueshift.designs.forced_choice import judgment_workload, study_scenarios
 from cueshift.designs.probe.section import ProbeConfig, ProbeStudy
 from cueshift.designs.work import StoredRows, Workload
 from cueshift.images import load_benchmark
-from cueshift.images.human_ratings import rating_rows, read_long_ratings, read_means
+from cueshift.images.human_ratings import rating_rows, read_long_ratings, read_means, read_reliability
 from cueshift.study.variations import VariationFilter
 
 
@@ -54,6 +54,8 @@ def human_frames(
         )
     if config.human_means is not None:
         means = read_means(config.human_means, stimuli=stimuli, attributes=attributes)
+    if config.reliability is not None:  # read by the analyses; checked now, before any judgment
+        read_reliability(config.reliability, attributes=attributes)
     return long, means
 
 
