@@ -133,7 +133,8 @@ def kruskal_columns(x: F64, labels: NDArray[np.int64], n_groups: int) -> RankTes
                  {1 - \sum_j (t_j^3 - t_j)/(N^3 - N)},
 
     referred to :math:`\chi^2_{k-1}` with :math:`k` the number of non-empty groups (as
-    :func:`scipy.stats.kruskal`). Effect size: :math:`\varepsilon^2 = H / (N - 1)`.
+    :func:`scipy.stats.kruskal`, which has no exact method at any size, with or without ties;
+    ``tests/stats/test_exact_ties.py``). Effect size: :math:`\varepsilon^2 = H / (N - 1)`.
 
     References
     ----------
