@@ -36,7 +36,6 @@ from cueshift.stats._anova import AnovaResult, one_way_anova
 from cueshift.stats._attributes import (
     category_demographic_table,
     demographic_variation_table,
-    fashion_age_table,
     negativity_asymmetry,
 )
 from cueshift.stats._clustered import clustered_standard_error, design_effect, naive_standard_error
@@ -54,6 +53,7 @@ from cueshift.stats._crossed import crossed_model, crossed_model_cells, variance
 from cueshift.stats._crossmodel import category_ranking, cross_model, scenario_means
 from cueshift.stats._demographic import demographic_tests, face_anova, significance_share
 from cueshift.stats._faces import FaceMatrix, face_matrix
+from cueshift.stats._fashion_age import fashion_age_table
 from cueshift.stats._group_rank import KruskalResult, kruskal_columns, kruskal_wallis, mann_whitney_columns
 from cueshift.stats._folded import abs_interval, mean_abs_interval
 from cueshift.stats._intervals import mean_interval, t_half_width, welch_interval

@@ -15,16 +15,11 @@ from cueshift.stats._constants import (
     ALPHA,
     ASYMMETRY_PAIRS,
     DIMENSIONS,
-    ELDERLY,
-    FASHION_CATEGORY,
     TABLE3_CATEGORY_MAP,
-    YOUNG,
 )
-from cueshift.stats._contrast import group_difference_interval
 from cueshift.stats._faces import coarsen, face_matrix, face_sums, study_faces
-from cueshift.stats._group_rank import mann_whitney_columns
 from cueshift.stats._multiplicity import bh_by_family
-from cueshift.stats._permutation import label_permutation_test, sign_flip_test
+from cueshift.stats._permutation import sign_flip_test
 from cueshift.stats._resample import CIMethod, cluster_bootstrap
 from cueshift.stats._sbs import TestMethod, one_sample_test
 from cueshift.stats._signed_rank import ZeroMethod, signed_rank_columns
@@ -47,11 +42,11 @@ GROUP_CELL_COLUMNS = (
 )
 
 
-def _valid(delta: pl.DataFrame) -> pl.DataFrame:
+def valid_delta(delta: pl.DataFrame) -> pl.DataFrame:
     return delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
 
 
-def _group_cells(
+def group_cells(
     data: pl.DataFrame, keys: Sequence[str], dimensions: Sequence[str], faces: list[str]
 ) -> tuple[pl.DataFrame, np.ndarray]:
     """Per-face mean Δ cells of ``keys`` × (dimension, group), stacked over dimensions and groups
@@ -74,7 +69,7 @@ def _group_cells(
 
 
 @dataclass(frozen=True)
-class _FaceLevelTest:
+class FaceLevelTest:
     """One face-level test setting for every cell of a table: called on ``(cells, values)``
     (a face × cell matrix of per-face mean Δ), it adds the bootstrap estimate and CI and the
     one-sample test (WSRT or sign flips) of each column to ``cells``."""
@@ -134,10 +129,10 @@ def demographic_variation_table(
     reversals (facial tattoo: male −0.006 ns, female +0.033 p < 0.001). ``sign_reversal_both``
     demands significance on both sides.
     """
-    data = _valid(delta)
+    data = valid_delta(delta)
     faces = study_faces(data)
-    cells, values = _group_cells(data, ["variation_category", "variation_value"], dimensions, faces)
-    out = _FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)(cells, values)
+    cells, values = group_cells(data, ["variation_category", "variation_value"], dimensions, faces)
+    out = FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)(cells, values)
     out = bh_by_family(out, [])
     sig = pl.col("p_adj") < alpha
     key = ["variation_value", "dimension"]
@@ -186,12 +181,12 @@ def category_demographic_table(
     not — and is tested by WSRT on all faces' per-face means. ``p_adj``: BH within each
     dimension × row kind (a column of the table).
     """
-    data = _valid(delta).with_columns(
+    data = valid_delta(delta).with_columns(
         pl.col("variation_category").replace(dict(category_map)).alias("variation_category")
     )
     faces = study_faces(data)
-    cells, values = _group_cells(data, ["variation_category"], dimensions, faces)
-    face_test = _FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)
+    cells, values = group_cells(data, ["variation_category"], dimensions, faces)
+    face_test = FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)
     groups = face_test(cells, values)
     overall_fm = face_matrix(data, ["variation_category"], faces=faces)
     overall = face_test(overall_fm.cells, overall_fm.values)
@@ -218,79 +213,6 @@ def category_demographic_table(
     )
 
 
-@returns("table4")
-def fashion_age_table(
-    delta: pl.DataFrame,
-    *,
-    category: str = FASHION_CATEGORY,
-    young: str = YOUNG,
-    elderly: str = ELDERLY,
-    test: TestMethod = "rank",
-    n_resamples: int = 10_000,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
-) -> pl.DataFrame:
-    r"""SBS per fashion style × age group, and elderly − young per style (seed 000 Table 4).
-
-    Age rows: face-level mean Δ (WSRT, BH over the style × age cells). Contrast rows
-    (``group = "elderly - young"``): the difference of the two groups' estimates, tested by
-    Mann–Whitney U on per-face mean Δ of elderly vs young faces (``test='permutation'``: label
-    permutation of the mean difference), BH over styles ("all Young vs. Elderly contrasts
-    p < 0.001, MWU, BH-corrected"); its CI is the face-level bootstrap of the difference on the
-    age cells' replicates (:func:`cueshift.stats._contrast.group_difference_interval`, ``ci_method``).
-    """
-    data = _valid(delta).filter(pl.col("variation_category") == category)
-    faces = study_faces(data)
-    cells, values = _group_cells(data, ["variation_value"], ["age"], faces)
-    ages = _FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)(cells, values)
-    ages = bh_by_family(ages, [])
-    fm = face_matrix(data, ["variation_value"], faces=faces)
-    age_of = dict(data.select("face_id", "age").unique().iter_rows())
-    codes = np.array([0 if age_of.get(f) == elderly else 1 if age_of.get(f) == young else -1 for f in faces])
-    if test == "permutation":
-        _, p = label_permutation_test(fm.values, codes, 2, n_resamples=n_resamples, seed=seed)
-        statistic, effect, name = (
-            np.full(fm.n_cells, np.nan),
-            np.full(fm.n_cells, np.nan),
-            "label-permutation",
-        )
-    else:
-        res = mann_whitney_columns(fm.values, codes)
-        statistic, p, effect, name = res.statistic, res.p_value, res.effect_size, "mann-whitney"
-    est = ages.pivot(on="group", index="variation_value", values="estimate")
-    diff = (
-        (est[elderly] - est[young])
-        if {elderly, young} <= set(est.columns)
-        else pl.Series([None] * est.height)
-    )
-    _, ci_low, ci_high = group_difference_interval(
-        fm.values,
-        codes,
-        n_resamples=n_resamples,
-        seed=seed,
-        confidence_level=confidence_level,
-        method=ci_method,
-    )
-    contrast = fm.cells.with_columns(
-        ci_low=pl.Series(ci_low),
-        ci_high=pl.Series(ci_high),
-        statistic=pl.Series(statistic),
-        p_value=pl.Series(p),
-        effect_size=pl.Series(effect),
-        test=pl.lit(name),
-        n=pl.Series(((codes >= 0)[:, None] & ~np.isnan(fm.values)).sum(axis=0).astype(np.int64)),
-    ).join(est.select("variation_value", diff.alias("estimate")), on="variation_value")
-    contrast = bh_by_family(contrast, []).with_columns(
-        group=pl.lit(f"{elderly} - {young}"),
-        dimension=pl.lit("age"),
-    )
-    cols = ["variation_value", *GROUP_CELL_COLUMNS, "n_obs"]
-    return pl.concat([ages.select(cols), contrast.select(cols)], how="vertical_relaxed").with_columns(
-        pl.col("n").cast(pl.Int64), pl.col("n_obs").cast(pl.Int64), pl.col(pl.Float64).fill_nan(None)
-    )
-
-
 @returns("negativity_asymmetry")
 def negativity_asymmetry(
     delta: pl.DataFrame,
@@ -309,7 +231,7 @@ def negativity_asymmetry(
     **one-sided** WSRT of :math:`a^-_f - a^+_f > 0` (or a one-sided sign-flip test), BH over
     the pairs (paper: n = 5 pairs; see :data:`ASYMMETRY_PAIRS` for the three it leaves unnamed).
     """
-    data = _valid(delta)
+    data = valid_delta(delta)
     per_face = data.group_by("face_id", "variation_value").agg(pl.col("delta").mean().abs().alias("a"))
     rows = []
     diffs = []
