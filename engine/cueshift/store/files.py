@@ -62,19 +62,22 @@ def check_existing_database(path: Path) -> None:
         raise CueshiftError(f"{path}: not a DuckDB database (no DuckDB header)")
     con = connect(path, read_only=True)
     try:
-        rows = con.execute("SELECT block_size, total_blocks FROM pragma_database_size()").fetchall()
+        rows = con.execute("SELECT block_size, used_blocks FROM pragma_database_size()").fetchall()
     except duckdb.Error as exc:
         raise CueshiftError(f"{path}: damaged database: {_first_line(exc)}") from None
     finally:
         con.close()
-    block_size, total_blocks = int(rows[0][0]), int(rows[0][1])
-    expected = _HEADER_BYTES + block_size * total_blocks
-    size = path.stat().st_size
-    if size < expected:
-        raise CueshiftError(
-            f"{path}: truncated database ({size:,} bytes; its header says {expected:,}); "
-            "restore it from a copy or re-run into a new file"
-        )
+    wal = path.with_name(path.name + ".wal")
+    if not wal.exists():  # then the blocks in use are all on disk (a WAL may add blocks in memory)
+        # each block in use has its own slot at 12 KiB + id x block size, so a whole file holds
+        # at least that many blocks; DuckDB trims free blocks at the end, never used ones
+        expected = _HEADER_BYTES + int(rows[0][0]) * int(rows[0][1])
+        size = path.stat().st_size
+        if size < expected:
+            raise CueshiftError(
+                f"{path}: truncated database ({size:,} bytes; the blocks it uses need {expected:,}); "
+                "restore it from a copy or re-run into a new file"
+            )
 
 
 def check_new_database(path: Path) -> None:
