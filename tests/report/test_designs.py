@@ -32,7 +32,7 @@ from tests.html_tables import html_tables, texts
 
 STUDIES = Path(__file__).parents[2] / "studies"
 CATALOGS = {"stylisticbias": STYLISTICBIAS, "paired": PAIRED, "pairwise": PAIRWISE, "probe": PROBE}
-_CALL = re.compile(r"report\.(table|figure|text)\(\"([^\"]+)\"\)")
+_CALL = re.compile(r"report\.(table|figure|text|section)\(\"([^\"]+)\"\)")
 
 
 @pytest.mark.parametrize("design", sorted(CATALOGS))
@@ -46,14 +46,23 @@ def test_catalog_document_ships_and_declares_every_call(design: str) -> None:
     assert "Report.open(db, models, CATALOG)" in source
     calls = _CALL.findall(source)
     assert calls, design
+    sections = {name for name, _ in catalog.sections}
+    shown: set[str] = set()
     for kind, key in calls:
-        getattr(catalog, kind)(key)  # raises for an undeclared key
-    assert {key for kind, key in calls if kind == "table"} == {t.key for t in catalog.tables}
+        if kind == "section":  # a section cell shows every key the catalog lists under it
+            assert key in sections, f"{design}: study document shows undeclared section {key!r}"
+            shown.update(catalog.section(key))
+        else:
+            getattr(catalog, kind)(key)  # raises for an undeclared key
+            shown.add(key)
+    assert {t.key for t in catalog.tables} <= shown
 
 
 def test_catalog_refuses_repeated_keys_and_names_unknown_ones() -> None:
     with pytest.raises(ValueError, match="repeated key"):
         Catalog("x.qmd", tables=(PAIRED.tables[0], PAIRED.tables[0]))
+    with pytest.raises(ValueError, match="section key"):
+        Catalog("x.qmd", tables=PAIRED.tables[:1], sections=(("extra", ("nope",)),))
     with pytest.raises(Exception, match="no table 'nope' declared"):
         PAIRED.table("nope")
 
