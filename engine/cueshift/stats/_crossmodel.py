@@ -18,7 +18,6 @@ from cueshift.stats._model_cells import ModelCells, model_cells
 from cueshift.stats._reversals import reversals_of
 from cueshift.stats._sbs import TestMethod
 
-
 RANKING_SCHEMA = {
     "model_id": pl.String,
     "scenario_category": pl.String,
