@@ -25,7 +25,8 @@ from cueshift.schemas.results_stylisticbias import STYLISTICBIAS_RESULTS
 
 #: Bumped when a result table's columns change (written to ``result_manifest``).
 #: 2: the ``stars`` column left ``result_paired_halo``; the design tables got schemas.
-RESULT_SCHEMA_VERSION = 2
+#: 3: ``result_manifest.phi`` (which φ the analyses read: ``cueshift analyze --phi``).
+RESULT_SCHEMA_VERSION = 3
 
 
 class AnalysisManifestSchema(ResultModel):
@@ -44,6 +45,7 @@ class AnalysisManifestSchema(ResultModel):
     test: str
     ci_method: str
     models: str
+    phi: str
     schema_version: pl.Int64 = pa.Field(ge=1)
     seconds: float = pa.Field(ge=0.0)
     created_at: str

@@ -166,6 +166,13 @@ def analyze(
         typer.Option(help="Intervals: 'bca' or 'percentile' (stylisticbias); 'analytic' (other designs)."),
     ] = None,
     model: Annotated[list[str] | None, typer.Option(help="Restrict to these model ids (repeatable).")] = None,
+    phi: Annotated[
+        str | None,
+        typer.Option(
+            help="Which phi every analysis reads (stylisticbias): 'greedy' (the stored answers, default), "
+            "'expected' or 'T=0.2' (any temperature; answers drawn from a scoring backend's stored scores)."
+        ),
+    ] = None,
     overview_only: Annotated[
         bool, typer.Option(help="Print the first-cut overview only; no statistics.")
     ] = False,
@@ -181,7 +188,7 @@ def analyze(
     if resamples is not None and resamples < 100:
         raise CueshiftError(f"--resamples {resamples}: use at least 100")
     spec = load_study(study)
-    request = AnalysisRequest(seed, resamples, test, ci, tuple(model or ()), top, overview_only)
+    request = AnalysisRequest(seed, resamples, test, ci, tuple(model or ()), top, overview_only, phi)
     design = design_of(spec)
     design.options.check(design.name, request)
     path = db or spec.database_path

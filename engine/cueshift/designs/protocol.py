@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from cueshift.errors import ConfigError
 from cueshift.study.config import Study
+from cueshift.views import parse_phi
 
 if TYPE_CHECKING:
     import duckdb
@@ -52,6 +53,8 @@ class AnalysisRequest:
         Restrict the analyses to these model ids.
     top, overview_only
         Length of the first-cut overview, and whether to stop after it.
+    phi
+        Which φ the analyses read: ``'greedy'``, ``'expected'`` or ``'T=<t>'`` (``--phi``).
     """
 
     seed: int | None = None
@@ -61,6 +64,7 @@ class AnalysisRequest:
     models: tuple[str, ...] = ()
     top: int | None = None
     overview_only: bool = False
+    phi: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,8 @@ class OptionSupport:
         step (the option is refused).
     overview
         Whether the design prints the first-cut overview (``--top``, ``--overview-only``).
+    phi
+        Whether the design reads φ from the ``delta``/``base_phi`` views and so honours ``--phi``.
     """
 
     tests: tuple[str, ...]
@@ -85,6 +91,7 @@ class OptionSupport:
     seed: str | None = None
     resamples: str | None = None
     overview: bool = False
+    phi: bool = False
 
     def check(self, design: str, request: AnalysisRequest) -> None:
         """Refuse every option of ``request`` that means nothing for ``design``.
@@ -108,6 +115,12 @@ class OptionSupport:
         ):
             if given and meaning is None:
                 raise ConfigError(f"{option}: design {design!r} has no random step; leave the option out")
+        if request.phi is not None:
+            if not self.phi:
+                raise ConfigError(
+                    f"--phi: design {design!r} does not read the phi views; leave the option out"
+                )
+            parse_phi(request.phi)  # a malformed value is one line before the database opens
         if not self.overview:
             for option, given in (
                 ("--top", request.top is not None),

@@ -31,6 +31,9 @@ class RunSettings:
         Family of tests and kind of interval used.
     models
         The model subset analysed (empty: every model).
+    phi
+        Which φ the analyses read (``cueshift analyze --phi``): ``'greedy'`` (the stored
+        answers), ``'expected'`` or ``'T=<t>'`` (answers drawn from the stored scores).
     """
 
     n_resamples: int = 0
@@ -38,6 +41,7 @@ class RunSettings:
     test: str = "none"
     ci_method: str = "none"
     models: tuple[str, ...] = ()
+    phi: str = "greedy"
 
 
 class NotApplicable(Exception):

@@ -18,12 +18,21 @@ from cueshift.store.files import (
     connect,
     remove_database,
 )
+from cueshift.store.keys import UNINDEXED_KEYS
 
 #: Version of ``sql/schema.sql``; bump it with any change to a table, and say how to migrate.
-SCHEMA_VERSION = "3"  # 3: judgment.invalid_reason
+SCHEMA_VERSION = "4"  # 3: judgment.invalid_reason; 4: judgment without a primary-key index
 
 #: Views in dependency order; each lives in ``sql/views/<name>.sql``.
-VIEWS: tuple[str, ...] = ("phi", "base_phi", "delta", "invalid_answers", "invalid_texts")
+VIEWS: tuple[str, ...] = (
+    "phi",
+    "base_phi",
+    "delta",
+    "invalid_answers",
+    "invalid_texts",
+    "phi_at",
+    "delta_at",
+)
 
 
 def sql_text(relative: str) -> str:
@@ -110,7 +119,8 @@ def study_tables(con: duckdb.DuckDBPyConnection, schema: str = "main") -> list[S
     """Every data table of ``schema`` (not ``cueshift_meta``, not the ``result_*`` tables), referenced
     tables before the tables that refer to them, otherwise in creation order.
 
-    A table without a primary key is keyed by all its columns.
+    A table without a primary key is keyed by :data:`~cueshift.store.keys.UNINDEXED_KEYS`, else by
+    all its columns.
     """
     names = [
         row[0]
@@ -129,7 +139,7 @@ def study_tables(con: duckdb.DuckDBPyConnection, schema: str = "main") -> list[S
         "AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')",
         [schema],
     ).fetchall()
-    keys = {t: tuple(cols) for t, kind, cols, _ in constraints if kind == "PRIMARY KEY"}
+    keys = dict(UNINDEXED_KEYS) | {t: tuple(c) for t, kind, c, _ in constraints if kind == "PRIMARY KEY"}
     refs: dict[str, set[str]] = {}
     for table, kind, _, referenced in constraints:
         if kind == "FOREIGN KEY" and referenced:

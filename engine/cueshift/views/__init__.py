@@ -3,8 +3,13 @@ first-cut overview of a study database."""
 
 from cueshift.views.frames import BASE_COLUMNS, DELTA_COLUMNS, PLACEBO_FEATURE_KEY, read_base_phi, read_delta
 from cueshift.views.overview import Overview, overview, print_overview
+from cueshift.views.phi_choice import GREEDY, PhiChoice, check_scored, parse_phi
 
 __all__ = [
+    "GREEDY",
+    "PhiChoice",
+    "check_scored",
+    "parse_phi",
     "BASE_COLUMNS",
     "DELTA_COLUMNS",
     "Overview",

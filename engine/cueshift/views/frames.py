@@ -13,6 +13,8 @@ from typing import cast
 import duckdb
 import polars as pl
 
+from cueshift.views.phi_choice import GREEDY, PhiChoice
+
 DELTA_COLUMNS: tuple[str, ...] = (
     "model_id",
     "face_id",
@@ -59,28 +61,40 @@ def _read(con: duckdb.DuckDBPyConnection, sql: str, models: Sequence[str] | None
 PLACEBO_FEATURE_KEY = "placebo"
 
 
+def _source(view: str, phi: PhiChoice) -> str:
+    """The view, or its table macro at the chosen temperature (``sql/views/delta_at.sql``)."""
+    return view if phi.temperature is None else f"{view}_at({float(phi.temperature)!r})"
+
+
 def read_delta(
-    con: duckdb.DuckDBPyConnection, models: Sequence[str] | None = None, *, placebo: bool = False
+    con: duckdb.DuckDBPyConnection,
+    models: Sequence[str] | None = None,
+    *,
+    placebo: bool = False,
+    phi: PhiChoice = GREEDY,
 ) -> pl.DataFrame:
     """The ``delta`` rows that have a Δ (optionally of some models) with the valid-answer counts
     of both φ, sorted by model, face, variation value, image and scenario: the attribute
-    variations, or with ``placebo=True`` only the noise-floor placebos (``feature_key = 'placebo'``)."""
+    variations, or with ``placebo=True`` only the noise-floor placebos (``feature_key = 'placebo'``).
+    ``phi`` picks the φ (:mod:`cueshift.views.phi_choice`): the ``delta`` view or ``delta_at(T)``."""
     which = "=" if placebo else "IS DISTINCT FROM"
     return _read(
         con,
-        f"SELECT {', '.join(DELTA_COLUMNS)} FROM delta WHERE delta IS NOT NULL "
+        f"SELECT {', '.join(DELTA_COLUMNS)} FROM {_source('delta', phi)} WHERE delta IS NOT NULL "
         f"AND lower(feature_key) {which} '{PLACEBO_FEATURE_KEY}'",
         models,
         "model_id, face_id, variation_value, image_id, scenario_id",
     )
 
 
-def read_base_phi(con: duckdb.DuckDBPyConnection, models: Sequence[str] | None = None) -> pl.DataFrame:
+def read_base_phi(
+    con: duckdb.DuckDBPyConnection, models: Sequence[str] | None = None, *, phi: PhiChoice = GREEDY
+) -> pl.DataFrame:
     """The ``base_phi`` rows that have a φ (optionally of some models) and their valid-answer count,
-    sorted by model, face, image and scenario."""
+    sorted by model, face, image and scenario; ``phi`` as in :func:`read_delta`."""
     return _read(
         con,
-        f"SELECT {', '.join(BASE_COLUMNS)} FROM base_phi WHERE phi IS NOT NULL",
+        f"SELECT {', '.join(BASE_COLUMNS)} FROM {_source('base_phi', phi)} WHERE phi IS NOT NULL",
         models,
         "model_id, face_id, image_id, scenario_id",
     )

@@ -37,7 +37,7 @@ from cueshift.stats import (
     significance_share,
     variation_strength,
 )
-from cueshift.views import read_base_phi, read_delta
+from cueshift.views import GREEDY, PhiChoice, check_scored, read_base_phi, read_delta
 
 #: The variation category of Table 4 (fashion styles; seed 000 Table 4).
 FASHION_CATEGORY = "Fashion"
@@ -225,7 +225,13 @@ def _cumulative(ctx: Context) -> pl.DataFrame:
     family="none",
 )
 def _cross(ctx: Context) -> pl.DataFrame:
-    return cross_model(ctx.inputs.delta, confidence_level=ctx.inputs.confidence_level)
+    return cross_model(
+        ctx.inputs.delta,
+        confidence_level=ctx.inputs.confidence_level,
+        test=ctx.inputs.test,
+        n_resamples=ctx.inputs.n_resamples,
+        seed=ctx.inputs.seed,
+    )
 
 
 @analysis(
@@ -266,6 +272,7 @@ def run_analyses(
     confidence_level: float = 0.95,
     only: Sequence[str] | None = None,
     write: bool = True,
+    phi: PhiChoice = GREEDY,
 ) -> dict[str, pl.DataFrame]:
     """Compute every seed 000 analysis and store each as ``result_<name>`` (one transaction).
 
@@ -283,6 +290,9 @@ def run_analyses(
         Names of analyses to run (default: all of the suite).
     write : bool
         Store the tables (replacing earlier ones) and ``result_manifest``.
+    phi : PhiChoice
+        Which φ every analysis reads (``cueshift analyze --phi``; recorded in ``result_manifest``):
+        the stored answers (default) or answers drawn at a temperature from the stored scores.
 
     Returns
     -------
@@ -292,15 +302,18 @@ def run_analyses(
     Raises
     ------
     CueshiftError
-        The database holds no judgment with a valid answer.
+        The database holds no judgment with a valid answer, or ``phi`` needs scores a model did
+        not store.
     """
-    delta, base = read_delta(con, models), read_base_phi(con, models)
+    check_scored(con, phi, models)
+    delta, base = read_delta(con, models, phi=phi), read_base_phi(con, models, phi=phi)
     if delta.height == 0 and base.height == 0:
         raise CueshiftError("no judgments with a valid answer in the study database: nothing to analyse")
+    subset = tuple(models or ())
     inputs = Inputs(
-        delta, base, n_resamples, seed, test, ci_method, confidence_level, con=con, models=tuple(models or ())
+        delta, base, n_resamples, seed, test, ci_method, confidence_level, con=con, models=subset, phi=phi
     )
-    settings = RunSettings(n_resamples, seed, test, ci_method, tuple(models or ()))
+    settings = RunSettings(n_resamples, seed, test, ci_method, subset, phi=phi.label)
     return run_suite(con, SUITE, inputs, settings, only=only, write=write, progress=progress)
 
 

@@ -20,7 +20,7 @@ def placebo_rows(ctx: Context) -> pl.DataFrame | None:
     """The placebo Δ rows of the analysed models, or None when the study has none."""
     if ctx.inputs.con is None:
         return None
-    rows = read_delta(ctx.inputs.con, ctx.inputs.models or None, placebo=True)
+    rows = read_delta(ctx.inputs.con, ctx.inputs.models or None, placebo=True, phi=ctx.inputs.phi)
     return rows if rows.height else None
 
 

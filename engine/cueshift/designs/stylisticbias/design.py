@@ -39,6 +39,7 @@ class StylisticBiasDesign:
         seed="seed of the face-level bootstrap and the permutation tests",
         resamples="face-level bootstrap resamples (and permutations) per estimate",
         overview=True,
+        phi=True,
     )
 
     def plan(self, study: StylisticBiasStudy, *, progress: bool) -> Workload:
@@ -61,7 +62,7 @@ class StylisticBiasDesign:
         """Print the first-cut overview, then run every analysis and print the headlines."""
         from cueshift.designs.stylisticbias.analyses import run_analyses
         from cueshift.designs.stylisticbias.console import print_headlines
-        from cueshift.views import overview, print_overview
+        from cueshift.views import GREEDY, overview, parse_phi, print_overview
 
         first_cut = overview(con, top=10 if request.top is None else request.top)
         print_overview(first_cut, console, _database_name(con))
@@ -76,6 +77,7 @@ class StylisticBiasDesign:
             test="permutation" if self.options.test(request) == "permutation" else "rank",
             ci_method="percentile" if self.options.ci_method(request) == "percentile" else "bca",
             write=write,
+            phi=parse_phi(request.phi) if request.phi is not None else GREEDY,
         )
         if write:
             print_headlines(con, console)

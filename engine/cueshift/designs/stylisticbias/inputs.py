@@ -10,6 +10,7 @@ import duckdb
 import polars as pl
 
 from cueshift.stats import AnalysisContext, CIMethod, TestMethod
+from cueshift.views import GREEDY, PhiChoice
 
 SUITE = "stylisticbias"
 
@@ -20,7 +21,8 @@ class Inputs:
 
     ``con`` (the study database, read only by analyses) and ``models`` (the subset, empty for all)
     let an analysis read a view the others do not need (e.g. judgment-level answers); ``None`` when
-    the inputs were built from frames alone.
+    the inputs were built from frames alone. ``phi`` is the φ ``delta``/``base_phi`` were read with
+    (``cueshift analyze --phi``); an analysis reading more Δ rows reads them with it.
     """
 
     delta: pl.DataFrame
@@ -32,6 +34,7 @@ class Inputs:
     confidence_level: float = 0.95
     con: duckdb.DuckDBPyConnection | None = None
     models: tuple[str, ...] = ()
+    phi: PhiChoice = GREEDY
 
     @property
     def boot(self) -> Boot:
