@@ -125,7 +125,11 @@ def read_manifest_table(path: Path) -> pl.DataFrame:
             None,
             f"unreadable manifest: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
         ) from None
-    frame = frame.rename({name: name.strip().lstrip("\ufeff") for name in frame.columns})
+    names = [name.strip().lstrip("\ufeff") for name in frame.columns]
+    repeated = next((name for name in names if names.count(name) > 1), None)
+    if repeated is not None:
+        raise input_error(where, repeated, "the column appears twice in the header")
+    frame = frame.rename(dict(zip(frame.columns, names, strict=True)))
     for name in REQUIRED_COLUMNS:
         if name not in frame.columns:
             raise input_error(where, name, "required column is missing")

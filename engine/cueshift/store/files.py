@@ -57,9 +57,9 @@ def check_existing_database(path: Path) -> None:
     if not head:
         raise CueshiftError(f"{path}: the file is empty, not a DuckDB database (remove it to start anew)")
     if head.startswith(_SQLITE_MAGIC):
-        raise CueshiftError(f"{path}: a SQLite database, not a DuckDB study database")
+        raise CueshiftError(f"{path}: cannot open as a DuckDB database: it is a SQLite database file")
     if head[8:12] != DUCKDB_MAGIC:
-        raise CueshiftError(f"{path}: not a DuckDB database (no DuckDB header)")
+        raise CueshiftError(f"{path}: cannot open as a DuckDB database: the file has no DuckDB header")
     con = connect(path, read_only=True)
     try:
         rows = con.execute("SELECT block_size, used_blocks FROM pragma_database_size()").fetchall()
