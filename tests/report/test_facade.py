@@ -62,6 +62,19 @@ def test_preamble_names_every_simulated_backend(raw_db: Path, tmp_path: Path) ->
     assert CATALOG.notation in text and "Models in this report: `sim-a`, `sim-b`." in text
 
 
+def test_preamble_says_which_phi_the_analyses_read(analysed_db: Path, tmp_path: Path) -> None:
+    import duckdb
+
+    with Report.open(analysed_db, None, CATALOG) as report:
+        assert "The analyses read φ from the stored answers" in report.preamble().text
+    path = tmp_path / "tempered.duckdb"
+    path.write_bytes(analysed_db.read_bytes())
+    with duckdb.connect(str(path)) as con:
+        con.execute("UPDATE result_manifest SET phi = 'T=0.2'")
+    with Report.open(path, None, CATALOG) as report:
+        assert "answers drawn at T = 0.2 from the stored scores" in report.preamble().text
+
+
 def test_console_tables(analysed_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from cueshift.report.cli import print_tables
 

@@ -30,6 +30,7 @@ from cueshift.report._cells import Styled
 from cueshift.report._database import open_for_report, relations
 from cueshift.report._display import FigureOutput, MarkdownOutput, TableOutput, not_computed
 from cueshift.report._spec import bound_params
+from cueshift.views import parse_phi
 
 #: Backends whose judges are simulated: ``simulated`` and ``simulated-designs`` (``infer.backends``).
 SIMULATED_PREFIX = "simulated"
@@ -178,12 +179,26 @@ class Report:
                 + " use a *simulated* backend (a seeded generative judge with planted effects): "
                 "the numbers test the pipeline and the statistics and say nothing about any real model."
             )
+        phi = self.phi_choice()
+        if phi:
+            lines.append(f"The analyses read {phi}.")
         lines.append(
             " ".join(
                 ["Every number below is read from the database at render time.", self.catalog.notation]
             ).strip()
         )
         return MarkdownOutput("\n\n".join(lines) + "\n")
+
+    def phi_choice(self) -> str:
+        """Which φ the stored analyses read (``cueshift analyze --phi``), as a phrase; empty when the
+        database records none."""
+        if not self.has("result_manifest"):
+            return ""
+        columns = self.query("SELECT * FROM result_manifest LIMIT 0").columns
+        if "phi" not in columns:
+            return ""
+        labels = sorted(str(v) for v in self.query("SELECT DISTINCT phi FROM result_manifest")["phi"])
+        return "; ".join(parse_phi(label).describe for label in labels)
 
     def md(self, text: str) -> MarkdownOutput:
         """Markdown prose (numbers in it come from :meth:`value` and the formatters)."""

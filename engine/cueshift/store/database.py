@@ -30,9 +30,10 @@ VIEWS: tuple[str, ...] = (
     "delta",
     "invalid_answers",
     "invalid_texts",
-    "phi_at",
-    "delta_at",
 )
+#: Table macros after the views, each file in ``sql/views/<name>.sql``: ``phi_at(T)``,
+#: ``delta_at(T)`` and ``base_phi_at(T)`` (φ with answers drawn at temperature T).
+MACRO_FILES: tuple[str, ...] = ("phi_at", "delta_at")
 
 
 def sql_text(relative: str) -> str:
@@ -102,7 +103,7 @@ def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None 
 
 def create_views(con: duckdb.DuckDBPyConnection) -> None:
     """(Re)create every view of ``sql/views/`` in dependency order."""
-    for name in VIEWS:
+    for name in (*VIEWS, *MACRO_FILES):
         con.execute(sql_text(f"views/{name}.sql"))
 
 
