@@ -23,7 +23,8 @@ TABLE2_VS = TableSpec(
     pivot=dimension_pivot("estimate", number(3)),
     notes=(
         "VS (Eq. 3): mean over scenarios of the standard deviation across a dimension's groups of the "
-        "group-mean base-face φ; 0 ≤ VS ≤ 0.5.",
+        "group-mean base-face φ, bias-corrected: the sampling variance of the group means is removed "
+        "before the square root (the paper's plug-in value is stored as plugin_estimate); 0 ≤ VS ≤ 0.5.",
     ),
     notes_sql="""
     SELECT 'Groups per dimension: ' || string_agg(dimension || ' ' || n_groups, ', ' ORDER BY dimension)
