@@ -107,3 +107,18 @@ def test_a_good_database_is_still_written(study_db: Path, tmp_path: Path) -> Non
     db = shutil.copy(study_db, tmp_path / "ok.duckdb")
     result = run("infer", "--study", str(tiny_study(study_db.parent)), "--db", str(db), "--limit", "10")
     assert result.exit_code == 0, (result.stderr, result.exception)
+
+
+@pytest.mark.parametrize("field", ["database", "cache_dir", "manifest"])
+def test_a_nul_in_a_study_file_path_leaves_nothing(tmp_path: Path, field: str) -> None:
+    nul = f"{tmp_path.as_posix()}/x\\u0000"  # a TOML escape: the parsed value holds a NUL
+    body = {
+        "database": f'name = "s"\ndatabase = "{nul}.duckdb"\n[benchmark]\nsize = 2\n',
+        "cache_dir": f'name = "s"\n[benchmark]\nsize = 2\ncache_dir = "{nul}"\n',
+        "manifest": f'name = "s"\n[benchmark]\nkind = "manifest"\nmanifest = "{nul}.csv"\n',
+    }[field]
+    study = tmp_path / "s.toml"
+    study.write_text(body + '[[models]]\nmodel_id = "sim"\n', encoding="utf-8")
+    line = one_line(run("infer", "--study", str(study), "--db", str(tmp_path / "s.duckdb"), "--no-progress"))
+    assert field in line and "NUL" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 #: The slots a prompt template fills (seed 000 App. C.2), each required exactly as written.
 TEMPLATE_SLOTS: Final[tuple[str, ...]] = ("first_letter", "first", "second_letter", "second")
@@ -66,3 +66,21 @@ def check_seeds(seeds: Sequence[int]) -> list[int]:
     if len(set(seeds)) != len(seeds):
         raise ValueError("seeds must be distinct non-negative integers")
     return list(seeds)
+
+
+def check_no_nul(data: Any) -> Any:
+    """Return ``data`` (a section of a study file) if none of its text holds a NUL character.
+
+    No file name, id or prompt holds one, and a path with one fails deep in the operating system.
+
+    Raises
+    ------
+    ValueError
+        Naming the first key whose value (or an item of it) contains a NUL.
+    """
+    if isinstance(data, dict):
+        for key, value in data.items():
+            items = value if isinstance(value, list) else [value]
+            if any(isinstance(item, str) and "\x00" in item for item in items) or "\x00" in str(key):
+                raise ValueError(f"{key!s}: text may not contain a NUL character")
+    return data

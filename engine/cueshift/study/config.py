@@ -28,7 +28,7 @@ from pydantic import (
 )
 
 from cueshift.errors import ConfigError
-from cueshift.study.checks import check_seeds, check_template
+from cueshift.study.checks import check_no_nul, check_seeds, check_template
 from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
 from cueshift.study.variations import VariationFilter
@@ -43,6 +43,11 @@ PLACEBO_DESIGNS: frozenset[str] = frozenset({DEFAULT_DESIGN})
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nul(cls, data: Any) -> Any:
+        return check_no_nul(data)
 
 
 class BenchmarkConfig(_Frozen):
