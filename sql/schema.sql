@@ -7,7 +7,7 @@ CREATE TABLE IF NOT EXISTS cueshift_meta (
     key    VARCHAR PRIMARY KEY,
     value  VARCHAR NOT NULL
 );
-INSERT INTO cueshift_meta VALUES ('schema_version', '3') ON CONFLICT DO NOTHING;
+INSERT INTO cueshift_meta VALUES ('schema_version', '4') ON CONFLICT DO NOTHING;
 
 -- A person whose identity is held fixed (a StylisticBias base face, a 001 individual,
 -- a 002/004 stimulus person). Demographics are perceived labels, not ground truth.
@@ -99,7 +99,9 @@ CREATE TABLE IF NOT EXISTS request_failure (
     PRIMARY KEY (model_id, unit_table, unit_key, run_id)
 );
 
--- One forced-choice answer. The primary key makes storing a judgment twice impossible.
+-- One forced-choice answer, unique per (model_id, image_id, scenario_id, ordering, seed). No primary-key
+-- index (maintaining it cost more than the rest of a write): the key is unique by construction and
+-- checked by `analyze` and `merge` (engine/cueshift/store/keys.py).
 CREATE TABLE IF NOT EXISTS judgment (
     model_id       VARCHAR NOT NULL,
     image_id       VARCHAR NOT NULL,
@@ -116,8 +118,7 @@ CREATE TABLE IF NOT EXISTS judgment (
     logit_scale    DOUBLE,                  -- probe backends: the model's s, with p_favorable = sigmoid(s * m)
     latency_ms     DOUBLE NOT NULL,
     created_at     TIMESTAMP NOT NULL,
-    run_id         VARCHAR NOT NULL,
-    PRIMARY KEY (model_id, image_id, scenario_id, ordering, seed)
+    run_id         VARCHAR NOT NULL
 );
 
 -- Reserved for the further seed designs (filled by their own runners; no code writes them yet).

@@ -7,6 +7,7 @@ import pytest
 
 from cueshift import store
 from cueshift.errors import CueshiftError, SchemaViolation
+from cueshift.store.keys import check_unique_keys
 from tests import dbrows
 
 
@@ -78,12 +79,23 @@ def test_one_invalid_table_in_a_batch_writes_no_table(con):
     assert _count(con, "identity") == 1
 
 
-def test_a_judgment_cannot_be_stored_twice(con):
+def test_a_judgment_stored_twice_is_refused_before_it_is_used(con):
+    """judgment has no primary-key index (store/keys.py): a writer that ignores the plan can store a
+    key twice, and check_unique_keys (run by analyze and merge) refuses it, naming the key."""
     store.write_tables(con, {"judgment": dbrows.judgments("m", GOOD)})
+    check_unique_keys(con)  # unique so far
     again = dbrows.judgments("m", GOOD[:1] + [("f1_base", "kind", 3, 1, "favorable")])
+    store.write_tables(con, {"judgment": again})
+    with pytest.raises(CueshiftError, match="judgment stores the key .*ordering=1, seed=1.*once") as e:
+        check_unique_keys(con)
+    assert "\n" not in str(e.value) and "image_id='f1_base'" in str(e.value)
+
+
+def test_a_primary_key_clash_still_aborts_the_whole_batch(con):
+    store.write_tables(con, {"scenario": dbrows.scenarios("kind2")})
     with pytest.raises(CueshiftError, match="(?i)duplicate|constraint"):
-        store.write_tables(con, {"judgment": again})
-    assert _count(con, "judgment") == 2  # the new, non-duplicate row of that batch is not written either
+        store.write_tables(con, {"scenario": dbrows.scenarios("kind3", "kind2")})
+    assert _count(con, "scenario") == 2  # kind3 of that batch is not written either
 
 
 def test_duplicates_within_a_batch_are_caught_before_the_database(con):

@@ -92,6 +92,9 @@ def analyze_design(
     """
     from rich.console import Console
 
+    from cueshift.store.keys import check_unique_keys
+
+    check_unique_keys(con)  # each judgment once: unique by construction, verified before use
     design = design_of(study)
     request = request or AnalysisRequest()
     design.options.check(design.name, request)

@@ -31,6 +31,7 @@ from cueshift.store.files import (
     remove_database,
 )
 from cueshift.store.identity import StudyIdentity, database_identities
+from cueshift.store.keys import check_unique_keys
 from cueshift.store.transaction import transaction
 
 #: Caches: the same key with different content in two databases is not a conflict (the first
@@ -230,6 +231,7 @@ def _merge_all(
                 inputs_columns = [set(_columns(con, f"shard_{i}", table.name)) for i in range(len(inputs))]
                 added[table.name] = _merge_table(con, table.name, list(table.key), inputs_columns)
         _check_references(con)
+        check_unique_keys(con)  # the output's own rows: the inserts above add each key once
     return added
 
 
