@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from cueshift.designs import load_study
+from cueshift.plan import PlanRequest, plan_study
 from cueshift.plan.cost import CostSettings, cost_frame, cost_rows, question_tokens
 from cueshift.plan.judge import study_scenarios
 from cueshift.plan.protocol import protocol_of
+from cueshift.plan.report import plan_markdown
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
 
 
@@ -82,3 +84,32 @@ def test_question_tokens_are_the_rendered_prompts_length_over_four() -> None:
     study = load_study("default")
     mean = question_tokens(RELEASED_TEMPLATE, study_scenarios(study), [1, 2, 3, 4])
     assert 40 < mean < 70
+
+
+def _small_study(tmp: Path, placebos: str) -> Path:
+    path = tmp / "small.toml"
+    path.write_text(
+        f'name = "small"\n[benchmark]\nkind = "demo"\nsize = 12\n{placebos}\n'
+        '[[models]]\nmodel_id = "m"\nbackend = "simulated"\n'
+    )
+    return path
+
+
+@pytest.mark.parametrize(("line", "per_face"), [("", 2), ("placebos = true", 2), ("placebos = false", 0)])
+def test_the_cost_counts_the_noise_floor_placebos_unless_the_study_opts_out(
+    tmp_path: Path, line: str, per_face: int
+) -> None:
+    # a StylisticBias study judges an identical copy and a lossless re-encode of every base face
+    study = load_study(_small_study(tmp_path, line))
+    result = plan_study(PlanRequest(study, simulations=0, curve_simulations=0))
+    protocol = protocol_of(study)
+    row = result.cost.row(0, named=True)
+    variations = int(protocol.value_faces().sum())
+    assert row["placebo_images"] == per_face * 12
+    assert row["images"] == 12 + variations + per_face * 12  # the bases, the variations, the placebos
+    assert row["variation_images"] == variations
+    assert row["prompts"] == row["images"] * row["prompts_per_image"]
+    assert row["variation_prompts"] == variations * row["prompts_per_image"]
+    said = [n for n in result.notes if "placebos" in n]
+    assert len(said) == 1 and ("includes" in said[0]) == (per_face > 0)
+    assert "of them placebos" in plan_markdown(result)

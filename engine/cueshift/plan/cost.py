@@ -5,7 +5,11 @@ For :math:`F` faces with :math:`\bar V` evaluated variations each, :math:`S` sce
 
 .. math::
 
-    \text{images} = F(1 + \bar V), \qquad \text{prompts} = \text{images}\cdot S M K .
+    \text{images} = F(1 + \bar V) + P, \qquad \text{prompts} = \text{images}\cdot S M K ,
+
+with :math:`P = 2F` noise-floor placebo images (an identical copy and a lossless re-encode of every
+base, :mod:`cueshift.images.placebos`) when the study plans them (``[benchmark] placebos``, the
+default of a StylisticBias study), else :math:`P = 0`.
 
 Seed 000: :math:`500 \times 31.45 = 15{,}726` variation images and 500 bases; 15,726 × 300 =
 4,717,800 variation prompts per model (the paper's "≈ 4.72 × 10⁶"; six models ≈ 28.3 M), and
@@ -68,9 +72,11 @@ def cost_rows(
     question: float,
     seconds_per_prompt: float | None,
     throughput_source: str,
+    placebo_images: int = 0,
 ) -> dict[str, object]:
-    """One model's cost (the tidy row of ``plan_cost``)."""
-    images = faces + variation_images
+    """One model's cost (the tidy row of ``plan_cost``); ``placebo_images`` are judged like
+    variations but are not among ``variation_images`` (nor ``variation_prompts``)."""
+    images = faces + variation_images + placebo_images
     per_image = scenarios * orderings * (1 if mode == "score" else seeds)
     prompts = images * per_image
     passes = prompts if mode == "score" else prompts * settings.answer_tokens
@@ -83,6 +89,7 @@ def cost_rows(
         "units": faces,
         "images": images,
         "variation_images": variation_images,
+        "placebo_images": placebo_images,
         "prompts_per_image": per_image,
         "prompts": prompts,
         "variation_prompts": variation_images * per_image,
@@ -109,6 +116,7 @@ def cost_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
         pl.col("units").max(),
         pl.col("images").max(),
         pl.col("variation_images").max(),
+        pl.col("placebo_images").max(),
         *[pl.col(c).sum() for c in numeric],
         pl.lit(None, dtype=pl.Int64).alias("prompts_per_image"),
         pl.col("prefill_tokens").sum(),

@@ -249,6 +249,7 @@ def plan_pairwise(request: PlanRequest) -> PlanResult:
                 "units": trials,
                 "images": stimuli,
                 "variation_images": 0,
+                "placebo_images": 0,
                 "prompts": trials + ratings,
                 "variation_prompts": 0,
                 "forward_passes": (trials + ratings) * (request.cost.answer_tokens or DEFAULT_ANSWER_TOKENS),

@@ -69,6 +69,7 @@ COST = TableSpec(
         stub("model_id", "model"),
         stub("mode", "mode"),
         Col("images", "images", fmt_integer),
+        Col("placebo_images", "of them placebos", fmt_integer),
         Col("prompts", "prompts", fmt_integer),
         Col("forward_passes", "forward passes", fmt_integer),
         Col("prefill_tokens", "prefill tokens", fmt_integer),

@@ -17,6 +17,8 @@ from cueshift.plan.pilot_inputs import pilot_inputs
 from cueshift.plan.protocol import Protocol, model_mode, protocol_from_frames, scenario_count, study_images
 from cueshift.plan.request import PlanRequest, PlanResult
 from cueshift.plan.simulate import simulated_power
+from cueshift.study.config import Study
+from cueshift.study.variations import PLACEBO_VALUES
 
 DESIGN = "stylisticbias"
 
@@ -99,6 +101,8 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
         study.prompt.template, study_scenarios(study), list(study.prompt.orderings)
     )
     variation_images = int(protocol.value_faces().sum())
+    placebo_images, placebo_note = placebo_cost(study, protocol.n_faces)
+    notes.append(placebo_note)
     rows = []
     for model_id in protocol.models:
         per_prompt, where = _throughput(request, seconds, model_id)
@@ -115,6 +119,7 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
                 question=question,
                 seconds_per_prompt=per_prompt,
                 throughput_source=where,
+                placebo_images=placebo_images,
             )
         )
     return PlanResult(
@@ -129,6 +134,18 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
     )
 
 
+def placebo_cost(study: Study, faces: int) -> tuple[int, str]:
+    """Noise-floor placebo images the study judges (two per base face, unless ``[benchmark]
+    placebos = false``) and the plan's note saying whether the cost includes them."""
+    if not study.benchmark.placebos:
+        return 0, "cost: no noise-floor placebos ([benchmark] placebos = false)"
+    count = len(PLACEBO_VALUES) * faces
+    return count, (
+        f"cost includes the noise-floor placebos: {count:,} images ({len(PLACEBO_VALUES)} per base "
+        "face: an identical copy and a lossless re-encode); [benchmark] placebos = false plans none"
+    )
+
+
 def _throughput(request: PlanRequest, seconds: dict[str, float], model_id: str) -> tuple[float | None, str]:
     if request.cost.throughput is not None:
         return 1.0 / request.cost.throughput, "--throughput"
@@ -137,4 +154,4 @@ def _throughput(request: PlanRequest, seconds: dict[str, float], model_id: str) 
     return None, "none (give --throughput or a pilot)"
 
 
-__all__ = ["DESIGN", "plan_stylisticbias", "power_table", "tradeoffs"]
+__all__ = ["DESIGN", "placebo_cost", "plan_stylisticbias", "power_table", "tradeoffs"]
