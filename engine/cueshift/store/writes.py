@@ -53,7 +53,10 @@ def _first_failure(exc: pa_errors.SchemaErrors) -> str:
 def write_tables(con: duckdb.DuckDBPyConnection, frames: Mapping[str, pl.DataFrame]) -> None:
     """Validate every frame, then insert all of them in one transaction (all or nothing).
 
-    Frames are appended by column name; a primary-key clash aborts the whole batch.
+    Frames are appended by column name; a primary-key clash aborts the whole batch. ``judgment``
+    has no primary-key index: a batch repeating a key is refused by its schema, and a key stored
+    before is the caller's to leave out (an anti-join, as the runner plans; see
+    :mod:`cueshift.store.keys`, verified by ``analyze`` and ``merge``).
     """
     checked = {table: validate(table, frame) for table, frame in frames.items() if frame.height}
     if not checked:
