@@ -16,6 +16,7 @@ from cueshift.schemas.results_sb_effects import EFFECTS_RESULTS
 from cueshift.schemas.results_sb_missing import MISSING_RESULTS
 from cueshift.schemas.results_sb_models import MODELS_RESULTS
 from cueshift.schemas.results_sb_noise import NOISE_RESULTS
+from cueshift.schemas.results_sb_quality import QUALITY_RESULTS
 from cueshift.schemas.results_sb_subgroups import SUBGROUPS_RESULTS
 
 #: Largest VS with the sample std (``ddof = 1``): two means 0 and 1, std √½.
@@ -192,4 +193,5 @@ STYLISTICBIAS_RESULTS: dict[str, type[ResultModel]] = {
     **MODELS_RESULTS,
     **MISSING_RESULTS,
     **NOISE_RESULTS,
+    **QUALITY_RESULTS,
 }

@@ -188,6 +188,19 @@ class ReleaseJudgmentSchema(_Strict):
     run_id: str = pa.Field(str_length={"min_value": 1})
 
 
+class ImageIdentitySchema(_Strict):
+    """Counterfactual quality of a variation: the cosine of its embedding with its base's, and its
+    robust z within its attribute (``cueshift analyze`` with ``[quality] encoder``)."""
+
+    encoder: str = pa.Field(str_length={"min_value": 1})
+    image_id: str = pa.Field(str_length={"min_value": 1})
+    base_image_id: str = pa.Field(str_length={"min_value": 1})
+    feature_key: str = pa.Field(str_length={"min_value": 1})
+    cosine: float = pa.Field(ge=-1.0, le=1.0)
+    robust_z: float | None = pa.Field(nullable=True)
+    outlier: bool
+
+
 TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
     "identity": IdentitySchema,
     "image": ImageSchema,
@@ -200,4 +213,5 @@ TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
     "request_failure": RequestFailureSchema,
     **DESIGN_TABLE_SCHEMAS,  # seeds 001/002/004: pairwise_trial, rating, stimulus, human_rating_mean
     "release_judgment": ReleaseJudgmentSchema,
+    "image_identity": ImageIdentitySchema,
 }

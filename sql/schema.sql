@@ -188,3 +188,16 @@ CREATE TABLE IF NOT EXISTS release_judgment (
     run_id             VARCHAR NOT NULL,
     PRIMARY KEY (model_id, image_id, scenario_id, ordering, seed)
 );
+-- Counterfactual quality (`[quality] encoder`, filled by `cueshift analyze`): identity preservation of
+-- each evaluated variation, the cosine of its image embedding with its base's (the encoder's vectors
+-- are in `embedding`), and its robust z within its attribute (feature_key); outlier when z < -3.5.
+CREATE TABLE IF NOT EXISTS image_identity (
+    encoder        VARCHAR NOT NULL,        -- the embedding cache's encoder key of the vision tower
+    image_id       VARCHAR NOT NULL,        -- the variation
+    base_image_id  VARCHAR NOT NULL,
+    feature_key    VARCHAR NOT NULL,
+    cosine         DOUBLE NOT NULL,
+    robust_z       DOUBLE,                  -- 0.6745 (cosine - median) / MAD within feature_key
+    outlier        BOOLEAN NOT NULL,
+    PRIMARY KEY (encoder, image_id)
+);

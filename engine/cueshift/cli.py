@@ -173,6 +173,13 @@ def analyze(
             "'expected' or 'T=0.2' (any temperature; answers drawn from a scoring backend's stored scores)."
         ),
     ] = None,
+    min_identity: Annotated[
+        float | None,
+        typer.Option(
+            help="Sensitivity analysis (stylisticbias, [quality] encoder): leave out the variations whose "
+            "identity preservation (cosine with the base's CLIP embedding) is below this."
+        ),
+    ] = None,
     overview_only: Annotated[
         bool, typer.Option(help="Print the first-cut overview only; no statistics.")
     ] = False,
@@ -188,7 +195,9 @@ def analyze(
     if resamples is not None and resamples < 100:
         raise CueshiftError(f"--resamples {resamples}: use at least 100")
     spec = load_study(study)
-    request = AnalysisRequest(seed, resamples, test, ci, tuple(model or ()), top, overview_only, phi)
+    request = AnalysisRequest(
+        seed, resamples, test, ci, tuple(model or ()), top, overview_only, phi, min_identity=min_identity
+    )
     design = design_of(spec)
     design.options.check(design.name, request)
     path = db or spec.database_path

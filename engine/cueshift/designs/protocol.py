@@ -55,6 +55,8 @@ class AnalysisRequest:
         Length of the first-cut overview, and whether to stop after it.
     phi
         Which φ the analyses read: ``'greedy'``, ``'expected'`` or ``'T=<t>'`` (``--phi``).
+    min_identity
+        Leave out the variations whose identity preservation is below it (``--min-identity``).
     """
 
     seed: int | None = None
@@ -65,6 +67,7 @@ class AnalysisRequest:
     top: int | None = None
     overview_only: bool = False
     phi: str | None = None
+    min_identity: float | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ class OptionSupport:
         Whether the design prints the first-cut overview (``--top``, ``--overview-only``).
     phi
         Whether the design reads φ from the ``delta``/``base_phi`` views and so honours ``--phi``.
+    identity
+        Whether the design measures counterfactual quality and so honours ``--min-identity``.
     """
 
     tests: tuple[str, ...]
@@ -92,6 +97,7 @@ class OptionSupport:
     resamples: str | None = None
     overview: bool = False
     phi: bool = False
+    identity: bool = False
 
     def check(self, design: str, request: AnalysisRequest) -> None:
         """Refuse every option of ``request`` that means nothing for ``design``.
@@ -121,6 +127,13 @@ class OptionSupport:
                     f"--phi: design {design!r} does not read the phi views; leave the option out"
                 )
             parse_phi(request.phi)  # a malformed value is one line before the database opens
+        if request.min_identity is not None:
+            if not self.identity:
+                raise ConfigError(
+                    f"--min-identity: design {design!r} measures no counterfactual quality; leave it out"
+                )
+            if not -1.0 <= request.min_identity <= 1.0:
+                raise ConfigError(f"--min-identity {request.min_identity:g}: a cosine, between -1 and 1")
         if not self.overview:
             for option, given in (
                 ("--top", request.top is not None),

@@ -56,6 +56,7 @@ from cueshift.stats._faces import FaceMatrix, face_matrix
 from cueshift.stats._fashion_age import fashion_age_table
 from cueshift.stats._group_rank import KruskalResult, kruskal_columns, kruskal_wallis, mann_whitney_columns
 from cueshift.stats._folded import abs_interval, mean_abs_interval
+from cueshift.stats._identity import identity_drops, identity_outliers, robust_z, row_cosines
 from cueshift.stats._intervals import mean_interval, t_half_width, welch_interval
 from cueshift.stats._logistic import (
     BradleyTerryFit,
@@ -189,6 +190,8 @@ __all__ = [
     "VsResult",
     "variation_strength_kernel",
     "vs_max",
+    "identity_drops",
+    "identity_outliers",
     "krippendorff_by_attribute",
     "kruskal_columns",
     "kruskal_wallis",
@@ -215,6 +218,8 @@ __all__ = [
     "phi_from_judgments",
     "proportion_rows",
     "rating_matrix",
+    "robust_z",
+    "row_cosines",
     "run_suite",
     "sbs_levels",
     "scenario_means",

@@ -34,9 +34,10 @@ from cueshift.store.identity import StudyIdentity, database_identities
 from cueshift.store.keys import check_unique_keys
 from cueshift.store.transaction import transaction
 
-#: Caches: the same key with different content in two databases is not a conflict (the first
-#: row is kept), since a cached vector may differ in its last bits between machines.
-CACHE_TABLES: frozenset[str] = frozenset({"embedding"})
+#: Caches (and the identity cosines computed from them): the same key with different content in two
+#: databases is not a conflict (the first row is kept), since a cached vector may differ in its last
+#: bits between machines.
+CACHE_TABLES: frozenset[str] = frozenset({"embedding", "image_identity"})
 
 #: Columns that say where a row came from, not what it holds: two rows that differ only here
 #: are the same answer (the first is kept). A key column is never provenance.

@@ -9,6 +9,7 @@ face-level bootstrap and the permutation tests share one seed and number of resa
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import duckdb
 import polars as pl
@@ -38,6 +39,9 @@ from cueshift.stats import (
     variation_strength,
 )
 from cueshift.views import GREEDY, PhiChoice, check_scored, read_base_phi, read_delta
+
+if TYPE_CHECKING:
+    from cueshift.designs.stylisticbias.quality import IdentityQuality
 
 #: The variation category of Table 4 (fashion styles; seed 000 Table 4).
 FASHION_CATEGORY = "Fashion"
@@ -273,6 +277,7 @@ def run_analyses(
     only: Sequence[str] | None = None,
     write: bool = True,
     phi: PhiChoice = GREEDY,
+    quality: IdentityQuality | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Compute every seed 000 analysis and store each as ``result_<name>`` (one transaction).
 
@@ -293,6 +298,9 @@ def run_analyses(
     phi : PhiChoice
         Which φ every analysis reads (``cueshift analyze --phi``; recorded in ``result_manifest``):
         the stored answers (default) or answers drawn at a temperature from the stored scores.
+    quality : IdentityQuality, optional
+        Measured identity preservation; its ``min_identity`` leaves the variations below it out of
+        the Δ rows (``cueshift analyze --min-identity``; counted in ``result_identity_drops``).
 
     Returns
     -------
@@ -309,9 +317,21 @@ def run_analyses(
     delta, base = read_delta(con, models, phi=phi), read_base_phi(con, models, phi=phi)
     if delta.height == 0 and base.height == 0:
         raise CueshiftError("no judgments with a valid answer in the study database: nothing to analyse")
+    if quality is not None:  # --min-identity: a sensitivity analysis without the variations below it
+        delta = quality.kept(delta)
     subset = tuple(models or ())
     inputs = Inputs(
-        delta, base, n_resamples, seed, test, ci_method, confidence_level, con=con, models=subset, phi=phi
+        delta,
+        base,
+        n_resamples,
+        seed,
+        test,
+        ci_method,
+        confidence_level,
+        con=con,
+        models=subset,
+        phi=phi,
+        quality=quality,
     )
     settings = RunSettings(n_resamples, seed, test, ci_method, subset, phi=phi.label)
     return run_suite(con, SUITE, inputs, settings, only=only, write=write, progress=progress)
@@ -324,5 +344,6 @@ from cueshift.designs.stylisticbias import (  # noqa: E402, F401
     analyses_missing,
     analyses_models,
     analyses_noise,
+    analyses_quality,
     analyses_subgroups,
 )

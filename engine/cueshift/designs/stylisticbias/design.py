@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+from pydantic import Field
+
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
+from cueshift.errors import ConfigError
 from cueshift.study.config import Study
+from cueshift.study.quality import QualityConfig
 
 if TYPE_CHECKING:
     import duckdb
     import polars as pl
     from rich.console import Console
 
+    from cueshift.designs.stylisticbias.quality import IdentityQuality
     from cueshift.designs.work import Workload
     from cueshift.report import Catalog
 
@@ -26,6 +31,9 @@ class StylisticBiasStudy(Study):
     """A study file of the StylisticBias protocol (``design = "stylisticbias"``, the default)."""
 
     design: Literal["stylisticbias"] = "stylisticbias"
+    quality: QualityConfig | None = Field(
+        default=None, description="counterfactual quality: identity preservation of each variation"
+    )
 
 
 class StylisticBiasDesign:
@@ -40,6 +48,7 @@ class StylisticBiasDesign:
         resamples="face-level bootstrap resamples (and permutations) per estimate",
         overview=True,
         phi=True,
+        identity=True,
     )
 
     def plan(self, study: StylisticBiasStudy, *, progress: bool) -> Workload:
@@ -68,6 +77,7 @@ class StylisticBiasDesign:
         print_overview(first_cut, console, _database_name(con))
         if request.overview_only or first_cut.judgments.height == 0:
             return {}
+        quality = _identity_quality(con, study, request, console, write=write)
         results = run_analyses(
             con,
             n_resamples=10_000 if request.resamples is None else request.resamples,
@@ -78,6 +88,7 @@ class StylisticBiasDesign:
             ci_method="percentile" if self.options.ci_method(request) == "percentile" else "bca",
             write=write,
             phi=parse_phi(request.phi) if request.phi is not None else GREEDY,
+            quality=quality,
         )
         if write:
             print_headlines(con, console)
@@ -88,6 +99,26 @@ class StylisticBiasDesign:
         from cueshift.designs.stylisticbias.report import CATALOG
 
         return CATALOG
+
+
+def _identity_quality(
+    con: duckdb.DuckDBPyConnection,
+    study: StylisticBiasStudy,
+    request: AnalysisRequest,
+    console: Console,
+    *,
+    write: bool,
+) -> IdentityQuality | None:
+    """Identity preservation measured with ``[quality] encoder`` (``None`` without one), printed."""
+    from cueshift.designs.stylisticbias.quality import IdentityQuality, measure_identity, print_identity
+
+    if study.quality is None:
+        if request.min_identity is not None:
+            raise ConfigError("--min-identity: the study file has no [quality] encoder = <local CLIP folder>")
+        return None
+    identity = measure_identity(con, study, study.quality, write=write)
+    print_identity(identity, request.min_identity, console)
+    return IdentityQuality(identity, study.quality, request.min_identity)
 
 
 def _database_name(con: duckdb.DuckDBPyConnection) -> str:

@@ -4,13 +4,16 @@ every module that declares analyses of the suite ``stylisticbias``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import duckdb
 import polars as pl
 
 from cueshift.stats import AnalysisContext, CIMethod, TestMethod
 from cueshift.views import GREEDY, PhiChoice
+
+if TYPE_CHECKING:
+    from cueshift.designs.stylisticbias.quality import IdentityQuality
 
 SUITE = "stylisticbias"
 
@@ -22,7 +25,9 @@ class Inputs:
     ``con`` (the study database, read only by analyses) and ``models`` (the subset, empty for all)
     let an analysis read a view the others do not need (e.g. judgment-level answers); ``None`` when
     the inputs were built from frames alone. ``phi`` is the φ ``delta``/``base_phi`` were read with
-    (``cueshift analyze --phi``); an analysis reading more Δ rows reads them with it.
+    (``cueshift analyze --phi``); an analysis reading more Δ rows reads them with it. ``quality``:
+    the measured identity preservation (``[quality] encoder``) and the ``--min-identity`` applied
+    to ``delta``; ``None`` when the study measures none.
     """
 
     delta: pl.DataFrame
@@ -35,6 +40,7 @@ class Inputs:
     con: duckdb.DuckDBPyConnection | None = None
     models: tuple[str, ...] = ()
     phi: PhiChoice = GREEDY
+    quality: IdentityQuality | None = None
 
     @property
     def boot(self) -> Boot:

@@ -7,7 +7,7 @@ and :mod:`.rq3`. ``$models`` is the model subset (``VARCHAR[]``).
 
 from __future__ import annotations
 
-from cueshift.report import Col, Pivot, TableSpec, fmt_integer, fmt_text, percent, stub
+from cueshift.report import Col, Pivot, TableSpec, fmt_integer, fmt_number, fmt_text, percent, stub
 from cueshift.views import PLACEBO_FEATURE_KEY as PLACEBO
 
 #: Invalid-answer rate from which a cell is flagged in the data-quality tables.
@@ -226,6 +226,38 @@ ORDERINGS = TableSpec(
     requires=("judgment", "prompt_variant"),
 )
 
+IDENTITY = TableSpec(
+    key="identity_drops",
+    title="Table S9. Counterfactual quality: variations each --min-identity threshold drops",
+    sql="""
+    SELECT printf('cosine < %.2f', threshold) || CASE WHEN applied THEN ' (applied in this run)' ELSE '' END
+             AS threshold_label,
+           CASE WHEN feature_key = 'all' THEN 'All attributes' ELSE feature_key END AS attribute,
+           n_variations, n_dropped, share_dropped, n_outliers, median_cosine, min_cosine
+    FROM result_identity_drops
+    ORDER BY threshold, feature_key <> 'all', feature_key
+    """,
+    columns=(
+        stub("attribute", "Attribute"),
+        Col("n_variations", "Variations", fmt_integer),
+        Col("n_dropped", "Dropped", fmt_integer),
+        Col("share_dropped", "Share dropped", percent(1)),
+        Col("n_outliers", "Outliers", fmt_integer),
+        Col("median_cosine", "Median cosine", fmt_number),
+        Col("min_cosine", "Lowest cosine", fmt_number),
+    ),
+    group="threshold_label",
+    notes=(
+        "Identity preservation: cosine of the CLIP image embeddings of a variation and its base "
+        "([quality] encoder). A variation below the threshold is dropped by `cueshift analyze "
+        "--min-identity`; outliers have a robust z (0.6745 (c - median) / MAD within the attribute) "
+        "below the cut-off (Iglewicz & Hoaglin 1993). The row marked applied is the threshold the "
+        "result tables of this run were computed with.",
+    ),
+    requires=("result_identity_drops",),
+    empty="no counterfactual-quality measure: set [quality] encoder in the study file.",
+)
+
 SUMMARY_TABLES: tuple[TableSpec, ...] = (
     BENCHMARK,
     DEMOGRAPHICS,
@@ -235,4 +267,5 @@ SUMMARY_TABLES: tuple[TableSpec, ...] = (
     JUDGMENTS,
     INVALID_BY_SCENARIO,
     ORDERINGS,
+    IDENTITY,
 )

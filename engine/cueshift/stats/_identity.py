@@ -1,0 +1,154 @@
+r"""Counterfactual quality: identity preservation of each variation and its outliers per attribute.
+
+A variation should change one cue of its base image and keep the person. Its identity
+preservation is the cosine of the image embeddings of variation and base,
+
+.. math:: c_v = \frac{\vec e_v \cdot \vec e_b}{\lVert \vec e_v\rVert\,\lVert \vec e_b\rVert},
+
+(SocialCounterfactuals over-generates and filters its images with CLIP; Howard et al., CVPR 2024). Within
+one attribute (``feature_key``) a variation whose cosine lies far below the others changed more
+than its cue; the robust z of Iglewicz & Hoaglin (1993),
+
+.. math:: z_v = \frac{0.6745\,(c_v - \operatorname{med} c)}{\operatorname{MAD}(c)},
+
+flags it when :math:`z_v < -3.5` (their cut-off). Median and MAD keep the outliers from hiding
+themselves, as a mean and standard deviation would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+FloatArray = npt.NDArray[np.float64]
+#: The Iglewicz-Hoaglin constant: 0.6745 MAD estimates the standard deviation of a normal sample.
+MAD_TO_SD = 0.6745
+#: Robust z below which a variation is an outlier of its attribute (Iglewicz & Hoaglin 1993).
+OUTLIER_Z = -3.5
+IDENTITY_COLUMNS = ("image_id", "feature_key", "cosine")
+
+
+def row_cosines(a: npt.ArrayLike, b: npt.ArrayLike) -> FloatArray:
+    r"""Cosine similarity of each row of ``a`` with the same row of ``b``.
+
+    :math:`c_i = a_i \cdot b_i / (\lVert a_i\rVert \lVert b_i\rVert)`; ``nan`` where a row is zero.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n, d)
+        Embeddings (e.g. of variations and of their bases).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+    """
+    left, right = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    norms = np.linalg.norm(left, axis=1) * np.linalg.norm(right, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out: FloatArray = np.einsum("ij,ij->i", left, right) / norms
+    return np.where(norms > 0, np.clip(out, -1.0, 1.0), np.nan)
+
+
+def robust_z(values: npt.ArrayLike) -> FloatArray:
+    r"""Robust z of Iglewicz & Hoaglin (1993): :math:`0.6745\,(x - \operatorname{med} x) / \mathrm{MAD}`.
+
+    ``MAD`` is the median absolute deviation from the median (unscaled). Where the MAD is 0
+    (half the values equal), ``z`` is 0 at the median and :math:`\pm\infty` elsewhere.
+
+    Parameters
+    ----------
+    values : array_like, shape (n,)
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if x.size == 0:
+        return np.zeros(0)
+    center = float(np.median(x))
+    mad = float(np.median(np.abs(x - center)))
+    deviation = x - center
+    if mad == 0.0:
+        return np.where(deviation > 0, np.inf, np.where(deviation < 0, -np.inf, 0.0))
+    z: FloatArray = MAD_TO_SD * deviation / mad
+    return z
+
+
+def identity_outliers(identity: pl.DataFrame, *, cutoff: float = OUTLIER_Z) -> pl.DataFrame:
+    """``identity`` with ``robust_z`` (within its ``feature_key``) and ``outlier`` (``robust_z < cutoff``).
+
+    Parameters
+    ----------
+    identity : polars.DataFrame
+        One row per variation: ``image_id``, ``feature_key``, ``cosine`` (other columns kept).
+    cutoff : float
+        Robust z below which a variation is flagged (default -3.5).
+    """
+    parts = []
+    for _, part in identity.sort("feature_key", "image_id").group_by("feature_key", maintain_order=True):
+        z = robust_z(part["cosine"].to_numpy())
+        parts.append(part.with_columns(robust_z=pl.Series(z, dtype=pl.Float64)))
+    if not parts:
+        return identity.with_columns(robust_z=pl.lit(None, pl.Float64), outlier=pl.lit(None, pl.Boolean))
+    out = pl.concat(parts)
+    return out.with_columns(outlier=pl.col("robust_z") < cutoff)
+
+
+def identity_drops(
+    identity: pl.DataFrame, thresholds: Sequence[float], applied: float | None
+) -> pl.DataFrame:
+    """How many variations each ``--min-identity`` threshold drops, per attribute and pooled.
+
+    A variation is dropped at threshold ``t`` when its cosine is below ``t``.
+
+    Parameters
+    ----------
+    identity : polars.DataFrame
+        :func:`identity_outliers` output (``feature_key``, ``cosine``, ``outlier``).
+    thresholds : sequence of float
+        Thresholds to count (the applied one is added when missing).
+    applied : float, optional
+        The threshold of this run (``applied`` is true on its rows).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``threshold, feature_key ('all' pooled), n_variations, n_dropped, share_dropped, n_outliers,
+        median_cosine, min_cosine, applied``.
+    """
+    grid = sorted({*thresholds, *([applied] if applied is not None else [])})
+    pooled = identity.with_columns(feature_key=pl.lit("all"))
+    rows = []
+    for t in grid:
+        for (key,), part in pl.concat([identity, pooled]).group_by("feature_key", maintain_order=True):
+            cosine = part["cosine"]
+            n_dropped = int((cosine < t).sum())
+            rows.append(
+                {
+                    "threshold": float(t),
+                    "feature_key": str(key),
+                    "n_variations": part.height,
+                    "n_dropped": n_dropped,
+                    "share_dropped": n_dropped / part.height,
+                    "n_outliers": int(part["outlier"].sum()),
+                    "median_cosine": float(np.median(cosine.to_numpy())),
+                    "min_cosine": float(cosine.min()),  # type: ignore[arg-type]
+                    "applied": applied is not None and t == applied,
+                }
+            )
+    schema = {
+        "threshold": pl.Float64,
+        "feature_key": pl.String,
+        "n_variations": pl.Int64,
+        "n_dropped": pl.Int64,
+        "share_dropped": pl.Float64,
+        "n_outliers": pl.Int64,
+        "median_cosine": pl.Float64,
+        "min_cosine": pl.Float64,
+        "applied": pl.Boolean,
+    }
+    return pl.DataFrame(rows, schema=schema)

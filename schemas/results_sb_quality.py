@@ -1,0 +1,31 @@
+"""Result tables of the StylisticBias design: counterfactual quality (issue 13), what each
+``--min-identity`` threshold drops from the analyses."""
+
+from __future__ import annotations
+
+import pandera.polars as pa
+import polars as pl
+
+from cueshift.schemas._result_base import ResultModel
+from cueshift.schemas._result_sb_base import Result
+
+
+class IdentityDropsSchema(Result):
+    """``result_identity_drops``: per threshold × attribute (``'all'`` pooled), the variations whose
+    cosine with their base is below the threshold (dropped by ``--min-identity``), the outliers
+    (robust z within the attribute) and the cosine's median and minimum; ``applied`` marks the
+    threshold this run's analyses used."""
+
+    threshold: float = pa.Field(ge=-1.0, le=1.0)
+    feature_key: str
+    n_variations: pl.Int64 = pa.Field(ge=0)
+    n_dropped: pl.Int64 = pa.Field(ge=0)
+    share_dropped: float = pa.Field(ge=0.0, le=1.0)
+    n_outliers: pl.Int64 = pa.Field(ge=0)
+    median_cosine: float = pa.Field(ge=-1.0, le=1.0)
+    min_cosine: float = pa.Field(ge=-1.0, le=1.0)
+    applied: bool
+
+
+#: These result tables by name (the table is ``result_<name>``).
+QUALITY_RESULTS: dict[str, type[ResultModel]] = {"identity_drops": IdentityDropsSchema}

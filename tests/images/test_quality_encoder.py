@@ -1,0 +1,74 @@
+"""The identity encoder: a local CLIP vision tower (a tiny random CLIP saved in the test, no hub),
+vectors equal to CLIPModel's image features, cached by encoder and content."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from PIL import Image  # noqa: E402
+
+from cueshift.errors import ConfigError  # noqa: E402
+from cueshift.infer.backends.clip_tiny import build_tiny_clip, save_tiny_clip  # noqa: E402
+from cueshift.infer.embedding_cache import MemoryEmbeddingCache  # noqa: E402
+from cueshift.infer.identity import IdentityEncoder, encoder_name  # noqa: E402
+from cueshift.stats import row_cosines  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return save_tiny_clip(tmp_path_factory.mktemp("tiny-clip"), seed=0)
+
+
+def _pictures(folder: Path) -> list[Path]:
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 255, size=(32, 32, 3), dtype=np.uint8)
+    near = base.copy()
+    near[:2, :2] = 0  # a small cue
+    other = rng.integers(0, 255, size=(32, 32, 3), dtype=np.uint8)  # another picture
+    paths = []
+    for name, pixels in (("base", base), ("near", near), ("other", other)):
+        path = folder / f"{name}.png"
+        Image.fromarray(pixels).save(path)
+        paths.append(path)
+    return paths
+
+
+def test_vectors_equal_clipmodel_image_features_and_are_cached(checkpoint: Path, tmp_path: Path) -> None:
+    paths = _pictures(tmp_path)
+    cache = MemoryEmbeddingCache()
+    encoder = IdentityEncoder(checkpoint, cache=cache)
+    assert encoder.encoder == encoder_name(checkpoint) and str(checkpoint.resolve()) in encoder.encoder
+    keys = ["k-base", "k-near", "k-other"]
+    vectors = encoder.vectors(keys, paths)
+    assert encoder.images_encoded == 3
+
+    model, processor = build_tiny_clip(0)  # the same weights, through the full model
+    with Image.open(paths[0]) as image:
+        pixels = processor(images=[image.convert("RGB")], return_tensors="pt")["pixel_values"]
+    with torch.no_grad():
+        features = model.get_image_features(pixel_values=pixels)
+    reference = features if isinstance(features, torch.Tensor) else features.pooler_output
+    np.testing.assert_allclose(vectors["k-base"], reference[0].numpy(), rtol=1e-5, atol=1e-6)
+
+    again = IdentityEncoder(checkpoint, cache=cache).vectors(keys, paths)
+    assert all(np.array_equal(again[k], vectors[k]) for k in keys)
+    assert {key for (_, kind, key) in cache.vectors if kind == "image"} == set(keys)
+
+    near, other = row_cosines(
+        np.stack([vectors["k-near"], vectors["k-other"]]), np.stack([vectors["k-base"]] * 2)
+    )
+    assert near > other  # a small cue keeps the picture closer to its base than another picture
+
+
+def test_a_missing_or_bad_checkpoint_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not a folder"):
+        IdentityEncoder(tmp_path / "nowhere")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ConfigError, match="cannot load a CLIP vision tower"):
+        IdentityEncoder(tmp_path / "empty")
