@@ -47,13 +47,47 @@ def test_narrowed_ranking_is_computed_on_the_rows_in_view(sb_server: Served) -> 
         & (pl.col("gender") == "female")
         & (pl.col("model_id") == "sim-b")
     )
-    expected = face_means(delta, ["variation_value"])
+    placebo = pl.col("feature_key") == "placebo"
+    expected = face_means(delta.filter(~placebo), ["variation_value"])
     by_value = {r["variation_value"]: r for r in expected.iter_rows(named=True)}
     assert len(rows) == expected.height > 5
     for row in rows:
         assert row[2] == signed(by_value[row[1]]["estimate"])
         assert row[5] == str(by_value[row[1]]["n"])
     assert "Computed by the viewer" in html
+    # the placebos are summarised apart, the same way (noise floor; issue 11)
+    floor = face_means(delta.filter(placebo), ["variation_value"]).sort("variation_value")
+    shown = sorted(tables(html)["tbl-placebos"][2:-1])
+    assert [r[1] for r in shown] == floor["variation_value"].to_list()
+    assert floor["variation_value"].to_list() == ["Identical copy", "Lossless re-encode"]
+    assert [r[2] for r in shown] == [signed(v) for v in floor["estimate"]]
+
+
+def test_placebos_are_shown_apart_from_the_variations(sb_server: Served) -> None:
+    db = sb_server.db
+    placebos = {"Identical copy", "Lossless re-encode"}
+    assert set(frame(db, "SELECT DISTINCT variation_value FROM delta WHERE feature_key = 'placebo'")[
+        "variation_value"]) == placebos  # fmt: skip
+    html = _page(sb_server, "/")
+    found = tables(html)
+    assert not placebos & {r[1] for r in found["tbl-ranking"][2:-1]}
+    assert {r[1] for r in found["tbl-placebos"][2:-1]} == placebos
+    assert html.index('id="ranking"') < html.index("Noise floor") < html.index('id="placebos"')
+    face = str(scalar(db, "SELECT min(identity_id) FROM image WHERE feature_key = 'placebo'"))
+    page = _page(sb_server, "/face", id=face)
+    cards = page.split('class="card"')[1:]
+    roles = [c.split('data-role="')[1].split('"')[0] for c in cards]
+    assert roles[0] == "base" and roles[-2:] == ["placebo", "placebo"] and "placebo" not in roles[1:-2]
+    assert all('class="badge placebo"' in c for c in cards[-2:])
+    n_variations = scalar(
+        db,
+        "SELECT count(*) FROM image WHERE identity_id = ? AND role = 'variation' AND evaluated "
+        "AND feature_key <> 'placebo'",
+        [face],
+    )
+    index = _page(sb_server, "/faces")
+    card = index.split(f'data-identity="{face}"')[1].split("</a>")[0]
+    assert f"{n_variations} variations · 2 placebos" in card
 
 
 def test_attribute_page_numbers(sb_server: Served) -> None:
@@ -154,7 +188,8 @@ def test_images_are_served_only_when_registered_and_inside_the_root(sb_server: S
 def test_unknown_values_are_one_line_404s(sb_server: Served, path: str, message: str) -> None:
     status, _, body = fetch(sb_server.url + path.replace(" ", "%20").replace("'", "%27"))
     assert status in (400, 404) and message in body.decode()
-    assert scalar(sb_server.db, "SELECT count(*) FROM judgment") == 10_400
+    # 10,400 attribute and base judgments + 640 of the placebos (8 faces x 2 x 5 scenarios x 4 x 2 models)
+    assert scalar(sb_server.db, "SELECT count(*) FROM judgment") == 10_400 + 640
 
 
 def test_partial_study_pages_and_missing_image(partial_db: Path, tmp_path: Path) -> None:

@@ -14,9 +14,12 @@ import polars as pl
 from cueshift import store
 from cueshift.view.errors import NotFound
 from cueshift.view.filters import Filters
+from cueshift.views import PLACEBO_FEATURE_KEY
 
 #: Faces per page of the index.
 PER_PAGE = 48
+#: SQL condition on ``image`` rows: a noise-floor placebo (shown apart, never counted as a variation).
+PLACEBO = f"coalesce(lower(feature_key), '') = '{PLACEBO_FEATURE_KEY}'"
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,8 @@ def faces_index(con: duckdb.DuckDBPyConnection, f: Filters, page: int) -> Page:
         f"""
         SELECT i.identity_id, i.age, i.gender, i.ethnicity, i.body_type,
                min(m.image_id) FILTER (WHERE m.role = 'base') AS base_image_id,
-               count(*) FILTER (WHERE m.role = 'variation' AND m.evaluated) AS n_variations
+               count(*) FILTER (WHERE m.role = 'variation' AND m.evaluated AND NOT {PLACEBO}) AS n_variations,
+               count(*) FILTER (WHERE m.role = 'variation' AND {PLACEBO}) AS n_placebos
         FROM identity AS i LEFT JOIN image AS m USING (identity_id)
         WHERE {condition} GROUP BY ALL ORDER BY i.identity_id LIMIT ? OFFSET ?
         """,
@@ -75,14 +79,15 @@ def identity(con: duckdb.DuckDBPyConnection, identity_id: str) -> dict[str, obje
 
 
 def images(con: duckdb.DuckDBPyConnection, identity_id: str) -> pl.DataFrame:
-    """The identity's images: the base first, then variations by category and value."""
+    """The identity's images: the base first, then variations by category and value, then the
+    noise-floor placebos (``placebo`` true)."""
     return store.query(
         con,
-        """
+        f"""
         SELECT image_id, role, base_image_id, variation_category, variation_value, framing, evaluated,
-               exclusion_reason
+               exclusion_reason, {PLACEBO} AS placebo
         FROM image WHERE identity_id = ?
-        ORDER BY role = 'variation', variation_category, variation_value, image_id
+        ORDER BY role = 'variation', {PLACEBO}, variation_category, variation_value, image_id
         """,
         [identity_id],
     )

@@ -24,6 +24,11 @@ STORED_NOTE = (
     "Stored by `cueshift analyze` (result_sbs): face-level BCa 95% CI; Wilcoxon signed-rank p, "
     "BH-adjusted: bold p < 0.001, underlined not significant (p ≥ 0.05)."
 )
+PLACEBO_NOTE = (
+    "An identical copy and a lossless re-encode of every base image: the same pixels, so their Δ "
+    "measures sampling noise and serving nondeterminism. Computed by the viewer on the rows in view: "
+    "mean of per-face mean Δ, face-level t 95% CI."
+)
 COMPUTED_NOTE = (
     "Computed by the viewer on the rows in view: mean of per-face mean Δ, face-level t 95% CI; no test."
 )
@@ -81,6 +86,7 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
     try:
         counts = _model_counts(con, f)
         ranking = summaries.ranking(con, f, viewer.source.has("result_sbs"))
+        floor = summaries.noise_floor(con, f)
         noise = [t for t in sorted(viewer.source.tables) if t.startswith("result_") and "noise" in t]
         noise_html = [
             tables.render(
@@ -114,6 +120,20 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
         empty="No Δ in view: no variation judged together with its base yet.",
     )
     hrefs = {v: "/attribute" + f.query(value=v) for v in ranking["variation_value"].to_list()}
+    floor_html = tables.render(
+        floor,
+        key="placebos",
+        title="Placebos (true Δ = 0): the noise floor, not ranked among the attributes",
+        columns=[
+            stub("variation_category", "Category"),
+            Col("variation_value", "Placebo", align="left"),
+            Col("estimate", "SBS", tables.signed),
+            Col("ci_low", "95% CI", tables.ci, args=("ci_high",)),
+            Col("abs_sbs", "|SBS|", tables.number),
+            Col("n", "Faces", tables.count),
+        ],
+        notes=[PLACEBO_NOTE],
+    )
     context = {
         "counts": _counts_table(counts),
         "counts_rows": counts.to_dicts(),
@@ -123,6 +143,11 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
             ranking["variation_value"].to_list(), ranking["abs_sbs"].fill_null(0).to_list()
         ),
         "noise": noise_html,
+        "placebos": tables.linkify(
+            floor_html, "placebos", 1, {v: "/attribute" + f.query(value=v) for v in floor["variation_value"]}
+        )
+        if floor.height
+        else None,
         "stored": stored,
     }
     return "overview.html", context

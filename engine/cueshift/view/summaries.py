@@ -13,6 +13,10 @@ where :math:`m_f` is face :math:`f`'s mean Δ over the rows in view (models, sce
 :math:`n` the number of faces (seed 000 §4.4: the face is the unit of analysis). SBS is
 :math:`\\bar m`; |SBS| is the mean over model × scenario cells of the absolute cell mean Δ
 (seed 000 Eq. 3–4). ``source`` says which of the two a row is.
+
+The noise-floor placebos (``feature_key = 'placebo'``: an identical copy and a lossless re-encode
+of each base, true Δ = 0; issue 11) are never ranked among the attributes: :func:`noise_floor`
+summarises them apart, with the same face-level estimates.
 """
 
 from __future__ import annotations
@@ -25,10 +29,13 @@ from scipy import stats as st
 from cueshift import store
 from cueshift.view.catalog import DIMENSIONS
 from cueshift.view.filters import Filters
+from cueshift.views import PLACEBO_FEATURE_KEY
 
 POOLED = "(pooled)"
 #: SELECT list of the face-level summary: estimate, sd over faces, n faces.
 _FACE_SUMMARY = "avg(m) AS estimate, stddev_samp(m) AS sd, count(*)::BIGINT AS n"
+#: SQL condition on ``delta`` rows (alias ``d``): a noise-floor placebo (a null key is an attribute).
+IS_PLACEBO = f"coalesce(lower(d.feature_key), '') = '{PLACEBO_FEATURE_KEY}'"
 
 
 def t_interval(frame: pl.DataFrame, confidence: float = 0.95) -> pl.DataFrame:
@@ -53,16 +60,29 @@ def ranking(con: duckdb.DuckDBPyConnection, f: Filters, stored: bool) -> pl.Data
             con,
             "SELECT variation_category, variation_value, estimate, ci_low, ci_high, abs_sbs, "
             "abs_ci_low, abs_ci_high, p_adj, n FROM study.result_sbs "
-            "WHERE level = 'variation_value' AND model_id = ? AND dimension IS NULL",
+            "WHERE level = 'variation_value' AND model_id = ? AND dimension IS NULL "
+            f"AND coalesce(lower(variation_category), '') <> '{PLACEBO_FEATURE_KEY}'",
             [f.model or POOLED],
         )
         if frame.height:
             return frame.sort(["abs_sbs", "variation_value"], descending=[True, False])
+    return _computed_ranking(con, f, placebo=False)
+
+
+def noise_floor(con: duckdb.DuckDBPyConnection, f: Filters) -> pl.DataFrame:
+    """The placebos' SBS and |SBS| (their noise floor), computed on the rows in view as
+    :func:`ranking` computes an attribute's; empty when the study judged no placebo."""
+    return _computed_ranking(con, f, placebo=True)
+
+
+def _computed_ranking(con: duckdb.DuckDBPyConnection, f: Filters, *, placebo: bool) -> pl.DataFrame:
+    """Face-level SBS (t interval) and cell-level |SBS| of the attributes, or of the placebos."""
     where, params = f.where()
+    which = IS_PLACEBO if placebo else f"NOT {IS_PLACEBO}"
     frame = store.query(
         con,
         f"""
-        WITH d AS (SELECT * FROM delta AS d WHERE d.delta IS NOT NULL AND {where}),
+        WITH d AS (SELECT * FROM delta AS d WHERE d.delta IS NOT NULL AND {which} AND {where}),
         faces AS (SELECT variation_category, variation_value, face_id, avg(delta) AS m FROM d GROUP BY ALL),
         cells AS (SELECT variation_value, model_id, scenario_id, avg(delta) AS c FROM d GROUP BY ALL),
         a AS (SELECT variation_value, avg(abs(c)) AS abs_sbs FROM cells GROUP BY ALL)

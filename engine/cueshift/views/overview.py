@@ -1,7 +1,10 @@
 """`cueshift analyze`, first cut: the numbers that show the planted effects come back.
 
-Per model: judgments, invalid rate, mean φ per scenario category and the ten variations
-with the largest mean Δ (by absolute value), all read from the ``phi``/``delta`` views.
+Per model: judgments, invalid rate, mean φ per scenario category, the ten attribute variations
+with the largest mean Δ (by absolute value) and, apart from them, the noise floor: mean Δ and
+mean |Δ| of the placebo variations (``feature_key = 'placebo'``: an identical copy and a lossless
+re-encode of each base, true Δ = 0), never ranked among the variations. All read from the
+``phi``/``delta`` views.
 """
 
 from __future__ import annotations
@@ -15,15 +18,20 @@ from rich.markup import escape
 from rich.table import Table
 
 from cueshift import store
+from cueshift.views.frames import PLACEBO_FEATURE_KEY
+
+#: SQL condition: the row is a noise-floor placebo (a null ``feature_key`` is an attribute).
+IS_PLACEBO = f"coalesce(lower(feature_key), '') = '{PLACEBO_FEATURE_KEY}'"
 
 
 @dataclass(frozen=True)
 class Overview:
     judgments: pl.DataFrame  # model_id, n_judgments, n_invalid, invalid_rate
     phi_by_category: pl.DataFrame  # model_id, scenario_category, mean_phi, n_cells
-    top_variations: (
-        pl.DataFrame
-    )  # model_id, variation_category, variation_value, mean_delta, n_cells, n_faces
+    #: model_id, variation_category, variation_value, mean_delta, n_cells, n_faces (no placebo)
+    top_variations: pl.DataFrame
+    #: model_id, variation_value, mean_delta, mean_abs_delta, n_cells, n_faces (placebos only)
+    noise_floor: pl.DataFrame
 
 
 def overview(con: duckdb.DuckDBPyConnection, top: int = 10) -> Overview:
@@ -52,13 +60,34 @@ def overview(con: duckdb.DuckDBPyConnection, top: int = 10) -> Overview:
         f"""
         SELECT model_id, variation_category, variation_value,
                avg(delta) AS mean_delta, count(delta) AS n_cells, count(DISTINCT face_id) AS n_faces
-        FROM delta WHERE delta IS NOT NULL
+        FROM delta WHERE delta IS NOT NULL AND NOT {IS_PLACEBO}
         GROUP BY model_id, variation_category, variation_value
         QUALIFY row_number() OVER (PARTITION BY model_id ORDER BY abs(avg(delta)) DESC) <= {int(top)}
         ORDER BY model_id, abs(mean_delta) DESC
         """,
     )
-    return Overview(judgments, phi_by_category, top_variations)
+    noise_floor = store.query(
+        con,
+        f"""
+        SELECT model_id, variation_value, avg(delta) AS mean_delta, avg(abs(delta)) AS mean_abs_delta,
+               count(delta) AS n_cells, count(DISTINCT face_id) AS n_faces
+        FROM delta WHERE delta IS NOT NULL AND {IS_PLACEBO}
+        GROUP BY model_id, variation_value ORDER BY model_id, variation_value
+        """,
+    )
+    return Overview(judgments, phi_by_category, top_variations, noise_floor)
+
+
+def noise_floor_line(floor: pl.DataFrame) -> str | None:
+    """One model's noise-floor line (its placebo rows), or None when it judged no placebo."""
+    if floor.height == 0:
+        return None
+    parts = [
+        f"{escape(r['variation_value'] or '')} mean Δ {r['mean_delta']:+.3f}, mean |Δ| "
+        f"{r['mean_abs_delta']:.3f} ({r['n_cells']:,} cells)"
+        for r in floor.iter_rows(named=True)
+    ]
+    return "noise floor (placebos, true Δ = 0): " + "; ".join(parts)
 
 
 def print_overview(result: Overview, console: Console, database: str) -> None:
@@ -96,6 +125,9 @@ def print_overview(result: Overview, console: Console, database: str) -> None:
                 f"{var['n_faces']:,}",
             )
         console.print(top)
+        line = noise_floor_line(result.noise_floor.filter(pl.col("model_id") == model_id))
+        if line is not None:
+            console.print(line, soft_wrap=True)
     console.print(
         f"[dim]Views phi, base_phi, delta live in {escape(database)}; try "
         f'`cueshift sql "SELECT * FROM delta LIMIT 5"`.[/]'
