@@ -26,7 +26,8 @@ from cueshift.schemas.results_stylisticbias import STYLISTICBIAS_RESULTS
 #: Bumped when a result table's columns change (written to ``result_manifest``).
 #: 2: the ``stars`` column left ``result_paired_halo``; the design tables got schemas.
 #: 3: ``result_manifest.phi`` (which φ the analyses read: ``cueshift analyze --phi``).
-RESULT_SCHEMA_VERSION = 3
+#: 4: ``result_manifest.min_identity`` (variations below it left out: ``cueshift analyze --min-identity``).
+RESULT_SCHEMA_VERSION = 4
 
 
 class AnalysisManifestSchema(ResultModel):
@@ -46,6 +47,7 @@ class AnalysisManifestSchema(ResultModel):
     ci_method: str
     models: str
     phi: str
+    min_identity: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
     schema_version: pl.Int64 = pa.Field(ge=1)
     seconds: float = pa.Field(ge=0.0)
     created_at: str

@@ -87,6 +87,7 @@ def test_identity_is_stored_and_min_identity_drops_the_swapped_variation(
         cosines = dict(con.execute("SELECT image_id, cosine FROM image_identity").fetchall())
         n_cached = con.execute("SELECT count(*) FROM embedding WHERE kind = 'image'").fetchone()
         assert con.execute("SELECT count(*) FROM result_identity_drops WHERE applied").fetchone() == (0,)
+        assert con.execute("SELECT DISTINCT min_identity FROM result_manifest").fetchall() == [(None,)]
     assert set(cosines) == {"p1", "p2", "q1", "q2", "r1", "r2"}
     assert min(cosines, key=cosines.__getitem__) == SWAPPED  # the planted failure is the least similar
     assert n_cached == (9,)  # 3 bases + 6 variations, keyed by content
@@ -99,11 +100,13 @@ def test_identity_is_stored_and_min_identity_drops_the_swapped_variation(
         applied = con.execute(
             "SELECT feature_key, n_dropped, n_variations FROM result_identity_drops WHERE applied ORDER BY 1"
         ).fetchall()
+        recorded = con.execute("SELECT DISTINCT min_identity FROM result_manifest").fetchall()
         faces = con.execute(
             "SELECT n FROM result_sbs WHERE level = 'variation_value' AND variation_value = 'Mohawk' "
             "AND model_id = 'sim'"
         ).fetchall()
     assert applied == [("all", 1, 6), ("eyewear", 0, 3), ("hair_style", 1, 3)]
+    assert recorded == [(pytest.approx(round(threshold, 6)),)]  # every table says what it left out
     assert faces and all(n == 2 for (n,) in faces)  # the swapped face's Mohawk is out of the Δ rows
 
 

@@ -34,6 +34,9 @@ class RunSettings:
     phi
         Which φ the analyses read (``cueshift analyze --phi``): ``'greedy'`` (the stored
         answers), ``'expected'`` or ``'T=<t>'`` (answers drawn from the stored scores).
+    min_identity
+        The ``--min-identity`` sensitivity threshold: variations whose identity preservation is
+        below it were left out (``None``: none).
     """
 
     n_resamples: int = 0
@@ -42,6 +45,7 @@ class RunSettings:
     ci_method: str = "none"
     models: tuple[str, ...] = ()
     phi: str = "greedy"
+    min_identity: float | None = None
 
 
 class NotApplicable(Exception):

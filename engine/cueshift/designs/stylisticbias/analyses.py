@@ -333,7 +333,10 @@ def run_analyses(
         phi=phi,
         quality=quality,
     )
-    settings = RunSettings(n_resamples, seed, test, ci_method, subset, phi=phi.label)
+    min_identity = quality.min_identity if quality is not None else None
+    settings = RunSettings(
+        n_resamples, seed, test, ci_method, subset, phi=phi.label, min_identity=min_identity
+    )
     return run_suite(con, SUITE, inputs, settings, only=only, write=write, progress=progress)
 
 
