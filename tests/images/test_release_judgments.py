@@ -225,3 +225,29 @@ def test_cli_import_then_analyze(release: tuple[Path, Path]) -> None:
     missing = runner.invoke(app, ["import", "judgments", str(checkout / "nowhere"), "--study", str(study)])
     assert missing.exit_code == 2 and "Traceback" not in missing.output
     assert len(FACES) == 2
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (hidden ones too) by relative path, with its bytes."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def test_import_plans_no_placebos_and_leaves_the_source_folder_as_it_was(
+    release: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # a StylisticBias study plans noise-floor placebos by default; the release has no judgment of
+    # them, and their re-encodes would be written under the release's image root
+    checkout, study = release
+    before = _tree(checkout)
+    result = import_judgments(checkout, study, workers=1)
+    assert result.n_written == N_FILES
+    assert _tree(checkout) == before  # the same files, the same bytes: nothing written there
+    assert not (checkout / ".cueshift-placebos").exists()
+    stored = _table(
+        tmp_path / "release.duckdb", "SELECT count(*) AS n FROM image WHERE feature_key = 'placebo'"
+    )
+    assert stored["n"][0] == 0
+    assert import_judgments(checkout, study, workers=1).n_written == 0  # again: still nothing there
+    assert _tree(checkout) == before

@@ -17,6 +17,8 @@ study's design, keyed like every judgment (model, image, scenario, ordering, see
 
 All files are read and checked before the database is opened; a judgment already stored is
 skipped, so importing twice adds nothing. Rows go in large batches, not one transaction per file.
+The import plans no noise-floor placebos (the release judged none, and planning them would write
+their re-encodes into the release's folder): nothing is ever written under the source folders.
 """
 
 from __future__ import annotations
@@ -89,6 +91,14 @@ def _croissant(study: Study) -> str | None:
     return str(read_croissant(found)) if found is not None else None
 
 
+def without_placebos(study: Study) -> Study:
+    """``study`` planning no noise-floor placebos: the release has no judgment of them, and their
+    lossless re-encodes would be written under the release's image root (the source folder)."""
+    if not study.benchmark.placebos:
+        return study
+    return study.model_copy(update={"benchmark": study.benchmark.model_copy(update={"placebos": False})})
+
+
 def _new_rows(con: duckdb.DuckDBPyConnection, judgments: pl.DataFrame) -> pl.DataFrame:
     """The judgments whose key is not stored yet (the anti-join runs inside DuckDB)."""
     key = ", ".join(JUDGMENT_KEY)
@@ -132,7 +142,7 @@ def import_judgments(
         One line naming the file and field; the database is not touched.
     """
     started = time.perf_counter()
-    study = load_study(study_file)
+    study = without_placebos(load_study(study_file))
     workload = design_of(study).plan(study, progress=progress)
     if "judgment" not in {kind.table for kind in workload.units}:
         raise CueshiftError(f"{study_file}: design {study.design!r} stores no forced-choice judgments")
