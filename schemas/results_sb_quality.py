@@ -13,7 +13,8 @@ from cueshift.schemas._result_sb_base import Result
 class IdentityDropsSchema(Result):
     """``result_identity_drops``: per threshold × attribute (``'all'`` pooled), the variations whose
     cosine with their base is below the threshold (dropped by ``--min-identity``), the outliers
-    (robust z within the attribute) and the cosine's median and minimum; ``applied`` marks the
+    (robust z within the attribute) and the cosine's median and minimum, the attribute's SBS over
+    every variation and over those kept (``sign_kept``: the same sign); ``applied`` marks the
     threshold this run's analyses used."""
 
     threshold: float = pa.Field(ge=-1.0, le=1.0)
@@ -24,6 +25,9 @@ class IdentityDropsSchema(Result):
     n_outliers: pl.Int64 = pa.Field(ge=0)
     median_cosine: float = pa.Field(ge=-1.0, le=1.0)
     min_cosine: float = pa.Field(ge=-1.0, le=1.0)
+    sbs_all: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
+    sbs_kept: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
+    sign_kept: bool | None = pa.Field(nullable=True)
     applied: bool
 
 

@@ -100,12 +100,16 @@ def test_identity_is_stored_and_min_identity_drops_the_swapped_variation(
         applied = con.execute(
             "SELECT feature_key, n_dropped, n_variations FROM result_identity_drops WHERE applied ORDER BY 1"
         ).fetchall()
+        survives = con.execute(
+            "SELECT sbs_all, sbs_kept FROM result_identity_drops WHERE applied AND feature_key = 'hair_style'"
+        ).fetchone()
         recorded = con.execute("SELECT DISTINCT min_identity FROM result_manifest").fetchall()
         faces = con.execute(
             "SELECT n FROM result_sbs WHERE level = 'variation_value' AND variation_value = 'Mohawk' "
             "AND model_id = 'sim'"
         ).fetchall()
     assert applied == [("all", 1, 6), ("eyewear", 0, 3), ("hair_style", 1, 3)]
+    assert survives is not None and survives[0] > 0 and survives[1] > 0  # the planted Mohawk effect stays
     assert recorded == [(pytest.approx(round(threshold, 6)),)]  # every table says what it left out
     assert faces and all(n == 2 for (n,) in faces)  # the swapped face's Mohawk is out of the Δ rows
 

@@ -70,3 +70,35 @@ def test_identity_drops_counts_each_threshold() -> None:
     assert drops.filter(pl.col("feature_key") == "x")["min_cosine"].unique().to_list() == [
         pytest.approx(0.55)
     ]
+
+
+def test_identity_drops_tells_whether_the_attribute_sbs_survives() -> None:
+    # attribute x: faces f1 (cosine .95, mean Delta .3), f2 (.75, -.1), f3 (.55, -.5); y unmeasured
+    identity = identity_outliers(
+        pl.DataFrame(
+            {
+                "image_id": ["a", "b", "c"],
+                "face_id": ["f1", "f2", "f3"],
+                "feature_key": ["x", "x", "x"],
+                "variation_value": ["v", "v", "v"],
+                "cosine": [0.95, 0.75, 0.55],
+            }
+        )
+    )
+    delta = pl.DataFrame(
+        {
+            "face_id": ["f1", "f1", "f2", "f3", "f1"],
+            "feature_key": ["x", "x", "x", "x", "y"],
+            "variation_value": ["v", "v", "v", "v", "w"],
+            "delta": [0.2, 0.4, -0.1, -0.5, 0.9],
+        }
+    )
+    drops = identity_drops(identity, [0.6, 0.8], applied=None, delta=delta)
+    x = {t: (a, k, s) for t, a, k, s in drops.filter(pl.col("feature_key") == "x").select(
+        "threshold", "sbs_all", "sbs_kept", "sign_kept").rows()}  # fmt: skip
+    assert x[0.6] == (pytest.approx(-0.1), pytest.approx(0.1), False)  # (.3 - .1 - .5) / 3 vs (.3 - .1) / 2
+    assert x[0.8] == (pytest.approx(-0.1), pytest.approx(0.3), False)
+    pooled = drops.filter((pl.col("feature_key") == "all") & (pl.col("threshold") == 0.8))
+    # pooled: f1 (.2, .4, .9) mean .5 stays, f2 and f3 dropped; y has no cosine and is kept
+    assert pooled["sbs_kept"].to_list() == [pytest.approx(0.5)]
+    assert identity_drops(identity, [0.6], applied=None)["sbs_all"].null_count() == 2

@@ -98,35 +98,67 @@ def identity_outliers(identity: pl.DataFrame, *, cutoff: float = OUTLIER_Z) -> p
     return out.with_columns(outlier=pl.col("robust_z") < cutoff)
 
 
-def identity_drops(
-    identity: pl.DataFrame, thresholds: Sequence[float], applied: float | None
-) -> pl.DataFrame:
-    """How many variations each ``--min-identity`` threshold drops, per attribute and pooled.
+def face_level_sbs(delta: pl.DataFrame) -> float | None:
+    r"""SBS of Δ rows as seed 000 Eq. 4 pools them: the mean over faces of each face's mean Δ,
+    :math:`\frac{1}{F}\sum_f \bar\Delta_f` (``None`` without rows)."""
+    if delta.height == 0:
+        return None
+    per_face = delta.group_by("face_id").agg(pl.col("delta").mean())["delta"]
+    return float(per_face.mean())  # type: ignore[arg-type]
 
-    A variation is dropped at threshold ``t`` when its cosine is below ``t``.
+
+def identity_drops(
+    identity: pl.DataFrame,
+    thresholds: Sequence[float],
+    applied: float | None,
+    delta: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """How many variations each ``--min-identity`` threshold drops, per attribute and pooled, and
+    whether the attribute's SBS survives the drop.
+
+    A variation is dropped at threshold ``t`` when its cosine is below ``t``. With ``delta``
+    (every Δ row, none dropped: ``face_id, feature_key, variation_value, delta``), ``sbs_all`` is
+    the attribute's face-level SBS (:func:`face_level_sbs`, pooled over models, scenarios and
+    values) over every variation, ``sbs_kept`` over those kept at ``t``, and ``sign_kept`` whether
+    the two share their sign (``None`` where either is missing or 0).
 
     Parameters
     ----------
     identity : polars.DataFrame
-        :func:`identity_outliers` output (``feature_key``, ``cosine``, ``outlier``).
+        :func:`identity_outliers` output (``feature_key``, ``cosine``, ``outlier``; with ``delta``
+        also ``face_id`` and ``variation_value``).
     thresholds : sequence of float
         Thresholds to count (the applied one is added when missing).
     applied : float, optional
         The threshold of this run (``applied`` is true on its rows).
+    delta : polars.DataFrame, optional
+        Every Δ row; ``None``: the SBS columns are null.
 
     Returns
     -------
     polars.DataFrame
         ``threshold, feature_key ('all' pooled), n_variations, n_dropped, share_dropped, n_outliers,
-        median_cosine, min_cosine, applied``.
+        median_cosine, min_cosine, sbs_all, sbs_kept, sign_kept, applied``.
     """
     grid = sorted({*thresholds, *([applied] if applied is not None else [])})
     pooled = identity.with_columns(feature_key=pl.lit("all"))
+    cells = ["face_id", "feature_key", "variation_value"]
+    scored = None
+    if delta is not None:  # each Δ row with its variation's cosine (none measured: always kept)
+        scored = delta.select(*cells, "delta").join(
+            identity.select(*cells, "cosine"), on=cells, how="left", nulls_equal=True
+        )
     rows = []
     for t in grid:
         for (key,), part in pl.concat([identity, pooled]).group_by("feature_key", maintain_order=True):
             cosine = part["cosine"]
             n_dropped = int((cosine < t).sum())
+            sbs_all = sbs_kept = None
+            if scored is not None:
+                mine = scored if key == "all" else scored.filter(pl.col("feature_key") == key)
+                sbs_all = face_level_sbs(mine)
+                sbs_kept = face_level_sbs(mine.filter(pl.col("cosine").is_null() | (pl.col("cosine") >= t)))
+            same = None if not sbs_all or not sbs_kept else (sbs_all > 0) == (sbs_kept > 0)
             rows.append(
                 {
                     "threshold": float(t),
@@ -137,6 +169,9 @@ def identity_drops(
                     "n_outliers": int(part["outlier"].sum()),
                     "median_cosine": float(np.median(cosine.to_numpy())),
                     "min_cosine": float(cosine.min()),  # type: ignore[arg-type]
+                    "sbs_all": sbs_all,
+                    "sbs_kept": sbs_kept,
+                    "sign_kept": same,
                     "applied": applied is not None and t == applied,
                 }
             )
@@ -149,6 +184,9 @@ def identity_drops(
         "n_outliers": pl.Int64,
         "median_cosine": pl.Float64,
         "min_cosine": pl.Float64,
+        "sbs_all": pl.Float64,
+        "sbs_kept": pl.Float64,
+        "sign_kept": pl.Boolean,
         "applied": pl.Boolean,
     }
     return pl.DataFrame(rows, schema=schema)

@@ -15,6 +15,7 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
 from cueshift.stats import NotApplicable, analysis, identity_drops
+from cueshift.views import read_delta
 
 
 @analysis(
@@ -23,11 +24,14 @@ from cueshift.stats import NotApplicable, analysis, identity_drops
     description="Variations each --min-identity threshold drops (cosine of CLIP embeddings with the base)",
     source="image_identity",
     grouping="threshold x attribute (feature_key; 'all' pooled)",
-    statistic="count of cosine < threshold; outliers: robust z < cutoff within the attribute",
+    statistic="count of cosine < threshold; robust z < cutoff within the attribute; face-level SBS kept",
     family="none",
 )
 def _identity_drops(ctx: Context) -> pl.DataFrame:
-    quality = ctx.inputs.quality
-    if quality is None:
+    inputs = ctx.inputs
+    if inputs.quality is None:
         raise NotApplicable("no [quality] encoder in the study file")
-    return identity_drops(quality.identity, quality.config.thresholds, quality.min_identity)
+    # every Δ row, none dropped: whether each attribute's SBS survives each threshold
+    every = read_delta(inputs.con, inputs.models or None, phi=inputs.phi) if inputs.con is not None else None
+    quality = inputs.quality
+    return identity_drops(quality.identity, quality.config.thresholds, quality.min_identity, every)

@@ -138,9 +138,8 @@ def dropped_below(identity: pl.DataFrame, min_identity: float) -> frozenset[str]
 def print_identity(identity: pl.DataFrame, min_identity: float | None, console: Console) -> None:
     """One line: variations measured, outliers, and what ``--min-identity`` dropped."""
     n_outliers = int(identity["outlier"].sum()) if identity.height else 0
-    line = (
-        f"identity preservation: {identity.height:,} variations, {n_outliers:,} outliers in their attribute"
-    )
+    plural = "" if n_outliers == 1 else "s"
+    line = f"identity preservation: {identity.height:,} variations, {n_outliers:,} outlier{plural}"
     if min_identity is not None:
         n_dropped = len(dropped_below(identity, min_identity))
         line += (

@@ -7,7 +7,17 @@ and :mod:`.rq3`. ``$models`` is the model subset (``VARCHAR[]``).
 
 from __future__ import annotations
 
-from cueshift.report import Col, Pivot, TableSpec, fmt_integer, fmt_number, fmt_text, percent, stub
+from cueshift.report import (
+    Col,
+    Pivot,
+    TableSpec,
+    fmt_effect,
+    fmt_integer,
+    fmt_number,
+    fmt_text,
+    percent,
+    stub,
+)
 from cueshift.views import PLACEBO_FEATURE_KEY as PLACEBO
 
 #: Invalid-answer rate from which a cell is flagged in the data-quality tables.
@@ -233,7 +243,8 @@ IDENTITY = TableSpec(
     SELECT printf('cosine < %.2f', threshold) || CASE WHEN applied THEN ' (applied in this run)' ELSE '' END
              AS threshold_label,
            CASE WHEN feature_key = 'all' THEN 'All attributes' ELSE feature_key END AS attribute,
-           n_variations, n_dropped, share_dropped, n_outliers, median_cosine, min_cosine
+           n_variations, n_dropped, share_dropped, n_outliers, median_cosine, min_cosine, sbs_all, sbs_kept,
+           CASE WHEN sign_kept THEN 'yes' WHEN NOT sign_kept THEN 'no' ELSE '' END AS sign_kept
     FROM result_identity_drops
     ORDER BY threshold, feature_key <> 'all', feature_key
     """,
@@ -245,14 +256,19 @@ IDENTITY = TableSpec(
         Col("n_outliers", "Outliers", fmt_integer),
         Col("median_cosine", "Median cosine", fmt_number),
         Col("min_cosine", "Lowest cosine", fmt_number),
+        Col("sbs_all", "SBS (all)", fmt_effect),
+        Col("sbs_kept", "SBS (kept)", fmt_effect),
+        Col("sign_kept", "Same sign", fmt_text),
     ),
     group="threshold_label",
     notes=(
         "Identity preservation: cosine of the CLIP image embeddings of a variation and its base "
         "([quality] encoder). A variation below the threshold is dropped by `cueshift analyze "
         "--min-identity`; outliers have a robust z (0.6745 (c - median) / MAD within the attribute) "
-        "below the cut-off (Iglewicz & Hoaglin 1993). The row marked applied is the threshold the "
-        "result tables of this run were computed with.",
+        "below the cut-off (Iglewicz & Hoaglin 1993). SBS: the attribute's face-level mean Δ (pooled "
+        "over models, scenarios and values) over every variation and over those a threshold keeps; "
+        "same sign: whether the attribute's direction survives the drop. The rows marked applied "
+        "give the threshold the result tables of this run were computed with.",
     ),
     requires=("result_identity_drops",),
     empty="no counterfactual-quality measure: set [quality] encoder in the study file.",
