@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import functools
+import shlex
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Annotated, NoReturn, ParamSpec, TypeVar
 
 import duckdb
@@ -46,11 +49,33 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
-def _interrupted() -> NoReturn:
-    err_console.print(
-        "interrupted: every committed batch is kept; run the same command to resume", highlight=False
-    )
-    raise typer.Exit(130)
+#: the signal that stopped this command, when it was SIGTERM (exit code 143 instead of Ctrl-C's 130)
+_TERMINATED: list[str] = []
+
+
+def _stop_on_sigterm() -> None:
+    """Make SIGTERM (schedulers, `docker stop`) stop the command as Ctrl-C does; a second is ignored."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _TERMINATED.append(signal.Signals(signum).name)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def _interrupted(exc: BaseException | None = None) -> NoReturn:
+    """One line on what is kept and how to resume; exit 143 after SIGTERM, 130 after Ctrl-C."""
+    from cueshift.designs.interrupts import RunInterrupted
+
+    how = "stopped by SIGTERM" if _TERMINATED else "interrupted"
+    if isinstance(exc, RunInterrupted):  # infer: what is stored, the batch in flight rolled back
+        again = shlex.join(["cueshift", *sys.argv[1:]])
+        line = f"{how}: {exc.stored_line()}, the batch in flight rolled back; resume with: {again}"
+    else:
+        line = f"{how}: every committed batch is kept; run the same command to resume"
+    err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(143 if _TERMINATED else 130)
 
 
 def _cause(exc: BaseException) -> BaseException:
@@ -79,8 +104,8 @@ def _guard(func: Callable[P, R]) -> Callable[P, R]:
         except OSError as exc:  # ENOSPC, EROFS, EACCES, ENOTDIR ... raised outside the store's checks
             where = exc.filename if exc.filename else f"cueshift {func.__name__.removesuffix('_command')}"
             _fail(f"{where}: {exc.strerror or exc}")
-        except KeyboardInterrupt:
-            _interrupted()
+        except KeyboardInterrupt as exc:
+            _interrupted(exc)
         except RuntimeError as exc:
             if str(exc) != "Query interrupted":  # DuckDB's word for Ctrl-C during a query
                 raise
@@ -109,14 +134,27 @@ def infer(
     workers: Annotated[
         int | None, typer.Option(help="--executor ray: actors per model (default: what the cluster holds).")
     ] = None,
+    snapshot_every: Annotated[
+        float,
+        typer.Option(
+            help="Seconds between snapshots that analyze, sql, report, view and status read while "
+            "this run holds the database (0: none)."
+        ),
+    ] = 30.0,
 ) -> None:
-    """Ask every question of the study's design not stored yet (resumes after any interruption)."""
-    from cueshift.designs import load_study, run_design
-    from cueshift.designs.executor_option import make_executor
-    from cueshift.designs.runner import Shard
+    """Ask every question of the study's design not stored yet (resumes after any interruption).
 
+    Ctrl-C (exit 130) or SIGTERM (exit 143) rolls back the batch in flight and says how to resume.
+    """
+    from cueshift.designs import load_study
+    from cueshift.designs.executor_option import make_executor
+    from cueshift.designs.runner import Shard, run_study
+
+    _stop_on_sigterm()
+    if snapshot_every < 0:
+        raise CueshiftError(f"--snapshot-every {snapshot_every}: use 0 (none) or more seconds")
     spec = load_study(study)
-    summary = run_design(
+    summary = run_study(
         spec,
         database=db,
         shard=Shard.parse(shard),
@@ -124,6 +162,7 @@ def infer(
         console=err_console,
         max_judgments=limit,
         executor=make_executor(executor, address=address, workers=workers),
+        snapshot_every=snapshot_every,
     )
     console.print(
         f"study [bold]{escape(spec.name)}[/]: {summary.n_written:,} new answers "
@@ -200,14 +239,52 @@ def analyze(
     )
     design = design_of(spec)
     design.options.check(design.name, request)
-    path = db or spec.database_path
-    if not Path(path).is_file():
+    path = Path(db or spec.database_path)
+    if not path.is_file():
         raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
-    con = store.open_study(path)
+    con = store.open_study(_analysis_target(path))
     try:
         analyze_design(con, spec, console, request=request, progress=progress and sys.stderr.isatty())
     finally:
         con.close()
+
+
+def _analysis_target(path: Path) -> Path:
+    """Where ``analyze`` writes: the database, or while a running infer holds it, a copy of its
+    snapshot (``<stem>.partial<suffix>``; the study database gets its results after the run)."""
+    import os
+    import shutil
+
+    from cueshift.store.snapshot import partial_path, readable
+
+    source, snapshot = readable(path)
+    if snapshot is None:
+        return path
+    partial = partial_path(path)
+    copying = partial.with_name(partial.name + ".tmp")
+    shutil.copyfile(source, copying)
+    os.replace(copying, partial)
+    err_console.print(
+        f"{snapshot.describe()}; analyzing a copy, {partial} "
+        f"(`cueshift report --db {partial}` shows it; analyze again after the run for the study database)",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    return partial
+
+
+@app.command()
+@_guard
+def status(study: StudyOption = "default", db: DbOption = None) -> None:
+    """Progress of the study's latest run: planned, stored, rate, ETA, failures per model.
+
+    Readable while `cueshift infer` runs (from the snapshot it publishes).
+    """
+    from cueshift.designs import load_study
+    from cueshift.designs.status import print_status, study_status
+
+    print_status(study_status(db or load_study(study).database_path), console)
 
 
 @app.command()

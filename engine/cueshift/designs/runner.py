@@ -20,6 +20,10 @@ Guarantees
   to its own database file; :func:`cueshift.store.merge_databases` joins shard files into one.
 * **Nothing written on bad input.** Backends are built, and checked for the methods the
   design needs, before the database is created or touched.
+* **Stopped from outside.** Ctrl-C or SIGTERM rolls back the batch in flight, closes the
+  database (no WAL left) and raises :class:`~cueshift.designs.interrupts.RunInterrupted`.
+* **Readable while it runs.** A snapshot of the database is published after each batch at most
+  every ``snapshot_every`` seconds (:mod:`cueshift.store.snapshot`), removed when the run ends.
 """
 
 from __future__ import annotations
@@ -48,12 +52,14 @@ from rich.progress import (
 from cueshift import store
 from cueshift.designs.executor import Executor, LocalExecutor
 from cueshift.designs.failures import MAX_FAILED_RUNS, FailureTally, drop_given_up, split_failures
+from cueshift.designs.interrupts import RunInterrupted, is_interrupt
 from cueshift.designs.preflight import check_study_inputs
 from cueshift.designs.registry import design_of
 from cueshift.designs.work import UnitKind, Workload
 from cueshift.errors import ConfigError
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache
 from cueshift.store.files import close_quietly, remove_database
+from cueshift.store.snapshot import SNAPSHOT_SECONDS, SnapshotPublisher
 from cueshift.study.config import ModelConfig, Study
 
 
@@ -133,6 +139,7 @@ def run_study(
     console: Console | None = None,
     max_judgments: int | None = None,
     executor: Executor | None = None,
+    snapshot_every: float = SNAPSHOT_SECONDS,
 ) -> RunSummary:
     """Run (or resume) everything ``study``'s design asks of its models that is not stored yet.
 
@@ -150,6 +157,8 @@ def run_study(
         Stop after this many new answers (smoke tests).
     executor
         Where the backends run (default: this process; see :mod:`cueshift.designs.executor`).
+    snapshot_every
+        Seconds between snapshots readers open while the run holds the database (0: none).
 
     Returns
     -------
@@ -167,6 +176,7 @@ def run_study(
         console=console,
         max_judgments=max_judgments,
         executor=executor,
+        snapshot_every=snapshot_every,
     )
 
 
@@ -181,6 +191,7 @@ def run_workload(
     max_judgments: int | None = None,
     max_failed_runs: int = MAX_FAILED_RUNS,
     executor: Executor | None = None,
+    snapshot_every: float = SNAPSHOT_SECONDS,
 ) -> RunSummary:
     """Ask and store ``workload`` for every model of ``study`` (see :func:`run_study`); units that
     failed in ``max_failed_runs`` runs are not asked again (:mod:`cueshift.designs.failures`).
@@ -191,6 +202,8 @@ def run_workload(
     con: duckdb.DuckDBPyConnection | None = None
     existed = db_path.exists()
     n_written = 0
+    stored_at_start: int | None = None  # known once planned (for the interrupt's message)
+    snapshots = SnapshotPublisher(db_path, snapshot_every)
     try:
         executor.start(study, workload)  # backends built and checked before the database is touched
         con = store.open_study(db_path)  # checked first: a damaged file or bad folder is not touched
@@ -214,10 +227,11 @@ def run_workload(
         if max_judgments is not None:
             n_planned = min(n_planned, max_judgments)
         tables = dict.fromkeys(kind.table for kind in workload.units)
-        n_stored_before = sum(_count(con, table) for table in tables)
+        n_stored_before = stored_at_start = sum(_count(con, table) for table in tables)
         record = store.start_run(
             con, store.RunRecord(study.name, str(shard), study.model_dump_json(), n_planned)
         )
+        snapshots.maybe_publish(con)  # readers see the run record before the first batch
         n_asked = 0
         with _progress(progress, console) as bar:
             task = bar.add_task("asking", total=n_planned, rate="") if bar else None
@@ -234,6 +248,7 @@ def run_workload(
                         store.write_tables(con, frames)
                         tally.add(failed)
                         n_written += batch.height
+                        snapshots.maybe_publish(con)
                         if bar is not None and task is not None:
                             elapsed = max(time.perf_counter() - started, 1e-9)
                             rate = f"{n_written / elapsed:,.0f} {kind.name}/s"
@@ -249,19 +264,26 @@ def run_workload(
         notes = [
             *tally.lines(max_failed_runs),
             *(line for r in reports.values() for line in r.get("lines", [])),
+            *([snapshots.stopped] if snapshots.stopped else []),
         ]
         store.finish_run(con, record, n_written, json.dumps(reports, sort_keys=True) if reports else None)
-    except BaseException:
+    except BaseException as exc:
         if con is not None:
-            close_quietly(con)
+            close_quietly(con)  # the batch in flight was rolled back; closing checkpoints
             con = None
             if not existed and n_written == 0:  # a failed first run leaves no database behind
                 remove_database(db_path)
+        if is_interrupt(exc):
+            n_stored = None if stored_at_start is None else stored_at_start + n_written
+            raise RunInterrupted(db_path, n_stored, n_written) from exc
         raise
     finally:
-        executor.close()
-        if con is not None:
-            con.close()
+        try:
+            executor.close()
+            if con is not None:
+                con.close()
+        finally:
+            snapshots.remove()  # after the close: readers switch back to the database itself
     seconds = time.perf_counter() - started
     return RunSummary(
         record.run_id, db_path, n_planned, n_written, n_stored_before, seconds, tally.failed, tuple(notes)

@@ -19,6 +19,7 @@ from cueshift.store.files import (
     remove_database,
 )
 from cueshift.store.keys import UNINDEXED_KEYS
+from cueshift.store.snapshot import readable, tell_reader
 
 #: Version of ``sql/schema.sql``; bump it with any change to a table, and say how to migrate.
 SCHEMA_VERSION = "4"  # 3: judgment.invalid_reason; 4: judgment without a primary-key index
@@ -47,13 +48,18 @@ def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyC
     Everything is checked before the file is opened for writing (:mod:`cueshift.store.files`):
     a damaged, truncated or foreign file, a file of another schema version, or a folder that
     cannot be written is refused with one line, and the file is left byte for byte as it was.
+    Read-only, a database that a running ``cueshift infer`` holds is read from its snapshot
+    (:mod:`cueshift.store.snapshot`), and stderr says which.
     """
     path = Path(path)
     if read_only:
         if not path.exists():
             raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
-        check_existing_database(path)
-        return connect(path, read_only=True)
+        source, snapshot = readable(path)  # a running infer's snapshot while it holds the file
+        check_existing_database(source)
+        con = connect(source, read_only=True)
+        tell_reader(snapshot)
+        return con
     existed = check_database_path(path)
     if existed:
         probe = connect(path, read_only=True)

@@ -38,6 +38,10 @@ def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     try:
         return duckdb.connect(str(path), read_only=read_only, config=dict(SAFE_CONFIG))
     except duckdb.Error as exc:
+        if "Could not set lock" in str(exc):  # another process writes it (a running infer)
+            raise CueshiftError(
+                f"{path}: in use by another process; `cueshift status` shows a running infer's progress"
+            ) from None
         raise CueshiftError(f"{path}: cannot open the database: {_first_line(exc)}") from None
 
 

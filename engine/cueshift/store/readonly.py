@@ -24,6 +24,7 @@ import polars as pl
 
 from cueshift.errors import CueshiftError
 from cueshift.store.files import check_existing_database
+from cueshift.store.snapshot import readable, tell_reader
 
 #: Settings of the connection; with ``lock_configuration`` last, none can be changed afterwards.
 LOCKED_CONFIG: Final[dict[str, str | bool | int | float | list[str]]] = {
@@ -68,7 +69,8 @@ def open_locked(path: str | Path) -> duckdb.DuckDBPyConnection:
     Returns
     -------
     duckdb.DuckDBPyConnection
-        A connection whose settings (:data:`LOCKED_CONFIG`) no statement can change.
+        A connection whose settings (:data:`LOCKED_CONFIG`) no statement can change; while a
+        running ``cueshift infer`` holds the file, to its snapshot (stderr says which).
 
     Raises
     ------
@@ -78,11 +80,14 @@ def open_locked(path: str | Path) -> duckdb.DuckDBPyConnection:
     path = Path(path)
     if not path.is_file():
         raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
-    check_existing_database(path)  # a SQLite or truncated file: one line, no extension download
+    source, snapshot = readable(path)  # while a running infer holds it: its snapshot
+    check_existing_database(source)  # a SQLite or truncated file: one line, no extension download
     try:
-        return duckdb.connect(str(path), read_only=True, config=dict(LOCKED_CONFIG))
+        con = duckdb.connect(str(source), read_only=True, config=dict(LOCKED_CONFIG))
     except duckdb.Error as exc:
         raise CueshiftError(f"{path}: cannot open as a DuckDB database: {_first_line(exc)}") from None
+    tell_reader(snapshot)
+    return con
 
 
 def checked_statement(sql: str) -> str:

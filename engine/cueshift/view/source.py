@@ -23,6 +23,7 @@ import duckdb
 from cueshift import store
 from cueshift.errors import CueshiftError
 from cueshift.store.readonly import LOCKED_CONFIG
+from cueshift.store.snapshot import readable, tell_reader
 
 #: Dimension tables copied into memory (small: at paper scale 16 k images).
 DIMENSIONS: tuple[str, ...] = ("identity", "image", "scenario", "model", "prompt_variant", "stimulus")
@@ -69,10 +70,12 @@ class Source:
 
 
 def _attach(path: Path) -> duckdb.DuckDBPyConnection:
+    source, snapshot = readable(path)  # while a running infer holds the file: its snapshot
+    tell_reader(snapshot)
     con = duckdb.connect(":memory:")
     try:
         con.execute("SET enable_progress_bar = false")
-        con.execute("ATTACH ? AS study (READ_ONLY)", [str(path)])
+        con.execute("ATTACH ? AS study (READ_ONLY)", [str(source)])
     except duckdb.Error as exc:
         con.close()
         raise CueshiftError(f"{path}: cannot open as a study database: {str(exc).splitlines()[0]}") from None

@@ -1,0 +1,55 @@
+"""A run stopped from outside (Ctrl-C, SIGTERM): what it stored and how the user resumes.
+
+Ctrl-C raises :class:`KeyboardInterrupt` where Python next runs; ``cueshift infer`` makes SIGTERM
+(what schedulers and ``docker stop`` send) raise one too. Inside a DuckDB statement DuckDB
+interrupts the statement and raises its own error with the interrupt as its context. Either way
+the runner rolls back the batch in flight, closes the database (a checkpoint: no WAL is left)
+and raises :class:`RunInterrupted`, which says what is stored.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C or SIGTERM once its database was left consistent and closed.
+
+    Parameters
+    ----------
+    database
+        The study database (or shard file) the run wrote.
+    n_stored
+        Answers the database holds now (None when it was stopped before planning finished).
+    n_written
+        Answers this run stored.
+    """
+
+    def __init__(self, database: Path, n_stored: int | None, n_written: int) -> None:
+        super().__init__(f"{database}: stopped after storing {n_written} answers")
+        self.database = database
+        self.n_stored = n_stored
+        self.n_written = n_written
+
+    def stored_line(self) -> str:
+        """What is stored, in words: ``'1,234 answers stored in runs/x.duckdb (234 by this run)'``."""
+        if self.n_stored is None:
+            return f"nothing stored by this run in {self.database}"
+        return f"{self.n_stored:,} answers stored in {self.database} ({self.n_written:,} by this run)"
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` is an interrupt, or DuckDB's error for a statement an interrupt stopped."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, (KeyboardInterrupt, duckdb.InterruptException)):
+            return True
+        if isinstance(seen, (RuntimeError, duckdb.Error)) and "interrupted" in str(seen).lower():
+            return True
+        seen = seen.__context__
+    return False
+
+
+__all__ = ["RunInterrupted", "is_interrupt"]

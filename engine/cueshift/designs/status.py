@@ -1,0 +1,171 @@
+"""``cueshift status``: how far a study's latest run is, readable while ``cueshift infer`` runs.
+
+Everything is read from the study database, or from the snapshot a running ``infer`` publishes
+(:mod:`cueshift.store.snapshot`): the latest ``run`` record (its planned answers and start), the
+answers of every answer table per model (those created since the run started are the run's), and
+the ``request_failure`` rows per model. The rate is the run's answers over the time from its start
+to the moment read (the snapshot's time while it runs); the ETA is what remains at that rate.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from cueshift import store
+from cueshift.errors import CueshiftError
+from cueshift.store.snapshot import ANSWER_TABLES, Snapshot, readable
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    """One model's answers: stored in all, stored by the latest run, requests given up on."""
+
+    model_id: str
+    stored: int
+    this_run: int
+    failed_this_run: int
+    failed_units: int  # units with a failure in any run (request_failure)
+
+
+@dataclass(frozen=True)
+class StudyStatus:
+    """The latest run of a study database as read at ``as_of`` (see the module docstring)."""
+
+    database: Path
+    snapshot: Snapshot | None
+    state: str  # 'running' | 'finished' | 'stopped' (no finish recorded, not running) | 'no run'
+    started_at: dt.datetime | None
+    as_of: dt.datetime
+    planned: int
+    models: tuple[ModelStatus, ...]
+
+    @property
+    def stored(self) -> int:
+        return sum(m.stored for m in self.models)
+
+    @property
+    def done(self) -> int:
+        """Answers the latest run has handled: stored or given up on."""
+        return sum(m.this_run + m.failed_this_run for m in self.models)
+
+    @property
+    def rate(self) -> float | None:
+        """Answers per second of the latest run (None before any)."""
+        if self.started_at is None or self.done == 0:
+            return None
+        seconds = (self.as_of - self.started_at).total_seconds()
+        return self.done / seconds if seconds > 0 else None
+
+    @property
+    def eta_seconds(self) -> float | None:
+        """Seconds until the running run has asked every planned answer, at :attr:`rate`."""
+        rate = self.rate
+        if self.state != "running" or rate is None:
+            return None
+        return max(self.planned - self.done, 0) / rate
+
+
+def study_status(path: Path) -> StudyStatus:
+    """Read the status of the study database ``path`` (its snapshot while ``infer`` holds it)."""
+    path = Path(path)
+    if not path.is_file():
+        raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
+    source, snapshot = readable(path)
+    con = store.open_study(source, read_only=True)
+    try:
+        run = con.execute(
+            "SELECT run_id, started_at, finished_at, n_planned FROM run ORDER BY started_at DESC LIMIT 1"
+        ).fetchall()
+        if not run:
+            now = dt.datetime.now()
+            return StudyStatus(path, snapshot, "no run", None, now, 0, _models(con, None, None))
+        run_id, started_at, finished_at, planned = run[0]
+        if snapshot is not None:
+            state, as_of = "running", snapshot.taken_at
+        elif finished_at is not None:
+            state, as_of = "finished", finished_at
+        else:
+            state, as_of = "stopped", dt.datetime.now()
+        models = _models(con, run_id, started_at)
+        return StudyStatus(path, snapshot, state, started_at, as_of, int(planned), models)
+    finally:
+        con.close()
+
+
+def _models(
+    con: duckdb.DuckDBPyConnection, run_id: str | None, started_at: dt.datetime | None
+) -> tuple[ModelStatus, ...]:
+    present = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    since = started_at or dt.datetime.max
+    counts: dict[str, list[int]] = {
+        row[0]: [0, 0, 0, 0] for row in con.execute("SELECT model_id FROM model ORDER BY model_id").fetchall()
+    }
+    for table, column in ANSWER_TABLES.items():
+        if table not in present:
+            continue
+        only_models = " WHERE rater_kind = 'model'" if table == "rating" else ""
+        for model_id, stored, this_run in con.execute(
+            f"SELECT {column}, count(*), count(*) FILTER (WHERE created_at >= ?) FROM {table}"
+            f"{only_models} GROUP BY 1",
+            [since],
+        ).fetchall():
+            tally = counts.setdefault(model_id, [0, 0, 0, 0])
+            tally[0] += int(stored)
+            tally[1] += int(this_run)
+    if "request_failure" in present:
+        for model_id, failed_this_run, failed_units in con.execute(
+            "SELECT model_id, count(*) FILTER (WHERE run_id = ?), count(DISTINCT (unit_table, unit_key)) "
+            "FROM request_failure GROUP BY 1",
+            [run_id],
+        ).fetchall():
+            tally = counts.setdefault(model_id, [0, 0, 0, 0])
+            tally[2], tally[3] = int(failed_this_run), int(failed_units)
+    return tuple(ModelStatus(model_id, *tally) for model_id, tally in sorted(counts.items()))
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
+
+
+def print_status(status: StudyStatus, console: Console) -> None:
+    """Print ``status``: one line on the run, one table row per model."""
+    where = f"snapshot of {status.as_of:%Y-%m-%d %H:%M:%S}" if status.snapshot else "database"
+    if status.started_at is None:
+        console.print(f"{status.database}: no run yet ({where})", markup=False, soft_wrap=True)
+    else:
+        rate, eta = status.rate, status.eta_seconds
+        parts = [
+            f"{status.database}: latest run {status.state} (started {status.started_at:%Y-%m-%d %H:%M:%S}; "
+            f"read from its {where})",
+            f"planned {status.planned:,}, done {status.done:,}"
+            + (f" ({status.done / status.planned:.1%})" if status.planned else ""),
+            f"stored in all {status.stored:,}",
+            f"rate {rate:,.1f}/s" if rate is not None else "rate -",
+        ]
+        if eta is not None:
+            parts.append(f"ETA {_duration(eta)}")
+        if status.state == "stopped":
+            parts.append("run `cueshift infer` again to resume")
+        console.print("; ".join(parts), markup=False, soft_wrap=True)
+    table = Table("model", "stored", "this run", "failed this run", "failed units (any run)")
+    for model in status.models:
+        table.add_row(
+            Text(model.model_id),
+            f"{model.stored:,}",
+            f"{model.this_run:,}",
+            f"{model.failed_this_run:,}",
+            f"{model.failed_units:,}",
+        )
+    console.print(table)
+
+
+__all__ = ["ModelStatus", "StudyStatus", "print_status", "study_status"]

@@ -1,0 +1,226 @@
+"""Issue 12 items 9 and 10 with real processes: SIGTERM stops ``infer`` as Ctrl-C does, and a
+running ``infer`` can be looked at (``sql``, ``status``, ``analyze``, ``report``, ``view``).
+
+One scenario runs once per module (:func:`scenario`): ``infer`` on a small study of the default
+design (the simulated judge, batches of 5 answers, a snapshot as often as its cost allows) is
+started; once it has published a snapshot the readers run against its locked database, a second
+``infer`` tries to write it, then SIGTERM stops it and the same command resumes it to the end.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from cueshift.errors import CueshiftError
+from cueshift.store.snapshot import snapshot_path
+from cueshift.view.source import open_source
+from tests.hardening.study_db import error_lines
+
+SCENARIOS = ["competent", "wealthy", "honest", "stylish"]
+KEY = "model_id, image_id, scenario_id, ordering, seed"
+
+
+def _study(tmp: Path) -> Path:
+    path = tmp / "running.toml"
+    path.write_text(
+        f'name = "running"\ndatabase = "{(tmp / "running.duckdb").as_posix()}"\nbatch_size = 5\n'
+        f'[benchmark]\nkind = "demo"\nsize = 4\ncache_dir = "{(tmp / "cache").as_posix()}"\n'
+        f"[scenarios]\nonly = {SCENARIOS}\n"
+        '[[models]]\nmodel_id = "sim"\nbackend = "simulated"\n[models.settings]\nseed = 3\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def _start(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "cueshift.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _finish(process: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
+    stdout, stderr = process.communicate(timeout=300)
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return _finish(_start(*args))
+
+
+def _count(db: Path, sql: str = "SELECT count(*) FROM judgment") -> int:
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute(sql).fetchall()
+    return int(rows[0][0])
+
+
+@dataclass
+class Scenario:
+    """What each step of the scenario gave (see the module docstring)."""
+
+    db: Path
+    readers: dict[str, subprocess.CompletedProcess[str]] = field(default_factory=dict)
+    view_answers: int = -1
+    stopped: subprocess.CompletedProcess[str] | None = None
+    left_after_stop: list[str] = field(default_factory=list)
+    stored_after_stop: int = -1
+    resumed: subprocess.CompletedProcess[str] | None = None
+    status_after: subprocess.CompletedProcess[str] | None = None
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
+    tmp = tmp_path_factory.mktemp("running")
+    study = _study(tmp)
+    db = tmp / "running.duckdb"
+    result = Scenario(db)
+    infer = ["infer", "--study", str(study), "--no-progress", "--snapshot-every", "0.1"]
+    process = _start(*infer)
+    try:
+        deadline = time.monotonic() + 120
+        while not snapshot_path(db).exists():  # published once the run record is stored
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "no snapshot published"
+            time.sleep(0.05)
+        readers = {  # all at once, while the run goes on
+            "sql": _start("sql", "--study", str(study), "SELECT count(*) AS n FROM judgment", "--csv"),
+            "status": _start("status", "--study", str(study)),
+            "second infer": _start(*infer),
+            "analyze": _start("analyze", "--study", str(study), "--overview-only", "--no-progress"),
+        }
+        result.readers = {name: _finish(reader) for name, reader in readers.items()}
+        source = open_source(db)
+        try:
+            result.view_answers = int(
+                source.cursor().execute("SELECT count(*) FROM study.judgment").fetchall()[0][0]
+            )
+        finally:
+            source.close()
+        assert process.poll() is None, "the run ended before SIGTERM: make the study slower"
+        process.send_signal(signal.SIGTERM)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    result.stopped = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+    result.left_after_stop = sorted(p.name for p in tmp.iterdir() if p.name.startswith("running.duckdb"))
+    result.stored_after_stop = _count(db)
+    result.resumed = _cli(*infer)
+    result.status_after = _cli("status", "--study", str(study))
+    return result
+
+
+def test_sigterm_stops_infer_with_one_line_saying_what_is_stored_and_how_to_resume(
+    scenario: Scenario,
+) -> None:
+    stopped = scenario.stopped
+    assert stopped is not None
+    assert stopped.returncode == 143, stopped.stderr
+    lines = error_lines(stopped.stderr)
+    assert len(lines) == 1 and "Traceback" not in stopped.stderr, stopped.stderr
+    found = re.fullmatch(
+        r"stopped by SIGTERM: ([\d,]+) answers stored in (.+) \(([\d,]+) by this run\), "
+        r"the batch in flight rolled back; resume with: cueshift infer --study .+",
+        lines[0],
+    )
+    assert found is not None, lines[0]
+    stored = int(found.group(1).replace(",", ""))
+    assert stored == scenario.stored_after_stop  # the line is true to the database
+    assert Path(found.group(2)) == scenario.db
+
+
+def test_sigterm_leaves_no_wal_and_no_snapshot(scenario: Scenario) -> None:
+    assert scenario.left_after_stop == ["running.duckdb"]  # checkpointed: no .wal, snapshot removed
+
+
+def test_the_same_command_resumes_to_every_answer_once(scenario: Scenario) -> None:
+    resumed = scenario.resumed
+    assert resumed is not None and resumed.returncode == 0, resumed.stderr
+    n_images = _count(scenario.db, "SELECT count(*) FROM image WHERE evaluated")
+    expected = n_images * len(SCENARIOS) * 4 * 3  # orderings x seeds
+    assert 0 < scenario.stored_after_stop < expected  # SIGTERM landed mid-run
+    assert _count(scenario.db) == expected
+    assert _count(scenario.db, f"SELECT count(*) FROM (SELECT DISTINCT {KEY} FROM judgment)") == expected
+
+
+def test_sql_reads_the_snapshot_and_says_which(scenario: Scenario) -> None:
+    sql = scenario.readers["sql"]
+    assert sql.returncode == 0, sql.stderr
+    answers = int(sql.stdout.splitlines()[1])
+    note = error_lines(sql.stderr)
+    assert len(note) == 1 and "reading its snapshot of" in note[0], sql.stderr
+    assert f"({answers:,} answers)" in note[0]  # the note counts what the query read
+    assert answers > 0
+
+
+def test_status_while_running_shows_planned_stored_rate_eta_and_failures(scenario: Scenario) -> None:
+    status = scenario.readers["status"]
+    assert status.returncode == 0, status.stderr
+    head = status.stdout.splitlines()[0]
+    assert "latest run running" in head and "snapshot of" in head, status.stdout
+    planned = int(re.search(r"planned ([\d,]+)", head).group(1).replace(",", ""))  # type: ignore[union-attr]
+    assert planned == _count(scenario.db)  # a first run plans the whole study
+    assert re.search(r"done [\d,]+ \(", head) and "rate " in head, head
+    assert "failed this run" in status.stdout and "sim" in status.stdout
+
+
+def test_status_after_the_run_says_finished(scenario: Scenario) -> None:
+    after = scenario.status_after
+    assert after is not None and after.returncode == 0, after.stderr
+    assert "latest run finished" in after.stdout and "read from its database" in after.stdout
+
+
+def test_a_second_infer_is_refused_in_one_line_while_the_first_runs(scenario: Scenario) -> None:
+    # the writer keeps its lock after publishing snapshots (a copy made in the writing process
+    # would have dropped it: POSIX releases a process's locks when it closes any descriptor)
+    second = scenario.readers["second infer"]
+    assert second.returncode == 2
+    assert error_lines(second.stderr) == [
+        f"error: {scenario.db}: in use by another process; `cueshift status` shows a running infer's progress"
+    ]
+
+
+def test_analyze_while_running_writes_a_copy_and_says_so(scenario: Scenario) -> None:
+    analyze = scenario.readers["analyze"]
+    assert analyze.returncode == 0, analyze.stderr
+    partial = scenario.db.with_name("running.partial.duckdb")
+    assert f"analyzing a copy, {partial}" in analyze.stderr
+    assert partial.is_file()
+
+
+def test_view_reads_the_snapshot(scenario: Scenario) -> None:
+    assert scenario.view_answers > 0
+
+
+def test_a_locked_database_without_snapshot_is_one_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "held.duckdb"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, time; c = duckdb.connect({str(db)!r}); print(1, flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "1"
+        from cueshift.store import open_study
+
+        with pytest.raises(CueshiftError, match="in use by another process .*no snapshot of it yet"):
+            open_study(db, read_only=True)
+    finally:
+        holder.kill()
+        holder.wait()
