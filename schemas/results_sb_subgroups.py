@@ -89,6 +89,12 @@ class VariationByModelSchema(GroupCell):
     variation_value: str
     sign_reversal: bool
     sign_reversal_both: bool
+    #: sign change within the dimension: 'both significant', 'difference significant' (MWU, BH) or
+    #: 'not distinguishable'; null without a sign change (cueshift.stats reversal_flags)
+    reversal_evidence: str | None = pa.Field(
+        nullable=True, isin=["both significant", "difference significant", "not distinguishable"]
+    )
+    reversal_p_adj: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
 
 
 #: These result tables by name (the table is ``result_<name>``).

@@ -55,6 +55,7 @@ from cueshift.stats._demographic import demographic_tests, face_anova, significa
 from cueshift.stats._faces import FaceMatrix, face_matrix
 from cueshift.stats._fashion_age import fashion_age_table
 from cueshift.stats._group_rank import KruskalResult, kruskal_columns, kruskal_wallis, mann_whitney_columns
+from cueshift.stats._group_reversals import REVERSAL_EVIDENCE, opposite_sign_differences, reversal_flags
 from cueshift.stats._folded import abs_interval, mean_abs_interval
 from cueshift.stats._identity import identity_drops, identity_outliers, robust_z, row_cosines
 from cueshift.stats._intervals import mean_interval, t_half_width, welch_interval
@@ -224,6 +225,9 @@ __all__ = [
     "sbs_levels",
     "scenario_means",
     "scenario_reversals",
+    "REVERSAL_EVIDENCE",
+    "opposite_sign_differences",
+    "reversal_flags",
     "sign_flip_test",
     "signed_rank_columns",
     "significance_share",

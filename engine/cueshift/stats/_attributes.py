@@ -18,6 +18,7 @@ from cueshift.stats._constants import (
     TABLE3_CATEGORY_MAP,
 )
 from cueshift.stats._faces import coarsen, face_matrix, face_sums, study_faces
+from cueshift.stats._group_reversals import reversal_flags
 from cueshift.stats._multiplicity import bh_by_family
 from cueshift.stats._permutation import sign_flip_test
 from cueshift.stats._resample import CIMethod, cluster_bootstrap
@@ -124,27 +125,20 @@ def demographic_variation_table(
     face means (or sign flips), BH over **all cells of the table** (the paper's 437),
     face-level bootstrap CI.
 
-    ``sign_reversal`` flags a value whose group estimates within a dimension take both signs
-    while at least one group is significant (``p_adj < alpha``) — the paper's gender-dependent
-    reversals (facial tattoo: male −0.006 ns, female +0.033 p < 0.001). ``sign_reversal_both``
-    demands significance on both sides.
+    Sign reversals (the paper's gender-dependent reversals, e.g. facial tattoo: male −0.006 ns,
+    female +0.033 p < 0.001) count only with evidence (:func:`reversal_flags`):
+    ``sign_reversal`` when the value's group estimates within a dimension take both signs and
+    either a positive and a negative group are each significant (``sign_reversal_both``), or a
+    two-sided Mann–Whitney U test of the two groups' per-face means is (BH over every
+    opposite-signed pair of the table; ``reversal_p_adj``). ``reversal_evidence`` says which, or
+    ``not distinguishable`` for a sign change with neither (null: no sign change).
     """
     data = valid_delta(delta)
     faces = study_faces(data)
     cells, values = group_cells(data, ["variation_category", "variation_value"], dimensions, faces)
     out = FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)(cells, values)
     out = bh_by_family(out, [])
-    sig = pl.col("p_adj") < alpha
-    key = ["variation_value", "dimension"]
-    out = out.with_columns(
-        pos_sig=(sig & (pl.col("estimate") > 0)).any().over(key),
-        neg_sig=(sig & (pl.col("estimate") < 0)).any().over(key),
-        has_pos=(pl.col("estimate") > 0).any().over(key),
-        has_neg=(pl.col("estimate") < 0).any().over(key),
-    ).with_columns(
-        sign_reversal=pl.col("has_pos") & pl.col("has_neg") & (pl.col("pos_sig") | pl.col("neg_sig")),
-        sign_reversal_both=pl.col("pos_sig") & pl.col("neg_sig"),
-    )
+    out = reversal_flags(out, values, ["variation_category", "variation_value"], alpha=alpha)
     return (
         out.sort("variation_category", "variation_value", "dimension", "group")
         .select(
@@ -154,6 +148,8 @@ def demographic_variation_table(
             pl.col("n_obs").cast(pl.Int64),
             "sign_reversal",
             "sign_reversal_both",
+            "reversal_evidence",
+            "reversal_p_adj",
         )
         .with_columns(pl.col(pl.Float64).fill_nan(None))
     )

@@ -130,6 +130,7 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
             _sbs_table(
                 console, picked, "scenario_id", "Scenarios with the lowest and highest SBS (Fig. 3; pooled)"
             )
+    _print_group_reversals(console, con)
     lme = _read(con, "result_mixed_model", "SELECT * FROM {t}")
     if lme is not None and lme.height:
         parts = []
@@ -196,6 +197,38 @@ def _sbs_table(console: Console, rows: pl.DataFrame, key: str, title: str) -> No
             str(r["n"]),
         )
     console.print(tab)
+
+
+def _print_group_reversals(console: Console, con: duckdb.DuckDBPyConnection) -> None:
+    """Table 11's sign reversals per dimension: with evidence (both sides significant, or the
+    groups' difference) and the sign changes not distinguishable from noise (nothing for a
+    database analysed before ``reversal_evidence`` existed)."""
+    found = con.execute(
+        "SELECT count(*) FROM information_schema.columns "
+        "WHERE table_name = 'result_table11' AND column_name = 'reversal_evidence'"
+    ).fetchall()
+    if not found or found[0][0] == 0:
+        return
+    rows = _read(
+        con,
+        "result_table11",
+        """SELECT dimension, count(DISTINCT variation_value) FILTER (WHERE sign_reversal) AS evidence,
+                  count(DISTINCT variation_value) FILTER (WHERE sign_reversal_both) AS both_sides,
+                  count(DISTINCT variation_value) FILTER (WHERE reversal_evidence = 'not distinguishable')
+                      AS unclear
+           FROM {t} GROUP BY dimension ORDER BY dimension""",
+    )
+    if rows is None or rows.height == 0:
+        return
+    parts = [
+        f"{escape(str(r['dimension']))}: {r['evidence']} with evidence ({r['both_sides']} both sides "
+        f"significant), {r['unclear']} not distinguishable"
+        for r in rows.iter_rows(named=True)
+        if r["evidence"] or r["unclear"]  # a dimension without sign changes says nothing
+    ]
+    if parts:
+        title = "[bold]Sign reversals between groups (Table 11)[/]: "
+        console.print(title + "; ".join(parts), soft_wrap=True)
 
 
 def _noise_floor(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, float | None]]:

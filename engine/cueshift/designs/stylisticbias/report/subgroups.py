@@ -228,8 +228,9 @@ TABLE11_BY_MODEL = TableSpec(
     notes=(
         "Table 11 computed on each model's Δ rows alone (cells: variation value × demographic group); "
         "BH over every cell of every model (a larger family than the pooled Table 11's). Sign reversal: "
-        "a value whose groups take both signs with at least one significant. Every cell: "
-        "result_table11_by_model.",
+        "a value whose groups take both signs, with evidence (both sides significant, or the groups' "
+        "per-face means differ: Mann–Whitney U, BH); the rest are not distinguishable (reversal_evidence). "
+        "Every cell: result_table11_by_model.",
     ),
     requires=("result_table11_by_model",),
 )
