@@ -22,8 +22,13 @@ def _gender_rows(value: str, male: np.ndarray, female: np.ndarray) -> list[dict[
     for gender, shifts in (("male", male), ("female", female)):
         for i, shift in enumerate(shifts):
             rows.append(
-                {"face_id": f"{gender}-{i:03d}", "gender": gender, "variation_value": value,
-                 "scenario_id": "s1", "delta": float(shift)}  # fmt: skip
+                {
+                    "face_id": f"{gender}-{i:03d}",
+                    "gender": gender,
+                    "variation_value": value,
+                    "scenario_id": "s1",
+                    "delta": float(shift),
+                }  # fmt: skip
             )
     return rows
 
@@ -164,5 +169,5 @@ def test_the_headline_counts_reversals_with_evidence_and_the_rest() -> None:
     finally:
         con.close()
     text = " ".join(buffer.getvalue().split())
-    expected = "Sign reversals between groups (Table 11): gender: 2 with evidence (1 both sides significant), "
-    assert expected + "1 not distinguishable" in text
+    title = "Sign reversals between groups (Table 11): "
+    assert title + "gender: 2 with evidence (1 both sides significant), 1 not distinguishable" in text
