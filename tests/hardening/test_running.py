@@ -98,6 +98,7 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
             "status": _start("status", "--study", str(study)),
             "second infer": _start(*infer),
             "analyze": _start("analyze", "--study", str(study), "--overview-only", "--no-progress"),
+            "report": _start("report", "--study", str(study), "--tables"),
         }
         result.readers = {name: _finish(reader) for name, reader in readers.items()}
         source = open_source(db)
@@ -150,7 +151,8 @@ def test_the_same_command_resumes_to_every_answer_once(scenario: Scenario) -> No
     assert resumed is not None and resumed.returncode == 0, resumed.stderr
     n_images = _count(scenario.db, "SELECT count(*) FROM image WHERE evaluated")
     expected = n_images * len(SCENARIOS) * 4 * 3  # orderings x seeds
-    assert 0 < scenario.stored_after_stop < expected  # SIGTERM landed mid-run
+    assert 0 < scenario.stored_after_stop < expected, "SIGTERM did not land mid-run"
+    print(f"SIGTERM after {scenario.stored_after_stop:,} of {expected:,} answers")
     assert _count(scenario.db) == expected
     assert _count(scenario.db, f"SELECT count(*) FROM (SELECT DISTINCT {KEY} FROM judgment)") == expected
 
@@ -180,6 +182,14 @@ def test_status_after_the_run_says_finished(scenario: Scenario) -> None:
     after = scenario.status_after
     assert after is not None and after.returncode == 0, after.stderr
     assert "latest run finished" in after.stdout and "read from its database" in after.stdout
+    head = after.stdout.splitlines()[0]
+    numbers = {
+        name: int(value.replace(",", ""))
+        for name, value in re.findall(r"(planned|done|stored in all) ([\d,]+)", head)
+    }
+    resumed = _count(scenario.db) - scenario.stored_after_stop  # what the resuming run stored
+    assert numbers == {"planned": resumed, "done": resumed, "stored in all": _count(scenario.db)}
+    assert "ETA" not in head  # a finished run has none
 
 
 def test_a_second_infer_is_refused_in_one_line_while_the_first_runs(scenario: Scenario) -> None:
@@ -198,6 +208,12 @@ def test_analyze_while_running_writes_a_copy_and_says_so(scenario: Scenario) -> 
     partial = scenario.db.with_name("running.partial.duckdb")
     assert f"analyzing a copy, {partial}" in analyze.stderr
     assert partial.is_file()
+
+
+def test_report_reads_the_snapshot_and_says_which(scenario: Scenario) -> None:
+    report = scenario.readers["report"]
+    assert report.returncode == 0, report.stderr
+    assert "reading its snapshot of" in report.stderr and "Table S1" in report.stdout
 
 
 def test_view_reads_the_snapshot(scenario: Scenario) -> None:
