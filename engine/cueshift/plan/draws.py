@@ -18,6 +18,8 @@ References
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 from numpy.typing import NDArray
@@ -25,6 +27,28 @@ from numpy.typing import NDArray
 F64 = NDArray[np.float64]
 #: 1/(k+1) for the inversion walk (a multiplication instead of a division per step).
 _RECIPROCALS = 1.0 / np.arange(1.0, 65.0)
+#: Largest common denominator of exact per-face means (as the analyses' exact means); beyond it,
+#: and for values that are not ratios of counts, the fixed grid :data:`GRID`.
+MAX_DENOMINATOR = 2**24
+#: Grid of the per-face means of values that are not ratios of counts (scored φ, serving noise).
+GRID = 2.0**40
+
+
+def mean_scale(n: int, *, ratios: bool) -> float:
+    r"""Scale :math:`L` of exact per-face means :math:`\sum_s \operatorname{rint}(L\Delta_s) / (|S| L)`.
+
+    A sampled φ is :math:`k/n_v` with :math:`n_v \le n`, so with :math:`L = \operatorname{lcm}(1..n)`
+    every Δ is an integer over :math:`L`: the sum is exact and one division gives the correctly
+    rounded double of the rational mean, the number ``cueshift.stats``' face means give on the
+    stored rows (equal rationals, equal doubles: the rank tests see the same ties). Scored φ and
+    serving noise (``ratios`` false), or :math:`L >` :data:`MAX_DENOMINATOR`, take :data:`GRID`.
+    """
+    scale = 1
+    for k in range(1, n + 1):
+        scale = math.lcm(scale, k)
+        if scale > MAX_DENOMINATOR:
+            return GRID
+    return float(scale) if ratios else GRID
 
 
 @numba.njit(cache=True, inline="always")
@@ -77,6 +101,7 @@ def _face_mean_kernel(  # pragma: no cover - numba
     invalid: float,
     scored: bool,
     applies: NDArray[np.bool_],
+    scale: float,
 ) -> F64:
     n_v, n_f = offset.shape
     n_s = p_base.shape[1]
@@ -102,10 +127,10 @@ def _face_mean_kernel(  # pragma: no cover - numba
             d = phi + serving[i] - phi_base[f, s]
             if np.isnan(d):
                 continue
-            total += d
+            total += np.rint(d * scale)  # integers: exact in any order (mean_scale)
             count += 1
         if count:
-            out[v, f] = total / count
+            out[v, f] = total / (count * scale)
     return out
 
 
@@ -128,10 +153,10 @@ def shift_face_means(
     For value :math:`v`, face :math:`f`, scenario :math:`s`:
     :math:`p = p^b_{fs} + (o_{vf} + d_{vs} + \sigma_{FS} z_{vfs})`, its φ as in
     :func:`binomial_phi` (or :math:`p` scored) plus serving noise, and the face's mean of
-    :math:`\phi - \phi^b_{fs}` over the scenarios with a φ. The random numbers are drawn in the
-    order :func:`cueshift.plan.simulate.draw_cells` draws them (``z``, the uniforms, the serving
-    noise), so the two give the same means from the same generator without holding the
-    values × faces × scenarios arrays.
+    :math:`\phi - \phi^b_{fs}` over the scenarios with a φ, summed exactly (:func:`mean_scale`).
+    The random numbers are drawn in the order :func:`cueshift.plan.simulate.draw_cells` draws them
+    (``z``, the uniforms, the serving noise), so the two give the same means from the same
+    generator without holding the values × faces × scenarios arrays.
     """
     n_v, n_f = offset.shape
     size = n_v * n_f * p_base.shape[1]
@@ -152,6 +177,7 @@ def shift_face_means(
             float(invalid_rate),
             bool(scored),
             np.ascontiguousarray(applies),
+            mean_scale(int(n), ratios=not scored and serving_sd <= 0),
         ),
         dtype=np.float64,
     )
@@ -177,4 +203,4 @@ def binomial_counts(p: F64, n: int, invalid_rate: float, rng: np.random.Generato
     return n_valid.reshape(np.shape(p)).astype(np.float64), k.reshape(np.shape(p)).astype(np.float64)
 
 
-__all__ = ["binomial_counts", "binomial_phi", "shift_face_means"]
+__all__ = ["GRID", "MAX_DENOMINATOR", "binomial_counts", "binomial_phi", "mean_scale", "shift_face_means"]

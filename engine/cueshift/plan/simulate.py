@@ -21,7 +21,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from cueshift.plan.anova import F64
-from cueshift.plan.draws import binomial_counts, binomial_phi, shift_face_means
+from cueshift.plan.draws import GRID, MAX_DENOMINATOR, binomial_counts, binomial_phi, shift_face_means
 from cueshift.plan.model import StudyModel, group_levels, table11_cells
 from cueshift.stats import bh_adjust, kruskal_columns, mann_whitney_columns, one_sample_test
 
@@ -112,12 +112,25 @@ def draw_face_means(sm: StudyModel, rng: np.random.Generator) -> F64:
 
 
 def face_means(cells: Cells) -> F64:
-    """Per-face mean Δ over the scenarios with a Δ (``V × F``), as ``face_matrix`` averages rows."""
+    """Per-face mean Δ over the scenarios with a Δ (``V × F``), as ``face_matrix`` averages rows:
+    summed exactly over the common denominator of the drawn valid counts (when the cells carry
+    them), else on :data:`~cueshift.plan.draws.GRID` (:func:`~cueshift.plan.draws.mean_scale`)."""
     delta = cells.phi_var - cells.phi_base[None, :, :]
     ok = np.isfinite(delta)
-    total, n = np.where(ok, delta, 0.0).sum(axis=2), ok.sum(axis=2)
+    scale = GRID
+    if cells.n_var is not None and cells.n_base is not None:
+        present = np.unique(np.concatenate([cells.n_var[ok], np.broadcast_to(cells.n_base, ok.shape)[ok]]))
+        scale = _lcm_scale(present[present > 0])
+    total = np.rint(np.where(ok, delta, 0.0) * scale).sum(axis=2)
+    n = ok.sum(axis=2)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+        return np.where(n > 0, total / (np.maximum(n, 1) * scale), np.nan)
+
+
+def _lcm_scale(counts: NDArray[np.int64]) -> float:
+    """Least common multiple of ``counts`` (1 when empty), or the grid beyond the largest denominator."""
+    scale = int(np.lcm.reduce(counts.astype(np.int64))) if counts.size else 1
+    return float(scale) if scale <= MAX_DENOMINATOR else GRID
 
 
 def _reject(p: F64, q: float) -> NDArray[np.bool_]:
