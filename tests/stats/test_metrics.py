@@ -144,6 +144,19 @@ def test_variation_strength_by_hand():
     assert vs_age.filter(pl.col("model_id") == MEAN_OF_MODELS).height == 1
 
 
+def test_variation_strength_skips_a_dimension_no_face_is_labelled_with():
+    # body type left blank for every face: no VS for it, the labelled dimension is still computed
+    rows = [
+        {"face_id": f, "gender": g, "body_type": None, "scenario_id": "s1", "phi": v}
+        for f, g, v in (("f1", "male", 0.5), ("f2", "male", 0.7), ("f3", "female", 0.2), ("f4", "female", 0.4))
+    ]
+    vs = variation_strength(base_rows(rows), dimensions=("gender", "body_type"), n_resamples=200)
+    assert set(vs["dimension"]) == {"gender"}
+    assert vs.filter(pl.col("model_id") == "m1")["plugin_estimate"][0] == pytest.approx(0.15, abs=1e-12)
+    nothing = variation_strength(base_rows(rows), dimensions=("body_type",), n_resamples=200)
+    assert nothing.height == 0
+
+
 def _sbs_example() -> pl.DataFrame:
     # value "Casual", model m1, scenarios s1, s2
     # face A: Δ(s1) = +0.25, Δ(s2) = -0.50 → face mean -0.125

@@ -92,6 +92,8 @@ def variation_strength(
         fm = face_matrix(sub, ["model_id", "scenario_id"], faces=faces, value="phi")
         face_group = dict(sub.select("face_id", dim).unique().iter_rows())
         groups = sorted(set(face_group.values()))
+        if not groups:  # no face carries a label of this dimension: nothing to compare
+            continue
         codes = np.array([groups.index(face_group[f]) if f in face_group else -1 for f in faces])
         models = fm.cells["model_id"].unique(maintain_order=True).to_list()
         unit = np.array([models.index(m) for m in fm.cells["model_id"]], dtype=np.int64)
@@ -111,7 +113,19 @@ def variation_strength(
                     "n": int((unit == u).sum()),
                 }
             )
-    out = pl.DataFrame(rows)
+    out = pl.DataFrame(
+        rows,
+        schema={
+            "model_id": pl.String,
+            "dimension": pl.String,
+            "estimate": pl.Float64,
+            "ci_low": pl.Float64,
+            "ci_high": pl.Float64,
+            "plugin_estimate": pl.Float64,
+            "n_groups": pl.Int64,
+            "n": pl.Int64,
+        },
+    )
     avg = (
         out.group_by("dimension", maintain_order=True)
         .agg(pl.col("estimate", "plugin_estimate").mean(), pl.col("n_groups").first(), pl.col("n").first())
