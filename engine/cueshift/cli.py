@@ -69,9 +69,9 @@ def _interrupted(exc: BaseException | None = None) -> NoReturn:
     from cueshift.designs.interrupts import RunInterrupted
 
     how = "stopped by SIGTERM" if _TERMINATED else "interrupted"
-    if isinstance(exc, RunInterrupted):  # infer: what is stored, the batch in flight rolled back
+    if isinstance(exc, RunInterrupted):  # infer: what is stored (counted after the rollback)
         again = shlex.join(["cueshift", *sys.argv[1:]])
-        line = f"{how}: {exc.stored_line()}, the batch in flight rolled back; resume with: {again}"
+        line = f"{how}: {exc.stored_line()}, an unfinished batch rolled back; resume with: {again}"
     else:
         line = f"{how}: every committed batch is kept; run the same command to resume"
     err_console.print(line, markup=False, highlight=False, soft_wrap=True)

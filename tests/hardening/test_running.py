@@ -133,7 +133,7 @@ def test_sigterm_stops_infer_with_one_line_saying_what_is_stored_and_how_to_resu
     assert len(lines) == 1 and "Traceback" not in stopped.stderr, stopped.stderr
     found = re.fullmatch(
         r"stopped by SIGTERM: ([\d,]+) answers stored in (.+) \(([\d,]+) by this run\), "
-        r"the batch in flight rolled back; resume with: cueshift infer --study .+",
+        r"an unfinished batch rolled back; resume with: cueshift infer --study .+",
         lines[0],
     )
     assert found is not None, lines[0]

@@ -32,7 +32,7 @@ import json
 import time
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -203,6 +203,7 @@ def run_workload(
     existed = db_path.exists()
     n_written = 0
     stored_at_start: int | None = None  # known once planned (for the interrupt's message)
+    answer_tables: list[str] = []
     snapshots = SnapshotPublisher(db_path, snapshot_every)
     try:
         executor.start(study, workload)  # backends built and checked before the database is touched
@@ -226,8 +227,8 @@ def run_workload(
         n_planned = sum(plan.height for per_model in plans for plan in per_model)
         if max_judgments is not None:
             n_planned = min(n_planned, max_judgments)
-        tables = dict.fromkeys(kind.table for kind in workload.units)
-        n_stored_before = stored_at_start = sum(_count(con, table) for table in tables)
+        answer_tables = list(dict.fromkeys(kind.table for kind in workload.units))
+        n_stored_before = stored_at_start = sum(_count(con, table) for table in answer_tables)
         record = store.start_run(
             con, store.RunRecord(study.name, str(shard), study.model_dump_json(), n_planned)
         )
@@ -268,14 +269,21 @@ def run_workload(
         ]
         store.finish_run(con, record, n_written, json.dumps(reports, sort_keys=True) if reports else None)
     except BaseException as exc:
+        n_stored = None
         if con is not None:
+            if is_interrupt(exc) and stored_at_start is not None:  # what is stored, as committed
+                with suppress(Exception):  # (a batch may have committed before the interrupt)
+                    n_stored = sum(_count(con, table) for table in answer_tables)
             close_quietly(con)  # the batch in flight was rolled back; closing checkpoints
             con = None
-            if not existed and n_written == 0:  # a failed first run leaves no database behind
+            if not existed and n_written == 0 and not n_stored:  # a failed first run leaves none
                 remove_database(db_path)
+                n_stored = None
         if is_interrupt(exc):
-            n_stored = None if stored_at_start is None else stored_at_start + n_written
-            raise RunInterrupted(db_path, n_stored, n_written) from exc
+            n_this_run = (
+                n_written if n_stored is None or stored_at_start is None else n_stored - stored_at_start
+            )
+            raise RunInterrupted(db_path, n_stored, n_this_run) from exc
         raise
     finally:
         try:
