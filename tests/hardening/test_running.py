@@ -9,6 +9,7 @@ started; once it has published a snapshot the readers run against its locked dat
 
 from __future__ import annotations
 
+import random
 import re
 import signal
 import subprocess
@@ -26,6 +27,8 @@ from cueshift.view.source import open_source
 from tests.hardening.study_db import error_lines
 
 SCENARIOS = ["competent", "wealthy", "honest", "stylish"]
+#: SIGTERMs at random moments after the first, each resumed by the next
+MORE_STOPS = 2
 KEY = "model_id, image_id, scenario_id, ordering, seed"
 
 
@@ -65,6 +68,15 @@ def _count(db: Path, sql: str = "SELECT count(*) FROM judgment") -> int:
     return int(rows[0][0])
 
 
+def _wait_for_snapshot(db: Path, process: subprocess.Popen[str]) -> None:
+    """Wait until the run has stored its run record (it publishes its first snapshot then)."""
+    deadline = time.monotonic() + 120
+    while not snapshot_path(db).exists():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "no snapshot published"
+        time.sleep(0.02)
+
+
 @dataclass
 class Scenario:
     """What each step of the scenario gave (see the module docstring)."""
@@ -75,6 +87,9 @@ class Scenario:
     stopped: subprocess.CompletedProcess[str] | None = None
     left_after_stop: list[str] = field(default_factory=list)
     stored_after_stop: int = -1
+    #: further SIGTERMs at random moments: (exit code, answers the line says, answers stored, files left)
+    more_stops: list[tuple[int, int, int, list[str]]] = field(default_factory=list)
+    stored_before_resume: int = -1
     resumed: subprocess.CompletedProcess[str] | None = None
     status_after: subprocess.CompletedProcess[str] | None = None
 
@@ -88,11 +103,7 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     infer = ["infer", "--study", str(study), "--no-progress", "--snapshot-every", "0.1"]
     process = _start(*infer)
     try:
-        deadline = time.monotonic() + 120
-        while not snapshot_path(db).exists():  # published once the run record is stored
-            assert process.poll() is None, process.communicate()
-            assert time.monotonic() < deadline, "no snapshot published"
-            time.sleep(0.05)
+        _wait_for_snapshot(db, process)
         readers = {  # all at once, while the run goes on
             "sql": _start("sql", "--study", str(study), "SELECT count(*) AS n FROM judgment", "--csv"),
             "status": _start("status", "--study", str(study)),
@@ -118,6 +129,18 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     result.stopped = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     result.left_after_stop = sorted(p.name for p in tmp.iterdir() if p.name.startswith("running.duckdb"))
     result.stored_after_stop = _count(db)
+    rng = random.Random(20261125)
+    for _ in range(MORE_STOPS):
+        process = _start(*infer)
+        _wait_for_snapshot(db, process)
+        time.sleep(rng.uniform(0.0, 1.0))
+        process.send_signal(signal.SIGTERM)
+        stopped = _finish(process)
+        said = re.search(r"([\d,]+) answers stored", stopped.stderr)
+        left = sorted(p.name for p in tmp.iterdir() if p.name.startswith("running.duckdb"))
+        count = int(said.group(1).replace(",", "")) if said else -1
+        result.more_stops.append((stopped.returncode, count, _count(db), left))
+    result.stored_before_resume = _count(db)
     result.resumed = _cli(*infer)
     result.status_after = _cli("status", "--study", str(study))
     return result
@@ -144,6 +167,12 @@ def test_sigterm_stops_infer_with_one_line_saying_what_is_stored_and_how_to_resu
 
 def test_sigterm_leaves_no_wal_and_no_snapshot(scenario: Scenario) -> None:
     assert scenario.left_after_stop == ["running.duckdb"]  # checkpointed: no .wal, snapshot removed
+
+
+def test_sigterm_at_random_moments_says_exactly_what_is_stored(scenario: Scenario) -> None:
+    # a batch that commits just before the signal is counted: the line reads the database
+    for returncode, said, stored, left in scenario.more_stops:
+        assert (returncode, said, left) == (143, stored, ["running.duckdb"])
 
 
 def test_the_same_command_resumes_to_every_answer_once(scenario: Scenario) -> None:
@@ -187,7 +216,7 @@ def test_status_after_the_run_says_finished(scenario: Scenario) -> None:
         name: int(value.replace(",", ""))
         for name, value in re.findall(r"(planned|done|stored in all) ([\d,]+)", head)
     }
-    resumed = _count(scenario.db) - scenario.stored_after_stop  # what the resuming run stored
+    resumed = _count(scenario.db) - scenario.stored_before_resume  # what the resuming run stored
     assert numbers == {"planned": resumed, "done": resumed, "stored in all": _count(scenario.db)}
     assert "ETA" not in head  # a finished run has none
 
