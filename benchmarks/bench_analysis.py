@@ -26,13 +26,16 @@ With ``--out`` the section between the ``bench_analysis`` markers of that file i
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
+import duckdb
 import numpy as np
 import polars as pl
 import scipy.stats as st
@@ -43,6 +46,7 @@ from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.designs.stylisticbias.console import print_headlines
 from cueshift.stats import (
+    ANALYSES,
     cluster_bootstrap,
     face_matrix,
     signed_rank_columns,
@@ -67,6 +71,52 @@ def _timed(label: str, timings: dict[str, float]):  # type: ignore[no-untyped-de
     return _T()
 
 
+def _generate_and_store(db_path: Path, faces: int, timings: dict[str, float]) -> duckdb.DuckDBPyConnection:
+    """Simulate the paper-scale study (placebos and mixed invalid reasons included) and store it."""
+    with _timed("generate", timings):
+        spec = SimulationSpec(n_faces=faces, models=MODELS, seed=2026, placebos=True)
+        study = simulate_study(spec)
+    con = store.open_study(db_path)
+    con.execute("SET enable_progress_bar = false")
+    with _timed("store", timings):
+        write_study(con, study)
+    del study
+    con.execute("CHECKPOINT")
+    return con
+
+
+def _study_facts(con: duckdb.DuckDBPyConnection, faces: int) -> dict[str, object]:
+    """Judgments, images and evaluated (non-placebo) variations per face of the stored study."""
+    ((judgments,),) = con.execute("SELECT count(*) FROM judgment").fetchall()
+    ((images, variations, placebos),) = con.execute(
+        "SELECT count(*), count(*) FILTER (WHERE role = 'variation' AND feature_key <> 'placebo'), "
+        "count(*) FILTER (WHERE feature_key = 'placebo') FROM image"
+    ).fetchall()
+    return {
+        "judgments": int(judgments),
+        "images": int(images),
+        "evaluated_variations_per_face": round(variations / faces, 1),
+        "placebos_per_face": round(placebos / faces, 1),
+    }
+
+
+def _cpu_timed_analyses() -> dict[str, float]:
+    """Wrap every registered analysis so that its CPU seconds (``time.process_time``) are recorded
+    in the returned dict (``result_manifest.seconds`` holds the wall seconds)."""
+    cpu: dict[str, float] = {}
+    for name, item in list(ANALYSES.items()):
+
+        def timed(ctx: Any, _compute: Any = item.compute, _name: str = name) -> Any:
+            started = time.process_time()
+            try:
+                return _compute(ctx)
+            finally:
+                cpu[_name] = time.process_time() - started
+
+        ANALYSES[name] = dataclasses.replace(item, compute=timed)
+    return cpu
+
+
 def main() -> dict[str, object]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--faces", type=int, default=500)
@@ -74,33 +124,32 @@ def main() -> dict[str, object]:
     parser.add_argument("--scipy-cells", type=int, default=6, help="cells timed with scipy.stats.bootstrap")
     parser.add_argument("--db", type=Path, default=None, help="database path (default: a temporary file)")
     parser.add_argument("--out", type=Path, default=None, help="markdown file whose bench section to replace")
+    parser.add_argument(
+        "--reuse", action="store_true", help="analyse the study already in --db (skip generate and store)"
+    )
     args = parser.parse_args()
     timings: dict[str, float] = {}
     facts: dict[str, object] = {"faces": args.faces, "models": len(MODELS), "resamples": args.resamples}
     tmp = tempfile.TemporaryDirectory()
     db_path = args.db or Path(tmp.name) / "bench.duckdb"
-    if db_path.exists():
-        db_path.unlink()
-
-    with _timed("generate", timings):
-        study = simulate_study(SimulationSpec(n_faces=args.faces, models=MODELS, seed=2026))
-    facts["images"] = study.tables["image"].height
-    facts["evaluated_variations_per_face"] = round(
-        (study.tables["image"].height - args.faces) / args.faces, 1
-    )
-    con = store.open_study(db_path)
-    con.execute("SET enable_progress_bar = false")
-    with _timed("store", timings):
-        facts["judgments"] = write_study(con, study)
-    del study
-    con.execute("CHECKPOINT")
+    if args.reuse and db_path.exists():
+        con = store.open_study(db_path)
+        con.execute("SET enable_progress_bar = false")
+    else:
+        if db_path.exists():
+            db_path.unlink()
+        con = _generate_and_store(db_path, args.faces, timings)
+    facts.update(_study_facts(con, args.faces))
     with _timed("load views", timings):
         delta, _base = read_delta(con), read_base_phi(con)
     facts["delta_rows"] = delta.height
 
     # ---- the full analysis (loads the views again, writes every result table)
+    cpu_per_analysis = _cpu_timed_analyses()
+    cpu_started = time.process_time()
     with _timed("analyse (run_analyses)", timings):
         results = run_analyses(con, n_resamples=args.resamples, seed=0, progress=False)
+    timings["analyse (run_analyses), CPU"] = time.process_time() - cpu_started
     per_analysis = dict(con.sql("SELECT name, seconds FROM result_manifest").fetchall())
     facts["result_rows"] = {k: v.height for k, v in results.items()}
     sbs = results["sbs"]
@@ -162,6 +211,7 @@ def main() -> dict[str, object]:
     facts["analysis_speedup_vs_loop"] = loop_total / timings["analyse (run_analyses)"]
     facts["loop_cells"] = n_loop
     facts["per_analysis_seconds"] = {k: round(v, 2) for k, v in per_analysis.items()}
+    facts["per_analysis_cpu_seconds"] = {k: round(v, 2) for k, v in cpu_per_analysis.items()}
     facts["machine"] = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores (shared)"
     report = {"timings_s": {k: round(v, 3) for k, v in timings.items()}, "facts": facts}
     print(json.dumps(report, indent=2), flush=True)

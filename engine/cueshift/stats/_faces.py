@@ -9,6 +9,7 @@ so it is the same double in every row order, and equal rationals are equal doubl
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -145,7 +146,7 @@ def _cell_codes(frame: pl.DataFrame, keys: list[str]) -> tuple[NDArray[np.int64]
         codes = np.where(codes < 0, len(values), codes)  # null sorts last
         levels.append([*values, None])
         combined = combined * (len(values) + 1) + codes
-    unique, inverse = np.unique(combined, return_inverse=True)
+    unique, inverse = _unique_codes(combined, math.prod(len(lv) for lv in levels))
     columns = {}
     rest = unique
     for key, lv in zip(reversed(keys), reversed(levels), strict=True):
@@ -153,6 +154,18 @@ def _cell_codes(frame: pl.DataFrame, keys: list[str]) -> tuple[NDArray[np.int64]
         columns[key] = pl.Series(key, [lv[i] for i in code], dtype=frame[key].dtype)
     cells = pl.DataFrame([columns[k] for k in keys])
     return inverse.astype(np.int64), cells
+
+
+def _unique_codes(codes: NDArray[np.int64], space: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``np.unique(codes, return_inverse=True)`` for codes in ``[0, space)``: by a presence table
+    (no sort) when the space is small, else by sorting."""
+    if space > max(4 * codes.size, 1 << 20):
+        unique, inverse = np.unique(codes, return_inverse=True)
+        return unique, inverse.astype(np.int64)
+    present = np.zeros(space, dtype=bool)
+    present[codes] = True
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present), rank[codes].astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -222,3 +235,22 @@ def coarsen(fs: FaceSums, keys: Sequence[str], *, face_mask: NDArray[np.bool_] |
     if not keys:
         cells = cells.drop("__all")
     return FaceMatrix(fs.faces, cells, values)
+
+
+def row_means(fs: FaceSums, keys: Sequence[str], *, face_mask: NDArray[np.bool_]) -> pl.DataFrame:
+    r"""Mean of the value over the *rows* (not the faces) of the faces in ``face_mask``, per group of
+    fine cells of ``keys``: :math:`\sum_{f,c \in g} S_{fc} / \sum_{f,c \in g} N_{fc}` — what
+    :func:`group_means` gives on those faces' rows, without touching the rows again (the sums are
+    integer-valued, so regrouping is exact). Groups without a row of those faces are left out.
+
+    Returns ``keys`` columns, ``mean`` and ``n`` (rows)."""
+    idx, cells = _cell_codes(fs.cells, list(keys))
+    n_kept = int(np.count_nonzero(face_mask))
+    sums = exact_bincount(np.tile(idx, n_kept), fs.sums[face_mask].ravel(), cells.height)
+    counts = np.bincount(idx, weights=fs.counts[face_mask].sum(axis=0), minlength=cells.height).astype(
+        np.float64
+    )
+    out = cells.with_columns(
+        pl.Series("mean", ratio_means(sums, counts, fs.scale)), pl.Series("n", counts.astype(np.int64))
+    )
+    return out.filter(pl.col("n") > 0)

@@ -143,7 +143,10 @@ def missing_rates(counts: pl.DataFrame, *, confidence_level: float = 0.95) -> pl
         Coverage of the intervals.
     """
     keys = [*CELL, "rate"]
-    face = by_group(_labelled(counts)).group_by([*CELL, "face_id"]).agg(pl.col(COUNTS).sum())
+    # integer sums regroup exactly: per model x face x value first, then per group (10x the rows)
+    per_face = ["model_id", "face_id", "variation_category", "variation_value", *DIMENSIONS]
+    face_counts = _labelled(counts).group_by(per_face).agg(pl.col(COUNTS).sum())
+    face = by_group(face_counts).group_by([*CELL, "face_id"]).agg(pl.col(COUNTS).sum())
     rows = _rate_rows(face, RATES).with_columns((pl.col("n_events") / pl.col("n_answers")).alias("share"))
     faces = sorted(rows["face_id"].unique().to_list())
     cells, values = dense(rows, keys, "share", faces)

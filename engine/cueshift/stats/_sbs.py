@@ -17,7 +17,15 @@ from numpy.typing import NDArray
 
 from cueshift.stats._checked import returns
 from cueshift.stats._constants import DIMENSIONS, POOLED
-from cueshift.stats._faces import FaceMatrix, coarsen, face_sums, group_means, study_faces
+from cueshift.stats._faces import (
+    FaceMatrix,
+    FaceSums,
+    coarsen,
+    face_sums,
+    group_means,
+    row_means,
+    study_faces,
+)
 from cueshift.stats._folded import mean_abs_interval
 from cueshift.stats._multiplicity import bh_by_family
 from cueshift.stats._permutation import sign_flip_test
@@ -78,13 +86,16 @@ def one_sample_test(
     return statistic, p, d, "sign-flip"
 
 
+def _face_labels(data: pl.DataFrame, faces: list[str], dim: str) -> NDArray[np.object_]:
+    """Each face's label of ``dim`` (None where it has none), in the order of ``faces``."""
+    face_group = dict(data.filter(pl.col(dim).is_not_null()).select("face_id", dim).unique().iter_rows())
+    return np.array([face_group.get(f) for f in faces], dtype=object)
+
+
 def _blocks(
-    data: pl.DataFrame, faces: list[str], levels: Sequence[str], dimensions: Sequence[str]
+    fine: FaceSums, levels: Sequence[str], labels: Mapping[str, NDArray[np.object_]]
 ) -> list[tuple[str, FaceMatrix]]:
-    # one pass over the rows; every level is a regrouping of these fine cells
-    fine = face_sums(
-        data, ["model_id", *LEVELS["cell"]], faces=faces, row_means=("phi_variation", "phi_base")
-    )
+    # every level is a regrouping of the fine cells (one pass over the rows made them)
     blocks: list[tuple[str, FaceMatrix]] = []
     for level in levels:
         for pooled in (False, True):
@@ -93,12 +104,10 @@ def _blocks(
             if pooled:
                 fm = FaceMatrix(fm.faces, fm.cells.with_columns(pl.lit(POOLED).alias("model_id")), fm.values)
             blocks.append((level, fm))
-    for dim in dimensions:
-        face_group = dict(data.filter(pl.col(dim).is_not_null()).select("face_id", dim).unique().iter_rows())
-        labels = np.array([face_group.get(f) for f in faces], dtype=object)
-        for group in sorted({g for g in face_group.values()}):
+    for dim, face_labels in labels.items():
+        for group in sorted({g for g in face_labels if g is not None}):
             for pooled in (False, True):
-                fm = coarsen(fine, [] if pooled else ["model_id"], face_mask=labels == group)
+                fm = coarsen(fine, [] if pooled else ["model_id"], face_mask=face_labels == group)
                 cells = fm.cells.with_columns(pl.lit(dim).alias("dimension"), pl.lit(group).alias("group"))
                 if pooled:
                     cells = cells.with_columns(pl.lit(POOLED).alias("model_id"))
@@ -133,16 +142,21 @@ def _abs_memberships(
     return np.concatenate(member_cell), np.concatenate(member_target)
 
 
-def _demographic_abs(data: pl.DataFrame, dimensions: Sequence[str]) -> pl.DataFrame:
-    """|SBS| of demographic groups: mean over model × value × scenario cells of |mean Δ in the group|."""
+def _demographic_abs(fine: FaceSums, labels: Mapping[str, NDArray[np.object_]]) -> pl.DataFrame:
+    """|SBS| of demographic groups: mean over model × value × scenario cells of |mean Δ in the group|
+    (the mean over the group's rows of the cell, from the fine sums)."""
     parts = []
-    for dim in dimensions:
-        cell = group_means(
-            data.filter(pl.col(dim).is_not_null()),
-            ["model_id", dim, "variation_value", "scenario_id"],
-            "delta",
-            alias="a",
-        ).with_columns(pl.col("a").abs())
+    for dim, face_labels in labels.items():
+        cell = pl.concat(
+            [
+                row_means(
+                    fine, ["model_id", "variation_value", "scenario_id"], face_mask=face_labels == g
+                ).select(
+                    "model_id", pl.lit(g).alias(dim), "variation_value", "scenario_id", a=pl.col("mean").abs()
+                )
+                for g in sorted({g for g in face_labels if g is not None})
+            ]
+        )
         per_model = group_means(cell, ["model_id", dim], "a", alias="abs_point").drop("n")
         pooled = (
             group_means(cell, [dim], "a", alias="abs_point")
@@ -216,7 +230,11 @@ def sbs_levels(
     data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
     faces = study_faces(data)
     levels = list(dict.fromkeys([*levels, "cell"]))  # the |SBS| unit is always needed
-    blocks = _blocks(data, faces, levels, dimensions)
+    fine = face_sums(
+        data, ["model_id", *LEVELS["cell"]], faces=faces, row_means=("phi_variation", "phi_base")
+    )
+    labels = {dim: _face_labels(data, faces, dim) for dim in dimensions}
+    blocks = _blocks(fine, levels, labels)
     offsets = list(np.cumsum([0] + [fm.n_cells for _, fm in blocks[:-1]]))
     values = np.ascontiguousarray(np.hstack([fm.values for _, fm in blocks]))
     member_cell, member_target = _abs_memberships(blocks, offsets)
@@ -262,7 +280,7 @@ def sbs_levels(
         test=pl.lit(test_name),
         ci_method=pl.lit(ci_method),
     )
-    demo_abs = _demographic_abs(data, dimensions)
+    demo_abs = _demographic_abs(fine, labels)
     if demo_abs.height:
         out = (
             out.join(demo_abs, on=["model_id", "dimension", "group"], how="left", nulls_equal=False)

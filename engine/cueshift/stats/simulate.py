@@ -27,6 +27,7 @@ import duckdb
 import numpy as np
 import polars as pl
 
+from cueshift.infer.parser import parse_answer
 from cueshift.study.scenarios import (
     ORDERINGS,
     RELEASED_TEMPLATE,
@@ -34,7 +35,17 @@ from cueshift.study.scenarios import (
     prompt_variant_frame,
     scenario_frame,
 )
-from cueshift.study.variations import FEATURES, VariationFilter
+from cueshift.study.variations import FEATURES, PLACEBO_FEATURE_KEY, PLACEBO_VALUES, VariationFilter
+
+#: Invalid answers of the simulated judge, rotated over a cell's invalid prompts; each is stored
+#: with the reason :func:`~cueshift.infer.parser.parse_answer` gives it (refusal, hedge, ...).
+INVALID_TEXTS: tuple[str, ...] = (
+    "I cannot tell.",
+    "It could be (a) or (b).",
+    "Neither.",
+    "Both (a) and (b).",
+    "The person in the image.",
+)
 
 #: Demographic groups and population shares (seed 000 App. B.2: 500 faces' marginal counts).
 POPULATION: dict[str, dict[str, float]] = {
@@ -70,6 +81,7 @@ class SimulationSpec:
     slope_halfwidth: float = 0.03
     seed: int = 0
     filter: VariationFilter = field(default_factory=VariationFilter)
+    placebos: bool = False  # two noise-floor placebos per face (true shift 0: p equals the base's)
 
 
 @dataclass(frozen=True)
@@ -101,6 +113,22 @@ def simulate_study(spec: SimulationSpec) -> SimulatedStudy:
     rows: list[tuple[object, ...]] = []
     for i, face in enumerate(face_ids):
         rows.append((f"{face}-base", face, "base", None, None, None, None, "face", True, None))
+        for value in PLACEBO_VALUES if spec.placebos else ():
+            slug = value.lower().replace(" ", "-")
+            rows.append(
+                (
+                    f"{face}-base--placebo-{slug}",
+                    face,
+                    "variation",
+                    f"{face}-base",
+                    PLACEBO_FEATURE_KEY,
+                    PLACEBO_FEATURE_KEY,
+                    value,
+                    "face",
+                    True,
+                    None,
+                )
+            )
         for feat in FEATURES:
             for value in feat.values:
                 if spec.variation_values is not None and value not in spec.variation_values:
@@ -153,7 +181,8 @@ def simulate_study(spec: SimulationSpec) -> SimulatedStudy:
             "attributes": pl.Series([None] * spec.n_faces, dtype=pl.String),
         }
     )
-    values = sorted({v for v in image["variation_value"].drop_nulls()})
+    is_placebo = image["feature_key"].fill_null("") == PLACEBO_FEATURE_KEY
+    values = sorted({v for v in image.filter(~is_placebo)["variation_value"].drop_nulls()})
     n_m, n_s, n_v, n_f = len(spec.models), len(scenarios), len(values), spec.n_faces
     # ---- effects
     mu = rng.uniform(0.42, 0.58, size=(n_m, n_s))
@@ -191,7 +220,7 @@ def simulate_study(spec: SimulationSpec) -> SimulatedStudy:
     # ---- counts for every model × image × scenario
     img = image.select("image_id", "identity_id", "variation_value").with_row_index("img")
     face_idx = np.searchsorted(np.array(face_ids), img["identity_id"].to_numpy())
-    is_var = img["variation_value"].is_not_null().to_numpy()
+    is_var = (img["variation_value"].is_not_null() & ~is_placebo).to_numpy()  # placebos: shift 0
     v_idx = np.where(is_var, np.searchsorted(values, img["variation_value"].fill_null("").to_numpy()), 0)
     p = p_base[:, :, face_idx]  # (m, s, images)
     shift = (
@@ -257,12 +286,15 @@ def simulate_study(spec: SimulationSpec) -> SimulatedStudy:
 
 
 def delta_frame(study: SimulatedStudy) -> pl.DataFrame:
-    """The ``delta`` view computed in memory (same columns), without a database."""
+    """The ``delta`` view computed in memory (same columns), without a database; like the view it
+    leaves out the noise-floor placebos."""
     phi = study.counts.with_columns(
         n_valid=pl.col("n_total") - pl.col("n_invalid"),
     ).with_columns(phi=pl.when(pl.col("n_valid") > 0).then(pl.col("n_favorable") / pl.col("n_valid")))
     image, identity, scen = study.tables["image"], study.tables["identity"], study.tables["scenario"]
-    var = image.filter(pl.col("role") == "variation").select(
+    var = image.filter(
+        (pl.col("role") == "variation") & (pl.col("feature_key") != PLACEBO_FEATURE_KEY)
+    ).select(
         "image_id",
         "base_image_id",
         pl.col("identity_id").alias("face_id"),
@@ -317,15 +349,21 @@ def delta_frame(study: SimulatedStudy) -> pl.DataFrame:
 def write_study(con: duckdb.DuckDBPyConnection, study: SimulatedStudy) -> int:
     """Store the study: dimension tables through :func:`cueshift.store.write_tables` (validated),
     then the judgments expanded from the counts inside DuckDB (12 rows per count row: ordering
-    ``k % 4 + 1``, seed ``k // 4 + 1``; outcomes rotated by a per-cell offset). The judgment rows
+    ``k % 4 + 1``, seed ``k // 4 + 1``; outcomes rotated by a per-cell offset; invalid answers
+    rotate over :data:`INVALID_TEXTS`, stored with the parser's reason). The judgment rows
     skip pandera validation (tens of millions of rows); they are built to satisfy its checks.
     Returns the number of judgments written."""
     from cueshift.store import write_tables
 
     write_tables(con, study.tables)
     counts = study.counts.with_columns(
-        offset=(pl.col("image_id").hash(7) % pl.col("n_total").cast(pl.UInt64)).cast(pl.Int32)
+        offset=(pl.col("image_id").hash(7) % pl.col("n_total").cast(pl.UInt64)).cast(pl.Int32),
+        text_offset=(pl.col("image_id").hash(11) % len(INVALID_TEXTS)).cast(pl.Int32),
     )
+    mapping = {"a": "favorable", "b": "unfavorable"}
+    reasons = [parse_answer(text, mapping).reason for text in INVALID_TEXTS]
+    texts = " ".join(f"WHEN {i} THEN '{t}'" for i, t in enumerate(INVALID_TEXTS))
+    reason_of = " ".join(f"WHEN {i} THEN '{r}'" for i, r in enumerate(reasons))
     arrow = counts.to_arrow()  # noqa: F841 (read by name in SQL)
     fav_letter = " ".join(f"WHEN {o.ordering} THEN '{o.favorable_letter}'" for o in ORDERINGS)
     con.execute(f"""
@@ -335,7 +373,8 @@ def write_study(con: duckdb.DuckDBPyConnection, study: SimulatedStudy) -> int:
         WITH expanded AS (
             SELECT c.model_id, c.image_id, c.scenario_id,
                    (k % 4 + 1)::INTEGER AS ordering, (k // 4 + 1)::INTEGER AS seed,
-                   (k + c.offset) % c.n_total AS slot, c.n_invalid, c.n_favorable, c.p_favorable
+                   (k + c.offset) % c.n_total AS slot, (k + c.text_offset) % {len(INVALID_TEXTS)} AS text,
+                   c.n_invalid, c.n_favorable, c.p_favorable
             FROM arrow AS c, range(c.n_total) AS t(k)
         ), judged AS (
             SELECT *, CASE WHEN slot < n_invalid THEN 'invalid'
@@ -345,13 +384,13 @@ def write_study(con: duckdb.DuckDBPyConnection, study: SimulatedStudy) -> int:
             FROM expanded
         )
         SELECT model_id, image_id, scenario_id, ordering, seed,
-               CASE outcome WHEN 'invalid' THEN 'I cannot tell.'
+               CASE outcome WHEN 'invalid' THEN CASE text {texts} END
                             WHEN 'favorable' THEN '(' || fav_letter || ')'
                             ELSE '(' || CASE fav_letter WHEN 'a' THEN 'b' ELSE 'a' END || ')' END,
                outcome,
                CASE outcome WHEN 'invalid' THEN NULL WHEN 'favorable' THEN fav_letter
                             ELSE CASE fav_letter WHEN 'a' THEN 'b' ELSE 'a' END END,
-               CASE outcome WHEN 'invalid' THEN 'refusal' END,  -- the parser's reason for 'I cannot tell.'
+               CASE outcome WHEN 'invalid' THEN CASE text {reason_of} END END,
                p_favorable, NULL, 0.0, TIMESTAMP '2026-01-01', 'sim'
         FROM judged
     """)

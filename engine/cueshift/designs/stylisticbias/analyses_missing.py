@@ -12,6 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.designs.stylisticbias.run_reads import read_once
 from cueshift.infer.parser import named_letter
 from cueshift.stats import analysis, missing_by_ordering, missing_lean, missing_rates, missing_shift
 from cueshift.store import query
@@ -19,7 +20,12 @@ from cueshift.study.scenarios import ORDERING_BY_ID, Scenario
 
 
 def _read(ctx: Context, view: str) -> pl.DataFrame | None:
-    """The rows of ``view`` of the analysed models, or None without a database or rows."""
+    """The rows of ``view`` of the analysed models, or None without a database or rows (read
+    once per run: :func:`~cueshift.designs.stylisticbias.run_reads.read_once`)."""
+    return read_once(ctx, view, lambda: _read_view(ctx, view))
+
+
+def _read_view(ctx: Context, view: str) -> pl.DataFrame | None:
     con = ctx.inputs.con
     if con is None:
         return None

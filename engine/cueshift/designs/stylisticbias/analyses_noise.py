@@ -12,12 +12,18 @@ from __future__ import annotations
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.designs.stylisticbias.run_reads import read_once
 from cueshift.stats import analysis, attributes_vs_floor, noise_floor
 from cueshift.views import read_delta
 
 
 def placebo_rows(ctx: Context) -> pl.DataFrame | None:
-    """The placebo Δ rows of the analysed models, or None when the study has none."""
+    """The placebo Δ rows of the analysed models, or None when the study has none (read once per
+    run: :func:`~cueshift.designs.stylisticbias.run_reads.read_once`)."""
+    return read_once(ctx, "placebo delta", lambda: _read_placebos(ctx))
+
+
+def _read_placebos(ctx: Context) -> pl.DataFrame | None:
     if ctx.inputs.con is None:
         return None
     rows = read_delta(ctx.inputs.con, ctx.inputs.models or None, placebo=True, phi=ctx.inputs.phi)
