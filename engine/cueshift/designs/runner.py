@@ -31,29 +31,20 @@ from __future__ import annotations
 import json
 import time
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import polars as pl
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from cueshift import store
 from cueshift.designs.executor import Executor, LocalExecutor
 from cueshift.designs.failures import MAX_FAILED_RUNS, FailureTally, drop_given_up, split_failures
 from cueshift.designs.interrupts import RunInterrupted, is_interrupt
 from cueshift.designs.preflight import check_study_inputs
+from cueshift.designs.progress import progress_bar
 from cueshift.designs.registry import design_of
 from cueshift.designs.work import UnitKind, Workload
 from cueshift.errors import ConfigError
@@ -234,7 +225,7 @@ def run_workload(
         )
         snapshots.maybe_publish(con)  # readers see the run record before the first batch
         n_asked = 0
-        with _progress(progress, console) as bar:
+        with progress_bar(progress, console) as bar:
             task = bar.add_task("asking", total=n_planned, rate="") if bar else None
             for model, per_model in zip(study.models, plans, strict=True):
                 for kind, plan in zip(workload.units, per_model, strict=True):
@@ -327,25 +318,6 @@ def _missing(
 def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
     rows = con.execute(f"SELECT count(*) FROM {table}").fetchall()
     return int(rows[0][0])
-
-
-@contextmanager
-def _progress(enabled: bool, console: Console | None) -> Iterator[Progress | None]:
-    if not enabled:
-        yield None
-        return
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TaskProgressColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, transient=False) as progress:
-        yield progress
 
 
 __all__ = ["RunSummary", "Shard", "model_frame", "run_study", "run_workload"]
