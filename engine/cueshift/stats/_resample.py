@@ -260,10 +260,12 @@ def cluster_bootstrap(
         full = complete[cols]
         rep[full] /= n_faces
         if not full.all():
-            part = cols[~full]
-            denom = observed[:, part].T.astype(np.float64) @ wt
+            # cells observed on the same faces (one demographic group, one gender's values) share
+            # their replicate face counts: one row per distinct pattern (integer sums: exact)
+            patterns, pattern_of = np.unique(observed[:, cols[~full]].T, axis=0, return_inverse=True)
+            denom = patterns.astype(np.float64) @ wt
             with np.errstate(invalid="ignore", divide="ignore"):
-                rep[~full] /= denom
+                rep[~full] /= denom[pattern_of.ravel()]
         share = _share_below(rep, estimate[cols])
         low[cols], high[cols] = _cell_interval(rep, share, accel[cols], confidence_level, method)
     return BootstrapResult(estimate, low, high, n_obs, method, n_rep, confidence_level), None
