@@ -335,8 +335,8 @@ CHOICE = (
     "again); every writer writes only keys not stored when it planned, while it holds DuckDB's file",
     "lock; a batch repeating a key is refused by its schema; merge inserts each key once; and",
     "`analyze`/`merge` refuse a table that repeats a key, in one line naming it",
-    "(`store/keys.py`: `count(DISTINCT hash(key))` against `count(*)`, then the exact `GROUP BY` only",
-    "when they differ, so a 64-bit hash collision costs time, never a wrong answer).",
+    "(`store/keys.py`: rows grouped by `hash(key)`, then the exact `GROUP BY` key only when a hash is",
+    "shared, so a 64-bit hash collision costs time, never a wrong answer).",
 )
 
 

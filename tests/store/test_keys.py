@@ -15,6 +15,7 @@ from cueshift import store
 from cueshift.designs import analyze_design, load_study
 from cueshift.designs.runner import run_study
 from cueshift.errors import CueshiftError
+from cueshift.store import keys as store_keys
 from cueshift.store.keys import UNINDEXED_KEYS, duplicated_key
 from cueshift.store.merge import merge_databases
 from tests.designs.test_runner import study_file
@@ -52,6 +53,21 @@ def test_duplicated_key_agrees_with_polars(planted: int) -> None:
     repeated = set(keys.filter(pl.struct(KEY).is_duplicated()).rows())
     assert (found is None) == (not repeated)
     assert found is None or found in repeated
+
+
+@pytest.mark.parametrize("planted", [0, 3])
+def test_a_hash_collision_is_decided_by_the_exact_key(monkeypatch: pytest.MonkeyPatch, planted: int) -> None:
+    """A one-bit hash collides for almost every pair: the exact GROUP BY still finds no duplicate
+    among distinct keys, and finds a planted one."""
+    monkeypatch.setattr(store_keys, "KEY_HASH", "hash({}) % 2")
+    keys_ = _keys(5_000, seed=11)
+    if planted:
+        keys_ = pl.concat([keys_, keys_.sample(planted, seed=3)])
+    con = duckdb.connect()
+    con.execute("CREATE TABLE judgment AS SELECT * FROM keys_")
+    found = duplicated_key(con, "judgment", KEY)
+    repeated = set(keys_.filter(pl.struct(KEY).is_duplicated()).rows())
+    assert (found is None) == (planted == 0) and (found is None or found in repeated)
 
 
 def test_the_schema_keeps_no_index_on_judgment_but_declares_its_key(tmp_path: Path) -> None:

@@ -27,23 +27,27 @@ UNINDEXED_KEYS: dict[str, tuple[str, ...]] = {
     "judgment": ("model_id", "image_id", "scenario_id", "ordering", "seed"),
 }
 
+#: The first stage's hash of the key columns (``{}``: the quoted column list); a test makes it coarse.
+KEY_HASH = "hash({})"
+
 
 def duplicated_key(
     con: duckdb.DuckDBPyConnection, table: str, key: tuple[str, ...], schema: str = "main"
 ) -> tuple[object, ...] | None:
     """One value of ``key`` that two rows of ``table`` share, or None when the key is unique.
 
-    First ``count(*) = count(DISTINCT hash(key))``: distinct hashes prove distinct keys, and a
-    hash aggregate over one UBIGINT costs a fraction of grouping the key's strings. Only when
-    the counts differ (a duplicate, or a 64-bit hash collision, about :math:`n^2 / 2^{65}`)
-    does the exact ``GROUP BY key HAVING count(*) > 1`` decide. The hash lives in this query
-    only, so its value may change between DuckDB versions without harm.
+    First the rows are grouped by ``hash(key)`` (one UBIGINT, cheaper to group than the key's
+    strings): no hash shared by two rows proves no key is. Only when one is shared (a duplicate,
+    or a 64-bit hash collision, about :math:`n^2 / 2^{65}` for :math:`n` distinct keys) does the
+    exact ``GROUP BY key HAVING count(*) > 1`` decide. The hash lives in this query only, so its
+    value may change between DuckDB versions without harm.
     """
     columns = ", ".join(f'"{c}"' for c in key)
     source = f"{schema}.{table}"
-    counts = f"SELECT count(*), count(DISTINCT hash({columns})) FROM {source}"
-    rows, hashes = con.execute(counts).fetchall()[0]
-    if rows == hashes:
+    shared = con.execute(
+        f"SELECT 1 FROM {source} GROUP BY {KEY_HASH.format(columns)} HAVING count(*) > 1 LIMIT 1"
+    ).fetchall()
+    if not shared:
         return None
     found = con.execute(f"SELECT {columns} FROM {source} GROUP BY ALL HAVING count(*) > 1 LIMIT 1").fetchall()
     return tuple(found[0]) if found else None
