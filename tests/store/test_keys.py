@@ -135,3 +135,30 @@ def test_merge_and_analyze_refuse_a_database_storing_a_judgment_twice(single: Pa
     with pytest.raises(CueshiftError, match=r"out\.duckdb: table judgment stores the key"):
         analyze_design(con, load_study(study_file(tmp_path, tmp_path / "c", faces=2)), write=False)
     con.close()
+
+
+def test_a_checked_table_is_not_checked_again_until_rows_are_appended(
+    single: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _copy(single, tmp_path / "memo.duckdb")
+    calls: list[str] = []
+    real = store_keys.duplicated_key
+
+    def counted(
+        con: duckdb.DuckDBPyConnection, table: str, key: tuple[str, ...], schema: str = "main"
+    ) -> tuple[object, ...] | None:
+        calls.append(table)
+        return real(con, table, key, schema)
+
+    monkeypatch.setattr(store_keys, "duplicated_key", counted)
+    con = store.open_study(path)
+    try:
+        store_keys.check_unique_keys(con)
+        store_keys.check_unique_keys(con)  # unchanged since the check: recorded, not repeated
+        assert calls == ["judgment"]
+        con.execute("INSERT INTO judgment SELECT * FROM judgment LIMIT 1")  # an append repeating a key
+        with pytest.raises(CueshiftError, match="more than once"):
+            store_keys.check_unique_keys(con)
+        assert calls == ["judgment", "judgment"]
+    finally:
+        con.close()

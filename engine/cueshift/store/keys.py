@@ -18,6 +18,8 @@ Its key is unique by construction instead:
 
 from __future__ import annotations
 
+import contextlib
+
 import duckdb
 
 from cueshift.errors import CueshiftError
@@ -53,11 +55,32 @@ def duplicated_key(
     return tuple(found[0]) if found else None
 
 
+def _checked_marker(table: str) -> str:
+    return f"unique_key_checked:{table}"
+
+
 def check_unique_keys(con: duckdb.DuckDBPyConnection) -> None:
     """Raise :class:`CueshiftError` (one line, naming the database file and the key) if a table of
-    :data:`UNINDEXED_KEYS` in ``con``'s database stores a key twice."""
+    :data:`UNINDEXED_KEYS` in ``con``'s database stores a key twice.
+
+    A table that passed is recorded in ``cueshift_meta`` with its row count, and the check is not
+    repeated while the count is unchanged (cueshift's writers only append, so a second
+    ``analyze`` of an unchanged study costs nothing; any append makes the next use check again).
+    """
     for table, key in UNINDEXED_KEYS.items():
+        (n_rows,) = con.execute(f"SELECT count(*) FROM main.{table}").fetchone() or (0,)
+        marker = _checked_marker(table)
+        seen = con.execute("SELECT value FROM cueshift_meta WHERE key = ?", [marker]).fetchall()
+        if seen and seen[0][0] == str(n_rows):
+            continue
         found = duplicated_key(con, table, key)
+        if found is None:
+            with contextlib.suppress(duckdb.Error):  # read-only: checked again next time
+                con.execute(
+                    "INSERT INTO cueshift_meta VALUES (?, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [marker, str(n_rows)],
+                )
         if found is not None:
             path = con.execute(
                 "SELECT coalesce(path, database_name) FROM duckdb_databases() "
