@@ -176,6 +176,22 @@ def test_missing_result_tables_render_a_note(raw_db: Path, tmp_path: Path) -> No
         assert name in page, name
     assert page.count("Not computed") >= 10
     assert "cueshift analyze" in page
+    assert "Not applicable" not in page  # nothing was analysed: every absent table is "not computed"
+
+
+def test_analyses_that_do_not_apply_are_named_so(analysed_db: Path, tmp_path: Path) -> None:
+    import duckdb
+
+    from cueshift.designs.stylisticbias.report import CATALOG
+    from cueshift.report import Report
+
+    path = tmp_path / "no-noise.duckdb"
+    path.write_bytes(analysed_db.read_bytes())
+    with duckdb.connect(str(path)) as con:
+        con.execute("DROP TABLE IF EXISTS result_table4")  # as analyze leaves it without fashion styles
+    with Report.open(path, None, CATALOG) as report:
+        note = report.table("table4_fashion_age")
+    assert "Not applicable" in note.text and "result_table4" in note.text  # type: ignore[union-attr]
 
 
 # ---------------------------------------------------------------------------------- quarto path

@@ -112,7 +112,7 @@ class Report:
         spec = self.catalog.table(key)
         gone = self.missing(spec.requires)
         if gone:
-            return not_computed(f"“{spec.title}”", gone)
+            return self._absent(f"“{spec.title}”", gone)
         styled = spec.render(self.con, self.params)
         if styled.n_rows == 0:
             return MarkdownOutput(f"> **{spec.title}:** {spec.empty}\n")
@@ -123,11 +123,24 @@ class Report:
         spec = self.catalog.figure(key)
         gone = self.missing(spec.requires)
         if gone:
-            return not_computed(f"figure “{spec.title}”", gone)
+            return self._absent(f"figure “{spec.title}”", gone)
         png = spec.render(self)
         if png is None:
             return MarkdownOutput(f"> **{spec.title}:** {spec.empty}\n")
         return FigureOutput(png)
+
+    def _absent(self, what: str, gone: Sequence[str]) -> MarkdownOutput:
+        """The note for an output whose source tables are missing: analyses not run yet, or (when
+        ``cueshift analyze`` ran and wrote ``result_manifest``) analyses that do not apply to the
+        study, which ``analyze`` skipped with a printed reason."""
+        skipped = self.has("result_manifest") and all(name.startswith("result_") for name in gone)
+        if not skipped:
+            return not_computed(what, gone)
+        return MarkdownOutput(
+            f"> **Not applicable:** {what} needs `{'`, `'.join(gone)}`, which `cueshift analyze` did not "
+            "write: the study lacks its inputs (e.g. placebos, fashion-style variations, a `[quality]` "
+            "encoder); `cueshift analyze` printed the reason.\n"
+        )
 
     def text(self, key: str) -> MarkdownOutput:
         """The declared prose ``key`` (empty when its source tables are missing)."""
