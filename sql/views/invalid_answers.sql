@@ -7,6 +7,20 @@
 --                 or by a writer that does not record it): their refusal status is unknown
 -- Base images have role 'base' and no variation; variations name their base in base_image_id.
 CREATE OR REPLACE VIEW invalid_answers AS
+-- counted per model x image x ordering first, then labelled: the same rows as grouping the joined
+-- judgments by every column, at a third of the cost (29 M judgments; issue 11, "Speed")
+WITH counted AS (
+    SELECT
+        model_id,
+        image_id,
+        ordering,
+        count(*)                                                           AS n_answers,
+        count(*) FILTER (WHERE outcome = 'invalid')                        AS n_invalid,
+        count(*) FILTER (WHERE invalid_reason = 'refusal')                 AS n_refusal,
+        count(*) FILTER (WHERE outcome = 'invalid' AND invalid_reason IS NULL) AS n_unrecorded
+    FROM judgment
+    GROUP BY model_id, image_id, ordering
+)
 SELECT
     j.model_id,
     img.identity_id       AS face_id,
@@ -21,11 +35,10 @@ SELECT
     idn.ethnicity,
     idn.body_type,
     j.ordering,
-    count(*)                                                               AS n_answers,
-    count(*) FILTER (WHERE j.outcome = 'invalid')                          AS n_invalid,
-    count(*) FILTER (WHERE j.invalid_reason = 'refusal')                   AS n_refusal,
-    count(*) FILTER (WHERE j.outcome = 'invalid' AND j.invalid_reason IS NULL) AS n_unrecorded
-FROM judgment AS j
+    j.n_answers,
+    j.n_invalid,
+    j.n_refusal,
+    j.n_unrecorded
+FROM counted  AS j
 JOIN image    AS img ON img.image_id = j.image_id AND img.evaluated
-JOIN identity AS idn ON idn.identity_id = img.identity_id
-GROUP BY ALL;
+JOIN identity AS idn ON idn.identity_id = img.identity_id;
