@@ -58,27 +58,36 @@ MODELS = ("gemma-3", "gemma-4", "internvl3", "llava-v1.6", "pixtral", "qwen3")
 START, END = "<!-- bench_analysis:start -->", "<!-- bench_analysis:end -->"
 
 
-def _timed(label: str, timings: dict[str, float]):  # type: ignore[no-untyped-def]
-    class _T:
-        def __enter__(self) -> None:
-            self.t = time.perf_counter()
-            print(f"[bench] {label} …", flush=True)
+class _Clock:
+    """Times a stage: wall (``time.perf_counter``) into ``wall`` and CPU of the whole process, all
+    threads (``time.process_time``) into ``cpu``, both under ``label``."""
 
-        def __exit__(self, *exc: object) -> None:
-            timings[label] = time.perf_counter() - self.t
-            print(f"[bench] {label}: {timings[label]:.1f} s", flush=True)
+    def __init__(self, label: str, wall: dict[str, float], cpu: dict[str, float]) -> None:
+        self.label, self.wall, self.cpu = label, wall, cpu
 
-    return _T()
+    def __enter__(self) -> None:
+        self.w, self.c = time.perf_counter(), time.process_time()
+        print(f"[bench] {self.label} …", flush=True)
+
+    def __exit__(self, *exc: object) -> None:
+        self.wall[self.label] = time.perf_counter() - self.w
+        self.cpu[self.label] = time.process_time() - self.c
+        print(
+            f"[bench] {self.label}: {self.wall[self.label]:.1f} s, CPU {self.cpu[self.label]:.1f} s",
+            flush=True,
+        )
 
 
-def _generate_and_store(db_path: Path, faces: int, timings: dict[str, float]) -> duckdb.DuckDBPyConnection:
+def _generate_and_store(
+    db_path: Path, faces: int, timings: dict[str, float], cpu: dict[str, float]
+) -> duckdb.DuckDBPyConnection:
     """Simulate the paper-scale study (placebos and mixed invalid reasons included) and store it."""
-    with _timed("generate", timings):
+    with _Clock("generate", timings, cpu):
         spec = SimulationSpec(n_faces=faces, models=MODELS, seed=2026, placebos=True)
         study = simulate_study(spec)
     con = store.open_study(db_path)
     con.execute("SET enable_progress_bar = false")
-    with _timed("store", timings):
+    with _Clock("store", timings, cpu):
         write_study(con, study)
     del study
     con.execute("CHECKPOINT")
@@ -127,8 +136,13 @@ def main() -> dict[str, object]:
     parser.add_argument(
         "--reuse", action="store_true", help="analyse the study already in --db (skip generate and store)"
     )
+    parser.add_argument("--json", type=Path, default=None, help="also write the report as JSON here")
+    parser.add_argument(
+        "--before", type=Path, default=None, help="JSON report of an earlier run to show beside"
+    )
     args = parser.parse_args()
-    timings: dict[str, float] = {}
+    wall: dict[str, float] = {}
+    cpu: dict[str, float] = {}
     facts: dict[str, object] = {"faces": args.faces, "models": len(MODELS), "resamples": args.resamples}
     tmp = tempfile.TemporaryDirectory()
     db_path = args.db or Path(tmp.name) / "bench.duckdb"
@@ -138,18 +152,16 @@ def main() -> dict[str, object]:
     else:
         if db_path.exists():
             db_path.unlink()
-        con = _generate_and_store(db_path, args.faces, timings)
+        con = _generate_and_store(db_path, args.faces, wall, cpu)
     facts.update(_study_facts(con, args.faces))
-    with _timed("load views", timings):
+    with _Clock("load views (delta, base_phi)", wall, cpu):
         delta, _base = read_delta(con), read_base_phi(con)
     facts["delta_rows"] = delta.height
 
     # ---- the full analysis (loads the views again, writes every result table)
     cpu_per_analysis = _cpu_timed_analyses()
-    cpu_started = time.process_time()
-    with _timed("analyse (run_analyses)", timings):
+    with _Clock(ANALYSE, wall, cpu):
         results = run_analyses(con, n_resamples=args.resamples, seed=0, progress=False)
-    timings["analyse (run_analyses), CPU"] = time.process_time() - cpu_started
     per_analysis = dict(con.sql("SELECT name, seconds FROM result_manifest").fetchall())
     facts["result_rows"] = {k: v.height for k, v in results.items()}
     sbs = results["sbs"]
@@ -157,112 +169,153 @@ def main() -> dict[str, object]:
     facts["cells_model_variation_scenario"] = int(
         sbs.filter((pl.col("level") == "cell") & (pl.col("model_id") != "(pooled)")).height
     )
-
-    # ---- bootstrap alone on the model × variation × scenario cells vs scipy.stats.bootstrap
-    fm = face_matrix(
-        delta, ["model_id", "variation_value", "scenario_id"], faces=sorted(delta["face_id"].unique())
-    )
-    with _timed("our bootstrap, all cells", timings):
-        ours, _ = cluster_bootstrap(fm.values, n_resamples=args.resamples, seed=1, method="bca")
-    n_cells = fm.n_cells
-    rng = np.random.default_rng(0)
-    picked = rng.choice(
-        np.flatnonzero((~np.isnan(fm.values)).all(axis=0)), size=args.scipy_cells, replace=False
-    )
-    gaps = []
-    started = time.perf_counter()
-    for c in picked:
-        ref = st.bootstrap((fm.values[:, c],), np.mean, n_resamples=args.resamples, method="BCa", rng=int(c))
-        width = ref.confidence_interval.high - ref.confidence_interval.low
-        gaps.append(
-            max(
-                abs(ours.ci_low[c] - ref.confidence_interval.low),
-                abs(ours.ci_high[c] - ref.confidence_interval.high),
-            )
-            / width
-        )
-    scipy_per_cell = (time.perf_counter() - started) / len(picked)
-    timings["scipy.stats.bootstrap per cell"] = scipy_per_cell
-    facts["scipy_vs_ours_max_gap_over_width"] = float(max(gaps))
-    facts["bootstrap_cells"] = n_cells
-    facts["scipy_cells"] = len(picked)
-    scipy_all = scipy_per_cell * n_cells
-    timings["scipy.stats.bootstrap, all cells (extrapolated)"] = scipy_all
-    facts["bootstrap_speedup"] = scipy_all / timings["our bootstrap, all cells"]
-
-    # ---- a straightforward pandas/scipy loop over the same cells (release-script style)
-    frame = delta.select("model_id", "variation_value", "scenario_id", "face_id", "delta").to_pandas()
-    started = time.perf_counter()
-    n_loop = 0
-    for _, cell in frame.groupby(["model_id", "variation_value", "scenario_id"], sort=False):
-        per_face = cell.groupby("face_id")["delta"].mean()
-        st.wilcoxon(per_face.to_numpy())
-        per_face.mean()
-        n_loop += 1
-    loop_tests = time.perf_counter() - started
-    timings["pandas/scipy loop: per-face means + wilcoxon, all cells"] = loop_tests
-    with _timed("ours: per-face means + wilcoxon, all cells", timings):
-        fm2 = face_matrix(
-            delta, ["model_id", "variation_value", "scenario_id"], faces=sorted(delta["face_id"].unique())
-        )
-        signed_rank_columns(fm2.values)
-    loop_total = loop_tests + scipy_per_cell * n_loop
-    timings["pandas/scipy loop incl. bootstrap, all cells (extrapolated)"] = loop_total
-    facts["analysis_speedup_vs_loop"] = loop_total / timings["analyse (run_analyses)"]
-    facts["loop_cells"] = n_loop
+    facts.update(_side_by_side(delta, args.resamples, args.scipy_cells, wall, cpu))
     facts["per_analysis_seconds"] = {k: round(v, 2) for k, v in per_analysis.items()}
     facts["per_analysis_cpu_seconds"] = {k: round(v, 2) for k, v in cpu_per_analysis.items()}
     facts["machine"] = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores (shared)"
-    report = {"timings_s": {k: round(v, 3) for k, v in timings.items()}, "facts": facts}
+    facts["load_average_1min"] = round(os.getloadavg()[0], 1)
+    report = {
+        "timings_s": {k: round(v, 3) for k, v in wall.items()},
+        "cpu_s": {k: round(v, 3) for k, v in cpu.items()},
+        "facts": facts,
+    }
     print(json.dumps(report, indent=2), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
     if args.out:
-        _write_section(args.out, report)
+        before = json.loads(args.before.read_text()) if args.before else None
+        _write_section(args.out, report, before)
     print_headlines(con, Console(width=120))
     con.close()
     return report
 
 
-def _write_section(path: Path, report: dict[str, object]) -> None:
-    t = report["timings_s"]  # type: ignore[index]
-    f = report["facts"]  # type: ignore[index]
+ANALYSE = "analyse (run_analyses)"
+LOOP = "pandas/scipy loop: per-face means + wilcoxon, all cells"
+OURS_TESTS = "ours: per-face means + wilcoxon, all cells"
+
+
+def _side_by_side(
+    delta: pl.DataFrame, resamples: int, scipy_cells: int, wall: dict[str, float], cpu: dict[str, float]
+) -> dict[str, object]:
+    """Our bootstrap vs ``scipy.stats.bootstrap`` on the model × variation × scenario cells, and our
+    analysis vs a straightforward pandas/scipy loop over the same cells (release-script style)."""
+    facts: dict[str, object] = {}
+    faces = sorted(delta["face_id"].unique())
+    fm = face_matrix(delta, ["model_id", "variation_value", "scenario_id"], faces=faces)
+    with _Clock("our bootstrap, all cells", wall, cpu):
+        ours, _ = cluster_bootstrap(fm.values, n_resamples=resamples, seed=1, method="bca")
+    picked = np.random.default_rng(0).choice(
+        np.flatnonzero((~np.isnan(fm.values)).all(axis=0)), size=scipy_cells, replace=False
+    )
+    gaps = []
+    with _Clock("scipy.stats.bootstrap, sampled cells", wall, cpu):
+        for c in picked:
+            ref = st.bootstrap((fm.values[:, c],), np.mean, n_resamples=resamples, method="BCa", rng=int(c))
+            ci = ref.confidence_interval
+            gaps.append(
+                max(abs(ours.ci_low[c] - ci.low), abs(ours.ci_high[c] - ci.high)) / (ci.high - ci.low)
+            )
+    per_cell = {
+        k: d.pop("scipy.stats.bootstrap, sampled cells") / len(picked) for k, d in (("w", wall), ("c", cpu))
+    }
+    facts["scipy_vs_ours_max_gap_over_width"] = float(max(gaps))
+    facts["bootstrap_cells"] = fm.n_cells
+    facts["scipy_cells"] = len(picked)
+    wall["scipy.stats.bootstrap per cell"], cpu["scipy.stats.bootstrap per cell"] = (
+        per_cell["w"],
+        per_cell["c"],
+    )
+    for d, key in ((wall, "w"), (cpu, "c")):
+        d["scipy.stats.bootstrap, all cells (extrapolated)"] = per_cell[key] * fm.n_cells
+    facts["bootstrap_speedup"] = (
+        cpu["scipy.stats.bootstrap, all cells (extrapolated)"] / cpu["our bootstrap, all cells"]
+    )
+    frame = delta.select("model_id", "variation_value", "scenario_id", "face_id", "delta").to_pandas()
+    n_loop = 0
+    with _Clock(LOOP, wall, cpu):
+        for _, cell in frame.groupby(["model_id", "variation_value", "scenario_id"], sort=False):
+            per_face = cell.groupby("face_id")["delta"].mean()
+            st.wilcoxon(per_face.to_numpy())
+            per_face.mean()
+            n_loop += 1
+    with _Clock(OURS_TESTS, wall, cpu):
+        fm2 = face_matrix(delta, ["model_id", "variation_value", "scenario_id"], faces=faces)
+        signed_rank_columns(fm2.values)
+    for d, key in ((wall, "w"), (cpu, "c")):
+        d["pandas/scipy loop incl. bootstrap, all cells (extrapolated)"] = d[LOOP] + per_cell[key] * n_loop
+    facts["analysis_speedup_vs_loop"] = (
+        cpu["pandas/scipy loop incl. bootstrap, all cells (extrapolated)"] / cpu[ANALYSE]
+    )
+    facts["loop_cells"] = n_loop
+    return facts
+
+
+def _write_section(path: Path, report: dict[str, Any], before: dict[str, Any] | None) -> None:
+    t, c, f = report["timings_s"], report["cpu_s"], report["facts"]
     lines = [
         START,
         "## Statistics engine (`benchmarks/bench_analysis.py`)",
         "",
-        "Command (repo root): `.venv/bin/python benchmarks/bench_analysis.py --out BENCHMARKS.md`",
+        "Command (repo root): `.venv/bin/python benchmarks/bench_analysis.py --db /tmp/paper.duckdb "
+        "--json /tmp/after.json --out BENCHMARKS.md` (add `--reuse` to analyse a study already stored "
+        "there, `--before <json>` to show an earlier run's times beside)",
         "",
         f"Simulated study: {f['models']} models × {f['faces']} faces × "
-        f"{f['evaluated_variations_per_face']} evaluated variations per face × 25 scenarios × "
-        f"4 orderings × 3 seeds = {f['judgments']:,} judgments "
-        f"({f['images']:,} images), drawn at the φ level (binomial counts per model × image × scenario, "
-        "expanded to one judgment row per prompt inside DuckDB). Machine: "
-        f"{f['machine']}; other jobs ran at the same time, so times are upper bounds.",
+        f"({f['evaluated_variations_per_face']} evaluated variations + {f['placebos_per_face']} "
+        "noise-floor placebos) per face × 25 scenarios × 4 orderings × 3 seeds = "
+        f"{f['judgments']:,} judgments ({f['images']:,} images), drawn at the φ level (binomial counts "
+        "per model × image × scenario, expanded to one judgment row per prompt inside DuckDB; invalid "
+        "answers rotate over five texts with the parser's reasons: refusal, hedge, neither, both, no "
+        f"answer). Machine: {f['machine']}, 1-minute load average {f['load_average_1min']} at the end "
+        "(other engineers' jobs ran at the same time): wall times are upper bounds; CPU is "
+        "`time.process_time()` of the process, all threads (DuckDB, numba, BLAS).",
         "",
-        "| stage | wall time |",
-        "| --- | ---: |",
+        "| stage | wall | CPU |",
+        "| --- | ---: | ---: |",
     ]
-    for label, seconds in t.items():
-        lines.append(f"| {label} | {seconds:,.3f} s |" if seconds < 1 else f"| {label} | {seconds:,.1f} s |")
+    lines += [f"| {label} | {_s(seconds)} | {_s(c[label])} |" for label, seconds in t.items()]
+    lines += ["", _analysis_table_header(before)]
+    lines += ["| --- | ---: | ---: | ---: |" + (" ---: | ---: |" if before else "")]
+    wall_a, cpu_a = f["per_analysis_seconds"], f["per_analysis_cpu_seconds"]
+    for name in sorted(wall_a, key=lambda k: -cpu_a.get(k, 0.0)):
+        rows = f["result_rows"].get(name, 0)
+        row = f"| {name} | {rows:,} | {wall_a[name]:.2f} | {cpu_a.get(name, 0.0):.2f} |"
+        if before:
+            bw, bc = before["facts"]["per_analysis_seconds"], before["facts"]["per_analysis_cpu_seconds"]
+            row += f" {bw.get(name, float('nan')):.2f} | {bc.get(name, float('nan')):.2f} |"
+        lines.append(row)
+    rest_w, rest_c = t[ANALYSE] - sum(wall_a.values()), c[ANALYSE] - sum(cpu_a.values())
+    lines.append(
+        f"| (views read, tables written) | | {rest_w:.2f} | {rest_c:.2f} |" + (" | |" if before else "")
+    )
     lines += [
         "",
         f"- `run_analyses`: every registered analysis, {f['resamples']:,}-resample face-level BCa "
-        f"bootstraps for {f['bootstrapped_rows']:,} result rows, among them all "
-        f"{f['cells_model_variation_scenario']:,} "
-        "model × variation × scenario cells; includes loading the views and writing the result tables. "
-        "Per analysis (s): " + ", ".join(f"{k} {v}" for k, v in f["per_analysis_seconds"].items()) + ".",
+        f"bootstraps (SBS alone: {f['bootstrapped_rows']:,} rows, among them all "
+        f"{f['cells_model_variation_scenario']:,} model × variation × scenario cells).",
         f"- Bootstrap alone: ours on {f['bootstrap_cells']:,} cells vs `scipy.stats.bootstrap` (BCa, "
         f"same resamples) timed on {f['scipy_cells']} random complete cells and extrapolated per cell: "
-        f"**{f['bootstrap_speedup']:,.0f}×** faster; largest CI-endpoint gap on the subset "
+        f"**{f['bootstrap_speedup']:,.0f}×** less CPU; largest CI-endpoint gap on the subset "
         f"{f['scipy_vs_ours_max_gap_over_width']:.3f} × CI width (Monte Carlo error).",
         f"- Whole analysis vs a straightforward pandas/scipy loop over the {f['loop_cells']:,} cells "
         "(groupby → per-face means → `scipy.stats.wilcoxon` → `scipy.stats.bootstrap`, bootstrap "
-        "extrapolated per cell): "
-        f"**{f['analysis_speedup_vs_loop']:,.0f}×** — and the loop covers only the cell level, not the other "
-        "levels and tables.",
+        f"extrapolated per cell): **{f['analysis_speedup_vs_loop']:,.1f}×** less CPU — and the loop covers "
+        "only the cell level of one table, not the other levels and tables.",
         END,
     ]
-    section = "\n".join(lines) + "\n"
-    replace_section(path, section, START, END)
+    replace_section(path, "\n".join(lines) + "\n", START, END)
+
+
+def _analysis_table_header(before: dict[str, Any] | None) -> str:
+    head = "| analysis (result table) | rows | wall s | CPU s |"
+    if before:
+        head += f" wall s, {before.get('label', 'before')} | CPU s, before |"
+    return head
+
+
+def _s(seconds: float) -> str:
+    return f"{seconds:,.3f} s" if seconds < 1 else f"{seconds:,.1f} s"
 
 
 if __name__ == "__main__":
