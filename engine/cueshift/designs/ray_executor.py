@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import functools
 import logging
+import signal
+import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -161,6 +163,7 @@ class RayExecutor:
         check_methods(study.models, workload)
         ray = _ray()
         if not ray.is_initialized():
+            on_sigterm = signal.getsignal(signal.SIGTERM)  # ray.init installs sys.exit for SIGTERM
             try:
                 ray.init(
                     address=self.address,
@@ -172,6 +175,9 @@ class RayExecutor:
             except (ConnectionError, ValueError, RuntimeError) as exc:
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                 raise CueshiftError(f"--address {self.address}: cannot connect to Ray: {first}") from None
+            finally:  # keep the command's own (infer: stop as Ctrl-C does, say how to resume)
+                if on_sigterm is not None and threading.current_thread() is threading.main_thread():
+                    signal.signal(signal.SIGTERM, on_sigterm)
             self._started_ray = True
         self._workload = workload
         self._holder_name = f"cueshift-workload-{uuid.uuid4().hex}"

@@ -276,13 +276,13 @@ def run_workload(
             )
             raise RunInterrupted(db_path, n_stored, n_this_run) from exc
         raise
-    finally:
+    finally:  # the database first: Ray's shutdown resets SIGTERM to its default (kill at once)
         try:
-            executor.close()
             if con is not None:
                 con.close()
         finally:
             snapshots.remove()  # after the close: readers switch back to the database itself
+            executor.close()
     seconds = time.perf_counter() - started
     return RunSummary(
         record.run_id, db_path, n_planned, n_written, n_stored_before, seconds, tally.failed, tuple(notes)
