@@ -16,6 +16,7 @@ from cueshift.store.files import (
     check_existing_database,
     close_quietly,
     connect,
+    probe_connection,
     remove_database,
 )
 from cueshift.store.keys import UNINDEXED_KEYS
@@ -61,8 +62,8 @@ def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyC
         tell_reader(snapshot)
         return con
     existed = check_database_path(path)
-    if existed:
-        probe = connect(path, read_only=True)
+    probe = probe_connection(path) if existed else None
+    if probe is not None:
         try:
             _check_schema_version(probe, path)
         finally:

@@ -29,6 +29,8 @@ SAFE_CONFIG: Final[dict[str, str | bool | int | float | list[str]]] = {
 #: DuckDB's magic bytes, at offset 8 of the file (after the checksum of the main header).
 DUCKDB_MAGIC: Final[bytes] = b"DUCK"
 _SQLITE_MAGIC: Final[bytes] = b"SQLite format 3\x00"
+#: DuckDB's refusal of a read-only connection to a file this process has open read-write.
+_OPEN_IN_THIS_PROCESS: Final[str] = "same database file with a different configuration"
 #: A DuckDB file starts with three 4 KiB headers, then its blocks.
 _HEADER_BYTES: Final[int] = 3 * 4096
 
@@ -43,6 +45,18 @@ def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
                 f"{path}: in use by another process; `cueshift status` shows a running infer's progress"
             ) from None
         raise CueshiftError(f"{path}: cannot open the database: {_first_line(exc)}") from None
+
+
+def probe_connection(path: Path) -> duckdb.DuckDBPyConnection | None:
+    """A read-only connection to check ``path`` before writing, or ``None`` when this process
+    already holds it open read-write (DuckDB refuses a second configuration; the file was checked
+    when that connection was opened)."""
+    try:
+        return connect(path, read_only=True)
+    except CueshiftError as exc:
+        if _OPEN_IN_THIS_PROCESS in str(exc):
+            return None
+        raise
 
 
 def check_existing_database(path: Path) -> None:
@@ -64,7 +78,9 @@ def check_existing_database(path: Path) -> None:
         raise CueshiftError(f"{path}: cannot open as a DuckDB database: it is a SQLite database file")
     if head[8:12] != DUCKDB_MAGIC:
         raise CueshiftError(f"{path}: cannot open as a DuckDB database: the file has no DuckDB header")
-    con = connect(path, read_only=True)
+    con = probe_connection(path)
+    if con is None:  # this process holds it open already: it opened whole
+        return
     try:
         rows = con.execute("SELECT block_size, used_blocks FROM pragma_database_size()").fetchall()
     except duckdb.Error as exc:
