@@ -2,7 +2,7 @@
 running ``infer`` can be looked at (``sql``, ``status``, ``analyze``, ``report``, ``view``).
 
 One scenario runs once per module (:func:`scenario`): ``infer`` on a small study of the default
-design (the simulated judge, batches of 5 answers, a snapshot as often as its cost allows) is
+design (the simulated judge, batches of 1 answer, a snapshot as often as its cost allows) is
 started; once it has published a snapshot the readers run against its locked database, a second
 ``infer`` tries to write it, then SIGTERM stops it and the same command resumes it to the end.
 """
@@ -32,10 +32,10 @@ MORE_STOPS = 2
 KEY = "model_id, image_id, scenario_id, ordering, seed"
 
 
-def _study(tmp: Path) -> Path:
-    path = tmp / "running.toml"
+def _study(tmp: Path, batch_size: int) -> Path:
+    path = tmp / f"running-{batch_size}.toml"
     path.write_text(
-        f'name = "running"\ndatabase = "{(tmp / "running.duckdb").as_posix()}"\nbatch_size = 5\n'
+        f'name = "running"\ndatabase = "{(tmp / "running.duckdb").as_posix()}"\nbatch_size = {batch_size}\n'
         f'[benchmark]\nkind = "demo"\nsize = 4\ncache_dir = "{(tmp / "cache").as_posix()}"\n'
         f"[scenarios]\nonly = {SCENARIOS}\n"
         '[[models]]\nmodel_id = "sim"\nbackend = "simulated"\n[models.settings]\nseed = 3\n',
@@ -97,7 +97,7 @@ class Scenario:
 @pytest.fixture(scope="module")
 def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     tmp = tmp_path_factory.mktemp("running")
-    study = _study(tmp)
+    study = _study(tmp, batch_size=1)  # slow (a commit per answer): readers see it run
     db = tmp / "running.duckdb"
     result = Scenario(db)
     infer = ["infer", "--study", str(study), "--no-progress", "--snapshot-every", "0.1"]
@@ -141,7 +141,7 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
         count = int(said.group(1).replace(",", "")) if said else -1
         result.more_stops.append((stopped.returncode, count, _count(db), left))
     result.stored_before_resume = _count(db)
-    result.resumed = _cli(*infer)
+    result.resumed = _cli("infer", "--study", str(_study(tmp, batch_size=500)), "--no-progress")
     result.status_after = _cli("status", "--study", str(study))
     return result
 
@@ -175,7 +175,7 @@ def test_sigterm_at_random_moments_says_exactly_what_is_stored(scenario: Scenari
         assert (returncode, said, left) == (143, stored, ["running.duckdb"])
 
 
-def test_the_same_command_resumes_to_every_answer_once(scenario: Scenario) -> None:
+def test_a_rerun_resumes_to_every_answer_once(scenario: Scenario) -> None:
     resumed = scenario.resumed
     assert resumed is not None and resumed.returncode == 0, resumed.stderr
     n_images = _count(scenario.db, "SELECT count(*) FROM image WHERE evaluated")
