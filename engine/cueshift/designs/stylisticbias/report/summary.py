@@ -238,7 +238,7 @@ ORDERINGS = TableSpec(
 
 IDENTITY = TableSpec(
     key="identity_drops",
-    title="Table S9. Counterfactual quality: variations each --min-identity threshold drops",
+    title="Table S13. Counterfactual quality: variations each --min-identity threshold drops",
     sql="""
     SELECT printf('cosine < %.2f', threshold) || CASE WHEN applied THEN ' (applied in this run)' ELSE '' END
              AS threshold_label,
