@@ -38,6 +38,7 @@ from cueshift.stats._attributes import (
     demographic_variation_table,
     negativity_asymmetry,
 )
+from cueshift.stats._by_model import category_table_by_model, variation_table_by_model
 from cueshift.stats._clustered import clustered_standard_error, design_effect, naive_standard_error
 from cueshift.stats._comparison import COMPARISON_LEVELS, PairedCells, model_differences, paired_cells
 from cueshift.stats._constants import MEAN_OF_MODELS, POOLED
@@ -54,9 +55,9 @@ from cueshift.stats._crossmodel import category_ranking, cross_model, scenario_m
 from cueshift.stats._demographic import demographic_tests, face_anova, significance_share
 from cueshift.stats._faces import FaceMatrix, face_matrix
 from cueshift.stats._fashion_age import fashion_age_table
+from cueshift.stats._folded import abs_interval, mean_abs_interval
 from cueshift.stats._group_rank import KruskalResult, kruskal_columns, kruskal_wallis, mann_whitney_columns
 from cueshift.stats._group_reversals import REVERSAL_EVIDENCE, opposite_sign_differences, reversal_flags
-from cueshift.stats._folded import abs_interval, mean_abs_interval
 from cueshift.stats._identity import identity_drops, identity_outliers, robust_z, row_cosines
 from cueshift.stats._intervals import mean_interval, t_half_width, welch_interval
 from cueshift.stats._logistic import (
@@ -68,10 +69,10 @@ from cueshift.stats._logistic import (
     wald_test,
 )
 from cueshift.stats._metrics import cumulative_abs_sbs, model_summary, phi_from_judgments, variation_strength
-from cueshift.stats._mixed import mixed_model, mixed_model_cells
-from cueshift.stats._multiplicity import Correction, bh_adjust, bh_by_family
 from cueshift.stats._missing import missing_rates, missing_shift
 from cueshift.stats._missing_ordering import missing_by_ordering, missing_lean
+from cueshift.stats._mixed import mixed_model, mixed_model_cells
+from cueshift.stats._multiplicity import Correction, bh_adjust, bh_by_family
 from cueshift.stats._noise import ALL_PLACEBOS, attributes_vs_floor, cell_abs_sbs, noise_floor
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
 from cueshift.stats._proportions import (
@@ -108,15 +109,12 @@ from cueshift.stats._signed_rank import (
     signed_rank_columns,
     wilcoxon_signed_rank,
 )
-from cueshift.stats._vs import VsResult, variation_strength_kernel, vs_max
 from cueshift.stats._structure import (
     adjusted_rand_index,
     attribute_correlations,
     frobenius_similarity,
     ward_clusters,
 )
-from cueshift.stats._suite import run_suite
-from cueshift.stats._by_model import category_table_by_model, variation_table_by_model
 from cueshift.stats._subgroup_tests import crossed_demographic_tests, crossed_significance_share
 from cueshift.stats._subgroups import (
     ALL_PAIRS,
@@ -128,6 +126,8 @@ from cueshift.stats._subgroups import (
     crossed_variation_table,
     min_signed_rank_faces,
 )
+from cueshift.stats._suite import run_suite
+from cueshift.stats._vs import VsResult, variation_strength_kernel, vs_max
 
 __all__ = [
     "ALL_PLACEBOS",
