@@ -31,7 +31,7 @@ ROWS: dict[str, tuple[str, str]] = {
     "tests/hardening/test_inputs_designs.py": ("6 inputs checked first, every design", "0 (nothing written)"),
     "tests/hardening/test_one_line.py": ("7, 8 one line, disk full on a tmpfs", "0"),
     "tests/hardening/test_running.py": (
-        "9, 10 SIGTERM (3 at random moments), reading a running infer",
+        "9, 10 SIGTERM (3 at random moments, 1 under Ray), reading a running infer",
         "0 (resumed run: every answer once, no WAL)",
     ),
     "tests/hardening/test_fuzz.py": ("fuzzing (hypothesis, 135 examples)", "0 (nothing written)"),

@@ -269,3 +269,29 @@ def test_a_locked_database_without_snapshot_is_one_clear_error(tmp_path: Path) -
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_sigterm_stops_a_ray_run_the_same_way(tmp_path: Path) -> None:
+    # ray.init installs its own SIGTERM handler (sys.exit) and Ray's shutdown resets it to the
+    # default: the command's handler is put back, and the database is closed before Ray shuts down
+    pytest.importorskip("ray")
+    study = _study(tmp_path, batch_size=1)
+    db = tmp_path / "running.duckdb"
+    process = _start("infer", "--study", str(study), "--no-progress", "--executor", "ray", "--workers", "1")
+    try:
+        _wait_for_snapshot(db, process)
+        time.sleep(1.0)
+        process.send_signal(signal.SIGTERM)
+        stopped = _finish(process)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert stopped.returncode == 143, stopped.stderr
+    assert "Traceback" not in stopped.stderr
+    said = re.fullmatch(r"stopped by SIGTERM: ([\d,]+) answers stored in .*", error_lines(stopped.stderr)[-1])
+    assert said is not None, stopped.stderr
+    assert int(said.group(1).replace(",", "")) == _count(db) > 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("running.duckdb")) == [
+        "running.duckdb"
+    ]
