@@ -17,7 +17,7 @@ from cueshift.stats._constants import (
     DIMENSIONS,
     TABLE3_CATEGORY_MAP,
 )
-from cueshift.stats._faces import coarsen, face_matrix, face_sums, study_faces
+from cueshift.stats._faces import coarsen, face_labels, face_matrix, face_sums, study_faces
 from cueshift.stats._group_reversals import reversal_flags
 from cueshift.stats._multiplicity import bh_by_family
 from cueshift.stats._permutation import sign_flip_test
@@ -54,10 +54,8 @@ def group_cells(
     (one pass over the rows; groups are face subsets of the same fine cells)."""
     fine = face_sums(data, keys, faces=faces)
     cells, values = [], []
-    for dim in dimensions:
-        face_group = dict(data.filter(pl.col(dim).is_not_null()).select("face_id", dim).unique().iter_rows())
-        labels = np.array([face_group.get(f) for f in faces], dtype=object)
-        for group in sorted(set(face_group.values())):
+    for dim, labels in face_labels(data, faces, dimensions).items():
+        for group in sorted({g for g in labels if g is not None}):
             fm = coarsen(fine, keys, face_mask=labels == group)
             keep = fm.cells["n_obs"].to_numpy() > 0  # e.g. facial hair has no female cell
             cells.append(

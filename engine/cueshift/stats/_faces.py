@@ -254,3 +254,16 @@ def row_means(fs: FaceSums, keys: Sequence[str], *, face_mask: NDArray[np.bool_]
         pl.Series("mean", ratio_means(sums, counts, fs.scale)), pl.Series("n", counts.astype(np.int64))
     )
     return out.filter(pl.col("n") > 0)
+
+
+def face_labels(
+    data: pl.DataFrame, faces: Sequence[str], dims: Sequence[str]
+) -> dict[str, NDArray[np.object_]]:
+    """Each face's label of every dimension in ``dims`` (None where it has none), in the order of
+    ``faces``, from one pass over the distinct (face, labels) rows."""
+    distinct = data.select("face_id", *dims).unique()
+    out: dict[str, NDArray[np.object_]] = {}
+    for dim in dims:
+        face_group = dict(distinct.filter(pl.col(dim).is_not_null()).select("face_id", dim).iter_rows())
+        out[dim] = np.array([face_group.get(f) for f in faces], dtype=object)
+    return out

@@ -21,6 +21,7 @@ from cueshift.stats._faces import (
     FaceMatrix,
     FaceSums,
     coarsen,
+    face_labels,
     face_sums,
     group_means,
     row_means,
@@ -86,12 +87,6 @@ def one_sample_test(
     return statistic, p, d, "sign-flip"
 
 
-def _face_labels(data: pl.DataFrame, faces: list[str], dim: str) -> NDArray[np.object_]:
-    """Each face's label of ``dim`` (None where it has none), in the order of ``faces``."""
-    face_group = dict(data.filter(pl.col(dim).is_not_null()).select("face_id", dim).unique().iter_rows())
-    return np.array([face_group.get(f) for f in faces], dtype=object)
-
-
 def _blocks(
     fine: FaceSums, levels: Sequence[str], labels: Mapping[str, NDArray[np.object_]]
 ) -> list[tuple[str, FaceMatrix]]:
@@ -104,10 +99,10 @@ def _blocks(
             if pooled:
                 fm = FaceMatrix(fm.faces, fm.cells.with_columns(pl.lit(POOLED).alias("model_id")), fm.values)
             blocks.append((level, fm))
-    for dim, face_labels in labels.items():
-        for group in sorted({g for g in face_labels if g is not None}):
+    for dim, group_of in labels.items():
+        for group in sorted({g for g in group_of if g is not None}):
             for pooled in (False, True):
-                fm = coarsen(fine, [] if pooled else ["model_id"], face_mask=face_labels == group)
+                fm = coarsen(fine, [] if pooled else ["model_id"], face_mask=group_of == group)
                 cells = fm.cells.with_columns(pl.lit(dim).alias("dimension"), pl.lit(group).alias("group"))
                 if pooled:
                     cells = cells.with_columns(pl.lit(POOLED).alias("model_id"))
@@ -146,15 +141,15 @@ def _demographic_abs(fine: FaceSums, labels: Mapping[str, NDArray[np.object_]]) 
     """|SBS| of demographic groups: mean over model × value × scenario cells of |mean Δ in the group|
     (the mean over the group's rows of the cell, from the fine sums)."""
     parts = []
-    for dim, face_labels in labels.items():
+    for dim, group_of in labels.items():
         cell = pl.concat(
             [
                 row_means(
-                    fine, ["model_id", "variation_value", "scenario_id"], face_mask=face_labels == g
+                    fine, ["model_id", "variation_value", "scenario_id"], face_mask=group_of == g
                 ).select(
                     "model_id", pl.lit(g).alias(dim), "variation_value", "scenario_id", a=pl.col("mean").abs()
                 )
-                for g in sorted({g for g in face_labels if g is not None})
+                for g in sorted({g for g in group_of if g is not None})
             ]
         )
         per_model = group_means(cell, ["model_id", dim], "a", alias="abs_point").drop("n")
@@ -233,7 +228,7 @@ def sbs_levels(
     fine = face_sums(
         data, ["model_id", *LEVELS["cell"]], faces=faces, row_means=("phi_variation", "phi_base")
     )
-    labels = {dim: _face_labels(data, faces, dim) for dim in dimensions}
+    labels = face_labels(data, faces, dimensions)
     blocks = _blocks(fine, levels, labels)
     offsets = list(np.cumsum([0] + [fm.n_cells for _, fm in blocks[:-1]]))
     values = np.ascontiguousarray(np.hstack([fm.values for _, fm in blocks]))
