@@ -1,15 +1,19 @@
 """Paper-scale benchmark of the statistics engine (seed 000 scale).
 
-Stages, each timed:
+Stages, each timed in wall seconds and in CPU seconds of the process (``time.process_time``, all
+threads: the machines are shared, so CPU is the steadier figure):
 
-1. generate — a simulated study of 6 models × 500 faces × ~31 evaluated variations × 25
-   scenarios × 4 orderings × 3 seeds (≈ 29 M judgments), drawn vectorised at the φ level
-   (binomial counts per model × image × scenario, :mod:`cueshift.stats.simulate`);
+1. generate — a simulated study of 6 models × 500 faces × (~31.5 evaluated variations + the 2
+   noise-floor placebos) × 25 scenarios × 4 orderings × 3 seeds (≈ 31 M judgments), drawn
+   vectorised at the φ level (binomial counts per model × image × scenario,
+   :mod:`cueshift.stats.simulate`; invalid answers with the parser's reasons);
 2. store — dimension tables through ``store.write_tables`` and the judgments expanded from the
    counts inside DuckDB (one row per prompt);
-3. load — the ``delta`` / ``base_phi`` views (φ from 29 M judgments, then Δ);
-4. analyse — ``run_analyses`` with 10,000-resample face-level BCa bootstraps for every
-   model × variation × scenario cell (and every other level), written back as tables;
+3. load — the ``delta`` / ``base_phi`` views (φ from the judgments, then Δ);
+4. analyse — ``run_analyses``: every analysis of the suite (10,000-resample face-level BCa
+   bootstraps for every model × variation × scenario cell and every other level, the noise
+   floor, missing answers, model differences, crossed models, subgroups), written back as tables;
+   wall (``result_manifest.seconds``) and CPU per analysis;
 5. side by side — our bootstrap vs ``scipy.stats.bootstrap`` on the same cells (scipy timed on
    a subset and extrapolated per cell), and our analysis vs a straightforward pandas/scipy loop
    over cells (groupby per cell → per-face means → ``scipy.stats.wilcoxon`` →
@@ -17,10 +21,13 @@ Stages, each timed:
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_analysis.py [--faces 500] [--out BENCHMARKS.md]
+    .venv/bin/python benchmarks/bench_analysis.py [--faces 500] [--db PATH [--reuse]]
+        [--json REPORT.json] [--before EARLIER.json] [--out BENCHMARKS.md]
 
-With ``--out`` the section between the ``bench_analysis`` markers of that file is replaced
-(created if absent); other sections are kept.
+``--reuse`` analyses the study already stored in ``--db`` (skips stages 1-2); ``--before`` puts
+an earlier run's per-analysis times (its ``--json`` report) beside this run's. With ``--out`` the
+section between the ``bench_analysis`` markers of that file is replaced (created if absent);
+other sections are kept.
 """
 
 from __future__ import annotations
