@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import functools
 import shlex
-import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Annotated, NoReturn, ParamSpec, TypeVar
 
 import duckdb
@@ -49,33 +47,25 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
-#: the signal that stopped this command, when it was SIGTERM (exit code 143 instead of Ctrl-C's 130)
-_TERMINATED: list[str] = []
-
-
-def _stop_on_sigterm() -> None:
-    """Make SIGTERM (schedulers, `docker stop`) stop the command as Ctrl-C does; a second is ignored."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        _TERMINATED.append(signal.Signals(signum).name)
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, handler)
+def _terminated() -> bool:
+    """Whether SIGTERM stopped this command (only ``infer`` installs the handler)."""
+    interrupts = sys.modules.get("cueshift.designs.interrupts")
+    return interrupts is not None and bool(interrupts.terminated())
 
 
 def _interrupted(exc: BaseException | None = None) -> NoReturn:
     """One line on what is kept and how to resume; exit 143 after SIGTERM, 130 after Ctrl-C."""
     from cueshift.designs.interrupts import RunInterrupted
 
-    how = "stopped by SIGTERM" if _TERMINATED else "interrupted"
+    terminated = _terminated()
+    how = "stopped by SIGTERM" if terminated else "interrupted"
     if isinstance(exc, RunInterrupted):  # infer: what is stored (counted after the rollback)
         again = shlex.join(["cueshift", *sys.argv[1:]])
         line = f"{how}: {exc.stored_line()}, an unfinished batch rolled back; resume with: {again}"
     else:
         line = f"{how}: every committed batch is kept; run the same command to resume"
     err_console.print(line, markup=False, highlight=False, soft_wrap=True)
-    raise typer.Exit(143 if _TERMINATED else 130)
+    raise typer.Exit(143 if terminated else 130)
 
 
 def _cause(exc: BaseException) -> BaseException:
@@ -97,8 +87,8 @@ def _guard(func: Callable[P, R]) -> Callable[P, R]:
             _fail(str(exc))
         except duckdb.Error as exc:
             cause = _cause(exc)
-            if isinstance(cause, KeyboardInterrupt) or str(cause) == "Query interrupted":
-                _interrupted()
+            if isinstance(cause, KeyboardInterrupt) or str(cause) == "Query interrupted" or _terminated():
+                _interrupted(exc)
             lines = str(cause).strip().splitlines()
             _fail(f"database: {lines[0] if lines else type(cause).__name__}")
         except OSError as exc:  # ENOSPC, EROFS, EACCES, ENOTDIR ... raised outside the store's checks
@@ -107,9 +97,15 @@ def _guard(func: Callable[P, R]) -> Callable[P, R]:
         except KeyboardInterrupt as exc:
             _interrupted(exc)
         except RuntimeError as exc:
-            if str(exc) != "Query interrupted":  # DuckDB's word for Ctrl-C during a query
+            if isinstance(exc, typer.Exit):
                 raise
-            _interrupted()
+            if str(exc) != "Query interrupted" and not _terminated():  # DuckDB's word for Ctrl-C
+                raise
+            _interrupted(exc)
+        except BaseException as exc:  # once SIGTERM came, whatever a library made of the interrupt
+            if isinstance(exc, (SystemExit, typer.Exit)) or not _terminated():
+                raise
+            _interrupted(exc)
 
     return wrapper
 
@@ -148,9 +144,10 @@ def infer(
     """
     from cueshift.designs import load_study
     from cueshift.designs.executor_option import make_executor
+    from cueshift.designs.interrupts import stop_on_sigterm
     from cueshift.designs.runner import Shard, run_study
 
-    _stop_on_sigterm()
+    stop_on_sigterm()
     if snapshot_every < 0:
         raise CueshiftError(f"--snapshot-every {snapshot_every}: use 0 (none) or more seconds")
     spec = load_study(study)
@@ -255,7 +252,7 @@ def _analysis_target(path: Path) -> Path:
     import os
     import shutil
 
-    from cueshift.store.snapshot import partial_path, readable
+    from cueshift.store.snapshot import count_answers, partial_path, readable
 
     source, snapshot = readable(path)
     if snapshot is None:
@@ -264,8 +261,10 @@ def _analysis_target(path: Path) -> Path:
     copying = partial.with_name(partial.name + ".tmp")
     shutil.copyfile(source, copying)
     os.replace(copying, partial)
+    with duckdb.connect(str(partial), read_only=True) as con:
+        answers = count_answers(con)
     err_console.print(
-        f"{snapshot.describe()}; analyzing a copy, {partial} "
+        f"{snapshot.describe(answers)}; analyzing a copy, {partial} "
         f"(`cueshift report --db {partial}` shows it; analyze again after the run for the study database)",
         markup=False,
         highlight=False,

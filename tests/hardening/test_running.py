@@ -87,8 +87,8 @@ class Scenario:
     stopped: subprocess.CompletedProcess[str] | None = None
     left_after_stop: list[str] = field(default_factory=list)
     stored_after_stop: int = -1
-    #: further SIGTERMs at random moments: (exit code, answers the line says, answers stored, files left)
-    more_stops: list[tuple[int, int, int, list[str]]] = field(default_factory=list)
+    #: more SIGTERMs at random moments: exit code, answers the line says, answers stored, files left, stderr
+    more_stops: list[tuple[int, int, int, list[str], str]] = field(default_factory=list)
     stored_before_resume: int = -1
     resumed: subprocess.CompletedProcess[str] | None = None
     status_after: subprocess.CompletedProcess[str] | None = None
@@ -139,7 +139,7 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
         said = re.search(r"([\d,]+) answers stored", stopped.stderr)
         left = sorted(p.name for p in tmp.iterdir() if p.name.startswith("running.duckdb"))
         count = int(said.group(1).replace(",", "")) if said else -1
-        result.more_stops.append((stopped.returncode, count, _count(db), left))
+        result.more_stops.append((stopped.returncode, count, _count(db), left, stopped.stderr))
     result.stored_before_resume = _count(db)
     result.resumed = _cli("infer", "--study", str(_study(tmp, batch_size=500)), "--no-progress")
     result.status_after = _cli("status", "--study", str(study))
@@ -171,8 +171,8 @@ def test_sigterm_leaves_no_wal_and_no_snapshot(scenario: Scenario) -> None:
 
 def test_sigterm_at_random_moments_says_exactly_what_is_stored(scenario: Scenario) -> None:
     # a batch that commits just before the signal is counted: the line reads the database
-    for returncode, said, stored, left in scenario.more_stops:
-        assert (returncode, said, left) == (143, stored, ["running.duckdb"])
+    for returncode, said, stored, left, stderr in scenario.more_stops:
+        assert (returncode, said, left) == (143, stored, ["running.duckdb"]), stderr
 
 
 def test_a_rerun_resumes_to_every_answer_once(scenario: Scenario) -> None:

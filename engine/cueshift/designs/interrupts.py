@@ -9,9 +9,31 @@ and raises :class:`RunInterrupted`, which says what is stored.
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
+from types import FrameType
 
 import duckdb
+
+#: the signal that asked this process to stop (SIGTERM), once it came
+_STOP_SIGNALS: list[str] = []
+
+
+def stop_on_sigterm() -> None:
+    """Make SIGTERM (schedulers, ``docker stop``) raise :class:`KeyboardInterrupt` as Ctrl-C does,
+    and remember it (:func:`terminated`); a second SIGTERM is ignored while the command stops."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _STOP_SIGNALS.append(signal.Signals(signum).name)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def terminated() -> bool:
+    """Whether SIGTERM asked this process to stop (exit code 143 rather than Ctrl-C's 130)."""
+    return bool(_STOP_SIGNALS)
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -41,7 +63,10 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 def is_interrupt(exc: BaseException) -> bool:
-    """Whether ``exc`` is an interrupt, or DuckDB's error for a statement an interrupt stopped."""
+    """Whether ``exc`` is an interrupt, DuckDB's error for a statement an interrupt stopped, or any
+    error raised once SIGTERM came (a library may turn the interrupt into its own error)."""
+    if terminated():
+        return True
     seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, (KeyboardInterrupt, duckdb.InterruptException)):
@@ -52,4 +77,4 @@ def is_interrupt(exc: BaseException) -> bool:
     return False
 
 
-__all__ = ["RunInterrupted", "is_interrupt"]
+__all__ = ["RunInterrupted", "is_interrupt", "stop_on_sigterm", "terminated"]

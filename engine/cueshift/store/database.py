@@ -59,7 +59,7 @@ def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyC
         source, snapshot = readable(path)  # a running infer's snapshot while it holds the file
         check_existing_database(source)
         con = connect(source, read_only=True)
-        tell_reader(snapshot)
+        tell_reader(snapshot, con)
         return con
     existed = check_database_path(path)
     probe = probe_connection(path) if existed else None

@@ -86,7 +86,7 @@ def open_locked(path: str | Path) -> duckdb.DuckDBPyConnection:
         con = duckdb.connect(str(source), read_only=True, config=dict(LOCKED_CONFIG))
     except duckdb.Error as exc:
         raise CueshiftError(f"{path}: cannot open as a DuckDB database: {_first_line(exc)}") from None
-    tell_reader(snapshot)
+    tell_reader(snapshot, con)
     return con
 
 

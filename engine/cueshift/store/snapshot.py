@@ -90,13 +90,12 @@ class Snapshot:
     path: Path
     holder: str
     taken_at: dt.datetime
-    answers: int
 
-    def describe(self) -> str:
+    def describe(self, answers: int) -> str:
         """One line for the reader: what it reads instead of the database, and how fresh it is."""
         return (
             f"note: {self.database} is being written by a running `cueshift infer` ({self.holder}); "
-            f"reading its snapshot of {self.taken_at:%Y-%m-%d %H:%M:%S} ({self.answers:,} answers)"
+            f"reading its snapshot of {self.taken_at:%Y-%m-%d %H:%M:%S} ({answers:,} answers)"
         )
 
 
@@ -112,37 +111,42 @@ def readable(database: Path) -> tuple[Path, Snapshot | None]:
     if holder is None:
         return database, None
     snapshot = snapshot_path(database)
-    busy = f"{database}: in use by another process ({holder})"
     try:
         taken = dt.datetime.fromtimestamp(snapshot.stat().st_mtime)
-        with duckdb.connect(str(snapshot), read_only=True, config=dict(SAFE_CONFIG)) as con:
-            answers = count_answers(con)
     except FileNotFoundError:
         raise CueshiftError(
-            f"{busy} and no snapshot of it yet (`cueshift infer` publishes one when it starts, "
-            "unless --snapshot-every 0); try again shortly"
+            f"{database}: in use by another process ({holder}) and no snapshot of it yet "
+            "(`cueshift infer` publishes one when it starts, unless --snapshot-every 0); try again shortly"
         ) from None
-    except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0]
-        raise CueshiftError(f"{busy}; its snapshot {snapshot} cannot be read: {first}") from None
-    return snapshot, Snapshot(database, snapshot, holder, taken, answers)
+    return snapshot, Snapshot(database, snapshot, holder, taken)
 
 
-def count_answers(con: duckdb.DuckDBPyConnection) -> int:
-    """Answers stored in every answer table the database has (:data:`ANSWER_TABLES`)."""
-    present = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+def count_answers(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> int:
+    """Answers stored in every answer table (:data:`ANSWER_TABLES`) of ``catalog`` (default: the
+    connection's database)."""
+    where = "database_name = current_database()" if catalog is None else "database_name = ?"
+    present = {
+        row[0]
+        for row in con.execute(
+            f"SELECT table_name FROM duckdb_tables() WHERE {where}", [] if catalog is None else [catalog]
+        ).fetchall()
+    }
+    prefix = "" if catalog is None else f'"{catalog}".'
     total = 0
     for table in ANSWER_TABLES:
         if table in present:
-            rows = con.execute(f"SELECT count(*) FROM {table}").fetchall()
+            rows = con.execute(f"SELECT count(*) FROM {prefix}{table}").fetchall()
             total += int(rows[0][0])
     return total
 
 
-def tell_reader(snapshot: Snapshot | None) -> None:
-    """Say on stderr which snapshot a reader reads (nothing when it reads the database itself)."""
+def tell_reader(
+    snapshot: Snapshot | None, con: duckdb.DuckDBPyConnection, catalog: str | None = None
+) -> None:
+    """Say on stderr which snapshot ``con`` reads and the answers it holds, counted through ``con``
+    (the snapshot may be replaced meanwhile); nothing when it reads the database itself."""
     if snapshot is not None:
-        sys.stderr.write(snapshot.describe() + "\n")
+        sys.stderr.write(snapshot.describe(count_answers(con, catalog)) + "\n")
 
 
 @dataclass

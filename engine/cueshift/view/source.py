@@ -71,11 +71,11 @@ class Source:
 
 def _attach(path: Path) -> duckdb.DuckDBPyConnection:
     source, snapshot = readable(path)  # while a running infer holds the file: its snapshot
-    tell_reader(snapshot)
     con = duckdb.connect(":memory:")
     try:
         con.execute("SET enable_progress_bar = false")
         con.execute("ATTACH ? AS study (READ_ONLY)", [str(source)])
+        tell_reader(snapshot, con, "study")
     except duckdb.Error as exc:
         con.close()
         raise CueshiftError(f"{path}: cannot open as a study database: {str(exc).splitlines()[0]}") from None
