@@ -148,7 +148,12 @@ def test_variation_strength_skips_a_dimension_no_face_is_labelled_with():
     # body type left blank for every face: no VS for it, the labelled dimension is still computed
     rows = [
         {"face_id": f, "gender": g, "body_type": None, "scenario_id": "s1", "phi": v}
-        for f, g, v in (("f1", "male", 0.5), ("f2", "male", 0.7), ("f3", "female", 0.2), ("f4", "female", 0.4))
+        for f, g, v in (
+            ("f1", "male", 0.5),
+            ("f2", "male", 0.7),
+            ("f3", "female", 0.2),
+            ("f4", "female", 0.4),
+        )
     ]
     vs = variation_strength(base_rows(rows), dimensions=("gender", "body_type"), n_resamples=200)
     assert set(vs["dimension"]) == {"gender"}

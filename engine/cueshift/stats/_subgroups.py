@@ -188,7 +188,8 @@ def crossed_variation_strength(
 ) -> pl.DataFrame:
     r"""Variation Strength (Table 2, Eq. 3) per model × crossed dimension: the mean over scenarios
     of the std of the crossed groups' mean base-face φ, by :func:`variation_strength` with the
-    crossed dimensions (its columns, estimator and interval). ``n_faces_min`` is the smallest crossed group's face count: a group mean
+    crossed dimensions (its columns, estimator and interval). ``n_faces_min`` is the smallest
+    crossed group's face count: a group mean
     of few faces is noisy, and VS (a std of noisy means) is biased upward by that noise, so
     compare crossed and marginal VS with it in mind.
     """

@@ -68,7 +68,7 @@ def check_unique_keys(con: duckdb.DuckDBPyConnection) -> None:
     ``analyze`` of an unchanged study costs nothing; any append makes the next use check again).
     """
     for table, key in UNINDEXED_KEYS.items():
-        (n_rows,) = con.execute(f"SELECT count(*) FROM main.{table}").fetchone() or (0,)
+        n_rows = con.execute(f"SELECT count(*) FROM main.{table}").fetchall()[0][0]
         marker = _checked_marker(table)
         seen = con.execute("SELECT value FROM cueshift_meta WHERE key = ?", [marker]).fetchall()
         if seen and seen[0][0] == str(n_rows):
