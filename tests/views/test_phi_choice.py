@@ -150,3 +150,16 @@ def test_analyze_phi_is_recorded_in_the_manifest_and_refused_where_meaningless(t
     assert sbs == pytest.approx(by_faces, abs=1e-9) and not math.isclose(sbs, greedy)
     bad = analyze("--phi", "warm")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "--phi 'warm'" in bad.stderr
+
+
+def test_phi_computed_once_gives_the_same_rows_and_is_dropped_after(con) -> None:
+    from cueshift.views import phi_computed_once
+
+    before = (read_delta(con), read_base_phi(con))
+    with phi_computed_once(con):
+        plan = str(con.sql("EXPLAIN SELECT * FROM delta").fetchall())
+        assert "judgment" not in plan  # the views read the temporary table, not the judgments
+        inside = (read_delta(con), read_base_phi(con))
+    assert all(a.equals(b) for a, b in zip(before, inside, strict=True))
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchall()[0][0] == 0
+    assert "judgment" in str(con.sql("EXPLAIN SELECT * FROM delta").fetchall())

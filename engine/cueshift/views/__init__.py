@@ -1,7 +1,14 @@
 """The SQL views of ``sql/views/`` (``phi``, ``base_phi``, ``delta``) read as frames, and the
 first-cut overview of a study database."""
 
-from cueshift.views.frames import BASE_COLUMNS, DELTA_COLUMNS, PLACEBO_FEATURE_KEY, read_base_phi, read_delta
+from cueshift.views.frames import (
+    BASE_COLUMNS,
+    DELTA_COLUMNS,
+    PLACEBO_FEATURE_KEY,
+    phi_computed_once,
+    read_base_phi,
+    read_delta,
+)
 from cueshift.views.overview import Overview, overview, print_overview
 from cueshift.views.phi_choice import GREEDY, PhiChoice, check_scored, parse_phi
 
@@ -18,4 +25,5 @@ __all__ = [
     "read_base_phi",
     "read_delta",
     "PLACEBO_FEATURE_KEY",
+    "phi_computed_once",
 ]

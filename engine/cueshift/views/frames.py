@@ -7,7 +7,8 @@ from the valid-answer counts read here (``n_valid*``; ``cueshift.stats`` face me
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import cast
 
 import duckdb
@@ -98,3 +99,19 @@ def read_base_phi(
         models,
         "model_id, face_id, image_id, scenario_id",
     )
+
+
+@contextmanager
+def phi_computed_once(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Within the block, every read of the ``phi`` view (``delta`` joins it twice, ``base_phi``
+    reads it again, the placebo rows once more) uses one aggregation of the judgments.
+
+    A temporary table named ``phi`` holds the view's rows: DuckDB resolves names in the ``temp``
+    schema before ``main``, so the views built on ``phi`` read the table (same rows, same columns).
+    It is dropped when the block ends, also on error.
+    """
+    con.execute("CREATE OR REPLACE TEMP TABLE phi AS SELECT * FROM main.phi")
+    try:
+        yield
+    finally:
+        con.execute("DROP TABLE IF EXISTS temp.phi")

@@ -38,7 +38,7 @@ from cueshift.stats import (
     significance_share,
     variation_strength,
 )
-from cueshift.views import GREEDY, PhiChoice, check_scored, read_base_phi, read_delta
+from cueshift.views import GREEDY, PhiChoice, check_scored, phi_computed_once, read_base_phi, read_delta
 
 if TYPE_CHECKING:
     from cueshift.designs.stylisticbias.quality import IdentityQuality
@@ -314,6 +314,37 @@ def run_analyses(
         not store.
     """
     check_scored(con, phi, models)
+    with phi_computed_once(con):
+        return _run(
+            con,
+            phi,
+            models,
+            quality,
+            n_resamples,
+            seed,
+            test,
+            ci_method,
+            confidence_level,
+            only,
+            write,
+            progress,
+        )
+
+
+def _run(
+    con: duckdb.DuckDBPyConnection,
+    phi: PhiChoice,
+    models: Sequence[str] | None,
+    quality: IdentityQuality | None,
+    n_resamples: int,
+    seed: int,
+    test: TestMethod,
+    ci_method: CIMethod,
+    confidence_level: float,
+    only: Sequence[str] | None,
+    write: bool,
+    progress: bool,
+) -> dict[str, pl.DataFrame]:
     delta, base = read_delta(con, models, phi=phi), read_base_phi(con, models, phi=phi)
     if delta.height == 0 and base.height == 0:
         raise CueshiftError("no judgments with a valid answer in the study database: nothing to analyse")
