@@ -48,6 +48,7 @@ import polars as pl
 import torch
 import transformers
 from bench_markdown import replace_section
+from bench_rows import judgment_frame, paper_rows
 from PIL import Image
 
 from cueshift import store
@@ -135,68 +136,12 @@ def backend_run(loaded: Any, context: StudyContext, **settings: Any) -> tuple[fl
     return seconds, batch.height, answers.response_text
 
 
-def judgment_frame(n: int) -> pl.DataFrame:
-    """``n`` judgment rows with the columns of schemas.tables.JudgmentSchema."""
-    rng = np.random.default_rng(1)
-    idx = np.arange(n)
-    letters = np.where(rng.random(n) < 0.5, "a", "b")
-    return pl.DataFrame(
-        {
-            "model_id": ["tiny"] * n,
-            "image_id": [f"img{i // 100:06d}" for i in idx],
-            "scenario_id": [STYLISTICBIAS_25[(i // 4) % 25].scenario_id for i in idx],
-            "ordering": pl.Series((idx % 4 + 1).tolist(), dtype=pl.Int32),
-            "seed": pl.Series([0] * n, dtype=pl.Int32),
-            "response_text": [f"({c})" for c in letters],
-            "outcome": np.where(letters == "a", "favorable", "unfavorable").tolist(),
-            "chosen_letter": letters.tolist(),
-            "p_favorable": rng.random(n),
-            "p_neither": rng.random(n) * 0.01,
-            "latency_ms": rng.random(n) * 5,
-            "created_at": pl.Series([dt.datetime(2026, 1, 1)] * n, dtype=pl.Datetime("us")),
-            "run_id": ["bench"] * n,
-        }
-    )
-
-
-PAPER_MODELS = ("gemma-3", "gemma-4", "internvl3", "llava-v1.6", "pixtral", "qwen3")
-
-
 def paper_store(root: Path, faces: int) -> dict[str, Any]:
     """The seed 000 protocol's judgment rows (6 models x the simulated paper images x 25 scenarios
     x 4 orderings x 3 seeds, image ids as the simulated study names them) written through the
     runner's default path (compiled checks, batches sized by time) into a new database, batch by
     batch as a run writes them; seconds spent in ``write_tables`` and in all."""
-    from cueshift.stats.simulate import SimulationSpec, simulate_study
-
-    sim = simulate_study(SimulationSpec(n_faces=faces, models=PAPER_MODELS, seed=2026))
-    images = sim.tables["image"].filter(pl.col("evaluated"))["image_id"]
-    scenarios = pl.Series([s.scenario_id for s in STYLISTICBIAS_25])
-    models = pl.Series(list(PAPER_MODELS))
-    per_model = images.len() * 300
-    total = per_model * len(PAPER_MODELS)
-
-    def rows(lo: int, n: int) -> pl.DataFrame:
-        i = pl.int_range(lo, lo + n, dtype=pl.Int64, eager=True)
-        fav = (i * 2654435761 % 1000) < 500
-        return pl.DataFrame(
-            {
-                "model_id": models.gather(i // per_model),
-                "image_id": images.gather((i // 300) % images.len()),
-                "scenario_id": scenarios.gather((i // 12) % 25),
-                "ordering": ((i // 3) % 4 + 1).cast(pl.Int32),
-                "seed": (i % 3 + 1).cast(pl.Int32),
-                "response_text": pl.Series(["(a)"] * n),
-                "outcome": pl.Series(["favorable"] * n).zip_with(fav, pl.Series(["unfavorable"] * n)),
-                "chosen_letter": pl.Series(["a"] * n, dtype=pl.String),
-                "p_favorable": pl.Series([None] * n, dtype=pl.Float64),
-                "p_neither": pl.Series([None] * n, dtype=pl.Float64),
-                "latency_ms": pl.Series([1.0] * n),
-                "created_at": pl.Series([dt.datetime(2026, 1, 1)] * n, dtype=pl.Datetime("us")),
-                "run_id": pl.Series(["bench"] * n),
-            }
-        )
-
+    rows, total, n_images = paper_rows(faces)
     con = store.open_study(root / "paper.duckdb")
     sizer = BatchSizer(Study.model_fields["batch_size"].default)
     writing, start, t0 = 0.0, 0, time.perf_counter()
@@ -211,7 +156,7 @@ def paper_store(root: Path, faces: int) -> dict[str, Any]:
     wall = time.perf_counter() - t0
     assert con.execute("SELECT count(*) FROM judgment").fetchone() == (total,)
     con.close()
-    return {"rows": total, "images": images.len(), "write_s": writing, "wall_s": wall}
+    return {"rows": total, "images": n_images, "write_s": writing, "wall_s": wall}
 
 
 def _write_all(root: Path, name: str, frame: pl.DataFrame, batches: Any) -> float:

@@ -37,16 +37,15 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import numpy as np
 import polars as pl
 from bench_markdown import replace_section
+from bench_rows import judgment_frame, paper_rows
 
 from cueshift import store
 from cueshift.designs.batching import BatchSizer
 from cueshift.store.keys import check_unique_keys
 from cueshift.store.transaction import transaction
 from cueshift.study.config import Study
-from cueshift.study.scenarios import STYLISTICBIAS_25
 
 START, END = "<!-- bench_ingest:start -->", "<!-- bench_ingest:end -->"
 KEY = "model_id, image_id, scenario_id, ordering, seed"
@@ -55,30 +54,6 @@ PK = f",\n    PRIMARY KEY ({KEY})\n);"
 HASH_KEY = ("UBIGINT", f"hash({KEY})")
 MD5_KEY = ("UHUGEINT", f"md5_number(concat_ws(chr(31), {KEY}))")
 Writer = Callable[[duckdb.DuckDBPyConnection, pl.DataFrame], None]
-
-
-def judgment_frame(n: int) -> pl.DataFrame:
-    """``n`` judgment rows (as in ``bench_backend_hf.py``): 100 rows per image, real scenario ids."""
-    rng = np.random.default_rng(1)
-    idx = np.arange(n)
-    letters = np.where(rng.random(n) < 0.5, "a", "b")
-    return pl.DataFrame(
-        {
-            "model_id": ["tiny"] * n,
-            "image_id": [f"img{i // 100:06d}" for i in idx],
-            "scenario_id": [STYLISTICBIAS_25[(i // 4) % 25].scenario_id for i in idx],
-            "ordering": pl.Series((idx % 4 + 1).tolist(), dtype=pl.Int32),
-            "seed": pl.Series([0] * n, dtype=pl.Int32),
-            "response_text": [f"({c})" for c in letters],
-            "outcome": np.where(letters == "a", "favorable", "unfavorable").tolist(),
-            "chosen_letter": letters.tolist(),
-            "p_favorable": rng.random(n),
-            "p_neither": rng.random(n) * 0.01,
-            "latency_ms": rng.random(n) * 5,
-            "created_at": pl.Series([dt.datetime(2026, 1, 1)] * n, dtype=pl.Datetime("us")),
-            "run_id": ["bench"] * n,
-        }
-    )
 
 
 def new_study(path: Path, variant: str) -> duckdb.DuckDBPyConnection:
@@ -191,43 +166,6 @@ def storage(root: Path, n: int, n_json: int) -> dict[str, Any]:
         (folder / name).write_text(json.dumps(row), encoding="utf-8")
     out["json"] = out["json_rows"] / (time.perf_counter() - t0)
     return out
-
-
-PAPER_MODELS = ("gemma-3", "gemma-4", "internvl3", "llava-v1.6", "pixtral", "qwen3")
-
-
-def paper_rows(faces: int) -> tuple[Callable[[int, int], pl.DataFrame], int, int]:
-    """The seed 000 protocol's judgment rows as a function of (first row, count); total, images."""
-    from cueshift.stats.simulate import SimulationSpec, simulate_study
-
-    sim = simulate_study(SimulationSpec(n_faces=faces, models=PAPER_MODELS, seed=2026))
-    images = sim.tables["image"].filter(pl.col("evaluated"))["image_id"]
-    scenarios = pl.Series([s.scenario_id for s in STYLISTICBIAS_25])
-    models = pl.Series(list(PAPER_MODELS))
-    per_model = images.len() * 300
-
-    def rows(lo: int, n: int) -> pl.DataFrame:
-        i = pl.int_range(lo, lo + n, dtype=pl.Int64, eager=True)
-        fav = (i * 2654435761 % 1000) < 500
-        return pl.DataFrame(
-            {
-                "model_id": models.gather(i // per_model),
-                "image_id": images.gather((i // 300) % images.len()),
-                "scenario_id": scenarios.gather((i // 12) % 25),
-                "ordering": ((i // 3) % 4 + 1).cast(pl.Int32),
-                "seed": (i % 3 + 1).cast(pl.Int32),
-                "response_text": pl.Series(["(a)"] * n),
-                "outcome": pl.Series(["favorable"] * n).zip_with(fav, pl.Series(["unfavorable"] * n)),
-                "chosen_letter": pl.Series(["a"] * n, dtype=pl.String),
-                "p_favorable": pl.Series([None] * n, dtype=pl.Float64),
-                "p_neither": pl.Series([None] * n, dtype=pl.Float64),
-                "latency_ms": pl.Series([1.0] * n),
-                "created_at": pl.Series([dt.datetime(2026, 1, 1)] * n, dtype=pl.Datetime("us")),
-                "run_id": pl.Series(["bench"] * n),
-            }
-        )
-
-    return rows, per_model * len(PAPER_MODELS), images.len()
 
 
 def paper(root: Path, faces: int, variants: list[str], cap_s: float) -> dict[str, Any]:
