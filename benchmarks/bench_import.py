@@ -40,6 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench_markdown import replace_section
 from PIL import Image
 
 from cueshift import store
@@ -241,12 +242,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if args.out:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        if START in current and END in current:
-            current = current[: current.index(START)] + text + current[current.index(END) + len(END) :]
-        else:
-            current = current.rstrip("\n") + "\n\n" + text + "\n"
-        args.out.write_text(current, encoding="utf-8")
+        replace_section(args.out, text + "\n", START, END)
 
 
 if __name__ == "__main__":

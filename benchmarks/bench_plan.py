@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+from bench_markdown import replace_section
 from scipy import stats
 
 from cueshift.designs import load_study
@@ -199,12 +200,7 @@ def main() -> None:
     if args.figure:
         args.figure.write_bytes(curve_figure(result.curve, FACES, 0.8))
     if args.out:
-        current = args.out.read_text(encoding="utf-8")
-        if START in current and END in current:
-            current = current[: current.index(START)] + text + current[current.index(END) + len(END) :]
-        else:
-            current = current.rstrip("\n") + "\n\n" + text + "\n"
-        args.out.write_text(current, encoding="utf-8")
+        replace_section(args.out, text + "\n", START, END)
 
 
 if __name__ == "__main__":
