@@ -4,8 +4,8 @@ result tables, merging, the embedding cache.
 Every write goes through :func:`write_tables`: each frame passes its pandera schema
 (``schemas/``) and all frames of a batch land in one transaction, or none does.
 
-Public surface (modules: ``database``, ``writes``, ``runs``, ``results``, ``merge``,
-``embedding_cache``, ``readonly``, ``export``)::
+Public surface (modules: ``database``, ``writes``, ``runs``, ``results``, ``merge`` with
+``merge_checks`` and ``merge_rows``, ``embedding_cache``, ``readonly``, ``export``)::
 
     from cueshift.store import open_study, query, write_tables, upsert_dimension, insert_missing
     from cueshift.store import RunRecord, start_run, finish_run, replace_results, merge_databases
@@ -21,7 +21,8 @@ from cueshift.store.database import (
     sql_text,
     study_tables,
 )
-from cueshift.store.merge import CACHE_TABLES, merge_databases
+from cueshift.store.merge import merge_databases
+from cueshift.store.merge_rows import CACHE_TABLES
 from cueshift.store.results import replace_results
 from cueshift.store.runs import RunRecord, finish_run, start_run, versions
 from cueshift.store.writes import insert_missing, upsert_dimension, validate, write_tables

@@ -1,0 +1,140 @@
+"""The checks ``cueshift merge`` runs on every database before the output is opened for writing.
+
+Each input (and an existing output) is opened read-only and must be a whole DuckDB file of this
+schema version whose every data table has the output's columns, matched by name, never by
+position; all of them must record one and the same study (:mod:`cueshift.store.identity`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from cueshift.errors import CueshiftError
+from cueshift.store.database import SCHEMA_VERSION, sql_text, study_tables
+from cueshift.store.files import check_existing_database, connect
+from cueshift.store.identity import StudyIdentity, database_identities
+
+Columns = dict[str, tuple[str, bool]]  # column name -> (DuckDB type, nullable)
+
+
+def expected_tables() -> dict[str, Columns]:
+    """The data tables of this cueshift's schema and their columns (from an in-memory database).
+
+    Returns
+    -------
+    dict of str to Columns
+        Each data table's columns, in schema order.
+    """
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute(sql_text("schema.sql"))
+        return {table.name: table_columns(con, "memory", table.name) for table in study_tables(con)}
+    finally:
+        con.close()
+
+
+def check_input(path: Path, expected: dict[str, Columns]) -> set[StudyIdentity]:
+    """Check one database read-only: its schema version and every table's columns by name.
+
+    Parameters
+    ----------
+    path
+        The database file.
+    expected
+        The output's tables and columns (:func:`expected_tables`).
+
+    Returns
+    -------
+    set of StudyIdentity
+        The studies its run records name.
+
+    Raises
+    ------
+    CueshiftError
+        A damaged or foreign file, another schema version, a missing table or other columns.
+    """
+    check_existing_database(path)
+    con = connect(path, read_only=True)
+    try:
+        database = con.execute("SELECT current_database()").fetchall()[0][0]
+        _check_version(con, database, path)
+        for table, columns in expected.items():
+            found = table_columns(con, database, table)
+            if not found:
+                raise CueshiftError(f"{path}: table {table} is missing")
+            problem = _column_difference(found, columns)
+            if problem:
+                raise CueshiftError(f"{path}: table {table}: {problem}")
+        return database_identities(con)
+    except duckdb.Error as exc:
+        raise CueshiftError(f"{path}: unreadable database: {str(exc).splitlines()[0]}") from None
+    finally:
+        con.close()
+
+
+def check_one_study(identities: dict[Path, set[StudyIdentity]]) -> None:
+    """Every database with run records must record one and the same study.
+
+    Raises
+    ------
+    CueshiftError
+        A database holding runs of two studies, or two databases of different studies.
+    """
+    first: tuple[Path, StudyIdentity] | None = None
+    for path, found in identities.items():
+        if len(found) > 1:
+            listed = ", ".join(str(i) for i in sorted(found))
+            raise CueshiftError(f"{path}: holds runs of more than one study ({listed}); merge refused")
+        for identity in found:
+            if first is None:
+                first = (path, identity)
+            elif identity != first[1]:
+                raise CueshiftError(
+                    f"{path}: {identity}, but {first[0]} holds {first[1]}: only databases of one study merge"
+                )
+
+
+def table_columns(con: duckdb.DuckDBPyConnection, database: str, table: str) -> Columns:
+    """The columns of ``database.main.table`` in order (empty when the table is missing)."""
+    rows = con.execute(
+        "SELECT column_name, data_type, is_nullable FROM duckdb_columns() "
+        "WHERE database_name = ? AND schema_name = 'main' AND table_name = ? ORDER BY column_index",
+        [database, table],
+    ).fetchall()
+    return {str(name): (str(kind), bool(nullable)) for name, kind, nullable in rows}
+
+
+def _check_version(con: duckdb.DuckDBPyConnection, database: str, path: Path) -> None:
+    has_meta = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND table_name = 'cueshift_meta'",
+        [database],
+    ).fetchall()[0][0]
+    stored = None
+    if has_meta:
+        rows = con.execute("SELECT value FROM cueshift_meta WHERE key = 'schema_version'").fetchall()
+        stored = rows[0][0] if rows else None
+    if stored != SCHEMA_VERSION:
+        found = f"schema version {stored}" if stored else "no cueshift schema version"
+        raise CueshiftError(
+            f"{path}: the database has {found}; merging needs schema version {SCHEMA_VERSION}"
+        )
+
+
+def _column_difference(found: Columns, wanted: Columns) -> str:
+    """What keeps ``found`` from merging by name into ``wanted`` ('' when nothing does).
+
+    A nullable column the input lacks (added to the schema after the input was written) merges as
+    NULL; a required one, an unknown one or another type is refused.
+    """
+    missing = [c for c, (_, nullable) in wanted.items() if c not in found and not nullable]
+    extra = [c for c in found if c not in wanted]
+    retyped = [
+        f"{c} is {found[c][0]}, not {wanted[c][0]}"
+        for c in wanted
+        if c in found and found[c][0] != wanted[c][0]
+    ]
+    parts = [f"lacks column(s) {', '.join(missing)}"] if missing else []
+    parts += [f"has unknown column(s) {', '.join(extra)}"] if extra else []
+    return "; ".join(parts + retyped)
