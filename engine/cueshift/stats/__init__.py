@@ -74,6 +74,7 @@ from cueshift.stats._missing_ordering import missing_by_ordering, missing_lean
 from cueshift.stats._mixed import mixed_model, mixed_model_cells
 from cueshift.stats._multiplicity import Correction, bh_adjust, bh_by_family
 from cueshift.stats._noise import ALL_PLACEBOS, attributes_vs_floor, cell_abs_sbs, noise_floor
+from cueshift.stats._one_sample import TestMethod, one_sample_test
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
 from cueshift.stats._proportions import (
     PseudoCount,
@@ -102,7 +103,8 @@ from cueshift.stats._reliability import (
 )
 from cueshift.stats._resample import BootstrapResult, CIMethod, cluster_bootstrap, face_multiplicities
 from cueshift.stats._reversals import scenario_reversals
-from cueshift.stats._sbs import LEVELS, TestMethod, one_sample_test, sbs_levels
+from cueshift.stats._sbs import sbs_levels
+from cueshift.stats._sbs_levels import LEVELS
 from cueshift.stats._signed_rank import (
     SignedRankResult,
     ZeroMethod,

@@ -20,9 +20,9 @@ from cueshift.stats._constants import (
 from cueshift.stats._faces import coarsen, face_labels, face_matrix, face_sums, study_faces
 from cueshift.stats._group_reversals import reversal_flags
 from cueshift.stats._multiplicity import bh_by_family
+from cueshift.stats._one_sample import TestMethod, one_sample_test
 from cueshift.stats._permutation import sign_flip_test
 from cueshift.stats._resample import CIMethod, cluster_bootstrap
-from cueshift.stats._sbs import TestMethod, one_sample_test
 from cueshift.stats._signed_rank import ZeroMethod, signed_rank_columns
 
 MEAN_OF_GROUPS = "(mean of groups)"

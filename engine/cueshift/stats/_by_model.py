@@ -22,8 +22,8 @@ from cueshift.stats._attributes import (
 )
 from cueshift.stats._checked import returns
 from cueshift.stats._constants import ALPHA, DIMENSIONS, TABLE3_CATEGORY_MAP
+from cueshift.stats._one_sample import TestMethod
 from cueshift.stats._resample import CIMethod
-from cueshift.stats._sbs import TestMethod
 
 #: Joins the model id to an attribute key while the models share one call (ASCII unit separator).
 MODEL_FOLD: Final = "\x1f"

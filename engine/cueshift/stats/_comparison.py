@@ -20,8 +20,8 @@ from cueshift.stats._clustered import F64, clustered_standard_error, design_effe
 from cueshift.stats._faces import FaceMatrix
 from cueshift.stats._model_cells import FINE_KEYS, ModelCells, model_cells
 from cueshift.stats._multiplicity import bh_by_family
+from cueshift.stats._one_sample import TestMethod, one_sample_test
 from cueshift.stats._resample import CIMethod, cluster_bootstrap, face_multiplicities
-from cueshift.stats._sbs import TestMethod, one_sample_test
 
 #: Levels of the model comparison and their grouping columns (as :data:`cueshift.stats.LEVELS`).
 COMPARISON_LEVELS: Mapping[str, tuple[str, ...]] = {

@@ -15,8 +15,8 @@ from cueshift.stats._correlation import pearson_slope
 from cueshift.stats._exact_means import ratio_means
 from cueshift.stats._faces import group_means
 from cueshift.stats._model_cells import ModelCells, model_cells
+from cueshift.stats._one_sample import TestMethod
 from cueshift.stats._reversals import reversals_of
-from cueshift.stats._sbs import TestMethod
 
 RANKING_SCHEMA = {
     "model_id": pl.String,

@@ -13,9 +13,9 @@ from cueshift.stats._contrast import group_difference_interval
 from cueshift.stats._faces import face_matrix, study_faces
 from cueshift.stats._group_rank import mann_whitney_columns
 from cueshift.stats._multiplicity import bh_by_family
+from cueshift.stats._one_sample import TestMethod
 from cueshift.stats._permutation import label_permutation_test
 from cueshift.stats._resample import CIMethod
-from cueshift.stats._sbs import TestMethod
 
 
 @returns("table4")

@@ -49,8 +49,8 @@ from cueshift.stats._checked import returns
 from cueshift.stats._clustered_share import clustered_wilson
 from cueshift.stats._constants import DIMENSIONS, POOLED
 from cueshift.stats._multiplicity import bh_by_family
+from cueshift.stats._one_sample import TestMethod, one_sample_test
 from cueshift.stats._resample import F64, CIMethod, cluster_bootstrap
-from cueshift.stats._sbs import TestMethod, one_sample_test
 
 #: The rates, by the count of the ``invalid_answers`` view they count.
 RATES: dict[str, str] = {"invalid": "n_invalid", "refusal": "n_refusal"}

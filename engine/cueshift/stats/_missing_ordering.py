@@ -18,8 +18,8 @@ from cueshift.stats._checked import returns
 from cueshift.stats._constants import POOLED
 from cueshift.stats._missing import cell_counts, dense, face_interval
 from cueshift.stats._multiplicity import bh_by_family
+from cueshift.stats._one_sample import TestMethod, one_sample_test
 from cueshift.stats._resample import CIMethod
-from cueshift.stats._sbs import TestMethod, one_sample_test
 from cueshift.study.scenarios import ORDERING_BY_ID
 
 #: What an invalid answer would have named: one letter, both options, or neither.

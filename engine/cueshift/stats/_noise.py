@@ -53,8 +53,8 @@ from cueshift.stats._checked import returns
 from cueshift.stats._constants import POOLED
 from cueshift.stats._multiplicity import bh_by_family
 from cueshift.stats._noise_grid import F64, axes_of, cell_abs, cell_abs_sbs, grid_of, ratio, split_key, valid
+from cueshift.stats._one_sample import TestMethod, one_sample_test
 from cueshift.stats._resample import CIMethod, cluster_bootstrap
-from cueshift.stats._sbs import TestMethod, one_sample_test
 
 __all__ = ["ALL_PLACEBOS", "TIE_DECIMALS", "attributes_vs_floor", "cell_abs_sbs", "noise_floor"]
 

@@ -13,7 +13,7 @@ from cueshift.stats._comparison import paired_cells
 from cueshift.stats._constants import ALPHA
 from cueshift.stats._model_cells import ModelCells, model_cells
 from cueshift.stats._multiplicity import bh_by_family
-from cueshift.stats._sbs import TestMethod, one_sample_test
+from cueshift.stats._one_sample import TestMethod, one_sample_test
 
 #: Columns of :func:`scenario_reversals` and their types.
 REVERSAL_SCHEMA: Final = {

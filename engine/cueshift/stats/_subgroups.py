@@ -23,8 +23,8 @@ from cueshift.stats._checked import returns
 from cueshift.stats._constants import ALPHA, DIMENSIONS
 from cueshift.stats._metrics import variation_strength
 from cueshift.stats._multiplicity import bh_by_family
+from cueshift.stats._one_sample import TestMethod
 from cueshift.stats._resample import CIMethod
-from cueshift.stats._sbs import TestMethod
 
 Pair = tuple[str, str]
 
