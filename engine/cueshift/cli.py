@@ -339,6 +339,21 @@ def merge(
     console.print(", ".join(f"{table}: +{n:,}" for table, n in added.items()) + f" -> {output}", markup=False)
 
 
+@app.command()
+@_guard
+def upgrade(study: StudyOption = "default", db: DbOption = None) -> None:
+    """Upgrade a study database of an older schema version (2 or 3) to the current one.
+
+    Every row is kept (checked row for row); result tables are dropped (run `cueshift analyze`
+    again). The old file is kept as <name>.schema-v<N>.duckdb; a kill leaves it whole.
+    """
+    from cueshift.designs import load_study
+    from cueshift.store.upgrade import upgrade_database
+
+    done = upgrade_database(db or load_study(study).database_path)
+    console.print(done.summary(), markup=False, highlight=False, soft_wrap=True)
+
+
 @app.command("show-study")
 @_guard
 def show_study(study: StudyOption = "default") -> None:

@@ -3,6 +3,7 @@ queries, and what its catalog says about the tables (:func:`study_tables`)."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -24,6 +25,8 @@ from cueshift.store.snapshot import readable, tell_reader
 
 #: Version of ``sql/schema.sql``; bump it with any change to a table, and say how to migrate.
 SCHEMA_VERSION = "4"  # 3: judgment.invalid_reason; 4: judgment without a primary-key index
+#: Older versions ``cueshift upgrade`` brings to :data:`SCHEMA_VERSION` (``store/upgrade.py``).
+UPGRADABLE_VERSIONS: tuple[str, ...] = ("2", "3")
 
 #: Views in dependency order; each lives in ``sql/views/<name>.sql``.
 VIEWS: tuple[str, ...] = (
@@ -96,10 +99,17 @@ def _check_schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         stored = row[0] if row else None
     if stored != SCHEMA_VERSION:
         found = f"schema version {stored}" if stored else "no cueshift schema version"
-        raise CueshiftError(
-            f"{path}: the database has {found}; this cueshift writes schema version {SCHEMA_VERSION}. "
-            "Use a new database file (or re-run the study into one)"
-        )
+        if stored in UPGRADABLE_VERSIONS:
+            advice = (
+                f"run `cueshift upgrade --db {shlex.quote(str(path))}` to upgrade it (every judgment kept)"
+            )
+        else:
+            advice = (
+                "use a new database file (or re-run the study into one); `cueshift upgrade` handles versions "
+            )
+            advice += ", ".join(UPGRADABLE_VERSIONS)
+        writes = f"this cueshift writes schema version {SCHEMA_VERSION}"
+        raise CueshiftError(f"{path}: the database has {found}; {writes}: {advice}")
 
 
 def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> pl.DataFrame:
