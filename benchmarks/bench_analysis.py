@@ -58,7 +58,8 @@ from cueshift.stats import (
     face_matrix,
     signed_rank_columns,
 )
-from cueshift.stats.simulate import SimulationSpec, simulate_study, write_study
+from cueshift.stats.simulate import SimulationSpec, simulate_study
+from cueshift.stats.simulate_outputs import write_study
 from cueshift.views import read_base_phi, read_delta
 
 MODELS = ("gemma-3", "gemma-4", "internvl3", "llava-v1.6", "pixtral", "qwen3")

@@ -46,7 +46,8 @@ START, END = "<!-- bench_view:start -->", "<!-- bench_view:end -->"
 def build(db: Path, faces: int) -> None:
     """Simulate the paper-scale study into ``db`` and analyse it (as ``bench_analysis.py`` does)."""
     from cueshift.designs.stylisticbias.analyses import run_analyses
-    from cueshift.stats.simulate import SimulationSpec, simulate_study, write_study
+    from cueshift.stats.simulate import SimulationSpec, simulate_study
+    from cueshift.stats.simulate_outputs import write_study
 
     study = simulate_study(SimulationSpec(n_faces=faces, models=MODELS, seed=2026))
     con = store.open_study(db)

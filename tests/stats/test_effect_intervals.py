@@ -13,7 +13,8 @@ from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_
 from cueshift.stats._model_terms import cell_blocks, term_values
 from cueshift.stats._reml import reml_fit
 from cueshift.stats._resample import face_multiplicities
-from cueshift.stats.simulate import SimulationSpec, delta_frame, simulate_study
+from cueshift.stats.simulate import SimulationSpec, simulate_study
+from cueshift.stats.simulate_outputs import delta_frame
 
 
 def test_bias_shifted_interval_by_hand() -> None:

@@ -31,7 +31,8 @@ from cueshift.stats import (
     sbs_levels,
     variation_strength,
 )
-from cueshift.stats.simulate import SimulationSpec, delta_frame, simulate_study
+from cueshift.stats.simulate import SimulationSpec, simulate_study
+from cueshift.stats.simulate_outputs import delta_frame
 from cueshift.study.scenarios import ORDERING_BY_ID
 from tests.stats.frames import base_rows, delta_rows
 

@@ -14,7 +14,8 @@ import pytest
 from scipy import stats
 
 from cueshift.stats import sbs_levels
-from cueshift.stats.simulate import SimulationSpec, delta_frame, simulate_study
+from cueshift.stats.simulate import SimulationSpec, simulate_study
+from cueshift.stats.simulate_outputs import delta_frame
 
 #: Face-only values that every face has (no gender restriction).
 VALUES = ("Acne", "Freckles", "Moles", "Black", "Blonde", "Brown", "Gray", "Bald", "Long", "Short")

@@ -28,7 +28,8 @@ from cueshift.stats import (
     min_signed_rank_faces,
     variation_table_by_model,
 )
-from cueshift.stats.simulate import SimulationSpec, delta_frame, simulate_study
+from cueshift.stats.simulate import SimulationSpec, simulate_study
+from cueshift.stats.simulate_outputs import delta_frame
 
 BOOT = {"n_resamples": 300, "seed": 1}
 SCENARIOS = ("independent", "obedient", "peaceful")
