@@ -8,7 +8,7 @@ import polars as pl
 from starlette.requests import Request
 
 from cueshift.report import Col, Pivot, stub
-from cueshift.view import charts, designs, drill, tables
+from cueshift.view import charts, designs, drill, quality, tables
 from cueshift.view import faces as face_data
 from cueshift.view.errors import BadRequest, NotFound
 from cueshift.view.filters import Filters
@@ -42,6 +42,7 @@ def face(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, A
         person = face_data.identity(con, identity_id)
         images = face_data.images(con, identity_id)
         grid = face_data.phi_grid(con, identity_id, f)
+        identity_rows = quality.of_face(con, identity_id, viewer.source.min_identity)
     finally:
         con.close()
     means = face_data.image_means(grid)
@@ -88,6 +89,7 @@ def face(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, A
             **r,
             "label": labels[r["image_id"]],
             "means": means.filter(pl.col("image_id") == r["image_id"]).sort("model_id").to_dicts(),
+            "identity": identity_rows.get(r["image_id"], []),
         }
         for r in images.iter_rows(named=True)
     ]
@@ -106,6 +108,7 @@ def judgments(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         scenario = viewer.catalog.scenario(scenario_id)
         prompts = drill.prompts(con, viewer.catalog, scenario_id)
         judged = drill.judgments(con, image_id, scenario_id, f.model)
+        identity_rows = quality.of_image(con, image_id, viewer.source.min_identity)
     finally:
         con.close()
     rows = [{**r, "prompt": prompts.get(int(r["ordering"]), "")} for r in judged.iter_rows(named=True)]
@@ -115,6 +118,7 @@ def judgments(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         "scenarios": viewer.catalog.scenarios_in(f.category) or list(viewer.catalog.scenarios.values()),
         "rows": rows,
         "summary": drill.cell_summary(judged).to_dicts(),
+        "identity": identity_rows,
     }
 
 

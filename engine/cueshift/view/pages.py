@@ -13,7 +13,7 @@ from starlette.requests import Request
 
 from cueshift import store
 from cueshift.report import Col, Pivot, fmt_percent, fmt_text, stub
-from cueshift.view import charts, summaries, tables
+from cueshift.view import charts, quality, summaries, tables
 from cueshift.view.errors import NotFound
 from cueshift.view.filters import Filters
 
@@ -87,6 +87,7 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
         counts = _model_counts(con, f)
         ranking = summaries.ranking(con, f, viewer.source.has("result_sbs"))
         floor = summaries.noise_floor(con, f)
+        identity = quality.summary(con)
         noise = [t for t in sorted(viewer.source.tables) if t.startswith("result_") and "noise" in t]
         noise_html = [
             tables.render(
@@ -149,6 +150,7 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
         if floor.height
         else None,
         "stored": stored,
+        "identity": identity,
     }
     return "overview.html", context
 

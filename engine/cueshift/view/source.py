@@ -24,6 +24,7 @@ from cueshift import store
 from cueshift.errors import CueshiftError
 from cueshift.store.readonly import LOCKED_CONFIG
 from cueshift.store.snapshot import readable, tell_reader
+from cueshift.view import quality
 
 #: Dimension tables copied into memory (small: at paper scale 16 k images).
 DIMENSIONS: tuple[str, ...] = ("identity", "image", "scenario", "model", "prompt_variant", "stimulus")
@@ -47,6 +48,8 @@ class Source:
         Tables and views of the study file (e.g. which ``result_*`` tables exist).
     build_seconds
         Time spent aggregating at start.
+    min_identity
+        The ``--min-identity`` of the latest ``cueshift analyze``, if any (:mod:`cueshift.view.quality`).
     """
 
     path: Path
@@ -56,6 +59,7 @@ class Source:
     tables: frozenset[str]
     build_seconds: float
     con: duckdb.DuckDBPyConnection = field(repr=False)
+    min_identity: float | None = None
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A connection of its own for one request (DuckDB cursors are safe across threads)."""
@@ -152,6 +156,8 @@ def open_source(path: str | Path) -> Source:
             for r in con.execute("SELECT config FROM study.main.run ORDER BY started_at DESC").fetchall()
         )
         _materialise(con)
+        min_identity = quality.applied_min_identity(con, tables)
+        quality.materialise(con, tables, min_identity)
         _lock(con)
     except BaseException:
         con.close()
@@ -165,4 +171,5 @@ def open_source(path: str | Path) -> Source:
         tables=tables,
         build_seconds=time.perf_counter() - started,
         con=con,
+        min_identity=min_identity,
     )
