@@ -100,3 +100,19 @@ def test_a_failure_while_copying_leaves_the_old_database(tmp_path, monkeypatch) 
         upgrade_database(path)
     assert path.read_bytes() == data
     assert [p.name for p in tmp_path.iterdir()] == ["study.duckdb"]
+
+
+def test_a_symlinked_database_is_upgraded_where_the_link_points(tmp_path) -> None:
+    target = tmp_path / "data" / "study.duckdb"
+    target.parent.mkdir()
+    build_old_study(target, 3)
+    before = judgment_rows(target)
+    link = tmp_path / "study.duckdb"
+    link.symlink_to(target)
+
+    assert run("upgrade", "--db", str(link)).exit_code == 0
+
+    assert link.is_symlink() and link.resolve() == target
+    assert judgment_rows(link) == before
+    assert (tmp_path / "data" / "study.schema-v3.duckdb").exists()
+    store.open_study(link).close()

@@ -93,6 +93,7 @@ def upgrade_database(path: str | Path) -> Upgrade:
     path = Path(path)
     if not path.exists():
         raise CueshiftError(f"{path}: no such study database")
+    path = path.resolve() if path.is_symlink() else path  # the file it names is upgraded
     check_existing_database(path)
     version = stored_version(path)
     if version == SCHEMA_VERSION:
