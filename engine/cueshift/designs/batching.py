@@ -18,6 +18,15 @@ batch has :data:`START_ROWS` rows (or the study's ``batch_size``, the largest ba
 is smaller), so a slow backend learns its rate from one small batch and a fast one grows by
 :math:`g` per batch. A kill loses at most the batch in flight: about :math:`T` seconds once
 the rate is known.
+
+A size of at least one DuckDB row group (:data:`~cueshift.store.writes.ROW_GROUP_ROWS`) is
+rounded down to whole row groups (``align``): DuckDB writes an insert of whole row groups
+compressed straight into the file, while a partial one is rewritten at the next checkpoint,
+merged with its neighbour (the study default ``batch_size`` 250,000 becomes 245,760 rows: at
+paper scale the final checkpoint takes 0.05 s instead of 1.7 s and the file is 22 instead of
+31 MB, ``benchmarks/bench_ingest.py``). Rounding down never lengthens a batch beyond
+:math:`T` or the largest batch; smaller batches are left as they are (DuckDB logs them to its
+write-ahead log whatever their size).
 """
 
 from __future__ import annotations
@@ -26,6 +35,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import polars as pl
+
+from cueshift.store.writes import ROW_GROUP_ROWS
 
 #: seconds one batch (ask + parse + write) should take: what a kill loses at most, about
 TARGET_SECONDS = 2.0
@@ -51,6 +62,8 @@ class BatchSizer:
         Largest factor between two consecutive sizes (:math:`g`).
     memory
         Weight of the previous batches in the rate (:math:`w`; 0 = the last batch only).
+    align
+        Sizes of at least this many rows are rounded down to a multiple of it (1 = none).
     """
 
     max_rows: int
@@ -59,6 +72,7 @@ class BatchSizer:
     min_rows: int = 1
     step: float = 4.0
     memory: float = 0.5
+    align: int = ROW_GROUP_ROWS
     size: int = field(init=False)
     _rows: float = field(default=0.0, init=False, repr=False)
     _seconds: float = field(default=0.0, init=False, repr=False)
@@ -67,9 +81,9 @@ class BatchSizer:
         initial = min(START_ROWS, self.max_rows) if self.initial is None else self.initial
         if initial < 1 or self.min_rows < 1 or self.max_rows < self.min_rows or initial > self.max_rows:
             raise ValueError("batch sizes must be positive, min_rows <= max_rows and initial <= max_rows")
-        if self.target_seconds <= 0 or self.step <= 1 or not 0 <= self.memory < 1:
-            raise ValueError("target_seconds > 0, step > 1 and 0 <= memory < 1 are needed")
-        self.size = initial
+        if self.target_seconds <= 0 or self.step <= 1 or not 0 <= self.memory < 1 or self.align < 1:
+            raise ValueError("target_seconds > 0, step > 1, 0 <= memory < 1 and align >= 1 are needed")
+        self.size = self._aligned(initial)
 
     @property
     def rate(self) -> float | None:
@@ -86,8 +100,12 @@ class BatchSizer:
         assert rate is not None
         wanted = rate * self.target_seconds
         low, high = self.size / self.step, self.size * self.step
-        self.size = int(min(max(wanted, low, self.min_rows), high, self.max_rows))
-        self.size = max(self.size, self.min_rows)
+        size = int(min(max(wanted, low, self.min_rows), high, self.max_rows))
+        self.size = max(self._aligned(size), self.min_rows)
+
+    def _aligned(self, size: int) -> int:
+        """``size`` rounded down to whole row groups when it holds at least one."""
+        return size - size % self.align if size >= self.align else size
 
     def batches(self, plan: pl.DataFrame, budget: int) -> Iterator[pl.DataFrame]:
         """Consecutive slices of ``plan`` of the current :attr:`size`, until ``budget`` rows in all.

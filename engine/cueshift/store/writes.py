@@ -15,6 +15,10 @@ from cueshift.store.compiled import compiled
 from cueshift.store.database import query
 from cueshift.store.transaction import rollback
 
+#: rows of a DuckDB row group (its default, 120 vectors of 2,048): an insert of at least this
+#: many rows is compressed straight into the file, a smaller one goes through the write-ahead log
+ROW_GROUP_ROWS = 122_880
+
 
 def validate(table: str, frame: pl.DataFrame) -> pl.DataFrame:
     """Check ``frame`` against the pandera schema of ``table``; raise :class:`SchemaViolation`.
