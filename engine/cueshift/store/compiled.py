@@ -3,11 +3,13 @@
 ``schema.validate`` costs about 20 ms per call whatever the frame's size (it collects each
 check on its own and builds failure reports), which at the runner's batch rate is more than
 the INSERT and the COMMIT together. :class:`CompiledSchema` reads the same pandera schema
-(the schema of record) once and checks a frame with one lazy query: the column set and
-dtypes (pandera's own dtype objects, from the frame's schema alone), nulls (NaN counts as
-null in a float column, as in pandera), uniqueness, and every column and dataframe check
-through pandera's polars check backend (the same check functions, arguments and
-``ignore_na`` rule), each reduced to one boolean, all collected together.
+(the schema of record) once and checks a frame with one ``select``: the column set and dtypes
+(pandera's own dtype objects, from the frame's schema alone), nulls (NaN counts as null in a
+float column, as in pandera), uniqueness, and every column and dataframe check, each reduced
+to one boolean. A check's expression is taken from pandera's own check function (the same
+function, arguments and ``ignore_na`` rule) once per frame schema, by handing it a stand-in
+that records what it selects; a check that does more than one ``select`` (collects, joins)
+runs through pandera's polars check backend on each frame instead.
 
 A frame that passes passes pandera too. A frame that fails any of them, and any schema using
 a feature this does not reproduce (coercion, parsers, regex column names, added or filtered
@@ -17,7 +19,7 @@ columns, dropped invalid rows, frame-level ``unique``, element-wise checks), goe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -57,6 +59,7 @@ class CompiledSchema:
     columns: tuple[_Column, ...]
     checks: tuple[Any, ...]
     strict: bool
+    _plans: dict[tuple[Any, ...], Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @classmethod
     def of(cls, schema: pa.DataFrameSchema) -> CompiledSchema | None:
@@ -98,31 +101,50 @@ class CompiledSchema:
         lazy = frame.lazy()
         if not self._shape_ok(frame, lazy):
             return False
-        present = [c for c in self.columns if c.name in frame.schema]
-        core: list[pl.Expr] = []
+        key = tuple(frame.schema.items())
+        plan = self._plans.get(key)
+        if plan is None:
+            if len(self._plans) > 64:  # frame schemas of one table are few; bound it anyway
+                self._plans.clear()
+            plan = self._plans[key] = self._plan(frame.schema)
+        exprs, by_backend = plan
+        if exprs and not all(value is True for value in frame.select(exprs).row(0)):
+            return False
+        for name, check in by_backend:
+            out = PolarsCheckBackend(check).apply(PolarsData(lazy, name))
+            if isinstance(out, bool):
+                passed = out
+            else:
+                row = out.select(pl.col("check_output").fill_null(bool(check.ignore_na)).all()).collect()
+                passed = row.item() is True
+            if not passed:
+                return False
+        return True
+
+    def _plan(self, schema: pl.Schema) -> tuple[list[pl.Expr], list[tuple[str, Any]]]:
+        """One boolean expression per part of the schema, for frames of ``schema``; and the
+        checks whose expression could not be recorded (run through pandera's backend)."""
+        present = [c for c in self.columns if c.name in schema]
+        exprs: list[pl.Expr] = []
         for i, col in enumerate(present):
             if not col.nullable:
                 expr = pl.col(col.name).is_not_null()
-                if frame.schema[col.name].is_float():
+                if schema[col.name].is_float():
                     expr = expr & pl.col(col.name).is_not_nan()
-                core.append(expr.all().alias(f"null_{i}"))
+                exprs.append(expr.all().alias(f"null_{i}"))
             if col.unique:
-                core.append(pl.col(col.name).is_duplicated().not_().all().alias(f"unique_{i}"))
-        parts = [lazy.select(core)] if core else []
+                exprs.append(pl.col(col.name).is_duplicated().not_().all().alias(f"unique_{i}"))
+        by_backend = []
         targets = [(col.name, check) for col in present for check in col.checks]
         targets += [("*", check) for check in self.checks]
-        for j, (key, check) in enumerate(targets):
-            out = PolarsCheckBackend(check).apply(PolarsData(lazy, key))
-            if isinstance(out, bool):
-                if not out:
-                    return False
+        for j, (name, check) in enumerate(targets):
+            recorded = _recorded(check, name, schema)
+            if recorded is None:
+                by_backend.append((name, check))
                 continue
-            passed = pl.col("check_output").fill_null(bool(check.ignore_na)).all()
-            parts.append(out.select(passed.alias(f"check_{j}")))
-        if not parts:
-            return True
-        row = pl.concat(parts, how="horizontal").collect().row(0)
-        return all(value is True for value in row)
+            passed = recorded.fill_null(bool(check.ignore_na)).all()
+            exprs.append(passed.alias(f"check_{j}"))
+        return exprs, by_backend
 
     def _shape_ok(self, frame: pl.DataFrame, lazy: pl.LazyFrame) -> bool:
         """Column names and dtypes (pandera's dtype objects on the frame's schema)."""
@@ -138,6 +160,38 @@ class CompiledSchema:
             if col.dtype is not None and not col.dtype.check(frame.schema[col.name], data):
                 return False
         return True
+
+
+class _Recorder:
+    """Stands in for the LazyFrame a check function is given: records the one ``select`` it makes."""
+
+    def __init__(self, schema: pl.Schema) -> None:
+        self._schema = schema
+        self.selected: list[pl.Expr] | None = None
+
+    def collect_schema(self) -> pl.Schema:
+        return self._schema
+
+    def select(self, *exprs: pl.Expr | str) -> _Recorder:
+        if self.selected is not None or not exprs:
+            raise TypeError("not one select")
+        self.selected = [pl.col(e) if isinstance(e, str) else e for e in exprs]
+        if not all(isinstance(e, pl.Expr) for e in self.selected):
+            raise TypeError("not expressions")
+        return self
+
+
+def _recorded(check: Any, key: str, schema: pl.Schema) -> pl.Expr | None:
+    """The boolean column ``check`` computes on frames of ``schema``, or None when it does more
+    than select expressions; several selected columns are and-ed, as pandera's backend does."""
+    recorder = _Recorder(schema)
+    try:
+        out = check._check_fn(PolarsData(recorder, key), **check._check_kwargs)  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - anything but one select: the backend runs it
+        return None
+    if out is not recorder or not recorder.selected:
+        return None
+    return pl.all_horizontal(recorder.selected) if len(recorder.selected) > 1 else recorder.selected[0]
 
 
 @cache
