@@ -53,7 +53,14 @@ def _terminated() -> bool:
     return interrupts is not None and bool(interrupts.terminated())
 
 
-def _interrupted(exc: BaseException | None = None) -> NoReturn:
+#: What an interrupted command keeps, by command (default: infer's committed batches).
+_KEPT = {
+    "analyze": "result tables are replaced in one transaction, so none is half-written; "
+    "run the same command to analyze again",
+}
+
+
+def _interrupted(exc: BaseException | None = None, command: str = "") -> NoReturn:
     """One line on what is kept and how to resume; exit 143 after SIGTERM, 130 after Ctrl-C."""
     from cueshift.designs.interrupts import RunInterrupted
 
@@ -63,9 +70,18 @@ def _interrupted(exc: BaseException | None = None) -> NoReturn:
         again = shlex.join(["cueshift", *sys.argv[1:]])
         line = f"{how}: {exc.stored_line()}, an unfinished batch rolled back; resume with: {again}"
     else:
-        line = f"{how}: every committed batch is kept; run the same command to resume"
+        kept = _KEPT.get(command, "every committed batch is kept; run the same command to resume")
+        line = f"{how}: {kept}"
     err_console.print(line, markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(143 if terminated else 130)
+
+
+def _after_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` came of an interrupt (see :func:`cueshift.designs.interrupts.is_interrupt`):
+    ``analyze`` interrupts the running statement, whose error may reach here first."""
+    from cueshift.designs.interrupts import is_interrupt
+
+    return is_interrupt(exc)
 
 
 def _cause(exc: BaseException) -> BaseException:
@@ -79,33 +95,37 @@ def _guard(func: Callable[P, R]) -> Callable[P, R]:
     """Turn user errors, I/O errors (a full disk, an unwritable folder) and Ctrl-C into one line:
     exit code 2 (130 when interrupted), no traceback."""
 
+    command = func.__name__.removesuffix("_command")
+
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
         except CueshiftError as exc:
+            if _after_interrupt(exc):  # a statement interrupted by the signal, reported as such
+                _interrupted(exc, command)
             _fail(str(exc))
         except duckdb.Error as exc:
             cause = _cause(exc)
-            if isinstance(cause, KeyboardInterrupt) or str(cause) == "Query interrupted" or _terminated():
-                _interrupted(exc)
+            if _after_interrupt(exc):  # DuckDB's "Query interrupted" and InterruptException included
+                _interrupted(exc, command)
             lines = str(cause).strip().splitlines()
             _fail(f"database: {lines[0] if lines else type(cause).__name__}")
         except OSError as exc:  # ENOSPC, EROFS, EACCES, ENOTDIR ... raised outside the store's checks
-            where = exc.filename if exc.filename else f"cueshift {func.__name__.removesuffix('_command')}"
+            where = exc.filename if exc.filename else f"cueshift {command}"
             _fail(f"{where}: {exc.strerror or exc}")
         except KeyboardInterrupt as exc:
-            _interrupted(exc)
+            _interrupted(exc, command)
         except RuntimeError as exc:
             if isinstance(exc, typer.Exit):
                 raise
             if str(exc) != "Query interrupted" and not _terminated():  # DuckDB's word for Ctrl-C
                 raise
-            _interrupted(exc)
+            _interrupted(exc, command)
         except BaseException as exc:  # once SIGTERM came, whatever a library made of the interrupt
             if isinstance(exc, (SystemExit, typer.Exit)) or not _terminated():
                 raise
-            _interrupted(exc)
+            _interrupted(exc, command)
 
     return wrapper
 
@@ -224,10 +244,14 @@ def analyze(
     """Run every analysis of the study's design into result_* tables, print its summary.
 
     An option the design cannot honour is refused (one line naming it), never ignored.
+    Ctrl-C (exit 130) or SIGTERM (exit 143) stops it at once, a running database statement
+    included; nothing is half-written (the result tables are replaced in one transaction).
     """
     from cueshift import store
     from cueshift.designs import AnalysisRequest, analyze_design, design_of, load_study
+    from cueshift.designs.interrupts import interrupting_queries, stop_on_sigterm
 
+    stop_on_sigterm()
     if resamples is not None and resamples < 100:
         raise CueshiftError(f"--resamples {resamples}: use at least 100")
     spec = load_study(study)
@@ -241,7 +265,8 @@ def analyze(
         raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
     con = store.open_study(_analysis_target(path))
     try:
-        analyze_design(con, spec, console, request=request, progress=progress and sys.stderr.isatty())
+        with interrupting_queries(con):
+            analyze_design(con, spec, console, request=request, progress=progress and sys.stderr.isatty())
     finally:
         con.close()
 
@@ -259,8 +284,12 @@ def _analysis_target(path: Path) -> Path:
         return path
     partial = partial_path(path)
     copying = partial.with_name(partial.name + ".tmp")
-    shutil.copyfile(source, copying)
-    os.replace(copying, partial)
+    try:
+        shutil.copyfile(source, copying)
+        os.replace(copying, partial)
+    except BaseException:  # a full disk, Ctrl-C: no half copy left
+        copying.unlink(missing_ok=True)
+        raise
     with duckdb.connect(str(partial), read_only=True) as con:
         answers = count_answers(con)
     err_console.print(

@@ -5,11 +5,19 @@ Ctrl-C raises :class:`KeyboardInterrupt` where Python next runs; ``cueshift infe
 interrupts the statement and raises its own error with the interrupt as its context. Either way
 the runner rolls back the batch in flight, closes the database (a checkpoint: no WAL is left)
 and raises :class:`RunInterrupted`, which says what is stored.
+
+Python raises the interrupt only between two bytecodes of the main thread, so a long DuckDB
+statement (a view read over millions of judgments) would hold it back until it ends;
+:func:`interrupting_queries` has a thread, woken by the signal itself, interrupt the statement.
 """
 
 from __future__ import annotations
 
 import signal
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from types import FrameType
 
@@ -34,6 +42,41 @@ def stop_on_sigterm() -> None:
 def terminated() -> bool:
     """Whether SIGTERM asked this process to stop (exit code 143 rather than Ctrl-C's 130)."""
     return bool(_STOP_SIGNALS)
+
+
+@contextmanager
+def interrupting_queries(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """While in the block, Ctrl-C or SIGTERM also interrupts the statement ``con`` is running.
+
+    The signal's C handler writes its number to a socket (:func:`signal.set_wakeup_fd`) at once,
+    wherever the main thread is; a watcher thread reading it calls ``con.interrupt()``, so the
+    statement fails with :class:`duckdb.InterruptException` (its transaction is rolled back) and
+    the main thread raises the interrupt as it returns. An interrupt with no statement running
+    changes nothing. Outside the main thread (no signal reaches it) the block runs as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    stops = {signal.SIGINT.value, signal.SIGTERM.value}
+    with ExitStack() as undo:  # every step undone, even if the interrupt lands in one of them
+        reader, writer = socket.socketpair()
+        undo.callback(reader.close)
+        writer.setblocking(False)
+
+        def watch() -> None:
+            with suppress(OSError):  # the block ended
+                while signals := reader.recv(64):  # empty once the writer is closed
+                    if stops.intersection(signals):
+                        with suppress(duckdb.Error):
+                            con.interrupt()
+
+        watcher = threading.Thread(target=watch, name="cueshift-interrupt", daemon=True)
+        watcher.start()
+        undo.callback(watcher.join, 1.0)
+        undo.callback(writer.close)
+        previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+        undo.callback(signal.set_wakeup_fd, previous)
+        yield
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -77,4 +120,4 @@ def is_interrupt(exc: BaseException) -> bool:
     return False
 
 
-__all__ = ["RunInterrupted", "is_interrupt", "stop_on_sigterm", "terminated"]
+__all__ = ["RunInterrupted", "interrupting_queries", "is_interrupt", "stop_on_sigterm", "terminated"]
