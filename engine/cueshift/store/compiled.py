@@ -30,6 +30,7 @@ from pandera.api.polars.types import PolarsData
 from pandera.backends.polars.checks import PolarsCheckBackend
 
 from cueshift.schemas import TABLE_SCHEMAS
+from cueshift.store.recorder import recorded_check
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ class CompiledSchema:
         targets = [(col.name, check) for col in present for check in col.checks]
         targets += [("*", check) for check in self.checks]
         for j, (name, check) in enumerate(targets):
-            recorded = _recorded(check, name, schema)
+            recorded = recorded_check(check, name, schema)
             if recorded is None:
                 by_backend.append((name, check))
                 continue
@@ -160,38 +161,6 @@ class CompiledSchema:
             if col.dtype is not None and not col.dtype.check(frame.schema[col.name], data):
                 return False
         return True
-
-
-class _Recorder:
-    """Stands in for the LazyFrame a check function is given: records the one ``select`` it makes."""
-
-    def __init__(self, schema: pl.Schema) -> None:
-        self._schema = schema
-        self.selected: list[pl.Expr] | None = None
-
-    def collect_schema(self) -> pl.Schema:
-        return self._schema
-
-    def select(self, *exprs: pl.Expr | str) -> _Recorder:
-        if self.selected is not None or not exprs:
-            raise TypeError("not one select")
-        self.selected = [pl.col(e) if isinstance(e, str) else e for e in exprs]
-        if not all(isinstance(e, pl.Expr) for e in self.selected):
-            raise TypeError("not expressions")
-        return self
-
-
-def _recorded(check: Any, key: str, schema: pl.Schema) -> pl.Expr | None:
-    """The boolean column ``check`` computes on frames of ``schema``, or None when it does more
-    than select expressions; several selected columns are and-ed, as pandera's backend does."""
-    recorder = _Recorder(schema)
-    try:
-        out = check._check_fn(PolarsData(recorder, key), **check._check_kwargs)  # type: ignore[arg-type]
-    except Exception:  # noqa: BLE001 - anything but one select: the backend runs it
-        return None
-    if out is not recorder or not recorder.selected:
-        return None
-    return pl.all_horizontal(recorder.selected) if len(recorder.selected) > 1 else recorder.selected[0]
 
 
 @cache
