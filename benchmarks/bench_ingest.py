@@ -122,6 +122,7 @@ def phased(phases: dict[str, float]) -> Writer:
         t3 = time.perf_counter()
         for name, seconds in (("check", t1 - t0), ("insert", t2 - t1), ("commit", t3 - t2)):
             phases[name] = phases.get(name, 0.0) + seconds
+        phases[f"batch {frame.height}"] = t3 - t0
 
     return write
 
@@ -194,7 +195,7 @@ def storage(root: Path, n: int, n_json: int) -> dict[str, Any]:
         out[name] = n / seconds
         print(f"    {out[name]:,.0f} rows/s", file=sys.stderr)
         if name == "c_phases":
-            out["phases"] = {**phases, "checkpoint": checkpoint}
+            out["phases"] = {"checkpoint": checkpoint, **phases}
         if name in ("c", "c_unaligned"):
             out[f"{name}_sizes"] = sizes
         if name == "c":
@@ -311,7 +312,8 @@ def markdown(r: dict[str, Any], command: str) -> str:
         "",
         "Where (c)'s time goes (the same path step by step, another run of the stream): checks",
         f"{ph['check']:.3f} s, Arrow + `INSERT` {ph['insert']:.3f} s, `COMMIT` {ph['commit']:.3f} s,",
-        f"final `CHECKPOINT` {ph['checkpoint']:.3f} s. (c)'s verification (`check_unique_keys`) on these",
+        f"final `CHECKPOINT` {ph['checkpoint']:.3f} s; by batch (rows: ms, rows/s): {by_batch(ph)}.",
+        "(c)'s verification (`check_unique_keys`) on these",
         f"rows: {st['c_check_s']:.3f} s; (d) a `UNIQUE` index built in one pass after loading them:",
         f"{st['d_index_s']:.2f} s.",
     ]
@@ -352,21 +354,43 @@ def markdown(r: dict[str, Any], command: str) -> str:
     return "\n".join(lines)
 
 
+def by_batch(phases: dict[str, float]) -> str:
+    batches = [(int(k.split()[1]), v) for k, v in phases.items() if k.startswith("batch ")]
+    return "; ".join(f"{n:,}: {v * 1e3:.0f} ms, {n / v / 1e6:.2f} M" for n, v in batches)
+
+
 def targets(r: dict[str, Any]) -> list[str]:
-    """The issue's two targets, judged on this run."""
+    """The issue's two targets, judged on this run, and what bounds the short stream."""
     st, pp = r["storage"], r.get("paper") or {}
-    ratio = st["c"] / st["json"]
+    js, ratio = st["json"], st["c"] / st["json"]
     out = [
         f"Targets on this run: >= 100x JSON at the runner's default: {ratio:.0f}x on the",
         f"{st['rows']:,}-row stream ({'**met**' if ratio >= 100 else '**not met**'})",
     ]
     if pp and pp.get("c_rows") == pp["rows"]:
-        paper_ratio = pp["rows"] / pp["c"] / st["json"]
-        out[-1] += f", {paper_ratio:.0f}x over the paper-scale stream;"
+        paper_ratio = pp["rows"] / pp["c"] / js
+        verdict = "**met**" if paper_ratio >= 100 else "**not met**"
+        out[-1] += f", {paper_ratio:.0f}x over the paper-scale stream ({verdict});"
         verdict = "**met**" if pp["c"] < 20 else "**not met**"
         out.append(f"paper-scale store < 20 s: {pp['c']:.1f} s ({verdict}).")
     else:
         out[-1] += "."
+    batches = [(int(k.split()[1]), v) for k, v in st["phases"].items() if k.startswith("batch ")]
+    small = [(n, v) for n, v in batches if n < ROW_GROUP_ROWS]
+    full = [(n, v) for n, v in batches if n >= 2 * ROW_GROUP_ROWS]
+    if ratio < 100 and small and full:
+        n_small, s_small = sum(n for n, _ in small), sum(v for _, v in small)
+        n_full, s_full = sum(n for n, _ in full), sum(v for _, v in full)
+        out += [
+            "",
+            f"What bounds the {st['rows']:,}-row stream: {n_small:,} of its rows come in batches smaller",
+            "than one row group (the time-bounded ramp from 500 rows, and the last batch), which DuckDB",
+            "logs to its write-ahead log and compresses again at the checkpoint:",
+            f"{n_small / s_small / 1e6:.2f} M rows/s there, against {n_full / s_full / 1e6:.2f} M rows/s in",
+            "batches of two row groups. Even all the rows in one batch (no time bound) reach",
+            f"{st['c_one'] / 1e6:.2f} M rows/s ({st['c_one'] / js:.0f}x); 100x needs",
+            f"{100 * js / 1e6:.2f} M rows/s against this run's JSON writer.",
+        ]
     return out
 
 
