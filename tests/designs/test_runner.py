@@ -134,6 +134,43 @@ def _stored(db: Path) -> int:
         return con.execute("SELECT count(*) FROM judgment").fetchone()[0]
 
 
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except FileNotFoundError:
+        return None
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def _wait_for_commits(db: Path, process: subprocess.Popen[bytes], stale: int | None, commits: int) -> bool:
+    """Wait until the run has committed at least ``commits`` times since it started; False when it
+    ended first.
+
+    The run publishes its snapshot once it holds the database (a checkpoint: the WAL is removed,
+    then a new snapshot file replaces the one a killed run left, ``stale`` its inode); every batch
+    it commits after that grows the WAL. A size increase seen between two polls is at least one
+    commit. Events, not a time window: the kill lands mid-run however slowly the CLI starts.
+    """
+    snapshot, wal = db.with_name(db.name + ".snapshot"), db.with_name(db.name + ".wal")
+    deadline = time.monotonic() + 300
+    seen, size = 0, 0
+    while seen < commits:
+        if process.poll() is not None:
+            return False
+        assert time.monotonic() < deadline, "no commit of the run seen in 300 s"
+        if _inode(snapshot) not in (None, stale):
+            grown = _size(wal)
+            seen, size = seen + (grown > size), max(size, grown)
+        time.sleep(0.002)
+    return True
+
+
 def test_kill_minus_nine_at_random_moments_loses_and_duplicates_nothing(reference, cache, tmp_path):
     path = study_file(tmp_path, cache, batch_size=10)  # many small transactions: kills land mid-run
     db = tmp_path / "t.duckdb"
@@ -142,10 +179,11 @@ def test_kill_minus_nine_at_random_moments_loses_and_duplicates_nothing(referenc
     rng = random.Random(20261122)
     mid_run_kills = 0
     for _ in range(8):
+        stale = _inode(db.with_name(db.name + ".snapshot"))  # a killed run leaves its snapshot
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(1.0, 4.0))
-        if process.poll() is not None:
+        if not _wait_for_commits(db, process, stale, commits=rng.randint(1, 50)):
             break
+        time.sleep(rng.uniform(0.0, 0.01))  # any phase of the batch in flight
         process.send_signal(signal.SIGKILL)
         process.wait()
         mid_run_kills += 0 < _stored(db) < total
