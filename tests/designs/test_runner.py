@@ -131,7 +131,7 @@ def _stored(db: Path) -> int:
     if not db.exists():
         return 0
     with duckdb.connect(str(db), read_only=True) as con:
-        return con.execute("SELECT count(*) FROM judgment").fetchone()[0]
+        return int(con.execute("SELECT count(*) FROM judgment").fetchall()[0][0])
 
 
 def _inode(path: Path) -> int | None:
@@ -171,7 +171,9 @@ def _wait_for_commits(db: Path, process: subprocess.Popen[bytes], stale: int | N
     return True
 
 
-def test_kill_minus_nine_at_random_moments_loses_and_duplicates_nothing(reference, cache, tmp_path):
+def test_kill_minus_nine_at_random_moments_loses_and_duplicates_nothing(
+    reference: tuple[Path, pl.DataFrame], cache: Path, tmp_path: Path
+) -> None:
     path = study_file(tmp_path, cache, batch_size=10)  # many small transactions: kills land mid-run
     db = tmp_path / "t.duckdb"
     total = reference[1].height
