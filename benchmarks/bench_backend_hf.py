@@ -221,7 +221,7 @@ def markdown(r: dict[str, Any], command: str) -> str:
     title = "GPU figures" if gpu else "CPU"
     threads = f" with {r['threads']} CPU thread(s)" if not gpu else ""
     versions = f"torch {torch.__version__}{threads}, transformers {transformers.__version__}"
-    same = _same(batched[2], gen[2])
+    same = same_rows(batched[2], gen[2])
     equal = (
         "equal to (iii) row for row" if same == gen[1] else f"equal to (iii) in **{same} of {gen[1]} rows**"
     )
@@ -249,7 +249,7 @@ from its own generator seeded like the per-prompt call).{_rounding(r)}
 """
 
 
-def _same(a: list[str], b: list[str]) -> int:
+def same_rows(a: list[str], b: list[str]) -> int:
     return sum(x == y for x, y in zip(a, b, strict=True))
 
 
@@ -258,8 +258,8 @@ def _rounding(r: dict[str, Any]) -> str:
     if "batched_f32" not in r:
         return ""
     f32, gen, batched = r["batched_f32"], r["generate"], r["batched"]
-    moved_by_precision = gen[1] - _same(f32[2], gen[2])
-    moved_by_batching = gen[1] - _same(batched[2], gen[2])
+    moved_by_precision = gen[1] - same_rows(f32[2], gen[2])
+    moved_by_batching = gen[1] - same_rows(batched[2], gen[2])
     verdict = "more" if moved_by_precision > moved_by_batching else "no more"
     return f"""
 
