@@ -249,7 +249,7 @@ def analyze(
     """
     from cueshift import store
     from cueshift.designs import AnalysisRequest, analyze_design, design_of, load_study
-    from cueshift.designs.interrupts import interrupting_queries, stop_on_sigterm
+    from cueshift.designs.interrupts import prompt_interrupts, stop_on_sigterm
 
     stop_on_sigterm()
     if resamples is not None and resamples < 100:
@@ -265,7 +265,7 @@ def analyze(
         raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
     con = store.open_study(_analysis_target(path))
     try:
-        with interrupting_queries(con):
+        with prompt_interrupts(con):
             analyze_design(con, spec, console, request=request, progress=progress and sys.stderr.isatty())
     finally:
         con.close()

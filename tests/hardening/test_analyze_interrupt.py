@@ -4,8 +4,9 @@ written, and the database analyses again afterwards.
 One scenario runs once per module (:func:`scenario`) on a simulated study that takes several
 seconds to analyse: ``analyze`` is started and, once it has printed the first line of its
 overview on stdout (its statistics come next), gets SIGINT; the same again with SIGTERM; then
-a full ``analyze`` runs on the same database. A separate check shows that a signal stops a long
-DuckDB statement itself, which Python alone would raise the interrupt only after.
+a full ``analyze`` runs on the same database. Two separate checks show the gaps that
+``prompt_interrupts`` closes: a long DuckDB statement, which Python alone would raise the
+interrupt only after, and an interrupt raised inside a finalizer, which Python reports and drops.
 """
 
 from __future__ import annotations
@@ -142,14 +143,14 @@ def test_analyze_after_the_stops_writes_every_result(scenario: Scenario) -> None
     assert sorted([*scenario.manifest, "result_manifest"]) == scenario.result_tables
 
 
-# A child that runs a statement lasting minutes inside interrupting_queries and sends itself
+# A child that runs a statement lasting minutes inside prompt_interrupts and sends itself
 # SIGTERM once its main thread has been inside the statement for two polls (this thread runs only
 # while the statement releases the GIL). SIGTERM's handler here only notes the signal, so what
 # stops the statement is the watcher alone. It prints the error, the seconds and the rows kept.
 _CHILD = """
 import os, signal, sys, threading, time
 import duckdb
-from cueshift.designs.interrupts import interrupting_queries
+from cueshift.designs.interrupts import prompt_interrupts
 
 signal.signal(signal.SIGTERM, lambda signum, frame: None)
 con = duckdb.connect()
@@ -172,7 +173,7 @@ def statement():
 
 threading.Thread(target=send_once_inside, daemon=True).start()
 try:
-    with interrupting_queries(con):
+    with prompt_interrupts(con):
         statement()
 except duckdb.Error as exc:
     seconds = time.monotonic() - sent[0]
@@ -188,3 +189,53 @@ def test_sigterm_interrupts_the_running_duckdb_statement() -> None:
     assert error == "InterruptException", child.stdout
     assert float(seconds) < STOP_BOUND
     assert rows == "0"  # the statement's transaction is rolled back
+
+
+# A child that keeps creating objects whose finalizer runs a while, and sends itself SIGTERM once
+# its main thread is inside one: the interrupt is raised there, where Python prints "Exception
+# ignored" and drops it (and SIGTERM's handler ignores a second SIGTERM). It prints whether the
+# loop was interrupted and after how many seconds from the signal.
+_FINALIZER_CHILD = """
+import os, signal, sys, threading, time
+import duckdb
+from cueshift.designs.interrupts import prompt_interrupts, stop_on_sigterm
+
+stop_on_sigterm()
+main = threading.main_thread().ident
+sent = []
+
+class Slow:
+    def __del__(self):
+        started = time.monotonic()
+        while time.monotonic() - started < 0.01:
+            pass
+
+def send_inside_finalizer():
+    while sys._current_frames()[main].f_code.co_name != "__del__":
+        time.sleep(0.001)
+    sent.append(time.monotonic())
+    os.kill(os.getpid(), signal.SIGTERM)
+
+threading.Thread(target=send_inside_finalizer, daemon=True).start()
+try:
+    with prompt_interrupts(duckdb.connect()):
+        started = time.monotonic()
+        while time.monotonic() - started < 20:
+            Slow()
+            work = time.monotonic()
+            while time.monotonic() - work < 0.005:
+                pass
+    print("completed")
+except KeyboardInterrupt:
+    print("interrupted", round(time.monotonic() - sent[0], 3))
+"""
+
+
+def test_sigterm_raised_inside_a_finalizer_still_stops_the_block() -> None:
+    child = subprocess.run(
+        [sys.executable, "-c", _FINALIZER_CHILD], capture_output=True, text=True, timeout=120
+    )
+    assert child.returncode == 0, child.stderr
+    outcome, seconds = child.stdout.split()
+    assert outcome == "interrupted" and float(seconds) < STOP_BOUND
+    assert child.stderr == ""  # no "Exception ignored" report

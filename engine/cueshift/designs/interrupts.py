@@ -1,21 +1,24 @@
 """A run stopped from outside (Ctrl-C, SIGTERM): what it stored and how the user resumes.
 
-Ctrl-C raises :class:`KeyboardInterrupt` where Python next runs; ``cueshift infer`` makes SIGTERM
-(what schedulers and ``docker stop`` send) raise one too. Inside a DuckDB statement DuckDB
-interrupts the statement and raises its own error with the interrupt as its context. Either way
-the runner rolls back the batch in flight, closes the database (a checkpoint: no WAL is left)
-and raises :class:`RunInterrupted`, which says what is stored.
+Ctrl-C raises :class:`KeyboardInterrupt` where Python next runs; ``cueshift infer`` and
+``cueshift analyze`` make SIGTERM (what schedulers and ``docker stop`` send) raise one too. A
+DuckDB statement that an interrupt stops raises DuckDB's own error, with the interrupt as its
+context. Either way the runner rolls back the batch in flight, closes the database (a checkpoint:
+no WAL is left) and raises :class:`RunInterrupted`, which says what is stored.
 
-Python raises the interrupt only between two bytecodes of the main thread, so a long DuckDB
-statement (a view read over millions of judgments) would hold it back until it ends;
-:func:`interrupting_queries` has a thread, woken by the signal itself, interrupt the statement.
+Python raises the interrupt between two bytecodes of the main thread only: a long DuckDB statement
+holds it back until it ends (DuckDB notices the signal only then), and one raised inside a
+finalizer is printed as "Exception ignored" and lost. :func:`prompt_interrupts` closes both gaps.
 """
 
 from __future__ import annotations
 
+import _thread
 import signal
 import socket
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
@@ -44,15 +47,21 @@ def terminated() -> bool:
     return bool(_STOP_SIGNALS)
 
 
+#: Sent to the watcher in place of a signal number: an interrupt was lost, raise it again.
+_RAISE_AGAIN = 0
+
+
 @contextmanager
-def interrupting_queries(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """While in the block, Ctrl-C or SIGTERM also interrupts the statement ``con`` is running.
+def prompt_interrupts(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """While in the block, Ctrl-C or SIGTERM stops it at once, a running statement of ``con`` too.
 
     The signal's C handler writes its number to a socket (:func:`signal.set_wakeup_fd`) at once,
     wherever the main thread is; a watcher thread reading it calls ``con.interrupt()``, so the
     statement fails with :class:`duckdb.InterruptException` (its transaction is rolled back) and
-    the main thread raises the interrupt as it returns. An interrupt with no statement running
-    changes nothing. Outside the main thread (no signal reaches it) the block runs as it is.
+    the main thread raises the interrupt as it returns (an interrupt with no statement running
+    changes nothing). An interrupt raised inside a finalizer reaches :data:`sys.unraisablehook`,
+    which drops the report and has the watcher raise it again (:func:`_thread.interrupt_main`).
+    Outside the main thread (no signal reaches it) the block runs as it is.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -65,10 +74,20 @@ def interrupting_queries(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 
         def watch() -> None:
             with suppress(OSError):  # the block ended
-                while signals := reader.recv(64):  # empty once the writer is closed
-                    if stops.intersection(signals):
+                while received := reader.recv(64):  # empty once the writer is closed
+                    if _RAISE_AGAIN in received:  # once the finalizer is over (else: lost again, sent again)
+                        time.sleep(0.01)
+                        _thread.interrupt_main()  # as a second Ctrl-C would; its number comes next
+                    elif stops.intersection(received):
                         with suppress(duckdb.Error):
                             con.interrupt()
+
+        def unraisable(report: sys.UnraisableHookArgs) -> None:
+            if not isinstance(report.exc_value, KeyboardInterrupt):
+                hook(report)
+                return
+            with suppress(OSError):
+                writer.send(bytes([_RAISE_AGAIN]))
 
         watcher = threading.Thread(target=watch, name="cueshift-interrupt", daemon=True)
         watcher.start()
@@ -76,6 +95,9 @@ def interrupting_queries(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         undo.callback(writer.close)
         previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
         undo.callback(signal.set_wakeup_fd, previous)
+        hook = sys.unraisablehook
+        sys.unraisablehook = unraisable
+        undo.callback(setattr, sys, "unraisablehook", hook)
         yield
 
 
@@ -120,4 +142,4 @@ def is_interrupt(exc: BaseException) -> bool:
     return False
 
 
-__all__ = ["RunInterrupted", "interrupting_queries", "is_interrupt", "stop_on_sigterm", "terminated"]
+__all__ = ["RunInterrupted", "is_interrupt", "prompt_interrupts", "stop_on_sigterm", "terminated"]
