@@ -67,6 +67,7 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
         ] = False,
     ) -> None:
         """Render the study report (HTML and PDF) from the study database; numbers are read at render time."""
+        from cueshift.report._database import open_for_report
         from cueshift.report._render import (
             check_engine,
             check_formats,
@@ -83,6 +84,10 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
         how = check_engine(engine)
         check_out_dir(out)  # before anything renders: a file named --out, a read-only folder
         wanted = check_formats(f.strip() for f in formats.split(",") if f.strip())
+        con, _, _ = open_for_report(
+            path, models
+        )  # a database it cannot render: one line, nothing said before
+        con.close()
         if how == "auto":
             with_what = (
                 "quarto (found on PATH)"

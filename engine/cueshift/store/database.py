@@ -62,20 +62,25 @@ def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyC
         source, snapshot = readable(path)  # a running infer's snapshot while it holds the file
         check_existing_database(source)
         con = connect(source, read_only=True)
+        try:
+            check_schema_version(con, path)
+        except BaseException:
+            con.close()
+            raise
         tell_reader(snapshot, con)
         return con
     existed = check_database_path(path)
     probe = probe_connection(path) if existed else None
     if probe is not None:
         try:
-            _check_schema_version(probe, path)
+            check_schema_version(probe, path)
         finally:
             probe.close()
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         con = connect(path, read_only=False)
         try:
-            _check_schema_version(con, path)
+            check_schema_version(con, path)
             con.execute(sql_text("schema.sql"))
             create_views(con)
         except BaseException:
@@ -88,15 +93,21 @@ def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyC
     return con
 
 
-def _check_schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Refuse a database written by another version of ``sql/schema.sql``."""
-    tables = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+def check_schema_version(con: duckdb.DuckDBPyConnection, path: Path, catalog: str | None = None) -> None:
+    """Refuse a database written by another version of ``sql/schema.sql``, naming the remedy.
+
+    ``catalog`` is the name the database is attached under (None: the connection's own file).
+    A database without tables is new and passes.
+    """
+    where = "" if catalog is None else f" WHERE database_name = '{catalog}'"
+    tables = {row[0] for row in con.execute(f"SELECT table_name FROM duckdb_tables(){where}").fetchall()}
     if not tables:
-        return  # a new database
-    stored = None
-    if "cueshift_meta" in tables:
-        row = con.execute("SELECT value FROM cueshift_meta WHERE key = 'schema_version'").fetchone()
-        stored = row[0] if row else None
+        return
+    if "cueshift_meta" not in tables:
+        raise CueshiftError(f"{path}: not a cueshift study database (no cueshift schema version)")
+    meta = "cueshift_meta" if catalog is None else f"{catalog}.cueshift_meta"
+    rows = con.execute(f"SELECT value FROM {meta} WHERE key = 'schema_version'").fetchall()
+    stored = rows[0][0] if rows else None
     if stored != SCHEMA_VERSION:
         found = f"schema version {stored}" if stored else "no cueshift schema version"
         if stored in UPGRADABLE_VERSIONS:
@@ -108,7 +119,7 @@ def _check_schema_version(con: duckdb.DuckDBPyConnection, path: Path) -> None:
                 "use a new database file (or re-run the study into one); `cueshift upgrade` handles versions "
             )
             advice += ", ".join(UPGRADABLE_VERSIONS)
-        writes = f"this cueshift writes schema version {SCHEMA_VERSION}"
+        writes = f"this cueshift reads and writes schema version {SCHEMA_VERSION}"
         raise CueshiftError(f"{path}: the database has {found}; {writes}: {advice}")
 
 

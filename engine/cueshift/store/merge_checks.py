@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 
 from cueshift.errors import CueshiftError
-from cueshift.store.database import SCHEMA_VERSION, sql_text, study_tables
+from cueshift.store.database import check_schema_version, sql_text, study_tables
 from cueshift.store.files import check_existing_database, connect
 from cueshift.store.identity import StudyIdentity, database_identities
 
@@ -59,7 +59,7 @@ def check_input(path: Path, expected: dict[str, Columns]) -> set[StudyIdentity]:
     con = connect(path, read_only=True)
     try:
         database = con.execute("SELECT current_database()").fetchall()[0][0]
-        _check_version(con, database, path)
+        check_schema_version(con, path, database)
         for table, columns in expected.items():
             found = table_columns(con, database, table)
             if not found:
@@ -104,22 +104,6 @@ def table_columns(con: duckdb.DuckDBPyConnection, database: str, table: str) -> 
         [database, table],
     ).fetchall()
     return {str(name): (str(kind), bool(nullable)) for name, kind, nullable in rows}
-
-
-def _check_version(con: duckdb.DuckDBPyConnection, database: str, path: Path) -> None:
-    has_meta = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND table_name = 'cueshift_meta'",
-        [database],
-    ).fetchall()[0][0]
-    stored = None
-    if has_meta:
-        rows = con.execute("SELECT value FROM cueshift_meta WHERE key = 'schema_version'").fetchall()
-        stored = rows[0][0] if rows else None
-    if stored != SCHEMA_VERSION:
-        found = f"schema version {stored}" if stored else "no cueshift schema version"
-        raise CueshiftError(
-            f"{path}: the database has {found}; merging needs schema version {SCHEMA_VERSION}"
-        )
 
 
 def _column_difference(found: Columns, wanted: Columns) -> str:

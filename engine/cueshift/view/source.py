@@ -22,6 +22,7 @@ import duckdb
 
 from cueshift import store
 from cueshift.errors import CueshiftError
+from cueshift.store.database import check_schema_version
 from cueshift.store.readonly import LOCKED_CONFIG
 from cueshift.store.snapshot import readable, tell_reader
 from cueshift.view import quality
@@ -79,7 +80,11 @@ def _attach(path: Path) -> duckdb.DuckDBPyConnection:
     try:
         con.execute("SET enable_progress_bar = false")
         con.execute("ATTACH ? AS study (READ_ONLY)", [str(source)])
+        check_schema_version(con, path, "study")
         tell_reader(snapshot, con, "study")
+    except CueshiftError:
+        con.close()
+        raise
     except duckdb.Error as exc:
         con.close()
         raise CueshiftError(f"{path}: cannot open as a study database: {str(exc).splitlines()[0]}") from None
