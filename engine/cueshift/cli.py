@@ -3,18 +3,38 @@
 from __future__ import annotations
 
 import functools
+import os
 import shlex
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Annotated, NoReturn, ParamSpec, TypeVar
 
-import duckdb
-import typer
-from rich.console import Console
-from rich.markup import escape
 
-from cueshift.errors import CueshiftError
+def _stop_while_starting(signum: int, frame: FrameType | None) -> None:
+    """Ctrl-C or SIGTERM while this module loads (seconds: DuckDB, polars): nothing is done yet."""
+    how = "stopped by SIGTERM" if signum == signal.SIGTERM else "interrupted"
+    sys.stderr.write(f"{how} while starting: nothing was done\n")
+    sys.stderr.flush()
+    os._exit(128 + signum)
+
+
+# until the end of this module (then the handlers before it again): one line, not a traceback
+_STARTING = (
+    {signum: signal.signal(signum, _stop_while_starting) for signum in (signal.SIGINT, signal.SIGTERM)}
+    if threading.current_thread() is threading.main_thread()
+    else {}
+)
+
+import duckdb  # noqa: E402
+import typer  # noqa: E402
+from rich.console import Console  # noqa: E402
+from rich.markup import escape  # noqa: E402
+
+from cueshift.errors import CueshiftError  # noqa: E402
 
 if TYPE_CHECKING:
     from cueshift.report import Catalog
@@ -558,6 +578,10 @@ def plan_command(
 def main() -> None:
     app()
 
+
+for _signum, _handler in _STARTING.items():
+    if _handler is not None:  # None: a handler not set from Python, left as it is
+        signal.signal(_signum, _handler)
 
 if __name__ == "__main__":
     main()
