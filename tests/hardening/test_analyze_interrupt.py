@@ -26,8 +26,8 @@ from cueshift.stats.simulate import SimulationSpec, simulate_study
 from cueshift.stats.simulate_outputs import write_study
 from tests.hardening.study_db import error_lines
 
-#: Seconds a stop may take from the signal to the exit, generous for a loaded 2-core machine
-#: (the uninterrupted analysis of this study takes longer than this after the overview).
+#: Seconds a stop may take from the signal to the exit, generous for a loaded 2-core machine (a
+#: signal that let the analysis run on to its end would also leave result tables, refused below).
 STOP_BOUND = 10.0
 STOPPED_LINES = {
     signal.SIGINT: "interrupted: result tables are replaced in one transaction, so none is half-written; "
@@ -39,7 +39,8 @@ STOPPED_LINES = {
 
 @dataclass
 class Stopped:
-    """One interrupted ``analyze``: exit code, seconds from the signal to the exit, stderr."""
+    """One interrupted ``analyze``: exit code, seconds from the signal to the exit, stderr, the
+    result tables in the database afterwards and the files left beside it."""
 
     returncode: int
     seconds: float
