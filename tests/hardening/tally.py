@@ -34,7 +34,19 @@ ROWS: dict[str, tuple[str, str]] = {
         "9, 10 SIGTERM (3 at random moments, 1 under Ray), reading a running infer",
         "0 (resumed run: every answer once, no WAL)",
     ),
+    "tests/hardening/test_analyze_interrupt.py": (
+        "9 Ctrl-C / SIGTERM inside analyze (long queries, signals dropped in finalizers)",
+        "0 (no result table half-written, no WAL)",
+    ),
     "tests/hardening/test_fuzz.py": ("fuzzing (hypothesis, 135 examples)", "0 (nothing written)"),
+    "tests/store/test_upgrade_kill.py": (
+        "`cueshift upgrade` killed -9 at each step, rerun",
+        "0 (old or new database whole)",
+    ),
+    "tests/store/test_version_refusals.py": (
+        "an older schema version refused by every command",
+        "0 (file bytes unchanged)",
+    ),
     "tests/designs/test_runner.py::test_kill_minus_nine_at_random_moments_loses_and_duplicates_nothing": (
         "kill -9 at random moments (8 kills), resumed",
         "0 (none duplicated)",
