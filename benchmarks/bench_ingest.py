@@ -434,6 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         "--paper-cap", type=float, default=120.0, help="seconds of writing per paper-scale variant"
     )
     ap.add_argument("--markdown", type=Path, help="write the results into this file's section")
+    ap.add_argument("--dir", type=Path, help="where the databases and JSON files go (default: the temp dir)")
     args = ap.parse_args(argv)
     import platform
 
@@ -442,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": f"{platform.machine()}, {os.cpu_count()} cores visible, DuckDB {duckdb.__version__}",
     }
     load_before = os.getloadavg()[0]
-    root = Path(tempfile.mkdtemp(prefix="bench_ingest_"))
+    root = Path(tempfile.mkdtemp(prefix="bench_ingest_", dir=args.dir))
     try:
         print("storage ...", file=sys.stderr)
         result["storage"] = storage(root, args.rows, args.json_rows)
