@@ -14,6 +14,7 @@ finalizer is printed as "Exception ignored" and lost. :func:`prompt_interrupts` 
 from __future__ import annotations
 
 import _thread
+import random
 import signal
 import socket
 import sys
@@ -75,8 +76,9 @@ def prompt_interrupts(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         def watch() -> None:
             with suppress(OSError):  # the block ended
                 while received := reader.recv(64):  # empty once the writer is closed
-                    if _RAISE_AGAIN in received:  # once the finalizer is over (else: lost again, sent again)
-                        time.sleep(0.01)
+                    if _RAISE_AGAIN in received:  # once the hook has returned (else: lost again, sent again)
+                        # a random wait: a fixed one can fall into the same phase of a loop of finalizers
+                        time.sleep(0.005 + 0.02 * random.random())
                         _thread.interrupt_main()  # as a second Ctrl-C would; its number comes next
                     elif stops.intersection(received):
                         with suppress(duckdb.Error):
