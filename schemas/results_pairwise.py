@@ -1,5 +1,6 @@
 """Result tables of the two-image pairwise design and its ratings (seed 002):
-``result_pairwise_<name>``, from the statistics in ``designs/pairwise/stats.py``."""
+``result_pairwise_<name>``, from the statistics in ``designs/pairwise/win_rates.py``,
+``logit_fits.py`` and ``ratings.py``."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ import pytest
 
 from cueshift import store
 from cueshift.designs import analyze_design, load_study, parse_study, run_design
-from cueshift.designs.pairwise import stats as pw
 from cueshift.designs.pairwise.plan import plan_pairs
+from cueshift.designs.pairwise.ratings import assign_bins
 from cueshift.errors import CueshiftError
 from cueshift.images.human_ratings import read_long_ratings, read_stimuli
 from cueshift.infer.backends.simulated_designs import PairwiseJudgeSettings, pairwise_win_probability
@@ -49,7 +49,7 @@ def test_parsers_are_strict() -> None:
 
 def test_bins_follow_their_closed_ends() -> None:
     bins = [("low", 0, 4, "left"), ("moderate", 4, 6, "both"), ("high", 6, 10, "right")]
-    assert pw.assign_bins([0, 3.9, 4, 6, 6.5, 10, None, 11], bins) == [
+    assert assign_bins([0, 3.9, 4, 6, 6.5, 10, None, 11], bins) == [
         "low",
         "low",
         "moderate",

@@ -8,7 +8,9 @@ import polars as pl
 import pytest
 
 from cueshift.designs.paired import stats as ps
-from cueshift.designs.pairwise import stats as pw
+from cueshift.designs.pairwise.logit_fits import bradley_terry, group_effect
+from cueshift.designs.pairwise.ratings import model_human_rating_agreement, rating_bins, rating_summary
+from cueshift.designs.pairwise.win_rates import cohort_preference, position_bias, stimulus_win_rates
 from cueshift.designs.probe import stats as pst
 from cueshift.errors import SchemaViolation
 from cueshift.schemas.results import RESULT_SCHEMAS, RESULT_SCHEMAS_BY_DESIGN, validate_result
@@ -104,15 +106,15 @@ def _pairwise_tables() -> dict[str, pl.DataFrame]:
     bins = [("low", 0.0, 4.0, "left"), ("high", 4.0, 10.0, "both")]
     humans = ratings.filter(pl.col("rater_kind") == "human")
     return {
-        "cohort": pw.cohort_preference(trials, target="target", other="other"),
-        "stimulus": pw.stimulus_win_rates(trials),
-        "position": pw.position_bias(trials),
-        "group_effect": pw.group_effect(trials, target="target", other="other"),
-        "bradley_terry": pw.bradley_terry(trials),
-        "rating_summary": pw.rating_summary(ratings),
-        "rating_bins": pw.rating_bins(ratings, bins),
+        "cohort": cohort_preference(trials, target="target", other="other"),
+        "stimulus": stimulus_win_rates(trials),
+        "position": position_bias(trials),
+        "group_effect": group_effect(trials, target="target", other="other"),
+        "bradley_terry": bradley_terry(trials),
+        "rating_summary": rating_summary(ratings),
+        "rating_bins": rating_bins(ratings, bins),
         "rating_reliability": krippendorff_by_attribute(humans),
-        "rating_model_human": pw.model_human_rating_agreement(ratings),
+        "rating_model_human": model_human_rating_agreement(ratings),
     }
 
 

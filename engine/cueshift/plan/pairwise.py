@@ -101,7 +101,7 @@ def _defaults(
 
 def _pilot(request: PlanRequest) -> tuple[dict[tuple[str, str], float], dict[str, float], float, str]:
     from cueshift.designs.pairwise.analyses import load_frames
-    from cueshift.designs.pairwise.stats import cohort_preference, position_bias
+    from cueshift.designs.pairwise.win_rates import cohort_preference, position_bias
 
     assert request.pilot is not None
     study = request.study

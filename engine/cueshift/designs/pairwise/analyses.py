@@ -15,8 +15,10 @@ import duckdb
 import polars as pl
 
 from cueshift import store
-from cueshift.designs.pairwise import stats as pw
+from cueshift.designs.pairwise.logit_fits import bradley_terry, group_effect
+from cueshift.designs.pairwise.ratings import model_human_rating_agreement, rating_bins, rating_summary
 from cueshift.designs.pairwise.section import PairwiseConfig
+from cueshift.designs.pairwise.win_rates import cohort_preference, position_bias, stimulus_win_rates
 from cueshift.errors import CueshiftError
 from cueshift.stats import AnalysisContext, analysis, krippendorff_by_attribute
 
@@ -85,7 +87,7 @@ Context = AnalysisContext[Inputs]
 )
 def _cohort(ctx: Context) -> pl.DataFrame:
     config = ctx.inputs.config
-    return pw.cohort_preference(
+    return cohort_preference(
         ctx.inputs.trials,
         target=config.target_group,
         other=config.other_group,
@@ -106,7 +108,7 @@ def _cohort(ctx: Context) -> pl.DataFrame:
 )
 def _stimulus(ctx: Context) -> pl.DataFrame:
     config = ctx.inputs.config
-    return pw.stimulus_win_rates(
+    return stimulus_win_rates(
         ctx.inputs.trials,
         confidence=config.confidence,
         bh_family=config.bh_family,
@@ -124,7 +126,7 @@ def _stimulus(ctx: Context) -> pl.DataFrame:
     family="none",
 )
 def _position(ctx: Context) -> pl.DataFrame:
-    return pw.position_bias(ctx.inputs.trials, confidence=ctx.inputs.config.confidence)
+    return position_bias(ctx.inputs.trials, confidence=ctx.inputs.config.confidence)
 
 
 @analysis(
@@ -138,7 +140,7 @@ def _position(ctx: Context) -> pl.DataFrame:
 )
 def _group_effect(ctx: Context) -> pl.DataFrame:
     config = ctx.inputs.config
-    return pw.group_effect(
+    return group_effect(
         ctx.inputs.trials,
         target=config.target_group,
         other=config.other_group,
@@ -159,7 +161,7 @@ def _group_effect(ctx: Context) -> pl.DataFrame:
 def _bradley_terry(ctx: Context) -> pl.DataFrame | None:
     if not ctx.inputs.config.bradley_terry:
         return None
-    return pw.bradley_terry(ctx.inputs.trials, confidence=ctx.inputs.config.confidence)
+    return bradley_terry(ctx.inputs.trials, confidence=ctx.inputs.config.confidence)
 
 
 @analysis(
@@ -174,7 +176,7 @@ def _bradley_terry(ctx: Context) -> pl.DataFrame | None:
 def _rating_summary(ctx: Context) -> pl.DataFrame | None:
     if ctx.inputs.ratings.height == 0:
         return None
-    return pw.rating_summary(ctx.inputs.ratings, confidence=ctx.inputs.config.confidence)
+    return rating_summary(ctx.inputs.ratings, confidence=ctx.inputs.config.confidence)
 
 
 @analysis(
@@ -191,7 +193,7 @@ def _rating_bins(ctx: Context) -> pl.DataFrame | None:
         return None
     config = ctx.inputs.config
     bins = [(b.label, b.low, b.high, b.closed) for b in config.bins]
-    return pw.rating_bins(ctx.inputs.ratings, bins, confidence=config.confidence)
+    return rating_bins(ctx.inputs.ratings, bins, confidence=config.confidence)
 
 
 @analysis(
@@ -221,5 +223,5 @@ def _rating_reliability(ctx: Context) -> pl.DataFrame | None:
 def _rating_model_human(ctx: Context) -> pl.DataFrame | None:
     if ctx.inputs.ratings.height == 0 or ctx.inputs.humans.height == 0:
         return None
-    agreement = pw.model_human_rating_agreement(ctx.inputs.ratings, confidence=ctx.inputs.config.confidence)
+    agreement = model_human_rating_agreement(ctx.inputs.ratings, confidence=ctx.inputs.config.confidence)
     return agreement
