@@ -1,5 +1,6 @@
 """Result tables of the paired original-vs-filtered design (seed 001): ``result_paired_<name>``,
-written by :mod:`cueshift.designs.paired` from the statistics in ``designs/paired/stats.py``."""
+written by :mod:`cueshift.designs.paired` from the statistics in ``designs/paired/attractiveness.py``,
+``demographic.py`` and ``summaries.py``."""
 
 from __future__ import annotations
 

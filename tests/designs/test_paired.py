@@ -14,7 +14,9 @@ from statsmodels.stats.multitest import multipletests
 
 from cueshift import store
 from cueshift.designs import analyze_design, load_study, parse_study, run_design
-from cueshift.designs.paired import stats as ps
+from cueshift.designs.paired.attractiveness import attractiveness_bias
+from cueshift.designs.paired.demographic import demographic_bias
+from cueshift.designs.paired.summaries import attractiveness_vs_demographic, significance_share
 from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import ORDERING_BY_ID
 from cueshift.study.scenarios_001 import (
@@ -117,32 +119,32 @@ def _scores(effect: float, n: int = 30, seed: int = 0, scenarios: int = 6) -> pl
 
 def test_attractiveness_bias_detects_planted_shift_and_bh_matches_statsmodels() -> None:
     scores = _scores(0.15)
-    raw = ps.attractiveness_bias(scores, correction="none")
+    raw = attractiveness_bias(scores, correction="none")
     kw = raw.filter(pl.col("test") == "kruskal-wallis").sort("scenario_id")
     assert kw["p_adj"].to_list() == kw["p_value"].to_list()  # the paper: no correction
     assert all(p < 0.01 for p in kw["p_value"][:3]) and all(e > 0.1 for e in kw["estimate"][:3])
     paired = raw.filter(pl.col("test") == "wilcoxon").sort("scenario_id")
     assert all(p < 1e-4 for p in paired["p_value"][:3])  # pairing removes the between-person variance
-    bh = ps.attractiveness_bias(scores, correction="bh")
+    bh = attractiveness_bias(scores, correction="bh")
     for test in ("kruskal-wallis", "wilcoxon"):
         part = bh.filter(pl.col("test") == test)
         expected = multipletests(part["p_value"].to_numpy(), method="fdr_bh")[1]
         assert part["p_adj"].to_numpy() == pytest.approx(expected)
-    share = ps.significance_share(raw, ["model_id", "test", "family"])
+    share = significance_share(raw, ["model_id", "test", "family"])
     traits = share.filter((pl.col("test") == "wilcoxon") & (pl.col("family") == "traits")).row(0, named=True)
     assert traits["n_significant"] == 3 and traits["n"] == 3 and traits["estimate"] == 1.0
 
 
 def test_demographic_bias_uses_only_the_rows_carrying_the_attribute() -> None:
     scores = _scores(0.0, n=30)
-    tests, means = ps.demographic_bias(scores, ["gender", "age"])
+    tests, means = demographic_bias(scores, ["gender", "age"])
     age = tests.filter((pl.col("dimension") == "age") & (pl.col("image_set") == "all"))
     assert set(age["n"].to_list()) == {30}  # 15 individuals with an age label x 2 images
     gender = tests.filter((pl.col("dimension") == "gender") & (pl.col("image_set") == "all"))
     assert set(gender["n"].to_list()) == {60} and gender["group_high"].unique().to_list() == ["male"]
     assert (gender["p_value"] < 0.01).all()
     assert set(means["group"].unique().to_list()) == {"female", "male", "young", "old"}
-    table1 = ps.attractiveness_vs_demographic(tests)
+    table1 = attractiveness_vs_demographic(tests)
     assert table1.group_by("dimension").agg(pl.col("n_scenarios").sum())["n_scenarios"].to_list() == [6, 6]
 
 

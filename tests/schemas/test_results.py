@@ -7,7 +7,15 @@ import numpy as np
 import polars as pl
 import pytest
 
-from cueshift.designs.paired import stats as ps
+from cueshift.designs.paired.attractiveness import attractiveness_bias, attractiveness_by_group
+from cueshift.designs.paired.demographic import demographic_bias, pair_group_bias
+from cueshift.designs.paired.summaries import (
+    attractiveness_vs_demographic,
+    bias_overlap,
+    halo_table,
+    significance_share,
+    strongest_group,
+)
 from cueshift.designs.pairwise.logit_fits import bradley_terry, group_effect
 from cueshift.designs.pairwise.ratings import model_human_rating_agreement, rating_bins, rating_summary
 from cueshift.designs.pairwise.win_rates import cohort_preference, position_bias, stimulus_win_rates
@@ -43,23 +51,23 @@ def _paired_scores() -> pl.DataFrame:
 
 def _paired_tables() -> dict[str, pl.DataFrame]:
     scores = _paired_scores()
-    bias = ps.attractiveness_bias(scores, correction="bh")
-    share = ps.significance_share(bias, ["model_id", "test"]).with_columns(
+    bias = attractiveness_bias(scores, correction="bh")
+    share = significance_share(bias, ["model_id", "test"]).with_columns(
         level=pl.lit("all"), group=pl.lit("all")
     )
-    demographic, means = ps.demographic_bias(scores, ["gender", "age", "ethnicity"])
-    by_group = ps.attractiveness_by_group(scores, ["gender"])
+    demographic, means = demographic_bias(scores, ["gender", "age", "ethnicity"])
+    by_group = attractiveness_by_group(scores, ["gender"])
     return {
         "attractiveness": bias,
-        "halo": ps.halo_table(bias, ["s0", "s1"]),
+        "halo": halo_table(bias, ["s0", "s1"]),
         "significance_share": share,
         "demographic": demographic,
         "demographic_means": means,
         "attractiveness_by_group": by_group,
-        "strongest_group": ps.strongest_group(by_group),
-        "attractiveness_vs_demographic": ps.attractiveness_vs_demographic(demographic),
-        "overlap": ps.bias_overlap(bias, demographic),
-        "race_jobs": ps.pair_group_bias(scores, "ethnicity", {"s0": ("Black", "White")}),
+        "strongest_group": strongest_group(by_group),
+        "attractiveness_vs_demographic": attractiveness_vs_demographic(demographic),
+        "overlap": bias_overlap(bias, demographic),
+        "race_jobs": pair_group_bias(scores, "ethnicity", {"s0": ("Black", "White")}),
     }
 
 

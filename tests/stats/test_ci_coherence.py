@@ -23,7 +23,7 @@ from rich.console import Console
 
 from cueshift import store
 from cueshift.designs import analyze_design, load_study, run_design
-from cueshift.designs.paired.stats import attractiveness_bias
+from cueshift.designs.paired.attractiveness import attractiveness_bias
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.errors import SchemaViolation
 from cueshift.schemas.results import RESULT_SCHEMAS, validate_result

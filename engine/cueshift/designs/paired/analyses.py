@@ -2,8 +2,9 @@
 
 Each reads :math:`s` (the ``phi`` view) of original and filtered images and stores one
 ``result_paired_<name>`` table; the statistics are the compositions of
-:mod:`cueshift.designs.paired.stats`. Tables that need demographic labels are written only when
-at least one demographic dimension has two groups.
+:mod:`cueshift.designs.paired.attractiveness`, :mod:`cueshift.designs.paired.demographic` and
+:mod:`cueshift.designs.paired.summaries`. Tables that need demographic labels are written only
+when at least one demographic dimension has two groups.
 """
 
 from __future__ import annotations
@@ -16,8 +17,16 @@ import duckdb
 import polars as pl
 
 from cueshift import store
-from cueshift.designs.paired import stats as ps
+from cueshift.designs.paired.attractiveness import attractiveness_bias, attractiveness_by_group
+from cueshift.designs.paired.demographic import demographic_bias, pair_group_bias
 from cueshift.designs.paired.section import PairedConfig
+from cueshift.designs.paired.summaries import (
+    attractiveness_vs_demographic,
+    bias_overlap,
+    halo_table,
+    significance_share,
+    strongest_group,
+)
 from cueshift.errors import CueshiftError
 from cueshift.stats import AnalysisContext, analysis
 from cueshift.study.scenarios_001 import HALO_SCENARIOS, RACE_PAIRS
@@ -72,17 +81,17 @@ class Inputs:
 
     @cached_property
     def bias(self) -> pl.DataFrame:
-        return ps.attractiveness_bias(
+        return attractiveness_bias(
             self.scores, correction=self.config.correction, confidence=self.config.confidence
         )
 
     @cached_property
     def demographic(self) -> tuple[pl.DataFrame, pl.DataFrame]:
-        return ps.demographic_bias(self.scores, self.dimensions, correction=self.config.correction)
+        return demographic_bias(self.scores, self.dimensions, correction=self.config.correction)
 
     @cached_property
     def by_group(self) -> pl.DataFrame:
-        return ps.attractiveness_by_group(
+        return attractiveness_by_group(
             self.scores, self.dimensions, correction=self.config.correction, confidence=self.config.confidence
         )
 
@@ -113,7 +122,7 @@ def _attractiveness(ctx: Context) -> pl.DataFrame:
     family="as result_paired_attractiveness",
 )
 def _halo(ctx: Context) -> pl.DataFrame:
-    halo = ps.halo_table(ctx.inputs.bias, sorted(HALO_SCENARIOS), alpha=ctx.inputs.config.alpha)
+    halo = halo_table(ctx.inputs.bias, sorted(HALO_SCENARIOS), alpha=ctx.inputs.config.alpha)
     return halo
 
 
@@ -130,13 +139,13 @@ def _share(ctx: Context) -> pl.DataFrame:
     bias, alpha = ctx.inputs.bias, ctx.inputs.config.alpha
     share = pl.concat(
         [
-            ps.significance_share(bias, ["model_id", "test"], alpha=alpha).with_columns(
+            significance_share(bias, ["model_id", "test"], alpha=alpha).with_columns(
                 pl.lit("all").alias("level"), pl.lit("all").alias("group")
             ),
-            ps.significance_share(bias, ["model_id", "test", "family"], alpha=alpha)
+            significance_share(bias, ["model_id", "test", "family"], alpha=alpha)
             .with_columns(pl.lit("family").alias("level"))
             .rename({"family": "group"}),
-            ps.significance_share(bias, ["model_id", "test", "scenario_category"], alpha=alpha)
+            significance_share(bias, ["model_id", "test", "scenario_category"], alpha=alpha)
             .with_columns(pl.lit("scenario_category").alias("level"))
             .rename({"scenario_category": "group"}),
         ],
@@ -202,7 +211,7 @@ def _by_group(ctx: Context) -> pl.DataFrame | None:
 def _strongest(ctx: Context) -> pl.DataFrame | None:
     if not ctx.inputs.dimensions:
         return None
-    return ps.strongest_group(ctx.inputs.by_group, alpha=ctx.inputs.config.alpha)
+    return strongest_group(ctx.inputs.by_group, alpha=ctx.inputs.config.alpha)
 
 
 @analysis(
@@ -217,7 +226,7 @@ def _strongest(ctx: Context) -> pl.DataFrame | None:
 def _versus(ctx: Context) -> pl.DataFrame | None:
     if not ctx.inputs.dimensions:
         return None
-    table = ps.attractiveness_vs_demographic(ctx.inputs.demographic[0], alpha=ctx.inputs.config.alpha)
+    table = attractiveness_vs_demographic(ctx.inputs.demographic[0], alpha=ctx.inputs.config.alpha)
     return table
 
 
@@ -233,7 +242,7 @@ def _versus(ctx: Context) -> pl.DataFrame | None:
 def _overlap(ctx: Context) -> pl.DataFrame | None:
     if not ctx.inputs.dimensions:
         return None
-    overlap = ps.bias_overlap(ctx.inputs.bias, ctx.inputs.demographic[0], alpha=ctx.inputs.config.alpha)
+    overlap = bias_overlap(ctx.inputs.bias, ctx.inputs.demographic[0], alpha=ctx.inputs.config.alpha)
     return overlap
 
 
@@ -249,7 +258,7 @@ def _overlap(ctx: Context) -> pl.DataFrame | None:
 def _race_jobs(ctx: Context) -> pl.DataFrame | None:
     if "ethnicity" not in ctx.inputs.dimensions:
         return None
-    jobs = ps.pair_group_bias(
+    jobs = pair_group_bias(
         ctx.inputs.scores, "ethnicity", RACE_PAIRS, correction=ctx.inputs.config.correction
     )
     return jobs if jobs.height else None
