@@ -16,7 +16,11 @@ from cueshift import store
 from cueshift.designs import analyze_design, load_study, parse_study, run_design
 from cueshift.designs.paired.attractiveness import attractiveness_bias
 from cueshift.designs.paired.demographic import demographic_bias
-from cueshift.designs.paired.summaries import attractiveness_vs_demographic, significance_share
+from cueshift.designs.paired.summaries import (
+    attractiveness_vs_demographic,
+    significance_share,
+    strongest_group,
+)
 from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import ORDERING_BY_ID
 from cueshift.study.scenarios_001 import (
@@ -241,3 +245,28 @@ def _report_tables_render(db: Path, design: str) -> None:
             assert isinstance(report.table(key), TableOutput), key
     finally:
         report.close()
+
+
+def test_strongest_group_is_the_same_whatever_the_row_order() -> None:
+    """A tie in H goes to the first group by name; rows come out in one order (seed 001 App. C)."""
+    by_group = pl.DataFrame(
+        {
+            "model_id": ["m"] * 6,
+            "dimension": ["age"] * 6,
+            "scenario_id": ["s1", "s1", "s2", "s2", "s3", "s3"],
+            "group": ["young", "old", "old", "young", "young", "old"],
+            "test": ["kruskal-wallis"] * 6,
+            "statistic": [5.0, 5.0, 3.0, 4.0, 1.0, 1.0],
+            "p_adj": [0.01, 0.01, 0.01, 0.01, 0.5, 0.5],
+        }
+    )
+    seen = {
+        tuple(strongest_group(by_group.sample(fraction=1.0, shuffle=True, seed=k)).rows()) for k in range(20)
+    }
+    assert seen == {
+        (
+            ("m", "age", "(none)", 1, 3, 1 / 3),
+            ("m", "age", "old", 1, 3, 1 / 3),
+            ("m", "age", "young", 1, 3, 1 / 3),
+        )
+    }

@@ -70,7 +70,7 @@ def strongest_group(
     rows = by_group.filter(pl.col("test") == test)
     best = (
         rows.with_columns(pl.when(pl.col("p_adj") < alpha).then(pl.col("statistic")).alias("__h"))
-        .sort("__h", descending=True, nulls_last=True)
+        .sort(["__h", "group"], descending=[True, False], nulls_last=True)  # a tie in H: the first group
         .group_by(["model_id", "dimension", "scenario_id"], maintain_order=True)
         .agg(pl.col("group").first(), pl.col("__h").first())
         .with_columns(
@@ -83,7 +83,7 @@ def strongest_group(
         .agg(pl.len().cast(pl.Int64).alias("n_scenarios"))
         .join(n_scen, on=["model_id", "dimension"])
         .with_columns((pl.col("n_scenarios") / pl.col("n")).alias("estimate"))
-        .sort(["model_id", "dimension", "n_scenarios"], descending=[False, False, True])
+        .sort(["model_id", "dimension", "n_scenarios", "group"], descending=[False, False, True, False])
     )
 
 
