@@ -29,6 +29,7 @@ Guarantees
 from __future__ import annotations
 
 import json
+import sys
 import time
 import zlib
 from contextlib import suppress
@@ -277,12 +278,17 @@ def run_workload(
             raise RunInterrupted(db_path, n_stored, n_this_run) from exc
         raise
     finally:  # the database first: Ray's shutdown resets SIGTERM to its default (kill at once)
+        stopping = sys.exc_info()[1]
         try:
             if con is not None:
                 con.close()
         finally:
             snapshots.remove()  # after the close: readers switch back to the database itself
-            executor.close()
+            try:
+                executor.close()
+            except BaseException:  # an interrupt landing in Ray's shutdown must not hide what is stored
+                if not isinstance(stopping, RunInterrupted):
+                    raise
     seconds = time.perf_counter() - started
     return RunSummary(
         record.run_id, db_path, n_planned, n_written, n_stored_before, seconds, tally.failed, tuple(notes)
