@@ -25,15 +25,15 @@ pytestmark = [
     pytest.mark.usefixtures("quiet_torch"),
 ]
 
-from PIL import Image  # noqa: E402
 
-from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
+from cueshift.infer.backends.base import StudyContext  # noqa: E402
 from cueshift.infer.backends.clip import ClipBackend  # noqa: E402
 from cueshift.infer.backends.clip_tiny import TINY_CLIP_CHECKPOINT  # noqa: E402
 from cueshift.infer.backends.hf import TransformersBackend  # noqa: E402
 from cueshift.infer.backends.tiny import ARCHS, build_tiny  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
-from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
+from cueshift.study.scenarios import STYLISTICBIAS_25  # noqa: E402
+from tests.infer.random_faces import prompt_batch, random_faces  # noqa: E402
 
 KEEP = {"competent", "emotionally_stable", "trustworthy"}
 SCENARIOS = {s.scenario_id: s for s in STYLISTICBIAS_25 if s.scenario_id in KEEP}
@@ -51,27 +51,11 @@ def exact_float32() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def context(tmp_path_factory: pytest.TempPathFactory) -> StudyContext:
-    root = tmp_path_factory.mktemp("images")
-    rng = np.random.default_rng(5)
-    images = {}
-    for i, size in enumerate([(40, 30), (64, 64)]):
-        path = root / f"face{i}.png"
-        Image.fromarray(rng.integers(0, 255, (size[1], size[0], 3), dtype=np.uint8)).save(path)
-        images[f"face{i}"] = ImageRecord(
-            f"face{i}", f"id{i}", path, "base", None, None, None, "portrait", None, None, None, None
-        )
-    return StudyContext(images=images, scenarios=SCENARIOS, template=RELEASED_TEMPLATE)
+    return random_faces(tmp_path_factory.mktemp("images"), 5, SCENARIOS)
 
 
 def _batch(context: StudyContext, seeds: list[int]) -> pl.DataFrame:
-    rows = [
-        (i, s, o, k) for i in context.images for s in context.scenarios for o in (1, 2, 3, 4) for k in seeds
-    ]
-    return pl.DataFrame(
-        rows,
-        schema={"image_id": pl.String, "scenario_id": pl.String, "ordering": pl.Int32, "seed": pl.Int32},
-        orient="row",
-    )
+    return prompt_batch(context, seeds)
 
 
 def _backend(context: StudyContext, arch: str, **settings: Any) -> TransformersBackend:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import numpy as np
 import polars as pl
 import pytest
 
@@ -22,7 +21,7 @@ pytestmark = pytest.mark.usefixtures("quiet_torch")  # torch on one thread (test
 from PIL import Image  # noqa: E402
 
 from cueshift.infer.backends import hf_generate  # noqa: E402
-from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
+from cueshift.infer.backends.base import StudyContext  # noqa: E402
 from cueshift.infer.backends.hf import TransformersBackend  # noqa: E402
 from cueshift.infer.backends.hf_generate import generate_group, generate_groups, sampling_warpers  # noqa: E402
 from cueshift.infer.backends.hf_prompts import encode_image  # noqa: E402
@@ -30,6 +29,7 @@ from cueshift.infer.backends.hf_score import prefix_cache  # noqa: E402
 from cueshift.infer.backends.tiny import ARCHS, build_tiny  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
+from tests.infer.random_faces import prompt_batch, random_faces  # noqa: E402
 
 # descriptors of different token lengths: several length groups per image
 KEEP = {"competent", "emotionally_stable", "trustworthy"}
@@ -39,27 +39,11 @@ HOT = {"mode": "generate", "temperature": 1.5, "max_new_tokens": 5}
 
 @pytest.fixture(scope="module")
 def context(tmp_path_factory: pytest.TempPathFactory) -> StudyContext:
-    root = tmp_path_factory.mktemp("images")
-    rng = np.random.default_rng(3)
-    images = {}
-    for i, size in enumerate([(40, 30), (64, 64)]):
-        path = root / f"face{i}.png"
-        Image.fromarray(rng.integers(0, 255, (size[1], size[0], 3), dtype=np.uint8)).save(path)
-        images[f"face{i}"] = ImageRecord(
-            f"face{i}", f"id{i}", path, "base", None, None, None, "portrait", None, None, None, None
-        )
-    return StudyContext(images=images, scenarios=SCENARIOS, template=RELEASED_TEMPLATE)
+    return random_faces(tmp_path_factory.mktemp("images"), 3, SCENARIOS)
 
 
 def _batch(context: StudyContext, seeds: list[int]) -> pl.DataFrame:
-    rows = [
-        (i, s, o, k) for i in context.images for s in context.scenarios for o in (1, 2, 3, 4) for k in seeds
-    ]
-    return pl.DataFrame(
-        rows,
-        schema={"image_id": pl.String, "scenario_id": pl.String, "ordering": pl.Int32, "seed": pl.Int32},
-        orient="row",
-    )
+    return prompt_batch(context, seeds)
 
 
 def _backend(context: StudyContext, loaded: Any, **settings: Any) -> TransformersBackend:
