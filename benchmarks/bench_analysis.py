@@ -6,7 +6,7 @@ threads: the machines are shared, so CPU is the steadier figure):
 1. generate — a simulated study of 6 models × 500 faces × (~31.5 evaluated variations + the 2
    noise-floor placebos) × 25 scenarios × 4 orderings × 3 seeds (≈ 31 M judgments), drawn
    vectorised at the φ level (binomial counts per model × image × scenario,
-   :mod:`cueshift.stats.simulate`; invalid answers with the parser's reasons);
+   :mod:`tests.simulate.study`; invalid answers with the parser's reasons);
 2. store — dimension tables through ``store.write_tables`` and the judgments expanded from the
    counts inside DuckDB (one row per prompt);
 3. load — the ``delta`` / ``base_phi`` views (φ from the judgments, then Δ);
@@ -58,9 +58,9 @@ from cueshift.stats import (
     face_matrix,
     signed_rank_columns,
 )
-from cueshift.stats.simulate import SimulationSpec, simulate_study
-from cueshift.stats.simulate_outputs import write_study
 from cueshift.views import read_base_phi, read_delta
+from tests.simulate.outputs import write_study
+from tests.simulate.study import SimulationSpec, simulate_study
 
 MODELS = ("gemma-3", "gemma-4", "internvl3", "llava-v1.6", "pixtral", "qwen3")
 START, END = "<!-- bench_analysis:start -->", "<!-- bench_analysis:end -->"

@@ -50,11 +50,11 @@ import transformers
 from bench_markdown import replace_section
 from PIL import Image
 
-from cueshift.infer.backends import tiny, tiny_parts
 from cueshift.infer.backends.base import ImageRecord, StudyContext
 from cueshift.infer.backends.hf import TransformersBackend
 from cueshift.infer.backends.hf_prompts import chat_text
-from cueshift.infer.backends.tiny import ARCHS, build_tiny
+from cueshift.infer.stand_ins import tiny, tiny_parts
+from cueshift.infer.stand_ins.tiny import ARCHS, build_tiny
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERINGS, RELEASED_TEMPLATE, STYLISTICBIAS_25
 

@@ -2,7 +2,7 @@
 
 One run, the same rows, the same machine. Every DuckDB row writes through the runner's default
 path (the compiled schema checks, one transaction per batch, batches sized by time with
-:class:`cueshift.designs.batching.BatchSizer` up to the study default ``batch_size``) into a new
+:class:`cueshift.execution.batching.BatchSizer` up to the study default ``batch_size``) into a new
 database whose ``judgment`` table keeps its key unique in one of these ways:
 
 (a) the primary key on (model_id, image_id, scenario_id, ordering, seed) (schema version 3);
@@ -51,7 +51,7 @@ from bench_markdown import replace_section
 from bench_rows import judgment_frame, paper_rows
 
 from cueshift import store
-from cueshift.designs.batching import BatchSizer
+from cueshift.execution.batching import BatchSizer
 from cueshift.store.keys import check_unique_keys
 from cueshift.store.transaction import transaction
 from cueshift.store.writes import ROW_GROUP_ROWS

@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 
 from cueshift.designs.stylisticbias.report import CATALOG
-from cueshift.report import render_report
+from cueshift.render import render_report
 
 START, END = "<!-- bench_report:start -->", "<!-- bench_report:end -->"
 

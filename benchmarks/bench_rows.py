@@ -41,7 +41,7 @@ PAPER_MODELS = ("gemma-3", "gemma-4", "internvl3", "llava-v1.6", "pixtral", "qwe
 
 def paper_rows(faces: int) -> tuple[Callable[[int, int], pl.DataFrame], int, int]:
     """The seed 000 protocol's judgment rows as a function of (first row, count); total, images."""
-    from cueshift.stats.simulate import SimulationSpec, simulate_study
+    from tests.simulate.study import SimulationSpec, simulate_study
 
     sim = simulate_study(SimulationSpec(n_faces=faces, models=PAPER_MODELS, seed=2026))
     images = sim.tables["image"].filter(pl.col("evaluated"))["image_id"]

@@ -36,8 +36,8 @@ from bench_markdown import replace_section
 from PIL import Image
 
 from cueshift import store
-from cueshift.view import create_app
-from cueshift.view.thumbs import thumbnail
+from cueshift.viewer import create_app
+from cueshift.viewer.thumbs import thumbnail
 
 MODELS = ("gemma-3", "gemma-4", "internvl3", "llava-v1.6", "pixtral", "qwen3")
 START, END = "<!-- bench_view:start -->", "<!-- bench_view:end -->"
@@ -46,8 +46,8 @@ START, END = "<!-- bench_view:start -->", "<!-- bench_view:end -->"
 def build(db: Path, faces: int) -> None:
     """Simulate the paper-scale study into ``db`` and analyse it (as ``bench_analysis.py`` does)."""
     from cueshift.designs.stylisticbias.analyses import run_analyses
-    from cueshift.stats.simulate import SimulationSpec, simulate_study
-    from cueshift.stats.simulate_outputs import write_study
+    from tests.simulate.outputs import write_study
+    from tests.simulate.study import SimulationSpec, simulate_study
 
     study = simulate_study(SimulationSpec(n_faces=faces, models=MODELS, seed=2026))
     con = store.open_study(db)

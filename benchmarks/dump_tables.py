@@ -4,7 +4,7 @@ A behaviour-preserving change (a move, a split, a rename) must leave every resul
 line the command line prints as it was::
 
     python benchmarks/dump_tables.py dump /tmp/before      # on the old tree
-    python benchmarks/dump_tables.py dump /tmp/after       # on the new tree
+    python benchmarks/dump_tables.py dump /tmp/after       # on the new tree (cases: dump DIR default ...)
     python benchmarks/dump_tables.py compare /tmp/before /tmp/after
 
 Each study is inferred and analyzed into its own database; every table and view is written sorted by
@@ -31,10 +31,10 @@ CASES: dict[str, tuple[str, list[str]]] = {
     "tiny-clip": ("studies/tiny-clip.toml", []),
     "tiny-transformers": ("studies/tiny-transformers.toml", []),
 }
-VOLATILE = re.compile(r"(created_at|started_at|finished_at|_at$|run_id|latency|duration|seconds|elapsed|path|db_)")
+VOLATILE = re.compile(r"(_at$|run_id|latency|duration|seconds|elapsed|path|db_)")
 MASKS = [
     (re.compile(r"\d+(\.\d+)? ?(s|ms|min)\b"), "<time>"),
-    (re.compile(r"[\d,]+(\.\d+)?/s\b"), "<rate>"),
+    (re.compile(r"[\d,]+(\.\d+)? ?(it)?/s\b"), "<rate>"),
     (re.compile(r"/\S+\.duckdb"), "<db>"),
     (re.compile(r"/tmp/\S+"), "<path>"),
 ]
@@ -49,12 +49,14 @@ def _cli(*args: str) -> str:
     return text
 
 
-def dump(out: Path) -> None:
+def dump(out: Path, only: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     # the tiny transformers study loads a checkpoint built in code (studies/tiny-transformers.toml)
-    subprocess.run([sys.executable, "-m", "cueshift.infer.backends.tiny", "llava_next",
+    subprocess.run([sys.executable, "-m", "cueshift.infer.stand_ins.tiny", "llava_next",
                     ".cueshift-cache/tiny-llava_next"], check=True, capture_output=True)
     for case, (study, options) in CASES.items():
+        if only and case not in only:
+            continue
         db = out / f"{case}.duckdb"
         db.unlink(missing_ok=True)
         text = _cli("infer", "--study", study, "--db", str(db))
@@ -96,6 +98,6 @@ def compare(before: Path, after: Path) -> int:
 
 if __name__ == "__main__":
     if sys.argv[1] == "dump":
-        dump(Path(sys.argv[2]))
+        dump(Path(sys.argv[2]), sys.argv[3:])
     else:
         sys.exit(compare(Path(sys.argv[2]), Path(sys.argv[3])))

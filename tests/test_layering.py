@@ -2,8 +2,8 @@
 
 Pipeline order, lowest first (docs/architecture.md)::
 
-    errors, schemas < study < images < infer < store < views < stats < report < designs, imports < plan
-    < cli, view
+    errors, schemas < study < images < infer < store < views < stats < render < designs < execution
+    < imports < plan < api < cli, viewer
 
 A module may import its own layer and any layer below it; ``designs`` wires the layers together,
 ``plan`` runs the designs' analyses on simulated studies, and only the command line sits above them.
@@ -27,10 +27,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("store",),
     ("views",),
     ("stats",),
-    ("report",),
-    ("designs", "imports"),
+    ("render",),
+    ("designs",),
+    ("execution",),
+    ("imports",),
     ("plan",),
-    ("cli", "view", "__main__"),
+    ("api",),
+    ("cli", "viewer", "__main__"),
 )
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 
@@ -132,7 +135,7 @@ def test_no_import_cycles() -> None:
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles[:20])
 
 
-@pytest.mark.parametrize("package", ["stats", "infer", "store", "designs", "report"])
+@pytest.mark.parametrize("package", ["stats", "infer", "store", "designs", "execution", "render"])
 def test_layer_folders_exist(package: str) -> None:
     assert (PACKAGE_ROOT / package / "__init__.py").is_file()
 

@@ -37,7 +37,7 @@ from rich.markup import escape  # noqa: E402
 from cueshift.errors import CueshiftError  # noqa: E402
 
 if TYPE_CHECKING:
-    from cueshift.report import Catalog
+    from cueshift.render import Catalog
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -69,7 +69,7 @@ def _fail(message: str) -> NoReturn:
 
 def _terminated() -> bool:
     """Whether SIGTERM stopped this command (only ``infer`` installs the handler)."""
-    interrupts = sys.modules.get("cueshift.designs.interrupts")
+    interrupts = sys.modules.get("cueshift.execution.interrupts")
     return interrupts is not None and bool(interrupts.terminated())
 
 
@@ -82,7 +82,7 @@ _KEPT = {
 
 def _interrupted(exc: BaseException | None = None, command: str = "") -> NoReturn:
     """One line on what is kept and how to resume; exit 143 after SIGTERM, 130 after Ctrl-C."""
-    from cueshift.designs.interrupts import RunInterrupted
+    from cueshift.execution.interrupts import RunInterrupted
 
     terminated = _terminated()
     how = "stopped by SIGTERM" if terminated else "interrupted"
@@ -97,9 +97,9 @@ def _interrupted(exc: BaseException | None = None, command: str = "") -> NoRetur
 
 
 def _after_interrupt(exc: BaseException) -> bool:
-    """Whether ``exc`` came of an interrupt (see :func:`cueshift.designs.interrupts.is_interrupt`):
+    """Whether ``exc`` came of an interrupt (see :func:`cueshift.execution.interrupts.is_interrupt`):
     ``analyze`` interrupts the running statement, whose error may reach here first."""
-    from cueshift.designs.interrupts import is_interrupt
+    from cueshift.execution.interrupts import is_interrupt
 
     return is_interrupt(exc)
 
@@ -183,9 +183,9 @@ def infer(
     Ctrl-C (exit 130) or SIGTERM (exit 143) rolls back the batch in flight and says how to resume.
     """
     from cueshift.designs import load_study
-    from cueshift.designs.executor_option import make_executor
-    from cueshift.designs.interrupts import stop_on_sigterm
-    from cueshift.designs.runner import Shard, run_study
+    from cueshift.execution.executor_option import make_executor
+    from cueshift.execution.interrupts import stop_on_sigterm
+    from cueshift.execution.runner import Shard, run_study
 
     stop_on_sigterm()
     if snapshot_every < 0:
@@ -269,7 +269,7 @@ def analyze(
     """
     from cueshift import store
     from cueshift.designs import AnalysisRequest, analyze_design, design_of, load_study
-    from cueshift.designs.interrupts import prompt_interrupts, stop_on_sigterm
+    from cueshift.execution.interrupts import prompt_interrupts, stop_on_sigterm
 
     stop_on_sigterm()
     if resamples is not None and resamples < 100:
@@ -330,7 +330,7 @@ def status(study: StudyOption = "default", db: DbOption = None) -> None:
     Readable while `cueshift infer` runs (from the snapshot it publishes).
     """
     from cueshift.designs import load_study
-    from cueshift.designs.status import print_status, study_status
+    from cueshift.execution.status import print_status, study_status
 
     print_status(study_status(db or load_study(study).database_path), console)
 
@@ -412,7 +412,7 @@ def show_study(study: StudyOption = "default") -> None:
     console.print_json(load_study(study).model_dump_json())
 
 
-from cueshift.report.cli import report_command_for  # noqa: E402  (after _guard is defined)
+from cueshift.render.cli import report_command_for  # noqa: E402  (after _guard is defined)
 
 
 def _report_target(study: str) -> tuple[Catalog, Path]:
@@ -439,7 +439,7 @@ def view(
 ) -> None:
     """Browse the study database (read-only) in a browser: the faces and answers behind each number."""
     try:
-        from cueshift.view import serve
+        from cueshift.viewer import serve
     except ImportError as exc:
         missing = f"cueshift view needs the 'view' extra ({exc.name})"
         raise CueshiftError(f"{missing}: pip install -e '.[view]'") from None

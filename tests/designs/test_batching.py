@@ -1,11 +1,11 @@
-"""Batch sizes that follow throughput, bounded by time (:mod:`cueshift.designs.batching`)."""
+"""Batch sizes that follow throughput, bounded by time (:mod:`cueshift.execution.batching`)."""
 
 from __future__ import annotations
 
 import polars as pl
 import pytest
 
-from cueshift.designs.batching import START_ROWS, TARGET_SECONDS, BatchSizer
+from cueshift.execution.batching import START_ROWS, TARGET_SECONDS, BatchSizer
 from cueshift.store.writes import ROW_GROUP_ROWS
 
 

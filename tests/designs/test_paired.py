@@ -190,7 +190,7 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
         from cueshift.designs.paired import prepared_study
         from cueshift.images import load_benchmark
         from cueshift.infer.backends import StudyContext
-        from cueshift.infer.backends.simulated import SimulatedBackend
+        from cueshift.infer.stand_ins.simulated import SimulatedBackend
 
         prepared = prepared_study(study)
         bench = load_benchmark(prepared.benchmark, prepared.variations, progress=False)
@@ -236,7 +236,7 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
 
 def _report_tables_render(db: Path, design: str) -> None:
     from cueshift.designs import design_named
-    from cueshift.report import Report, TableOutput
+    from cueshift.render import Report, TableOutput
 
     catalog = design_named(design).report()
     report = Report.open(db, None, catalog)

@@ -12,13 +12,14 @@ import polars as pl
 import pytest
 
 from cueshift import store
-from cueshift.designs import analyze_design, load_study, parse_study, run_design
-from cueshift.designs.pairwise.plan import plan_pairs
+from cueshift.designs import analyze_design, load_study, parse_study
 from cueshift.designs.pairwise.ratings import assign_bins
+from cueshift.designs.pairwise.workload import plan_pairs
 from cueshift.errors import CueshiftError
+from cueshift.execution.runner import run_study
 from cueshift.images.human_ratings import read_long_ratings, read_stimuli
-from cueshift.infer.backends.simulated_designs import PairwiseJudgeSettings, pairwise_win_probability
 from cueshift.infer.parser_pairwise import parse_pairwise_answer, parse_rating
+from cueshift.infer.stand_ins.simulated_designs import PairwiseJudgeSettings, pairwise_win_probability
 
 STUDY = Path(__file__).resolve().parents[2] / "studies" / "pairwise-002.toml"
 
@@ -120,9 +121,9 @@ def _small(tmp_path: Path, seeds: list[int]) -> dict[str, Any]:
 def test_pairwise_end_to_end_recovers_planted_preference_and_position(tmp_path: Path) -> None:
     assert load_study(STUDY).design == "pairwise"
     study = parse_study(_small(tmp_path, seeds=[0, 1, 2, 3, 4]), "test")
-    summary = run_design(study, progress=False)
+    summary = run_study(study, progress=False)
     assert summary.n_written == 2 * 80 * 5 + 28 * 5  # trials (2 cohorts x 80 x 5 seeds) + model ratings
-    assert run_design(study, progress=False).n_written == 0
+    assert run_study(study, progress=False).n_written == 0
     con = store.open_study(study.database_path)
     try:
         results = analyze_design(con, study)
@@ -164,7 +165,7 @@ def test_pairwise_end_to_end_recovers_planted_preference_and_position(tmp_path: 
     agreement = results["pairwise_rating_model_human"].row(0, named=True)
     assert agreement["estimate"] > 0.5 and agreement["p_value"] < 1e-3  # model and humans share the latent
     from cueshift.designs import design_named
-    from cueshift.report import Report, TableOutput
+    from cueshift.render import Report, TableOutput
 
     catalog = design_named("pairwise").report()
     report = Report.open(study.database_path, None, catalog)

@@ -16,10 +16,11 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from cueshift import store
-from cueshift.designs import analyze_design, load_study, parse_study, run_design
+from cueshift.designs import analyze_design, load_study, parse_study
 from cueshift.designs.probe import stats as pst
+from cueshift.execution.runner import run_study
 from cueshift.images.synthetic import synthetic_human_ratings
-from cueshift.infer.backends.simulated_designs import latent_impressions
+from cueshift.infer.stand_ins.simulated_designs import latent_impressions
 from cueshift.study.scenarios_004 import OMI_34, SYNTHETIC_CLUSTERS
 from cueshift.study.sections import SyntheticRaters
 
@@ -133,10 +134,10 @@ def _small_probe(tmp_path: Path) -> dict[str, Any]:
 def test_probe_end_to_end_recovers_planted_reliability_link(tmp_path: Path) -> None:
     assert load_study(STUDY).design == "probe" and len(OMI_34) == 34
     study = parse_study(_small_probe(tmp_path), "test")
-    summary = run_design(study, progress=False)
+    summary = run_study(study, progress=False)
     assert summary.n_written == 2 * 90 * 10 * 4 * 3
     assert (
-        run_design(study, progress=False).n_written == 0
+        run_study(study, progress=False).n_written == 0
     )  # resume: no new judgments, humans not stored twice
     con = store.open_study(study.database_path)
     try:
@@ -165,7 +166,7 @@ def test_probe_end_to_end_recovers_planted_reliability_link(tmp_path: Path) -> N
     )  # constant: dropped
     assert set(results["probe_structure"]["model_id"]) == {"sim-80m", "sim-2b-a"}
     from cueshift.designs import design_named
-    from cueshift.report import Report, TableOutput
+    from cueshift.render import Report, TableOutput
 
     catalog = design_named("probe").report()
     report = Report.open(study.database_path, None, catalog)
@@ -188,7 +189,7 @@ def test_probe_runs_on_the_tiny_clip_backend(tmp_path: Path, monkeypatch: pytest
     data["probe"]["registry"] = []
     study = parse_study(data, "test")
     assert (
-        run_design(study, progress=False).n_written == 12 * 4
+        run_study(study, progress=False).n_written == 12 * 4
     )  # deterministic, letter-free: 1 ordering, seed 0
     con = store.open_study(study.database_path)
     try:

@@ -15,9 +15,10 @@ import polars as pl
 import pytest
 
 from cueshift import store
-from cueshift.designs import AnalysisRequest, analyze_design, designs, parse_study, run_design
+from cueshift.designs import AnalysisRequest, analyze_design, designs, parse_study
 from cueshift.designs import registry as design_registry
 from cueshift.errors import ConfigError
+from cueshift.execution.runner import run_study
 from cueshift.schemas.results import RESULT_SCHEMA_VERSION, RESULT_SCHEMAS
 from cueshift.stats import ANALYSES
 
@@ -58,7 +59,7 @@ def _manifest(db: Path) -> pl.DataFrame:
 
 def test_a_design_analysis_writes_one_manifest_row_per_result_table(tmp_path):
     study = _pairwise(tmp_path)
-    run_design(study, progress=False)
+    run_study(study, progress=False)
     con = store.open_study(study.database_path)
     try:
         results = analyze_design(con, study, _quiet(tmp_path))
@@ -75,7 +76,7 @@ def test_a_design_analysis_writes_one_manifest_row_per_result_table(tmp_path):
 
 def test_probe_honours_seed_and_resamples_and_records_them(tmp_path):
     study = _probe(tmp_path)
-    run_design(study, progress=False)
+    run_study(study, progress=False)
     con = store.open_study(study.database_path)
     try:
         default = analyze_design(con, study, _quiet(tmp_path))["probe_reliability"]
@@ -162,7 +163,7 @@ class FifthDesign:
     study_model = FifthStudy
     options = OptionSupport(tests=("none",), ci_methods=("none",))
 
-    def plan(self, study, *, progress):
+    def workload(self, study, *, progress):
         study = study.model_copy(update={"variations": VariationFilter(whitelist={}, rules=[])})
         return judgment_workload(study, load_benchmark(study.benchmark, study.variations, progress=False))
 
@@ -214,7 +215,7 @@ def test_a_new_design_folder_is_a_design_of_the_cli_path(tmp_path, monkeypatch):
             parse_study(
                 {"name": "x", "design": "fifth", "fifth": {"colour": 1}, "models": [{"model_id": "m"}]}, "x"
             )
-        summary = run_design(study, progress=False)
+        summary = run_study(study, progress=False)
         assert summary.n_written == 6 * 2 * 4  # base faces x scenarios x orderings (one seed)
         con = store.open_study(study.database_path)
         try:

@@ -25,12 +25,12 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from cueshift.designs import load_study  # noqa: E402
-from cueshift.designs.executor import Answered  # noqa: E402
-from cueshift.designs.executor_option import make_executor  # noqa: E402
-from cueshift.designs.ray_executor import RayExecutor, actor_resources  # noqa: E402
-from cueshift.designs.runner import run_study  # noqa: E402
 from cueshift.designs.work import UnitKind  # noqa: E402
 from cueshift.errors import ConfigError, CueshiftError  # noqa: E402
+from cueshift.execution.executor import Answered  # noqa: E402
+from cueshift.execution.executor_option import make_executor  # noqa: E402
+from cueshift.execution.ray_executor import RayExecutor, actor_resources  # noqa: E402
+from cueshift.execution.runner import run_study  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from tests.designs.test_runner import KEY, judgments, study_file  # noqa: E402
 
@@ -160,7 +160,7 @@ def test_a_killed_driver_loses_nothing_and_the_next_run_resumes(
 def test_tiny_transformers_on_ray_equal_the_local_run_with_a_worker_killed(
     cluster: None, cache: Path, tmp_path: Path
 ) -> None:
-    from cueshift.infer.backends.tiny import build_tiny_model
+    from cueshift.infer.stand_ins.tiny import build_tiny_model
 
     checkpoint = build_tiny_model("qwen2_vl", tmp_path / "tiny-qwen2-vl")
     study = load_study(Path(__file__).parents[2] / "studies" / "tiny-transformers.toml")

@@ -19,8 +19,8 @@ import polars as pl
 import pytest
 
 from cueshift.designs import load_study
-from cueshift.designs.runner import Shard, run_study
 from cueshift.errors import CueshiftError
+from cueshift.execution.runner import Shard, run_study
 from cueshift.store import merge_databases
 
 COMPARED = [

@@ -1,4 +1,4 @@
-"""Image-grouped work units (:mod:`cueshift.designs.work_units`): whole groups, in order, once."""
+"""Image-grouped work units (:mod:`cueshift.execution.work_units`): whole groups, in order, once."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from cueshift.designs.work import UnitKind
-from cueshift.designs.work_units import UnitCutter, group_column
+from cueshift.execution.work_units import UnitCutter, group_column
 
 
 def _plan() -> pl.DataFrame:

@@ -22,9 +22,9 @@ import duckdb
 import pytest
 
 from cueshift import store
-from cueshift.stats.simulate import SimulationSpec, simulate_study
-from cueshift.stats.simulate_outputs import write_study
 from tests.hardening.study_db import error_lines
+from tests.simulate.outputs import write_study
+from tests.simulate.study import SimulationSpec, simulate_study
 
 #: Seconds a stop may take from the signal to the exit, generous for a loaded 2-core machine (a
 #: signal that let the analysis run on to its end would also leave result tables, refused below).
@@ -151,7 +151,7 @@ def test_analyze_after_the_stops_writes_every_result(scenario: Scenario) -> None
 _CHILD = """
 import os, signal, sys, threading, time
 import duckdb
-from cueshift.designs.interrupts import prompt_interrupts
+from cueshift.execution.interrupts import prompt_interrupts
 
 signal.signal(signal.SIGTERM, lambda signum, frame: None)
 con = duckdb.connect()
@@ -199,7 +199,7 @@ def test_sigterm_interrupts_the_running_duckdb_statement() -> None:
 _FINALIZER_CHILD = """
 import os, signal, sys, threading, time
 import duckdb
-from cueshift.designs.interrupts import prompt_interrupts, stop_on_sigterm
+from cueshift.execution.interrupts import prompt_interrupts, stop_on_sigterm
 
 stop_on_sigterm()
 main = threading.main_thread().ident

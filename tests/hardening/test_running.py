@@ -23,7 +23,7 @@ import pytest
 
 from cueshift.errors import CueshiftError
 from cueshift.store.snapshot import snapshot_path
-from cueshift.view.source import open_source
+from cueshift.viewer.source import open_source
 from tests.hardening.study_db import error_lines
 
 SCENARIOS = ["competent", "wealthy", "honest", "stylish"]

@@ -28,7 +28,7 @@ from cueshift.errors import ConfigError  # noqa: E402
 from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
 from cueshift.infer.backends.clip import ClipBackend  # noqa: E402
 from cueshift.infer.backends.clip_probe import ClipSettings  # noqa: E402
-from cueshift.infer.backends.clip_tiny import TINY_CLIP_CHECKPOINT, build_tiny_clip, save_tiny_clip  # noqa: E402
+from cueshift.infer.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT, build_tiny_clip, save_tiny_clip  # noqa: E402
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402

@@ -25,14 +25,14 @@ from PIL import Image  # noqa: E402
 
 from cueshift import store  # noqa: E402
 from cueshift.designs.registry import load_study  # noqa: E402
-from cueshift.designs.runner import run_study  # noqa: E402
 from cueshift.errors import CueshiftError, SchemaViolation  # noqa: E402
+from cueshift.execution.runner import run_study  # noqa: E402
 from cueshift.infer.backends import clip as clip_module  # noqa: E402
 from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
 from cueshift.infer.backends.clip import ClipBackend, encoder_key  # noqa: E402
 from cueshift.infer.backends.clip_probe import ClipSettings  # noqa: E402
-from cueshift.infer.backends.clip_tiny import TINY_CLIP_CHECKPOINT, build_tiny_clip  # noqa: E402
 from cueshift.infer.embedding_cache import EmbeddingCache, MemoryEmbeddingCache  # noqa: E402
+from cueshift.infer.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT, build_tiny_clip  # noqa: E402
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402

@@ -1,7 +1,7 @@
 """The transformers backend on tiny random models of every supported architecture class.
 
 No hub, no network: each model, tokenizer, image processor and processor is built from a
-config in :mod:`cueshift.infer.backends.tiny`. Torch runs single-threaded (the machines
+config in :mod:`cueshift.infer.stand_ins.tiny`. Torch runs single-threaded (the machines
 are shared, and tiny matmuls are slower with more threads).
 """
 
@@ -28,7 +28,7 @@ from cueshift.infer.backends.hf import TransformersBackend  # noqa: E402
 from cueshift.infer.backends.hf_answers import answer_from_logprobs, judgment_seed, phi_at_temperature  # noqa: E402
 from cueshift.infer.backends.hf_prompts import encode_image  # noqa: E402
 from cueshift.infer.backends.hf_score import score_full, score_shared_prefix  # noqa: E402
-from cueshift.infer.backends.tiny import ARCHS, build_tiny, build_tiny_model, main  # noqa: E402
+from cueshift.infer.stand_ins.tiny import ARCHS, build_tiny, build_tiny_model, main  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
 
@@ -230,7 +230,7 @@ def test_bad_settings_are_one_line_config_errors(
 def test_checkpoint_directory(
     arch: str, tmp_path: Path, context: StudyContext, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`python -m cueshift.infer.backends.tiny` writes a directory the registry's backend loads.
+    """`python -m cueshift.infer.stand_ins.tiny` writes a directory the registry's backend loads.
 
     llava_next reloads through AutoProcessor; qwen2_5_vl through the in-code rebuild.
     """
@@ -273,7 +273,7 @@ def test_tiny_study_file_runs_end_to_end(tmp_path: Path) -> None:
     import duckdb
 
     from cueshift.designs.registry import load_study
-    from cueshift.designs.runner import run_study
+    from cueshift.execution.runner import run_study
 
     study = load_study(Path(__file__).parents[2] / "studies" / "tiny-transformers.toml")
     (model,) = study.models

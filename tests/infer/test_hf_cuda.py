@@ -28,9 +28,9 @@ pytestmark = [
 
 from cueshift.infer.backends.base import StudyContext  # noqa: E402
 from cueshift.infer.backends.clip import ClipBackend  # noqa: E402
-from cueshift.infer.backends.clip_tiny import TINY_CLIP_CHECKPOINT  # noqa: E402
 from cueshift.infer.backends.hf import TransformersBackend  # noqa: E402
-from cueshift.infer.backends.tiny import ARCHS, build_tiny  # noqa: E402
+from cueshift.infer.stand_ins.tiny import ARCHS, build_tiny  # noqa: E402
+from cueshift.infer.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.scenarios import STYLISTICBIAS_25  # noqa: E402
 from tests.infer.random_faces import prompt_batch, random_faces  # noqa: E402

@@ -31,7 +31,7 @@ from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
 from cueshift.infer.backends.hf import TransformersBackend  # noqa: E402
 from cueshift.infer.backends.hf_answers import pair_seed, rating_seed  # noqa: E402
 from cueshift.infer.backends.hf_prompts import chat_text_images, encode_images  # noqa: E402
-from cueshift.infer.backends.tiny import build_tiny, build_tiny_model  # noqa: E402
+from cueshift.infer.stand_ins.tiny import build_tiny, build_tiny_model  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.sections import PROMPT_002  # noqa: E402
 

@@ -26,7 +26,7 @@ from cueshift.infer.backends.hf import TransformersBackend  # noqa: E402
 from cueshift.infer.backends.hf_generate import generate_group, generate_groups, sampling_warpers  # noqa: E402
 from cueshift.infer.backends.hf_prompts import encode_image  # noqa: E402
 from cueshift.infer.backends.hf_score import prefix_cache  # noqa: E402
-from cueshift.infer.backends.tiny import ARCHS, build_tiny  # noqa: E402
+from cueshift.infer.stand_ins.tiny import ARCHS, build_tiny  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
 from tests.infer.random_faces import prompt_batch, random_faces  # noqa: E402

@@ -19,7 +19,8 @@ import pytest
 from cueshift.errors import ConfigError
 from cueshift.infer.backends import SIMULATED_DESIGNS, backend_class, build_backend, supports
 from cueshift.infer.backends.base import BackendAnswers, StudyContext
-from cueshift.infer.backends.simulated import (
+from cueshift.infer.parser import parse_answers
+from cueshift.infer.stand_ins.simulated import (
     INVALID_TEXTS,
     SimulatedBackend,
     SimulatedSettings,
@@ -32,8 +33,7 @@ from cueshift.infer.backends.simulated import (
     population_delta,
     scenario_base_logits,
 )
-from cueshift.infer.backends.simulated_designs import SimulatedDesignBackend
-from cueshift.infer.parser import parse_answers
+from cueshift.infer.stand_ins.simulated_designs import SimulatedDesignBackend
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
 from tests.infer.judged_images import judged_image

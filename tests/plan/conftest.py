@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from cueshift.designs import load_study
-from cueshift.designs.runner import run_study
+from cueshift.execution.runner import run_study
 from cueshift.plan.components import Components, Effects, ModelInputs, PlanInputs
 from cueshift.plan.protocol import DIMENSIONS, Protocol
 from cueshift.study.config import Study

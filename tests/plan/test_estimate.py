@@ -11,7 +11,6 @@ import pytest
 
 from cueshift.plan.cubes import base_cube, shift_cube
 from cueshift.plan.estimate import estimate_model
-from cueshift.plan.frames import simulated_frames
 from cueshift.plan.judge import judge_inputs
 from cueshift.plan.model import study_model
 from cueshift.plan.pilot import open_pilot
@@ -19,6 +18,7 @@ from cueshift.plan.pilot_inputs import pilot_inputs, serving_noise
 from cueshift.plan.protocol import study_images
 from cueshift.study.config import Study
 from tests.plan.conftest import PLANTED, planted_inputs, planted_protocol
+from tests.plan.frames import simulated_frames
 
 TRUTH = {
     "face": PLANTED.face,

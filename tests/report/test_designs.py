@@ -18,7 +18,7 @@ from cueshift.designs.paired.report import CATALOG as PAIRED
 from cueshift.designs.pairwise.report import CATALOG as PAIRWISE
 from cueshift.designs.probe.report import CATALOG as PROBE
 from cueshift.designs.stylisticbias.report import CATALOG as STYLISTICBIAS
-from cueshift.report import (
+from cueshift.render import (
     REPORTS_DIR,
     Catalog,
     Report,

@@ -9,7 +9,7 @@ import pytest
 from cueshift import store
 from cueshift.designs.stylisticbias.report import CATALOG
 from cueshift.errors import CueshiftError
-from cueshift.report import Catalog, Report, render_report
+from cueshift.render import Catalog, Report, render_report
 
 DOCUMENT = CATALOG.document_path
 
@@ -76,7 +76,7 @@ def test_preamble_says_which_phi_the_analyses_read(analysed_db: Path, tmp_path: 
 
 
 def test_console_tables(analysed_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from cueshift.report.cli import print_tables
+    from cueshift.render.cli import print_tables
 
     print_tables(analysed_db, CATALOG)
     out = capsys.readouterr().out
@@ -85,7 +85,7 @@ def test_console_tables(analysed_db: Path, capsys: pytest.CaptureFixture[str]) -
 
 
 def test_report_command_errors_and_engine_choice(tmp_path: Path) -> None:
-    from cueshift.report.cli import report_command_for
+    from cueshift.render.cli import report_command_for
 
     asked: list[str] = []
 

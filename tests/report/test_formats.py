@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cueshift.designs.stylisticbias.report import delta_class, delta_fill
-from cueshift.report import (
+from cueshift.render import (
     MISSING,
     Notation,
     fmt_ci,

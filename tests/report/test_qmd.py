@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cueshift.errors import CueshiftError
-from cueshift.report._qmd import parse_qmd, to_notebook
+from cueshift.render._qmd import parse_qmd, to_notebook
 
 
 def test_parse_qmd_chunks_options_and_parameter_injection(tmp_path: Path) -> None:

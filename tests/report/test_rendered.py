@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from cueshift.designs.stylisticbias.report import CATALOG, delta_fill
-from cueshift.report import (
+from cueshift.render import (
     FALLBACK,
     fmt_ci,
     fmt_effect,
@@ -183,7 +183,7 @@ def test_analyses_that_do_not_apply_are_named_so(analysed_db: Path, tmp_path: Pa
     import duckdb
 
     from cueshift.designs.stylisticbias.report import CATALOG
-    from cueshift.report import Report
+    from cueshift.render import Report
 
     path = tmp_path / "no-noise.duckdb"
     path.write_bytes(analysed_db.read_bytes())

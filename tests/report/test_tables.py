@@ -8,7 +8,7 @@ import pytest
 
 from cueshift.designs.stylisticbias.report import delta_fill
 from cueshift.errors import CueshiftError
-from cueshift.report import (
+from cueshift.render import (
     MISSING,
     NOT_APPLICABLE_FILL,
     Col,

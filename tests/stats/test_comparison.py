@@ -10,7 +10,8 @@ import polars as pl
 import pytest
 import statsmodels.api as sm
 
-from cueshift.stats import clustered_standard_error, design_effect, model_differences, naive_standard_error
+from cueshift.designs.stylisticbias.stats import model_differences
+from cueshift.stats import clustered_standard_error, design_effect, naive_standard_error
 from tests.stats.frames import delta_rows
 
 

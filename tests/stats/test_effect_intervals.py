@@ -7,14 +7,15 @@ import numpy as np
 import polars as pl
 import pytest
 
-from cueshift.stats import face_anova, fashion_age_table, mixed_model, one_way_anova
+from cueshift.designs.stylisticbias.stats import face_anova, fashion_age_table
+from cueshift.stats import mixed_model, one_way_anova
 from cueshift.stats._contrast import group_difference_interval
 from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates, refit_replicates
 from cueshift.stats._model_terms import cell_blocks, term_values
 from cueshift.stats._reml import reml_fit
 from cueshift.stats._resample import face_multiplicities
-from cueshift.stats.simulate import SimulationSpec, simulate_study
-from cueshift.stats.simulate_outputs import delta_frame
+from tests.simulate.outputs import delta_frame
+from tests.simulate.study import SimulationSpec, simulate_study
 
 
 def test_bias_shifted_interval_by_hand() -> None:

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from cueshift.stats import demographic_variation_table, reversal_flags
+from cueshift.designs.stylisticbias.stats import demographic_variation_table, reversal_flags
 from tests.stats.frames import delta_rows
 
 BOOT = {"n_resamples": 200, "seed": 0}

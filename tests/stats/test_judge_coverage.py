@@ -1,7 +1,7 @@
 """Planted effects of the *judgment-level* simulated judge are recovered by the statistics engine.
 
 Companion of ``tests/stats/test_simulation.py`` (which simulates at the φ level): here every number
-starts as raw answer text of :class:`~cueshift.infer.backends.simulated.SimulatedBackend`
+starts as raw answer text of :class:`~cueshift.infer.stand_ins.simulated.SimulatedBackend`
 (letter and first-position bias on, 10 % refusals / hedges / "both" answers), is read back by
 the strict parser (:func:`~cueshift.infer.parser.parse_answers`, with the row's letter →
 descriptor mapping and favorable letter exactly as ``runner.judgment_rows`` builds them),
@@ -47,15 +47,16 @@ import numpy.typing as npt
 import polars as pl
 from scipy import stats
 
+from cueshift.designs.stylisticbias.stats import phi_from_judgments
 from cueshift.infer.backends.base import ImageRecord, StudyContext
-from cueshift.infer.backends.simulated import (
+from cueshift.infer.parser import parse_answers
+from cueshift.infer.stand_ins.simulated import (
     DEFAULT_DEMOGRAPHIC_EFFECTS,
     SimulatedBackend,
     SimulatedSettings,
     population_delta,
 )
-from cueshift.infer.parser import parse_answers
-from cueshift.stats import bh_adjust, cluster_bootstrap, face_matrix, phi_from_judgments, signed_rank_columns
+from cueshift.stats import bh_adjust, cluster_bootstrap, face_matrix, signed_rank_columns
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
 from tests.infer.judged_images import judged_image

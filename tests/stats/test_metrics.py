@@ -15,25 +15,21 @@ import pytest
 import statsmodels.formula.api as smf
 
 from cueshift import store
-from cueshift.stats import (
-    MEAN_OF_MODELS,
-    POOLED,
-    bh_adjust,
+from cueshift.designs.stylisticbias.stats import (
     cross_model,
     cumulative_abs_sbs,
     demographic_variation_table,
     face_anova,
-    mixed_model,
-    mixed_model_cells,
     model_summary,
     negativity_asymmetry,
     phi_from_judgments,
     sbs_levels,
     variation_strength,
 )
-from cueshift.stats.simulate import SimulationSpec, simulate_study
-from cueshift.stats.simulate_outputs import delta_frame
+from cueshift.stats import MEAN_OF_MODELS, POOLED, bh_adjust, mixed_model, mixed_model_cells
 from cueshift.study.scenarios import ORDERING_BY_ID
+from tests.simulate.outputs import delta_frame
+from tests.simulate.study import SimulationSpec, simulate_study
 from tests.stats.frames import base_rows, delta_rows
 
 

@@ -16,9 +16,15 @@ from statsmodels.stats.proportion import proportion_confint
 
 from cueshift import store
 from cueshift.designs import load_study
-from cueshift.designs.runner import run_study
 from cueshift.designs.stylisticbias.analyses import run_analyses
-from cueshift.stats import missing_by_ordering, missing_lean, missing_rates, missing_shift, wilson_interval
+from cueshift.designs.stylisticbias.stats import (
+    missing_by_ordering,
+    missing_lean,
+    missing_rates,
+    missing_shift,
+)
+from cueshift.execution.runner import run_study
+from cueshift.stats import wilson_interval
 from cueshift.stats._clustered_share import clustered_wilson
 from tests.designs.test_runner import study_file
 

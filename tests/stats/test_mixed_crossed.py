@@ -19,8 +19,8 @@ from cueshift.stats import (
 )
 from cueshift.stats._model_terms import cell_blocks, term_values
 from cueshift.stats._reml import _profile, reml_fit, weighted_blocks
-from cueshift.stats.simulate import SimulationSpec, simulate_study
-from cueshift.stats.simulate_outputs import delta_frame
+from tests.simulate.outputs import delta_frame
+from tests.simulate.study import SimulationSpec, simulate_study
 
 FACTORS = ("variation_category", "scenario_category")
 

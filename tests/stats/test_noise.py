@@ -11,7 +11,8 @@ import polars as pl
 import pytest
 from scipy import stats as sps
 
-from cueshift.stats import ALL_PLACEBOS, POOLED, attributes_vs_floor, cell_abs_sbs, noise_floor
+from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS, attributes_vs_floor, cell_abs_sbs, noise_floor
+from cueshift.stats import POOLED
 
 PLACEBOS = ("Identical copy", "Lossless re-encode")
 FAST = {"n_resamples": 400, "seed": 1, "ci_method": "percentile"}
@@ -153,11 +154,11 @@ def test_a_study_plans_judges_analyses_and_shows_its_noise_floor(tmp_path):
 
     from cueshift import store
     from cueshift.designs import load_study
-    from cueshift.designs.runner import run_study
     from cueshift.designs.stylisticbias.analyses import run_analyses
     from cueshift.designs.stylisticbias.console import print_headlines
     from cueshift.designs.stylisticbias.report import CATALOG
-    from cueshift.report import Report
+    from cueshift.execution.runner import run_study
+    from cueshift.render import Report
 
     path = tmp_path / "s.toml"
     path.write_text(

@@ -18,8 +18,8 @@ from cueshift.errors import CueshiftError, SchemaViolation
 from cueshift.schemas.results import RESULT_SCHEMAS, RESULT_SCHEMAS_BY_DESIGN
 from cueshift.stats import ANALYSES, RunSettings, analysis, run_suite, suite_analyses
 from cueshift.stats._checked import validate_result
-from cueshift.stats.simulate import SimulationSpec, simulate_study
-from cueshift.stats.simulate_outputs import write_study
+from tests.simulate.outputs import write_study
+from tests.simulate.study import SimulationSpec, simulate_study
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from cueshift.stats import cross_model, sbs_levels, scenario_reversals
+from cueshift.designs.stylisticbias.stats import cross_model, sbs_levels, scenario_reversals
 from tests.stats.frames import delta_rows
 
 SCENARIOS = [f"s{j:02d}" for j in range(25)]

@@ -16,15 +16,14 @@ import polars as pl
 import pytest
 
 from cueshift import store
-from cueshift.stats import (
+from cueshift.designs.stylisticbias.stats import (
     category_demographic_table,
     demographic_tests,
     demographic_variation_table,
-    face_matrix,
     fashion_age_table,
     sbs_levels,
-    signed_rank_columns,
 )
+from cueshift.stats import face_matrix, signed_rank_columns
 from cueshift.views import read_base_phi, read_delta
 from tests.report.study_db import build_study_db
 

@@ -1,6 +1,6 @@
 """Planted effects are recovered: CI coverage and BH false discoveries over repeated simulations.
 
-The simulated judge (``cueshift.stats.simulate``) is additive on the probability scale, so the
+The simulated judge (``tests.simulate.study``) is additive on the probability scale, so the
 planted Δ of a model × variation × scenario cell is an exact population quantity
 (``truth.delta_true``). Acceptance regions are binomial at a 0.1 % two-sided level: a badly
 calibrated interval (true coverage ≤ 90 % or ≥ 99 %) fails them with near certainty.
@@ -13,9 +13,9 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from cueshift.stats import sbs_levels
-from cueshift.stats.simulate import SimulationSpec, simulate_study
-from cueshift.stats.simulate_outputs import delta_frame
+from cueshift.designs.stylisticbias.stats import sbs_levels
+from tests.simulate.outputs import delta_frame
+from tests.simulate.study import SimulationSpec, simulate_study
 
 #: Face-only values that every face has (no gender restriction).
 VALUES = ("Acne", "Freckles", "Moles", "Black", "Blonde", "Brown", "Gray", "Bald", "Long", "Short")

@@ -15,9 +15,9 @@ from cueshift.designs.stylisticbias.run_reads import read_once
 from cueshift.infer.parser import parse_answer
 from cueshift.stats import AnalysisContext
 from cueshift.stats._faces import _unique_codes, face_sums, group_means, row_means
-from cueshift.stats.simulate import SimulationSpec, simulate_study
-from cueshift.stats.simulate_outputs import INVALID_TEXTS, write_study
 from cueshift.views import read_delta
+from tests.simulate.outputs import INVALID_TEXTS, write_study
+from tests.simulate.study import SimulationSpec, simulate_study
 
 
 @pytest.fixture(scope="module")

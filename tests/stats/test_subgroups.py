@@ -2,7 +2,7 @@
 
 References: per-face means recomputed with numpy from the Δ / φ rows, ``scipy.stats.wilcoxon``
 and ``scipy.stats.kruskal`` for the tests, ``scipy.stats.false_discovery_control`` for BH; a
-planted effect in one age × gender cell of the φ-level simulator (``stats/simulate.py``).
+planted effect in one age × gender cell of the φ-level simulator (``tests/simulate/study.py``).
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ import polars as pl
 import pytest
 import scipy.stats as st
 
-from cueshift.errors import CueshiftError
-from cueshift.stats import (
+from cueshift.designs.stylisticbias.stats import (
     ALL_PAIRS,
     add_crossed_dimensions,
     category_table_by_model,
@@ -28,8 +27,9 @@ from cueshift.stats import (
     min_signed_rank_faces,
     variation_table_by_model,
 )
-from cueshift.stats.simulate import SimulationSpec, simulate_study
-from cueshift.stats.simulate_outputs import delta_frame
+from cueshift.errors import CueshiftError
+from tests.simulate.outputs import delta_frame
+from tests.simulate.study import SimulationSpec, simulate_study
 
 BOOT = {"n_resamples": 300, "seed": 1}
 SCENARIOS = ("independent", "obedient", "peaceful")

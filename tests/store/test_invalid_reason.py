@@ -10,8 +10,8 @@ import pytest
 from cueshift import store
 from cueshift.designs import load_study
 from cueshift.designs.forced_choice import judgment_rows
-from cueshift.designs.runner import Shard, run_study
 from cueshift.errors import CueshiftError, SchemaViolation
+from cueshift.execution.runner import Shard, run_study
 from cueshift.imports.release_rows import judgment_frames
 from cueshift.infer.backends import BackendAnswers
 from cueshift.infer.parser import REASONS, parse_answer

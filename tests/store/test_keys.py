@@ -13,8 +13,8 @@ import pytest
 
 from cueshift import store
 from cueshift.designs import analyze_design, load_study
-from cueshift.designs.runner import run_study
 from cueshift.errors import CueshiftError
+from cueshift.execution.runner import run_study
 from cueshift.store import keys as store_keys
 from cueshift.store.keys import UNINDEXED_KEYS, duplicated_key
 from cueshift.store.merge import merge_databases

@@ -1,5 +1,5 @@
 """Batches of whole DuckDB row groups (:data:`cueshift.store.writes.ROW_GROUP_ROWS`,
-:class:`cueshift.designs.batching.BatchSizer`'s ``align``): DuckDB itself says how it groups rows."""
+:class:`cueshift.execution.batching.BatchSizer`'s ``align``): DuckDB itself says how it groups rows."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import duckdb
 import polars as pl
 
 from cueshift import store
-from cueshift.designs.batching import BatchSizer
+from cueshift.execution.batching import BatchSizer
 from cueshift.store.writes import ROW_GROUP_ROWS
 
 

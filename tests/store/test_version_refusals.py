@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cueshift.errors import CueshiftError
-from cueshift.view.source import open_source
+from cueshift.viewer.source import open_source
 from tests.hardening.failing import one_line, run
 from tests.store.old_study import build_old_study
 

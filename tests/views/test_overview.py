@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from cueshift import store
-from cueshift.views import overview, print_overview
+from cueshift.designs.stylisticbias.overview import overview, print_overview
 from tests import dbrows
 
 

@@ -1,5 +1,6 @@
 """Study designs: the :class:`~cueshift.designs.protocol.Design` protocol, the registry of designs,
-and the one runner that wires a design's work units to the backends and the study database.
+and the analysis entry point; the runner that wires a design's work units to the backends and the study
+database is :mod:`cueshift.execution`.
 
 =================  ===========================================================  ===================
 design             what is judged                                               seed paper
@@ -12,13 +13,12 @@ design             what is judged                                               
 
 Each design is a folder ``designs/<name>/`` exporting ``DESIGN`` (found by
 :mod:`~cueshift.designs.registry`; see ``docs/designs.md`` to add one). The command line uses
-:func:`load_study`, :func:`run_design` and :func:`analyze_design`; none of them branches on a
-design's name.
+:func:`load_study` and :func:`analyze_design`; the runner (:mod:`cueshift.execution`) asks a
+design for its work units. None of them branches on a design's name.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cueshift.designs.protocol import AnalysisRequest, Design, OptionSupport
@@ -29,34 +29,7 @@ if TYPE_CHECKING:
     import polars as pl
     from rich.console import Console
 
-    from cueshift.designs.executor import Executor
-    from cueshift.designs.runner import RunSummary, Shard
     from cueshift.study.config import Study
-
-
-def run_design(
-    study: Study,
-    *,
-    database: Path | None = None,
-    shard: Shard | None = None,
-    progress: bool = True,
-    console: Console | None = None,
-    max_judgments: int | None = None,
-    executor: Executor | None = None,
-) -> RunSummary:
-    """Run (or resume) everything ``study`` asks of its models (any design; see
-    :func:`cueshift.designs.runner.run_study`)."""
-    from cueshift.designs.runner import Shard, run_study
-
-    return run_study(
-        study,
-        database=database,
-        shard=shard or Shard(),
-        progress=progress,
-        console=console,
-        max_judgments=max_judgments,
-        executor=executor,
-    )
 
 
 def analyze_design(
@@ -111,5 +84,4 @@ __all__ = [
     "designs",
     "load_study",
     "parse_study",
-    "run_design",
 ]

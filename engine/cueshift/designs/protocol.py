@@ -7,12 +7,12 @@ object with
 - ``study_model`` — its member of the study-file union: a :class:`~cueshift.study.config.Study`
   subclass with ``design: Literal["<name>"]`` and the design's section (``[paired]``, ...);
 - ``options`` — which ``cueshift analyze`` options it honours (:class:`OptionSupport`);
-- ``plan(study)`` — its work units, parsers and prompts as a
+- ``workload(study)`` — its work units, parsers and prompts as a
   :class:`~cueshift.designs.work.Workload` for the one runner;
 - ``analyze(con, study, request)`` — its analyses, registered with
   :func:`cueshift.stats.analysis` under the design's name and run by
   :func:`cueshift.stats.run_suite` (``result_<name>_*`` tables and ``result_manifest`` rows);
-- ``report()`` — its report :class:`~cueshift.report.Catalog` (the ``.qmd`` document and the
+- ``report()`` — its report :class:`~cueshift.render.Catalog` (the ``.qmd`` document and the
   tables it shows).
 
 :mod:`cueshift.designs.registry` finds every such folder; nothing else lists the designs.
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from cueshift.designs.work import Workload
-    from cueshift.report import Catalog
+    from cueshift.render import Catalog
 
 S = TypeVar("S", bound=Study)
 
@@ -169,7 +169,7 @@ class Design(Protocol[S]):
         """The ``cueshift analyze`` options the design honours."""
         ...
 
-    def plan(self, study: S, *, progress: bool) -> Workload:
+    def workload(self, study: S, *, progress: bool) -> Workload:
         """Everything one run asks the study's models (and the rows it stores without asking)."""
         ...
 

@@ -1,6 +1,6 @@
-"""Work units: what a design asks its models, described for the one runner (:mod:`cueshift.designs.runner`).
+"""Work units: what a design asks its models, described for the one runner (:mod:`cueshift.execution.runner`).
 
-A design's ``plan(study)`` returns a :class:`Workload`:
+A design's ``workload(study)`` returns a :class:`Workload`:
 
 - the **dimension rows** every run (and every shard) writes first (images, scenarios, ...);
 - the :class:`StudyContext` the backends may look up;

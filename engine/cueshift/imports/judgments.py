@@ -37,8 +37,8 @@ import polars as pl
 from cueshift import store
 from cueshift.designs import design_of, load_study
 from cueshift.designs.forced_choice import JUDGMENT_KEY, study_scenarios
-from cueshift.designs.runner import model_frame
 from cueshift.errors import CueshiftError
+from cueshift.execution.runner import model_frame
 from cueshift.images.croissant import find_croissant, read_croissant
 from cueshift.images.release_judgments import judgements_folder, read_judgment_tree
 from cueshift.images.stylisticbias import release_root
@@ -143,7 +143,7 @@ def import_judgments(
     """
     started = time.perf_counter()
     study = without_placebos(load_study(study_file))
-    workload = design_of(study).plan(study, progress=progress)
+    workload = design_of(study).workload(study, progress=progress)
     if "judgment" not in {kind.table for kind in workload.units}:
         raise CueshiftError(f"{study_file}: design {study.design!r} stores no forced-choice judgments")
     folder = judgements_folder(root)

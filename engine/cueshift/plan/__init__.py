@@ -17,9 +17,9 @@ own loaders) and below the command line. Public surface::
     from cueshift.plan import PlanRequest, Targets, CostSettings, plan_study, write_plan, print_plan
 """
 
+from cueshift.plan.console import plan_markdown, print_plan
 from cueshift.plan.cost import CostSettings
 from cueshift.plan.families import Targets
-from cueshift.plan.report import plan_markdown, print_plan
 from cueshift.plan.request import DEFAULT_TARGET_EFFECT, PlanRequest, PlanResult, targets_for
 from cueshift.plan.run import plan_study, planners, write_plan
 

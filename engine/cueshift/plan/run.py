@@ -92,7 +92,7 @@ def write_plan(result: PlanResult, out: Path) -> list[Path]:
     CueshiftError
         ``out`` exists and is not a folder, or cannot be created.
     """
-    from cueshift.plan.report import plan_markdown
+    from cueshift.plan.console import plan_markdown
 
     if out.exists() and not out.is_dir():
         raise CueshiftError(f"{out}: exists and is not a folder")

@@ -33,14 +33,7 @@ Public surface (implementation in private modules); the design statistics
 """
 
 from cueshift.stats._anova import AnovaResult, one_way_anova
-from cueshift.stats._attributes import (
-    category_demographic_table,
-    demographic_variation_table,
-    negativity_asymmetry,
-)
-from cueshift.stats._by_model import category_table_by_model, variation_table_by_model
 from cueshift.stats._clustered import clustered_standard_error, design_effect, naive_standard_error
-from cueshift.stats._comparison import COMPARISON_LEVELS, PairedCells, model_differences, paired_cells
 from cueshift.stats._constants import MEAN_OF_MODELS, POOLED
 from cueshift.stats._correlation import (
     CORRELATION_SCHEMA,
@@ -51,13 +44,9 @@ from cueshift.stats._correlation import (
     spearman_with_ci,
 )
 from cueshift.stats._crossed import crossed_model, crossed_model_cells, variance_components
-from cueshift.stats._crossmodel import category_ranking, cross_model, scenario_means
-from cueshift.stats._demographic import demographic_tests, face_anova, significance_share
 from cueshift.stats._faces import FaceMatrix, face_matrix
-from cueshift.stats._fashion_age import fashion_age_table
 from cueshift.stats._folded import abs_interval, mean_abs_interval
 from cueshift.stats._group_rank import KruskalResult, kruskal_columns, kruskal_wallis, mann_whitney_columns
-from cueshift.stats._group_reversals import REVERSAL_EVIDENCE, opposite_sign_differences, reversal_flags
 from cueshift.stats._identity import identity_drops, identity_outliers, robust_z, row_cosines
 from cueshift.stats._intervals import mean_interval, t_half_width, welch_interval
 from cueshift.stats._logistic import (
@@ -68,12 +57,8 @@ from cueshift.stats._logistic import (
     logistic_fit,
     wald_test,
 )
-from cueshift.stats._metrics import cumulative_abs_sbs, model_summary, phi_from_judgments, variation_strength
-from cueshift.stats._missing import missing_rates, missing_shift
-from cueshift.stats._missing_ordering import missing_by_ordering, missing_lean
 from cueshift.stats._mixed import mixed_model, mixed_model_cells
 from cueshift.stats._multiplicity import Correction, bh_adjust, bh_by_family
-from cueshift.stats._noise import ALL_PLACEBOS, attributes_vs_floor, cell_abs_sbs, noise_floor
 from cueshift.stats._one_sample import TestMethod, one_sample_test
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
 from cueshift.stats._proportions import (
@@ -102,9 +87,6 @@ from cueshift.stats._reliability import (
     split_half_reliability,
 )
 from cueshift.stats._resample import BootstrapResult, CIMethod, cluster_bootstrap, face_multiplicities
-from cueshift.stats._reversals import scenario_reversals
-from cueshift.stats._sbs import sbs_levels
-from cueshift.stats._sbs_levels import LEVELS
 from cueshift.stats._signed_rank import (
     SignedRankResult,
     ZeroMethod,
@@ -117,28 +99,12 @@ from cueshift.stats._structure import (
     frobenius_similarity,
     ward_clusters,
 )
-from cueshift.stats._subgroup_tests import crossed_demographic_tests, crossed_significance_share
-from cueshift.stats._subgroups import (
-    ALL_PAIRS,
-    DEFAULT_PAIRS,
-    add_crossed_dimensions,
-    crossed_category_table,
-    crossed_name,
-    crossed_variation_strength,
-    crossed_variation_table,
-    min_signed_rank_faces,
-)
 from cueshift.stats._suite import run_suite
 from cueshift.stats._vs import VsResult, variation_strength_kernel, vs_max
 
 __all__ = [
-    "ALL_PLACEBOS",
-    "attributes_vs_floor",
-    "cell_abs_sbs",
-    "COMPARISON_LEVELS",
     "CORRELATION_SCHEMA",
     "ANALYSES",
-    "LEVELS",
     "MEAN_OF_MODELS",
     "POOLED",
     "Analysis",
@@ -154,7 +120,6 @@ __all__ = [
     "Level",
     "LogisticFit",
     "NotApplicable",
-    "PairedCells",
     "PseudoCount",
     "RankTestResult",
     "RunSettings",
@@ -169,23 +134,15 @@ __all__ = [
     "bh_by_family",
     "binomial_test",
     "bradley_terry_fit",
-    "category_demographic_table",
-    "category_ranking",
     "cluster_bootstrap",
     "clustered_standard_error",
     "correlate",
     "correlation_columns",
     "crossed_model",
     "crossed_model_cells",
-    "cross_model",
-    "cumulative_abs_sbs",
-    "demographic_tests",
-    "demographic_variation_table",
     "design_effect",
-    "face_anova",
     "face_matrix",
     "face_multiplicities",
-    "fashion_age_table",
     "frobenius_similarity",
     "krippendorff_alpha",
     "abs_interval",
@@ -204,54 +161,24 @@ __all__ = [
     "mean_interval",
     "mixed_model",
     "mixed_model_cells",
-    "model_differences",
-    "model_summary",
-    "missing_by_ordering",
-    "missing_lean",
-    "missing_rates",
-    "missing_shift",
     "naive_standard_error",
-    "negativity_asymmetry",
-    "noise_floor",
     "odds_ratio",
     "one_sample_test",
     "one_way_anova",
-    "paired_cells",
     "pearson_slope",
-    "phi_from_judgments",
     "proportion_rows",
     "rating_matrix",
     "robust_z",
     "row_cosines",
     "run_suite",
-    "sbs_levels",
-    "scenario_means",
-    "scenario_reversals",
-    "REVERSAL_EVIDENCE",
-    "opposite_sign_differences",
-    "reversal_flags",
     "sign_flip_test",
     "signed_rank_columns",
-    "significance_share",
     "spearman_brown",
     "spearman_with_ci",
     "split_half_reliability",
     "suite_analyses",
     "t_half_width",
     "variance_components",
-    "variation_strength",
-    "ALL_PAIRS",
-    "DEFAULT_PAIRS",
-    "add_crossed_dimensions",
-    "category_table_by_model",
-    "crossed_category_table",
-    "crossed_demographic_tests",
-    "crossed_name",
-    "crossed_significance_share",
-    "crossed_variation_strength",
-    "crossed_variation_table",
-    "min_signed_rank_faces",
-    "variation_table_by_model",
     "wald_test",
     "ward_clusters",
     "welch_interval",

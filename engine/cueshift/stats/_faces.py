@@ -93,7 +93,7 @@ def group_means(
     """Mean of ``value`` per group of ``keys`` (and ``n``), summed exactly (the same double in
     every row order; see :mod:`cueshift.stats._exact_means`); null ``value`` rows are dropped first."""
     frame = _with_value(data, value)
-    idx, groups = _cell_codes(frame, list(keys))
+    idx, groups = cell_codes(frame, list(keys))
     n = np.bincount(idx, minlength=groups.height)
     numerators, scale = scaled_integers(frame[value].to_numpy(), count_denominator(frame))
     means = ratio_means(exact_bincount(idx, numerators, groups.height), n.astype(np.float64), scale)
@@ -119,21 +119,21 @@ def _face_cell_index(
         cell index, and the cells.
     """
     frame = _with_value(data, value)
-    face_codes = _encode(frame[subject], list(faces))
+    face_codes = encode_categories(frame[subject], list(faces))
     if (face_codes < 0).any():
         raise ValueError(f"{subject} values missing from `faces`")
-    cell_of_row, cells = _cell_codes(frame, keys)
+    cell_of_row, cells = cell_codes(frame, keys)
     return frame, face_codes * cells.height + cell_of_row, cell_of_row, cells
 
 
-def _encode(series: pl.Series, categories: list[str]) -> NDArray[np.int64]:
+def encode_categories(series: pl.Series, categories: list[str]) -> NDArray[np.int64]:
     """Index of each value in ``categories`` (−1 for null), by a hash lookup (no sort, no join)."""
     lookup = pl.DataFrame({"__v": categories}, schema={"__v": series.dtype}).with_row_index("__i")
     coded = series.to_frame("__v").join(lookup, on="__v", how="left", maintain_order="left")["__i"]
     return coded.fill_null(-1).cast(pl.Int64).to_numpy()
 
 
-def _cell_codes(frame: pl.DataFrame, keys: list[str]) -> tuple[NDArray[np.int64], pl.DataFrame]:
+def cell_codes(frame: pl.DataFrame, keys: list[str]) -> tuple[NDArray[np.int64], pl.DataFrame]:
     """Cell index of every row and the cells (key columns, sorted; nulls last) — integer arithmetic
     on per-column codes instead of sorting or joining on strings."""
     if not keys:  # one cell; the placeholder column is dropped by the callers
@@ -142,7 +142,7 @@ def _cell_codes(frame: pl.DataFrame, keys: list[str]) -> tuple[NDArray[np.int64]
     levels: list[list[object]] = []
     for key in keys:
         values = frame[key].unique().drop_nulls().sort().to_list()
-        codes = _encode(frame[key], values)
+        codes = encode_categories(frame[key], values)
         codes = np.where(codes < 0, len(values), codes)  # null sorts last
         levels.append([*values, None])
         combined = combined * (len(values) + 1) + codes
@@ -212,7 +212,7 @@ def coarsen(fs: FaceSums, keys: Sequence[str], *, face_mask: NDArray[np.bool_] |
     :func:`face_matrix` computes from the rows (a face's mean over all of its rows in the group;
     the integer-valued sums regroup exactly). ``face_mask`` keeps only some faces (the others
     become NaN), e.g. one demographic group."""
-    idx, cells = _cell_codes(fs.cells, list(keys))
+    idx, cells = cell_codes(fs.cells, list(keys))
     n_fine, n_groups = fs.cells.height, cells.height
     member = sparse.csr_matrix((np.ones(n_fine), (np.arange(n_fine), idx)), shape=(n_fine, n_groups))
     keep = np.ones(len(fs.faces), dtype=bool) if face_mask is None else face_mask
@@ -244,7 +244,7 @@ def row_means(fs: FaceSums, keys: Sequence[str], *, face_mask: NDArray[np.bool_]
     integer-valued, so regrouping is exact). Groups without a row of those faces are left out.
 
     Returns ``keys`` columns, ``mean`` and ``n`` (rows)."""
-    idx, cells = _cell_codes(fs.cells, list(keys))
+    idx, cells = cell_codes(fs.cells, list(keys))
     n_kept = int(np.count_nonzero(face_mask))
     sums = exact_bincount(np.tile(idx, n_kept), fs.sums[face_mask].ravel(), cells.height)
     counts = np.bincount(idx, weights=fs.counts[face_mask].sum(axis=0), minlength=cells.height).astype(

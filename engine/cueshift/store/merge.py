@@ -7,7 +7,7 @@ merged without a change here. Result tables are not merged: ``cueshift analyze``
 them from the merged data.
 
 Before the output is opened, every input is checked read-only: a whole DuckDB file, this schema
-version, the same study (name and definition hash, :mod:`cueshift.store.identity`) as the other
+version, the same study (name and definition hash, :mod:`cueshift.store.fingerprint`) as the other
 inputs and the output, and every table with the output's columns, matched by name, never by
 position (:mod:`~cueshift.store.merge_checks`). Rows whose key and content agree are one answer
 even when their provenance (which run, when, how fast) differs — a legitimate re-run; the same

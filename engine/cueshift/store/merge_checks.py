@@ -2,7 +2,7 @@
 
 Each input (and an existing output) is opened read-only and must be a whole DuckDB file of this
 schema version whose every data table has the output's columns, matched by name, never by
-position; all of them must record one and the same study (:mod:`cueshift.store.identity`).
+position; all of them must record one and the same study (:mod:`cueshift.store.fingerprint`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import duckdb
 from cueshift.errors import CueshiftError
 from cueshift.store.database import check_schema_version, sql_text, study_tables
 from cueshift.store.files import check_existing_database, connect
-from cueshift.store.identity import StudyIdentity, database_identities
+from cueshift.store.fingerprint import StudyIdentity, database_identities
 
 Columns = dict[str, tuple[str, bool]]  # column name -> (DuckDB type, nullable)
 

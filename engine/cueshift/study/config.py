@@ -155,7 +155,7 @@ class Study(_Frozen):
     seeds: list[int] = Field(default_factory=lambda: [1, 2, 3], min_length=1)
     models: list[ModelConfig] = Field(min_length=1)
     #: the largest batch (rows per backend call and transaction); batches are sized below it to
-    #: take about two seconds each at the measured rate (cueshift.designs.batching)
+    #: take about two seconds each at the measured rate (cueshift.execution.batching)
     batch_size: int = Field(default=250_000, ge=1)
 
     @model_validator(mode="before")

@@ -1,5 +1,4 @@
-"""The SQL views of ``sql/views/`` (``phi``, ``base_phi``, ``delta``) read as frames, and the
-first-cut overview of a study database."""
+"""The SQL views of ``sql/views/`` (``phi``, ``base_phi``, ``delta``) read as frames."""
 
 from cueshift.views.frames import (
     BASE_COLUMNS,
@@ -9,7 +8,6 @@ from cueshift.views.frames import (
     read_base_phi,
     read_delta,
 )
-from cueshift.views.overview import Overview, overview, print_overview
 from cueshift.views.phi_choice import GREEDY, PhiChoice, check_scored, parse_phi
 
 __all__ = [
@@ -19,9 +17,6 @@ __all__ = [
     "parse_phi",
     "BASE_COLUMNS",
     "DELTA_COLUMNS",
-    "Overview",
-    "overview",
-    "print_overview",
     "read_base_phi",
     "read_delta",
     "PLACEBO_FEATURE_KEY",

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cueshift.designs.paired.section import PairedConfig
-from cueshift.report.marks import stars
+from cueshift.render.marks import stars
 
 
 def print_summary(results: dict[str, pl.DataFrame], console: Console, config: PairedConfig) -> None:

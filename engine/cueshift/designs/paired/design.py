@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from cueshift.designs.work import Workload
-    from cueshift.report import Catalog
+    from cueshift.render import Catalog
 
 
 def prepared_study(study: PairedStudy) -> PairedStudy:
@@ -44,7 +44,7 @@ class PairedDesign:
     study_model = PairedStudy
     options = OptionSupport(tests=("rank",), ci_methods=("analytic",))
 
-    def plan(self, study: PairedStudy, *, progress: bool) -> Workload:
+    def workload(self, study: PairedStudy, *, progress: bool) -> Workload:
         """Every original and filtered image × scenario × ordering × seed."""
         from cueshift.designs.forced_choice import judgment_workload
         from cueshift.images import load_benchmark

@@ -9,7 +9,7 @@ carries the standard star notation, computed from the stored BH-adjusted p-value
 # ruff: noqa: E501  (declared SQL reads best unwrapped)
 from __future__ import annotations
 
-from cueshift.report import (
+from cueshift.render import (
     MODELS_FILTER,
     STARS_LEGEND,
     STARS_LEGEND_MD,

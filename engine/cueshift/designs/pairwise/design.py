@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from cueshift.designs.work import Workload
-    from cueshift.report import Catalog
+    from cueshift.render import Catalog
 
 
 class PairwiseDesign:
@@ -29,9 +29,9 @@ class PairwiseDesign:
     study_model = PairwiseStudy
     options = OptionSupport(tests=("exact",), ci_methods=("analytic",))
 
-    def plan(self, study: PairwiseStudy, *, progress: bool) -> Workload:
+    def workload(self, study: PairwiseStudy, *, progress: bool) -> Workload:
         """Every trial (and model rating) per model and seed; the human ratings once."""
-        from cueshift.designs.pairwise.plan import pairwise_workload
+        from cueshift.designs.pairwise.workload import pairwise_workload
 
         return pairwise_workload(study, progress=progress)
 

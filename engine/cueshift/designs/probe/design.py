@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from cueshift.designs.work import Workload
-    from cueshift.report import Catalog
+    from cueshift.render import Catalog
 
 
 class ProbeDesign:
@@ -34,9 +34,9 @@ class ProbeDesign:
         resamples="random rater splits of the split-half reliability ([probe] n_splits)",
     )
 
-    def plan(self, study: ProbeStudy, *, progress: bool) -> Workload:
+    def workload(self, study: ProbeStudy, *, progress: bool) -> Workload:
         """The base faces × attributes per model; the human ratings and means once."""
-        from cueshift.designs.probe.plan import probe_workload
+        from cueshift.designs.probe.workload import probe_workload
 
         return probe_workload(study, progress=progress)
 

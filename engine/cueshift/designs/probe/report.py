@@ -7,7 +7,7 @@ the stored p-values at render time.
 # ruff: noqa: E501  (declared SQL reads best unwrapped)
 from __future__ import annotations
 
-from cueshift.report import (
+from cueshift.render import (
     EMPHASIS_LEGEND,
     EMPHASIS_LEGEND_MD,
     MODELS_FILTER,

@@ -15,13 +15,7 @@ import duckdb
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context, Inputs
-from cueshift.errors import CueshiftError
-from cueshift.stats import (
-    CIMethod,
-    NotApplicable,
-    RunSettings,
-    TestMethod,
-    analysis,
+from cueshift.designs.stylisticbias.stats import (
     category_demographic_table,
     category_ranking,
     cross_model,
@@ -30,14 +24,14 @@ from cueshift.stats import (
     demographic_variation_table,
     face_anova,
     fashion_age_table,
-    mixed_model,
     model_summary,
     negativity_asymmetry,
-    run_suite,
     sbs_levels,
     significance_share,
     variation_strength,
 )
+from cueshift.errors import CueshiftError
+from cueshift.stats import CIMethod, NotApplicable, RunSettings, TestMethod, analysis, mixed_model, run_suite
 from cueshift.views import GREEDY, PhiChoice, check_scored, phi_computed_once, read_base_phi, read_delta
 
 if TYPE_CHECKING:

@@ -13,8 +13,14 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
 from cueshift.designs.stylisticbias.run_reads import read_once
+from cueshift.designs.stylisticbias.stats import (
+    missing_by_ordering,
+    missing_lean,
+    missing_rates,
+    missing_shift,
+)
 from cueshift.infer.parser import named_letter
-from cueshift.stats import analysis, missing_by_ordering, missing_lean, missing_rates, missing_shift
+from cueshift.stats import analysis
 from cueshift.store import query
 from cueshift.study.scenarios import ORDERING_BY_ID, Scenario
 

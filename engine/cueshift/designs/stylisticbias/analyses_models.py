@@ -11,7 +11,8 @@ from __future__ import annotations
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
-from cueshift.stats import analysis, model_differences
+from cueshift.designs.stylisticbias.stats import model_differences
+from cueshift.stats import analysis
 
 
 @analysis(

@@ -13,7 +13,8 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
 from cueshift.designs.stylisticbias.run_reads import read_once
-from cueshift.stats import analysis, attributes_vs_floor, noise_floor
+from cueshift.designs.stylisticbias.stats import attributes_vs_floor, noise_floor
+from cueshift.stats import analysis
 from cueshift.views import read_delta
 
 

@@ -15,11 +15,9 @@ from __future__ import annotations
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
-from cueshift.stats import (
+from cueshift.designs.stylisticbias.stats import (
     ALL_PAIRS,
     DEFAULT_PAIRS,
-    NotApplicable,
-    analysis,
     category_table_by_model,
     crossed_category_table,
     crossed_demographic_tests,
@@ -29,6 +27,7 @@ from cueshift.stats import (
     crossed_variation_table,
     variation_table_by_model,
 )
+from cueshift.stats import NotApplicable, analysis
 
 #: The crossed dimensions of Tables 3 and 11, and of Tables 2 and 9, as the manifest names them.
 _CROSSED = ", ".join(crossed_name(p) for p in DEFAULT_PAIRS)

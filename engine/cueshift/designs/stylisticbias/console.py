@@ -1,5 +1,5 @@
 """R-style console summary of the stored StylisticBias headline results (CIs and R's significance
-codes, drawn from the stored p-values by :func:`cueshift.report.marks.stars`)."""
+codes, drawn from the stored p-values by :func:`cueshift.render.marks.stars`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from cueshift.report.marks import stars
-from cueshift.stats import ALL_PLACEBOS, MEAN_OF_MODELS, POOLED
+from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS
+from cueshift.render.marks import stars
+from cueshift.stats import MEAN_OF_MODELS, POOLED
 
 
 def _num(x: float | None, digits: int = 3, signed: bool = True) -> str:

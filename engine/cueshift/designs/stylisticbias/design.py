@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from cueshift.designs.stylisticbias.quality import IdentityQuality
     from cueshift.designs.work import Workload
-    from cueshift.report import Catalog
+    from cueshift.render import Catalog
 
 
 class StylisticBiasStudy(Study):
@@ -51,7 +51,7 @@ class StylisticBiasDesign:
         identity=True,
     )
 
-    def plan(self, study: StylisticBiasStudy, *, progress: bool) -> Workload:
+    def workload(self, study: StylisticBiasStudy, *, progress: bool) -> Workload:
         """Every evaluated image × scenario × ordering × seed (the variation filter applies)."""
         from cueshift.designs.forced_choice import judgment_workload
         from cueshift.images import load_benchmark
@@ -71,7 +71,8 @@ class StylisticBiasDesign:
         """Print the first-cut overview, then run every analysis and print the headlines."""
         from cueshift.designs.stylisticbias.analyses import run_analyses
         from cueshift.designs.stylisticbias.console import print_headlines
-        from cueshift.views import GREEDY, overview, parse_phi, print_overview
+        from cueshift.designs.stylisticbias.overview import overview, print_overview
+        from cueshift.views import GREEDY, parse_phi
 
         first_cut = overview(con, top=10 if request.top is None else request.top)
         print_overview(first_cut, console, _database_name(con))

@@ -19,11 +19,11 @@ SIMULATED_DESIGNS = "simulated-designs"
 
 #: backend name -> "module:Class" (imported lazily)
 BACKENDS: dict[str, str] = {
-    "simulated": "cueshift.infer.backends.simulated:SimulatedBackend",
+    "simulated": "cueshift.infer.stand_ins.simulated:SimulatedBackend",
     "transformers": "cueshift.infer.backends.hf:TransformersBackend",
     "openai": "cueshift.infer.backends.openai_compat:OpenAIBackend",
     "clip": "cueshift.infer.backends.clip:ClipBackend",
-    SIMULATED_DESIGNS: "cueshift.infer.backends.simulated_designs:SimulatedDesignBackend",
+    SIMULATED_DESIGNS: "cueshift.infer.stand_ins.simulated_designs:SimulatedDesignBackend",
 }
 
 

@@ -22,7 +22,7 @@ only the new probe texts are encoded.
 
 Only transformers ``CLIPModel`` checkpoints are supported (open_clip is not). The
 reserved checkpoint ``cueshift:tiny-random-clip`` builds a tiny random model in memory
-(:mod:`cueshift.infer.backends.clip_tiny`) so the pipeline runs without any download.
+(:mod:`cueshift.infer.stand_ins.tiny_clip`) so the pipeline runs without any download.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ from cueshift.infer.backends.clip_probe import (
     pole_vector,
     unit_rows,
 )
-from cueshift.infer.backends.clip_tiny import TINY_CLIP_CHECKPOINT, build_tiny_clip
 from cueshift.infer.embedding_cache import EmbeddingKind, Vectors
+from cueshift.infer.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT, build_tiny_clip
 from cueshift.study.config import ModelConfig
 
 if TYPE_CHECKING:

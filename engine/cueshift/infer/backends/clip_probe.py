@@ -31,8 +31,8 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from cueshift.infer.backends.clip_tiny import TINY_CLIP_CHECKPOINT
 from cueshift.infer.backends.model_settings import validate_settings
+from cueshift.infer.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT
 from cueshift.study.config import ModelConfig
 
 FloatArray = npt.NDArray[np.float64]

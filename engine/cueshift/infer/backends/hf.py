@@ -118,7 +118,7 @@ class TransformersBackend(Backend):
     def _load(self) -> tuple[Any, Any]:
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
-        from cueshift.infer.backends import tiny
+        from cueshift.infer.stand_ins import tiny
 
         cfg, s = self.model, self.settings
         if not cfg.checkpoint:

@@ -23,7 +23,7 @@ from cueshift.designs.stylisticbias.report.subgroups import (
     SUBGROUPS_TEXTS,
 )
 from cueshift.designs.stylisticbias.report.summary import SUMMARY_TABLES
-from cueshift.report import EMPHASIS_LEGEND_MD, Catalog, FigureSpec, TableSpec, TextSpec
+from cueshift.render import EMPHASIS_LEGEND_MD, Catalog, FigureSpec, TableSpec, TextSpec
 
 #: The reviewers' additions, each shown by one ``report.section(name)`` cell of ``study.qmd``.
 _SECTIONS: tuple[tuple[str, tuple[TableSpec, ...], tuple[FigureSpec, ...], tuple[TextSpec, ...]], ...] = (

@@ -3,7 +3,7 @@ model, with the bootstrap intervals of partial eta^2 and R2."""
 
 from __future__ import annotations
 
-from cueshift.report import Col, FigureSpec, TableSpec, TextSpec, ci, fmt_integer, number, percent, stub
+from cueshift.render import Col, FigureSpec, TableSpec, TextSpec, ci, fmt_integer, number, percent, stub
 
 _SOURCE_LABELS = "CASE source WHEN 'face' THEN 'Face' WHEN 'scenario' THEN 'Scenario' "
 _SOURCE_LABELS += "WHEN 'residual' THEN 'Residual' ELSE 'Fixed effects (categories)' END"

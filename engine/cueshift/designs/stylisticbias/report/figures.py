@@ -2,7 +2,7 @@
 
 Figures read stored results only; what a figure shows (estimates, intervals, r and slope)
 is a column of a ``result_*`` table, never recomputed here. Each draw function receives the
-open report as a :class:`~cueshift.report.Source`.
+open report as a :class:`~cueshift.render.Source`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from cueshift.report import FigureSpec, Source, fmt_integer, fmt_number, fmt_percent
+from cueshift.render import FigureSpec, Source, fmt_integer, fmt_number, fmt_percent
 from cueshift.stats import POOLED
 
 #: One colour per scenario category (seed 000 Table 1 order), shared by every figure.

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from cueshift.images.labels import AGES, BODY_TYPES, DEMOGRAPHIC_FIELDS, ETHNICITIES, GENDERS
-from cueshift.report import Formatter, Pivot
+from cueshift.render import Formatter, Pivot
 from cueshift.stats import MEAN_OF_MODELS
 from cueshift.study.variations import FEATURES
 

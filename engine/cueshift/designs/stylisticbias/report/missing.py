@@ -2,7 +2,7 @@
 and their shifts (the "Missing answers by group and variation" section).
 
 Nothing is recomputed here: the queries lay out ``result_missing_shift``, ``result_missing_rates``
-and ``result_missing_by_ordering`` (:mod:`cueshift.stats._missing`).
+and ``result_missing_by_ordering`` (:mod:`cueshift.designs.stylisticbias.stats._missing`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from cueshift.designs.stylisticbias.report.labels import (
     position,
 )
 from cueshift.images.labels import DEMOGRAPHIC_FIELDS
-from cueshift.report import (
+from cueshift.render import (
     EMPHASIS_LEGEND,
     MODELS_FILTER,
     NOT_APPLICABLE_FILL,

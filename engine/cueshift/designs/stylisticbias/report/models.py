@@ -7,7 +7,7 @@ Miller 2024) and ``result_cross_model`` (the reversal counts); nothing is recomp
 
 from __future__ import annotations
 
-from cueshift.report import (
+from cueshift.render import (
     Col,
     FigureSpec,
     TableSpec,

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from cueshift.report import (
+from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS
+from cueshift.render import (
     MODELS_FILTER,
     Col,
     FigureSpec,
@@ -29,7 +30,7 @@ from cueshift.report import (
     percent,
     stub,
 )
-from cueshift.stats import ALL_PLACEBOS, POOLED
+from cueshift.stats import POOLED
 
 _MODELS = f"(model_id = '{POOLED}' OR {MODELS_FILTER})"
 

@@ -13,7 +13,7 @@ from cueshift.designs.stylisticbias.report.labels import (
     dimension_pivot,
     model_dimension_sql,
 )
-from cueshift.report import Col, TableSpec, ci, fmt_pvalue, number, percent, stub
+from cueshift.render import Col, TableSpec, ci, fmt_pvalue, number, percent, stub
 
 TABLE2_VS = TableSpec(
     key="table2_vs",

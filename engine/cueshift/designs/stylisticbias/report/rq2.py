@@ -1,7 +1,7 @@
 """StylisticBias report, RQ2: which visual attributes shift judgments (Tables 3, 4, 11, S9).
 
 Each cell's significance mark is derived at render time from the stored BH-adjusted p-value
-(:func:`cueshift.report.marks`); the Table 11 fill follows :func:`.labels.delta_fill`.
+(:func:`cueshift.render.marks`); the Table 11 fill follows :func:`.labels.delta_fill`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from cueshift.designs.stylisticbias.report.labels import (
     position,
     sql_list,
 )
-from cueshift.report import (
+from cueshift.render import (
     EMPHASIS_LEGEND,
     NOT_APPLICABLE_FILL,
     Col,

@@ -7,7 +7,7 @@ engine's, computed over every model it analyzed; a model subset filters per-mode
 from __future__ import annotations
 
 from cueshift.designs.stylisticbias.report.labels import MODEL_LABEL, MODEL_ORDER, MODEL_ROWS
-from cueshift.report import Col, Pivot, TableSpec, ci, effect, fmt_integer, fmt_text, number, stub
+from cueshift.render import Col, Pivot, TableSpec, ci, effect, fmt_integer, fmt_text, number, stub
 from cueshift.stats import POOLED
 
 TABLE5_MODELS = TableSpec(

@@ -22,8 +22,9 @@ from cueshift.designs.stylisticbias.report.labels import (
     delta_fill,
     position,
 )
+from cueshift.designs.stylisticbias.stats import ALL_PAIRS, crossed_name
 from cueshift.images.labels import AGES, BODY_TYPES, DEMOGRAPHIC_FIELDS, ETHNICITIES, GENDERS
-from cueshift.report import (
+from cueshift.render import (
     EMPHASIS_LEGEND,
     MODELS_FILTER,
     NOT_APPLICABLE_FILL,
@@ -38,7 +39,6 @@ from cueshift.report import (
     percent,
     stub,
 )
-from cueshift.stats import ALL_PAIRS, crossed_name
 
 _GROUPS: Mapping[str, tuple[str, ...]] = {
     "age": AGES,

@@ -1,13 +1,13 @@
 """StylisticBias report: study summary and data-quality tables (base tables and views; S1–S8).
 
-Each :class:`~cueshift.report.TableSpec` is one SQL query plus display rules; the RQ1–RQ3
+Each :class:`~cueshift.render.TableSpec` is one SQL query plus display rules; the RQ1–RQ3
 tables built on the statistics engine's ``result_*`` tables live in :mod:`.rq1`, :mod:`.rq2`
 and :mod:`.rq3`. ``$models`` is the model subset (``VARCHAR[]``).
 """
 
 from __future__ import annotations
 
-from cueshift.report import (
+from cueshift.render import (
     Col,
     Pivot,
     TableSpec,

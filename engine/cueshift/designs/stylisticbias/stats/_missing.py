@@ -1,0 +1,270 @@
+r"""Missing answers as a bias: invalid and refusal rates by model × demographic group × variation,
+and the shift a variation causes in them (issue 11, "missing answers are a bias too").
+
+φ (seed 000 Eq. 1) averages the *valid* answers only. If a cue makes a model refuse more often
+for some faces, the answers that remain are a selected sample and Δ can hide (or fake) an effect;
+the invalid rate is then an outcome in its own right.
+
+For face :math:`f`, model :math:`m` and a set of images :math:`I` of that face (its base image,
+or its images of variation value :math:`v`), with :math:`n_{fI}` answers (all scenarios,
+orderings and seeds) of which :math:`k_{fI}` are invalid (or refusals),
+
+.. math::
+
+    r_{fI} = k_{fI} / n_{fI}, \qquad
+    \hat r = \frac{1}{|F|} \sum_{f \in F} r_{fI}, \qquad
+    \delta_{fv} = \frac{k_{fv}\, n_{fb} - k_{fb}\, n_{fv}}{n_{fv}\, n_{fb}} = r_{fv} - r_{fb},
+
+the face-level rate (every face weighs the same, as in SBS) and the per-face shift of a variation
+against the same face's base image (:math:`b`: the base images its variation images were made
+from). :math:`\delta_{fv}` is formed from integer counts and divided once, so equal rationals
+give equal doubles and the rank test sees the same ties in any row order (issue 11, defect 2).
+Faces are the independent units. A rate's interval is the Wilson interval at the effective
+sample size of the face clusters (:mod:`._clustered_share`; no resampling for the thousands of
+rate cells); a shift's is the face-level cluster bootstrap interval
+(:func:`~cueshift.stats.cluster_bootstrap`, widened to contain the estimate when a degenerate
+resample distribution would leave it out), and the shift is tested per cell with the WSRT (or
+sign flips) of :math:`\delta_{fv}` against 0, BH within model × rate × dimension. The refusal
+shift is computed per model × variation only (all faces): per group, the invalid-rate shift
+answers the question at half the cost.
+
+References
+----------
+.. [1] Little, R. J. A. & Rubin, D. B. (2019). *Statistical Analysis with Missing Data*, 3rd ed.,
+   §1.3 (missingness that depends on the condition biases complete-case means).
+.. [2] Field, C. A. & Welsh, A. H. (2007). Bootstrapping clustered data. *JRSS B* 69, 369–390;
+   Korn, E. L. & Graubard, B. I. (1998), *Survey Methodology* 24, 193–201 (rates).
+.. [3] Wilcoxon, F. (1945). Individual comparisons by ranking methods. *Biometrics Bulletin* 1, 80–83.
+.. [4] Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. *JRSS B* 57, 289–300.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from cueshift.stats.kernels import (
+    DIMENSIONS,
+    F64,
+    POOLED,
+    CIMethod,
+    TestMethod,
+    bh_by_family,
+    cluster_bootstrap,
+    clustered_wilson,
+    one_sample_test,
+    returns,
+)
+
+#: The rates, by the count of the ``invalid_answers`` view they count.
+RATES: dict[str, str] = {"invalid": "n_invalid", "refusal": "n_refusal"}
+#: ``variation_category`` / ``variation_value`` of a face's base images; ``dimension``/``group`` of all faces.
+BASE = "(base)"
+ALL = "(all)"
+CELL = ["model_id", "dimension", "group", "variation_category", "variation_value"]
+COUNTS = ["n_answers", "n_invalid", "n_refusal", "n_unrecorded"]
+#: ``ci_method`` of the rates: Wilson at the effective sample size of the face clusters.
+WILSON = "wilson-effective-n"
+
+
+def by_group(rows: pl.DataFrame) -> pl.DataFrame:
+    """``rows`` once per dimension (``(all)`` and the four demographics; a face without a label
+    leaves that dimension), with a ``(pooled)`` copy of every model."""
+    rows = pl.concat([rows, rows.with_columns(pl.lit(POOLED).alias("model_id"))])
+    parts = [rows.with_columns(pl.lit(ALL).alias("dimension"), pl.lit(ALL).alias("group"))]
+    for dim in DIMENSIONS:
+        labelled = rows.filter(pl.col(dim).is_not_null())
+        parts.append(labelled.with_columns(pl.lit(dim).alias("dimension"), pl.col(dim).alias("group")))
+    return pl.concat(parts)
+
+
+def dense(frame: pl.DataFrame, keys: Sequence[str], value: str, faces: list[str]) -> tuple[pl.DataFrame, F64]:
+    """One ``value`` per face and cell of ``keys`` (a row each) as a ``(n_faces, n_cells)`` array
+    (NaN: no data), and the cells, sorted by their keys."""
+    cells = frame.select(list(keys)).unique().sort(list(keys), nulls_last=True)
+    coded = frame.join(cells.with_row_index("__cell"), on=list(keys), how="left", nulls_equal=True)
+    face_code = coded["face_id"].replace_strict(faces, list(range(len(faces))), return_dtype=pl.Int64)
+    values = np.full((len(faces), cells.height), np.nan)
+    values[face_code.to_numpy(), coded["__cell"].to_numpy()] = coded[value].cast(pl.Float64).to_numpy()
+    return cells, values
+
+
+def face_interval(
+    values: F64, n_resamples: int, seed: int, confidence_level: float, ci_method: CIMethod
+) -> tuple[F64, F64, F64, F64]:
+    """Per column: face-level mean, cluster-bootstrap interval (widened to contain the mean where a
+    degenerate resample distribution leaves it out), faces with data."""
+    result, _ = cluster_bootstrap(
+        values, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, method=ci_method
+    )
+    low, high = np.fmin(result.ci_low, result.estimate), np.fmax(result.ci_high, result.estimate)
+    return result.estimate, low, high, result.n
+
+
+def _labelled(counts: pl.DataFrame) -> pl.DataFrame:
+    """Base images under :data:`BASE`, as a variation value of their own."""
+    base = pl.col("role") == "base"
+    return counts.with_columns(
+        pl.when(base).then(pl.lit(BASE)).otherwise(pl.col("variation_category")).alias("variation_category"),
+        pl.when(base).then(pl.lit(BASE)).otherwise(pl.col("variation_value")).alias("variation_value"),
+    )
+
+
+def _rate_rows(face: pl.DataFrame, events: dict[str, str]) -> pl.DataFrame:
+    """One row per face, cell and rate, with its event count; refusal rows only for models whose
+    invalid answers all carry a reason (so the pooled rows too only when every model's do)."""
+    missing = face.group_by("model_id").agg((pl.col("n_unrecorded").sum() > 0).alias("unrecorded"))
+    unrecorded = set(missing.filter("unrecorded")["model_id"].to_list())
+    if unrecorded:
+        unrecorded.add(POOLED)
+    parts = [
+        face.with_columns(pl.lit(rate).alias("rate"), pl.col(column).alias("n_events"))
+        for rate, column in events.items()
+    ]
+    rows = pl.concat(parts)
+    return rows.filter(~((pl.col("rate") == "refusal") & pl.col("model_id").is_in(sorted(unrecorded))))
+
+
+def cell_counts(rows: pl.DataFrame, keys: list[str], *counts: str) -> pl.DataFrame:
+    return rows.group_by(keys).agg(pl.col(c).sum().cast(pl.Int64) for c in counts)
+
+
+@returns("missing_rates")
+def missing_rates(counts: pl.DataFrame, *, confidence_level: float = 0.95) -> pl.DataFrame:
+    r"""Invalid and refusal rates per model (and pooled) × dimension × group × variation value.
+
+    ``estimate`` is the face-level rate :math:`\hat r` (module docstring) of the cell's images
+    (:data:`BASE`: the base images) with the Wilson interval at the effective sample size of the
+    face clusters (:func:`~cueshift.stats._clustered_share.clustered_wilson`; thousands of cells, so
+    no resampling); ``n_answers`` and ``n_events`` count the answers and the invalid answers
+    (refusals), ``n`` the faces.
+
+    Parameters
+    ----------
+    counts : polars.DataFrame
+        Rows of the ``invalid_answers`` view (model × image × ordering).
+    confidence_level : float
+        Coverage of the intervals.
+    """
+    keys = [*CELL, "rate"]
+    # integer sums regroup exactly: per model x face x value first, then per group (10x the rows)
+    per_face = ["model_id", "face_id", "variation_category", "variation_value", *DIMENSIONS]
+    face_counts = _labelled(counts).group_by(per_face).agg(pl.col(COUNTS).sum())
+    face = by_group(face_counts).group_by([*CELL, "face_id"]).agg(pl.col(COUNTS).sum())
+    rows = _rate_rows(face, RATES).with_columns((pl.col("n_events") / pl.col("n_answers")).alias("share"))
+    faces = sorted(rows["face_id"].unique().to_list())
+    cells, values = dense(rows, keys, "share", faces)
+    counted = cell_counts(rows, keys, "n_answers", "n_events")
+    cells = cells.join(counted, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    estimate, low, high, n = clustered_wilson(values, cells["n_answers"].to_numpy(), confidence_level)
+    out = cells.with_columns(
+        pl.Series("estimate", estimate),
+        pl.Series("ci_low", low),
+        pl.Series("ci_high", high),
+        pl.lit(WILSON).alias("ci_method"),
+        pl.Series("n", n.astype(np.int64)),
+    )
+    return out.select(
+        *keys, "estimate", "ci_low", "ci_high", "ci_method", "n_answers", "n_events", "n"
+    ).with_columns(pl.col(pl.Float64).fill_nan(None))
+
+
+def _paired_with_base(counts: pl.DataFrame) -> pl.DataFrame:
+    """Per model × variation image: its counts and those of the base image it was made from."""
+    image_keys = ["model_id", "image_id"]
+    base = counts.filter(pl.col("role") == "base").group_by(image_keys).agg(pl.col(COUNTS).sum())
+    variation = (
+        counts.filter(pl.col("role") == "variation")
+        .group_by(
+            [*image_keys, "base_image_id", "face_id", "variation_category", "variation_value", *DIMENSIONS]
+        )
+        .agg(pl.col(COUNTS).sum())
+    )
+    return variation.join(
+        base.rename({c: f"{c}_base" for c in COUNTS} | {"image_id": "base_image_id"}),
+        on=["model_id", "base_image_id"],
+        how="inner",
+    )
+
+
+@returns("missing_shift")
+def missing_shift(
+    counts: pl.DataFrame,
+    *,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
+    ci_method: CIMethod = "bca",
+    test: TestMethod = "rank",
+) -> pl.DataFrame:
+    r"""Shift of the invalid and refusal rates, variation image vs the same face's base image.
+
+    Per model (and pooled) × dimension × group × variation value for the invalid rate, and per
+    model × variation value (dimension ``(all)``) for the refusal rate: ``estimate`` is the
+    face-level mean of :math:`\delta_{fv} = r_{fv} - r_{fb}` (module docstring; exact from
+    integer counts), with a face-level cluster bootstrap interval and the WSRT (``test='rank'``,
+    faces with :math:`\delta = 0` dropped as scipy's ``'wilcox'``) or sign-flip test against 0;
+    ``p_adj`` is BH within model × rate × dimension. ``rate_base`` and ``rate_variation`` are the
+    two face-level rates; ``n`` the faces, ``n_obs`` the answers to the variation images.
+
+    Parameters
+    ----------
+    counts : polars.DataFrame
+        Rows of the ``invalid_answers`` view (model × image × ordering).
+    n_resamples, seed, confidence_level, ci_method, test
+        Face-level bootstrap and test settings.
+    """
+    keys = [*CELL, "rate"]
+    face = (
+        by_group(_paired_with_base(counts))
+        .group_by([*CELL, "face_id"])
+        .agg(pl.col(COUNTS).sum(), pl.col([f"{c}_base" for c in COUNTS]).sum())
+    )
+    face = face.with_columns(pl.col("n_unrecorded") + pl.col("n_unrecorded_base"))
+    rows = _rate_rows(face, RATES).filter((pl.col("rate") == "invalid") | (pl.col("dimension") == ALL))
+    rows = rows.with_columns(
+        pl.when(pl.col("rate") == "invalid")
+        .then("n_invalid_base")
+        .otherwise("n_refusal_base")
+        .alias("n_events_base")
+    )
+    k_v, n_v, k_b, n_b = (
+        pl.col(c).cast(pl.Int64) for c in ("n_events", "n_answers", "n_events_base", "n_answers_base")
+    )
+    rows = rows.with_columns(
+        ((k_v * n_b - k_b * n_v) / (n_v * n_b)).alias("shift"),
+        (k_v / n_v).alias("share_variation"),
+        (k_b / n_b).alias("share_base"),
+    )
+    faces = sorted(rows["face_id"].unique().to_list())
+    cells, values = dense(rows, keys, "shift", faces)
+    estimate, low, high, n = face_interval(values, n_resamples, seed, confidence_level, ci_method)
+    statistic, p_value, effect, name = one_sample_test(values, test=test, n_resamples=n_resamples, seed=seed)
+    with np.errstate(invalid="ignore"):
+        rate_variation = np.nanmean(dense(rows, keys, "share_variation", faces)[1], axis=0)
+        rate_base = np.nanmean(dense(rows, keys, "share_base", faces)[1], axis=0)
+    out = cells.with_columns(
+        pl.Series("estimate", estimate),
+        pl.Series("ci_low", low),
+        pl.Series("ci_high", high),
+        pl.Series("statistic", statistic),
+        pl.Series("p_value", p_value),
+        pl.Series("effect_size", effect),
+        pl.Series("rate_base", rate_base),
+        pl.Series("rate_variation", rate_variation),
+        pl.lit(name).alias("test"),
+        pl.lit(ci_method).alias("ci_method"),
+        pl.Series("n", n.astype(np.int64)),
+    ).join(
+        cell_counts(rows, keys, "n_answers").rename({"n_answers": "n_obs"}),
+        on=keys,
+        how="left",
+        nulls_equal=True,
+    )
+    out = bh_by_family(out.with_columns(pl.col(pl.Float64).fill_nan(None)), ["model_id", "rate", "dimension"])
+    return out.select(
+        *keys, "estimate", "ci_low", "ci_high", "statistic", "p_value", "p_adj", "rate_base",
+        "rate_variation", "effect_size", "test", "ci_method", "n", "n_obs",
+    ).with_columns(pl.col(pl.Float64).fill_nan(None))  # fmt: skip

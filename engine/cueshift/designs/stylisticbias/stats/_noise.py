@@ -1,0 +1,295 @@
+r"""The noise floor: what |SBS| a variation shows when nothing about the face changed.
+
+Every StylisticBias study plans two placebo variations per base image (a pixel-identical copy and
+a lossless re-encode; :mod:`cueshift.images.placebos`). Their true Δ is zero, so their |SBS| at the
+unit of attribute |SBS| (the model × value × scenario cell) is what sampling noise, serving
+nondeterminism and cache effects alone produce. :func:`noise_floor` summarises it (with the placebo
+SBS, whose CI should contain 0); :func:`attributes_vs_floor` reads each attribute against it.
+
+Calibration
+-----------
+*Cell |SBS|.* With :math:`n` faces per cell, a cell's SBS is a mean of :math:`n` per-face
+Δ, so under no effect :math:`|\mathrm{SBS}_c| \approx |N(0, \sigma^2_\Delta / n)|` with mean
+:math:`\sigma_\Delta\sqrt{2/(\pi n)}`: the floor shrinks as :math:`1/\sqrt n` and grows with the
+binomial noise of φ (fewer valid answers) and with serving noise. An attribute's |SBS| (mean of
+its cells' |SBS|) has the same expectation as the placebos' mean cell |SBS| when its true Δ is 0
+in every cell; ``above_floor`` compares it with the placebos' upper ``quantile`` of *single* cells,
+a conservative descriptive bar (a mean of many null cells rarely exceeds a single-cell 95th
+percentile).
+
+*Face-level test.* For face :math:`f`, attribute value :math:`v` and model :math:`m`,
+
+.. math::
+
+    d_{fv} = \overline{|\Delta_{f v s}|}_{s} - \overline{|\Delta_{f p s}|}_{p \in P,\, s},
+
+the face's mean |Δ| over the value's scenarios minus its mean |Δ| over the placebos' scenarios.
+If the value's images move judgments no more than re-encoding the base does, :math:`d_{fv}` is
+centred at 0 (both are means of |φ − φ_base| over the same noise), and faces are independent, so
+the one-sided Wilcoxon signed-rank test of :math:`d_{fv} > 0` (or sign flips) across faces is
+valid; ``p_adj`` is BH over the values of a model (seed 000 §4.4's BH). ``passes`` means the cue
+moves individual judgments beyond the noise floor in *either* direction (an effect that is
+heterogeneous in sign across faces passes while its SBS may be 0); SBS and its test say in which
+direction on average. Faces enter once per value; pooled rows average a face's |Δ| over models.
+
+References
+----------
+.. [1] Lipsitch, M., Tchetgen Tchetgen, E. & Cohen, T. (2010). Negative controls: a tool for
+   detecting confounding and bias in observational studies. *Epidemiology* 21, 383–388.
+.. [2] Wilcoxon, F. (1945). Individual comparisons by ranking methods. *Biometrics Bulletin* 1, 80–83.
+.. [3] Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. *JRSS B* 57, 289–300.
+.. [4] seed 000 Eq. 4 (SBS) and §4.4 (face-level WSRT, BH); issue 11 ("a noise floor").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import polars as pl
+
+from cueshift.designs.stylisticbias.stats._noise_grid import (
+    F64,
+    axes_of,
+    cell_abs,
+    cell_abs_sbs,
+    grid_of,
+    ratio,
+    split_key,
+    valid,
+)
+from cueshift.stats.kernels import (
+    POOLED,
+    CIMethod,
+    TestMethod,
+    bh_by_family,
+    cluster_bootstrap,
+    one_sample_test,
+    returns,
+)
+
+__all__ = ["ALL_PLACEBOS", "TIE_DECIMALS", "attributes_vs_floor", "cell_abs_sbs", "noise_floor"]
+
+#: ``variation_value`` of the rows that take every placebo together.
+ALL_PLACEBOS = "(all placebos)"
+#: Decimals the per-face values keep before they are ranked (ties of exact rationals stay ties).
+TIE_DECIMALS = 12
+
+
+@dataclass(frozen=True)
+class Boot:
+    """Face-level bootstrap and test settings."""
+
+    n_resamples: int
+    seed: int
+    confidence_level: float
+    ci_method: CIMethod
+    test: TestMethod
+
+
+def _floor(cells: F64, quantile: float) -> tuple[float, float, float, int]:
+    """Mean, ``quantile`` (linear, as :func:`numpy.quantile`), max and number of the non-NaN cells."""
+    kept = cells[~np.isnan(cells)]
+    if kept.size == 0:
+        return np.nan, np.nan, np.nan, 0
+    return float(kept.mean()), float(np.quantile(kept, quantile)), float(kept.max()), int(kept.size)
+
+
+def _tested(columns: F64, boot: Boot, alternative: Literal["two-sided", "greater"]) -> dict[str, F64]:
+    """Face-level bootstrap CI of each column's mean and a one-sample test per column.
+
+    The per-face values are rounded to :data:`TIE_DECIMALS` decimals first: they are ratios of
+    small integers (answer counts), so values that are equal in exact arithmetic tie whatever the
+    summation order (a float-noise difference of 1e-17 would otherwise break a tie of the WSRT).
+    """
+    columns = np.round(columns, TIE_DECIMALS)
+    result, _ = cluster_bootstrap(
+        np.ascontiguousarray(columns),
+        n_resamples=boot.n_resamples,
+        seed=boot.seed,
+        confidence_level=boot.confidence_level,
+        method=boot.ci_method,
+    )
+    statistic, p_value, effect, _ = one_sample_test(
+        columns, test=boot.test, n_resamples=boot.n_resamples, seed=boot.seed, alternative=alternative
+    )
+    return {
+        "estimate": result.estimate,
+        "ci_low": result.ci_low,
+        "ci_high": result.ci_high,
+        "statistic": statistic,
+        "p_value": p_value,
+        "effect_size": effect,
+        "n": result.n.astype(np.float64),
+    }
+
+
+def _test_name(test: TestMethod) -> str:
+    return "wilcoxon" if test == "rank" else "sign-flip"
+
+
+def _select(axis_labels: list[str], label: str) -> slice:
+    """One entry of an axis, or all of it for the pooled label."""
+    if label in (POOLED, ALL_PLACEBOS):
+        return slice(None)
+    i = axis_labels.index(label)
+    return slice(i, i + 1)
+
+
+@returns("noise_floor")
+def noise_floor(
+    placebo: pl.DataFrame,
+    *,
+    quantile: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
+    ci_method: CIMethod = "bca",
+    test: TestMethod = "rank",
+) -> pl.DataFrame:
+    r"""The placebo SBS and the distribution of placebo cell |SBS|, per model, pooled, per placebo.
+
+    Per model (and ``(pooled)``) × placebo value (and :data:`ALL_PLACEBOS`): ``estimate`` is the
+    placebo SBS, :math:`\mathrm{mean}_f \bar\Delta_f` over the face's placebo Δ (true value 0),
+    with a face-level cluster bootstrap CI and a two-sided WSRT (or sign flips) of the per-face
+    means against 0, ``p_adj`` BH within the model; ``abs_sbs_mean``, ``abs_sbs_quantile`` and
+    ``abs_sbs_max`` summarise :func:`cell_abs_sbs` over the row's model × placebo × scenario cells
+    (:data:`ALL_PLACEBOS`: the cells of every placebo; pooled rows: every model's cells). See the
+    module docstring for the calibration.
+
+    Parameters
+    ----------
+    placebo : polars.DataFrame
+        ``delta`` rows of the placebos (``read_delta(con, placebo=True)``).
+    quantile : float
+        The floor's upper quantile (default the 95th percentile).
+    n_resamples, seed, confidence_level, ci_method, test
+        Face-level bootstrap and test settings, as :func:`sbs_levels`.
+    """
+    data = valid(placebo)
+    grid = grid_of(data, *axes_of(data))
+    cells = cell_abs(grid)
+    values = [split_key(v)[1] for v in grid.values]
+    keys, columns, floors, n_obs = [], [], [], []
+    for model in [*grid.models, POOLED]:
+        for value in [*values, ALL_PLACEBOS]:
+            part = (_select(grid.models, model), _select(values, value))
+            counts = grid.count[part].sum(axis=(0, 1, 2))
+            keys.append((model, value))
+            columns.append(ratio(grid.delta[part].sum(axis=(0, 1, 2)), counts))
+            floors.append(_floor(cells[part], quantile))
+            n_obs.append(int(counts.sum()))
+    tested = _tested(
+        np.column_stack(columns), Boot(n_resamples, seed, confidence_level, ci_method, test), "two-sided"
+    )
+    out = pl.DataFrame(
+        {
+            "model_id": [k[0] for k in keys],
+            "variation_value": [k[1] for k in keys],
+            **{name: tested[name] for name in ("estimate", "ci_low", "ci_high", "statistic", "p_value")},
+            "abs_sbs_mean": [f[0] for f in floors],
+            "abs_sbs_quantile": [f[1] for f in floors],
+            "abs_sbs_max": [f[2] for f in floors],
+            "quantile": quantile,
+            "effect_size": tested["effect_size"],
+            "test": _test_name(test),
+            "ci_method": ci_method,
+            "n_cells": pl.Series([f[3] for f in floors], dtype=pl.Int64),
+            "n": pl.Series(tested["n"]).cast(pl.Int64),
+            "n_obs": pl.Series(n_obs, dtype=pl.Int64),
+        }
+    )
+    out = bh_by_family(out, ["model_id"])
+    columns_out = [
+        "model_id",
+        "variation_value",
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "statistic",
+        "p_value",
+        "p_adj",
+    ]
+    rest = [c for c in out.columns if c not in columns_out]
+    return out.select(*columns_out, *rest).with_columns(pl.col(pl.Float64).fill_nan(None))
+
+
+@returns("noise_floor_attributes")
+def attributes_vs_floor(
+    delta: pl.DataFrame,
+    placebo: pl.DataFrame,
+    *,
+    quantile: float = 0.95,
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
+    ci_method: CIMethod = "bca",
+    test: TestMethod = "rank",
+) -> pl.DataFrame:
+    r"""Each attribute value's |SBS| beside the placebo floor, and whether it passes the floor.
+
+    Per model (and ``(pooled)``) × value: ``abs_sbs`` is the mean of its cells' |SBS|
+    (:func:`cell_abs_sbs`, as ``result_sbs``'s value level), ``floor_mean`` / ``floor_quantile`` the
+    placebos' cell |SBS| mean and upper ``quantile`` (all placebos of the model), ``ratio`` =
+    ``abs_sbs / floor_mean``, ``share_cells_above`` the share of the value's cells above
+    ``floor_quantile`` (≈ 1 − ``quantile`` without an effect) and ``above_floor`` whether
+    ``abs_sbs`` itself is. ``estimate`` is the mean over faces of :math:`d_{fv}` (the face's mean
+    |Δ| for the value minus its mean placebo |Δ|) with a face-level bootstrap CI; the one-sided WSRT
+    (or sign flips) tests :math:`d_{fv} > 0`, ``p_adj`` is BH within the model, and ``passes`` is
+    ``p_adj < alpha``. Calibration and references: the module docstring.
+
+    Parameters
+    ----------
+    delta, placebo : polars.DataFrame
+        ``delta`` rows of the attribute variations and of the placebos.
+    quantile, alpha
+        The floor's upper quantile and the FDR level of ``passes``.
+    n_resamples, seed, confidence_level, ci_method, test
+        As :func:`noise_floor`.
+    """
+    attr, plac = valid(delta), valid(placebo)
+    models, faces = axes_of(attr, plac)
+    grid, floor_grid = grid_of(attr, models, faces), grid_of(plac, models, faces)
+    cells, floor_cells = cell_abs(grid), cell_abs(floor_grid)
+    rows: list[tuple[object, ...]] = []
+    columns = []
+    for model in [*models, POOLED]:
+        m = _select(models, model)
+        floor_mean, floor_q, _, _ = _floor(floor_cells[m], quantile)
+        floor_face = ratio(
+            floor_grid.abs_delta[m].sum(axis=(0, 1, 2)), floor_grid.count[m].sum(axis=(0, 1, 2))
+        )
+        for v, key in enumerate(grid.values):
+            kept = cells[m, v][~np.isnan(cells[m, v])]
+            if kept.size == 0:
+                continue  # the value is not in this model's rows
+            counts = grid.count[m, v].sum(axis=(0, 1))
+            columns.append(ratio(grid.abs_delta[m, v].sum(axis=(0, 1)), counts) - floor_face)
+            abs_sbs = float(kept.mean())
+            rows.append((model, *split_key(key), abs_sbs, floor_mean, floor_q, float((kept > floor_q).mean()),
+                         int(kept.size), int(counts.sum())))  # fmt: skip
+    names = ["model_id", "variation_category", "variation_value", "abs_sbs", "floor_mean", "floor_quantile",
+             "share_cells_above", "n_cells", "n_obs"]  # fmt: skip
+    frame = pl.DataFrame(rows, schema=names, orient="row", schema_overrides={"variation_category": pl.String})
+    boot = Boot(n_resamples, seed, confidence_level, ci_method, test)
+    tested = _tested(np.column_stack(columns), boot, "greater") if columns else {}
+    out = frame.with_columns(
+        *(pl.Series(name, tested.get(name, np.zeros(0))) for name in ("estimate", "ci_low", "ci_high")),
+        *(pl.Series(name, tested.get(name, np.zeros(0))) for name in ("statistic", "p_value", "effect_size")),
+        pl.Series("n", tested.get("n", np.zeros(0))).cast(pl.Int64),
+        (pl.col("abs_sbs") / pl.col("floor_mean")).alias("ratio"),
+        (pl.col("abs_sbs") > pl.col("floor_quantile")).fill_null(False).alias("above_floor"),
+        pl.lit(_test_name(test)).alias("test"),
+        pl.lit(ci_method).alias("ci_method"),
+    ).with_columns(pl.col(pl.Float64).fill_nan(None))
+    out = bh_by_family(out, ["model_id"]).with_columns(
+        (pl.col("p_adj") < alpha).fill_null(False).alias("passes")
+    )
+    return out.select(
+        "model_id", "variation_category", "variation_value", "abs_sbs", "floor_mean", "floor_quantile",
+        "ratio", "share_cells_above", "above_floor", "estimate", "ci_low", "ci_high", "statistic", "p_value",
+        "p_adj", "passes", "effect_size", "test", "ci_method", pl.col("n_cells").cast(pl.Int64), "n",
+        pl.col("n_obs").cast(pl.Int64),
+    ).with_columns(pl.col(pl.Float64).fill_nan(None))  # fmt: skip

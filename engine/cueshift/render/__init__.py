@@ -1,0 +1,117 @@
+"""Reports: declared tables and figures rendered to great_tables HTML, typst (PDF) and the console.
+
+The report layer is generic machinery: each design declares its :class:`Catalog` (document,
+tables, figures, prose) and every report document opens the one facade, :class:`Report`.
+Significance marks are computed from stored p-values at render time, in
+:mod:`cueshift.render.marks` only.
+
+Public surface::
+
+    from cueshift.render import Report, Catalog, TableSpec, Col, Pivot, stub, render_report
+"""
+
+from __future__ import annotations
+
+from cueshift.render._catalog import Catalog, FigureSpec, Source, TextSpec, to_png
+from cueshift.render._cells import Cell, Col, Pivot, Styled, stub
+from cueshift.render._database import open_for_report, parse_models, relations
+from cueshift.render._display import FigureOutput, MarkdownOutput, TableOutput, not_computed
+from cueshift.render._document import Report
+from cueshift.render._formats import (
+    MISSING,
+    NOT_APPLICABLE_FILL,
+    Formatter,
+    ci,
+    effect,
+    fmt_ci,
+    fmt_effect,
+    fmt_integer,
+    fmt_number,
+    fmt_percent,
+    fmt_percent_ci,
+    fmt_pvalue,
+    fmt_pvalue_sci,
+    fmt_text,
+    multiple,
+    number,
+    percent,
+)
+from cueshift.render._outputs import raw_markdown, to_gt, to_html, to_markdown, to_rich, to_typst
+from cueshift.render._pandoc import FALLBACK
+from cueshift.render._paths import DEFAULT_OUT, REPORTS_DIR
+from cueshift.render._render import RenderResult, quarto_available, render_report
+from cueshift.render._spec import MODELS_FILTER, TableSpec
+from cueshift.render.marks import (
+    EMPHASIS_LEGEND,
+    EMPHASIS_LEGEND_MD,
+    STARS_LEGEND,
+    STARS_LEGEND_MD,
+    Mark,
+    Marks,
+    Notation,
+    marks,
+    significance_mark,
+    stars,
+)
+
+__all__ = [
+    "DEFAULT_OUT",
+    "EMPHASIS_LEGEND",
+    "EMPHASIS_LEGEND_MD",
+    "FALLBACK",
+    "MISSING",
+    "MODELS_FILTER",
+    "NOT_APPLICABLE_FILL",
+    "REPORTS_DIR",
+    "STARS_LEGEND",
+    "STARS_LEGEND_MD",
+    "Catalog",
+    "Cell",
+    "Col",
+    "FigureOutput",
+    "FigureSpec",
+    "Formatter",
+    "Mark",
+    "MarkdownOutput",
+    "Marks",
+    "Notation",
+    "Pivot",
+    "RenderResult",
+    "Report",
+    "Source",
+    "Styled",
+    "TableOutput",
+    "TableSpec",
+    "TextSpec",
+    "ci",
+    "effect",
+    "fmt_ci",
+    "fmt_effect",
+    "fmt_integer",
+    "fmt_number",
+    "fmt_percent",
+    "fmt_percent_ci",
+    "fmt_pvalue",
+    "fmt_pvalue_sci",
+    "fmt_text",
+    "marks",
+    "multiple",
+    "not_computed",
+    "number",
+    "open_for_report",
+    "parse_models",
+    "percent",
+    "quarto_available",
+    "raw_markdown",
+    "relations",
+    "render_report",
+    "significance_mark",
+    "stars",
+    "stub",
+    "to_gt",
+    "to_html",
+    "to_markdown",
+    "to_png",
+    "to_rich",
+    "to_typst",
+]

@@ -1,0 +1,216 @@
+"""Value formatters shared by every output of the report: stored value in, display text out.
+
+One formatter, several outputs (the great_tables habit): each function here turns a
+stored value into display text; the HTML, typst and console renderers differ only in
+how they apply the *marks* (bold, underline, fill) that
+:func:`~cueshift.render.marks.marks` and a declaration's fill rule attach.
+Rounding happens here and nowhere else; significance marks are computed in
+:mod:`cueshift.render.marks`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Final
+
+#: Text of a missing value (no estimate, not applicable).
+MISSING: Final = "–"
+#: The minus sign used in signed numbers (U+2212), as in typeset tables.
+MINUS: Final = "−"
+
+#: Fill of a cell that is not applicable (a pivot's row × column absent from the result).
+NOT_APPLICABLE_FILL: Final = "#d9d9d9"
+
+#: value (and any further columns a declaration names) → display text
+Formatter = Callable[..., str]
+
+
+def _is_missing(value: object) -> bool:
+    if value is None:
+        return True
+    try:
+        return math.isnan(value)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+
+
+def _as_float(value: object) -> float:
+    """``value`` as a float: ints, floats, Decimals and numpy scalars; text is an error."""
+    if isinstance(value, bool | str | bytes):
+        raise TypeError(f"expected a number, got {value!r}")
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise TypeError(f"expected a number, got {value!r}") from None
+
+
+def fmt_number(value: object, decimals: int = 3) -> str:
+    """Fixed-point number, e.g. ``0.075``; missing → ``–``.
+
+    Parameters
+    ----------
+    value : float or None
+        The stored value (never rounded before display).
+    decimals : int
+        Digits after the decimal point.
+
+    Returns
+    -------
+    str
+        The display text; negative numbers carry a typographic minus.
+
+    Examples
+    --------
+    >>> fmt_number(0.07512)
+    '0.075'
+    >>> fmt_number(-0.5, 1)
+    '−0.5'
+    """
+    if _is_missing(value):
+        return MISSING
+    text = f"{_as_float(value):.{decimals}f}"
+    if text.startswith("-"):
+        text = MINUS + text[1:] if float(text) != 0 else text[1:]
+    return text
+
+
+def fmt_effect(value: object, decimals: int = 3) -> str:
+    """Signed effect (Δ, SBS, d), always with its sign: ``+0.046``, ``−0.023``, ``+0.000``.
+
+    Examples
+    --------
+    >>> fmt_effect(0.0461)
+    '+0.046'
+    >>> fmt_effect(-0.0234)
+    '−0.023'
+    >>> fmt_effect(-0.0001)
+    '−0.000'
+    """
+    if _is_missing(value):
+        return MISSING
+    x = _as_float(value)
+    text = f"{abs(x):.{decimals}f}"
+    return (MINUS if x < 0 else "+") + text
+
+
+def fmt_pvalue(value: object, decimals: int = 3) -> str:
+    """p-value: ``< 0.001`` below the display precision, else fixed-point (``0.032``).
+
+    Examples
+    --------
+    >>> fmt_pvalue(0.0000123)
+    '< 0.001'
+    >>> fmt_pvalue(0.0321)
+    '0.032'
+    """
+    if _is_missing(value):
+        return MISSING
+    p = _as_float(value)
+    floor = 10.0 ** (-decimals)
+    if p < floor:
+        return f"< {floor:.{decimals}f}"
+    return f"{p:.{decimals}f}"
+
+
+def fmt_pvalue_sci(value: object, digits: int = 2) -> str:
+    """p-value in scientific notation for very small values: ``2.3×10⁻¹¹``; else as :func:`fmt_pvalue`.
+
+    Examples
+    --------
+    >>> fmt_pvalue_sci(2.31e-11)
+    '2.3×10⁻¹¹'
+    >>> fmt_pvalue_sci(0.2)
+    '0.200'
+    """
+    if _is_missing(value):
+        return MISSING
+    p = _as_float(value)
+    if p >= 0.001:
+        return fmt_pvalue(p)
+    if p == 0:
+        return "0"
+    mantissa, exponent = f"{p:.{digits - 1}e}".split("e")
+    superscript = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    return f"{mantissa}×10{str(int(exponent)).translate(superscript)}"
+
+
+def fmt_ci(low: object, high: object, decimals: int = 3, signed: bool = True) -> str:
+    """Confidence interval ``[−0.012, +0.034]``; missing bound → ``–``.
+
+    Examples
+    --------
+    >>> fmt_ci(-0.0121, 0.0339)
+    '[−0.012, +0.034]'
+    """
+    if _is_missing(low) or _is_missing(high):
+        return MISSING
+    fmt = fmt_effect if signed else fmt_number
+    return f"[{fmt(low, decimals)}, {fmt(high, decimals)}]"
+
+
+def fmt_percent_ci(low: object, high: object, decimals: int = 0) -> str:
+    """Interval of two shares as percentages without the sign: ``[12–34]``; missing bound → ``–``.
+
+    Examples
+    --------
+    >>> fmt_percent_ci(0.1234, 0.3391)
+    '[12–34]'
+    """
+    if _is_missing(low) or _is_missing(high):
+        return MISSING
+    return f"[{100 * _as_float(low):.{decimals}f}–{100 * _as_float(high):.{decimals}f}]"
+
+
+def fmt_percent(value: object, decimals: int = 0) -> str:
+    """A share in [0, 1] as a percentage: ``0.76`` → ``76%``.
+
+    Examples
+    --------
+    >>> fmt_percent(0.7648)
+    '76%'
+    >>> fmt_percent(0.01234, 2)
+    '1.23%'
+    """
+    if _is_missing(value):
+        return MISSING
+    return f"{100 * _as_float(value):.{decimals}f}%"
+
+
+def fmt_integer(value: object) -> str:
+    """Integer with thousands separators: ``15726`` → ``15,726``."""
+    if _is_missing(value):
+        return MISSING
+    return f"{int(_as_float(value)):,}"
+
+
+def fmt_text(value: object) -> str:
+    """Any value as text; missing → ``–``."""
+    if _is_missing(value):
+        return MISSING
+    return str(value)
+
+
+def number(decimals: int = 3) -> Formatter:
+    """A :func:`fmt_number` with fixed decimals (for declarations)."""
+    return lambda value: fmt_number(value, decimals)
+
+
+def effect(decimals: int = 3) -> Formatter:
+    """A :func:`fmt_effect` with fixed decimals (for declarations)."""
+    return lambda value: fmt_effect(value, decimals)
+
+
+def percent(decimals: int = 0) -> Formatter:
+    """A :func:`fmt_percent` with fixed decimals (for declarations)."""
+    return lambda value: fmt_percent(value, decimals)
+
+
+def ci(decimals: int = 3, signed: bool = True) -> Formatter:
+    """A :func:`fmt_ci` with fixed decimals and sign rule (declare ``args=("ci_high",)``)."""
+    return lambda low, high: fmt_ci(low, high, decimals, signed)
+
+
+def multiple(decimals: int = 2) -> Formatter:
+    """A ratio as a multiple: ``2.31×`` (missing → ``–``)."""
+    return lambda value: MISSING if _is_missing(value) else f"{fmt_number(value, decimals)}×"

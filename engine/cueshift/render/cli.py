@@ -1,0 +1,134 @@
+"""``cueshift report``: render a study's report document to HTML and PDF, or print its tables.
+
+The report layer cannot read a study file's design (the design registry sits above it), so the
+command line passes a function from the ``--study`` value to the design's report
+:class:`~cueshift.render.Catalog` and the study's database, and registers the command it gets::
+
+    from cueshift.render.cli import report_command_for
+
+    def report_target(study: str) -> tuple[Catalog, Path]:
+        spec = load_study(study)
+        return design_of(spec).report(), spec.database_path
+
+    app.command("report")(_guard(report_command_for(report_target)))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from cueshift.render._paths import DEFAULT_OUT
+
+if TYPE_CHECKING:  # the report machinery is imported when the command runs, not when the CLI starts
+    from cueshift.render._catalog import Catalog
+
+console = Console()
+err_console = Console(stderr=True)
+
+#: ``--study`` value → (the report catalog of the study's design, the study's database)
+ReportTarget = Callable[[str], "tuple[Catalog, Path]"]
+
+
+def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
+    """The ``cueshift report`` command, finding a study's report and database through ``resolve``."""
+
+    def report_command(
+        study: Annotated[
+            str,
+            typer.Option("--study", "-s", help="Study file (TOML), or 'default' for the embedded study."),
+        ] = "default",
+        db: Annotated[
+            Path | None, typer.Option("--db", help="Study database (default: the study's `database`).")
+        ] = None,
+        models: Annotated[
+            str,
+            typer.Option("--models", "-m", help="Comma-separated model subset (default: every model)."),
+        ] = "",
+        out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = DEFAULT_OUT,
+        formats: Annotated[
+            str, typer.Option("--format", "-f", help="Formats: html, pdf or html,pdf.")
+        ] = "html,pdf",
+        engine: Annotated[
+            str,
+            typer.Option(help="auto (Quarto when on PATH, else Jupyter + pandoc + typst), quarto, jupyter."),
+        ] = "auto",
+        document: Annotated[
+            Path | None,
+            typer.Option(help="Report source (.qmd); default: the study design's document in reports/."),
+        ] = None,
+        tables: Annotated[
+            bool, typer.Option("--tables", help="Print the report's tables to the console, no rendering.")
+        ] = False,
+    ) -> None:
+        """Render the study report (HTML and PDF) from the study database; numbers are read at render time."""
+        from cueshift.render._database import open_for_report
+        from cueshift.render._render import (
+            check_engine,
+            check_formats,
+            check_out_dir,
+            quarto_available,
+            render_report,
+        )
+
+        catalog, database = resolve(study)
+        path = db or database
+        if tables:
+            print_tables(path, catalog, models)
+            return
+        how = check_engine(engine)
+        check_out_dir(out)  # before anything renders: a file named --out, a read-only folder
+        wanted = check_formats(f.strip() for f in formats.split(",") if f.strip())
+        con, _, _ = open_for_report(
+            path, models
+        )  # a database it cannot render: one line, nothing said before
+        con.close()
+        if how == "auto":
+            with_what = (
+                "quarto (found on PATH)"
+                if quarto_available()
+                else "Jupyter + pandoc + typst (quarto not on PATH)"
+            )
+            err_console.print(f"rendering with {with_what} ...", highlight=False)
+        result = render_report(
+            path,
+            document=document or catalog.document_path,
+            models=models,
+            out_dir=out,
+            formats=wanted,
+            engine=how,
+        )
+        console.print(
+            f"report of [bold]{escape(str(path))}[/] ({', '.join(result.models)}) "
+            f"rendered with [bold]{result.engine}[/] "
+            f"in {result.seconds:.1f} s:",
+            highlight=False,
+        )
+        for fmt, target in result.outputs.items():
+            console.print(f"  {fmt}: {target}", highlight=False, markup=False)
+
+    return report_command
+
+
+def print_tables(db: Path, catalog: Catalog, models: str = "") -> None:
+    """Print every declared table of ``catalog`` to the console (rich), or why it is not computed."""
+    from cueshift.render._document import Report
+    from cueshift.render._outputs import to_rich
+
+    with Report.open(db, models, catalog) as report:
+        for spec in catalog.tables:
+            gone = report.missing(spec.requires)
+            if gone:
+                console.print(
+                    f"[yellow]{spec.title}[/]: not computed ({', '.join(gone)} missing; "
+                    "run `cueshift analyze`)",
+                    highlight=False,
+                )
+                continue
+            console.print(to_rich(report.styled(spec.key)))
+            console.print()

@@ -1,0 +1,29 @@
+"""`cueshift view`: the faces, prompts and raw answers behind every number, in a browser.
+
+A small Starlette application with server-rendered Jinja2 pages (see ``docs/view.md`` for the
+choice), over a **read-only** connection to one study database:
+
+=====================  ===================================================================
+page                   what it shows
+=====================  ===================================================================
+``/``                  models with answer counts and invalid rates; SBS/|SBS| ranking of
+                       attributes with CIs; the cumulative-|SBS| Pareto; the noise floor
+``/attribute``         Δ per scenario with face-level CIs; demographic group × model;
+                       base/variation examples with the largest, median, smallest shift
+``/faces``, ``/face``  the identities; one face's base and variations, φ per scenario
+``/judgments``         one image × scenario: exact prompts, raw answers, parses, P(favorable)
+``/pairwise``          seed 002 trials: both images and the choice
+``/probe``             seed 004: model score vs human rating per attribute
+=====================  ===================================================================
+
+Every page takes ``model``, ``category`` and ``group`` (``dimension:value``) from its URL.
+Only :mod:`cueshift.cli` imports this package.
+"""
+
+from __future__ import annotations
+
+from cueshift.viewer.app import build_viewer, create_app
+from cueshift.viewer.server import serve
+from cueshift.viewer.viewer import Viewer
+
+__all__ = ["Viewer", "build_viewer", "create_app", "serve"]

@@ -1,0 +1,88 @@
+"""Tables of the pages, rendered by the report's own machinery so they look like the report's.
+
+A page hands a polars frame and the report's column declarations (:class:`cueshift.render.Col`,
+:class:`cueshift.render.Pivot`); :class:`cueshift.render.TableSpec` formats it (significance
+marks from the stored p-values, at render time) and :func:`cueshift.render.to_html` renders the
+great_tables HTML.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+
+from cueshift.render import Col, Pivot, TableSpec, fmt_ci, fmt_effect, fmt_integer, fmt_number, to_html
+
+#: Fill of the strongest shift in a heatmap (blue: positive, red: negative), as in Table 11.
+_POSITIVE, _NEGATIVE = (33, 102, 172), (178, 24, 43)
+#: |Δ| at which a heatmap cell reaches full colour.
+HEAT_SCALE = 0.2
+
+
+def heat_fill(value: object) -> str | None:
+    """Diverging fill of a mean Δ: white at 0, full blue at +``HEAT_SCALE``, full red at −``HEAT_SCALE``."""
+    if not isinstance(value, int | float) or value != value:
+        return None
+    share = min(abs(float(value)) / HEAT_SCALE, 1.0)
+    rgb = _POSITIVE if value > 0 else _NEGATIVE
+    mixed = (round(255 + (c - 255) * share * 0.75) for c in rgb)
+    return "#{:02x}{:02x}{:02x}".format(*mixed)
+
+
+def signed(value: object) -> str:
+    """Signed number with three decimals (Δ, SBS)."""
+    return fmt_effect(value, 3)
+
+
+def ci(low: object, high: object) -> str:
+    """Signed interval ``[−0.12, 0.03]``."""
+    return fmt_ci(low, high, 3, True)
+
+
+def number(value: object) -> str:
+    return fmt_number(value, 3)
+
+
+def count(value: object) -> str:
+    return fmt_integer(value)
+
+
+def linkify(table_html: str, key: str, column: int, hrefs: Mapping[str, str]) -> str:
+    """Make the cells of one column links: a cell whose text is a key of ``hrefs`` gets that href.
+
+    great_tables escapes every cell's text; the match is on the escaped text, and the link wraps
+    it unchanged, so no stored value can inject markup.
+    """
+    escaped = {html.escape(text, quote=False): href for text, href in hrefs.items()}
+
+    def wrap(match: re.Match[str]) -> str:
+        href = escaped.get(match.group(2))
+        if href is None:
+            return match.group(0)
+        return f'{match.group(1)}<a href="{html.escape(href)}">{match.group(2)}</a></td>'
+
+    pattern = rf'(<td headers="tbl-{re.escape(key)}-c{column}"[^>]*>)([^<]*)</td>'
+    return re.sub(pattern, wrap, table_html)
+
+
+def render(
+    frame: pl.DataFrame,
+    *,
+    key: str,
+    title: str,
+    columns: Sequence[Col],
+    pivot: Pivot | None = None,
+    group: str | None = None,
+    notes: Sequence[str] = (),
+    empty: str = "No rows.",
+) -> str:
+    """great_tables HTML of ``frame`` under the report's declarations (``empty`` when no row)."""
+    if frame.height == 0:
+        return f'<p class="empty" id="tbl-{key}">{empty}</p>'
+    spec = TableSpec(
+        key=key, title=title, sql="", columns=tuple(columns), pivot=pivot, group=group, notes=tuple(notes)
+    )
+    return to_html(spec.build(frame))

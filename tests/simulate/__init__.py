@@ -1,0 +1,1 @@
+"""Simulated study tables with planted effects, for tests and benchmarks (never shipped)."""

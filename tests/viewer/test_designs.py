@@ -1,0 +1,96 @@
+"""The other designs' databases: pairwise trials, paired original vs filtered, probe vs humans."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from tests.viewer.conftest import Served, serve_in_thread
+from tests.viewer.pages import fetch, frame, tables
+
+
+@pytest.fixture(scope="module")
+def pairwise_server(pairwise_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    yield from serve_in_thread(pairwise_db, tmp_path_factory.mktemp("thumbs"))
+
+
+@pytest.fixture(scope="module")
+def paired_server(paired_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    yield from serve_in_thread(paired_db, tmp_path_factory.mktemp("thumbs"))
+
+
+@pytest.fixture(scope="module")
+def probe_server(probe_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    yield from serve_in_thread(probe_db, tmp_path_factory.mktemp("thumbs"))
+
+
+def _html(url: str) -> str:
+    status, _, body = fetch(url)
+    assert status == 200, body[:400]
+    return body.decode()
+
+
+def test_pairwise_trials_show_both_images_and_the_choice(pairwise_server: Served) -> None:
+    db = pairwise_server.db
+    assert pairwise_server.viewer.source.design == "pairwise"
+    overview = tables(_html(pairwise_server.url + "/"))["tbl-models"]
+    trials = frame(db, "SELECT model_id, count(*) AS n FROM pairwise_trial GROUP BY 1")
+    for row in trials.iter_rows(named=True):
+        assert any(r[0] == row["model_id"] and f"{row['n']:,}" in r for r in overview)
+    cohort = str(frame(db, "SELECT min(cohort) AS c FROM stimulus")["c"][0])
+    html = _html(f"{pairwise_server.url}/pairwise?model=sim-strong&cohort={cohort.replace(' ', '%20')}")
+    expected = frame(
+        db,
+        "SELECT t.* FROM pairwise_trial AS t JOIN stimulus AS s ON s.image_id = t.left_image_id "
+        "WHERE t.model_id = 'sim-strong' AND s.cohort = ? ORDER BY left_image_id, right_image_id, seed",
+        [cohort],
+    )
+    rows = tables(html)["trials"][1:]
+    assert len(rows) == expected.height > 0
+    assert f'<span id="n-trials">{expected.height}</span>' in html
+    first = expected.row(0, named=True)
+    assert (
+        f"/image/{first['left_image_id']}?w=96" in html and f"/image/{first['right_image_id']}?w=96" in html
+    )
+    chosen = expected.filter(pl.col("winner_image_id").is_not_null()).height
+    assert html.count('class="chosen"') == chosen
+    status, headers, _ = fetch(f"{pairwise_server.url}/image/{first['left_image_id']}?w=96")
+    assert status == 200 and headers["content-type"] == "image/jpeg"
+
+
+def test_paired_face_shows_original_and_filtered(paired_server: Served) -> None:
+    db = paired_server.db
+    identity = str(frame(db, "SELECT min(identity_id) AS i FROM image")["i"][0])
+    html = _html(f"{paired_server.url}/face?id={identity}")
+    images = frame(db, "SELECT image_id, role FROM image WHERE identity_id = ? ORDER BY role", [identity])
+    assert images["role"].to_list() == ["base", "variation"]
+    for image_id, role in images.iter_rows():
+        assert f'data-image="{image_id}" data-role="{role}"' in html
+    phi = frame(
+        db, "SELECT count(*) AS n FROM phi JOIN image USING (image_id) WHERE identity_id = ?", [identity]
+    )
+    shown = tables(html)
+    cells = sum(len(r) - 1 for key, t in shown.items() if key.startswith("tbl-phi") for r in t[2:-1])
+    assert cells == phi["n"][0]
+    attribute = _html(f"{paired_server.url}/attribute?value=Beautified")
+    assert 'data-pick="largest"' in attribute and "Δ per scenario" in attribute
+
+
+def test_probe_scatter_against_human_means(probe_server: Served) -> None:
+    db = probe_server.db
+    html = _html(f"{probe_server.url}/probe?attribute=attractive&model=sim-80m")
+    points = frame(
+        db,
+        "SELECT p.image_id, coalesce(p.phi_expected, p.phi) AS score, h.human FROM phi AS p JOIN "
+        "(SELECT image_id, avg(rating) AS human FROM rating "
+        " WHERE rater_kind = 'human' AND attribute = 'attractive' GROUP BY 1) AS h USING (image_id) "
+        "WHERE p.model_id = 'sim-80m' AND p.scenario_id = 'attractive'",
+    )
+    assert html.count("<circle") == points.height > 2
+    r = float(np.corrcoef(points["score"].to_numpy(), points["human"].to_numpy())[0, 1])
+    (row,) = [r for r in tables(html)["tbl-probe-r"] if r and r[0] == "sim-80m"]
+    assert row[1] == f"{r:.3f}" and row[2] == str(points.height)
