@@ -13,7 +13,8 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from cueshift import store
-from cueshift.designs import analyze_design, load_study, parse_study, run_design
+from cueshift.designs import analyze_design, load_study, parse_study
+from cueshift.execution.runner import run_study
 from cueshift.designs.paired.attractiveness import attractiveness_bias
 from cueshift.designs.paired.demographic import demographic_bias
 from cueshift.designs.paired.summaries import (
@@ -175,11 +176,11 @@ def _small_study(tmp_path: Path) -> dict[str, Any]:
 def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> None:
     assert load_study(STUDY).design == "paired"
     study = parse_study(_small_study(tmp_path), "test")
-    summary = run_design(study, progress=False)
+    summary = run_study(study, progress=False)
     assert (
         summary.n_written == 72 * 8 * 4 * 3
     )  # 36 individuals x 2 images x 8 scenarios x 4 orderings x 3 seeds
-    assert run_design(study, progress=False).n_written == 0  # resumes: nothing left
+    assert run_study(study, progress=False).n_written == 0  # resumes: nothing left
 
     con = store.open_study(study.database_path)
     try:
