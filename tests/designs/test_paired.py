@@ -14,7 +14,6 @@ from statsmodels.stats.multitest import multipletests
 
 from cueshift import store
 from cueshift.designs import analyze_design, load_study, parse_study
-from cueshift.execution.runner import run_study
 from cueshift.designs.paired.attractiveness import attractiveness_bias
 from cueshift.designs.paired.demographic import demographic_bias
 from cueshift.designs.paired.summaries import (
@@ -22,6 +21,7 @@ from cueshift.designs.paired.summaries import (
     significance_share,
     strongest_group,
 )
+from cueshift.execution.runner import run_study
 from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import ORDERING_BY_ID
 from cueshift.study.scenarios_001 import (

@@ -19,8 +19,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from cueshift.designs import run_design
 from cueshift.errors import CueshiftError
+from cueshift.execution.runner import run_study
 from tests.hardening.openai_study import served_study, study_data, toml_of
 from tests.infer.chat_server import ChatServer
 
@@ -53,7 +53,7 @@ def test_the_other_answers_are_stored_and_the_poison_is_given_up_after_three_run
     study = served_study(tmp_path, cache, url, consistency_probe=0)
     db = study.database_path
 
-    first = run_design(study, progress=False)
+    first = run_study(study, progress=False)
     total = first.n_planned
     assert total > 40 and first.n_written == total - 1 and first.n_failed == 1
     ((unit_key, n_attempts, error),) = rows(db, "SELECT unit_key, attempts, error FROM request_failure")
@@ -62,12 +62,12 @@ def test_the_other_answers_are_stored_and_the_poison_is_given_up_after_three_run
     assert any("failed requests: 1," in note and f"HTTP {status}" in note for note in first.notes)
 
     for run in (2, 3):  # later runs ask it again, and record it again
-        again = run_design(study, progress=False)
+        again = run_study(study, progress=False)
         assert (again.n_planned, again.n_written, again.n_failed) == (1, 0, 1)
         assert rows(db, "SELECT count(*), count(DISTINCT unit_key) FROM request_failure") == [(run, 1)]
 
     asked = chat.n_requests
-    fourth = run_design(study, progress=False)  # failed in 3 runs: reported, not asked
+    fourth = run_study(study, progress=False)  # failed in 3 runs: reported, not asked
     assert (fourth.n_planned, fourth.n_written, fourth.n_failed) == (0, 0, 0)
     assert chat.n_requests == asked
     assert any("units not asked: 1, each failed in 3 runs" in note for note in fourth.notes)
@@ -80,10 +80,10 @@ def test_a_poison_that_heals_is_answered_by_the_next_run(
     chat, url = server
     poison_first(chat, "503")
     study = served_study(tmp_path, cache, url, consistency_probe=0)
-    first = run_design(study, progress=False)
+    first = run_study(study, progress=False)
     assert first.n_failed == 1
     chat.fault = lambda tag, attempt: None
-    second = run_design(study, progress=False)
+    second = run_study(study, progress=False)
     assert (second.n_planned, second.n_written, second.n_failed) == (1, 1, 0)
     assert not any("failed" in note for note in second.notes)
     assert rows(study.database_path, "SELECT count(*) FROM judgment") == [(first.n_planned,)]
@@ -97,11 +97,11 @@ def test_an_outage_stops_the_run_and_counts_against_no_unit(
     chat.fault = lambda tag, attempt: "503"
     study = served_study(tmp_path, cache, url, consistency_probe=0, health_check_after=4)
     with pytest.raises(CueshiftError, match="health check failed"):
-        run_design(study, progress=False)
+        run_study(study, progress=False)
     assert not study.database_path.exists()  # nothing stored, no failure recorded: a failed first run
     # leaves no database behind (issue 12 item 6)
     chat.fault = lambda tag, attempt: None
-    summary = run_design(study, progress=False)
+    summary = run_study(study, progress=False)
     assert summary.n_written == summary.n_planned > 0 and summary.n_failed == 0
 
 

@@ -299,8 +299,8 @@ def test_paired_design_runs_on_a_tiny_transformers_model(tmp_path: Path) -> None
     """studies/paired-001.toml (seed 001) with its judge swapped for a tiny LLaVA-NeXT in score mode."""
     import duckdb
 
-    from cueshift.designs import run_design
     from cueshift.designs.registry import load_study
+    from cueshift.execution.runner import run_study
     from cueshift.study.config import ModelConfig
 
     study = load_study(Path(__file__).parents[2] / "studies" / "paired-001.toml")
@@ -314,7 +314,7 @@ def test_paired_design_runs_on_a_tiny_transformers_model(tmp_path: Path) -> None
             "database": tmp_path / "paired.duckdb",
         }
     )
-    summary = run_design(study, database=None, progress=False, console=None, max_judgments=None)
+    summary = run_study(study, database=None, progress=False, console=None, max_judgments=None)
     with duckdb.connect(str(summary.database), read_only=True) as con:
         seeds, n, n_keys, n_scored = con.execute(
             "SELECT list(DISTINCT seed), count(*), count(DISTINCT (image_id, scenario_id, ordering)), "

@@ -3,7 +3,7 @@
 Two architectures that take several images per prompt (Qwen2-VL, LLaVA-NeXT): the chat
 turn holds the left then the right image, generation is seeded per row (answers do not
 depend on the batch or its order), and the pairwise design runs end to end on a tiny
-checkpoint directory through ``run_design``. Tiny models answer gibberish: the tests check
+checkpoint directory through ``run_study``. Tiny models answer gibberish: the tests check
 the plumbing, not the answers.
 """
 
@@ -25,8 +25,8 @@ pytestmark = pytest.mark.usefixtures("quiet_torch")  # torch on one thread (test
 from PIL import Image  # noqa: E402
 
 from cueshift import store  # noqa: E402
-from cueshift.designs import run_design  # noqa: E402
 from cueshift.designs.registry import parse_study  # noqa: E402
+from cueshift.execution.runner import run_study  # noqa: E402
 from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
 from cueshift.infer.backends.hf import TransformersBackend  # noqa: E402
 from cueshift.infer.backends.hf_answers import pair_seed, rating_seed  # noqa: E402
@@ -159,10 +159,10 @@ def test_pairwise_design_end_to_end_on_a_tiny_transformers_model(tmp_path: Path)
         }
     ]
     study = parse_study(data, "test")
-    summary = run_design(study, progress=False)
+    summary = run_study(study, progress=False)
     n_trials, n_ratings = 2 * 2, 3  # 2 pairs x both orders; 3 stimuli
     assert summary.n_written == n_trials + n_ratings
-    assert run_design(study, progress=False).n_written == 0  # resumes: nothing asked again
+    assert run_study(study, progress=False).n_written == 0  # resumes: nothing asked again
     con = store.open_study(study.database_path)
     try:
         trials = store.query(con, "SELECT * FROM pairwise_trial")

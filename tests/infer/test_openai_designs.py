@@ -5,7 +5,7 @@ records every request and answers from the decoded images, the prompt and the se
 each answer shows which row it belongs to; answers are delayed by a per-request amount so
 they finish out of row order. Checks: two ``image_url`` parts in left/right order before
 the question, one image for ratings, answers in row order, retries, key scrubbing, and the
-pairwise design end to end through ``run_design``.
+pairwise design end to end through ``run_study``.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ import pytest
 from PIL import Image
 
 from cueshift import store
-from cueshift.designs import run_design
 from cueshift.designs.registry import parse_study
 from cueshift.errors import CueshiftError
+from cueshift.execution.runner import run_study
 from cueshift.infer.backends.base import ImageRecord, StudyContext, rating_prompts
 from cueshift.infer.backends.openai_compat import OpenAIBackend
 from cueshift.study.config import ModelConfig
@@ -315,12 +315,12 @@ def test_pairwise_design_runs_end_to_end_on_the_openai_backend(
 
     server, url = servers(judge)
     study = parse_study(pairwise_study(tmp_path, url), "test")
-    summary = run_design(study, progress=False)
+    summary = run_study(study, progress=False)
     n_trials, n_ratings = 2 * 2 * 2, 3 * 2  # 2 pairs x 2 orders x 2 seeds; 3 stimuli x 2 seeds
     assert summary.n_written == n_trials + n_ratings
     n_probe = 8  # the consistency probe sends 8 answered requests again at the end of the run
     assert len(server.bodies) == n_trials + n_ratings + n_probe
-    assert run_design(study, progress=False).n_written == 0  # resumes: nothing asked again
+    assert run_study(study, progress=False).n_written == 0  # resumes: nothing asked again
     assert len(server.bodies) == n_trials + n_ratings + n_probe
     con = store.open_study(study.database_path)
     try:

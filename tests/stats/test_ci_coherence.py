@@ -22,10 +22,11 @@ import pytest
 from rich.console import Console
 
 from cueshift import store
-from cueshift.designs import analyze_design, load_study, run_design
+from cueshift.designs import analyze_design, load_study
 from cueshift.designs.paired.attractiveness import attractiveness_bias
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.errors import SchemaViolation
+from cueshift.execution.runner import run_study
 from cueshift.schemas.results import RESULT_SCHEMAS, validate_result
 from cueshift.stats import welch_interval
 from tests.report.study_db import build_study_db
@@ -72,7 +73,7 @@ def design_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         tmp = tmp_path_factory.mktemp(design)
         study = load_study(STUDIES / study_file)
         study = study.model_copy(update={"database": tmp / f"{design}.duckdb"})
-        run_design(study, progress=False)
+        run_study(study, progress=False)
         con = store.open_study(study.database_path)
         try:
             with (tmp / "console.txt").open("w") as sink:
