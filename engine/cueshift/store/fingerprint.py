@@ -1,4 +1,5 @@
-"""Which study a database holds: its name and a hash of its definition, read from its run records.
+"""The fingerprint of the study a database holds: its name and a hash of its definition, read
+from its run records.
 
 Every run (``cueshift infer``, ``cueshift import judgments``) records the resolved study as JSON
 in ``run.config``. The *definition* is what gives a stored answer its meaning — the design, the
@@ -26,7 +27,7 @@ LOCATION_KEYS: Final[frozenset[str]] = frozenset({"root", "manifest", "cache_dir
 
 
 @dataclass(frozen=True, order=True)
-class StudyIdentity:
+class StudyFingerprint:
     """A study's name and the SHA-256 (first 16 hex digits) of its definition."""
 
     name: str
@@ -46,18 +47,18 @@ def definition_hash(config: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def identity_of(study_name: str, config_json: str) -> StudyIdentity:
-    """The identity of a run record (``study_name``, ``config``); unreadable JSON hashes as text."""
+def fingerprint_of(study_name: str, config_json: str) -> StudyFingerprint:
+    """The fingerprint of a run record (``study_name``, ``config``); unreadable JSON hashes as text."""
     try:
         config = json.loads(config_json)
     except (TypeError, ValueError):
         config = {"unreadable": str(config_json)}
     if not isinstance(config, dict):
         config = {"unreadable": str(config_json)}
-    return StudyIdentity(study_name, definition_hash(config))
+    return StudyFingerprint(study_name, definition_hash(config))
 
 
-def database_identities(con: duckdb.DuckDBPyConnection, schema: str = "main") -> set[StudyIdentity]:
-    """Every study identity the ``run`` table of ``schema`` (e.g. ``shard_0.main``) records."""
+def database_fingerprints(con: duckdb.DuckDBPyConnection, schema: str = "main") -> set[StudyFingerprint]:
+    """Every study fingerprint the ``run`` table of ``schema`` (e.g. ``shard_0.main``) records."""
     rows = con.execute(f"SELECT DISTINCT study_name, config FROM {schema}.run").fetchall()
-    return {identity_of(str(name), str(config)) for name, config in rows}
+    return {fingerprint_of(str(name), str(config)) for name, config in rows}

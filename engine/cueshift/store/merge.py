@@ -61,11 +61,11 @@ def merge_databases(output: Path, inputs: list[Path]) -> dict[str, int]:
         if Path(path).resolve() == output.resolve():
             raise CueshiftError(f"{path}: cannot merge a database into itself")
     expected = expected_tables()
-    identities = {Path(path): check_input(Path(path), expected) for path in inputs}
+    fingerprints = {Path(path): check_input(Path(path), expected) for path in inputs}
     existed = check_database_path(output)
     if existed:
-        identities[output] = check_input(output, expected)
-    check_one_study(identities)
+        fingerprints[output] = check_input(output, expected)
+    check_one_study(fingerprints)
     con = open_study(output)
     try:
         added = merge_all(con, inputs, expected)

@@ -14,7 +14,7 @@ import duckdb
 from cueshift.errors import CueshiftError
 from cueshift.store.database import check_schema_version, sql_text, study_tables
 from cueshift.store.files import check_existing_database, connect
-from cueshift.store.fingerprint import StudyIdentity, database_identities
+from cueshift.store.fingerprint import StudyFingerprint, database_fingerprints
 
 Columns = dict[str, tuple[str, bool]]  # column name -> (DuckDB type, nullable)
 
@@ -35,7 +35,7 @@ def expected_tables() -> dict[str, Columns]:
         con.close()
 
 
-def check_input(path: Path, expected: dict[str, Columns]) -> set[StudyIdentity]:
+def check_input(path: Path, expected: dict[str, Columns]) -> set[StudyFingerprint]:
     """Check one database read-only: its schema version and every table's columns by name.
 
     Parameters
@@ -47,7 +47,7 @@ def check_input(path: Path, expected: dict[str, Columns]) -> set[StudyIdentity]:
 
     Returns
     -------
-    set of StudyIdentity
+    set of StudyFingerprint
         The studies its run records name.
 
     Raises
@@ -67,14 +67,14 @@ def check_input(path: Path, expected: dict[str, Columns]) -> set[StudyIdentity]:
             problem = _column_difference(found, columns)
             if problem:
                 raise CueshiftError(f"{path}: table {table}: {problem}")
-        return database_identities(con)
+        return database_fingerprints(con)
     except duckdb.Error as exc:
         raise CueshiftError(f"{path}: unreadable database: {str(exc).splitlines()[0]}") from None
     finally:
         con.close()
 
 
-def check_one_study(identities: dict[Path, set[StudyIdentity]]) -> None:
+def check_one_study(fingerprints: dict[Path, set[StudyFingerprint]]) -> None:
     """Every database with run records must record one and the same study.
 
     Raises
@@ -82,17 +82,18 @@ def check_one_study(identities: dict[Path, set[StudyIdentity]]) -> None:
     CueshiftError
         A database holding runs of two studies, or two databases of different studies.
     """
-    first: tuple[Path, StudyIdentity] | None = None
-    for path, found in identities.items():
+    first: tuple[Path, StudyFingerprint] | None = None
+    for path, found in fingerprints.items():
         if len(found) > 1:
-            listed = ", ".join(str(i) for i in sorted(found))
+            listed = ", ".join(str(f) for f in sorted(found))
             raise CueshiftError(f"{path}: holds runs of more than one study ({listed}); merge refused")
-        for identity in found:
+        for fingerprint in found:
             if first is None:
-                first = (path, identity)
-            elif identity != first[1]:
+                first = (path, fingerprint)
+            elif fingerprint != first[1]:
                 raise CueshiftError(
-                    f"{path}: {identity}, but {first[0]} holds {first[1]}: only databases of one study merge"
+                    f"{path}: {fingerprint}, but {first[0]} holds {first[1]}: "
+                    "only databases of one study merge"
                 )
 
 
