@@ -11,6 +11,7 @@ import polars as pl
 from cueshift.stats._checked import returns
 from cueshift.stats._constants import LME_CATEGORY_MAP
 from cueshift.stats._effect_intervals import bias_shifted_interval, refit_replicates
+from cueshift.stats._faces import group_means
 from cueshift.stats._mixed import FACTORS
 from cueshift.stats._model_terms import R2_TERMS, cell_blocks, term_values, wald_p_values
 from cueshift.stats._reml import FaceBlocks, RemlFit, reml_fit
@@ -31,7 +32,7 @@ def crossed_model_cells(
         pl.col("variation_category").replace(dict(category_map))
     )
     keys = ("face_id", *FACTORS, crossed)
-    return data.group_by(keys).agg(pl.col("delta").mean()).sort(keys)
+    return group_means(data, keys, "delta").drop("n").sort(keys)  # exact: the same in any row order
 
 
 def _fit(

@@ -12,6 +12,7 @@ import polars as pl
 from cueshift.stats._checked import returns
 from cueshift.stats._constants import LME_CATEGORY_MAP
 from cueshift.stats._effect_intervals import MODEL_REFITS, bias_shifted_interval, refit_replicates
+from cueshift.stats._faces import group_means
 from cueshift.stats._model_terms import cell_blocks, term_values, wald_p_values
 from cueshift.stats._reml import RemlFit, reml_fit
 
@@ -50,7 +51,8 @@ def mixed_model_cells(
     data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan()).with_columns(
         pl.col("variation_category").replace(dict(category_map))
     )
-    return data.group_by("face_id", *FACTORS).agg(pl.col("delta").mean()).sort("face_id", *FACTORS)
+    keys = ["face_id", *FACTORS]
+    return group_means(data, keys, "delta").drop("n").sort(keys)  # exact: the same in any row order
 
 
 @returns("mixed_model")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import polars as pl
@@ -22,11 +23,13 @@ from cueshift.stats.kernels import (
     bh_by_family,
     cluster_bootstrap,
     coarsen,
+    count_denominator,
     face_labels,
     face_matrix,
     face_sums,
     one_sample_test,
     returns,
+    scaled_integers,
     sign_flip_test,
     signed_rank_columns,
     study_faces,
@@ -231,16 +234,18 @@ def negativity_asymmetry(
     Worn/Distressed vs Formal/Business), their ratio (``estimate``; paper 1.38×), and a
     **one-sided** WSRT of :math:`a^-_f - a^+_f > 0` (or a one-sided sign-flip test), BH over
     the pairs (paper: n = 5 pairs; see :data:`ASYMMETRY_PAIRS` for the three it leaves unnamed).
+
+    :math:`a^\pm_f` and :math:`a^-_f - a^+_f` are exact rationals rounded once
+    (:func:`abs_shift_differences`): an exact zero stays 0 and equal differences stay ties.
     """
-    data = valid_delta(delta)
-    per_face = data.group_by("face_id", "variation_value").agg(pl.col("delta").mean().abs().alias("a"))
+    per_face = face_shift_sums(valid_delta(delta))
     rows = []
     diffs = []
     for negative, positive in pairs:
         both = per_face.filter(pl.col("variation_value") == negative).join(
             per_face.filter(pl.col("variation_value") == positive), on="face_id", suffix="_pos"
         )
-        a_neg, a_pos = both["a"].to_numpy(), both["a_pos"].to_numpy()
+        a_neg, a_pos, difference = abs_shift_differences(both)
         med_neg = float(np.median(a_neg)) if a_neg.size else np.nan
         med_pos = float(np.median(a_pos)) if a_pos.size else np.nan
         rows.append(
@@ -253,7 +258,7 @@ def negativity_asymmetry(
                 "n": int(a_neg.size),
             }
         )
-        diffs.append(a_neg - a_pos)
+        diffs.append(difference)
     width = max((d.size for d in diffs), default=0)
     matrix = np.full((width, len(diffs)), np.nan)
     for j, d in enumerate(diffs):
@@ -286,3 +291,30 @@ def negativity_asymmetry(
         "alternative",
         pl.col("n").cast(pl.Int64),
     ).with_columns(pl.col(pl.Float64).fill_nan(None))
+
+
+def face_shift_sums(data: pl.DataFrame) -> pl.DataFrame:
+    """Per face × variation value: ``s``, the sum of Δ as integers over the common ``scale``
+    (:func:`cueshift.stats.kernels.scaled_integers`, exact in any row order), and ``n`` rows."""
+    numerators, scale = scaled_integers(data["delta"].to_numpy(), count_denominator(data))
+    return (
+        data.select("face_id", "variation_value")
+        .with_columns(s=pl.Series(numerators.astype(np.int64)))
+        .group_by("face_id", "variation_value")
+        .agg(pl.col("s").sum(), pl.len().cast(pl.Int64).alias("n"))
+        .with_columns(scale=pl.lit(int(scale), dtype=pl.Int64))
+        .sort("face_id", "variation_value")
+    )
+
+
+def abs_shift_differences(both: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r""":math:`a^-_f = |s^-_f| / (n^-_f L)`, :math:`a^+_f` and :math:`a^-_f - a^+_f` of the faces
+    in ``both`` (columns ``s, n, s_pos, n_pos, scale``), each an exact rational rounded once, so
+    equal rationals are equal doubles whatever sums reached them."""
+    a_neg, a_pos, difference = [], [], []
+    for s_neg, n_neg, s_pos, n_pos, scale in both.select("s", "n", "s_pos", "n_pos", "scale").iter_rows():
+        neg, pos = Fraction(abs(s_neg), n_neg * scale), Fraction(abs(s_pos), n_pos * scale)
+        a_neg.append(float(neg))
+        a_pos.append(float(pos))
+        difference.append(float(neg - pos))
+    return np.array(a_neg, dtype=np.float64), np.array(a_pos, dtype=np.float64), np.array(difference)

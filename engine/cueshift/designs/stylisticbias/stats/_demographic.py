@@ -19,6 +19,7 @@ from cueshift.stats.kernels import (
     eta_squared_replicates,
     face_matrix,
     face_multiplicities,
+    group_means,
     kruskal_columns,
     label_permutation_test,
     mann_whitney_columns,
@@ -174,10 +175,9 @@ def face_anova(
         sources.append(("base_phi", base_phi.filter(pl.col("phi").is_not_null()), "phi"))
     rows = []
     for outcome, data, value in sources:
-        per_face = (
-            data.group_by("face_id")
-            .agg(pl.col(value).mean(), *[pl.col(d).first() for d in dimensions])
-            .sort("face_id")  # a fixed order: the ANOVA's sums are reproducible to the bit
+        demographics = data.group_by("face_id").agg(*[pl.col(d).first() for d in dimensions])
+        per_face = (  # exact per-face means in a fixed order: the ANOVA is reproducible to the bit
+            group_means(data, ["face_id"], value).drop("n").join(demographics, on="face_id").sort("face_id")
         )
         draws = (
             face_multiplicities(per_face.height, n_resamples, seed)
