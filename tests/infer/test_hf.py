@@ -22,7 +22,7 @@ pytestmark = pytest.mark.usefixtures("quiet_torch")  # torch on one thread (test
 from PIL import Image  # noqa: E402
 
 from cueshift.errors import ConfigError  # noqa: E402
-from cueshift.infer.backends import backend_class  # noqa: E402
+from cueshift.infer.backends import backend_spec  # noqa: E402
 from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
 from cueshift.infer.backends.hf import TransformersBackend  # noqa: E402
 from cueshift.infer.backends.hf_answers import answer_from_logprobs, judgment_seed, phi_at_temperature  # noqa: E402
@@ -236,7 +236,7 @@ def test_checkpoint_directory(
     """
     out = tmp_path / arch
     assert main([arch, str(out)]) == 0 and str(out) in capsys.readouterr().out
-    cls = backend_class("transformers")
+    cls = backend_spec("transformers").backend_class()
     assert cls is TransformersBackend
     cfg = ModelConfig(
         model_id="tiny",

@@ -16,8 +16,10 @@ import numpy as np
 import polars as pl
 import pytest
 
+from cueshift.designs.work import UnitKind, Workload
 from cueshift.errors import ConfigError
-from cueshift.infer.backends import SIMULATED_DESIGNS, backend_class, build_backend, supports
+from cueshift.execution.executor import check_methods
+from cueshift.infer.backends import SIMULATED_DESIGNS, backend_spec
 from cueshift.infer.backends.base import BackendAnswers, StudyContext
 from cueshift.infer.parser import parse_answers
 from cueshift.infer.stand_ins.simulated import (
@@ -137,7 +139,7 @@ def share_within(successes: int, n: int, p_expected: float, what: str) -> None:
 
 
 def test_registered_and_answers_like_a_backend() -> None:
-    assert backend_class("simulated") is SimulatedBackend
+    assert backend_spec("simulated").backend_class() is SimulatedBackend
     backend = make_backend()
     batch = make_batch(list(IMAGES), [COMPETENT, WEALTHY], [1, 2, 3, 4], [1, 2, 3])
     answers = backend.judge(batch)
@@ -150,19 +152,40 @@ def test_registered_and_answers_like_a_backend() -> None:
 
 
 def test_design_backends_are_registered_and_checked_before_they_are_built() -> None:
-    designs = backend_class(SIMULATED_DESIGNS)
-    assert designs is SimulatedDesignBackend and issubclass(designs, SimulatedBackend)
-    assert supports(designs, "judge_pairs") and supports(designs, "rate")
-    assert not supports(SimulatedBackend, "judge_pairs") and supports(make_backend(), "judge")
+    designs = backend_spec(SIMULATED_DESIGNS)
+    assert designs.backend_class() is SimulatedDesignBackend
+    assert issubclass(SimulatedDesignBackend, SimulatedBackend)
+    assert designs.supports("judge_pairs") and designs.supports("rate")
+    assert not backend_spec("simulated").supports("judge_pairs") and backend_spec("simulated").supports(
+        "judge"
+    )
     model = ModelConfig(model_id="sim", backend=SIMULATED_DESIGNS, checkpoint="")
-    assert isinstance(build_backend(model, make_context(), needs="judge_pairs"), SimulatedDesignBackend)
+    assert isinstance(designs.build(model, make_context()), SimulatedDesignBackend)
     plain = ModelConfig(model_id="plain", backend="simulated", checkpoint="", settings={"letter_bias": "x"})
-    with pytest.raises(ConfigError, match=r"^model 'plain': backend 'simulated' has no judge_pairs\(\); use"):
-        build_backend(plain, make_context(), needs="judge_pairs")  # refused before the bad settings are read
+    pairs = UnitKind(
+        name="pairwise trials",
+        table="pairwise_trial",
+        key=("model_id",),
+        model_column="model_id",
+        method="judge_pairs",
+        units=lambda model, backend: pl.DataFrame(),
+        parse=lambda frame, answers, model_id, run_id: frame,
+        shard_by="model_id",
+        missing_method="use another backend",
+    )
+    workload = Workload(context=make_context(), dimensions={}, units=(pairs,))
+    check_methods([model], workload)
+    refusal = (
+        r"^model 'plain': backend 'simulated' has no judge_pairs\(\) for the pairwise trials; use another"
+    )
+    with pytest.raises(ConfigError, match=refusal):
+        check_methods([plain], workload)  # refused before the bad settings are read
     with pytest.raises(ConfigError, match="settings.letter_bias"):
-        build_backend(plain, make_context())
+        backend_spec("simulated").build(plain, make_context())
+    with pytest.raises(ConfigError, match="settings.letter_bias"):
+        backend_spec("simulated").check_settings(plain)
     with pytest.raises(ConfigError, match="unknown backend 'nope'"):
-        backend_class("nope")
+        backend_spec("nope")
 
 
 def test_unknown_image_is_an_error() -> None:

@@ -25,7 +25,7 @@ import polars as pl
 from cueshift.designs.work import UnitKind, Workload
 from cueshift.errors import ConfigError
 from cueshift.execution.batching import BatchSizer
-from cueshift.infer.backends import Backend, BackendAnswers, backend_class
+from cueshift.infer.backends import Backend, BackendAnswers, backend_spec
 from cueshift.infer.embedding_cache import EmbeddingCache
 from cueshift.study.config import ModelConfig, Study
 
@@ -62,11 +62,11 @@ class Executor(Protocol):
 
 
 def check_methods(models: list[ModelConfig], workload: Workload) -> None:
-    """Refuse a model whose backend class lacks the method of a unit kind (nothing is built)."""
+    """Refuse a model whose backend lacks the method of a unit kind (nothing is built)."""
     for model in models:
-        cls = backend_class(model.backend)
+        spec = backend_spec(model.backend)
         for kind in workload.units:
-            if not callable(getattr(cls, kind.method, None)):
+            if not spec.supports(kind.method):
                 raise ConfigError(
                     f"model {model.model_id!r}: backend {model.backend!r} has no {kind.method}() "
                     f"for the {kind.name}; {kind.missing_method or 'use a backend that implements it'}"
@@ -85,7 +85,7 @@ class LocalExecutor:
         self._max_rows = study.batch_size
         try:
             for model in study.models:
-                self._backends[model.model_id] = backend_class(model.backend)(model, workload.context)
+                self._backends[model.model_id] = backend_spec(model.backend).build(model, workload.context)
         except BaseException:
             self.close()
             raise

@@ -9,38 +9,19 @@ settings model without building the backend (no weights loaded, no server called
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from typing import Final
-
-from cueshift.infer.backends import SIMULATED_DESIGNS, StudyContext, backend_class
+from cueshift.infer.backends import backend_spec
 from cueshift.study.config import ModelConfig, Study
-
-#: backend name -> "module:function" that validates a model's settings (one-line ConfigError).
-SETTINGS_PARSERS: Final[dict[str, str]] = {
-    "transformers": "cueshift.infer.backends.hf_settings:parse_settings",
-    "openai": "cueshift.infer.backends.openai_settings:parse_settings",
-    "clip": "cueshift.infer.backends.clip_probe:parse_settings",
-}
-#: Backends cheap to build without images (their settings are validated by their constructor).
-BUILT_TO_CHECK: Final[frozenset[str]] = frozenset({"simulated", SIMULATED_DESIGNS})
 
 
 def check_model_settings(model: ModelConfig) -> None:
-    """Validate ``model``'s backend name and settings.
+    """Validate ``model``'s backend name and settings (:meth:`BackendSpec.check_settings`).
 
     Raises
     ------
     ConfigError
         Unknown backend, or settings its backend refuses (one line naming model and field).
     """
-    cls = backend_class(model.backend)
-    if model.backend in SETTINGS_PARSERS:
-        module_name, _, function = SETTINGS_PARSERS[model.backend].partition(":")
-        parse: Callable[[ModelConfig], object] = getattr(importlib.import_module(module_name), function)
-        parse(model)
-    elif model.backend in BUILT_TO_CHECK:
-        cls(model, StudyContext(images={}, scenarios={}, template=""))
+    backend_spec(model.backend).check_settings(model)
 
 
 def check_study_inputs(study: Study) -> None:
@@ -49,4 +30,4 @@ def check_study_inputs(study: Study) -> None:
         check_model_settings(model)
 
 
-__all__ = ["SETTINGS_PARSERS", "check_model_settings", "check_study_inputs"]
+__all__ = ["check_model_settings", "check_study_inputs"]

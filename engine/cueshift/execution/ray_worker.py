@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from cueshift.designs.work import Workload
-from cueshift.infer.backends import Backend, BackendAnswers, backend_class
+from cueshift.infer.backends import Backend, BackendAnswers, backend_spec
 from cueshift.study.config import ModelConfig
 
 
@@ -50,7 +50,7 @@ class UnitWorker:
         """The backend, built on first use: after Ray restarts the actor, the first unit it is
         sent builds it again; a bad setting fails that call with the backend's own error."""
         if self._backend is None:
-            self._backend = backend_class(self.model.backend)(self.model, self.workload.context)
+            self._backend = backend_spec(self.model.backend).build(self.model, self.workload.context)
         return self._backend
 
     def ready(self) -> int:
