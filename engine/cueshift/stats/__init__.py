@@ -3,6 +3,12 @@
 Public surface (implementation in private modules); the design statistics
 (``designs/<name>/stats.py``) are compositions of these kernels:
 
+- statistics on a frame — any polars frame and its column names in, one tidy validated frame out
+  (the ``by`` columns, then ``estimate, ci_low, ci_high, statistic, p, p_adj, n, method``), through
+  the same kernels as the design analyses: :func:`mean_shift` (subject-clustered bootstrap),
+  :func:`wilcoxon`, :func:`kruskal`, :func:`mann_whitney`, :func:`bh`, :func:`sbs`, :func:`vs`,
+  :func:`wilson`, :func:`binomial`, :func:`split_half`, :func:`krippendorff`,
+  :func:`model_difference`
 - rank tests — :func:`signed_rank_columns`, :func:`mann_whitney_columns`, :func:`kruskal_columns`
   (many cells at once, numba), :func:`wilcoxon_signed_rank`, :func:`kruskal_wallis` (one sample)
 - resampling and permutation — :func:`cluster_bootstrap`, :func:`face_multiplicities`,
@@ -46,6 +52,12 @@ from cueshift.stats._correlation import (
 from cueshift.stats._crossed import crossed_model, crossed_model_cells, variance_components
 from cueshift.stats._faces import FaceMatrix, face_matrix
 from cueshift.stats._folded import abs_interval, mean_abs_interval
+from cueshift.stats._frame_means import mean_shift, sbs
+from cueshift.stats._frame_paired import model_difference
+from cueshift.stats._frame_rank import bh, kruskal, mann_whitney, wilcoxon
+from cueshift.stats._frame_reliability import krippendorff, split_half
+from cueshift.stats._frame_shares import binomial, wilson
+from cueshift.stats._frame_vs import vs
 from cueshift.stats._group_rank import KruskalResult, kruskal_columns, kruskal_wallis, mann_whitney_columns
 from cueshift.stats._identity import identity_drops, identity_outliers, robust_z, row_cosines
 from cueshift.stats._intervals import mean_interval, t_half_width, welch_interval
@@ -103,6 +115,18 @@ from cueshift.stats._suite import run_suite
 from cueshift.stats._vs import VsResult, variation_strength_kernel, vs_max
 
 __all__ = [
+    "mean_shift",
+    "wilcoxon",
+    "kruskal",
+    "mann_whitney",
+    "bh",
+    "sbs",
+    "vs",
+    "wilson",
+    "binomial",
+    "split_half",
+    "krippendorff",
+    "model_difference",
     "CORRELATION_SCHEMA",
     "ANALYSES",
     "MEAN_OF_MODELS",
