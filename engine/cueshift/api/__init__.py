@@ -1,0 +1,18 @@
+"""The Python API: open a study database and read its results, run ``infer``, ``analyze`` and
+``report`` from Python (docs/api.md). ``import cueshift as cs`` re-exports the main names.
+
+Public surface::
+
+    from cueshift.api import open_study, Study, infer, analyze, report, write_demo_study
+
+Each function does what its ``cueshift`` command does, with the same internals, defaults and
+checks; a bad input raises :class:`~cueshift.errors.CueshiftError` with the command's one line.
+"""
+
+from __future__ import annotations
+
+from cueshift.api._commands import analyze, infer, report
+from cueshift.api._demo import write_demo_study
+from cueshift.api._study import Study, open_study
+
+__all__ = ["Study", "analyze", "infer", "open_study", "report", "write_demo_study"]

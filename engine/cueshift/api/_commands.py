@@ -1,0 +1,239 @@
+"""``cueshift infer``, ``analyze`` and ``report`` as functions: the same internals, checks and
+one-line errors (:class:`~cueshift.errors.CueshiftError` where the command exits 2); an interrupt
+raises (:class:`~cueshift.execution.interrupts.RunInterrupted` from ``infer``)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cueshift.api._locate import DEFAULT, database_of, load_spec, one_line_errors
+from cueshift.api._study import Study, open_study
+from cueshift.errors import CueshiftError
+
+if TYPE_CHECKING:
+    from cueshift.execution.runner import RunSummary
+
+
+@one_line_errors
+def infer(
+    study: str | Path = DEFAULT,
+    *,
+    db: str | Path | None = None,
+    shard: str | None = None,
+    limit: int | None = None,
+    executor: str = "local",
+    progress: bool = True,
+    address: str | None = None,
+    workers: int | None = None,
+    snapshot_every: float = 30.0,
+) -> RunSummary:
+    """Ask every question of the study's design not stored yet, as ``cueshift infer`` (resumes).
+
+    Parameters
+    ----------
+    study
+        A study file (``.toml``) or ``"default"``.
+    db
+        Study database (default: the study's ``database``, ``runs/<name>.duckdb``).
+    shard
+        ``"K/N"``: run shard K of N into its own database file (default: everything).
+    limit
+        Stop after this many new answers.
+    executor, address, workers
+        ``"local"`` (this process) or ``"ray"``, with Ray's cluster address and actors per model.
+    progress
+        Show progress bars.
+    snapshot_every
+        Seconds between the snapshots readers open while the run holds the database (0: none).
+
+    Returns
+    -------
+    RunSummary
+        The run's id and database, answers planned, written and stored before, seconds, notes.
+
+    Raises
+    ------
+    CueshiftError
+        An invalid study file or option, an unusable database, as the command's one line.
+    RunInterrupted
+        Ctrl-C (a :class:`KeyboardInterrupt`): the batch in flight was rolled back, the rest is kept.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import cueshift as cs
+    >>> from cueshift.api import write_demo_study
+    >>> study_file = write_demo_study(Path(tempfile.mkdtemp()))
+    >>> cs.infer(study_file, limit=300, progress=False).n_written
+    300
+    >>> cs.infer(study_file, progress=False).n_stored_before
+    300
+    """
+    from cueshift.execution.executor_option import make_executor
+    from cueshift.execution.runner import Shard, run_study
+
+    if snapshot_every < 0:
+        raise CueshiftError(f"--snapshot-every {snapshot_every}: use 0 (none) or more seconds")
+    spec = load_spec(study)
+    return run_study(
+        spec,
+        database=Path(db) if db is not None else None,
+        shard=Shard.parse(shard) if shard is not None else Shard(),
+        progress=progress,
+        max_judgments=limit,
+        executor=make_executor(executor, address=address, workers=workers),
+        snapshot_every=snapshot_every,
+    )
+
+
+@one_line_errors
+def analyze(
+    study: str | Path = DEFAULT,
+    *,
+    db: str | Path | None = None,
+    resamples: int | None = None,
+    seed: int | None = None,
+    test: str | None = None,
+    ci: str | None = None,
+    phi: str | None = None,
+    min_identity: float | None = None,
+    models: Sequence[str] | None = None,
+    progress: bool = False,
+    quiet: bool = True,
+) -> Study:
+    """Run every analysis of the study's design into ``result_*`` tables, as ``cueshift analyze``.
+
+    The options and their defaults are the command's; an option the design cannot honour is
+    refused (one line naming it), never ignored. While a running ``infer`` holds the database, a copy
+    of its snapshot is analysed (``<stem>.partial.duckdb``; stderr says so), as the command does.
+
+    Parameters
+    ----------
+    study, db
+        A study file or ``"default"``, and its database (default: the study's ``database``).
+    resamples, seed, test, ci, phi, min_identity, models
+        ``--resamples`` (at least 100), ``--seed``, ``--test``, ``--ci``, ``--phi``,
+        ``--min-identity`` and ``--model`` of ``cueshift analyze``.
+    progress
+        Show a progress bar.
+    quiet
+        Print nothing (False: the design's console summary, as the command prints it).
+
+    Returns
+    -------
+    Study
+        The analysed database, read-only: ``.results(name)``, ``.manifest()`` ...
+
+    Raises
+    ------
+    CueshiftError
+        A bad option, a missing or unusable database, as the command's one line.
+    KeyboardInterrupt
+        Ctrl-C; the result tables are replaced in one transaction, so none is half-written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import cueshift as cs
+    >>> from cueshift.api import write_demo_study
+    >>> study_file = write_demo_study(Path(tempfile.mkdtemp()))
+    >>> _ = cs.infer(study_file, progress=False)
+    >>> study = cs.analyze(study_file, resamples=100, seed=1)
+    >>> study.result_names()[:3]
+    ['sbs', 'table2_vs', 'demographic_tests']
+    >>> study.results("sbs").height == study.manifest().filter(name="sbs")["n_rows"].item()
+    True
+    >>> cs.analyze(study_file, resamples=10)
+    Traceback (most recent call last):
+    ...
+    cueshift.errors.CueshiftError: --resamples 10: use at least 100
+    """
+    from rich.console import Console
+
+    from cueshift import store
+    from cueshift.designs import AnalysisRequest, analyze_design, design_of
+    from cueshift.execution.interrupts import prompt_interrupts
+    from cueshift.store.analysis_target import analysis_target
+
+    if resamples is not None and resamples < 100:
+        raise CueshiftError(f"--resamples {resamples}: use at least 100")
+    path, spec = database_of(study, db)
+    if spec is None:
+        raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
+    request = AnalysisRequest(
+        seed, resamples, test, ci, tuple(models or ()), phi=phi, min_identity=min_identity
+    )
+    design = design_of(spec)
+    design.options.check(design.name, request)
+    if not path.is_file():
+        raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
+    target, note = analysis_target(path)
+    if note is not None:
+        sys.stderr.write(note + "\n")
+    con = store.open_study(target)
+    try:
+        with prompt_interrupts(con):
+            analyze_design(con, spec, Console(quiet=quiet), request=request, progress=progress)
+    finally:
+        con.close()
+    return open_study(study, db=target)
+
+
+@one_line_errors
+def report(
+    study: str | Path = DEFAULT,
+    *,
+    db: str | Path | None = None,
+    models: str | Sequence[str] | None = None,
+    out: str | Path | None = None,
+    formats: Iterable[str] = ("html", "pdf"),
+    engine: str = "auto",
+) -> dict[str, Path]:
+    """Render the study's report document to HTML and PDF, as ``cueshift report``.
+
+    Parameters
+    ----------
+    study, db
+        A study file or ``"default"``, and its database (default: the study's ``database``).
+    models
+        Model subset (a list or ``"a,b"``; default: every model).
+    out
+        Output folder (default ``reports/_out``).
+    formats, engine
+        ``"html"`` and/or ``"pdf"``; ``"auto"`` (Quarto when on PATH), ``"quarto"`` or ``"jupyter"``.
+
+    Returns
+    -------
+    dict of str to Path
+        The file written for each format.
+
+    Raises
+    ------
+    CueshiftError
+        A database it cannot render, an unknown model, an unwritable folder, a failing cell.
+
+    Examples
+    --------
+    >>> cs.report("study.toml", formats=["html"])  # doctest: +SKIP
+    {'html': PosixPath('reports/_out/stylisticbias.html')}
+    """
+    from cueshift.designs import design_of
+    from cueshift.render import DEFAULT_OUT, render_report
+
+    path, spec = database_of(study, db)
+    if spec is None:
+        raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
+    result = render_report(
+        path,
+        document=design_of(spec).report().document_path,
+        models=models,
+        out_dir=Path(out) if out is not None else DEFAULT_OUT,
+        formats=formats,
+        engine=engine,
+    )
+    return dict(result.outputs)

@@ -1,0 +1,85 @@
+"""From what a caller names (a study file, ``"default"`` or a database) to the study database file,
+and DuckDB's errors as the one line the command line prints."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
+
+import duckdb
+
+from cueshift.errors import ConfigError, CueshiftError
+
+if TYPE_CHECKING:
+    from cueshift.study.config import Study as StudySpec
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: The name of the embedded default study (``--study default``).
+DEFAULT = "default"
+
+
+def is_study_file(name: str | Path) -> bool:
+    """Whether ``name`` names a study (``"default"`` or a ``.toml`` file) rather than a database."""
+    return str(name) == DEFAULT or Path(name).suffix.lower() == ".toml"
+
+
+def load_spec(study: str | Path) -> StudySpec:
+    """The study of a study file, or of the embedded default study (``"default"``)."""
+    from cueshift.designs import load_study
+
+    return load_study(study)
+
+
+def database_of(study: str | Path, db: str | Path | None) -> tuple[Path, StudySpec | None]:
+    """The study database that ``study`` and ``db`` name, as ``--study``/``--db`` do, and the study.
+
+    ``study`` is a study file or ``"default"`` (its ``database``, e.g. ``runs/<name>.duckdb``, unless
+    ``db`` is given), or a database file itself (then ``db`` must be None).
+
+    Raises
+    ------
+    ConfigError
+        The study file is missing or invalid, or ``db`` goes with a database path.
+    """
+    if not is_study_file(study):
+        if db is not None:
+            raise ConfigError(f"db={str(db)!r}: give db= with a study file or 'default', not with a database")
+        return Path(study), None
+    spec = load_spec(study)
+    return Path(db) if db is not None else spec.database_path, spec
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an error's message (its type's name when it has none)."""
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def one_line_errors(func: Callable[P, R]) -> Callable[P, R]:
+    """Raise DuckDB's errors as the CLI's one line, ``database: <first line>``, in a
+    :class:`~cueshift.errors.CueshiftError`; an interrupt (Ctrl-C, a statement it stopped) is
+    raised as :class:`KeyboardInterrupt`."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        from cueshift.execution.interrupts import is_interrupt
+
+        try:
+            return func(*args, **kwargs)
+        except KeyboardInterrupt:
+            raise
+        except (duckdb.Error, CueshiftError) as exc:
+            if is_interrupt(exc):
+                raise KeyboardInterrupt(first_line(exc)) from exc
+            if isinstance(exc, CueshiftError):
+                raise
+            cause: BaseException = exc  # the error a failed ROLLBACK would hide
+            while "no transaction is active" in str(cause) and cause.__context__ is not None:
+                cause = cause.__context__
+            raise CueshiftError(f"database: {first_line(cause)}") from exc
+
+    return wrapper

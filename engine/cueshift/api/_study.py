@@ -1,0 +1,257 @@
+"""A study database read from Python: :func:`open_study` and the read-only :class:`Study`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+
+import duckdb
+import polars as pl
+
+from cueshift import store
+from cueshift.api._locate import database_of, one_line_errors
+from cueshift.errors import CueshiftError
+from cueshift.store.readonly import run_query
+from cueshift.store.snapshot import count_answers
+
+_MANIFEST = "result_manifest"
+
+
+class Study:
+    """A study database, read-only: its answers, the views over them and the ``result_*`` tables.
+
+    No connection is held between calls: each method opens the file read-only (a running
+    ``cueshift infer``'s snapshot while it holds the file), reads and closes it, so ``infer`` and
+    ``analyze`` can write the database meanwhile and every call sees it as it is then.
+    Made by :func:`open_study`; a context manager (after :meth:`close` every read is refused).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import cueshift as cs
+    >>> from cueshift.api import write_demo_study
+    >>> study_file = write_demo_study(Path(tempfile.mkdtemp()))
+    >>> summary = cs.infer(study_file, progress=False)
+    >>> with cs.open_study(study_file) as study:
+    ...     print(study.name, study.design, study.models(), study.judgments().height)
+    demo stylisticbias ['sim'] 20700
+    >>> study.result_names()  # closed now
+    Traceback (most recent call last):
+    ...
+    cueshift.errors.CueshiftError: ...demo.duckdb: the study is closed; open it again with cs.open_study
+    """
+
+    def __init__(self, path: Path, name: str, design: str | None) -> None:
+        self.path = path
+        """The study database file."""
+        self.name = name
+        """The study's name (its file's, else the latest run's, else the database file's stem)."""
+        self.design = design
+        """The study's design (e.g. ``'stylisticbias'``); None when the database does not say."""
+        self._closed = False
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @one_line_errors
+    def _frame(self, sql: str, params: list[object] | None = None) -> pl.DataFrame:
+        """Run one query of this module's own on a fresh read-only connection (no guard: use :meth:`sql`)."""
+        con = self._connect()
+        try:
+            return store.query(con, sql, params)
+        finally:
+            con.close()
+
+    def _connect(self) -> duckdb.DuckDBPyConnection:
+        if self._closed:
+            raise CueshiftError(f"{self.path}: the study is closed; open it again with cs.open_study")
+        return store.open_study(self.path, read_only=True)
+
+    def _tables(self) -> set[str]:
+        names = self._frame("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()")
+        return set(names["table_name"].to_list())
+
+    def _result_tables(self) -> dict[str, str]:
+        """Result name → table: the manifest's rows, then any other ``result_*`` table by its suffix."""
+        tables = self._tables()
+        named: dict[str, str] = {}
+        if _MANIFEST in tables:
+            rows = self._frame(f'SELECT name, "table" FROM {_MANIFEST} ORDER BY rowid').rows()
+            named = {name: table for name, table in rows if table in tables}
+        others = sorted(t for t in tables if t.startswith("result_") and t != _MANIFEST)
+        return named | {t.removeprefix("result_"): t for t in others if t not in named.values()}
+
+    # -- the public reads ----------------------------------------------------------------------
+
+    def result_names(self) -> list[str]:
+        """The names of the stored results (``result_manifest`` order; empty before ``analyze``).
+
+        Returns
+        -------
+        list of str
+            Each name reads as :meth:`results`; its table is ``result_<name>``.
+        """
+        return list(self._result_tables())
+
+    def results(self, name: str) -> pl.DataFrame:
+        """The result table ``result_<name>`` (``"result_<name>"`` is accepted too).
+
+        Raises
+        ------
+        CueshiftError
+            No such result; the message lists the stored ones, or says to run ``cueshift analyze``.
+        """
+        tables = self._result_tables()
+        key = name if name in tables else name.removeprefix("result_")
+        if key not in tables:
+            known = ", ".join(tables) if tables else "none yet (run `cueshift analyze` first)"
+            raise CueshiftError(f"{self.path}: no result {name!r}; stored results: {known}")
+        return self._frame(f'SELECT * FROM "{tables[key]}"')
+
+    def manifest(self) -> pl.DataFrame:
+        """``result_manifest``: one row per result table (how it was computed, rows, seconds).
+
+        Raises
+        ------
+        CueshiftError
+            ``analyze`` has not run on this database.
+        """
+        if _MANIFEST not in self._tables():
+            raise CueshiftError(f"{self.path}: no result_manifest yet (run `cueshift analyze` first)")
+        return self._frame(f"SELECT * FROM {_MANIFEST} ORDER BY rowid")
+
+    def delta(self) -> pl.DataFrame:
+        """The ``delta`` view: each variation's φ minus its base face's φ (``sql/views/delta.sql``)."""
+        return self._frame("SELECT * FROM delta")
+
+    def phi(self) -> pl.DataFrame:
+        """The ``phi`` view: the favourable share φ per image, scenario and model (``sql/views/phi.sql``)."""
+        return self._frame("SELECT * FROM phi")
+
+    def models(self) -> list[str]:
+        """The model ids of the study (its ``model`` table), sorted."""
+        return self._frame("SELECT model_id FROM model ORDER BY model_id")["model_id"].to_list()
+
+    def judgments(self, model: str | None = None) -> pl.DataFrame:
+        """The stored forced-choice answers (``judgment``), of one model when ``model`` is given.
+
+        Raises
+        ------
+        CueshiftError
+            ``model`` is not a model of the study (the message lists them).
+        """
+        if model is None:
+            return self._frame("SELECT * FROM judgment")
+        known = self.models()
+        if model not in known:
+            raise CueshiftError(
+                f"{self.path}: no model {model!r}; the study has {', '.join(known) or 'none'}"
+            )
+        return self._frame("SELECT * FROM judgment WHERE model_id = ?", [model])
+
+    def sql(self, query: str) -> pl.DataFrame:
+        """Run one read-only statement, fenced as ``cueshift sql`` is (:mod:`cueshift.store.readonly`).
+
+        Raises
+        ------
+        CueshiftError
+            A statement that is not a query (any write), more than one, or DuckDB's error.
+        """
+        if self._closed:
+            self._connect()  # raises
+        return run_query(self.path, query)
+
+    # -- lifetime and display -------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Refuse further reads (no connection is held between calls, so nothing else to release)."""
+        self._closed = True
+
+    def __enter__(self) -> Study:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self._closed:
+            return f"<cueshift Study {self.name!r}, closed: {self.path}>"
+        con = self._connect()
+        try:
+            answers = count_answers(con)
+        finally:
+            con.close()
+        results = self.result_names()
+        shown = ", ".join(results[:8]) + (f", ... ({len(results)} in all)" if len(results) > 8 else "")
+        return (
+            f"<cueshift Study {self.name!r} ({self.design or 'design unknown'}) at {self.path}\n"
+            f"  models: {', '.join(self.models()) or 'none'}\n"
+            f"  answers: {answers:,}\n"
+            f"  results: {shown or 'none (run cueshift analyze)'}>"
+        )
+
+
+@one_line_errors
+def open_study(path_or_study_file: str | Path = "default", *, db: str | Path | None = None) -> Study:
+    """Open a study database read-only, as ``cueshift sql``/``report`` do (the same checks and lines).
+
+    Parameters
+    ----------
+    path_or_study_file
+        A study database (``.duckdb``), a study file (``.toml``) or ``"default"`` (the embedded
+        default study); a study's database is its ``database`` (default ``runs/<name>.duckdb``).
+    db
+        With a study file: the database to open instead of its ``database`` (``--db``).
+
+    Returns
+    -------
+    Study
+        The read-only study (see :class:`Study`).
+
+    Raises
+    ------
+    CueshiftError
+        A missing file, a file that is not a cueshift study database, a database of another schema
+        version (naming ``cueshift upgrade``), an invalid study file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import cueshift as cs
+    >>> from cueshift.api import write_demo_study
+    >>> study_file = write_demo_study(Path(tempfile.mkdtemp()))
+    >>> _ = cs.infer(study_file, progress=False)
+    >>> study = cs.open_study(study_file.with_suffix(".duckdb"))
+    >>> study.sql("SELECT count(*) AS n FROM judgment WHERE model_id = 'sim'")["n"].item()
+    20700
+    >>> study.delta().columns[:3]
+    [...]
+    >>> cs.open_study(study_file.parent / "missing.duckdb")
+    Traceback (most recent call last):
+    ...
+    cueshift.errors.CueshiftError: ...missing.duckdb: no such study database (run `cueshift infer` first)
+    """
+    path, spec = database_of(path_or_study_file, db)
+    con = store.open_study(path, read_only=True)  # missing, foreign, damaged, old schema: one line
+    try:
+        tables = {r[0] for r in con.sql("SELECT table_name FROM duckdb_tables()").fetchall()}
+        if "cueshift_meta" not in tables:  # an empty DuckDB file passes the schema check
+            raise CueshiftError(f"{path}: not a cueshift study database (no cueshift schema version)")
+        latest = (
+            con.sql(
+                "SELECT study_name, json_extract_string(config, '$.design') FROM run "
+                "ORDER BY started_at DESC LIMIT 1"
+            ).fetchall()
+            if "run" in tables
+            else []
+        )
+    finally:
+        con.close()
+    if spec is not None:
+        return Study(path, spec.name, spec.design)
+    if latest:
+        return Study(path, latest[0][0], latest[0][1])
+    return Study(path, path.stem, None)
