@@ -84,7 +84,7 @@ class PlanCostSchema(ResultModel):
     units: pl.Int64 = count()
     images: pl.Int64 = count()
     variation_images: pl.Int64 = count()
-    placebo_images: pl.Int64 = count()  # noise-floor placebos, judged like variations (issue 11)
+    placebo_images: pl.Int64 = count()  # noise-floor placebos, judged like variations (docs/decisions.md#d1)
     prompts_per_image: pl.Int64 = count(nullable=True)
     prompts: pl.Int64 = count()
     variation_prompts: pl.Int64 = count()

@@ -1,4 +1,4 @@
-"""Result tables of the StylisticBias design: counterfactual quality (issue 13), what each
+"""Result tables of the StylisticBias design: counterfactual quality (docs/decisions.md#d9), what each
 ``--min-identity`` threshold drops from the analyses."""
 
 from __future__ import annotations

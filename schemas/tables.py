@@ -99,7 +99,7 @@ class RunSchema(_Strict):
 
 
 class RequestFailureSchema(_Strict):
-    """A request its backend gave up on, one row per unit and run (issue 12 item 5)."""
+    """A request its backend gave up on, one row per unit and run (docs/decisions.md#d14)."""
 
     model_id: str = pa.Field(str_length={"min_value": 1})
     unit_table: str = pa.Field(str_length={"min_value": 1})

@@ -1,5 +1,5 @@
 -- invalid_answers: how many answers per model x image x ordering were invalid, and why
--- (issue 11, "missing answers are a bias too"). One row per model, evaluated image and ordering:
+-- (docs/decisions.md#d2). One row per model, evaluated image and ordering:
 --   n_answers     every stored answer (all scenarios and seeds)
 --   n_invalid     answers the strict parser refused (outcome = 'invalid')
 --   n_refusal     ... of which the parser's reason is 'refusal'
@@ -8,7 +8,7 @@
 -- Base images have role 'base' and no variation; variations name their base in base_image_id.
 CREATE OR REPLACE VIEW invalid_answers AS
 -- counted per model x image x ordering first, then labelled: the same rows as grouping the joined
--- judgments by every column, at a third of the cost (29 M judgments; issue 11, "Speed")
+-- judgments by every column, at a third of the cost (29 M judgments; docs/decisions.md#d8)
 WITH counted AS (
     SELECT
         model_id,

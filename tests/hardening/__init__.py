@@ -1,1 +1,1 @@
-"""Hardening cases of issue 12: each one failed before its fix."""
+"""Hardening cases (docs/decisions.md#d10): each one failed before its fix."""

@@ -3,7 +3,7 @@
     python -m tests.hardening.tally          # cases per file (collected, nothing run)
     python -m tests.hardening.tally --run    # and run them: survived = passed
 
-Prints one markdown row per file: the issue 12 item, the file, cases tried (test items pytest
+Prints one markdown row per file: the item of docs/decisions.md#d10, the file, cases tried (test items pytest
 collects; a hypothesis test counts once, its examples are in :data:`ROWS`), survived (passed;
 ``-`` without ``--run``) and what each file asserts about stored rows.
 """
@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
-#: file -> (issue 12 item, what its tests assert about the rows and files they touch)
+#: file -> (item of docs/decisions.md#d10, what its tests assert about the rows and files they touch)
 ROWS: dict[str, tuple[str, str]] = {
     "tests/hardening/test_sql_readonly.py": ("1 read-only `sql`", "0 (file bytes unchanged)"),
     "tests/hardening/test_api_key_leaks.py": ("2 API key never shown or stored", "0"),
@@ -86,7 +86,7 @@ def main(argv: list[str]) -> None:
     targets = list(ROWS)
     tried = _collected(targets)
     passed = _passed(targets) if "--run" in argv else None
-    print("| tally (issue 12 item: test file) | cases tried | survived | rows lost |")
+    print("| tally (docs/decisions.md#d10 item: test file) | cases tried | survived | rows lost |")
     print("|---|---|---|---|")
     for target, (item, rows) in ROWS.items():
         survived = "-" if passed is None else str(passed[target])

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of what users hand cueshift (issue 12, "How it must be checked"): the
+"""Property-based fuzzing of what users hand cueshift (docs/decisions.md#d10): the
 manifest loader, the study-file loader and the inputs of `merge` give one clear
 :class:`CueshiftError` or a valid result, never another exception and never a partial write.
 """

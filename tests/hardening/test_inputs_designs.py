@@ -1,4 +1,4 @@
-"""Every input a study names is checked before the first write, for every design (issue 13).
+"""Every input a study names is checked before the first write, for every design (docs/decisions.md#d15).
 
 Through the CLI (``cueshift infer``, in process): one broken input per case gives exit code 2,
 one ``error:`` line naming the file (or model), row and field, no traceback, and no file at all

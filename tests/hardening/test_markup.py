@@ -1,4 +1,4 @@
-"""User- and server-supplied text is printed as written, never parsed as rich markup (issue 12, item 3).
+"""User- and server-supplied text is printed as written, never parsed as rich markup (docs/decisions.md#d12).
 
 Before the fix a study path ``x[/]y.toml``, a manifest cell ``[/]`` or a server error body
 with ``[/]`` crashed with ``MarkupError``; ``data[red]/s.toml`` was shown as ``data/s.toml``

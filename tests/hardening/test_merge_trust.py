@@ -1,4 +1,4 @@
-"""`cueshift merge` trusts no input (issue 12, items 4 and 7).
+"""`cueshift merge` trusts no input (docs/decisions.md#d13).
 
 Before the fix merge checked only the schema version: a shard whose judgment columns were filled
 in the wrong order merged with rc 0, a shard of another study merged silently, a legitimate

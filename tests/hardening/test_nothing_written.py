@@ -1,4 +1,4 @@
-"""A failing command writes nothing (issue 12, item 6).
+"""A failing command writes nothing (docs/decisions.md#d15).
 
 Before the fix a truncated database made `infer`/`analyze` rewrite bytes of the damaged file,
 and a bad template, `seeds = [3000000000]` or `--db` in an unwritable folder left a database

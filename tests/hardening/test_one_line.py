@@ -1,4 +1,4 @@
-"""Every failure is one clear line with exit code 2, no traceback (issue 12, items 7 and 8).
+"""Every failure is one clear line with exit code 2, no traceback (docs/decisions.md#d16).
 
 Before the fix each case below ended in a traceback (rc 1), hid its cause behind
 `cannot rollback - no transaction is active`, tried to download a DuckDB extension, or (CSV

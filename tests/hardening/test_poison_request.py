@@ -99,7 +99,7 @@ def test_an_outage_stops_the_run_and_counts_against_no_unit(
     with pytest.raises(CueshiftError, match="health check failed"):
         run_study(study, progress=False)
     assert not study.database_path.exists()  # nothing stored, no failure recorded: a failed first run
-    # leaves no database behind (issue 12 item 6)
+    # leaves no database behind (docs/decisions.md#d15)
     chat.fault = lambda tag, attempt: None
     summary = run_study(study, progress=False)
     assert summary.n_written == summary.n_planned > 0 and summary.n_failed == 0

@@ -1,4 +1,4 @@
-"""`cueshift sql` cannot alter, destroy or reach past the study database it opens (issue 12, item 1).
+"""`cueshift sql` cannot alter, destroy or reach past the study database it opens (docs/decisions.md#d11).
 
 Every statement of the issue runs against a real study database: each is refused with one
 line and exit code 2, no traceback, and the database file's bytes are unchanged afterwards.

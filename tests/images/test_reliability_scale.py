@@ -1,4 +1,4 @@
-"""Published reliabilities on a 0-100 scale are never read as 0-1 (issue 11, defect 4).
+"""Published reliabilities on a 0-100 scale are never read as 0-1 (docs/decisions.md#d6).
 
 Through the CLI: a probe study whose ``[probe] reliability`` file is on 0-100 is refused by
 ``cueshift analyze``, and a file mixing the scales by ``cueshift import omi``, each with exit

@@ -1,4 +1,4 @@
-"""OpenAIBackend against a server that behaves as vLLM does (issue 13, "vLLM ... as they really behave").
+"""OpenAIBackend against a server that behaves as vLLM does (docs/decisions.md#d17).
 
 The server (:mod:`tests.infer.chat_server`) applies ``structured_outputs`` (vLLM >= 0.12) or
 ``guided_choice`` (older) and silently ignores every other unknown field with HTTP 200;

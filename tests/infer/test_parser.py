@@ -160,7 +160,7 @@ CASES: list[tuple[str, dict[str, str], str | None, str]] = [
     ("I'd say b", COMPETENT, None, "no_answer"),  # like "I'd say a": an unclosed final letter
     ("I'd say a", COMPETENT, None, "no_answer"),
     ("I'd say b.", COMPETENT, "b", "letter"),
-    # an article after a prefix or keyword is not a letter (issue 11, defect 3)
+    # an article after a prefix or keyword is not a letter (docs/decisions.md#d5)
     ("Answer: A person.", COMPETENT, None, "no_answer"),
     ("Answer: A man", COMPETENT, None, "no_answer"),
     ("Choice: A person", COMPETENT, None, "no_answer"),

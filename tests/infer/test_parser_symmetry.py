@@ -1,4 +1,4 @@
-"""The parser treats the two letters and the two poles alike (issue 11, defect 3).
+"""The parser treats the two letters and the two poles alike (docs/decisions.md#d5).
 
 An answer template filled with a letter and a pole is parsed under every ordering: whether it
 counts, for which reason, and whether it names the filled-in letter may depend only on whether

@@ -1,5 +1,5 @@
 """Every interval of every result table of every design contains its estimate and lies in the
-statistic's declared range (issue 11, defect 1).
+statistic's declared range (docs/decisions.md#d3).
 
 The four designs' studies run small (the report tests' simulated StylisticBias study, and the
 seed study files of the others with their simulated judges); then each ``result_*`` table is read
@@ -158,7 +158,7 @@ def _vs_frame(estimate: float, low: float, high: float, ddof: int = 0) -> pl.Dat
 def test_schema_refuses_incoherent_intervals_on_write() -> None:
     validate_result("table2_vs", _vs_frame(0.02, 0.01, 0.03))  # coherent: passes
     with pytest.raises(SchemaViolation, match="ci_contains_estimate"):
-        validate_result("table2_vs", _vs_frame(0.013, 0.0, 0.0127))  # issue 11's gender row
+        validate_result("table2_vs", _vs_frame(0.013, 0.0, 0.0127))  # the gender row of docs/decisions.md#d3
     with pytest.raises(SchemaViolation, match="ci_within_range"):
         validate_result("table2_vs", _vs_frame(0.02, -0.01, 0.03))  # below VS's 0
     with pytest.raises(SchemaViolation, match="population_std_range"):

@@ -1,4 +1,4 @@
-"""Table 11 sign reversals between demographic groups count only with evidence (issue 11): both
+"""Table 11 sign reversals between demographic groups count only with evidence (docs/decisions.md#d7): both
 groups significant with opposite signs, or the Mann–Whitney U test of the two groups' per-face
 means (BH) significant; the rest are "not distinguishable". References: scipy.stats.mannwhitneyu
 and scipy.stats.false_discovery_control on the same per-face means."""

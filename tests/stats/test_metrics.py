@@ -120,7 +120,7 @@ def test_variation_strength_by_hand():
     vs = variation_strength(base, dimensions=("gender",), n_resamples=200).filter(pl.col("model_id") == "m1")
     assert vs["plugin_estimate"][0] == pytest.approx(0.075, abs=1e-12)
     assert vs["estimate"][0] == pytest.approx(np.sqrt(0.0175) / 2, abs=1e-12)
-    vs1 = variation_strength(base, dimensions=("gender",), ddof=1, n_resamples=200)  # issue 11 defect 4
+    vs1 = variation_strength(base, dimensions=("gender",), ddof=1, n_resamples=200)  # docs/decisions.md#d3
     vs1 = vs1.filter(pl.col("model_id") == "m1")
     assert vs1["plugin_estimate"][0] == pytest.approx(0.3 / np.sqrt(2) / 2, abs=1e-12)
     assert vs1["estimate"][0] == pytest.approx(np.sqrt(0.035) / 2, abs=1e-12)

@@ -1,4 +1,4 @@
-"""Missing answers as a bias (issue 11): invalid and refusal rates, their shift per variation, and
+"""Missing answers as a bias (docs/decisions.md#d2): invalid and refusal rates, their shift per variation, and
 invalid answers by ordering x letter, against hand-worked cases, scipy/statsmodels, and the
 simulated judge with a planted variation that raises refusals (and a null where none is planted)."""
 
@@ -71,7 +71,7 @@ def test_shift_matches_scipy_wilcoxon_and_statsmodels_bh() -> None:
     shifts = {}
     for value, column in (("V", 2), ("W", 4)):
         # exact rationals: in floats 1/12 - 4/8 and -5/12 differ in the last bit, and scipy would
-        # rank a tie as two values (issue 11, defect 2)
+        # rank a tie as two values (docs/decisions.md#d4)
         delta = np.array([float(Fraction(f[column], 12) - Fraction(f[0], 8)) for f in FACES])
         shifts[value] = delta
         row = _cell(out, model_id="m", dimension="(all)", variation_value=value, rate="invalid")

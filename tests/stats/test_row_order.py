@@ -1,4 +1,4 @@
-"""Results do not depend on the order of the rows (issue 11, defect 2).
+"""Results do not depend on the order of the rows (docs/decisions.md#d4).
 
 Per-face means are summed exactly (Δ and φ as integers over a common denominator), so the same
 judgments give bit-identical p-values whatever order DuckDB or a frame holds them in, and two

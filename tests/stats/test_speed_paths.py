@@ -1,4 +1,4 @@
-"""The faster paths of the paper-scale analysis (issue 11, "Speed") against their straightforward
+"""The faster paths of the paper-scale analysis (docs/decisions.md#d8) against their straightforward
 counterparts, and the simulated study's placebos and invalid reasons (``bench_analysis.py``)."""
 
 from __future__ import annotations

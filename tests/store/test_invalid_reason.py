@@ -1,4 +1,5 @@
-"""The parser's reason for refusing an answer is stored in ``judgment.invalid_reason`` (issue 11)."""
+"""The parser's reason for refusing an answer is stored in ``judgment.invalid_reason``
+(docs/decisions.md#d2)."""
 
 from __future__ import annotations
 

@@ -55,7 +55,7 @@ def test_narrowed_ranking_is_computed_on_the_rows_in_view(sb_server: Served) -> 
         assert row[2] == signed(by_value[row[1]]["estimate"])
         assert row[5] == str(by_value[row[1]]["n"])
     assert "Computed by the viewer" in html
-    # the placebos are summarised apart, the same way (noise floor; issue 11)
+    # the placebos are summarised apart, the same way (noise floor; docs/decisions.md#d1)
     floor = face_means(delta.filter(placebo), ["variation_value"]).sort("variation_value")
     shown = sorted(tables(html)["tbl-placebos"][2:-1])
     assert [r[1] for r in shown] == floor["variation_value"].to_list()

@@ -1,5 +1,5 @@
 """The first-cut overview keeps the noise-floor placebos apart: never in the top variations, on
-their own noise-floor line (issue 11), with values worked by hand from seed 000 Eq. 1-2."""
+their own noise-floor line (docs/decisions.md#d1), with values worked by hand from seed 000 Eq. 1-2."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the runner does with requests a backend gave up on (issue 12 item 5).
+"""What the runner does with requests a backend gave up on (docs/decisions.md#d14).
 
 A backend returns the answers of a batch together with the rows it gave up on
 (:attr:`~cueshift.infer.backends.base.BackendAnswers.failures`). The runner stores the

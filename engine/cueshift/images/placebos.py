@@ -1,4 +1,5 @@
-"""Noise-floor placebos: two variations of every base image whose pixels are the base's (issue 11).
+"""Noise-floor placebos: two variations of every base image whose pixels are the base's
+(docs/decisions.md#d1).
 
 Per base image the study plans
 

@@ -15,8 +15,9 @@ from numpy.typing import NDArray
 from cueshift.plan.anova import F64, ShiftCube
 from cueshift.plan.protocol import DIMENSIONS
 
-# Variation values whose shift is zero by construction (issue 11's noise-floor placebos, planned
-# by cueshift.images.placebos): a pixel-identical copy or a lossless re-encode of the base image.
+# Variation values whose shift is zero by construction (the noise-floor placebos of
+# docs/decisions.md#d1, planned by cueshift.images.placebos): a pixel-identical copy or a lossless
+# re-encode of the base image.
 from cueshift.views import PLACEBO_FEATURE_KEY
 
 

@@ -5,7 +5,7 @@ r"""Intervals of absolute values (|SBS|) from the intervals of the signed estima
 unbiased estimator of :math:`|\theta|` exists. Bootstrapping :math:`|\hat\theta|` itself is
 inconsistent at :math:`\theta = 0` (Andrews 2000): the replicates are folded once more, lie above
 the estimate, and BCa's bias correction :math:`z_0 = \Phi^{-1}(0)` saturates - the intervals that
-excluded their own estimate (issue 11). Here the interval of :math:`|\theta|` is the image of the
+excluded their own estimate (docs/decisions.md#d3). Here the interval of :math:`|\theta|` is the image of the
 signed interval instead, which stays valid where the bootstrap of the fold is not.
 """
 

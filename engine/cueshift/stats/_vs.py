@@ -43,7 +43,7 @@ conservative: like |SBS| (:mod:`cueshift.stats._folded`), a mean of folded (here
 statistics is not a regular functional - the bias of any estimator does not shrink with the
 number of scenarios (Cai & Low 2011) - and a bootstrap interval of the mean (percentile, BCa,
 or basic around the corrected estimate) covered 7-25 % at VS = 0 over 25 scenarios in
-simulation, and was what excluded its own estimate before (issue 11).
+simulation, and was what excluded its own estimate before (docs/decisions.md#d3).
 
 References
 ----------

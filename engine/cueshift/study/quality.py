@@ -1,4 +1,4 @@
-"""The study-file section ``[quality]``: counterfactual quality of the variations (issue 13).
+"""The study-file section ``[quality]``: counterfactual quality of the variations (docs/decisions.md#d9).
 
 With ``encoder`` set, ``cueshift analyze`` measures each variation's identity preservation
 against its base (cosine of CLIP image embeddings; :mod:`cueshift.stats` ``identity_outliers``)

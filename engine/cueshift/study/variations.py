@@ -66,7 +66,7 @@ FEATURES: tuple[Feature, ...] = (
 )
 FEATURE_BY_KEY: dict[str, Feature] = {f.feature_key: f for f in FEATURES}
 
-#: ``feature_key`` and ``variation_category`` of the noise-floor placebos (issue 11): variations
+#: ``feature_key`` and ``variation_category`` of the noise-floor placebos (docs/decisions.md#d1): variations
 #: of a base image whose pixels are the base's, so their true Δ is zero. Every filter keeps them.
 PLACEBO_FEATURE_KEY = "placebo"
 #: The two placebos planned per base image: the same file under a new image id, and its pixels

@@ -15,7 +15,7 @@ where :math:`m_f` is face :math:`f`'s mean Δ over the rows in view (models, sce
 (seed 000 Eq. 3–4). ``source`` says which of the two a row is.
 
 The noise-floor placebos (``feature_key = 'placebo'``: an identical copy and a lossless re-encode
-of each base, true Δ = 0; issue 11) are never ranked among the attributes: :func:`noise_floor`
+of each base, true Δ = 0; docs/decisions.md#d1) are never ranked among the attributes: :func:`noise_floor`
 summarises them apart, with the same face-level estimates.
 """
 

@@ -1,4 +1,4 @@
-"""Analyses of the suite ``stylisticbias``: counterfactual quality (issue 13).
+"""Analyses of the suite ``stylisticbias``: counterfactual quality (docs/decisions.md#d9).
 
 ``identity_drops`` counts, per ``[quality] thresholds`` value (and the ``--min-identity`` of the
 run), the variations whose identity preservation is below it: the sensitivity analysis's

@@ -1,4 +1,4 @@
-r"""Sign reversals between demographic groups, counted only with evidence (Table 11; issue 11).
+r"""Sign reversals between demographic groups, counted only with evidence (Table 11; docs/decisions.md#d7).
 
 A variation value "reverses" within a dimension (e.g. gender) when its group estimates take both
 signs. On point estimates alone that happens wherever the true shift of a group is near zero:

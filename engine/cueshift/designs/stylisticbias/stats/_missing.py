@@ -1,5 +1,5 @@
 r"""Missing answers as a bias: invalid and refusal rates by model × demographic group × variation,
-and the shift a variation causes in them (issue 11, "missing answers are a bias too").
+and the shift a variation causes in them (docs/decisions.md#d2).
 
 φ (seed 000 Eq. 1) averages the *valid* answers only. If a cue makes a model refuse more often
 for some faces, the answers that remain are a selected sample and Δ can hide (or fake) an effect;
@@ -18,7 +18,7 @@ orderings and seeds) of which :math:`k_{fI}` are invalid (or refusals),
 the face-level rate (every face weighs the same, as in SBS) and the per-face shift of a variation
 against the same face's base image (:math:`b`: the base images its variation images were made
 from). :math:`\delta_{fv}` is formed from integer counts and divided once, so equal rationals
-give equal doubles and the rank test sees the same ties in any row order (issue 11, defect 2).
+give equal doubles and the rank test sees the same ties in any row order (docs/decisions.md#d4).
 Faces are the independent units. A rate's interval is the Wilson interval at the effective
 sample size of the face clusters (:mod:`._clustered_share`; no resampling for the thousands of
 rate cells); a shift's is the face-level cluster bootstrap interval

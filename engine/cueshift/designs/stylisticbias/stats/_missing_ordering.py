@@ -1,4 +1,4 @@
-r"""Invalid answers by ordering × the letter they would have named (issue 11, defect 3).
+r"""Invalid answers by ordering × the letter they would have named (docs/decisions.md#d5).
 
 A strict parser that accepted one letter, or one pole, more readily than the other would make the
 invalid rate depend on the ordering, and so on which pole a letter names: φ would then average a

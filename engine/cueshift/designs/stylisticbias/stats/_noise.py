@@ -38,7 +38,7 @@ References
    detecting confounding and bias in observational studies. *Epidemiology* 21, 383–388.
 .. [2] Wilcoxon, F. (1945). Individual comparisons by ranking methods. *Biometrics Bulletin* 1, 80–83.
 .. [3] Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. *JRSS B* 57, 289–300.
-.. [4] seed 000 Eq. 4 (SBS) and §4.4 (face-level WSRT, BH); issue 11 ("a noise floor").
+.. [4] seed 000 Eq. 4 (SBS) and §4.4 (face-level WSRT, BH); docs/decisions.md#d1.
 """
 
 from __future__ import annotations
