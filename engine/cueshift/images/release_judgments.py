@@ -9,7 +9,9 @@ with the fields ``face_image_name`` (the judged image's file name; its stem is `
 ``options`` (``{"a": descriptor, "b": descriptor}``), ``chosen_option`` (the release's own
 reading of the answer) and ``raw_output`` (the model's answer). ``raw_output = null`` (a call
 that returned nothing) is read as an empty answer. Of the prompt only the order of its two
-options is kept (:func:`first_letter`), which with ``options`` fixes the prompt ordering.
+options is kept (:func:`first_letter`), which with ``options`` fixes the prompt ordering, and
+where the model's own answer lies in ``raw_output`` when that echoes the prompt
+(``answer_start``, ``answer_end``; :mod:`cueshift.images.release_echo`).
 Hidden files are skipped; any other file or folder outside the layout is an error.
 
 The tree is read in parallel, one task per face folder (:func:`read_judgment_tree`): each task
@@ -32,6 +34,7 @@ from typing import Any
 import polars as pl
 
 from cueshift.errors import BenchmarkError
+from cueshift.images.release_echo import answer_span
 
 FILE_NAME = re.compile(r"^(?P<img>.+)_scenario(?P<scenario>\d+)_order(?P<order>\d+)_seed(?P<seed>\d+)\.json$")
 #: Columns of :func:`read_judgment_tree`'s frame (``file`` relative to the judgements folder).
@@ -49,6 +52,8 @@ SCHEMA: dict[str, type[pl.DataType]] = {
     "chosen_option": pl.String,
     "raw_output": pl.String,
     "timestamp": pl.String,
+    "answer_start": pl.Int64,
+    "answer_end": pl.Int64,
 }
 
 
@@ -128,10 +133,11 @@ def parse_judgment(text: bytes, path: str, model: str, face: str, img: str) -> t
     if chosen is not None and not isinstance(chosen, str):
         raise _error(path, "chosen_option", f"must be a string or null (got {type(chosen).__name__})")
     stamp = data.get("timestamp")
+    start, end = answer_span(raw or "", prompt)
     return (
         path, model, face, img, int(match["scenario"]), order, seed, options["a"], options["b"],
         first_letter(prompt, options["a"], options["b"]), chosen, raw or "",
-        None if stamp is None else str(stamp),
+        None if stamp is None else str(stamp), start, end,
     )  # fmt: skip
 
 

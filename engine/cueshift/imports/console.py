@@ -105,3 +105,11 @@ def print_judgment_summary(result: JudgmentImport, console: Console) -> None:
     for row in result.agreement.iter_rows(named=True):
         table.add_row(escape(row["model_id"]), *(f"{row[c]:,}" for c in columns))
     console.print(table)
+    echoed = ", ".join(
+        f"{row['model_id']} {row['echo_stripped']:,}" for row in result.agreement.iter_rows(named=True)
+    )
+    console.print(
+        f"answers echoing the prompt sent, cut to the answer before parsing: {echoed}",
+        markup=False,
+        soft_wrap=True,
+    )

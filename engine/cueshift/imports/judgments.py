@@ -11,9 +11,13 @@ study's design, keyed like every judgment (model, image, scenario, ordering, see
   name's ``scenario<i>`` must follow the study's scenario order (any fixed offset, 0- or 1-based);
 * **ordering** — fixed by which letter holds the favorable descriptor and which option the prompt
   lists first (seed 000 App. C.2); each release ``order`` value must always mean the same one;
-* **answer** — ``raw_output`` re-read by our strict parser (:mod:`cueshift.infer.parser`); the
-  release's own ``chosen_option`` is kept beside it in ``release_judgment`` and the summary
-  counts where the two disagree (the release guesses ``a`` when any letter a appears).
+* **answer** — ``raw_output`` re-read by our strict parser (:mod:`cueshift.infer.parser`); when
+  it echoes the prompt sent (the release's local LLaVA-v1.6 / Phi-4 backends decode prompt and
+  answer), the chat template and prompt are cut off first (:mod:`cueshift.images.release_echo`)
+  and ``response_text`` keeps the whole output. The release's own ``chosen_option`` is kept
+  beside it in ``release_judgment``; the summary counts per model where the two disagree and
+  how many echoed answers were cut, and the import's ``run`` row keeps those counts as JSON
+  in ``backend_report``.
 
 All files are read and checked before the database is opened; a judgment already stored is
 skipped, so importing twice adds nothing. Rows go in large batches, not one transaction per file.
@@ -42,7 +46,7 @@ from cueshift.execution.runner import model_frame
 from cueshift.images.croissant import find_croissant, read_croissant
 from cueshift.images.release_judgments import judgements_folder, read_judgment_tree
 from cueshift.images.stylisticbias import release_root
-from cueshift.imports.release_rows import agreement_table, judgment_frames, match_study
+from cueshift.imports.release_rows import agreement_table, echo_counts, judgment_frames, match_study
 from cueshift.study.config import Study
 from cueshift.study.scenario_sets import SCENARIO_SETS
 
@@ -60,7 +64,7 @@ class JudgmentImport:
     n_written: int
     n_already_stored: int
     models: tuple[str, ...]
-    agreement: pl.DataFrame  # per model: our parse vs the release's chosen_option
+    agreement: pl.DataFrame  # per model: our parse vs the release's chosen_option, echo_stripped
     seconds: float
     croissant: str | None = None
 
@@ -164,6 +168,8 @@ def import_judgments(
     store.validate("judgment", judgments)
     store.validate("release_judgment", releases)
     models = judgments["model_id"].unique().sort().to_list()
+    agreement = agreement_table(judgments, releases).join(echo_counts(matched), on="model_id", how="left")
+    report = json.dumps({"release_import": agreement.rows_by_key("model_id", named=True, unique=True)})
     con = store.open_study(database or study.database_path)
     try:
         for table, (rows, key) in workload.dimensions.items():
@@ -176,7 +182,7 @@ def import_judgments(
             batch = new.slice(start, BATCH_ROWS)
             release_batch = new_releases.join(batch.select(JUDGMENT_KEY), on=list(JUDGMENT_KEY), how="semi")
             store.write_tables(con, {"judgment": batch, "release_judgment": release_batch})
-        store.finish_run(con, run, new.height)
+        store.finish_run(con, run, new.height, backend_report=report)
     finally:
         con.close()
     return JudgmentImport(
@@ -185,7 +191,7 @@ def import_judgments(
         n_written=new.height,
         n_already_stored=judgments.height - new.height,
         models=tuple(models),
-        agreement=agreement_table(judgments, releases),
+        agreement=agreement,
         seconds=time.perf_counter() - started,
         croissant=_croissant(study),
     )

@@ -93,7 +93,7 @@ def match_study(
     -------
     pl.DataFrame
         ``file, model_id, image_id, scenario_id, ordering, seed, chosen_option, raw_output,
-        timestamp, option_a, option_b``.
+        timestamp, option_a, option_b, answer_start, answer_end`` (the answer's span in ``raw_output``).
     """
     known = pl.DataFrame(
         {"img": list(images), "identity_id": [record.identity_id for record in images.values()]},
@@ -147,7 +147,7 @@ def match_study(
     )  # fmt: skip
     return rows.select(
         "file", "model_id", "image_id", "scenario_id", "ordering", "seed", "chosen_option", "raw_output",
-        "timestamp", "option_a", "option_b",
+        "timestamp", "option_a", "option_b", "answer_start", "answer_end",
     )  # fmt: skip
 
 
@@ -184,7 +184,11 @@ def judgment_frames(
         if key not in mappings:
             mappings[key] = ORDERING_BY_ID[ordering].descriptor_by_letter(by_id[scenario_id])
         descriptors.append(mappings[key])
-    letters, reasons = parse_answers(matched["raw_output"].to_list(), descriptors)
+    answers = [
+        raw[start:end] if start or end < len(raw) else raw
+        for raw, start, end in matched.select("raw_output", "answer_start", "answer_end").iter_rows()
+    ]  # an echoed prompt and chat template cut off (cueshift.images.release_echo)
+    letters, reasons = parse_answers(answers, descriptors)
     favorable = {o.ordering: o.favorable_letter for o in ORDERINGS}
     frame = matched.with_columns(
         pl.Series("chosen_letter", letters, dtype=pl.String),
@@ -221,6 +225,16 @@ def judgment_frames(
         pl.lit(run_id).alias("run_id"),
     )
     return judgments, releases
+
+
+def echo_counts(matched: pl.DataFrame) -> pl.DataFrame:
+    """Per model: ``echo_stripped``, the answers whose echoed prompt was cut off before parsing."""
+    stripped = (pl.col("answer_start") > 0) | (pl.col("answer_end") < pl.col("raw_output").str.len_chars())
+    return (
+        matched.group_by("model_id")
+        .agg(stripped.sum().cast(pl.Int64).alias("echo_stripped"))
+        .sort("model_id")
+    )
 
 
 def agreement_table(judgments: pl.DataFrame, releases: pl.DataFrame) -> pl.DataFrame:
