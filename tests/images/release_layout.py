@@ -131,7 +131,8 @@ def image_stems() -> list[tuple[str, str]]:
 
 
 def release_parser(text: str) -> str | None:
-    """The release's own reading of an answer: 'a' when any letter a appears (its known flaw)."""
+    """A crude stand-in for the release's ``chosen_option`` (not its ``parse_choice``, which
+    docs/importing.md describes): 'a' whenever a letter a appears, so that readings differ."""
     lowered = text.lower()
     if "a" in lowered:
         return "a"

@@ -251,3 +251,24 @@ def test_import_plans_no_placebos_and_leaves_the_source_folder_as_it_was(
     assert stored["n"][0] == 0
     assert import_judgments(checkout, study, workers=1).n_written == 0  # again: still nothing there
     assert _tree(checkout) == before
+
+
+def test_a_study_without_models_takes_the_model_folders_as_imported_judges(tmp_path: Path) -> None:
+    checkout = write_release_images(tmp_path / "rel")
+    write_release_judgments(checkout, models=("llava-v1.6", "phi-4"), scenario_indices=(0,), seeds=(0,))
+    study = release_study(checkout, tmp_path, models=())
+    assert "[[models]]" not in study.read_text(encoding="utf-8")
+    result = import_judgments(checkout, study, workers=1)
+    assert result.models == ("llava-v1.6", "phi-4") and result.n_written == 2 * N_IMAGES * 4
+    stored = _table(tmp_path / "release.duckdb", "SELECT model_id, backend, checkpoint FROM model ORDER BY 1")
+    assert stored.rows() == [("llava-v1.6", IMPORT_BACKEND, "llava-v1.6"), ("phi-4", IMPORT_BACKEND, "phi-4")]
+
+
+def test_a_study_without_models_names_what_to_add_elsewhere(tmp_path: Path) -> None:
+    checkout = write_release_images(tmp_path / "rel")
+    study = release_study(checkout, tmp_path, models=())
+    analyzed = CliRunner().invoke(app, ["analyze", "--study", str(study), "--no-progress"])
+    assert analyzed.exit_code == 2 and "Traceback" not in analyzed.output
+    line = " ".join(analyzed.output.split())
+    assert "field 'models': no judge: add one [[models]] table per model" in line
+    assert 'model_id = "llava-v1.6" backend = "simulated"' in line

@@ -4,7 +4,8 @@ Each release file (:mod:`cueshift.images.release_judgments`) becomes one ``judgm
 study's design, keyed like every judgment (model, image, scenario, ordering, seed):
 
 * **model** — the ``<model>`` folder; a model the study file does not list gets a ``model`` row
-  with ``backend = 'release-import'`` and the folder name as checkpoint;
+  with ``backend = 'release-import'`` and the folder name as checkpoint (a study file without
+  ``[[models]]`` is read as listing every model folder so);
 * **image** — the ``<img>`` folder, an image of the study's benchmark (the release's
   ``final_dataset``) whose identity is the ``<face>`` folder;
 * **scenario** — the study scenario whose two descriptors are the file's ``options``; the file
@@ -39,15 +40,15 @@ import duckdb
 import polars as pl
 
 from cueshift import store
-from cueshift.designs import design_of, load_study
+from cueshift.designs import design_of, parse_study
 from cueshift.designs.forced_choice import JUDGMENT_KEY, study_scenarios
 from cueshift.errors import CueshiftError
 from cueshift.execution.runner import model_frame
 from cueshift.images.croissant import find_croissant, read_croissant
-from cueshift.images.release_judgments import judgements_folder, read_judgment_tree
+from cueshift.images.release_judgments import face_folders, judgements_folder, read_judgment_tree
 from cueshift.images.stylisticbias import release_root
 from cueshift.imports.release_rows import agreement_table, echo_counts, judgment_frames, match_study
-from cueshift.study.config import Study
+from cueshift.study.config import Study, read_study_file
 from cueshift.study.scenario_sets import SCENARIO_SETS
 
 IMPORT_BACKEND = "release-import"
@@ -80,10 +81,37 @@ def _model_rows(study: Study, models: list[str]) -> pl.DataFrame:
             "backend": [IMPORT_BACKEND] * len(extra),
             "checkpoint": extra,
             "revision": pl.Series([None] * len(extra), dtype=pl.String),
-            "settings": [json.dumps({"source": "StylisticBias release judgments"})] * len(extra),
+            "settings": [json.dumps(_imported_model(m)["settings"]) for m in extra],
         }
     )
     return pl.concat([rows, imported]) if rows.height else imported
+
+
+def _model_folders(folder: Path) -> list[str]:
+    """The ``<model>`` folder names of a judgements folder, each checked as a model id."""
+    models = sorted({model for model, _ in face_folders(folder)})
+    for model in models:
+        if not MODEL_ID.match(model):
+            raise CueshiftError(
+                f"{folder / model}: field 'model': {model!r} is not a usable model id "
+                "(letters, digits, _ . -)"
+            )
+    return models
+
+
+def _import_study(study_file: str | Path, folder: Path) -> Study:
+    """The study file, read as listing every model folder (backend ``release-import``) when it
+    has no ``[[models]]``."""
+    data, source = read_study_file(study_file)
+    models = _model_folders(folder)
+    if not data.get("models"):
+        data = {**data, "models": [_imported_model(m) for m in models]}
+    return parse_study(data, source)
+
+
+def _imported_model(model_id: str) -> dict[str, object]:
+    settings = {"source": "StylisticBias release judgments"}
+    return {"model_id": model_id, "backend": IMPORT_BACKEND, "checkpoint": model_id, "settings": settings}
 
 
 def _croissant(study: Study) -> str | None:
@@ -146,18 +174,12 @@ def import_judgments(
         One line naming the file and field; the database is not touched.
     """
     started = time.perf_counter()
-    study = without_placebos(load_study(study_file))
+    folder = judgements_folder(root)
+    study = without_placebos(_import_study(study_file, folder))
     workload = design_of(study).workload(study, progress=progress)
     if "judgment" not in {kind.table for kind in workload.units}:
         raise CueshiftError(f"{study_file}: design {study.design!r} stores no forced-choice judgments")
-    folder = judgements_folder(root)
     files = read_judgment_tree(folder, workers=workers, advance=advance)
-    for model in files["model"].unique().sort().to_list():
-        if not MODEL_ID.match(model):
-            raise CueshiftError(
-                f"{folder / model}: field 'model': {model!r} is not a usable model id "
-                "(letters, digits, _ . -)"
-            )
     scenarios = study_scenarios(study)
     positions = {s.scenario_id: i for i, s in enumerate(SCENARIO_SETS[study.scenarios.set])}
     matched = match_study(

@@ -221,7 +221,13 @@ def _format_error(source: str, exc: ValidationError, tag: object = None) -> str:
         loc = ["design"]
     field = ".".join(str(p) for p in loc) or "<top>"
     more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-    return f"{source}: field '{field}': {err['msg']}{more}"
+    message = err["msg"]
+    if field == "models" and err["type"] in ("missing", "too_short"):
+        message = (
+            "no judge: add one [[models]] table per model, "
+            'e.g. [[models]] model_id = "llava-v1.6" backend = "simulated"'
+        )
+    return f"{source}: field '{field}': {message}{more}"
 
 
 def parse_study(data: dict[str, Any], source: str, schema: type[StudyT] | TypeAdapter[StudyT]) -> StudyT:
