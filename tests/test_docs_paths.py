@@ -4,7 +4,7 @@ A path-looking string is checked when it starts with a folder of the repository 
 (``tests/stats/test_sbs.py``, ``stats/_vs.py``, ``sql/views/phi.sql``): it must exist under the
 repository root, under ``engine/cueshift/`` or beside the document. A bare file name
 (``phi.sql``, ``runner.py``) must name some file of the repository. Names of a user's own files in
-examples are listed in :data:`EXAMPLES`; a string followed by ``*``, ``<`` or ``{`` is a pattern.
+examples and files of other projects are listed in :data:`EXAMPLES`; a string followed by ``*``, ``<`` or ``{`` is a pattern.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ PACKAGE = ROOT / "engine" / "cueshift"
 DOCUMENTS = [ROOT / "README.md", ROOT / "BENCHMARKS.md", *sorted((ROOT / "docs").glob("*.md"))]
 SKIPPED_FOLDERS = {".git", ".venv", "node_modules", "runs", "__pycache__", ".cueshift-cache"}
 
-#: A user's own files in examples, and outputs that exist only after a command ran.
+#: A user's own files in examples, outputs that exist only after a command ran, and files of other
+#: projects (the StylisticBias release code).
 EXAMPLES = {
     "studies/x.toml", "studies/qwen25vl.toml", "my-pairwise.toml", "release.toml", "images/1.jpg",
-    "reports/_out/study.html", "reports/_out/study.pdf",
+    "reports/_out/study.html", "reports/_out/study.pdf", "judgement_pipeline.py",
 }
 
 PATH = re.compile(r"[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)+/?|[A-Za-z0-9_\-]+\.(?:py|sql|qmd|toml|md)\b")
