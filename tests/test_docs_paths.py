@@ -3,8 +3,9 @@
 A path-looking string is checked when it starts with a folder of the repository or of the package
 (``tests/stats/test_sbs.py``, ``stats/_vs.py``, ``sql/views/phi.sql``): it must exist under the
 repository root, under ``engine/cueshift/`` or beside the document. A bare file name
-(``phi.sql``, ``runner.py``) must name some file of the repository. Names of a user's own files in
-examples and files of other projects are listed in :data:`EXAMPLES`; a string followed by ``*``, ``<`` or ``{`` is a pattern.
+(``phi.sql``, ``runner.py``) must name some file of the repository. A user's own files in
+examples and files of other projects are listed in :data:`EXAMPLES`; a string followed by ``*``,
+``<`` or ``{`` is a pattern.
 """
 
 from __future__ import annotations
