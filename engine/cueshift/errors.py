@@ -20,3 +20,13 @@ class BenchmarkError(CueshiftError):
 
 class SchemaViolation(CueshiftError):
     """A frame failed its pandera schema; nothing of the batch was written."""
+
+
+class MissingExtra(CueshiftError):
+    """An optional feature's dependencies are not installed (see :mod:`cueshift.extras`)."""
+
+    def __init__(self, feature: str, extra: str, module: str) -> None:
+        install = f"pip install 'cueshift[{extra}]'"
+        super().__init__(f"{feature} needs the '{extra}' extra ({module} is not installed): {install}")
+        self.extra = extra
+        self.module = module

@@ -46,6 +46,7 @@ from cueshift.execution.batching import BatchSizer
 from cueshift.execution.executor import Answered, check_methods
 from cueshift.execution.ray_worker import UnitWorker
 from cueshift.execution.work_units import UnitCutter, group_column
+from cueshift.extras import importing
 from cueshift.infer.embedding_cache import EmbeddingCache
 from cueshift.study.config import ModelConfig, Study
 
@@ -58,10 +59,8 @@ MAX_RESTARTS = 4
 
 
 def _ray() -> Any:
-    try:
+    with importing("ray", "--executor ray"):
         import ray
-    except ImportError:  # pragma: no cover - depends on the install
-        raise CueshiftError("--executor ray needs Ray: pip install 'cueshift[ray]'") from None
     return ray
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cueshift.errors import BenchmarkError
+from cueshift.extras import importing
 
 FILE_NAME = "croissant.json"
 
@@ -77,16 +78,13 @@ def read_croissant(path: Path) -> CroissantInfo:
 
     Raises
     ------
+    MissingExtra
+        ``mlcroissant`` (the 'croissant' extra) is not installed.
     BenchmarkError
-        ``mlcroissant`` is not installed, or the file is not valid Croissant (the first error
-        ``mlcroissant`` reports, on one line).
+        The file is not valid Croissant (the first error ``mlcroissant`` reports, on one line).
     """
-    try:
+    with importing("croissant", f"{path}: reading Croissant metadata"):
         import mlcroissant as mlc
-    except ImportError:
-        raise BenchmarkError(
-            f"{path}: reading Croissant metadata needs mlcroissant: pip install -e '.[croissant]'"
-        ) from None
     try:
         with _quiet_absl():
             metadata = mlc.Dataset(jsonld=str(path)).metadata

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from cueshift.errors import ConfigError, CueshiftError
+from cueshift.extras import importing
 from cueshift.infer.embedding_cache import EmbeddingCache, Vectors
 
 
@@ -31,13 +32,10 @@ def encoder_name(checkpoint: Path) -> str:
 
 def _load(checkpoint: Path) -> tuple[Any, Any]:
     """``(CLIPVisionModelWithProjection, CLIPImageProcessor)`` of a local folder (one-line errors)."""
-    try:
+    with importing("models", "the [quality] encoder"):
+        import torch  # noqa: F401  (transformers' CLIP models need it)
         from transformers import AutoConfig, CLIPImageProcessor, CLIPVisionModelWithProjection
         from transformers.utils import logging as hf_logging
-    except ImportError as exc:
-        raise ConfigError(
-            f"[quality] encoder needs torch and transformers (cueshift[models]): {exc}"
-        ) from None
     folder = Path(checkpoint).expanduser()
     if not folder.is_dir():
         raise ConfigError(f"[quality] encoder {str(checkpoint)!r}: not a folder (a local CLIP checkpoint)")

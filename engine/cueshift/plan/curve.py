@@ -18,6 +18,7 @@ from functools import partial
 import numpy as np
 import polars as pl
 
+from cueshift.extras import importing
 from cueshift.plan.anova import F64
 from cueshift.plan.components import PlanInputs
 from cueshift.plan.families import Targets, TestSet, attribute_sets
@@ -140,10 +141,11 @@ def curve_figure(curve: pl.DataFrame, planned: int, target_power: float) -> byte
     """The power curve as a PNG: analytic lines, simulated points with ±2 SE, the planned faces."""
     import io
 
-    import matplotlib
+    with importing("report", "the plan's power-curve figure"):
+        import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=150)
     for (effect,), part in curve.sort("units").group_by("effect", maintain_order=True):

@@ -11,11 +11,13 @@ import base64
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import nbformat
+from typing import TYPE_CHECKING, Any
 
 from cueshift.errors import CueshiftError
+from cueshift.extras import importing
+
+if TYPE_CHECKING:  # nbformat and nbclient: the 'report' extra, imported when a notebook runs
+    import nbformat
 
 
 def execute_notebook(
@@ -25,8 +27,9 @@ def execute_notebook(
 
     The kernel's own stderr (start-up chatter, crash messages) goes to ``log`` when given.
     """
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
+    with importing("report", "cueshift report"):
+        from nbclient import NotebookClient
+        from nbclient.exceptions import CellExecutionError
 
     previous = os.environ.get("MPLBACKEND")
     os.environ["MPLBACKEND"] = "Agg"

@@ -7,13 +7,17 @@ the significance marks of :mod:`cueshift.render.marks`; fills are a declaration'
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 import polars as pl
-from great_tables import GT, loc, style
 from rich.table import Table
 from rich.text import Text
 
+from cueshift.extras import importing
 from cueshift.render._cells import Cell, Styled
+
+if TYPE_CHECKING:  # great_tables is the 'report' extra, imported when a table is rendered
+    from great_tables import GT
 
 
 def _internal(j: int) -> str:
@@ -22,6 +26,9 @@ def _internal(j: int) -> str:
 
 def to_gt(table: Styled) -> GT:
     """A great_tables ``GT`` of the styled table (title, spanners, groups, notes, cell marks)."""
+    with importing("report", "a great_tables table"):
+        from great_tables import GT, loc, style
+
     data: dict[str, list[str]] = {
         _internal(j): [row[j].text for row in table.rows] for j in range(len(table.labels))
     }

@@ -13,9 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import nbformat
-
 from cueshift.errors import CueshiftError
+from cueshift.extras import importing
 from cueshift.render._notebook import execute_notebook, notebook_markdown
 from cueshift.render._qmd import QmdDocument, parse_qmd, to_notebook
 
@@ -64,8 +63,10 @@ def _toc_wanted(doc: QmdDocument) -> bool:
 def render_fallback(
     document: Path, params: Mapping[str, str], out: Path, formats: Sequence[Format], timeout: int
 ) -> tuple[dict[str, Path], dict[str, float]]:
-    import pypandoc
-    import yaml
+    with importing("report", "cueshift report"):  # the 'report' extra: imported when a report renders
+        import nbformat
+        import pypandoc
+        import yaml
 
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -114,7 +115,8 @@ def render_fallback(
         outputs["html"] = html
         timings["pandoc html"] = time.perf_counter() - t1
     if "pdf" in formats:
-        import typst
+        with importing("report", "cueshift report"):
+            import typst
 
         t2 = time.perf_counter()
         typ = build / f"{document.stem}.typ"

@@ -12,12 +12,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-import nbformat
-import yaml
+from typing import TYPE_CHECKING, Any, Literal
 
 from cueshift.errors import CueshiftError
+from cueshift.extras import importing
+
+if TYPE_CHECKING:  # nbformat and yaml: the 'report' extra, imported when a document is read
+    import nbformat
 
 _CHUNK_START = re.compile(r"^```+\s*\{python([^}]*)\}\s*$")
 _CHUNK_END = re.compile(r"^```+\s*$")
@@ -63,6 +64,9 @@ def parse_qmd(path: str | Path) -> QmdDocument:
     path = Path(path)
     if not path.is_file():
         raise CueshiftError(f"{path}: no such report document")
+    with importing("report", "cueshift report"):
+        import yaml
+
     lines = path.read_text(encoding="utf-8").splitlines()
     header: dict[str, Any] = {}
     start = 0
@@ -124,6 +128,9 @@ def parse_qmd(path: str | Path) -> QmdDocument:
 
 def _new_cell(kind: Literal["markdown", "code"], source: str) -> Any:
     """A notebook cell (nbformat's constructors are untyped)."""
+    with importing("report", "cueshift report"):
+        import nbformat
+
     make = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
     return make(source)  # type: ignore[no-untyped-call]
 
@@ -161,6 +168,9 @@ def to_notebook(doc: QmdDocument, params: Mapping[str, object]) -> nbformat.Note
         first.metadata["tags"] = ["injected-parameters"]
         first.metadata["quarto"] = {}
         cells.insert(0, first)
+    with importing("report", "cueshift report"):
+        import nbformat
+
     nb: nbformat.NotebookNode = nbformat.v4.new_notebook(cells=cells)  # type: ignore[no-untyped-call]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}

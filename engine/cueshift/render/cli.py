@@ -23,6 +23,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from cueshift.extras import require
 from cueshift.render._paths import DEFAULT_OUT
 
 if TYPE_CHECKING:  # the report machinery is imported when the command runs, not when the CLI starts
@@ -67,6 +68,7 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
         ] = False,
     ) -> None:
         """Render the study report (HTML and PDF) from the study database; numbers are read at render time."""
+        require("report", "cueshift report")  # before any work: one line naming the extra
         from cueshift.render._database import open_for_report
         from cueshift.render._render import (
             check_engine,

@@ -22,8 +22,11 @@ Only :mod:`cueshift.cli` imports this package.
 
 from __future__ import annotations
 
-from cueshift.viewer.app import build_viewer, create_app
-from cueshift.viewer.server import serve
-from cueshift.viewer.viewer import Viewer
+from cueshift.extras import importing
+
+with importing("view", "cueshift view"):  # starlette, uvicorn, jinja2
+    from cueshift.viewer.app import build_viewer, create_app
+    from cueshift.viewer.server import serve
+    from cueshift.viewer.viewer import Viewer
 
 __all__ = ["Viewer", "build_viewer", "create_app", "serve"]

@@ -37,6 +37,7 @@ import numpy as np
 import polars as pl
 
 from cueshift.errors import ConfigError, CueshiftError
+from cueshift.extras import importing
 from cueshift.infer.backends.base import Backend, BackendAnswers, StudyContext
 from cueshift.infer.backends.clip_probe import (
     ClipSettings,
@@ -117,13 +118,9 @@ class ClipBackend(Backend):
     # ---- loading
 
     def _load(self, loaded: tuple[Any, Any] | None) -> tuple[Any, Any, torch.device, torch.dtype]:
-        try:
+        with importing("models", "backend 'clip'"):
             import torch
             from transformers import CLIPModel, CLIPProcessor
-        except ImportError as exc:
-            raise ConfigError(
-                f"backend 'clip' needs torch and transformers (pip install 'cueshift[models]'): {exc}"
-            ) from None
         s, checkpoint = self.settings, self.model.checkpoint
         if not checkpoint:
             raise ConfigError(f"model {self.model.model_id!r}: checkpoint must name a CLIP checkpoint")

@@ -7,16 +7,19 @@ open report as a :class:`~cueshift.render.Source`.
 
 from __future__ import annotations
 
-import matplotlib
-import matplotlib.colors
 import numpy as np
 import polars as pl
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
 
+from cueshift.extras import importing
 from cueshift.render import FigureSpec, Source, fmt_integer, fmt_number, fmt_percent
 from cueshift.stats import POOLED
+
+with importing("report", "the report's figures"):
+    import matplotlib
+    import matplotlib.colors
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
 #: One colour per scenario category (seed 000 Table 1 order), shared by every figure.
 CATEGORY_COLOURS: dict[str, str] = {

@@ -10,9 +10,9 @@ it with the face-level test of whether the attribute moves judgments more than a
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS
+from cueshift.extras import importing
 from cueshift.render import (
     MODELS_FILTER,
     Col,
@@ -31,6 +31,9 @@ from cueshift.render import (
     stub,
 )
 from cueshift.stats import POOLED
+
+with importing("report", "the report's figures"):
+    from matplotlib.figure import Figure
 
 _MODELS = f"(model_id = '{POOLED}' OR {MODELS_FILTER})"
 

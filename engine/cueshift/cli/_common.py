@@ -1,0 +1,129 @@
+"""What every command shares: the typer app, the consoles, the common options and :func:`guard`,
+which turns user errors, I/O errors and interrupts into one line and an exit code."""
+
+from __future__ import annotations
+
+import functools
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, NoReturn, ParamSpec, TypeVar
+
+import duckdb
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from cueshift.errors import CueshiftError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="cueshift: how single visual cues shift the social judgments of multimodal models.",
+    pretty_exceptions_enable=False,
+)
+# Tables are wide: when piped or in CI, print at 120 columns rather than rich's default 80.
+console = Console() if sys.stdout.isatty() else Console(width=120)
+err_console = Console(stderr=True) if sys.stderr.isatty() else Console(stderr=True, width=120)
+
+StudyOption = Annotated[
+    str,
+    typer.Option("--study", "-s", help="Study file (TOML), or 'default' for the embedded default study."),
+]
+DbOption = Annotated[
+    Path | None,
+    typer.Option("--db", help="Study database (default: the study's `database`, runs/<name>.duckdb)."),
+]
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``error: <message>`` on stderr and exit 2."""
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def _terminated() -> bool:
+    """Whether SIGTERM stopped this command (only ``infer`` installs the handler)."""
+    interrupts = sys.modules.get("cueshift.execution.interrupts")
+    return interrupts is not None and bool(interrupts.terminated())
+
+
+#: What an interrupted command keeps, by command (default: infer's committed batches).
+_KEPT = {
+    "analyze": "result tables are replaced in one transaction, so none is half-written; "
+    "run the same command to analyze again",
+}
+
+
+def _interrupted(exc: BaseException | None = None, command: str = "") -> NoReturn:
+    """One line on what is kept and how to resume; exit 143 after SIGTERM, 130 after Ctrl-C."""
+    from cueshift.execution.interrupts import RunInterrupted
+
+    terminated = _terminated()
+    how = "stopped by SIGTERM" if terminated else "interrupted"
+    if isinstance(exc, RunInterrupted):  # infer: what is stored (counted after the rollback)
+        again = shlex.join(["cueshift", *sys.argv[1:]])
+        line = f"{how}: {exc.stored_line()}, an unfinished batch rolled back; resume with: {again}"
+    else:
+        kept = _KEPT.get(command, "every committed batch is kept; run the same command to resume")
+        line = f"{how}: {kept}"
+    err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(143 if terminated else 130)
+
+
+def _after_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` came of an interrupt (see :func:`cueshift.execution.interrupts.is_interrupt`):
+    ``analyze`` interrupts the running statement, whose error may reach here first."""
+    from cueshift.execution.interrupts import is_interrupt
+
+    return is_interrupt(exc)
+
+
+def _cause(exc: BaseException) -> BaseException:
+    """The error a failed ROLLBACK would hide (DuckDB had aborted the transaction already)."""
+    while "no transaction is active" in str(exc) and exc.__context__ is not None:
+        exc = exc.__context__
+    return exc
+
+
+def guard(func: Callable[P, R]) -> Callable[P, R]:
+    """Turn user errors, I/O errors (a full disk, an unwritable folder) and Ctrl-C into one line:
+    exit code 2 (130 when interrupted), no traceback."""
+
+    command = func.__name__.removesuffix("_command")
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except CueshiftError as exc:  # a missing extra (MissingExtra) included
+            if _after_interrupt(exc):  # a statement interrupted by the signal, reported as such
+                _interrupted(exc, command)
+            fail(str(exc))
+        except duckdb.Error as exc:
+            cause = _cause(exc)
+            if _after_interrupt(exc):  # DuckDB's "Query interrupted" and InterruptException included
+                _interrupted(exc, command)
+            lines = str(cause).strip().splitlines()
+            fail(f"database: {lines[0] if lines else type(cause).__name__}")
+        except OSError as exc:  # ENOSPC, EROFS, EACCES, ENOTDIR ... raised outside the store's checks
+            where = exc.filename if exc.filename else f"cueshift {command}"
+            fail(f"{where}: {exc.strerror or exc}")
+        except KeyboardInterrupt as exc:
+            _interrupted(exc, command)
+        except RuntimeError as exc:
+            if isinstance(exc, typer.Exit):
+                raise
+            if str(exc) != "Query interrupted" and not _terminated():  # DuckDB's word for Ctrl-C
+                raise
+            _interrupted(exc, command)
+        except BaseException as exc:  # once SIGTERM came, whatever a library made of the interrupt
+            if isinstance(exc, (SystemExit, typer.Exit)) or not _terminated():
+                raise
+            _interrupted(exc, command)
+
+    return wrapper

@@ -1,0 +1,167 @@
+"""Reading a study: ``analyze`` (the result tables), ``sql`` (read-only queries) and ``show-study``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import duckdb
+import typer
+
+from cueshift.cli._common import DbOption, StudyOption, console, err_console
+from cueshift.errors import CueshiftError
+
+
+def analyze(
+    study: StudyOption = "default",
+    db: DbOption = None,
+    top: Annotated[
+        int | None, typer.Option(help="Variations to list per model in the overview (default 10).")
+    ] = None,
+    resamples: Annotated[
+        int | None,
+        typer.Option(
+            help="Resamples of the design's random step: face-level bootstrap and permutations "
+            "(stylisticbias, default 10,000), random split-halves (probe, default [probe] n_splits)."
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Seed of the design's random step (default 0; probe: [probe] split_seed)."),
+    ] = None,
+    test: Annotated[
+        str | None,
+        typer.Option(
+            help="Tests: 'rank' (the paper's WSRT/MWU/KW) or 'permutation' for stylisticbias; "
+            "'rank' (paired), 'exact' (pairwise), 'parametric' (probe)."
+        ),
+    ] = None,
+    ci: Annotated[
+        str | None,
+        typer.Option(help="Intervals: 'bca' or 'percentile' (stylisticbias); 'analytic' (other designs)."),
+    ] = None,
+    model: Annotated[list[str] | None, typer.Option(help="Restrict to these model ids (repeatable).")] = None,
+    phi: Annotated[
+        str | None,
+        typer.Option(
+            help="Which phi every analysis reads (stylisticbias): 'greedy' (the stored answers, default), "
+            "'expected' or 'T=0.2' (any temperature; answers drawn from a scoring backend's stored scores)."
+        ),
+    ] = None,
+    min_identity: Annotated[
+        float | None,
+        typer.Option(
+            help="Sensitivity analysis (stylisticbias, [quality] encoder): leave out the variations whose "
+            "identity preservation (cosine with the base's CLIP embedding) is below this."
+        ),
+    ] = None,
+    overview_only: Annotated[
+        bool, typer.Option(help="Print the first-cut overview only; no statistics.")
+    ] = False,
+    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+) -> None:
+    """Run every analysis of the study's design into result_* tables, print its summary.
+
+    An option the design cannot honour is refused (one line naming it), never ignored.
+    Ctrl-C (exit 130) or SIGTERM (exit 143) stops it at once, a running database statement
+    included; nothing is half-written (the result tables are replaced in one transaction).
+    """
+    from cueshift import store
+    from cueshift.designs import AnalysisRequest, analyze_design, design_of, load_study
+    from cueshift.execution.interrupts import prompt_interrupts, stop_on_sigterm
+
+    stop_on_sigterm()
+    if resamples is not None and resamples < 100:
+        raise CueshiftError(f"--resamples {resamples}: use at least 100")
+    spec = load_study(study)
+    request = AnalysisRequest(
+        seed, resamples, test, ci, tuple(model or ()), top, overview_only, phi, min_identity=min_identity
+    )
+    design = design_of(spec)
+    design.options.check(design.name, request)
+    path = Path(db or spec.database_path)
+    if not path.is_file():
+        raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
+    con = store.open_study(_analysis_target(path))
+    try:
+        with prompt_interrupts(con):
+            analyze_design(con, spec, console, request=request, progress=progress and sys.stderr.isatty())
+    finally:
+        con.close()
+
+
+def _analysis_target(path: Path) -> Path:
+    """Where ``analyze`` writes: the database, or while a running infer holds it, a copy of its
+    snapshot (``<stem>.partial<suffix>``; the study database gets its results after the run)."""
+    import os
+    import shutil
+
+    from cueshift.store.snapshot import count_answers, partial_path, readable
+
+    source, snapshot = readable(path)
+    if snapshot is None:
+        return path
+    partial = partial_path(path)
+    copying = partial.with_name(partial.name + ".tmp")
+    try:
+        shutil.copyfile(source, copying)
+        os.replace(copying, partial)
+    except BaseException:  # a full disk, Ctrl-C: no half copy left
+        copying.unlink(missing_ok=True)
+        raise
+    with duckdb.connect(str(partial), read_only=True) as con:
+        answers = count_answers(con)
+    err_console.print(
+        f"{snapshot.describe(answers)}; analyzing a copy, {partial} "
+        f"(`cueshift report --db {partial}` shows it; analyze again after the run for the study database)",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    return partial
+
+
+def sql(
+    query: Annotated[str, typer.Argument(help='One read-only statement, e.g. "FROM delta LIMIT 5".')],
+    study: StudyOption = "default",
+    db: DbOption = None,
+    rows: Annotated[int, typer.Option(help="Rows to print at most.")] = 50,
+    csv: Annotated[bool, typer.Option(help="Print CSV instead of a table.")] = False,
+    out: Annotated[
+        Path | None, typer.Option(help="Write the whole result to FILE.csv or FILE.parquet (only there).")
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Let --out replace an existing file.")] = False,
+) -> None:
+    """Run one read-only SQL statement against the study database.
+
+    Allowed: SELECT, WITH ... SELECT, VALUES, FROM-first, TABLE, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN of one.
+
+    Opened read-only with files, network, other databases and extensions out of reach; settings locked.
+
+    Nested values (lists, structs, maps) come out as JSON text; --out writes a CSV or Parquet file.
+    """
+    import polars as pl
+
+    from cueshift.designs import load_study
+    from cueshift.store import export, readonly
+
+    path = db or load_study(study).database_path
+    target = export.check_target(out, force=force, protected=[Path(path)]) if out is not None else None
+    frame = readonly.run_query(path, query)
+    if target is not None:
+        export.write_frame(frame, target)
+        console.print(f"{frame.height:,} rows -> {target.path}", markup=False, soft_wrap=True)
+        return
+    if csv:
+        sys.stdout.write(frame.write_csv())
+        return
+    with pl.Config(tbl_rows=rows, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=60):
+        console.print(str(frame.head(rows)), markup=False, highlight=False, soft_wrap=True)
+
+
+def show_study(study: StudyOption = "default") -> None:
+    """Print the fully resolved study configuration (defaults filled in) as JSON."""
+    from cueshift.designs import load_study
+
+    console.print_json(load_study(study).model_dump_json())

@@ -1,0 +1,76 @@
+"""``cueshift import``: data users already have (docs/importing.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cueshift.cli._common import DbOption, StudyOption, console
+
+import_app = typer.Typer(
+    no_args_is_help=True,
+    help="Import data users already have: the One Million Impressions ratings, release-code judgments.",
+)
+
+
+def import_omi_command(
+    folder: Annotated[Path, typer.Argument(help="OMI folder: images/<n>.jpg and attribute_ratings.csv.")],
+    out: Annotated[Path, typer.Option(help="Folder for the study file and the ratings it reads.")] = Path(
+        "omi-study"
+    ),
+    name: Annotated[str, typer.Option(help="Study name (and database file stem).")] = "omi",
+    model: Annotated[
+        list[str] | None,
+        typer.Option(help="Model ID=BACKEND[:CHECKPOINT], repeatable (default: a CLIP ViT-B/32)."),
+    ] = None,
+    rating_type: Annotated[
+        list[str] | None,
+        typer.Option(help="rating_type values to keep, repeatable; 'all' pools them (needed when mixed)."),
+    ] = None,
+    reliability: Annotated[
+        Path | None, typer.Option(help="Published reliabilities: CSV attribute,reliability (-1..1 or 0-100).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the pseudo-rater order.")] = 0,
+    force: Annotated[bool, typer.Option(help="Replace study files already in --out.")] = False,
+    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+) -> None:
+    """Build a probe study (seed 004) from the One Million Impressions layout (nothing written if bad)."""
+    from cueshift.imports.console import print_omi_summary
+    from cueshift.imports.omi import ModelSpec, import_omi
+
+    result = import_omi(
+        folder,
+        out,
+        name=name,
+        models=[ModelSpec.parse(m) for m in model or []],
+        rating_types=rating_type or [],
+        reliability=reliability,
+        seed=seed,
+        force=force,
+        progress=progress and sys.stderr.isatty(),
+    )
+    print_omi_summary(result, console)
+
+
+def import_judgments_command(
+    folder: Annotated[
+        Path, typer.Argument(help="Release checkout, its output/ folder or output/judgements/.")
+    ],
+    study: StudyOption = "default",
+    db: DbOption = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Processes reading the files (default: the CPU count).")
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+) -> None:
+    """Load judgments made with the StylisticBias release code into the study database (idempotent)."""
+    from cueshift.imports.console import print_judgment_summary
+    from cueshift.imports.judgments import import_judgments
+
+    result = import_judgments(
+        folder, study, database=db, workers=workers, progress=progress and sys.stderr.isatty()
+    )
+    print_judgment_summary(result, console)
