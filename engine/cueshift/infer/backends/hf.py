@@ -58,6 +58,7 @@ import polars as pl
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.infer.backends.base import Backend, BackendAnswers, JudgmentRequest, StudyContext
 from cueshift.infer.backends.hf_answers import answer_from_logprobs, judgment_seed, pair_seed, rating_seed
+from cueshift.extras import importing
 from cueshift.infer.backends.hf_settings import Mode, parse_settings, pick_device, pick_dtype
 from cueshift.study.config import ModelConfig
 
@@ -88,12 +89,9 @@ class TransformersBackend(Backend):
     ) -> None:
         super().__init__(model, context)
         self.settings = parse_settings(model)
-        try:
+        with importing("models", "the transformers backend"):
             import torch  # noqa: F401
             import transformers  # noqa: F401
-        except ImportError as exc:  # pragma: no cover - depends on the install
-            hint = "pip install 'cueshift[models]'"
-            raise CueshiftError(f"the transformers backend needs `{hint}` ({exc})") from None
         self.device = pick_device(self.settings.device)
         self.dtype = pick_dtype(self.settings.dtype, self.device)
         hf_model, processor = loaded if loaded is not None else self._load()
