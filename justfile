@@ -22,7 +22,9 @@ setup:
     [ -x "{{bin}}/python" ] || "$py" -m venv "{{venv}}"
     echo "setting up {{venv}} (first run: a few minutes)..." >&2
     "{{bin}}/python" -m pip install --quiet --upgrade pip
-    # exact pin: any other torch spec downloads several GB of CUDA wheels
+    # exact pin, only here and before the extras: on the project's machines torch 2.13.0 is the CPU
+    # wheel on disk and any other spec downloads several GB of CUDA wheels; the 'models' extra then
+    # finds its range (torch>=2.2) satisfied
     "{{bin}}/python" -m pip install --quiet "torch==2.13.0"
     "{{bin}}/python" -m pip install --quiet -e ".[models,report,dev,view,croissant,ray]"
     echo "$want" > "$stamp"
