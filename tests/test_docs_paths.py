@@ -5,7 +5,7 @@ A path-looking string is checked when it starts with a folder of the repository 
 repository root, under ``engine/cueshift/`` or beside the document. A bare file name
 (``phi.sql``, ``runner.py``) must name some file of the repository. A user's own files in
 examples and files of other projects are listed in :data:`EXAMPLES`; a string followed by ``*``,
-``<`` or ``{`` is a pattern.
+``<`` or ``{`` is a pattern, one followed by ``(`` a call (``study.sql(...)``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ SKIPPED_FOLDERS = {".git", ".venv", "node_modules", "runs", "__pycache__", ".cue
 #: projects (the StylisticBias release code).
 EXAMPLES = {
     "studies/x.toml", "studies/qwen25vl.toml", "my-pairwise.toml", "release.toml", "images/1.jpg",
-    "reports/_out/study.html", "reports/_out/study.pdf", "judgement_pipeline.py",
+    "study.toml", "reports/_out", "reports/_out/study.html", "reports/_out/study.pdf",
+    "judgement_pipeline.py",
 }
 
 PATH = re.compile(r"[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)+/?|[A-Za-z0-9_\-]+\.(?:py|sql|qmd|toml|md)\b")
@@ -60,7 +61,7 @@ def missing_paths(document: Path) -> list[str]:
         token = match.group(0).rstrip(".")
         following = text[match.end() : match.end() + 1]
         before = text[max(0, match.start() - 3) : match.start()]
-        if (following and following in "*<{") or token in EXAMPLES or "://" in before + token:
+        if (following and following in "*<{(") or token in EXAMPLES or "://" in before + token:
             continue
         if "/" in token:
             if token.split("/")[0] not in checked_prefixes():
