@@ -36,7 +36,9 @@ its key/value cache. Generate mode runs the prefix once per image too and then b
 image's prompts (orderings x seeds x scenarios, grouped by prompt length, ``batch_size`` rows
 per ``generate`` call) on copies of that cache, each row sampled with its own generator
 seeded like the per-prompt call, so the answers equal one seeded call per judgment
-(:mod:`.hf_generate`; ``batch_size = 1`` keeps that per-prompt loop).
+(:mod:`.hf_generate`; ``batch_size = 1`` keeps that per-prompt loop). ``static_cache = true``
+decodes those batches on a pre-allocated cache, rows padded to bucketed lengths, optionally
+compiled (``compile = true``), with the same answers (:mod:`.hf_static`).
 
 Further designs (:meth:`TransformersBackend.judge_pairs`, :meth:`TransformersBackend.rate`)
     Always the generate protocol, whatever ``mode`` (their answers are free text for the
@@ -100,6 +102,7 @@ class TransformersBackend(Backend):
         tokenizer = processor.tokenizer
         pad = tokenizer.pad_token_id
         self._pad_id = pad if pad is not None else tokenizer.eos_token_id
+        self._static: Any = None  # the static cache of batched generate mode, kept between images
 
     # --- what the runner reads ---------------------------------------------------------------------------
     @property
@@ -141,7 +144,7 @@ class TransformersBackend(Backend):
         """Drop the weights and free accelerator memory."""
         import torch
 
-        self.hf_model = None
+        self.hf_model = self._static = None
         gc.collect()
         if self.device == "cuda":
             torch.cuda.empty_cache()
@@ -199,11 +202,13 @@ class TransformersBackend(Backend):
         p_neither: list[float | None],
     ) -> None:
         from cueshift.infer.backends.hf_score import score_full, score_shared_prefix
+        from cueshift.infer.backends.hf_static import rows_per_call
 
         t0 = time.perf_counter()
         enc, index = self._encode(requests)
         if self.settings.shared_prefix:
-            logps = score_shared_prefix(self.hf_model, enc, batch_size=self.settings.batch_size)
+            rows_per = rows_per_call(self.settings.batch_size, self.hf_model, len(enc.prefix_ids) + 128)
+            logps = score_shared_prefix(self.hf_model, enc, batch_size=rows_per)
         else:
             logps = score_full(self.hf_model, enc)
         per_row = (time.perf_counter() - t0) * 1000.0 / len(rows)
@@ -234,7 +239,7 @@ class TransformersBackend(Backend):
             for req in requests
         ]
         warpers = sampling_warpers(model, self._sampling) if cache is not None else None
-        if warpers is not None and self.settings.batch_size > 1:
+        if warpers is not None and self.settings.batch_size != 1:
             self._generate_batched(enc, cache, keys, seeds, warpers, rows, texts, latency, shared_ms)
         else:
             self._generate_each(enc, cache, keys, seeds, rows, texts, latency, shared_ms)
@@ -251,23 +256,29 @@ class TransformersBackend(Backend):
         latency: list[float],
         shared_ms: float,
     ) -> None:
-        """Rows of equal prompt length in ``generate`` calls of ``batch_size`` rows, each row
-        sampled with its own seeded generator (equal to :meth:`_generate_each`)."""
-        from cueshift.infer.backends.hf_generate import generate_group, generate_groups
+        """Rows of equal (static cache: bucketed) prompt length in ``generate`` calls of
+        ``batch_size`` rows, each row sampled with its own seeded generator (equal to
+        :meth:`_generate_each`)."""
+        from cueshift.infer.backends.hf_generate import dynamic_batches
+        from cueshift.infer.backends.hf_static import StaticPrefix, rows_per_call, static_batches
 
-        tokenizer = self.processor.tokenizer
+        tokenizer, s = self.processor.tokenizer, self.settings
         prompts = [enc.full_ids(k) for k in keys]
-        for group in generate_groups([len(p) for p in prompts], self.settings.batch_size):
-            t1 = time.perf_counter()
-            new = generate_group(
-                self.hf_model,
-                cache,
-                [prompts[j] for j in group],
-                [seeds[j] for j in group],
-                self._sampling,
-                warpers,
+        if s.static_cache:
+            self._static = self._static or StaticPrefix(self.hf_model)
+            calls = static_batches(
+                self._static, cache, prompts, seeds, self._sampling, warpers,
+                prefix_len=len(enc.prefix_ids), batch_size=s.batch_size, compile=s.compile,
+            )  # fmt: skip
+        else:
+            size = rows_per_call(s.batch_size, self.hf_model, len(prompts[0]) + s.max_new_tokens)
+            calls = dynamic_batches(
+                self.hf_model, cache, prompts, seeds, self._sampling, warpers, batch_size=size
             )
+        t1 = time.perf_counter()
+        for group, new in calls:
             per_row = shared_ms + (time.perf_counter() - t1) * 1000.0 / len(group)
+            t1 = time.perf_counter()
             for j, tokens in zip(group, new, strict=True):
                 texts[rows[j]] = tokenizer.decode(tokens, skip_special_tokens=True).strip()
                 latency[rows[j]] = per_row

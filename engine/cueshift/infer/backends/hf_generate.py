@@ -29,7 +29,7 @@ path does not reproduce (beam search, watermarking, ``top_h``, renormalised logi
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import torch
@@ -215,7 +215,27 @@ def generate_groups(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     ]
 
 
+def dynamic_batches(
+    model: Any,
+    cache: Any,
+    prompts: Sequence[list[int]],
+    seeds: Sequence[int],
+    sampling: dict[str, Any],
+    warpers: LogitsProcessorList,
+    *,
+    batch_size: int,
+) -> Iterator[tuple[list[int], list[list[int]]]]:
+    """Every row's new tokens, one :func:`generate_group` call at a time: yields the call's row
+    indices and their tokens."""
+    for group in generate_groups([len(p) for p in prompts], batch_size):
+        rows = generate_group(
+            model, cache, [prompts[j] for j in group], [seeds[j] for j in group], sampling, warpers
+        )
+        yield group, rows
+
+
 __all__ = [
+    "dynamic_batches",
     "HF_DEFAULTS",
     "PerRowSampler",
     "eos_ids",

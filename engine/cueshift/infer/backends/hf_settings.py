@@ -3,9 +3,9 @@ and the device and dtype they pick."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from cueshift.errors import ConfigError
 from cueshift.study.config import ModelConfig
@@ -22,8 +22,14 @@ class TransformersSettings(BaseModel):
     device: Literal["auto", "cuda", "mps", "cpu"] = "auto"
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
     #: score mode: suffix rows per forward pass; generate mode: rows per ``generate`` call
-    #: (1 = one call per judgment, the per-prompt loop; answers are the same either way)
-    batch_size: int = Field(default=32, ge=1)
+    #: (1 = one call per judgment, the per-prompt loop; answers are the same either way);
+    #: "auto": from free accelerator memory (32 on the CPU; see :mod:`.hf_static`)
+    batch_size: Annotated[int, Field(ge=1)] | Literal["auto"] = 32
+    #: generate mode, batched: decode on a pre-allocated key/value cache, rows padded to
+    #: bucketed lengths (:mod:`.hf_static`; same answers)
+    static_cache: bool = False
+    #: with ``static_cache``: torch.compile the decoding step (also on the CPU)
+    compile: bool = False
     temperature: float = Field(default=0.2, ge=0.0)
     max_new_tokens: int = Field(default=16, ge=1)
     #: generate mode: override the checkpoint's top_k / top_p (0 / 1.0 = pure temperature sampling)
@@ -40,6 +46,12 @@ class TransformersSettings(BaseModel):
     #: device is cuda or auto (e.g. 2 for a model sharded over two GPUs, 0.5 for two per GPU)
     gpus_per_replica: float = Field(default=1.0, gt=0.0)
 
+    @model_validator(mode="after")
+    def _compile_needs_static_cache(self) -> TransformersSettings:
+        if self.compile and not self.static_cache:
+            raise ValueError("compile = true needs static_cache = true")
+        return self
+
 
 def parse_settings(model: ModelConfig) -> TransformersSettings:
     """Validate ``model.settings``; a bad value raises a one-line :class:`ConfigError`."""
@@ -47,7 +59,7 @@ def parse_settings(model: ModelConfig) -> TransformersSettings:
         return TransformersSettings.model_validate(model.settings)
     except ValidationError as exc:
         err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "<settings>"
+        field = str(err["loc"][0]) if err["loc"] else "<settings>"  # not the union's branch name
         raise ConfigError(f"model {model.model_id}: settings.{field}: {err['msg']}") from None
 
 
