@@ -114,3 +114,23 @@ def test_settings() -> None:
         settings(batch_size=0)
     with pytest.raises(ConfigError, match="compile = true needs static_cache = true"):
         settings(compile=True)
+
+
+def test_compiled_calls_keep_one_shape(context: StudyContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``compile``, short calls are filled to ``batch_size`` rows and one cache length is used per
+    image (no recompilation); the filler rows are dropped. Decoding itself runs eager here (the CPU
+    compiler takes minutes; the compiled run is in test_hf_cuda.py)."""
+    shapes: list[tuple[int, int]] = []
+    eager = hf_static.generate_static_group
+
+    def recorded(pool: Any, prefix: Any, prompts: Any, *args: Any, **kwargs: Any) -> Any:
+        shapes.append((len(prompts), kwargs["cache_len"]))
+        return eager(pool, prefix, prompts, *args, **{**kwargs, "compile": False})
+
+    monkeypatch.setattr(hf_static, "generate_static_group", recorded)
+    loaded = build_tiny("llava_next", seed=1)
+    batch = prompt_batch(context, [1, 2, 3])
+    dynamic = _backend(context, loaded, **HOT, batch_size=5).judge(batch)
+    compiled = _backend(context, loaded, **HOT, batch_size=5, static_cache=True, compile=True).judge(batch)
+    assert compiled.response_text == dynamic.response_text
+    assert {rows for rows, _ in shapes} == {5} and len({n for _, n in shapes}) <= len(context.images)

@@ -13,9 +13,10 @@ Here (``static_cache = true`` in ``[models.settings]``):
    that do not place tokens by the mask (:data:`NO_PADDING`) get bucket width 1 (groups of
    equal length, as in :mod:`.hf_generate`);
 2. the image prefix's keys and values are written once per row into a
-   :class:`transformers.StaticCache` of ``prefix + width + max_new_tokens`` positions rounded up
-   to :data:`CACHE_STEP` (so compiled shapes repeat across images); the cache is kept and
-   reused while its shape fits the next group;
+   :class:`transformers.StaticCache` of ``prefix + widest bucket + max_new_tokens`` positions
+   rounded up to :data:`CACHE_STEP` (one shape per image, and across images of one size); the
+   cache is kept and reused while its shape stays; compiled, a short last call is filled with
+   copies of a row so every call has the same batch shape;
 3. ``generate`` decodes on that cache with the same per-row seeded sampler
    (:class:`~.hf_generate.PerRowSampler`), so each row's answer equals its per-prompt answer;
    ``compile = true`` lets transformers ``torch.compile`` the decoding step (on the CPU too),
@@ -108,21 +109,27 @@ def static_batches(
     row indices and their tokens (:func:`generate_static_group`)."""
     step = bucket_step(pool.model)
     widths = [len(p) - prefix_len for p in prompts]
-    cache_len = bucket(prefix_len + max(widths) + step + int(sampling["max_new_tokens"]), CACHE_STEP)
+    # one cache length per image (its widest bucket): the cache is reused, shapes repeat
+    top = max(bucket(w, step) for w in widths)
+    cache_len = bucket(prefix_len + top + int(sampling["max_new_tokens"]), CACHE_STEP)
     rows = rows_per_call(batch_size, pool.model, cache_len)
     for width, group in static_groups(widths, rows, step):
+        # compiled: a short last call is filled with copies of its last row (dropped after), so
+        # every call has one shape and the compiled step is not compiled again
+        filled = group + [group[-1]] * (rows - len(group)) if compile else group
         new = generate_static_group(
             pool,
             prefix,
-            [prompts[j] for j in group],
-            [seeds[j] for j in group],
+            [prompts[j] for j in filled],
+            [seeds[j] for j in filled],
             sampling,
             warpers,
             prefix_len=prefix_len,
             width=width,
+            cache_len=cache_len,
             compile=compile,
         )
-        yield group, new
+        yield group, new[: len(group)]
 
 
 class StaticPrefix:
@@ -159,6 +166,7 @@ def generate_static_group(
     *,
     prefix_len: int,
     width: int,
+    cache_len: int,
     compile: bool,
 ) -> list[list[int]]:
     """Generate once per row after the cached image, on a static cache (see the module docstring).
@@ -174,6 +182,8 @@ def generate_static_group(
         most ``width`` long.
     seeds, sampling, warpers
         As in :func:`~.hf_generate.generate_group`.
+    cache_len
+        Positions of the static cache (at least ``prefix_len + width + max_new_tokens``).
     compile
         Let transformers compile the decoding step on any device (False: never).
 
@@ -190,7 +200,6 @@ def generate_static_group(
         ids.append(p[:prefix_len] + [pad] * gap + p[prefix_len:])
         mask.append([1] * prefix_len + [0] * gap + [1] * (len(p) - prefix_len))
     input_ids = torch.tensor(ids, device=model.device)
-    cache_len = bucket(prefix_len + width + int(sampling["max_new_tokens"]), CACHE_STEP)
     past = pool.filled(prefix, len(prompts), cache_len)
     processors = LogitsProcessorList()
     if sampling.get("do_sample", False):
