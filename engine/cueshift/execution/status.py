@@ -20,6 +20,7 @@ from rich.text import Text
 
 from cueshift import store
 from cueshift.errors import CueshiftError
+from cueshift.render import fmt_integer, fmt_percent
 from cueshift.store.snapshot import ANSWER_TABLES, Snapshot, readable
 
 
@@ -146,9 +147,9 @@ def print_status(status: StudyStatus, console: Console) -> None:
         parts = [
             f"{status.database}: latest run {status.state} (started {status.started_at:%Y-%m-%d %H:%M:%S}; "
             f"read from its {where})",
-            f"planned {status.planned:,}, done {status.done:,}"
-            + (f" ({status.done / status.planned:.1%})" if status.planned else ""),
-            f"stored in all {status.stored:,}",
+            f"planned {fmt_integer(status.planned)}, done {fmt_integer(status.done)}"
+            + (f" ({fmt_percent(status.done / status.planned, 1)})" if status.planned else ""),
+            f"stored in all {fmt_integer(status.stored)}",
             f"rate {rate:,.1f}/s" if rate is not None else "rate -",
         ]
         if eta is not None:
@@ -160,10 +161,10 @@ def print_status(status: StudyStatus, console: Console) -> None:
     for model in status.models:
         table.add_row(
             Text(model.model_id),
-            f"{model.stored:,}",
-            f"{model.this_run:,}",
-            f"{model.failed_this_run:,}",
-            f"{model.failed_units:,}",
+            fmt_integer(model.stored),
+            fmt_integer(model.this_run),
+            fmt_integer(model.failed_this_run),
+            fmt_integer(model.failed_units),
         )
     console.print(table)
 

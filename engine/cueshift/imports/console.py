@@ -9,6 +9,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from cueshift.render import fmt_integer, fmt_num
+
 if TYPE_CHECKING:
     from cueshift.imports.judgments import JudgmentImport
     from cueshift.imports.omi import OmiImport
@@ -25,27 +27,29 @@ def print_omi_summary(result: OmiImport, console: Console) -> None:
     long = ratings.long
     cells = long.group_by("stimulus", "attribute").len()["len"].cast(pl.Int64).to_list()
     console.print(
-        f"OMI: {result.n_images:,} images, {ratings.n_read:,} ratings read, {long.height:,} kept "
-        f"({long['attribute'].n_unique()} attributes, {long['stimulus'].n_unique():,} stimuli, "
+        f"OMI: {fmt_integer(result.n_images)} images, {fmt_integer(ratings.n_read)} ratings read, "
+        f"{fmt_integer(long.height)} kept "
+        f"({long['attribute'].n_unique()} attributes, {fmt_integer(long['stimulus'].n_unique())} stimuli, "
         f"{min(cells)}-{max(cells)} ratings per stimulus x attribute)",
         markup=False,
         soft_wrap=True,
     )
-    types = ", ".join(f"{t or '<empty>'} ({n:,})" for t, n in ratings.type_counts.items())
+    types = ", ".join(f"{t or '<empty>'} ({fmt_integer(n)})" for t, n in ratings.type_counts.items())
     console.print(
         f"rating_type: {types}; kept: {', '.join(ratings.types_kept)}", markup=False, soft_wrap=True
     )
     if ratings.out_of_set:
         n = sum(ratings.out_of_set.values())
         console.print(
-            f"left out: {n:,} ratings of {len(ratings.out_of_set):,} stimuli without an image "
+            f"left out: {fmt_integer(n)} ratings of {fmt_integer(len(ratings.out_of_set))} stimuli "
+            "without an image "
             f"({_examples(list(ratings.out_of_set))})",
             markup=False,
             soft_wrap=True,
         )
     if ratings.unrated_images:
         console.print(
-            f"images without ratings: {len(ratings.unrated_images):,} "
+            f"images without ratings: {fmt_integer(len(ratings.unrated_images))} "
             f"({_examples(list(ratings.unrated_images))})",
             markup=False,
             soft_wrap=True,
@@ -66,8 +70,8 @@ def print_omi_summary(result: OmiImport, console: Console) -> None:
     for row in result.split_half.iter_rows(named=True):
         table.add_row(
             escape(row["attribute"]),
-            f"{row['raw_r']:.3f}",
-            f"{row['spearman_brown']:.3f}",
+            fmt_num(row["raw_r"]),
+            fmt_num(row["spearman_brown"]),
             str(row["n_raters"]),
             str(row["n_splits"]),
         )
@@ -82,9 +86,10 @@ def print_omi_summary(result: OmiImport, console: Console) -> None:
 def print_judgment_summary(result: JudgmentImport, console: Console) -> None:
     """Files read, judgments written and already stored, and where our parser and the release's disagree."""
     console.print(
-        f"{result.n_files:,} judgment files of {len(result.models)} model(s) read in {result.seconds:.1f} s "
-        f"({result.n_files / max(result.seconds, 1e-9):,.0f} files/s): {result.n_written:,} judgments "
-        f"written, {result.n_already_stored:,} already stored -> {result.database}",
+        f"{fmt_integer(result.n_files)} judgment files of {len(result.models)} model(s) read in "
+        f"{result.seconds:.1f} s ({result.n_files / max(result.seconds, 1e-9):,.0f} files/s): "
+        f"{fmt_integer(result.n_written)} judgments "
+        f"written, {fmt_integer(result.n_already_stored)} already stored -> {result.database}",
         markup=False,
         soft_wrap=True,
     )
@@ -103,10 +108,11 @@ def print_judgment_summary(result: JudgmentImport, console: Console) -> None:
     for title in columns.values():
         table.add_column(title, justify="right")
     for row in result.agreement.iter_rows(named=True):
-        table.add_row(escape(row["model_id"]), *(f"{row[c]:,}" for c in columns))
+        table.add_row(escape(row["model_id"]), *(fmt_integer(row[c]) for c in columns))
     console.print(table)
     echoed = ", ".join(
-        f"{row['model_id']} {row['echo_stripped']:,}" for row in result.agreement.iter_rows(named=True)
+        f"{row['model_id']} {fmt_integer(row['echo_stripped'])}"
+        for row in result.agreement.iter_rows(named=True)
     )
     console.print(
         f"answers echoing the prompt sent, cut to the answer before parsing: {echoed}",

@@ -6,6 +6,10 @@ how they apply the *marks* (bold, underline, fill) that
 :func:`~cueshift.render.marks.marks` and a declaration's fill rule attach.
 Rounding happens here and nowhere else; significance marks are computed in
 :mod:`cueshift.render.marks`.
+
+The consoles (every design's summary, ``cueshift status``, the importers) print through the
+same functions in plain text: an ASCII minus (terminals, copying into R), an em dash for a
+missing value and e-notation exponents (:func:`fmt_num`, :func:`fmt_p`, ``minus=PLAIN_MINUS``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,10 @@ from typing import Final
 MISSING: Final = "–"
 #: The minus sign used in signed numbers (U+2212), as in typeset tables.
 MINUS: Final = "−"
+#: The minus sign of plain text (the consoles).
+PLAIN_MINUS: Final = "-"
+#: Text of a missing value in plain text (the consoles).
+PLAIN_MISSING: Final = "—"
 
 #: Fill of a cell that is not applicable (a pivot's row × column absent from the result).
 NOT_APPLICABLE_FILL: Final = "#d9d9d9"
@@ -45,7 +53,7 @@ def _as_float(value: object) -> float:
         raise TypeError(f"expected a number, got {value!r}") from None
 
 
-def fmt_number(value: object, decimals: int = 3) -> str:
+def fmt_number(value: object, decimals: int = 3, *, minus: str = MINUS, missing: str = MISSING) -> str:
     """Fixed-point number, e.g. ``0.075``; missing → ``–``.
 
     Parameters
@@ -54,6 +62,8 @@ def fmt_number(value: object, decimals: int = 3) -> str:
         The stored value (never rounded before display).
     decimals : int
         Digits after the decimal point.
+    minus, missing : str
+        The minus sign and the text of a missing value.
 
     Returns
     -------
@@ -68,14 +78,14 @@ def fmt_number(value: object, decimals: int = 3) -> str:
     '−0.5'
     """
     if _is_missing(value):
-        return MISSING
+        return missing
     text = f"{_as_float(value):.{decimals}f}"
     if text.startswith("-"):
-        text = MINUS + text[1:] if float(text) != 0 else text[1:]
+        text = minus + text[1:] if float(text) != 0 else text[1:]
     return text
 
 
-def fmt_effect(value: object, decimals: int = 3) -> str:
+def fmt_effect(value: object, decimals: int = 3, *, minus: str = MINUS, missing: str = MISSING) -> str:
     """Signed effect (Δ, SBS, d), always with its sign: ``+0.046``, ``−0.023``, ``+0.000``.
 
     Examples
@@ -88,10 +98,10 @@ def fmt_effect(value: object, decimals: int = 3) -> str:
     '−0.000'
     """
     if _is_missing(value):
-        return MISSING
+        return missing
     x = _as_float(value)
     text = f"{abs(x):.{decimals}f}"
-    return (MINUS if x < 0 else "+") + text
+    return (minus if x < 0 else "+") + text
 
 
 def fmt_pvalue(value: object, decimals: int = 3) -> str:
@@ -113,40 +123,57 @@ def fmt_pvalue(value: object, decimals: int = 3) -> str:
     return f"{p:.{decimals}f}"
 
 
-def fmt_pvalue_sci(value: object, digits: int = 2) -> str:
-    """p-value in scientific notation for very small values: ``2.3×10⁻¹¹``; else as :func:`fmt_pvalue`.
+def fmt_pvalue_sci(value: object, digits: int = 2, *, plain: bool = False, missing: str = MISSING) -> str:
+    """p-value in scientific notation below 0.001: ``2.3×10⁻¹¹``; else as :func:`fmt_pvalue`.
+
+    ``digits`` significant digits; ``plain``: e-notation (``2.3e-11``). A p-value of exactly 0
+    (underflow) prints ``0``.
 
     Examples
     --------
     >>> fmt_pvalue_sci(2.31e-11)
     '2.3×10⁻¹¹'
+    >>> fmt_pvalue_sci(2.31e-11, 3, plain=True)
+    '2.31e-11'
     >>> fmt_pvalue_sci(0.2)
     '0.200'
     """
     if _is_missing(value):
-        return MISSING
+        return missing
     p = _as_float(value)
     if p >= 0.001:
         return fmt_pvalue(p)
     if p == 0:
         return "0"
+    if plain:
+        return f"{p:.{digits - 1}e}"
     mantissa, exponent = f"{p:.{digits - 1}e}".split("e")
     superscript = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
     return f"{mantissa}×10{str(int(exponent)).translate(superscript)}"
 
 
-def fmt_ci(low: object, high: object, decimals: int = 3, signed: bool = True) -> str:
-    """Confidence interval ``[−0.012, +0.034]``; missing bound → ``–``.
+def fmt_ci(
+    low: object,
+    high: object,
+    decimals: int = 3,
+    signed: bool = True,
+    *,
+    minus: str = MINUS,
+    missing: str = MISSING,
+) -> str:
+    """Confidence interval ``[−0.012, +0.034]``; missing bound → ``missing``.
 
     Examples
     --------
     >>> fmt_ci(-0.0121, 0.0339)
     '[−0.012, +0.034]'
+    >>> fmt_ci(-0.0121, 0.0339, minus=PLAIN_MINUS)
+    '[-0.012, +0.034]'
     """
     if _is_missing(low) or _is_missing(high):
-        return MISSING
+        return missing
     fmt = fmt_effect if signed else fmt_number
-    return f"[{fmt(low, decimals)}, {fmt(high, decimals)}]"
+    return f"[{fmt(low, decimals, minus=minus)}, {fmt(high, decimals, minus=minus)}]"
 
 
 def fmt_percent_ci(low: object, high: object, decimals: int = 0) -> str:
@@ -162,7 +189,7 @@ def fmt_percent_ci(low: object, high: object, decimals: int = 0) -> str:
     return f"[{100 * _as_float(low):.{decimals}f}–{100 * _as_float(high):.{decimals}f}]"
 
 
-def fmt_percent(value: object, decimals: int = 0) -> str:
+def fmt_percent(value: object, decimals: int = 0, *, missing: str = MISSING) -> str:
     """A share in [0, 1] as a percentage: ``0.76`` → ``76%``.
 
     Examples
@@ -173,8 +200,39 @@ def fmt_percent(value: object, decimals: int = 0) -> str:
     '1.23%'
     """
     if _is_missing(value):
-        return MISSING
+        return missing
     return f"{100 * _as_float(value):.{decimals}f}%"
+
+
+def fmt_num(value: object, decimals: int = 3, *, signed: bool = False) -> str:
+    """Plain-text number of the consoles: :func:`fmt_effect` (``signed``) or :func:`fmt_number`
+    with an ASCII minus; missing → ``—``.
+
+    Examples
+    --------
+    >>> fmt_num(-0.07512)
+    '-0.075'
+    >>> fmt_num(0.0461, 4, signed=True)
+    '+0.0461'
+    >>> fmt_num(None)
+    '—'
+    """
+    fmt = fmt_effect if signed else fmt_number
+    return fmt(value, decimals, minus=PLAIN_MINUS, missing=PLAIN_MISSING)
+
+
+def fmt_p(value: object) -> str:
+    """Plain-text p-value of the consoles: ``0.032``; below 0.001 ``2.31e-11``; 0 → ``0``;
+    missing → ``—`` (:func:`fmt_pvalue_sci` with three significant digits).
+
+    Examples
+    --------
+    >>> fmt_p(0.0321)
+    '0.032'
+    >>> fmt_p(2.314e-11)
+    '2.31e-11'
+    """
+    return fmt_pvalue_sci(value, 3, plain=True, missing=PLAIN_MISSING)
 
 
 def fmt_integer(value: object) -> str:

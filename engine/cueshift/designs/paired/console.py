@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cueshift.designs.paired.section import PairedConfig
+from cueshift.render import fmt_num, fmt_percent
 from cueshift.render.marks import stars
 
 
@@ -25,8 +26,8 @@ def print_summary(results: dict[str, pl.DataFrame], console: Console, config: Pa
             row["test"],
             row["group"],
             f"{row['n_significant']}/{row['n']}",
-            f"{row['estimate']:.0%}",
-            f"{row['ci_low']:.0%}–{row['ci_high']:.0%}",
+            fmt_percent(row["estimate"]),
+            f"{fmt_percent(row['ci_low'])}–{fmt_percent(row['ci_high'])}",
         )
     console.print(table)
     halo = results["paired_halo"]
@@ -39,10 +40,10 @@ def print_summary(results: dict[str, pl.DataFrame], console: Console, config: Pa
                 model_id,
                 row["choice_1"],
                 row["choice_2"],
-                f"{row['gap']:+.2f}",
-                f"{row['mean_filtered']:.2f}",
-                f"{row['mean_original']:.2f}",
-                "—" if row["statistic"] is None else f"{row['statistic']:.2f}",
+                fmt_num(row["gap"], 2, signed=True),
+                fmt_num(row["mean_filtered"], 2),
+                fmt_num(row["mean_original"], 2),
+                fmt_num(row["statistic"], 2),
                 stars(row["p_adj"]),
             )
     console.print(top)

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cueshift.designs.pairwise.section import PairwiseConfig
+from cueshift.render import PLAIN_MISSING, fmt_num, fmt_p, fmt_percent, fmt_percent_ci, fmt_pvalue
 
 
 def print_summary(results: dict[str, pl.DataFrame], console: Console, config: PairwiseConfig) -> None:
@@ -18,24 +19,22 @@ def print_summary(results: dict[str, pl.DataFrame], console: Console, config: Pa
     for column in ("model", "cohort", "k/n", "p̂", "95% CI", "OR", "q"):
         table.add_column(column, justify="left" if column in ("model", "cohort") else "right")
     for row in results["pairwise_cohort"].iter_rows(named=True):
-        q = row["p_adj"]
         table.add_row(
             row["model_id"],
             row["cohort"],
             f"{row['k']}/{row['n']}",
-            f"{row['estimate']:.2f}",
-            f"[{100 * row['ci_low']:.0f}–{100 * row['ci_high']:.0f}]",
-            f"{row['odds_ratio']:.2f}",
-            "< 10⁻³" if q < 1e-3 else f"{q:.3f}",
+            fmt_num(row["estimate"], 2),
+            fmt_percent_ci(row["ci_low"], row["ci_high"]),
+            fmt_num(row["odds_ratio"], 2),
+            fmt_pvalue(row["p_adj"]),
         )
     console.print(table)
     for row in results["pairwise_position"].iter_rows(named=True):
-        consistency = row["consistency"]
         console.print(
-            f"{row['model_id']}: P(left) = {row['estimate']:.3f} "
-            f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}], "
-            f"p = {row['p_value']:.2g}; same winner in both orders: "
-            f"{'—' if consistency is None else f'{consistency:.1%}'}",
+            f"{row['model_id']}: P(left) = {fmt_num(row['estimate'])} "
+            f"[{fmt_num(row['ci_low'])}, {fmt_num(row['ci_high'])}], "
+            f"p = {fmt_p(row['p_value'])}; same winner in both orders: "
+            f"{fmt_percent(row['consistency'], 1, missing=PLAIN_MISSING)}",
             highlight=False,
         )
     console.print("Tables: " + ", ".join(f"result_{name}" for name in results), soft_wrap=True)

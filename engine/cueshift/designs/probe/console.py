@@ -6,6 +6,8 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from cueshift.render import fmt_num
+
 
 def print_summary(results: dict[str, pl.DataFrame], console: Console) -> None:
     """Mean model–human similarity per model, its correlation with reliability, structure similarity."""
@@ -32,11 +34,11 @@ def print_summary(results: dict[str, pl.DataFrame], console: Console) -> None:
         s = structure.filter(pl.col("model_id") == row["model_id"]) if structure.height else structure
         table.add_row(
             row["model_id"],
-            f"{row['mean']:.3f}",
+            fmt_num(row["mean"]),
             f"{row['sig']}/{row['n']}",
-            f"{r[0]:.2f}" if r.len() else "—",
-            f"{s['estimate'][0]:.3f}" if s.height else "—",
-            f"{s['adjusted_rand'][0]:.2f}" if s.height else "—",
+            fmt_num(r[0] if r.len() else None, 2),
+            fmt_num(s["estimate"][0] if s.height else None),
+            fmt_num(s["adjusted_rand"][0] if s.height else None, 2),
         )
     console.print(table)
     console.print("Tables: " + ", ".join(f"result_{name}" for name in results), soft_wrap=True)

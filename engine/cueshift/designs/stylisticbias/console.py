@@ -10,28 +10,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS
+from cueshift.render import PLAIN_MINUS, fmt_ci, fmt_num, fmt_p, fmt_percent
 from cueshift.render.marks import stars
 from cueshift.stats import MEAN_OF_MODELS, POOLED
 
 
-def _num(x: float | None, digits: int = 3, signed: bool = True) -> str:
-    if x is None:
-        return "—"
-    return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
-
-
-def _ci(low: float | None, high: float | None, digits: int = 3) -> str:
-    if low is None or high is None:
-        return ""
-    return f"[{low:+.{digits}f}, {high:+.{digits}f}]"
-
-
-def _p(p: float | None) -> str:
-    if p is None:
-        return "—"
-    if p == 0.0:
-        return "< 1e-300"
-    return f"{p:.2e}" if p < 1e-3 else f"{p:.3f}"
+def _ci(low: float | None, high: float | None, decimals: int = 3) -> str:
+    """A plain-text CI of signed bounds (empty when a bound is missing)."""
+    return fmt_ci(low, high, decimals, minus=PLAIN_MINUS, missing="")
 
 
 def _read(con: duckdb.DuckDBPyConnection, table: str, query: str) -> pl.DataFrame | None:
@@ -69,14 +55,14 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
         p = model_p.get(r["model_id"])
         tab.add_row(
             r["model_id"],
-            _num(r["estimate"], 4),
+            fmt_num(r["estimate"], 4, signed=True),
             _ci(r["ci_low"], r["ci_high"], 4),
             stars(p, trend=True),
-            _num(model_abs.get(r["model_id"]), 4, signed=False),
-            _num(floor.get(r["model_id"], {}).get("abs_sbs_mean"), 4, signed=False),
-            _num(r["cohens_d"]),
-            _num(r["zero_share"], signed=False),
-            _num(r["large_share"], signed=False),
+            fmt_num(model_abs.get(r["model_id"]), 4),
+            fmt_num(floor.get(r["model_id"], {}).get("abs_sbs_mean"), 4),
+            fmt_num(r["cohens_d"], signed=True),
+            fmt_num(r["zero_share"]),
+            fmt_num(r["large_share"]),
             str(r["n"]),
         )
     console.print(tab)
@@ -105,8 +91,8 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
             for d in dims:
                 v = vs.filter((pl.col("model_id") == model) & (pl.col("dimension") == d))["estimate"]
                 s = share.get((model, d))
-                value = "—" if v.is_empty() or v[0] is None else f"{v[0]:.3f}"  # one group: no VS
-                row.append(value + (f" [{100 * s:.0f}%]" if s is not None else ""))
+                value = fmt_num(None if v.is_empty() else v[0])  # one group: no VS
+                row.append(value + (f" [{fmt_percent(s)}]" if s is not None else ""))
             tab.add_row(*row)
         console.print(tab)
     if sbs is not None:
@@ -138,11 +124,12 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
         for r in lme.iter_rows(named=True):
             if r["test"] == "wald-F":
                 parts.append(
-                    f"{r['term']}: F({r['df']:.0f}, {r['df_resid']:.0f}) = {r['statistic']:.1f}, "
-                    f"p = {_p(r['p_value'])} {stars(r['p_value'], trend=True)}, η²p = {r['estimate']:.3f}"
+                    f"{r['term']}: F({fmt_num(r['df'], 0)}, {fmt_num(r['df_resid'], 0)}) = "
+                    f"{fmt_num(r['statistic'], 1)}, p = {fmt_p(r['p_value'])} "
+                    f"{stars(r['p_value'], trend=True)}, η²p = {fmt_num(r['estimate'])}"
                 )
             else:
-                parts.append(f"{r['term']} = {r['estimate']:.3f}")
+                parts.append(f"{r['term']} = {fmt_num(r['estimate'])}")
         console.print("[bold]Mixed model (Table 10; random intercept per face)[/]\n  " + "\n  ".join(parts))
     cross = _read(con, "result_cross_model", "SELECT * FROM {t}")
     if cross is not None and cross.height:
@@ -156,10 +143,10 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
             pl.col("category_ranking_preserved").mean().alias("kept"),
         ).row(0, named=True)
         console.print(
-            f"[bold]Across models (Fig. 5)[/]: per-scenario mean Δ correlate r = {r['lo']:.2f} to "
-            f"{r['hi']:.2f}; {r['rlo']} to {r['rhi']} sign-reversed scenarios per pair "
+            f"[bold]Across models (Fig. 5)[/]: per-scenario mean Δ correlate r = {fmt_num(r['lo'], 2)} to "
+            f"{fmt_num(r['hi'], 2)}; {r['rlo']} to {r['rhi']} sign-reversed scenarios per pair "
             f"({r['evid']} of {r['rsum']} with evidence); category ranking identical in "
-            f"{100 * r['kept']:.0f}% of pairs"
+            f"{fmt_percent(r['kept'])} of pairs"
         )
     found = con.execute(
         "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
@@ -183,18 +170,18 @@ def _sbs_table(console: Console, rows: pl.DataFrame, key: str, title: str) -> No
         tab.add_column(col, justify="left" if col in (key.replace("_", " "), "") else "right")
     for r in rows.iter_rows(named=True):
         floor_cells = (
-            (_num(r["ratio"], 1, signed=False), "" if r["passes"] is None else "yes" if r["passes"] else "no")
+            (fmt_num(r["ratio"], 1), "" if r["passes"] is None else "yes" if r["passes"] else "no")
             if with_floor
             else ()
         )
         tab.add_row(
             escape(str(r[key])),
-            _num(r["estimate"]),
+            fmt_num(r["estimate"], signed=True),
             _ci(r["ci_low"], r["ci_high"]),
             stars(r["p_adj"], trend=True),
-            _num(r["abs_sbs"], signed=False),
+            fmt_num(r["abs_sbs"]),
             *floor_cells,
-            _p(r["p_adj"]),
+            fmt_p(r["p_adj"]),
             str(r["n"]),
         )
     console.print(tab)
@@ -250,9 +237,10 @@ def _print_floor(
     lines = []
     for model, r in floor.items():
         line = (
-            f"{escape(model)}: placebo SBS {_num(r['estimate'], 4)} {_ci(r['ci_low'], r['ci_high'], 4)}; "
-            f"|SBS| floor {_num(r['abs_sbs_mean'], 4, signed=False)} "
-            f"(p{100 * (r['quantile'] or 0.95):.0f} {_num(r['abs_sbs_quantile'], 4, signed=False)})"
+            f"{escape(model)}: placebo SBS {fmt_num(r['estimate'], 4, signed=True)} "
+            f"{_ci(r['ci_low'], r['ci_high'], 4)}; "
+            f"|SBS| floor {fmt_num(r['abs_sbs_mean'], 4)} "
+            f"(p{100 * (r['quantile'] or 0.95):.0f} {fmt_num(r['abs_sbs_quantile'], 4)})"
         )
         if passing is not None:
             mine = passing.filter(pl.col("model_id") == model)
