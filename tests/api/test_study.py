@@ -11,7 +11,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import cueshift as cs
-from tests.api.conftest import Demo
+from tests.api.conftest import Demo, copy_of
 
 
 def direct(database: Path, sql: str) -> pl.DataFrame:
@@ -98,3 +98,10 @@ def test_no_connection_is_held_between_calls(api_db: Path) -> None:
     with duckdb.connect(str(api_db)) as writer:  # read-write in this process: refused if one were open
         writer.execute("SELECT 1")
     assert study.results("sbs").height > 0
+
+
+def test_repr_of_a_removed_database_says_so(demo: Demo) -> None:
+    database = copy_of(demo.raw, "removed")
+    study = cs.open_study(database)
+    database.unlink()
+    assert "no such study database" in repr(study)

@@ -178,16 +178,20 @@ class Study:
     def __repr__(self) -> str:
         if self._closed:
             return f"<cueshift Study {self.name!r}, closed: {self.path}>"
-        con = self._connect()
         try:
-            answers = count_answers(con)
-        finally:
-            con.close()
-        results = self.result_names()
+            con = self._connect()
+            try:
+                answers = count_answers(con)
+            finally:
+                con.close()
+            results = self.result_names()
+            models = self.models()
+        except CueshiftError as exc:  # a file removed or replaced since: say so, do not raise
+            return f"<cueshift Study {self.name!r}: {exc}>"
         shown = ", ".join(results[:8]) + (f", ... ({len(results)} in all)" if len(results) > 8 else "")
         return (
             f"<cueshift Study {self.name!r} ({self.design or 'design unknown'}) at {self.path}\n"
-            f"  models: {', '.join(self.models()) or 'none'}\n"
+            f"  models: {', '.join(models) or 'none'}\n"
             f"  answers: {answers:,}\n"
             f"  results: {shown or 'none (run cueshift analyze)'}>"
         )
