@@ -27,7 +27,8 @@ from cueshift.schemas.results_stylisticbias import STYLISTICBIAS_RESULTS
 #: 2: the ``stars`` column left ``result_paired_halo``; the design tables got schemas.
 #: 3: ``result_manifest.phi`` (which φ the analyses read: ``cueshift analyze --phi``).
 #: 4: ``result_manifest.min_identity`` (variations below it left out: ``cueshift analyze --min-identity``).
-RESULT_SCHEMA_VERSION = 4
+#: 5: ``result_manifest.compat`` (``cueshift analyze --compat``) and the ``release_*`` tables.
+RESULT_SCHEMA_VERSION = 5
 
 
 class AnalysisManifestSchema(ResultModel):
@@ -48,6 +49,7 @@ class AnalysisManifestSchema(ResultModel):
     models: str
     phi: str
     min_identity: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
+    compat: str = pa.Field(isin=["default", "release"])
     schema_version: pl.Int64 = pa.Field(ge=1)
     seconds: float = pa.Field(ge=0.0)
     created_at: str

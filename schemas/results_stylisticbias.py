@@ -12,6 +12,7 @@ import polars as pl
 
 from cueshift.schemas._result_base import TOLERANCE, ResultModel
 from cueshift.schemas._result_sb_base import GroupCell, Interval, Result, Tested
+from cueshift.schemas.results_sb_compat import compat_results
 from cueshift.schemas.results_sb_effects import EFFECTS_RESULTS
 from cueshift.schemas.results_sb_missing import MISSING_RESULTS
 from cueshift.schemas.results_sb_models import MODELS_RESULTS
@@ -201,3 +202,4 @@ STYLISTICBIAS_RESULTS: dict[str, type[ResultModel]] = {
     **NOISE_RESULTS,
     **QUALITY_RESULTS,
 }
+STYLISTICBIAS_RESULTS.update(compat_results(STYLISTICBIAS_RESULTS))

@@ -57,6 +57,9 @@ class AnalysisRequest:
         Which φ the analyses read: ``'greedy'``, ``'expected'`` or ``'T=<t>'`` (``--phi``).
     min_identity
         Leave out the variations whose identity preservation is below it (``--min-identity``).
+    compat
+        ``'release'``: also reproduce the seed release's own analysis choices beside the default
+        tables (``--compat release``); ``None`` or ``'default'``: cueshift's choices only.
     """
 
     seed: int | None = None
@@ -68,6 +71,11 @@ class AnalysisRequest:
     overview_only: bool = False
     phi: str | None = None
     min_identity: float | None = None
+    compat: str | None = None
+
+
+#: ``--compat`` values: cueshift's own choices, or also the seed release's.
+COMPAT_MODES = ("default", "release")
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,8 @@ class OptionSupport:
         Whether the design reads φ from the ``delta``/``base_phi`` views and so honours ``--phi``.
     identity
         Whether the design measures counterfactual quality and so honours ``--min-identity``.
+    compat
+        Whether the design can reproduce its seed release's choices (``--compat release``).
     """
 
     tests: tuple[str, ...]
@@ -98,6 +108,7 @@ class OptionSupport:
     overview: bool = False
     phi: bool = False
     identity: bool = False
+    compat: bool = False
 
     def check(self, design: str, request: AnalysisRequest) -> None:
         """Refuse every option of ``request`` that means nothing for ``design``.
@@ -134,6 +145,11 @@ class OptionSupport:
                 )
             if not -1.0 <= request.min_identity <= 1.0:
                 raise ConfigError(f"--min-identity {request.min_identity:g}: a cosine, between -1 and 1")
+        if request.compat is not None:
+            if request.compat not in COMPAT_MODES:
+                raise ConfigError(f"--compat {request.compat!r}: 'default' or 'release'")
+            if request.compat == "release" and not self.compat:
+                raise ConfigError(f"--compat release: design {design!r} has no release to reproduce")
         if not self.overview:
             for option, given in (
                 ("--top", request.top is not None),
@@ -194,4 +210,4 @@ class Design(Protocol[S]):
         ...
 
 
-__all__ = ["AnalysisRequest", "Design", "OptionSupport"]
+__all__ = ["COMPAT_MODES", "AnalysisRequest", "Design", "OptionSupport"]

@@ -195,6 +195,12 @@ class Report:
         phi = self.phi_choice()
         if phi:
             lines.append(f"The analyses read {phi}.")
+        if self.compat_release():
+            lines.append(
+                "Replication mode is on (`cueshift analyze --compat release`): the seed release's own "
+                "choices are reproduced in the `result_release_*` tables beside the default ones, and "
+                "`result_compat_differences` names each cell where the two differ and the choice causing it."
+            )
         lines.append(
             " ".join(
                 ["Every number below is read from the database at render time.", self.catalog.notation]
@@ -212,6 +218,14 @@ class Report:
             return ""
         labels = sorted(str(v) for v in self.query("SELECT DISTINCT phi FROM result_manifest")["phi"])
         return "; ".join(parse_phi(label).describe for label in labels)
+
+    def compat_release(self) -> bool:
+        """Whether the stored analyses ran in replication mode (``cueshift analyze --compat release``)."""
+        if not self.has("result_manifest"):
+            return False
+        if "compat" not in self.query("SELECT * FROM result_manifest LIMIT 0").columns:
+            return False
+        return bool(self.query("SELECT count(*) AS n FROM result_manifest WHERE compat = 'release'")["n"][0])
 
     def md(self, text: str) -> MarkdownOutput:
         """Markdown prose (numbers in it come from :meth:`value` and the formatters)."""

@@ -37,6 +37,9 @@ class RunSettings:
     min_identity
         The ``--min-identity`` sensitivity threshold: variations whose identity preservation is
         below it were left out (``None``: none).
+    compat
+        ``'default'``, or ``'release'`` (``cueshift analyze --compat release``): the seed
+        release's own choices reproduced beside the default tables.
     """
 
     n_resamples: int = 0
@@ -46,6 +49,7 @@ class RunSettings:
     models: tuple[str, ...] = ()
     phi: str = "greedy"
     min_identity: float | None = None
+    compat: str = "default"
 
 
 class NotApplicable(Exception):
@@ -95,6 +99,8 @@ class Analysis(Generic[I]):
     statistic: str
     family: str
     compute: Compute[I]
+    #: Run only when ``when(settings)`` holds (e.g. ``--compat release``); ``None``: always.
+    when: Callable[[RunSettings], bool] | None = None
 
     @property
     def table(self) -> str:
@@ -106,7 +112,15 @@ ANALYSES: dict[str, Analysis[Any]] = {}
 
 
 def analysis(
-    name: str, *, suite: str, description: str, source: str, grouping: str, statistic: str, family: str
+    name: str,
+    *,
+    suite: str,
+    description: str,
+    source: str,
+    grouping: str,
+    statistic: str,
+    family: str,
+    when: Callable[[RunSettings], bool] | None = None,
 ) -> Callable[[F], F]:
     """Register ``compute(ctx) -> frame | None`` as analysis ``name`` of ``suite``.
 
@@ -119,12 +133,15 @@ def analysis(
     description, source, grouping, statistic, family
         What the table holds, what it is computed from, one row per what, the statistic, and
         the family a multiplicity correction runs over (``"none"``): written to ``result_manifest``.
+    when
+        Run the analysis only when ``when(settings)`` holds; otherwise it is left out without a
+        note (an option that was not asked for, not a study that lacks the inputs).
     """
 
     def register(fn: F) -> F:
         if name in ANALYSES:
             raise ValueError(f"analysis {name!r} registered twice")
-        ANALYSES[name] = Analysis(name, suite, description, source, grouping, statistic, family, fn)
+        ANALYSES[name] = Analysis(name, suite, description, source, grouping, statistic, family, fn, when)
         return fn
 
     return register

@@ -76,6 +76,7 @@ def run_suite(
                 f"known: {', '.join(a.name for a in declared)}"
             )
         declared = [ANALYSES[name] for name in only]
+    declared = [item for item in declared if item.when is None or item.when(settings)]
     ctx: AnalysisContext[Any] = AnalysisContext(inputs, settings)
     manifest_rows = []
     with _progress(progress) as bar:
@@ -112,6 +113,7 @@ def run_suite(
                         "models": ",".join(settings.models) if settings.models else "all",
                         "phi": settings.phi,
                         "min_identity": settings.min_identity,
+                        "compat": settings.compat,
                         "schema_version": RESULT_SCHEMA_VERSION,
                         "seconds": time.perf_counter() - started,
                         "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -149,6 +151,7 @@ def manifest_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
         "models": pl.String,
         "phi": pl.String,
         "min_identity": pl.Float64,
+        "compat": pl.String,
         "schema_version": pl.Int64,
         "seconds": pl.Float64,
         "created_at": pl.String,

@@ -272,6 +272,7 @@ def run_analyses(
     write: bool = True,
     phi: PhiChoice = GREEDY,
     quality: IdentityQuality | None = None,
+    compat: str = "default",
 ) -> dict[str, pl.DataFrame]:
     """Compute every seed 000 analysis and store each as ``result_<name>`` (one transaction).
 
@@ -295,6 +296,10 @@ def run_analyses(
     quality : IdentityQuality, optional
         Measured identity preservation; its ``min_identity`` leaves the variations below it out of
         the Δ rows (``cueshift analyze --min-identity``; counted in ``result_identity_drops``).
+    compat : {'default', 'release'}
+        ``'release'`` (``cueshift analyze --compat release``) also writes the seed release's own
+        tables, ``result_release_*``, and ``result_compat_differences``
+        (:mod:`cueshift.designs.stylisticbias.compat`); recorded in ``result_manifest``.
 
     Returns
     -------
@@ -322,6 +327,7 @@ def run_analyses(
             only,
             write,
             progress,
+            compat,
         )
 
 
@@ -338,6 +344,7 @@ def _run(
     only: Sequence[str] | None,
     write: bool,
     progress: bool,
+    compat: str = "default",
 ) -> dict[str, pl.DataFrame]:
     delta, base = read_delta(con, models, phi=phi), read_base_phi(con, models, phi=phi)
     if delta.height == 0 and base.height == 0:
@@ -360,7 +367,7 @@ def _run(
     )
     min_identity = quality.min_identity if quality is not None else None
     settings = RunSettings(
-        n_resamples, seed, test, ci_method, subset, phi=phi.label, min_identity=min_identity
+        n_resamples, seed, test, ci_method, subset, phi=phi.label, min_identity=min_identity, compat=compat
     )
     return run_suite(con, SUITE, inputs, settings, only=only, write=write, progress=progress)
 
@@ -368,6 +375,7 @@ def _run(
 # The suite's later analyses, declared in their own modules; importing them registers them after
 # the tables above (analyses run in declaration order and may read earlier results).
 from cueshift.designs.stylisticbias import (  # noqa: E402, F401
+    analyses_compat,  # noqa: E402, F401  (last: reads the tables above)
     analyses_effects,
     analyses_missing,
     analyses_models,

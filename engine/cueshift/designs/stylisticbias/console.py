@@ -252,3 +252,28 @@ def _print_floor(
         + "\n  floor: mean (95th percentile) of placebo cell |SBS|; pass: per-face |Δ| above the"
         + " face's placebo |Δ| (one-sided WSRT, BH)"
     )
+
+
+def print_compat(results: dict[str, pl.DataFrame], console: Console) -> None:
+    """Say that replication mode (``--compat release``) is on, where its tables are, and how many
+    cells differ from the default tables by which of the release's choices."""
+    from cueshift.designs.stylisticbias.compat import CHOICES
+
+    released = sorted(f"result_{name}" for name in results if name.startswith("release_"))
+    differences = results.get("compat_differences")
+    console.print(
+        "compat release: ON - the seed release's own choices reproduced beside the default tables in "
+        + (", ".join(released) or "no table"),
+        markup=False,
+        soft_wrap=True,
+    )
+    if differences is None:
+        return
+    table = Table(title=f"Cells where --compat release differs from the default ({differences.height:,})")
+    table.add_column("release choice")
+    table.add_column("cells", justify="right")
+    counts = differences.group_by("choice").len().sort("len", "choice", descending=[True, False])
+    for choice, n in counts.iter_rows():
+        named = " + ".join(CHOICES.get(c, c) for c in str(choice).split("+"))
+        table.add_row(escape(named), f"{n:,}")
+    console.print(table)

@@ -49,6 +49,7 @@ class StylisticBiasDesign:
         overview=True,
         phi=True,
         identity=True,
+        compat=True,
     )
 
     def workload(self, study: StylisticBiasStudy, *, progress: bool) -> Workload:
@@ -70,7 +71,7 @@ class StylisticBiasDesign:
     ) -> dict[str, pl.DataFrame]:
         """Print the first-cut overview, then run every analysis and print the headlines."""
         from cueshift.designs.stylisticbias.analyses import run_analyses
-        from cueshift.designs.stylisticbias.console import print_headlines
+        from cueshift.designs.stylisticbias.console import print_compat, print_headlines
         from cueshift.designs.stylisticbias.overview import overview, print_overview
         from cueshift.views import GREEDY, parse_phi
 
@@ -78,6 +79,9 @@ class StylisticBiasDesign:
         print_overview(first_cut, console, _database_name(con))
         if request.overview_only or first_cut.judgments.height == 0:
             return {}
+        compat = request.compat or "default"
+        if compat == "release" and request.phi is not None and parse_phi(request.phi) != GREEDY:
+            raise ConfigError("--compat release reproduces the release's answers: leave --phi out")
         quality = _identity_quality(con, study, request, console, write=write)
         results = run_analyses(
             con,
@@ -90,9 +94,12 @@ class StylisticBiasDesign:
             write=write,
             phi=parse_phi(request.phi) if request.phi is not None else GREEDY,
             quality=quality,
+            compat=compat,
         )
         if write:
             print_headlines(con, console)
+        if compat == "release":
+            print_compat(results, console)
         return results
 
     def report(self) -> Catalog:

@@ -2,6 +2,7 @@
 missing answers, subgroups and model comparisons, composed of the kernels of :mod:`cueshift.stats`."""
 
 from cueshift.designs.stylisticbias.stats._attributes import (
+    MEAN_OF_GROUPS,
     category_demographic_table,
     demographic_variation_table,
     negativity_asymmetry,
@@ -61,6 +62,7 @@ __all__ = [
     "ALL_PAIRS",
     "ALL_PLACEBOS",
     "COMPARISON_LEVELS",
+    "MEAN_OF_GROUPS",
     "DEFAULT_PAIRS",
     "LEVELS",
     "PairedCells",

@@ -1,0 +1,85 @@
+"""Replication-mode tables (``cueshift analyze --compat release``; :mod:`.compat`): run after the
+default tables, only in that mode, each written as ``result_release_<table>``, and the cells where
+the two modes differ."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from cueshift.designs.stylisticbias.compat import (
+    CHOICES,
+    DIFFERENCE_SCHEMA,
+    TABLE_CELLS,
+    Variants,
+    cell_differences,
+    release_inputs,
+    release_tables,
+)
+from cueshift.designs.stylisticbias.inputs import SUITE, Context, Inputs
+from cueshift.stats import NotApplicable, RunSettings, analysis
+
+#: The release tables of the run in progress, computed once for all of them: (inputs, tables).
+_COMPUTED: dict[int, tuple[Inputs, dict[str, Variants]]] = {}
+
+
+def _release_mode(settings: RunSettings) -> bool:
+    return settings.compat == "release"
+
+
+def _variants(ctx: Context) -> dict[str, Variants]:
+    """The release tables of this run (computed by the first replication-mode analysis)."""
+    held = _COMPUTED.get(id(ctx))
+    if held is None or held[0] is not ctx.inputs:
+        _COMPUTED.clear()  # one run at a time: an earlier run's tables are never reused
+        default = {name: ctx.results[name] for name in TABLE_CELLS if name in ctx.results}
+        held = ctx.inputs, release_tables(default, ctx.inputs, release_inputs(ctx.inputs))
+        _COMPUTED[id(ctx)] = held
+    return held[1]
+
+
+def _release(name: str, ctx: Context) -> pl.DataFrame:
+    variants = _variants(ctx).get(name)
+    if variants is None:
+        raise NotApplicable(f"no default {name} in this run to reproduce")
+    return variants[0]
+
+
+_CHOICE_OF = {
+    "table5": "phi_denominator",
+    "table2_vs": "phi_denominator, vs_ddof",
+    "table3": "phi_denominator, untestable_p1, table3_family",
+    "table11": "phi_denominator, untestable_p1",
+}
+
+for _name, _choices in _CHOICE_OF.items():
+
+    def _compute(ctx: Context, name: str = _name) -> pl.DataFrame:
+        return _release(name, ctx)
+
+    analysis(
+        f"release_{_name}",
+        suite=SUITE,
+        description=f"{_name} as the seed release computes it ({_choices}; --compat release)",
+        source="judgment (release phi), " + ("base_phi" if _name == "table2_vs" else "delta"),
+        grouping=", ".join(TABLE_CELLS[_name][0]),
+        statistic=f"as result_{_name}",
+        family="untested cells as p = 1" if "untestable_p1" in _choices else "as the default table",
+        when=_release_mode,
+    )(_compute)
+
+
+@analysis(
+    "compat_differences",
+    suite=SUITE,
+    description="Each result cell where --compat release differs from the default, and the choice causing it",
+    source=", ".join(f"result_{n}, result_release_{n}" for n in TABLE_CELLS),
+    grouping="table x key x column",
+    statistic="release - default; " + "; ".join(f"{k}: {v}" for k, v in CHOICES.items()),
+    family="none",
+    when=_release_mode,
+)
+def _differences(ctx: Context) -> pl.DataFrame:
+    variants = _variants(ctx)
+    _COMPUTED.pop(id(ctx), None)
+    parts = [cell_differences(name, ctx.results[name], v) for name, v in variants.items()]
+    return pl.concat(parts) if parts else pl.DataFrame(schema=DIFFERENCE_SCHEMA)
