@@ -167,7 +167,14 @@ def test_tiny_transformers_on_ray_equal_the_local_run_with_a_worker_killed(
     (model,) = study.models
     study = study.model_copy(
         update={
-            "models": [model.model_copy(update={"checkpoint": str(checkpoint)})],
+            "models": [
+                model.model_copy(
+                    update={
+                        "checkpoint": str(checkpoint),
+                        "settings": {**model.settings, "trust_remote_code": True},  # its processor's code
+                    }
+                )
+            ],
             "benchmark": study.benchmark.model_copy(update={"cache_dir": cache}),
             "batch_size": 16,  # units of one image's 16 prompts
         }

@@ -21,14 +21,14 @@ pytestmark = pytest.mark.usefixtures("quiet_torch")  # torch on one thread (test
 
 from PIL import Image  # noqa: E402
 
-from cueshift.errors import ConfigError  # noqa: E402
+from cueshift.errors import ConfigError, CueshiftError  # noqa: E402
 from cueshift.infer.backends import backend_spec  # noqa: E402
 from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
 from cueshift.infer.backends.hf import TransformersBackend  # noqa: E402
 from cueshift.infer.backends.hf_answers import answer_from_logprobs, judgment_seed, phi_at_temperature  # noqa: E402
 from cueshift.infer.backends.hf_prompts import encode_image  # noqa: E402
 from cueshift.infer.backends.hf_score import score_full, score_shared_prefix  # noqa: E402
-from cueshift.infer.stand_ins.tiny import ARCHS, build_tiny, build_tiny_model, main  # noqa: E402
+from cueshift.infer.stand_ins.tiny import ARCHS, REMOTE_CODE, build_tiny, build_tiny_model, main  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
 
@@ -232,18 +232,21 @@ def test_checkpoint_directory(
 ) -> None:
     """`python -m cueshift.infer.stand_ins.tiny` writes a directory the registry's backend loads.
 
-    llava_next reloads through AutoProcessor; qwen2_5_vl through the in-code rebuild.
+    Both through AutoProcessor, the backend's ordinary path: qwen2_5_vl's directory carries
+    its processor's code (no torchvision), so it needs trust_remote_code.
     """
     out = tmp_path / arch
     assert main([arch, str(out)]) == 0 and str(out) in capsys.readouterr().out
     cls = backend_spec("transformers").backend_class()
     assert cls is TransformersBackend
-    cfg = ModelConfig(
-        model_id="tiny",
-        backend="transformers",
-        checkpoint=str(out),
-        settings={"device": "cpu", "dtype": "float32"},
-    )
+    settings: dict[str, Any] = {"device": "cpu", "dtype": "float32"}
+    if arch in REMOTE_CODE:
+        cfg = ModelConfig(model_id="tiny", backend="transformers", checkpoint=str(out), settings=settings)
+        with pytest.raises(CueshiftError, match=r"cannot load .*custom code") as refused:
+            cls(cfg, context)
+        assert "\n" not in str(refused.value)
+        settings["trust_remote_code"] = True
+    cfg = ModelConfig(model_id="tiny", backend="transformers", checkpoint=str(out), settings=settings)
     backend = cls(cfg, context)
     answers = backend.judge(_batch(["face2"], ["competent"], [1, 4], [0]))
     assert answers.response_text[0] in {"(a)", "(b)"}
@@ -251,6 +254,27 @@ def test_checkpoint_directory(
     in_memory = _backend(context, build_tiny(arch, seed=0)).judge(batch)
     assert answers.p_favorable == pytest.approx(in_memory.p_favorable, abs=1e-6)
     backend.close()
+
+
+@pytest.mark.parametrize("arch", list(ARCHS))
+def test_every_tiny_directory_loads_its_processor_through_auto_processor(arch: str, tmp_path: Path) -> None:
+    """No arch is special-cased on load: AutoProcessor reads back a processor that encodes a chat
+    turn with an image exactly as the one built in memory."""
+    from transformers import AutoProcessor
+
+    directory = build_tiny_model(arch, tmp_path / arch)
+    loaded = AutoProcessor.from_pretrained(directory, trust_remote_code=arch in REMOTE_CODE)
+    _, in_memory = build_tiny(arch)
+    image = Image.fromarray(np.random.default_rng(0).integers(0, 255, (40, 48, 3), dtype=np.uint8))
+    turn = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "(a) or (b)?"}]}]
+    encoded = [
+        p(images=[image], text=[p.apply_chat_template(turn, add_generation_prompt=True)], return_tensors="pt")
+        for p in (loaded, in_memory)
+    ]
+    assert type(loaded).__name__ == type(in_memory).__name__
+    assert encoded[0].keys() == encoded[1].keys()
+    for key in encoded[1]:
+        assert torch.equal(encoded[0][key], encoded[1][key]), key
 
 
 def test_missing_checkpoint_is_one_line(tmp_path: Path, context: StudyContext) -> None:

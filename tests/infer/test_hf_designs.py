@@ -155,7 +155,7 @@ def test_pairwise_design_end_to_end_on_a_tiny_transformers_model(tmp_path: Path)
             "model_id": "tiny-qwen2-vl",
             "backend": "transformers",
             "checkpoint": str(checkpoint),
-            "settings": {"mode": "generate", "device": "cpu", "max_new_tokens": 4},
+            "settings": {"mode": "generate", "device": "cpu", "max_new_tokens": 4, "trust_remote_code": True},
         }
     ]
     study = parse_study(data, "test")

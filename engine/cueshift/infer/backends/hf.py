@@ -58,9 +58,9 @@ from typing import Any, ClassVar
 import polars as pl
 
 from cueshift.errors import ConfigError, CueshiftError
+from cueshift.extras import importing
 from cueshift.infer.backends.base import Backend, BackendAnswers, JudgmentRequest, StudyContext
 from cueshift.infer.backends.hf_answers import answer_from_logprobs, judgment_seed, pair_seed, rating_seed
-from cueshift.extras import importing
 from cueshift.infer.backends.hf_settings import Mode, parse_settings, pick_device, pick_dtype
 from cueshift.study.config import ModelConfig
 
@@ -119,15 +119,11 @@ class TransformersBackend(Backend):
     def _load(self) -> tuple[Any, Any]:
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
-        from cueshift.infer.stand_ins import tiny
-
         cfg, s = self.model, self.settings
         if not cfg.checkpoint:
             raise ConfigError(f"model {cfg.model_id}: checkpoint is empty (a local directory or a hub id)")
         local = Path(cfg.checkpoint).expanduser()
         try:
-            if (local / tiny.MARKER).is_file():  # a tiny test model: its processor is rebuilt in code
-                return tiny.load_tiny(local)
             source = str(local) if local.is_dir() else cfg.checkpoint
             common: dict[str, Any] = {"revision": cfg.revision, "trust_remote_code": s.trust_remote_code}
             processor = AutoProcessor.from_pretrained(source, **common)  # type: ignore[no-untyped-call]

@@ -11,23 +11,19 @@ directory (see :func:`build_tiny_model`).
 
 Notes
 -----
-Without torchvision, the Qwen-VL and InternVL processors cannot build their video
-processor, so they are built with ``video_processor=None`` (a subclass relaxes the
-argument check) and cannot be saved and reloaded with ``AutoProcessor``. For those,
-the checkpoint directory holds the tokenizer and the image processor, and
-:func:`load_tiny` rebuilds the processor in code; the backend does this on its own when
-it finds the ``cueshift_tiny.json`` marker written by :func:`build_tiny_model`.
+Without torchvision, transformers cannot build the Qwen-VL and InternVL processors (they
+need a video processor) nor import its PixtralProcessor. Those architectures use the
+processors of :mod:`cueshift.infer.stand_ins.tiny_processing`, and their checkpoint
+directory carries that file as custom code (:data:`REMOTE_CODE`): like any hub checkpoint
+with custom code, it loads through the ordinary path with ``trust_remote_code = true``.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import torch
-from transformers import AutoModelForImageTextToText, ProcessorMixin
 
 from cueshift.infer.stand_ins.tiny_archs import ARCH_BUILDERS
 from cueshift.infer.stand_ins.tiny_parts import Built, perturb
@@ -44,9 +40,8 @@ ARCHS: dict[str, str] = {
     "gemma3": "Gemma-3 (Gemma3ForConditionalGeneration)",
     "idefics3": "SmolVLM / Idefics3 (Idefics3ForConditionalGeneration)",
 }
-#: architectures whose processor cannot be saved/reloaded without torchvision
-NO_PROCESSOR_ROUNDTRIP = frozenset({"qwen2_vl", "qwen2_5_vl", "qwen3_vl", "internvl", "pixtral"})
-MARKER = "cueshift_tiny.json"
+#: architectures whose checkpoint carries its processor's code (load with trust_remote_code)
+REMOTE_CODE = frozenset({"qwen2_vl", "qwen2_5_vl", "qwen3_vl", "internvl", "pixtral"})
 
 
 def build_tiny(arch: str, *, seed: int = 0, whole_answers: bool = True) -> Built:
@@ -78,42 +73,17 @@ def build_tiny(arch: str, *, seed: int = 0, whole_answers: bool = True) -> Built
 def build_tiny_model(arch: str, out_dir: Path, *, seed: int = 0, whole_answers: bool = True) -> Path:
     """Save a tiny model as a local checkpoint directory and return it.
 
-    The directory loads with ``AutoModelForImageTextToText``; its processor loads with
-    ``AutoProcessor`` except for :data:`NO_PROCESSOR_ROUNDTRIP` (use :func:`load_tiny`,
-    which the backend calls by itself when it sees the ``cueshift_tiny.json`` marker).
+    The directory loads with ``AutoModelForImageTextToText`` and ``AutoProcessor``, offline;
+    for :data:`REMOTE_CODE` architectures with ``trust_remote_code=True`` (the directory holds
+    the processor's code, ``tiny_processing.py``).
     """
     out_dir = Path(out_dir)
     model, processor = build_tiny(arch, seed=seed, whole_answers=whole_answers)
     model.save_pretrained(out_dir)
-    processor.tokenizer.save_pretrained(out_dir)
-    processor.image_processor.save_pretrained(out_dir)
-    if arch not in NO_PROCESSOR_ROUNDTRIP:
-        processor.save_pretrained(out_dir)
-    marker = {"arch": arch, "seed": seed, "whole_answers": whole_answers, "stands_for": ARCHS[arch]}
-    (out_dir / MARKER).write_text(json.dumps(marker, indent=2), encoding="utf-8")
+    if arch in REMOTE_CODE:
+        processor.register_for_auto_class("AutoProcessor")  # type: ignore[no-untyped-call]  # untyped in transformers
+    processor.save_pretrained(out_dir)
     return out_dir
-
-
-def load_tiny(path: Path) -> Built:
-    """Load a directory written by :func:`build_tiny_model`, rebuilding the processor in code."""
-    path = Path(path)
-    marker = json.loads((path / MARKER).read_text(encoding="utf-8"))
-    model = AutoModelForImageTextToText.from_pretrained(path)
-    model.eval()  # type: ignore[no-untyped-call]  # untyped in transformers
-    if marker["arch"] not in NO_PROCESSOR_ROUNDTRIP:  # the same path as a real checkpoint
-        from transformers import AutoProcessor
-
-        return model, AutoProcessor.from_pretrained(path)  # type: ignore[no-untyped-call]  # untyped in transformers
-    return model, load_tiny_processor(path, marker["arch"])
-
-
-def load_tiny_processor(path: Path, arch: str) -> ProcessorMixin:
-    """Rebuild the processor of a saved tiny model from its saved tokenizer and image processor."""
-    from transformers import AutoImageProcessor, AutoTokenizer
-
-    tok: Any = AutoTokenizer.from_pretrained(path)
-    image_processor = AutoImageProcessor.from_pretrained(path)  # type: ignore[no-untyped-call]  # untyped in transformers
-    return ARCH_BUILDERS[arch].processor(tok, image_processor)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = build_tiny_model(args[0], Path(args[1]), whole_answers=whole)
     print(out)
+    if args[0] in REMOTE_CODE:
+        print("its processor is custom code: set trust_remote_code = true in [models.settings]")
     return 0
 
 
@@ -137,11 +109,8 @@ if __name__ == "__main__":
 
 __all__ = [
     "ARCHS",
-    "MARKER",
-    "NO_PROCESSOR_ROUNDTRIP",
+    "REMOTE_CODE",
     "build_tiny",
     "build_tiny_model",
-    "load_tiny",
-    "load_tiny_processor",
     "main",
 ]

@@ -17,7 +17,6 @@ from cueshift.infer.stand_ins.tiny_parts import (
     ChatTemplate,
     build_tokenizer,
     text_config,
-    without_video,
 )
 
 _MISTRAL = ChatTemplate("<s>", "[INST] ", "<image>\n", " [/INST]", "", "</s>")
@@ -119,23 +118,7 @@ def _pixtral_parts(whole: bool) -> tuple[PreTrainedTokenizerFast, Any]:
 
 
 def _pixtral_processor(tok: PreTrainedTokenizerFast, ip: Any) -> ProcessorMixin:
-    from transformers import LlavaProcessor
-
-    class PixtralLikeProcessor(LlavaProcessor):
-        """PixtralProcessor's image expansion (rows of [IMG] closed by [IMG_BREAK], last [IMG_END]).
-
-        transformers' own PixtralProcessor module imports torchvision, which is unusable here;
-        a real Pixtral checkpoint loads its own processor with ``AutoProcessor``.
-        """
-
-        image_break_token = "[IMG_BREAK]"
-        image_end_token = "[IMG_END]"
-
-        def replace_image_token(self, image_inputs: dict[str, Any], image_idx: int, **kwargs: Any) -> str:
-            height, width = (int(v) for v in image_inputs["image_sizes"][image_idx])
-            patch = int(self.patch_size)
-            row = str(self.image_token) * (width // patch) + self.image_break_token
-            return (row * (height // patch))[: -len(self.image_break_token)] + self.image_end_token
+    from cueshift.infer.stand_ins.tiny_processing import PixtralLikeProcessor
 
     return PixtralLikeProcessor(  # type: ignore[no-untyped-call]  # untyped in transformers
         ip, tok, patch_size=8, vision_feature_select_strategy="full", chat_template=_PIXTRAL.jinja()
@@ -183,10 +166,10 @@ def _qwen_parts(whole: bool) -> tuple[PreTrainedTokenizerFast, Any]:
 
 def _qwen_processor(name: str, template: ChatTemplate) -> Callable[[PreTrainedTokenizerFast, Any], Any]:
     def make(tok: PreTrainedTokenizerFast, ip: Any) -> ProcessorMixin:
-        import transformers
+        from cueshift.infer.stand_ins import tiny_processing
 
-        cls = without_video(getattr(transformers, name))
-        return cls(ip, tok, None, chat_template=template.jinja())  # type: ignore[no-any-return]
+        cls = getattr(tiny_processing, name)
+        return cls(ip, tok, chat_template=template.jinja())  # type: ignore[no-any-return]
 
     return make
 
@@ -278,10 +261,9 @@ def _internvl_parts(whole: bool) -> tuple[PreTrainedTokenizerFast, Any]:
 
 
 def _internvl_processor(tok: PreTrainedTokenizerFast, ip: Any) -> ProcessorMixin:
-    from transformers import InternVLProcessor
+    from cueshift.infer.stand_ins.tiny_processing import TinyInternVLProcessor
 
-    cls = without_video(InternVLProcessor)
-    return cls(ip, tok, None, image_seq_length=4, chat_template=_INTERNVL.jinja())  # type: ignore[no-any-return]
+    return TinyInternVLProcessor(ip, tok, image_seq_length=4, chat_template=_INTERNVL.jinja())
 
 
 def _internvl_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
@@ -383,9 +365,11 @@ def _idefics3_model(tok: PreTrainedTokenizerFast) -> PreTrainedModel:
 
 ARCH_BUILDERS: dict[str, ArchBuilder] = {
     "llava_next": ArchBuilder(_llava_next_parts, _llava_next_processor, _llava_next_model),
-    "qwen2_vl": ArchBuilder(_qwen_parts, _qwen_processor("Qwen2VLProcessor", _QWEN2), _qwen2_vl_model),
-    "qwen2_5_vl": ArchBuilder(_qwen_parts, _qwen_processor("Qwen2_5_VLProcessor", _QWEN2), _qwen2_5_vl_model),
-    "qwen3_vl": ArchBuilder(_qwen_parts, _qwen_processor("Qwen3VLProcessor", _QWEN3), _qwen3_vl_model),
+    "qwen2_vl": ArchBuilder(_qwen_parts, _qwen_processor("TinyQwen2VLProcessor", _QWEN2), _qwen2_vl_model),
+    "qwen2_5_vl": ArchBuilder(
+        _qwen_parts, _qwen_processor("TinyQwen2_5_VLProcessor", _QWEN2), _qwen2_5_vl_model
+    ),
+    "qwen3_vl": ArchBuilder(_qwen_parts, _qwen_processor("TinyQwen3VLProcessor", _QWEN3), _qwen3_vl_model),
     "pixtral": ArchBuilder(_pixtral_parts, _pixtral_processor, _pixtral_model),
     "internvl": ArchBuilder(_internvl_parts, _internvl_processor, _internvl_model),
     "gemma3": ArchBuilder(_gemma3_parts, _gemma3_processor, _gemma3_model),

@@ -126,19 +126,6 @@ def perturb(model: PreTrainedModel, seed: int, scale: float = 0.2) -> PreTrained
     return model
 
 
-class NoVideoMixin:
-    """Accept ``video_processor=None`` (torchvision is needed to build a video processor)."""
-
-    def check_argument_for_proper_class(self, argument_name: str, argument: Any) -> Any:
-        if argument_name == "video_processor" and argument is None:
-            return None
-        return super().check_argument_for_proper_class(argument_name, argument)  # type: ignore[misc]
-
-
-def without_video(cls: type) -> type:
-    return type(cls.__name__, (NoVideoMixin, cls), {})
-
-
 # --- per architecture: tokenizer + image processor, the processor around them, the model config ---------
 
 Built = tuple[PreTrainedModel, ProcessorMixin]
@@ -170,10 +157,8 @@ __all__ = [
     "ArchBuilder",
     "Built",
     "ChatTemplate",
-    "NoVideoMixin",
     "build_tokenizer",
     "perturb",
     "prompt_corpus",
     "text_config",
-    "without_video",
 ]
