@@ -272,3 +272,27 @@ def test_a_study_without_models_names_what_to_add_elsewhere(tmp_path: Path) -> N
     line = " ".join(analyzed.output.split())
     assert "field 'models': no judge: add one [[models]] table per model" in line
     assert 'model_id = "llava-v1.6" backend = "simulated"' in line
+
+
+def test_cli_analyze_compat_release_writes_the_release_tables(
+    release: tuple[Path, Path], tmp_path: Path
+) -> None:
+    checkout, study = release
+    runner = CliRunner()
+    assert (
+        runner.invoke(
+            app, ["import", "judgments", str(checkout), "--study", str(study), "--no-progress"]
+        ).exit_code
+        == 0
+    )
+    bogus = runner.invoke(app, ["analyze", "--study", str(study), "--compat", "paper", "--no-progress"])
+    assert bogus.exit_code == 2 and "--compat 'paper': 'default' or 'release'" in bogus.output
+    analyzed = runner.invoke(
+        app, ["analyze", "--study", str(study), "--resamples", "100", "--compat", "release", "--no-progress"]
+    )
+    assert analyzed.exit_code == 0, analyzed.output
+    assert "compat release: ON" in analyzed.output
+    database = tmp_path / "release.duckdb"
+    assert _table(database, "SELECT DISTINCT compat FROM result_manifest")["compat"].to_list() == ["release"]
+    names = set(_table(database, "SELECT name FROM result_manifest")["name"].to_list())
+    assert {"table5", "release_table5", "compat_differences"} <= names

@@ -60,6 +60,13 @@ def analyze(
         bool, typer.Option(help="Print the first-cut overview only; no statistics.")
     ] = False,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+    compat: Annotated[
+        str | None,
+        typer.Option(
+            help="Replication mode (stylisticbias): 'release' also writes the seed release's own tables "
+            "(result_release_*) and every cell where they differ (result_compat_differences); 'default'."
+        ),
+    ] = None,
 ) -> None:
     """Run every analysis of the study's design into result_* tables, print its summary.
 
@@ -76,8 +83,9 @@ def analyze(
         raise CueshiftError(f"--resamples {resamples}: use at least 100")
     spec = load_study(study)
     request = AnalysisRequest(
-        seed, resamples, test, ci, tuple(model or ()), top, overview_only, phi, min_identity=min_identity
-    )
+        seed, resamples, test, ci, tuple(model or ()), top, overview_only, phi, min_identity=min_identity,
+        compat=compat,
+    )  # fmt: skip
     design = design_of(spec)
     design.options.check(design.name, request)
     path = Path(db or spec.database_path)
