@@ -107,7 +107,7 @@ def krippendorff(
     idx, groups = groups_of(rows, keys)
     estimates, n = [], []
     for g in range(groups.height):
-        part = rows.filter(pl.Series(idx == g))
+        part = rows.filter(pl.Series(idx == g)).sort(rater, subject)  # row order: same sums
         wide = part.pivot(on=subject, index=rater, values=dv).drop(rater)
         matrix = wide.to_numpy().astype(np.float64)
         estimates.append(krippendorff_alpha(matrix, level))

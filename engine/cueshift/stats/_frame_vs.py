@@ -3,6 +3,8 @@ design's kernel :func:`~cueshift.stats._vs.variation_strength_kernel`."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 
@@ -35,7 +37,8 @@ def vs(
     over the groups present (``ddof``: 0 population, 1 sample). As the design's Table 2
     (``result_table2_vs``): ``estimate`` removes the groups' sampling variance
     (bias-corrected), ``ci_low``/``ci_high`` average the cells' intervals (image of a confidence
-    ball for the group means: valid at VS = 0, conservative; :mod:`cueshift.stats._vs`);
+    ball for the group means: valid at VS = 0, conservative; :mod:`cueshift.stats._vs`; capped
+    at :func:`~cueshift.stats._vs.vs_max` only when every ``dv`` lies in [0, 1], as φ does);
     ``n`` is the subjects with a label and a value. ``over=None``: one cell per group.
 
     References
@@ -72,7 +75,9 @@ def vs(
     codes = encode_categories(label_of[between], groups)
     fm = face_matrix(rows, [*keys, *cells], faces=subjects, value=dv, subject=subject)
     unit, units = cell_codes(fm.cells, keys)
-    res = variation_strength_kernel(fm.values, codes, len(groups), unit, ddof=ddof, level=confidence)
+    in_unit_range = bool(rows[dv].min() >= 0.0 and rows[dv].max() <= 1.0)  # type: ignore[operator]
+    top = None if in_unit_range else math.inf  # vs_max bounds shares, not other scales
+    res = variation_strength_kernel(fm.values, codes, len(groups), unit, ddof=ddof, level=confidence, top=top)
     has_value = ~np.isnan(fm.values)
     n = [int(has_value[:, unit == u].any(axis=1).sum()) for u in range(units.height)]
     columns = {"estimate": res.estimate, "ci_low": res.ci_low, "ci_high": res.ci_high, "n": n}

@@ -64,7 +64,9 @@ def bh_adjust(p_values: ArrayLike) -> NDArray[np.float64]:
         raise ValueError("p-values must lie in [0, 1]")
     values = flat[ok]
     order = np.argsort(values, kind="mergesort")
-    scaled = values[order] * m / np.arange(1, m + 1)
+    ordered = values[order]
+    # (p m)/j rounds below p at j = m for some p: never let the adjustment lower a p-value
+    scaled = np.maximum(ordered * m / np.arange(1, m + 1), ordered)
     adjusted_sorted = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
     adjusted = np.empty(m)
     adjusted[order] = adjusted_sorted

@@ -23,7 +23,7 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
         \frac{z}{1 + \frac{z^2}{n}} \sqrt{\frac{\hat p (1 - \hat p)}{n} + \frac{z^2}{4n^2}},
         \qquad z = \Phi^{-1}\!\left(\tfrac{1 + \text{confidence}}{2}\right),
 
-    clipped to [0, 1]; ``(nan, nan)`` when ``n`` is 0.
+    clipped to [0, 1] (exactly 0 at k = 0 and 1 at k = n); ``(nan, nan)`` when ``n`` is 0.
 
     Notes
     -----
@@ -51,7 +51,9 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     denom = 1.0 + z * z / n
     center = (p + z * z / (2 * n)) / denom
     half = z / denom * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, center - half), min(1.0, center + half)
+    # the bounds are exactly 0 at k = 0 and 1 at k = n; rounding left 1e-17 outside k/n
+    low = 0.0 if k == 0 else max(0.0, center - half)
+    return low, 1.0 if k == n else min(1.0, center + half)
 
 
 def binomial_test(k: int, n: int, p0: float = 0.5) -> float:

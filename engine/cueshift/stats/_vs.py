@@ -112,7 +112,8 @@ def _scenario_vs(x: F64, codes: NDArray[np.int64], n_groups: int, ddof: int) -> 
         noise = (n_present - 1) / spread * np.nanmean(var_mean, axis=0)
         corrected = np.sqrt(np.maximum(between - noise, 0.0))
         scale = np.nanmax(var_mean, axis=0) / spread
-    defined = ~np.isnan(corrected) & ~np.isnan(scale) & (n_present >= 2)
+    one_face = (n == 1).any(axis=0)  # a group mean of unknown variance: no correction, no ball
+    defined = ~np.isnan(corrected) & ~np.isnan(scale) & (n_present >= 2) & ~one_face
     return {
         "estimate": np.where(defined, corrected, np.nan),
         "plugin": np.where(n_present >= 2, np.sqrt(between), np.nan),
@@ -136,17 +137,21 @@ def variation_strength_kernel(
     *,
     ddof: int = 0,
     level: float = 0.95,
+    top: float | None = None,
 ) -> VsResult:
     """Bias-corrected VS per unit (the mean over its cells, e.g. a model's scenarios) and its interval.
 
     ``x`` is ``(faces, cells)`` face φ (NaN: no value), ``codes`` each face's group (-1: none),
     ``unit`` each cell's unit index. Cells without two groups, or with a group of one face (its
     mean's variance unknown), leave the corrected VS and the interval; the plug-in VS keeps them.
+    ``top`` caps the upper bound: by default :func:`vs_max`, the largest VS of values in [0, 1]
+    (φ); pass ``math.inf`` for values on another scale, where that cap could fall below the
+    estimate itself.
     """
     cell = _scenario_vs(x, codes, n_groups, ddof)
     n_units = int(unit.max(initial=-1)) + 1
     alpha = 1.0 - level
-    top = vs_max(n_groups, ddof)
+    top = vs_max(n_groups, ddof) if top is None else top
     out = {key: np.full(n_units, np.nan) for key in ("estimate", "plugin", "low", "high")}
     for u in range(n_units):
         in_unit = unit == u
