@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
-import duckdb
 import typer
 
 from cueshift.cli._common import DbOption, StudyOption, console, err_console
@@ -91,43 +90,17 @@ def analyze(
     path = Path(db or spec.database_path)
     if not path.is_file():
         raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
-    con = store.open_study(_analysis_target(path))
+    from cueshift.store.analysis_target import analysis_target
+
+    target, note = analysis_target(path)
+    if note is not None:
+        err_console.print(note, markup=False, highlight=False, soft_wrap=True)
+    con = store.open_study(target)
     try:
         with prompt_interrupts(con):
             analyze_design(con, spec, console, request=request, progress=progress and sys.stderr.isatty())
     finally:
         con.close()
-
-
-def _analysis_target(path: Path) -> Path:
-    """Where ``analyze`` writes: the database, or while a running infer holds it, a copy of its
-    snapshot (``<stem>.partial<suffix>``; the study database gets its results after the run)."""
-    import os
-    import shutil
-
-    from cueshift.store.snapshot import count_answers, partial_path, readable
-
-    source, snapshot = readable(path)
-    if snapshot is None:
-        return path
-    partial = partial_path(path)
-    copying = partial.with_name(partial.name + ".tmp")
-    try:
-        shutil.copyfile(source, copying)
-        os.replace(copying, partial)
-    except BaseException:  # a full disk, Ctrl-C: no half copy left
-        copying.unlink(missing_ok=True)
-        raise
-    with duckdb.connect(str(partial), read_only=True) as con:
-        answers = count_answers(con)
-    err_console.print(
-        f"{snapshot.describe(answers)}; analyzing a copy, {partial} "
-        f"(`cueshift report --db {partial}` shows it; analyze again after the run for the study database)",
-        markup=False,
-        highlight=False,
-        soft_wrap=True,
-    )
-    return partial
 
 
 def sql(
