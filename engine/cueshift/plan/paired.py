@@ -38,6 +38,7 @@ from cueshift.plan.power import (
 )
 from cueshift.plan.protocol import model_mode, scenario_count
 from cueshift.plan.request import PlanRequest, PlanResult
+from cueshift.plan.throughput import seconds_per_prompt
 from cueshift.stats import bh_adjust, kruskal_columns, signed_rank_columns
 
 DESIGN = "paired"
@@ -176,6 +177,9 @@ def plan_paired(request: PlanRequest) -> PlanResult:
         pl.lit(source).alias("source"),
     )
     question = question_tokens(study.prompt.template, study_scenarios(study), list(study.prompt.orderings))
+    rates = {
+        m.model_id: seconds_per_prompt(request.cost.throughput, m, model_mode(m), None) for m in study.models
+    }
     cost = cost_frame(
         [
             cost_rows(
@@ -188,8 +192,8 @@ def plan_paired(request: PlanRequest) -> PlanResult:
                 seeds=len(study.seeds),
                 settings=request.cost,
                 question=question,
-                seconds_per_prompt=None if request.cost.throughput is None else 1.0 / request.cost.throughput,
-                throughput_source="--throughput" if request.cost.throughput else "none (give --throughput)",
+                seconds_per_prompt=rates[model.model_id][0],
+                throughput_source=rates[model.model_id][1],
             )
             for model in study.models
         ]

@@ -33,6 +33,7 @@ from cueshift.plan.cost import cost_frame, cost_rows, question_tokens
 from cueshift.plan.pilot import open_pilot
 from cueshift.plan.power import bh_level_for_target, bh_threshold, solve_increasing
 from cueshift.plan.request import PlanRequest, PlanResult
+from cueshift.plan.throughput import seconds_per_prompt
 from cueshift.stats import bh_adjust, correlation_columns
 
 DESIGN = "probe"
@@ -166,6 +167,9 @@ def plan_probe(request: PlanRequest) -> PlanResult:
         pl.lit(source).alias("source"),
     )
     question = question_tokens(study.prompt.template, study_scenarios(study), list(study.prompt.orderings))
+    rates = {
+        m.model_id: seconds_per_prompt(request.cost.throughput, m, model_mode(m), None) for m in study.models
+    }
     cost = cost_frame(
         [
             cost_rows(
@@ -178,8 +182,8 @@ def plan_probe(request: PlanRequest) -> PlanResult:
                 seeds=len(study.seeds),
                 settings=request.cost,
                 question=question,
-                seconds_per_prompt=None if request.cost.throughput is None else 1.0 / request.cost.throughput,
-                throughput_source="--throughput" if request.cost.throughput else "none (give --throughput)",
+                seconds_per_prompt=rates[model.model_id][0],
+                throughput_source=rates[model.model_id][1],
             )
             for model in study.models
         ]

@@ -17,7 +17,8 @@ from cueshift.plan.pilot_inputs import pilot_inputs
 from cueshift.plan.protocol import Protocol, model_mode, protocol_from_frames, scenario_count, study_images
 from cueshift.plan.request import PlanRequest, PlanResult
 from cueshift.plan.simulate import simulated_power
-from cueshift.study.config import Study
+from cueshift.plan.throughput import seconds_per_prompt
+from cueshift.study.config import ModelConfig, Study
 from cueshift.study.variations import PLACEBO_VALUES
 
 DESIGN = "stylisticbias"
@@ -105,7 +106,7 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
     notes.append(placebo_note)
     rows = []
     for model_id in protocol.models:
-        per_prompt, where = _throughput(request, seconds, model_id)
+        per_prompt, where = _throughput(request, seconds, model_id, protocol.modes[model_id])
         rows.append(
             cost_rows(
                 model_id=model_id,
@@ -146,12 +147,13 @@ def placebo_cost(study: Study, faces: int) -> tuple[int, str]:
     )
 
 
-def _throughput(request: PlanRequest, seconds: dict[str, float], model_id: str) -> tuple[float | None, str]:
-    if request.cost.throughput is not None:
-        return 1.0 / request.cost.throughput, "--throughput"
-    if model_id in seconds:
-        return seconds[model_id], "pilot latencies"
-    return None, "none (give --throughput or a pilot)"
+def _throughput(
+    request: PlanRequest, seconds: dict[str, float], model_id: str, mode: str
+) -> tuple[float | None, str]:
+    """--throughput, the pilot's latencies, else the measured table (:mod:`.throughput`)."""
+    known = {m.model_id: m for m in request.study.models}
+    model = known.get(model_id, ModelConfig(model_id=model_id))
+    return seconds_per_prompt(request.cost.throughput, model, mode, seconds)
 
 
 __all__ = ["DESIGN", "placebo_cost", "plan_stylisticbias", "power_table", "tradeoffs"]
