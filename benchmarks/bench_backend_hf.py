@@ -16,12 +16,15 @@ On one random model of a real architecture class (same weights, same device, one
 
 ``--scale tiny`` is the test suite's tiny model (text width 64, 2 layers); ``--scale small``
 widens its text model (width 1024, 8 layers, about 100 M parameters) so that a GPU does real
-work per step. Storage speed is ``bench_ingest.py``'s.
+work per step; ``--scale 7b`` (CUDA only) is a random LLaVA-NeXT of real size with its own
+measures (``bench_backend_hf_7b.py``). Storage speed is ``bench_ingest.py``'s.
 
 Usage::
 
     .venv/bin/python benchmarks/bench_backend_hf.py [--arch qwen2_vl] [--images 2] [--threads 1] \
         [--device cpu|cuda] [--dtype float32|bfloat16] [--scale tiny|small] [--markdown BENCHMARKS.md]
+    python3 benchmarks/bench_backend_hf.py --scale 7b --dtype bfloat16 --images 2 [--batches 32,64,128] \
+        [--compile-batches 64] [--bandwidth 4.8e12] [--csv rates.csv] [--markdown-out 7b.md]
 
 A run on ``cuda``, or at ``--scale small``, writes its own section beside the CPU one.
 """
@@ -281,9 +284,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
-    ap.add_argument("--scale", default="tiny", choices=list(SCALES))
+    ap.add_argument("--scale", default="tiny", choices=[*SCALES, "7b"])
     ap.add_argument("--markdown", type=Path, help="write the results into this file's section")
+    seven = ap.add_argument_group("--scale 7b")
+    sizes = lambda text: [int(b) for b in text.split(",") if b]  # noqa: E731
+    seven.add_argument("--batches", type=sizes, default=[32, 64, 128], help="generate-mode batch sizes")
+    seven.add_argument("--compile-batches", type=sizes, default=[64], help="batch sizes also run compiled")
+    seven.add_argument("--bandwidth", type=float, default=4.8e12, help="GPU memory bytes/s (H200: 4.8e12)")
+    seven.add_argument("--release-prompts", type=int, default=20, help="release protocol prompts per image")
+    seven.add_argument("--max-new-tokens", type=int, default=16)
+    seven.add_argument("--csv", type=Path, help="append the measured rates (throughput.csv columns)")
+    seven.add_argument("--markdown-out", type=Path, help="write the 7b section to this file")
     args = ap.parse_args(argv)
+    if args.scale == "7b":
+        from bench_backend_hf_7b import run_7b
+
+        return run_7b(args)
 
     torch.set_num_threads(args.threads)
     transformers.utils.logging.set_verbosity_error()

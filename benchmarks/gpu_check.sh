@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The GPU check of issue 25 (docs/decisions.md; BENCHMARKS.md "transformers backend at 7 B"), for a lent
+# CUDA machine, about 8 minutes in all:
+#   1. tests/infer/test_hf_cuda.py (tiny models of every architecture class on the GPU: score mode,
+#      batched and static-cache generate mode equal to the CPU / per-prompt answers in float32, compiled
+#      decoding, the bfloat16 answer-distribution test);                                  <= 210 s
+#   2. bench_backend_hf.py --scale 7b: a random 7 B LLaVA-NeXT with a CLIP-L/336 tower in bfloat16,
+#      2 images; rates appended to throughput_7b.csv as they are measured.               <= 260 s
+# Everything goes to "$OUT/" (default ./gpu_check_out): environment.txt, pytest_cuda.log, bench_7b.log,
+# bench_7b.md, throughput_7b.csv, gpu_check.log (one line per step with its exit status). A step that
+# fails or runs out of time is logged and the next one runs.
+#
+# Assumes python3 with torch (CUDA) and transformers, and the project's other dependencies importable
+# (PYTHONPATH). Usage, from anywhere:  OUT=/some/dir bash benchmarks/gpu_check.sh
+set -u
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${OUT:-$ROOT/gpu_check_out}"
+PY="${PYTHON:-python3}"
+mkdir -p "$OUT"
+cd "$ROOT" || exit 1
+export PYTHONPATH="$ROOT/engine:$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+
+step() {  # step NAME SECONDS LOGFILE COMMAND...: run with a time limit, log its exit status
+    local name="$1" limit="$2" log="$3"
+    shift 3
+    local t0=$SECONDS
+    timeout -k 10 "$limit" "$@" >"$OUT/$log" 2>&1
+    local rc=$?
+    local verdict="ok"
+    [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && verdict="TIMED OUT after ${limit} s"
+    [ "$rc" -ne 0 ] && [ "$verdict" = "ok" ] && verdict="FAILED"
+    echo "$(date -u +%FT%TZ) $name: rc=$rc $verdict ($((SECONDS - t0)) s; log $log)" | tee -a "$OUT/gpu_check.log"
+}
+
+{
+    date -u
+    nvidia-smi || echo "nvidia-smi: not found"
+    "$PY" -c "import torch, transformers, sys; print(sys.version); print('torch', torch.__version__, 'cuda', \
+torch.version.cuda, torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else '-'); \
+print('transformers', transformers.__version__)"
+    git -C "$ROOT" log --oneline -1 2>/dev/null || true
+} >"$OUT/environment.txt" 2>&1 || echo "environment: incomplete (see environment.txt)" | tee -a "$OUT/gpu_check.log"
+
+step "pytest tests/infer/test_hf_cuda.py" 210 pytest_cuda.log \
+    "$PY" -m pytest -q -p no:cacheprovider --durations=20 tests/infer/test_hf_cuda.py
+
+step "bench_backend_hf.py --scale 7b" 260 bench_7b.log \
+    "$PY" benchmarks/bench_backend_hf.py --scale 7b --dtype bfloat16 --images 2 --batches 32,64,128 \
+    --compile-batches 64 --release-prompts 12 --bandwidth 4.8e12 \
+    --csv "$OUT/throughput_7b.csv" --markdown-out "$OUT/bench_7b.md"
+
+tail -n 5 "$OUT/pytest_cuda.log" 2>/dev/null | tee -a "$OUT/gpu_check.log"
+exit 0
