@@ -117,3 +117,17 @@ def test_an_unanalysed_study_and_an_unknown_format_are_refused(raw_db, analysed_
         export_study(analysed_db, tmp_path / "out", formats=["xlsx"])  # type: ignore[list-item]
     with pytest.raises(CueshiftError, match="no such study database"):
         export_study(tmp_path / "missing.duckdb", tmp_path / "out")
+
+
+def test_cli_export_writes_and_refuses_in_one_line(raw_db, analysed_db, tmp_path):
+    from typer.testing import CliRunner
+
+    from cueshift.cli import app
+
+    ok = CliRunner().invoke(
+        app, ["export", "--db", str(analysed_db), "--out", str(tmp_path / "o"), "--format", "eee"]
+    )
+    assert ok.exit_code == 0, ok.output
+    assert list((tmp_path / "o" / "eee").glob("*.json")) and not (tmp_path / "o" / "counts.parquet").exists()
+    refused = CliRunner().invoke(app, ["export", "--db", str(raw_db), "--out", str(tmp_path / "r")])
+    assert refused.exit_code == 2 and "no analysis has run" in refused.output

@@ -141,6 +141,26 @@ def sql(
         console.print(str(frame.head(rows)), markup=False, highlight=False, soft_wrap=True)
 
 
+def export(
+    out: Annotated[Path, typer.Option(help="Folder to write the exports into.")],
+    study: StudyOption = "default",
+    db: DbOption = None,
+    format: Annotated[  # noqa: A002 - the option's name
+        list[str] | None, typer.Option(help="counts, results or eee (repeat; default: all).")
+    ] = None,
+) -> None:
+    """Write counts for brms/lme4/HiBayES, the result tables and Every Eval Ever scores (docs/exports.md).
+
+    The study database is opened read-only; a study whose analysis has not run is refused.
+    """
+    from cueshift.designs import load_study
+    from cueshift.store.study_export import FORMATS, export_study
+
+    path = db or load_study(study).database_path
+    written = export_study(path, out, formats=format or FORMATS)  # type: ignore[arg-type]
+    console.print(f"{len(written)} files -> {out}", markup=False, soft_wrap=True)
+
+
 def show_study(study: StudyOption = "default") -> None:
     """Print the fully resolved study configuration (defaults filled in) as JSON."""
     from cueshift.designs import load_study
