@@ -34,7 +34,11 @@ def plan_command(
     ] = None,
     answer_tokens: Annotated[int, typer.Option(help="Tokens of one sampled answer.")] = 4,
     throughput: Annotated[
-        float | None, typer.Option(help="Prompts per second per model (default: the pilot's latencies).")
+        float | None,
+        typer.Option(
+            help="Prompts per second per model (default: the pilot's latencies, else the rate measured "
+            "for the model's size in cueshift/plan/throughput.csv)."
+        ),
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Output folder (default: runs/<study>-plan/).")] = None,
 ) -> None:
