@@ -131,3 +131,12 @@ def test_cli_export_writes_and_refuses_in_one_line(raw_db, analysed_db, tmp_path
     assert list((tmp_path / "o" / "eee").glob("*.json")) and not (tmp_path / "o" / "counts.parquet").exists()
     refused = CliRunner().invoke(app, ["export", "--db", str(raw_db), "--out", str(tmp_path / "r")])
     assert refused.exit_code == 2 and "no analysis has run" in refused.output
+
+
+def test_api_export_is_the_same_export(analysed_db, tmp_path):
+    from cueshift.api import export
+
+    written = export("default", db=analysed_db, out=tmp_path, formats=["counts"])
+    assert written == [tmp_path / "counts.parquet"]
+    with pytest.raises(CueshiftError, match="unknown format"):
+        export("default", db=analysed_db, out=tmp_path, formats=["pdf"])

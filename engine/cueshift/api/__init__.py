@@ -3,7 +3,7 @@
 
 Public surface::
 
-    from cueshift.api import open_study, Study, infer, analyze, report, write_demo_study
+    from cueshift.api import open_study, Study, infer, analyze, report, export, write_demo_study
 
 Each function does what its ``cueshift`` command does, with the same internals, defaults and
 checks; a bad input raises :class:`~cueshift.errors.CueshiftError` with the command's one line.
@@ -11,8 +11,8 @@ checks; a bad input raises :class:`~cueshift.errors.CueshiftError` with the comm
 
 from __future__ import annotations
 
-from cueshift.api._commands import analyze, infer, report
+from cueshift.api._commands import analyze, export, infer, report
 from cueshift.api._demo import write_demo_study
 from cueshift.api._study import Study, open_study
 
-__all__ = ["Study", "analyze", "infer", "open_study", "report", "write_demo_study"]
+__all__ = ["Study", "analyze", "export", "infer", "open_study", "report", "write_demo_study"]

@@ -237,3 +237,28 @@ def report(
         engine=engine,
     )
     return dict(result.outputs)
+
+
+@one_line_errors
+def export(
+    study: str | Path = DEFAULT,
+    *,
+    db: str | Path | None = None,
+    out: str | Path = "exports",
+    formats: Sequence[str] = ("counts", "results", "eee"),
+) -> list[Path]:
+    """Write the study's exports for other tools, as ``cueshift export`` (docs/exports.md).
+
+    ``counts.parquet`` (favourable of valid per model × face × variation × scenario × ordering,
+    for brms/lme4/HiBayES), ``results/<table>.parquet|csv`` and ``eee/<model>.json`` (Every Eval
+    Ever); the database is opened read-only, a study whose analysis has not run is refused.
+
+    Examples
+    --------
+    >>> cs.export("study.toml", out="exports", formats=["counts"])  # doctest: +SKIP
+    [PosixPath('exports/counts.parquet')]
+    """
+    from cueshift.store.study_export import export_study
+
+    path, _ = database_of(study, db)
+    return export_study(path, out, formats=formats)  # type: ignore[arg-type]
