@@ -47,7 +47,7 @@ step "pytest tests/infer/test_hf_cuda.py" 210 pytest_cuda.log \
     "$PY" -m pytest -q -p no:cacheprovider --durations=20 tests/infer/test_hf_cuda.py
 
 step "bench_backend_hf.py --scale 7b" 260 bench_7b.log \
-    "$PY" benchmarks/bench_backend_hf.py --scale 7b --dtype bfloat16 --images 2 --batches 32,64,128 \
+    "$PY" benchmarks/bench_backend_hf.py --scale 7b --dtype bfloat16 --images 2 --size 512 --batches 32,64,128 \
     --compile-batches 64 --release-prompts 12 --bandwidth 4.8e12 \
     --csv "$OUT/throughput_7b.csv" --markdown-out "$OUT/bench_7b.md"
 
