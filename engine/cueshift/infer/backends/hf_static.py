@@ -193,7 +193,7 @@ def generate_static_group(
         Each row's new tokens through its first end-of-sequence token.
     """
     model = pool.model
-    pad = int(sampling["pad_token_id"])
+    pad = int(sampling.get("pad_token_id") or 0)  # masked: any id will do
     ids, mask = [], []
     for p in prompts:
         gap = width - (len(p) - prefix_len)
