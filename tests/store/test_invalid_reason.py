@@ -126,6 +126,8 @@ def test_imported_release_judgments_get_our_reasons() -> None:
             "timestamp": ["t"] * n,
             "option_a": [SCENARIO.favorable] * n,
             "option_b": [SCENARIO.unfavorable] * n,
+            "answer_start": [0] * n,  # the whole text is the answer (no echoed prompt)
+            "answer_end": [len(text) for text in texts],
         }
     )
     judgments, _ = judgment_frames(matched, [SCENARIO], "run", dt.datetime(2026, 1, 1))
