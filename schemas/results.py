@@ -28,7 +28,8 @@ from cueshift.schemas.results_stylisticbias import STYLISTICBIAS_RESULTS
 #: 3: ``result_manifest.phi`` (which φ the analyses read: ``cueshift analyze --phi``).
 #: 4: ``result_manifest.min_identity`` (variations below it left out: ``cueshift analyze --min-identity``).
 #: 5: ``result_manifest.compat`` (``cueshift analyze --compat``) and the ``release_*`` tables.
-RESULT_SCHEMA_VERSION = 5
+#: 6: ``result_manifest.generalise`` (``cueshift analyze --generalise``).
+RESULT_SCHEMA_VERSION = 6
 
 
 class AnalysisManifestSchema(ResultModel):
@@ -50,6 +51,7 @@ class AnalysisManifestSchema(ResultModel):
     phi: str
     min_identity: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
     compat: str = pa.Field(isin=["default", "release"])
+    generalise: str = pa.Field(isin=["faces", "faces+scenarios"])
     schema_version: pl.Int64 = pa.Field(ge=1)
     seconds: float = pa.Field(ge=0.0)
     created_at: str

@@ -102,6 +102,7 @@ def analyze(
     phi: str | None = None,
     min_identity: float | None = None,
     models: Sequence[str] | None = None,
+    generalise: str | None = None,
     progress: bool = False,
     quiet: bool = True,
 ) -> Study:
@@ -118,6 +119,9 @@ def analyze(
     resamples, seed, test, ci, phi, min_identity, models
         ``--resamples`` (at least 100), ``--seed``, ``--test``, ``--ci``, ``--phi``,
         ``--min-identity`` and ``--model`` of ``cueshift analyze``.
+    generalise
+        ``--generalise``: ``'faces'`` (default: intervals for the study's own scenarios) or
+        ``'faces+scenarios'`` (for scenarios in general; crossed bootstrap of faces and scenarios).
     progress
         Show a progress bar.
     quiet
@@ -166,7 +170,14 @@ def analyze(
     if spec is None:
         raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
     request = AnalysisRequest(
-        seed, resamples, test, ci, tuple(models or ()), phi=phi, min_identity=min_identity
+        seed,
+        resamples,
+        test,
+        ci,
+        tuple(models or ()),
+        phi=phi,
+        min_identity=min_identity,
+        generalise=generalise,
     )
     design = design_of(spec)
     design.options.check(design.name, request)

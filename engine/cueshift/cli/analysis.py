@@ -66,6 +66,14 @@ def analyze(
             "(result_release_*) and every cell where they differ (result_compat_differences); 'default'."
         ),
     ] = None,
+    generalise: Annotated[
+        str | None,
+        typer.Option(
+            help="The question the intervals answer (stylisticbias): 'faces' (default: the study's scenarios "
+            "fixed, faces resampled) or 'faces+scenarios' (scenarios in general: faces and scenarios "
+            "resampled together, the crossed bootstrap). Recorded in result_manifest."
+        ),
+    ] = None,
 ) -> None:
     """Run every analysis of the study's design into result_* tables, print its summary.
 
@@ -83,7 +91,7 @@ def analyze(
     spec = load_study(study)
     request = AnalysisRequest(
         seed, resamples, test, ci, tuple(model or ()), top, overview_only, phi, min_identity=min_identity,
-        compat=compat,
+        compat=compat, generalise=generalise,
     )  # fmt: skip
     design = design_of(spec)
     design.options.check(design.name, request)

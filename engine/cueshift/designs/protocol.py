@@ -60,6 +60,9 @@ class AnalysisRequest:
     compat
         ``'release'``: also reproduce the seed release's own analysis choices beside the default
         tables (``--compat release``); ``None`` or ``'default'``: cueshift's choices only.
+    generalise
+        The population the intervals generalise to (``--generalise``): ``'faces'`` (the study's
+        scenarios fixed) or ``'faces+scenarios'``; ``None``: the design's default.
     """
 
     seed: int | None = None
@@ -72,10 +75,13 @@ class AnalysisRequest:
     phi: str | None = None
     min_identity: float | None = None
     compat: str | None = None
+    generalise: str | None = None
 
 
 #: ``--compat`` values: cueshift's own choices, or also the seed release's.
 COMPAT_MODES = ("default", "release")
+#: ``--generalise`` values: intervals over faces (scenarios fixed), or over faces and scenarios.
+GENERALISE_MODES = ("faces", "faces+scenarios")
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,9 @@ class OptionSupport:
         Whether the design measures counterfactual quality and so honours ``--min-identity``.
     compat
         Whether the design can reproduce its seed release's choices (``--compat release``).
+    generalise
+        Whether the design's intervals can also generalise over scenarios
+        (``--generalise faces+scenarios``); ``'faces'`` is accepted by every design.
     """
 
     tests: tuple[str, ...]
@@ -109,6 +118,7 @@ class OptionSupport:
     phi: bool = False
     identity: bool = False
     compat: bool = False
+    generalise: bool = False
 
     def check(self, design: str, request: AnalysisRequest) -> None:
         """Refuse every option of ``request`` that means nothing for ``design``.
@@ -150,6 +160,14 @@ class OptionSupport:
                 raise ConfigError(f"--compat {request.compat!r}: 'default' or 'release'")
             if request.compat == "release" and not self.compat:
                 raise ConfigError(f"--compat release: design {design!r} has no release to reproduce")
+        if request.generalise is not None:
+            if request.generalise not in GENERALISE_MODES:
+                raise ConfigError(f"--generalise {request.generalise!r}: 'faces' or 'faces+scenarios'")
+            if request.generalise != "faces" and not self.generalise:
+                raise ConfigError(
+                    f"--generalise {request.generalise}: design {design!r} has no scenario resampling; "
+                    "leave the option out"
+                )
         if not self.overview:
             for option, given in (
                 ("--top", request.top is not None),

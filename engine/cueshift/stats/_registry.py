@@ -40,6 +40,9 @@ class RunSettings:
     compat
         ``'default'``, or ``'release'`` (``cueshift analyze --compat release``): the seed
         release's own choices reproduced beside the default tables.
+    generalise
+        The question the intervals answer (``cueshift analyze --generalise``): ``'faces'``
+        (faces resampled, the study's scenarios fixed) or ``'faces+scenarios'`` (both resampled).
     """
 
     n_resamples: int = 0
@@ -50,6 +53,7 @@ class RunSettings:
     phi: str = "greedy"
     min_identity: float | None = None
     compat: str = "default"
+    generalise: str = "faces"
 
 
 class NotApplicable(Exception):

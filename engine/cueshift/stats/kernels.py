@@ -21,6 +21,12 @@ from cueshift.stats._constants import (
 )
 from cueshift.stats._contrast import group_difference_interval
 from cueshift.stats._correlation import pearson_slope
+from cueshift.stats._crossed_resample import (
+    GENERALISE,
+    crossed_bootstrap,
+    scenario_multiplicities,
+    scenario_sums,
+)
 from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates
 from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
 from cueshift.stats._faces import (
@@ -43,10 +49,15 @@ from cueshift.stats._multiplicity import bh_adjust, bh_by_family
 from cueshift.stats._one_sample import TestMethod, one_sample_test
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
 from cueshift.stats._resample import BootstrapResult, CIMethod, cluster_bootstrap, face_multiplicities
+from cueshift.stats._shrinkage import eb_shrink, pooled_standard_errors
 from cueshift.stats._signed_rank import ZeroMethod, signed_rank_columns
 from cueshift.stats._vs import variation_strength_kernel
 
 __all__ = [
+    "GENERALISE",
+    "crossed_bootstrap",
+    "scenario_multiplicities",
+    "scenario_sums",
     "ALPHA",
     "ASYMMETRY_PAIRS",
     "BootstrapResult",
@@ -76,6 +87,7 @@ __all__ = [
     "coarsen",
     "count_denominator",
     "design_effect",
+    "eb_shrink",
     "eta_squared_replicates",
     "exact_bincount",
     "face_labels",
@@ -92,6 +104,7 @@ __all__ = [
     "one_sample_test",
     "one_way_anova",
     "pearson_slope",
+    "pooled_standard_errors",
     "ratio_means",
     "returns",
     "row_means",

@@ -51,7 +51,9 @@ FASHION_CATEGORY = "Fashion"
     family="level x model x dimension",
 )
 def _sbs(ctx: Context) -> pl.DataFrame:
-    return sbs_levels(ctx.inputs.delta, test=ctx.inputs.test, **ctx.inputs.boot)
+    return sbs_levels(
+        ctx.inputs.delta, test=ctx.inputs.test, generalise=ctx.inputs.generalise, **ctx.inputs.boot
+    )
 
 
 @analysis(
@@ -273,6 +275,7 @@ def run_analyses(
     phi: PhiChoice = GREEDY,
     quality: IdentityQuality | None = None,
     compat: str = "default",
+    generalise: str = "faces",
 ) -> dict[str, pl.DataFrame]:
     """Compute every seed 000 analysis and store each as ``result_<name>`` (one transaction).
 
@@ -300,6 +303,11 @@ def run_analyses(
         ``'release'`` (``cueshift analyze --compat release``) also writes the seed release's own
         tables, ``result_release_*``, and ``result_compat_differences``
         (:mod:`cueshift.designs.stylisticbias.compat`); recorded in ``result_manifest``.
+    generalise : {'faces', 'faces+scenarios'}
+        The question the SBS intervals answer (``cueshift analyze --generalise``; recorded in
+        ``result_manifest``). ``'faces'`` (default): the shift for the study's own scenarios,
+        faces resampled. ``'faces+scenarios'``: the shift over scenarios in general, faces and
+        scenarios resampled together (crossed bootstrap; docs/decisions.md D18).
 
     Returns
     -------
@@ -328,6 +336,7 @@ def run_analyses(
             write,
             progress,
             compat,
+            generalise,
         )
 
 
@@ -345,6 +354,7 @@ def _run(
     write: bool,
     progress: bool,
     compat: str = "default",
+    generalise: str = "faces",
 ) -> dict[str, pl.DataFrame]:
     delta, base = read_delta(con, models, phi=phi), read_base_phi(con, models, phi=phi)
     if delta.height == 0 and base.height == 0:
@@ -364,10 +374,19 @@ def _run(
         models=subset,
         phi=phi,
         quality=quality,
+        generalise=generalise,
     )
     min_identity = quality.min_identity if quality is not None else None
     settings = RunSettings(
-        n_resamples, seed, test, ci_method, subset, phi=phi.label, min_identity=min_identity, compat=compat
+        n_resamples,
+        seed,
+        test,
+        ci_method,
+        subset,
+        phi=phi.label,
+        min_identity=min_identity,
+        compat=compat,
+        generalise=generalise,
     )
     return run_suite(con, SUITE, inputs, settings, only=only, write=write, progress=progress)
 

@@ -50,6 +50,7 @@ class StylisticBiasDesign:
         phi=True,
         identity=True,
         compat=True,
+        generalise=True,
     )
 
     def workload(self, study: StylisticBiasStudy, *, progress: bool) -> Workload:
@@ -95,6 +96,7 @@ class StylisticBiasDesign:
             phi=parse_phi(request.phi) if request.phi is not None else GREEDY,
             quality=quality,
             compat=compat,
+            generalise=request.generalise or "faces",
         )
         if write:
             print_headlines(con, console)

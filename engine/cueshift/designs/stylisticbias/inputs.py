@@ -27,7 +27,9 @@ class Inputs:
     the inputs were built from frames alone. ``phi`` is the φ ``delta``/``base_phi`` were read with
     (``cueshift analyze --phi``); an analysis reading more Δ rows reads them with it. ``quality``:
     the measured identity preservation (``[quality] encoder``) and the ``--min-identity`` applied
-    to ``delta``; ``None`` when the study measures none.
+    to ``delta``; ``None`` when the study measures none. ``generalise``: the question the SBS
+    and Table 3 intervals answer (``cueshift analyze --generalise``): ``'faces'`` or
+    ``'faces+scenarios'``.
     """
 
     delta: pl.DataFrame
@@ -41,6 +43,7 @@ class Inputs:
     models: tuple[str, ...] = ()
     phi: PhiChoice = GREEDY
     quality: IdentityQuality | None = None
+    generalise: str = "faces"
 
     @property
     def boot(self) -> Boot:

@@ -18,9 +18,11 @@ import numpy as np
 import polars as pl
 
 from cueshift.designs.stylisticbias.stats._sbs_abs import abs_intervals, demographic_abs
+from cueshift.designs.stylisticbias.stats._sbs_crossed import crossed_sbs_intervals
 from cueshift.designs.stylisticbias.stats._sbs_levels import KEY_COLUMNS, LEVELS, level_blocks
 from cueshift.stats.kernels import (
     DIMENSIONS,
+    GENERALISE,
     CIMethod,
     TestMethod,
     ZeroMethod,
@@ -47,6 +49,7 @@ def sbs_levels(
     ci_method: CIMethod = "bca",
     test: TestMethod = "rank",
     zero_method: ZeroMethod = "wilcox",
+    generalise: str = "faces",
 ) -> pl.DataFrame:
     r"""SBS and |SBS| per level with face-level bootstrap CIs and a one-sample test per row.
 
@@ -88,12 +91,21 @@ def sbs_levels(
         WSRT on per-face means (the paper's) or the sign-flip permutation test.
     zero_method : {'wilcox', 'pratt', 'zsplit'}
         Zero handling of the WSRT (see :func:`~cueshift.stats._one_sample.one_sample_test`).
+    generalise : {'faces', 'faces+scenarios'}
+        The question the SBS intervals answer (``cueshift analyze --generalise``). ``'faces'``
+        (default): the shift for the study's scenarios, faces resampled — seed 000's
+        intervals. ``'faces+scenarios'``: the shift over the population of scenarios too; the
+        rows that average over scenarios get the crossed (product) bootstrap of faces and
+        scenarios (:mod:`~cueshift.designs.stylisticbias.stats._sbs_crossed`), wider when
+        scenarios differ. Estimates, tests (per-face WSRT) and |SBS| stay as they are.
 
     Returns
     -------
     polars.DataFrame
         One row per level × model (or pooled) × group; schema ``SbsSchema``.
     """
+    if generalise not in GENERALISE:
+        raise ValueError(f"generalise={generalise!r}: 'faces' or 'faces+scenarios'")
     data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
     faces = study_faces(data)
     levels = list(dict.fromkeys([*levels, "cell"]))  # the |SBS| unit is always needed
@@ -105,6 +117,11 @@ def sbs_levels(
     values = np.ascontiguousarray(np.hstack([fm.values for _, fm in blocks]))
     w = face_multiplicities(len(faces), n_resamples, seed)
     boot, _ = cluster_bootstrap(values, confidence_level=confidence_level, method=ci_method, multiplicities=w)
+    ci_low, ci_high = boot.ci_low, boot.ci_high
+    if generalise == "faces+scenarios":
+        ci_low, ci_high = crossed_sbs_intervals(
+            fine, levels, labels, boot, w, seed=seed, confidence_level=confidence_level, ci_method=ci_method
+        )
     abs_est, abs_low, abs_high = abs_intervals(blocks, values, boot, confidence_level)
     statistic, p_value, effect, test_name = one_sample_test(
         values, test=test, n_resamples=n_resamples, seed=seed, zero_method=zero_method
@@ -123,8 +140,8 @@ def sbs_levels(
         )
     out = pl.concat(frames, how="diagonal_relaxed").with_columns(
         estimate=pl.Series(boot.estimate),
-        ci_low=pl.Series(boot.ci_low),
-        ci_high=pl.Series(boot.ci_high),
+        ci_low=pl.Series(ci_low),
+        ci_high=pl.Series(ci_high),
         abs_sbs=pl.Series(abs_est),
         abs_ci_low=pl.Series(abs_low),
         abs_ci_high=pl.Series(abs_high),

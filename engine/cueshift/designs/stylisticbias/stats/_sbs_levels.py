@@ -8,6 +8,7 @@ pass over the rows), so no level reads the rows again.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -36,6 +37,39 @@ KEY_COLUMNS = (
 )
 
 
+@dataclass(frozen=True)
+class BlockSpec:
+    """How one block of SBS rows is grouped: its level, grouping ``keys`` of the fine cells,
+    whether it pools the models, and for a demographic block its dimension, group and faces."""
+
+    level: str
+    keys: tuple[str, ...]
+    pooled: bool
+    dimension: str | None = None
+    group: object = None
+    face_mask: NDArray[np.bool_] | None = None
+
+
+def block_specs(levels: Sequence[str], labels: Mapping[str, NDArray[np.object_]]) -> list[BlockSpec]:
+    """Every block of SBS rows in row order: per model and then pooled, demographic groups last."""
+    specs: list[BlockSpec] = []
+    for level in levels:
+        for pooled in (False, True):
+            specs.append(BlockSpec(level, _model_key(pooled) + tuple(LEVELS[level]), pooled))
+    for dim, group_of in labels.items():
+        for group in sorted({g for g in group_of if g is not None}):
+            for pooled in (False, True):
+                specs.append(
+                    BlockSpec("demographic_group", _model_key(pooled), pooled, dim, group, group_of == group)
+                )
+    return specs
+
+
+def _model_key(pooled: bool) -> tuple[str, ...]:
+    """``model_id`` for the per-model rows, nothing for the pooled ones."""
+    return () if pooled else ("model_id",)
+
+
 def level_blocks(
     fine: FaceSums, levels: Sequence[str], labels: Mapping[str, NDArray[np.object_]]
 ) -> list[tuple[str, FaceMatrix]]:
@@ -53,22 +87,18 @@ def level_blocks(
     Returns
     -------
     list of (str, FaceMatrix)
-        ``(level, matrix)`` in row order; demographic rows have level ``'demographic_group'``.
+        ``(level, matrix)`` in row order (:func:`block_specs`); demographic rows have level
+        ``'demographic_group'``.
     """
     blocks: list[tuple[str, FaceMatrix]] = []
-    for level in levels:
-        for pooled in (False, True):
-            keys = ([] if pooled else ["model_id"]) + list(LEVELS[level])
-            fm = coarsen(fine, keys)
-            if pooled:
-                fm = FaceMatrix(fm.faces, fm.cells.with_columns(pl.lit(POOLED).alias("model_id")), fm.values)
-            blocks.append((level, fm))
-    for dim, group_of in labels.items():
-        for group in sorted({g for g in group_of if g is not None}):
-            for pooled in (False, True):
-                fm = coarsen(fine, [] if pooled else ["model_id"], face_mask=group_of == group)
-                cells = fm.cells.with_columns(pl.lit(dim).alias("dimension"), pl.lit(group).alias("group"))
-                if pooled:
-                    cells = cells.with_columns(pl.lit(POOLED).alias("model_id"))
-                blocks.append(("demographic_group", FaceMatrix(fm.faces, cells, fm.values)))
+    for spec in block_specs(levels, labels):
+        fm = coarsen(fine, spec.keys, face_mask=spec.face_mask)
+        cells = fm.cells
+        if spec.dimension is not None:
+            cells = cells.with_columns(
+                pl.lit(spec.dimension).alias("dimension"), pl.lit(spec.group).alias("group")
+            )
+        if spec.pooled:
+            cells = cells.with_columns(pl.lit(POOLED).alias("model_id"))
+        blocks.append((spec.level, FaceMatrix(fm.faces, cells, fm.values)))
     return blocks
