@@ -38,11 +38,12 @@ SELECT j.model_id, im.identity_id AS face_id, j.image_id, im.role,
        coalesce(im.feature_key, 'base') AS feature_key,
        coalesce(im.variation_value, 'base') AS variation_value,
        id.age, id.gender, id.ethnicity, id.body_type,
-       j.scenario_id, j.ordering,
+       j.scenario_id, s.category AS scenario_category, j.ordering,
        count(*) FILTER (WHERE j.outcome = 'favorable')::BIGINT AS favourable,
        count(*) FILTER (WHERE j.outcome <> 'invalid')::BIGINT AS valid,
        count(*)::BIGINT AS total
 FROM judgment j JOIN image im USING (image_id) JOIN identity id USING (identity_id)
+     LEFT JOIN scenario s USING (scenario_id)
 GROUP BY ALL
 ORDER BY ALL
 """
