@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-from cueshift.schemas._result_base import ResultModel
+from cueshift.schemas._result_base import ResultModel, share
 from cueshift.schemas._result_sb_base import GroupCell, Interval, Result, Tested
 
 
@@ -17,7 +17,18 @@ class Untested(ResultModel):
     untested_reason: str | None = pa.Field(nullable=True)
 
 
-class CrossedVariationSchema(GroupCell, Untested):
+class Pooled(ResultModel):
+    """Partially pooled cells beside the raw ones (issue 24): the empirical Bayes estimate shrunk
+    towards the cell's parent, Morris's interval (checked to contain it, within Δ's range) and
+    ``shrinkage``, the fraction of the way to the parent (0: raw kept, 1: the parent)."""
+
+    pooled_estimate: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
+    pooled_ci_low: float | None = pa.Field(nullable=True)
+    pooled_ci_high: float | None = pa.Field(nullable=True)
+    shrinkage: float | None = share()
+
+
+class CrossedVariationSchema(GroupCell, Untested, Pooled):
     """``result_table11_crossed``: mean Δ per variation value x crossed group (e.g. elderly x
     female), BH over every tested cell of every crossed pair."""
 
@@ -80,7 +91,7 @@ class CategoryByModelSchema(GroupCell):
     variation_category: str
 
 
-class VariationByModelSchema(GroupCell):
+class VariationByModelSchema(GroupCell, Pooled):
     """``result_table11_by_model``: Table 11 per model x variation value x demographic group, BH
     over every cell of every model."""
 

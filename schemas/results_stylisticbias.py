@@ -18,7 +18,7 @@ from cueshift.schemas.results_sb_missing import MISSING_RESULTS
 from cueshift.schemas.results_sb_models import MODELS_RESULTS
 from cueshift.schemas.results_sb_noise import NOISE_RESULTS
 from cueshift.schemas.results_sb_quality import QUALITY_RESULTS
-from cueshift.schemas.results_sb_subgroups import SUBGROUPS_RESULTS
+from cueshift.schemas.results_sb_subgroups import SUBGROUPS_RESULTS, Pooled
 
 #: Largest VS with the sample std (``ddof = 1``): two means 0 and 1, std √½.
 VS_MAX_SAMPLE_STD = 0.5**0.5 + 1e-12
@@ -167,7 +167,7 @@ class CategoryRankingSchema(Result):
     n: pl.Int64 = pa.Field(ge=0)
 
 
-class DemographicVariationSchema(GroupCell):
+class DemographicVariationSchema(GroupCell, Pooled):
     """``result_table11``: mean Δ per variation × demographic group, WSRT, BH over all cells (Table 11)."""
 
     variation_category: str

@@ -8,7 +8,7 @@ Public surface (implementation in private modules); the design statistics
   the same kernels as the design analyses: :func:`mean_shift` (subject-clustered bootstrap),
   :func:`wilcoxon`, :func:`kruskal`, :func:`mann_whitney`, :func:`bh`, :func:`sbs`, :func:`vs`,
   :func:`wilson`, :func:`binomial`, :func:`split_half`, :func:`krippendorff`,
-  :func:`model_difference`
+  :func:`model_difference`, :func:`shrink` (partial pooling of cells towards their parents)
 - rank tests — :func:`signed_rank_columns`, :func:`mann_whitney_columns`, :func:`kruskal_columns`
   (many cells at once, numba), :func:`wilcoxon_signed_rank`, :func:`kruskal_wallis` (one sample)
 - resampling and permutation — :func:`cluster_bootstrap`, :func:`face_multiplicities`,
@@ -57,6 +57,7 @@ from cueshift.stats._frame_paired import model_difference
 from cueshift.stats._frame_rank import bh, kruskal, mann_whitney, wilcoxon
 from cueshift.stats._frame_reliability import krippendorff, split_half
 from cueshift.stats._frame_shares import binomial, wilson
+from cueshift.stats._frame_shrink import shrink
 from cueshift.stats._frame_vs import vs
 from cueshift.stats._group_rank import KruskalResult, kruskal_columns, kruskal_wallis, mann_whitney_columns
 from cueshift.stats._identity import identity_drops, identity_outliers, robust_z, row_cosines
@@ -99,6 +100,7 @@ from cueshift.stats._reliability import (
     split_half_reliability,
 )
 from cueshift.stats._resample import BootstrapResult, CIMethod, cluster_bootstrap, face_multiplicities
+from cueshift.stats._shrinkage import ShrinkageResult, eb_shrink
 from cueshift.stats._signed_rank import (
     SignedRankResult,
     ZeroMethod,
@@ -127,6 +129,9 @@ __all__ = [
     "split_half",
     "krippendorff",
     "model_difference",
+    "shrink",
+    "ShrinkageResult",
+    "eb_shrink",
     "CORRELATION_SCHEMA",
     "ANALYSES",
     "MEAN_OF_MODELS",

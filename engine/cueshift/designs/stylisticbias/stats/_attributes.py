@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 
 from cueshift.designs.stylisticbias.stats._group_reversals import reversal_flags
+from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS, pooled_cells
 from cueshift.stats.kernels import (
     ALPHA,
     ASYMMETRY_PAIRS,
@@ -140,11 +141,18 @@ def demographic_variation_table(
     two-sided Mann–Whitney U test of the two groups' per-face means is (BH over every
     opposite-signed pair of the table; ``reversal_p_adj``). ``reversal_evidence`` says which, or
     ``not distinguishable`` for a sign change with neither (null: no sign change).
+
+    Beside the raw cells, partially pooled ones (issue 24; :func:`pooled_cells`):
+    ``pooled_estimate`` shrinks each group's estimate towards the value's estimate over the
+    dimension's groups by empirical Bayes, with Morris's interval ``pooled_ci_low``/``high`` and
+    the fraction shrunk ``shrinkage`` — a cell of few faces moves most.
     """
     data = valid_delta(delta)
     faces = study_faces(data)
-    cells, values = group_cells(data, ["variation_category", "variation_value"], dimensions, faces)
+    keys = ["variation_category", "variation_value"]
+    cells, values = group_cells(data, keys, dimensions, faces)
     out = FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)(cells, values)
+    out = pooled_cells(out, values, keys, confidence_level=confidence_level)
     out = bh_by_family(out, [])
     out = reversal_flags(out, values, ["variation_category", "variation_value"], alpha=alpha)
     return (
@@ -158,6 +166,7 @@ def demographic_variation_table(
             "sign_reversal_both",
             "reversal_evidence",
             "reversal_p_adj",
+            *POOLED_COLUMNS,
         )
         .with_columns(pl.col(pl.Float64).fill_nan(None))
     )

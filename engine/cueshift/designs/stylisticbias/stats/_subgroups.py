@@ -19,6 +19,7 @@ from cueshift.designs.stylisticbias.stats._attributes import (
     demographic_variation_table,
 )
 from cueshift.designs.stylisticbias.stats._metrics import variation_strength
+from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS
 from cueshift.errors import CueshiftError
 from cueshift.stats.kernels import ALPHA, DIMENSIONS, CIMethod, TestMethod, bh_by_family, returns
 
@@ -117,7 +118,10 @@ def crossed_variation_table(
     too few faces for the test (:func:`min_signed_rank_faces`) keeps its estimate and ``n`` but
     no test (``untested_reason``). ``p_adj``: BH over **every tested cell of every crossed pair**,
     a larger family than Table 11's (one per table, all marginal cells). The marginal table's
-    sign-reversal flags are not carried (they belong to Table 11).
+    sign-reversal flags are not carried (they belong to Table 11). The partially pooled columns
+    (``pooled_estimate``, ``pooled_ci_low``/``high``, ``shrinkage``) shrink each crossed group
+    towards the value's estimate over the pair's groups and are kept for untested cells too:
+    the sparse cells are the ones they are for.
     """
     data = add_crossed_dimensions(delta, pairs)
     names = _crossed_names(data, pairs)
@@ -133,7 +137,12 @@ def crossed_variation_table(
     )
     out = untested_small_cells(table, alpha=alpha)
     return out.select(
-        "variation_category", "variation_value", *GROUP_CELL_COLUMNS, "n_obs", "untested_reason"
+        "variation_category",
+        "variation_value",
+        *GROUP_CELL_COLUMNS,
+        "n_obs",
+        "untested_reason",
+        *POOLED_COLUMNS,
     ).sort("variation_category", "variation_value", "dimension", "group")
 
 
