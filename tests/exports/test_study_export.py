@@ -70,6 +70,7 @@ def test_counts_sum_to_the_phi_view(analysed_db, tmp_path):
         "face_id",
         "variation_value",
         "scenario_id",
+        "scenario_category",
         "ordering",
         "favourable",
         "valid",
