@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.sims} studies, {args.resamples} resamples, {args.ci}"
     )
     print(
-        "| tau | faces-only coverage | faces+scenarios coverage | width faces-only | width crossed | ratio | design width |"
+        "| tau | faces-only coverage | faces+scenarios coverage | width faces-only | width crossed "
+        "| ratio | design width |"
     )
     print("|---|---|---|---|---|---|---|")
     started = time.perf_counter()
