@@ -168,12 +168,7 @@ def attribute(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         shifts = summaries.face_shifts(con, value, f)
         picks = summaries.examples(shifts)
         table11 = (
-            store.query(
-                con,
-                "SELECT dimension, \"group\", 'Table 11 (pooled)' AS model_id, estimate, p_adj "
-                "FROM study.main.result_table11 WHERE variation_value = ?",
-                [value],
-            )
+            _table11_cells(con, value)
             if viewer.source.has("result_table11") and f.category is None and f.model is None
             else None
         )
@@ -194,6 +189,23 @@ def attribute(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
             {**r, "scenario_id": strongest[str(r["image_id"])]} for r in picks.iter_rows(named=True)
         ],
     }
+
+
+def _table11_cells(con: Any, value: str) -> pl.DataFrame:
+    """The stored Table 11 cells of ``value`` as two columns of the group table: raw, and (where the
+    table has them, issue 24) partially pooled by empirical Bayes, without a test."""
+    table = "study.main.result_table11"
+    sql = (
+        "SELECT dimension, \"group\", 'Table 11 (pooled)' AS model_id, estimate, p_adj "
+        f"FROM {table} WHERE variation_value = ?"
+    )
+    if "pooled_estimate" in store.query(con, f"SELECT * FROM {table} LIMIT 0").columns:
+        sql += (
+            " UNION ALL SELECT dimension, \"group\", 'Table 11 (partial pooling)' AS model_id, "
+            f"pooled_estimate AS estimate, NULL::DOUBLE AS p_adj FROM {table} WHERE variation_value = ?"
+        )
+        return store.query(con, sql, [value, value])
+    return store.query(con, sql, [value])
 
 
 def _strongest(con: Any, image_id: str, f: Filters) -> str | None:
@@ -241,6 +253,12 @@ def _group_table(groups: pl.DataFrame, table11: pl.DataFrame | None) -> str:
         notes.append(
             "Table 11 (pooled): stored result_table11, BH-adjusted Wilcoxon; bold p < 0.001, underlined n.s."
         )
+        if "Table 11 (partial pooling)" in table11["model_id"]:
+            notes.append(
+                "Table 11 (partial pooling): the same cells shrunk towards the variation's estimate over the "
+                "dimension's groups by empirical Bayes, most where a group has few faces "
+                "(result_table11: pooled_estimate, pooled_ci_low/high, shrinkage)."
+            )
     return tables.render(
         frame,
         key="groups",

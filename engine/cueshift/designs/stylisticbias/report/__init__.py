@@ -14,6 +14,7 @@ from cueshift.designs.stylisticbias.report.labels import delta_class, delta_fill
 from cueshift.designs.stylisticbias.report.missing import MISSING_FIGURES, MISSING_TABLES, MISSING_TEXTS
 from cueshift.designs.stylisticbias.report.models import MODELS_FIGURES, MODELS_TABLES, MODELS_TEXTS
 from cueshift.designs.stylisticbias.report.noise import NOISE_FIGURES, NOISE_TABLES, NOISE_TEXTS
+from cueshift.designs.stylisticbias.report.pooling import POOLING_FIGURES
 from cueshift.designs.stylisticbias.report.rq1 import RQ1_TABLES
 from cueshift.designs.stylisticbias.report.rq2 import RQ2_TABLES
 from cueshift.designs.stylisticbias.report.rq3 import RQ3_TABLES
@@ -37,7 +38,7 @@ _SECTIONS: tuple[tuple[str, tuple[TableSpec, ...], tuple[FigureSpec, ...], tuple
 CATALOG = Catalog(
     document="study.qmd",
     tables=(*SUMMARY_TABLES, *RQ1_TABLES, *RQ2_TABLES, *RQ3_TABLES, *(t for s in _SECTIONS for t in s[1])),
-    figures=(*FIGURES, *(f for s in _SECTIONS for f in s[2])),
+    figures=(*FIGURES, *POOLING_FIGURES, *(f for s in _SECTIONS for f in s[2])),
     texts=(
         TextSpec("cumulative_summary", cumulative_summary, ("result_cumulative_abs_sbs",)),
         *(t for s in _SECTIONS for t in s[3]),
