@@ -15,9 +15,11 @@ from scipy import stats as sps
 from cueshift import store
 from cueshift.designs import AnalysisRequest
 from cueshift.designs.stylisticbias.analyses import run_analyses
+from cueshift.designs.stylisticbias.console import generalise_line
 from cueshift.designs.stylisticbias.design import StylisticBiasDesign
 from cueshift.designs.stylisticbias.stats import sbs_levels
 from cueshift.errors import ConfigError
+from cueshift.render import Report
 from cueshift.stats.kernels import (
     cluster_bootstrap,
     crossed_bootstrap,
@@ -161,6 +163,12 @@ def test_the_option_is_checked_and_recorded_in_the_manifest(tmp_path):
         write_study(con, simulate_study(SimulationSpec(n_faces=12, models=("m-a",), seed=3)))
         run_analyses(con, n_resamples=200, only=["sbs"], progress=False, generalise="faces+scenarios")
         manifest = con.execute("SELECT name, generalise FROM result_manifest").fetchall()
+        line = generalise_line(con)
+        note = Report(
+            con, tmp_path / "study.duckdb", ["m-a"], ["m-a"], StylisticBiasDesign().report()
+        ).generalise()
     finally:
         con.close()
     assert manifest == [("sbs", "faces+scenarios")]
+    assert line.startswith("intervals: --generalise faces+scenarios")
+    assert "generalise over faces *and* scenarios" in note

@@ -201,6 +201,9 @@ class Report:
                 "choices are reproduced in the `result_release_*` tables beside the default ones, and "
                 "`result_compat_differences` names each cell where the two differ and the choice causing it."
             )
+        question = self.generalise()
+        if question:
+            lines.append(question)
         lines.append(
             " ".join(
                 ["Every number below is read from the database at render time.", self.catalog.notation]
@@ -226,6 +229,29 @@ class Report:
         if "compat" not in self.query("SELECT * FROM result_manifest LIMIT 0").columns:
             return False
         return bool(self.query("SELECT count(*) AS n FROM result_manifest WHERE compat = 'release'")["n"][0])
+
+    def generalise(self) -> str:
+        """Which question the stored SBS intervals answer (``cueshift analyze --generalise``), as a
+        sentence; empty when the database records none."""
+        if not self.has("result_manifest"):
+            return ""
+        if "generalise" not in self.query("SELECT * FROM result_manifest LIMIT 0").columns:
+            return ""
+        rows = self.query("SELECT generalise FROM result_manifest WHERE name = 'sbs'")["generalise"]
+        if rows.len() == 0:
+            return ""
+        if rows[0] == "faces+scenarios":
+            return (
+                "SBS intervals of rows that average over scenarios generalise over faces *and* scenarios "
+                "(`cueshift analyze --generalise faces+scenarios`: faces and scenarios resampled together, "
+                "a crossed bootstrap): they answer what the shift is for scenarios in general, not only "
+                "these. Rows of one scenario, and the other tables, resample faces only."
+            )
+        return (
+            "Intervals resample faces and hold the study's scenarios fixed (`cueshift analyze "
+            "--generalise faces`, the default): they answer what the shift is for these scenarios; "
+            "`--generalise faces+scenarios` widens the SBS intervals to scenarios in general."
+        )
 
     def md(self, text: str) -> MarkdownOutput:
         """Markdown prose (numbers in it come from :meth:`value` and the formatters)."""

@@ -29,6 +29,23 @@ def _read(con: duckdb.DuckDBPyConnection, table: str, query: str) -> pl.DataFram
     return pl.from_arrow(con.sql(query.format(t=table)).to_arrow_table())  # type: ignore[return-value]
 
 
+def generalise_line(con: duckdb.DuckDBPyConnection) -> str:
+    """The question the stored SBS intervals answer (``cueshift analyze --generalise``), one line."""
+    rows = _read(con, "result_manifest", "SELECT * FROM {t} WHERE name = 'sbs'")
+    mode = "faces"
+    if rows is not None and "generalise" in rows.columns and rows.height:
+        mode = str(rows["generalise"][0])
+    if mode == "faces+scenarios":
+        return (
+            "intervals: --generalise faces+scenarios - SBS rows over scenarios resample faces and "
+            "scenarios (the shift for scenarios in general); one-scenario rows and other tables: faces"
+        )
+    return (
+        "intervals: --generalise faces - faces resampled, the study's scenarios fixed "
+        "(the shift for these scenarios; --generalise faces+scenarios for scenarios in general)"
+    )
+
+
 def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = None, *, top: int = 8) -> None:
     """Print the headline results stored by the StylisticBias analyses: per-model SBS (Table 5), VS
     (Table 2) with Table 9 shares, the strongest attributes, the most and least sensitive
@@ -40,6 +57,7 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
         console.print("[yellow]no stored results: run the analysis first[/]")
         return
     sbs = _read(con, "result_sbs", "SELECT * FROM {t}")
+    console.print(generalise_line(con))
     model_p: dict[str, float | None] = {}
     model_abs: dict[str, float | None] = {}
     if sbs is not None:
