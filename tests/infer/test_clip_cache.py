@@ -32,7 +32,8 @@ from cueshift.infer.backends.base import ImageRecord, StudyContext  # noqa: E402
 from cueshift.infer.backends.clip import ClipBackend, encoder_key  # noqa: E402
 from cueshift.infer.backends.clip_probe import ClipSettings  # noqa: E402
 from cueshift.infer.embedding_cache import EmbeddingCache, MemoryEmbeddingCache  # noqa: E402
-from cueshift.infer.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT, build_tiny_clip  # noqa: E402
+from cueshift.infer.stand_ins import checkpoints  # noqa: E402
+from cueshift.infer.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT  # noqa: E402
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
@@ -78,15 +79,26 @@ only = {SCENARIOS}
 
 
 class TowerCalls:
-    """Forward calls of the vision and text towers of every tiny CLIP the backend builds."""
+    """Forward calls of the vision and text towers of every CLIP the backend loads, the paths it
+    loads (``load_clip``) and the stand-ins written (``save_tiny_clip``) under a fresh cache."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, stand_ins: Path) -> None:
         self.vision = 0
         self.text = 0
-        monkeypatch.setattr(clip_module, "build_tiny_clip", self.build)
+        self.loaded: list[str] = []
+        self.written: list[int] = []
+        self._load, self._save = clip_module.load_clip, checkpoints.save_tiny_clip
+        monkeypatch.setattr(checkpoints, "STAND_IN_CACHE", stand_ins)
+        monkeypatch.setattr(checkpoints, "save_tiny_clip", self.save)
+        monkeypatch.setattr(clip_module, "load_clip", self.load)
 
-    def build(self, seed: int = 0) -> tuple[Any, Any]:
-        model, processor = build_tiny_clip(seed)
+    def save(self, directory: str | Path, seed: int = 0) -> Path:
+        self.written.append(seed)
+        return self._save(directory, seed=seed)
+
+    def load(self, model_id: str, path: str, revision: str | None) -> tuple[Any, Any]:
+        self.loaded.append(path)
+        model, processor = self._load(model_id, path, revision)
         model.vision_model.register_forward_hook(lambda *_: setattr(self, "vision", self.vision + 1))
         model.text_model.register_forward_hook(lambda *_: setattr(self, "text", self.text + 1))
         return model, processor
@@ -96,9 +108,11 @@ def test_new_templates_rescore_without_encoding_an_image(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cache = tmp_path / "demo-cache"
-    calls = TowerCalls(monkeypatch)
+    calls = TowerCalls(monkeypatch, tmp_path / "stand-ins")
     first = run_study(load_study(study_file(tmp_path, cache, [("clip-t1", [T1])])), progress=False)
     assert first.n_written > 0 and calls.vision > 0 and calls.text > 0
+    tiny_dir = str(tmp_path / "stand-ins" / "tiny-random-clip-seed0")
+    assert (calls.written, calls.loaded) == ([0], [tiny_dir])  # written once, loaded from its directory
     with duckdb.connect(str(first.database), read_only=True) as con:
         n_images = con.execute("SELECT count(*) FROM image WHERE evaluated").fetchone()
         stored_images = con.execute("SELECT count(*) FROM embedding WHERE kind = 'image'").fetchone()
@@ -112,6 +126,7 @@ def test_new_templates_rescore_without_encoding_an_image(
         progress=False,
     )
     assert calls.vision == 0, "an image went through the vision tower again"
+    assert calls.written == [0] and calls.loaded[1:] == [tiny_dir] * 2  # loaded again, not rewritten
     assert calls.text > 0  # the new probe texts (T2) were encoded
     assert second.n_written == first.n_written  # every image x scenario of the new entry
 
@@ -133,7 +148,7 @@ def test_new_templates_rescore_without_encoding_an_image(
 def test_a_backend_without_a_cache_encodes_what_it_needs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = TowerCalls(monkeypatch)
+    calls = TowerCalls(monkeypatch, tmp_path / "stand-ins")
     context = image_context(tmp_path, 3)
     backend = tiny_backend(context)  # context.embeddings is None
     backend.judge(batch_of(context))

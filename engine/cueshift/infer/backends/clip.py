@@ -21,8 +21,11 @@ never by the study's ``model_id`` or templates. So a model entry with other temp
 only the new probe texts are encoded.
 
 Only transformers ``CLIPModel`` checkpoints are supported (open_clip is not). The
-reserved checkpoint ``cueshift:tiny-random-clip`` builds a tiny random model in memory
-(:mod:`cueshift.infer.stand_ins.tiny_clip`) so the pipeline runs without any download.
+reserved checkpoint ``cueshift:tiny-random-clip`` is a tiny random model
+(:mod:`cueshift.infer.stand_ins.tiny_clip`) so the pipeline runs without any download: it is
+resolved to a directory saved once under ``.cueshift-cache/stand-ins/``
+(:func:`~cueshift.infer.stand_ins.checkpoints.resolve_checkpoint`) and loaded by the same
+``from_pretrained`` as any other checkpoint.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from cueshift.infer.backends.clip_probe import (
     unit_rows,
 )
 from cueshift.infer.embedding_cache import EmbeddingKind, Vectors
-from cueshift.infer.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT, build_tiny_clip
+from cueshift.infer.stand_ins.checkpoints import is_stand_in, resolve_checkpoint
 from cueshift.study.config import ModelConfig
 
 if TYPE_CHECKING:
@@ -62,7 +65,7 @@ def encoder_key(model: ModelConfig, settings: ClipSettings, dtype: str) -> str:
     weights seed (``cueshift:tiny-random-clip#seed=0``). A revision left out reads ``default``.
     """
     checkpoint = model.checkpoint
-    if checkpoint == TINY_CLIP_CHECKPOINT:
+    if is_stand_in(checkpoint):
         checkpoint = f"{checkpoint}#seed={settings.tiny_seed}"
     elif Path(checkpoint).expanduser().is_dir():
         checkpoint = str(Path(checkpoint).expanduser().resolve())
@@ -120,7 +123,6 @@ class ClipBackend(Backend):
     def _load(self, loaded: tuple[Any, Any] | None) -> tuple[Any, Any, torch.device, torch.dtype]:
         with importing("models", "backend 'clip'"):
             import torch
-            from transformers import CLIPModel, CLIPProcessor
         s, checkpoint = self.settings, self.model.checkpoint
         if not checkpoint:
             raise ConfigError(f"model {self.model.model_id!r}: checkpoint must name a CLIP checkpoint")
@@ -136,18 +138,10 @@ class ClipBackend(Backend):
         device, dtype = torch.device(device_name), getattr(torch, dtype_name)
         if loaded is not None:
             model, processor = loaded
-        elif checkpoint == TINY_CLIP_CHECKPOINT:
-            model, processor = build_tiny_clip(s.tiny_seed)
         else:
-            revision = self.model.revision or "main"  # transformers' default revision
-            try:
-                model = CLIPModel.from_pretrained(checkpoint, revision=revision)
-                processor = CLIPProcessor.from_pretrained(checkpoint, revision=revision)
-            except (OSError, ValueError) as exc:
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                raise ConfigError(
-                    f"model {self.model.model_id!r}: cannot load CLIP checkpoint {checkpoint!r}: {first}"
-                ) from None
+            model, processor = load_clip(
+                self.model.model_id, resolve_checkpoint(checkpoint, seed=s.tiny_seed), self.model.revision
+            )
         model = model.to(device=device, dtype=dtype).eval()
         return model, processor, device, dtype
 
@@ -275,6 +269,23 @@ class ClipBackend(Backend):
         return np.asarray(features.float().cpu().numpy(), dtype=np.float32)
 
 
+def load_clip(model_id: str, path: str, revision: str | None) -> tuple[Any, Any]:
+    """``CLIPModel`` and ``CLIPProcessor`` of ``path`` (a directory or hub id) by ``from_pretrained``.
+
+    A checkpoint that cannot be loaded is one :class:`ConfigError` line naming ``model_id``.
+    """
+    with importing("models", "backend 'clip'"):
+        from transformers import CLIPModel, CLIPProcessor
+    revision = revision or "main"  # transformers' default revision
+    try:
+        model = CLIPModel.from_pretrained(path, revision=revision)
+        processor = CLIPProcessor.from_pretrained(path, revision=revision)
+    except (OSError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConfigError(f"model {model_id!r}: cannot load CLIP checkpoint {path!r}: {first}") from None
+    return model, processor
+
+
 def _features(output: Any) -> torch.Tensor:
     """Projected features from ``get_*_features`` (a tensor before transformers 5, an output object since)."""
     import torch
@@ -285,4 +296,4 @@ def _features(output: Any) -> torch.Tensor:
     return pooled
 
 
-__all__ = ["ClipBackend", "ClipSettings", "encoder_key"]
+__all__ = ["ClipBackend", "ClipSettings", "encoder_key", "load_clip"]

@@ -11,6 +11,10 @@ model without being one. Nothing here is used on the loading path of a real chec
   any other (``python -m cueshift.infer.stand_ins.tiny <arch> <dir>``).
 - :mod:`~cueshift.infer.stand_ins.tiny_clip`: a tiny random CLIP model
   (checkpoint ``cueshift:tiny-random-clip``, or a directory saved by ``save_tiny_clip``).
+- :mod:`~cueshift.infer.stand_ins.checkpoints`: ``resolve_checkpoint`` turns a stand-in id
+  (``cueshift:tiny-random-clip`` and its seed) into a checkpoint directory, written once
+  under ``.cueshift-cache/stand-ins/`` (atomically, safe for concurrent processes); the
+  backend then loads it with the ordinary ``from_pretrained``.
 
 Their answers mean nothing about faces: they prove the pipeline and the statistics
 (planted effects), not a finding.

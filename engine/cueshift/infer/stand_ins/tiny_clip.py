@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from transformers import CLIPModel, CLIPProcessor
 
-#: ``checkpoint`` value that makes the CLIP backend build this model in memory.
+#: ``checkpoint`` value of this model: the CLIP backend loads the directory it resolves to
+#: (:func:`cueshift.infer.stand_ins.checkpoints.resolve_checkpoint`, written by :func:`save_tiny_clip`).
 TINY_CLIP_CHECKPOINT = "cueshift:tiny-random-clip"
 #: The logit scale of trained CLIP checkpoints (clamped at 100 during training).
 TRAINED_LOGIT_SCALE = 100.0
@@ -89,9 +90,17 @@ def build_tiny_clip(seed: int = 0) -> tuple[CLIPModel, CLIPProcessor]:
 
 
 def save_tiny_clip(directory: str | Path, seed: int = 0) -> Path:
-    """Write the tiny model and processor to ``directory`` (loadable by ``from_pretrained``)."""
+    """Write the tiny model and processor to ``directory`` (loadable by ``from_pretrained``), quietly."""
+    from transformers.utils import logging as hf_logging
+
     directory = Path(directory)
     model, processor = build_tiny_clip(seed)
-    model.save_pretrained(directory)
-    processor.save_pretrained(directory)
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # no "Writing model shards" bar
+    try:
+        model.save_pretrained(directory)
+        processor.save_pretrained(directory)
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
     return directory
