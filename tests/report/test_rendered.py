@@ -42,7 +42,7 @@ def html(rendered: dict[str, Path]) -> str:
 
 
 def test_html_is_self_contained_with_figures(html: str) -> None:
-    assert html.count('src="data:image/png;base64,') == 4
+    assert html.count('src="data:image/png;base64,') == 5  # Figures 2-5 and the Table 11 shrinkage plot
     assert not re.search(r'src="(?!data:)', html)
     assert "Not computed" not in html
 
