@@ -17,7 +17,7 @@ from cueshift.designs import AnalysisRequest
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.designs.stylisticbias.console import generalise_line
 from cueshift.designs.stylisticbias.design import StylisticBiasDesign
-from cueshift.designs.stylisticbias.stats import sbs_levels
+from cueshift.designs.stylisticbias.stats import category_demographic_table, sbs_levels
 from cueshift.errors import ConfigError
 from cueshift.render import Report
 from cueshift.stats.kernels import (
@@ -148,6 +148,24 @@ def test_sbs_rows_over_scenarios_widen_and_one_scenario_rows_stay():
     assert (pooled["crossed"] > 1.5 * pooled["width"]).all()
     with pytest.raises(ValueError, match="faces\\+scenarios"):
         sbs_levels(delta, generalise="scenarios", **common)
+
+
+def test_table3_group_rows_widen_as_the_sbs_demographic_rows_do():
+    delta = _planted_delta(tau=0.3)
+    common = {"n_resamples": 1_000, "seed": 2, "dimensions": ("gender",)}
+    faces = category_demographic_table(delta, **common)
+    crossed = category_demographic_table(delta, generalise="faces+scenarios", **common)
+    assert faces["estimate"].equals(crossed["estimate"]) and faces["p_value"].equals(crossed["p_value"])
+    groups = pl.col("group") != "(mean of groups)"
+    wide = (crossed.filter(groups)["ci_high"] - crossed.filter(groups)["ci_low"]).to_numpy()
+    narrow = (faces.filter(groups)["ci_high"] - faces.filter(groups)["ci_low"]).to_numpy()
+    assert wide.size == 2 and (wide > 1.5 * narrow).all()
+    # one attribute category: Table 3's group rows are the SBS pooled demographic rows (same draws)
+    sbs = sbs_levels(delta, generalise="faces+scenarios", **common).filter(
+        (pl.col("level") == "demographic_group") & (pl.col("model_id") == "(pooled)")
+    )
+    table3 = crossed.filter(groups).sort("group")
+    np.testing.assert_allclose(table3["ci_low"], sbs.sort("group")["ci_low"], rtol=1e-9)
 
 
 def test_the_option_is_checked_and_recorded_in_the_manifest(tmp_path):

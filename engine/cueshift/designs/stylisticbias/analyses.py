@@ -153,7 +153,9 @@ def _mixed(ctx: Context) -> pl.DataFrame:
     family="dimension x row kind",
 )
 def _table3(ctx: Context) -> pl.DataFrame:
-    return category_demographic_table(ctx.inputs.delta, test=ctx.inputs.test, **ctx.inputs.boot)
+    return category_demographic_table(
+        ctx.inputs.delta, test=ctx.inputs.test, generalise=ctx.inputs.generalise, **ctx.inputs.boot
+    )
 
 
 @analysis(

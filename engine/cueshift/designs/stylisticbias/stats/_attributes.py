@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 
 from cueshift.designs.stylisticbias.stats._group_reversals import reversal_flags
+from cueshift.designs.stylisticbias.stats._groups_crossed import crossed_group_intervals
 from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS, pooled_cells
 from cueshift.stats.kernels import (
     ALPHA,
@@ -183,6 +184,7 @@ def category_demographic_table(
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
+    generalise: str = "faces",
 ) -> pl.DataFrame:
     r"""SBS per attribute category × demographic dimension (seed 000 Table 3).
 
@@ -192,7 +194,9 @@ def category_demographic_table(
     Table 3 cell (``group = "(mean of groups)"``) is the unweighted mean of the group
     estimates — the paper's columns differ slightly per dimension, which a pooled mean would
     not — and is tested by WSRT on all faces' per-face means. ``p_adj``: BH within each
-    dimension × row kind (a column of the table).
+    dimension × row kind (a column of the table). ``generalise='faces+scenarios'``
+    (``cueshift analyze --generalise``): the group rows' intervals resample faces and scenarios
+    together (:func:`crossed_group_intervals`); estimates and tests stay.
     """
     data = valid_delta(delta).with_columns(
         pl.col("variation_category").replace(dict(category_map)).alias("variation_category")
@@ -201,6 +205,18 @@ def category_demographic_table(
     cells, values = group_cells(data, ["variation_category"], dimensions, faces)
     face_test = FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)
     groups = face_test(cells, values)
+    if generalise == "faces+scenarios":
+        low, high = crossed_group_intervals(
+            data,
+            ["variation_category"],
+            dimensions,
+            faces,
+            n_resamples=n_resamples,
+            seed=seed,
+            confidence_level=confidence_level,
+            ci_method=ci_method,
+        )
+        groups = groups.with_columns(ci_low=pl.Series(low), ci_high=pl.Series(high))
     overall_fm = face_matrix(data, ["variation_category"], faces=faces)
     overall = face_test(overall_fm.cells, overall_fm.values)
     means = groups.group_by("variation_category", "dimension").agg(pl.col("estimate").mean())
