@@ -63,7 +63,7 @@ def draw_shrinkage(report: Source) -> Figure | None:
 POOLING_FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
         "table11_shrinkage",
-        "Figure 6. Table 11 cells: raw and partially pooled mean Δ",
+        "Table 11 shrinkage plot: raw and partially pooled mean Δ per cell",
         draw_shrinkage,
         ("result_table11",),
     ),
