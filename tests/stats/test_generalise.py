@@ -17,7 +17,7 @@ from cueshift.designs import AnalysisRequest
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.designs.stylisticbias.console import generalise_line
 from cueshift.designs.stylisticbias.design import StylisticBiasDesign
-from cueshift.designs.stylisticbias.stats import category_demographic_table, sbs_levels
+from cueshift.designs.stylisticbias.stats import category_demographic_table, model_differences, sbs_levels
 from cueshift.errors import ConfigError
 from cueshift.render import Report
 from cueshift.stats.kernels import (
@@ -166,6 +166,27 @@ def test_table3_group_rows_widen_as_the_sbs_demographic_rows_do():
     )
     table3 = crossed.filter(groups).sort("group")
     np.testing.assert_allclose(table3["ci_low"], sbs.sort("group")["ci_low"], rtol=1e-9)
+
+
+def test_model_differences_widen_with_model_by_scenario_effects_only_over_scenarios():
+    delta = _planted_delta(tau=0.0)
+    shift = dict(zip([f"s{s}" for s in range(8)], np.random.default_rng(8).normal(0, 0.3, 8), strict=True))
+    delta = delta.with_columns(
+        pl.when(pl.col("model_id") == "m1")
+        .then(pl.col("delta") + pl.col("scenario_id").replace_strict(shift))
+        .otherwise(pl.col("delta"))
+        .alias("delta")
+    )
+    common = {"n_resamples": 1_000, "seed": 2}
+    faces = model_differences(delta, **common)
+    crossed = model_differences(delta, generalise="faces+scenarios", **common)
+    assert faces["estimate"].equals(crossed["estimate"]) and faces["p_value"].equals(crossed["p_value"])
+    width = (pl.col("ci_high") - pl.col("ci_low")).alias("width")
+    joined = faces.select("level", width).with_columns(crossed.select(width.alias("crossed")))
+    scenario = joined.filter(pl.col("level") == "scenario")
+    assert scenario.height == 8 and (scenario["width"] == scenario["crossed"]).all()
+    over = joined.filter(pl.col("level") != "scenario")
+    assert over.height == 3 and (over["crossed"] > 3 * over["width"]).all()
 
 
 def test_the_option_is_checked_and_recorded_in_the_manifest(tmp_path):

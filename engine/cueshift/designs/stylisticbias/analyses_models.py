@@ -26,4 +26,6 @@ from cueshift.stats import analysis
 )
 def _model_differences(ctx: Context) -> pl.DataFrame:
     # fewer than two models: an empty table (the report says it needs two)
-    return model_differences(ctx.inputs.delta, test=ctx.inputs.test, **ctx.inputs.boot)
+    return model_differences(
+        ctx.inputs.delta, test=ctx.inputs.test, generalise=ctx.inputs.generalise, **ctx.inputs.boot
+    )

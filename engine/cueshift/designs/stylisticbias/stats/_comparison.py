@@ -15,6 +15,7 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
+from cueshift.designs.stylisticbias.stats._comparison_crossed import crossed_difference_intervals
 from cueshift.designs.stylisticbias.stats._model_cells import FINE_KEYS, ModelCells, model_cells
 from cueshift.stats.kernels import (
     F64,
@@ -92,6 +93,7 @@ def model_differences(
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
     test: TestMethod = "rank",
+    generalise: str = "faces",
 ) -> pl.DataFrame:
     r"""Paired SBS differences between every pair of models, with error bars (Miller 2024).
 
@@ -121,6 +123,10 @@ def model_differences(
         Bootstrap settings (and the sign-flip resamples).
     test : {'rank', 'permutation'}
         Paired test on the per-face differences.
+    generalise : {'faces', 'faces+scenarios'}
+        ``'faces+scenarios'`` (``cueshift analyze --generalise``): the model and variation-value
+        rows' intervals resample faces and scenarios together
+        (:func:`crossed_difference_intervals`); estimates, tests and SEs stay.
 
     Returns
     -------
@@ -139,12 +145,20 @@ def model_differences(
     if not pairs:
         return _empty()
     values = np.ascontiguousarray(np.hstack([p.difference.values for p in pairs]))
-    boot, _ = cluster_bootstrap(
-        values,
-        confidence_level=confidence_level,
-        method=ci_method,
-        multiplicities=face_multiplicities(len(cells.faces), n_resamples, seed),
-    )
+    w = face_multiplicities(len(cells.faces), n_resamples, seed)
+    boot, _ = cluster_bootstrap(values, confidence_level=confidence_level, method=ci_method, multiplicities=w)
+    ci_low, ci_high = boot.ci_low, boot.ci_high
+    if generalise == "faces+scenarios":
+        ci_low, ci_high = crossed_difference_intervals(
+            cells,
+            levels,
+            COMPARISON_LEVELS,
+            boot,
+            w,
+            seed=seed,
+            confidence_level=confidence_level,
+            ci_method=ci_method,
+        )
     statistic, p_value, effect, test_name = one_sample_test(
         values, test=test, n_resamples=n_resamples, seed=seed
     )
@@ -169,8 +183,8 @@ def model_differences(
         )
     out = pl.concat(frames, how="diagonal_relaxed").with_columns(
         estimate=pl.Series(boot.estimate),
-        ci_low=pl.Series(boot.ci_low),
-        ci_high=pl.Series(boot.ci_high),
+        ci_low=pl.Series(ci_low),
+        ci_high=pl.Series(ci_high),
         statistic=pl.Series(statistic),
         p_value=pl.Series(p_value),
         effect_size=pl.Series(effect),
