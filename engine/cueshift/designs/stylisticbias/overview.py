@@ -62,8 +62,12 @@ def overview(con: duckdb.DuckDBPyConnection, top: int = 10) -> Overview:
                avg(delta) AS mean_delta, count(delta) AS n_cells, count(DISTINCT face_id) AS n_faces
         FROM delta WHERE delta IS NOT NULL AND NOT {IS_PLACEBO}
         GROUP BY model_id, variation_category, variation_value
-        QUALIFY row_number() OVER (PARTITION BY model_id ORDER BY abs(avg(delta)) DESC) <= {int(top)}
-        ORDER BY model_id, abs(mean_delta) DESC
+        -- rounded, then by name: a parallel float sum moves its last digits run to run, not the order
+        QUALIFY row_number() OVER (
+            PARTITION BY model_id
+            ORDER BY round(abs(avg(delta)), 12) DESC, variation_category, variation_value
+        ) <= {int(top)}
+        ORDER BY model_id, round(abs(mean_delta), 12) DESC, variation_category, variation_value
         """,
     )
     noise_floor = store.query(
