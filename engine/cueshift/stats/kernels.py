@@ -50,7 +50,6 @@ from cueshift.stats._one_sample import TestMethod, one_sample_test
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
 from cueshift.stats._resample import BootstrapResult, CIMethod, cluster_bootstrap, face_multiplicities
 from cueshift.stats._shrinkage import eb_shrink, pooled_standard_errors
-from cueshift.stats._shrinkage import eb_shrink, pooled_standard_errors
 from cueshift.stats._signed_rank import ZeroMethod, signed_rank_columns
 from cueshift.stats._vs import variation_strength_kernel
 
@@ -89,7 +88,6 @@ __all__ = [
     "count_denominator",
     "design_effect",
     "eb_shrink",
-    "eb_shrink",
     "eta_squared_replicates",
     "exact_bincount",
     "face_labels",
@@ -106,7 +104,6 @@ __all__ = [
     "one_sample_test",
     "one_way_anova",
     "pearson_slope",
-    "pooled_standard_errors",
     "pooled_standard_errors",
     "ratio_means",
     "returns",
