@@ -13,7 +13,7 @@ come from the defaults.
 Usage::
 
     .venv/bin/python benchmarks/bench_generalise.py [--sims 1000] [--faces 100] [--scenarios 25]
-        [--resamples 2000] [--ci bca|percentile] [--taus 0,0.05,0.1,0.2]
+        [--resamples 2000] [--ci bca|percentile] [--taus 0,0.05,0.1,0.2] [--time-sbs FACES]
 """
 
 from __future__ import annotations
@@ -60,6 +60,41 @@ def coverage(args: argparse.Namespace, tau: float) -> dict[str, float]:
     }
 
 
+def time_sbs(n_faces: int, n_resamples: int) -> None:
+    """Wall seconds of ``sbs_levels`` (every level) with each ``generalise``, on a planted Δ frame
+    of 6 models × 31 variations (4 categories) × 25 scenarios (5 categories) × ``n_faces`` faces."""
+    import polars as pl
+
+    from cueshift.designs.stylisticbias.stats import sbs_levels
+
+    rng = np.random.default_rng(0)
+    grid = np.stack(np.meshgrid(np.arange(6), np.arange(n_faces), np.arange(31), np.arange(25)), -1).reshape(
+        -1, 4
+    )
+    m, f, v, sc = grid.T
+    delta = pl.DataFrame(
+        {
+            "model_id": np.char.add("m", m.astype(str)),
+            "face_id": np.char.add("f", f.astype(str)),
+            "variation_category": np.char.add("vc", (v % 4).astype(str)),
+            "variation_value": np.char.add("v", v.astype(str)),
+            "scenario_category": np.char.add("sc", (sc % 5).astype(str)),
+            "scenario_id": np.char.add("s", sc.astype(str)),
+            "delta": rng.normal(0.05, 0.3, grid.shape[0]) + rng.normal(0, 0.05, 25)[sc],
+            "phi_variation": 0.5,
+            "phi_base": 0.5,
+            "gender": np.where(f % 2, "Male", "Female"),
+        }
+    )
+    for mode in ("faces", "faces+scenarios"):
+        started = time.perf_counter()
+        sbs_levels(delta, n_resamples=n_resamples, dimensions=("gender",), generalise=mode)
+        print(
+            f"sbs_levels, {delta.height:,} rows, {n_resamples} resamples, {mode}: "
+            f"{time.perf_counter() - started:.1f} s"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sims", type=int, default=1000)
@@ -70,7 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sd-noise", type=float, default=0.3)
     ap.add_argument("--ci", default="bca", choices=["bca", "percentile"])
     ap.add_argument("--taus", default="0,0.05,0.1,0.2")
+    ap.add_argument("--time-sbs", type=int, default=0, help="also time sbs_levels with this many faces")
     args = ap.parse_args(argv)
+    if args.time_sbs:
+        time_sbs(args.time_sbs, args.resamples)
+    if args.sims <= 0:
+        return 0
     print(
         f"{args.faces} faces x {args.scenarios} scenarios, sd_face {args.sd_face}, sd_noise {args.sd_noise}, "
         f"{args.sims} studies, {args.resamples} resamples, {args.ci}"
