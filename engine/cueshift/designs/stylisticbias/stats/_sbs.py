@@ -97,7 +97,11 @@ def sbs_levels(
         intervals. ``'faces+scenarios'``: the shift over the population of scenarios too; the
         rows that average over scenarios get the crossed (product) bootstrap of faces and
         scenarios (:mod:`~cueshift.designs.stylisticbias.stats._sbs_crossed`), wider when
-        scenarios differ. Estimates, tests (per-face WSRT) and |SBS| stay as they are.
+        scenarios differ. Estimates, tests (per-face WSRT) and |SBS| stay as they are. The
+        default is ``'faces'`` because it is the paper's question (comparable tables), the
+        study's scenarios are a designed set rather than a stated random sample, and the
+        product bootstrap is conservative when the face × scenario noise dominates (it counts
+        that variance three times); docs/decisions.md D18.
 
     Returns
     -------
