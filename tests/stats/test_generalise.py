@@ -7,11 +7,16 @@ vary (coverage of the planted population mean); end to end, the SBS table and th
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
 from scipy import stats as sps
 
+import cueshift
 from cueshift import store
 from cueshift.designs import AnalysisRequest
 from cueshift.designs.stylisticbias.analyses import run_analyses
@@ -211,3 +216,19 @@ def test_the_option_is_checked_and_recorded_in_the_manifest(tmp_path):
     assert manifest == [("sbs", "faces+scenarios")]
     assert line.startswith("intervals: --generalise faces+scenarios")
     assert "generalise over faces *and* scenarios" in note
+
+
+def test_the_cli_refuses_generalise_for_a_design_without_scenario_resampling(tmp_path):
+    db = tmp_path / "never.duckdb"
+    study = Path(cueshift.__file__).parent / "studies" / "pairwise-002.toml"
+    result = subprocess.run(
+        [sys.executable, "-m", "cueshift.cli", "analyze", "--study", str(study), "--db", str(db)]
+        + ["--generalise", "faces+scenarios", "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "--generalise faces+scenarios:" in lines[0] and "pairwise" in lines[0]
+    assert not db.exists()
