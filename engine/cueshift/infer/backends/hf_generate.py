@@ -145,6 +145,16 @@ def eos_ids(model: Any) -> set[int]:
     return {int(eos)} if isinstance(eos, int) else {int(t) for t in eos}
 
 
+def new_tokens(model: Any, out: torch.Tensor, prompt_length: int) -> list[list[int]]:
+    """Each row's generated tokens after the prompt, up to and including its first end token."""
+    stop = eos_ids(model)
+    rows: list[list[int]] = []
+    for row in out[:, prompt_length:].tolist():
+        end = next((j + 1 for j, t in enumerate(row) if t in stop), len(row))
+        rows.append(row[:end])
+    return rows
+
+
 @torch.inference_mode()
 def generate_group(
     model: Any,
@@ -197,12 +207,7 @@ def generate_group(
         logits_processor=processors,
         **{**kwargs, "do_sample": False, "temperature": None, "top_k": None, "top_p": None},
     )
-    stop = eos_ids(model)
-    rows: list[list[int]] = []
-    for row in out[:, input_ids.shape[1] :].tolist():
-        end = next((j + 1 for j, t in enumerate(row) if t in stop), len(row))
-        rows.append(row[:end])
-    return rows
+    return new_tokens(model, out, input_ids.shape[1])
 
 
 def generate_groups(lengths: Sequence[int], batch_size: int) -> list[list[int]]:

@@ -34,7 +34,7 @@ from typing import Any
 import torch
 from transformers import LogitsProcessorList, StaticCache
 
-from cueshift.infer.backends.hf_generate import PerRowSampler, eos_ids
+from cueshift.infer.backends.hf_generate import PerRowSampler, new_tokens
 
 #: static cache lengths are rounded up to a multiple of this (compiled shapes repeat)
 CACHE_STEP = 128
@@ -219,12 +219,7 @@ def generate_static_group(
         **{**kwargs, "do_sample": False, "temperature": None, "top_k": None, "top_p": None},
         **extra,
     )
-    stop = eos_ids(model)
-    rows: list[list[int]] = []
-    for row in out[:, input_ids.shape[1] :].tolist():
-        end = next((j + 1 for j, t in enumerate(row) if t in stop), len(row))
-        rows.append(row[:end])
-    return rows
+    return new_tokens(model, out, input_ids.shape[1])
 
 
 __all__ = [
