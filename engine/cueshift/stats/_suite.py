@@ -13,7 +13,7 @@ import polars as pl
 from cueshift import store
 from cueshift.errors import CueshiftError
 from cueshift.schemas.results import RESULT_SCHEMA_VERSION
-from cueshift.stats._checked import validate_result
+from cueshift.stats._checked import validate_once, validate_result
 from cueshift.stats._registry import ANALYSES, AnalysisContext, NotApplicable, RunSettings, suite_analyses
 
 #: Where a skipped analysis is told: ``note(name, reason)``.
@@ -95,7 +95,7 @@ def run_suite(
                 ctx.skipped[item.name] = reason
                 (note or _print_note)(item.name, reason)
             else:
-                ctx.results[item.name] = validate_result(item.name, frame)
+                ctx.results[item.name] = validate_once(item.name, frame)
                 manifest_rows.append(
                     {
                         "name": item.name,
