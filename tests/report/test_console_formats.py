@@ -39,9 +39,9 @@ from cueshift.stats import POOLED
         (fmt_p(0.001), "0.001"),
         (fmt_p(0.000999), "9.99e-04"),
         (fmt_p(2.314e-11), "2.31e-11"),
-        (fmt_p(0.0), "0"),  # underflow: the render layer's form (was '< 1e-300' in the console)
+        (fmt_p(0.0), "< 1e-300"),  # an underflow prints its bound, never "0"
         (fmt_p(None), "—"),
-        (fmt_pvalue_sci(0.0), "0"),  # the same implementation as the typeset tables
+        (fmt_pvalue_sci(0.0), "< 10⁻³⁰⁰"),  # the same implementation as the typeset tables
         (fmt_pvalue(0.0009), "< 0.001"),  # the pairwise console's q, as in its report
         (fmt_ci(-0.0121, 0.0339, 4, minus=PLAIN_MINUS), "[-0.0121, +0.0339]"),
         (fmt_ci(None, 0.0339, minus=PLAIN_MINUS, missing=""), ""),
@@ -98,4 +98,4 @@ def test_stylisticbias_headlines_print_the_planted_values() -> None:
         if "Blonde" in line or "Gray" in line
     }
     assert cells["Blonde"] == ["+0.046", "[+0.030, +0.060]", "***", "0.050", "2.31e-11", "8"]
-    assert cells["Gray"] == ["-0.023", "", "***", "0.030", "0", "8"]  # p = 0 as the render layer prints it
+    assert cells["Gray"] == ["-0.023", "", "***", "0.030", "< 1e-300", "8"]  # p = 0: its bound, as the report

@@ -126,8 +126,8 @@ def fmt_pvalue(value: object, decimals: int = 3) -> str:
 def fmt_pvalue_sci(value: object, digits: int = 2, *, plain: bool = False, missing: str = MISSING) -> str:
     """p-value in scientific notation below 0.001: ``2.3×10⁻¹¹``; else as :func:`fmt_pvalue`.
 
-    ``digits`` significant digits; ``plain``: e-notation (``2.3e-11``). A p-value of exactly 0
-    (underflow) prints ``0``.
+    ``digits`` significant digits; ``plain``: e-notation (``2.3e-11``). A p-value of exactly 0 is an
+    underflow, not a certainty: it prints the bound, ``< 10⁻³⁰⁰`` (``plain``: ``< 1e-300``).
 
     Examples
     --------
@@ -144,7 +144,7 @@ def fmt_pvalue_sci(value: object, digits: int = 2, *, plain: bool = False, missi
     if p >= 0.001:
         return fmt_pvalue(p)
     if p == 0:
-        return "0"
+        return "< 1e-300" if plain else "< 10⁻³⁰⁰"
     if plain:
         return f"{p:.{digits - 1}e}"
     mantissa, exponent = f"{p:.{digits - 1}e}".split("e")
@@ -222,7 +222,7 @@ def fmt_num(value: object, decimals: int = 3, *, signed: bool = False) -> str:
 
 
 def fmt_p(value: object) -> str:
-    """Plain-text p-value of the consoles: ``0.032``; below 0.001 ``2.31e-11``; 0 → ``0``;
+    """Plain-text p-value of the consoles: ``0.032``; below 0.001 ``2.31e-11``; 0 → ``< 1e-300``;
     missing → ``—`` (:func:`fmt_pvalue_sci` with three significant digits).
 
     Examples
