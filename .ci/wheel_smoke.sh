@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cueshift installs as a library (issue 21): the wheel built from this checkout, installed WITHOUT
+# cueshift installs as a library: the wheel built from this checkout, installed WITHOUT
 # extras in a clean venv (pip takes the base dependencies from PyPI), must infer and analyze the
 # default study and import as `cueshift`; `cueshift report` must refuse in one line naming the
 # 'report' extra (exit 2, no traceback). Called by .ci/run; runs alone too: .ci/wheel_smoke.sh

@@ -1,4 +1,4 @@
-"""Coverage of the partially pooled Table 11 cells (issue 24) on planted data, in full.
+"""Coverage of the partially pooled Table 11 cells on planted data, in full.
 
 Planted studies: ``parents`` variation values × ``groups`` demographic groups, each cell of n faces
 (uniform in a range), face means N(θ_c, 0.1²), θ_c ~ N(μ_p, τ²), μ_p ~ N(0, 0.05²). Per cell: the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check of issue 25 (docs/decisions.md; BENCHMARKS.md "transformers backend at 7 B"), for a lent
+# The GPU check of the transformers backend (docs/decisions.md; BENCHMARKS.md "transformers backend at 7 B"), for a lent
 # CUDA machine, about 8 minutes in all:
 #   1. tests/infer/test_hf_cuda.py (tiny models of every architecture class on the GPU: score mode,
 #      batched and static-cache generate mode equal to the CPU / per-prompt answers in float32, compiled

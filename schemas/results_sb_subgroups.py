@@ -18,7 +18,7 @@ class Untested(ResultModel):
 
 
 class Pooled(ResultModel):
-    """Partially pooled cells beside the raw ones (issue 24): the empirical Bayes estimate shrunk
+    """Partially pooled cells beside the raw ones: the empirical Bayes estimate shrunk
     towards the cell's parent, Morris's interval (checked to contain it, within Δ's range) and
     ``shrinkage``, the fraction of the way to the parent (0: raw kept, 1: the parent)."""
 

@@ -1,4 +1,4 @@
-"""Optional features import their extras only when used; a missing extra is one line naming it (issue 21)."""
+"""Optional features import their extras only when used; a missing extra is one line naming it."""
 
 from __future__ import annotations
 

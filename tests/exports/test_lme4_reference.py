@@ -1,4 +1,4 @@
-"""R's lme4 as an independent reference on exported data (issue 24).
+"""R's lme4 as an independent reference on exported data.
 
 A small simulated study (12 faces, 2 models, 8 scenarios) is analysed and exported with
 ``export_study``; ``counts.parquet`` goes to R as CSV and R rebuilds everything from the counts:

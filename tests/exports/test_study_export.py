@@ -1,4 +1,4 @@
-"""``export_study`` (issue 24): files written, counts against the ``phi`` view, Every Eval Ever
+"""``export_study``: files written, counts against the ``phi`` view, Every Eval Ever
 JSON against its published schema (``eee_eval.schema.json``: every-eval-ever 0.3.0's
 ``eval.schema.json``, MIT licence, vendored because the package needs Python >= 3.12), refusals,
 and the study database left byte for byte as it was."""

@@ -1,4 +1,4 @@
-"""Statistics on any frame (issue 21): each function against scipy / statsmodels on frames not
+"""Statistics on any frame: each function against scipy / statsmodels on frames not
 shaped like a study (``score``, ``patient``, ``arm``), bootstrap coverage on planted data, and
 ``sbs()`` equal to the design's SBS table on a small simulated study."""
 

@@ -1,4 +1,4 @@
-"""Properties of the public statistics under hypothesis (docs/decisions.md, issue 24).
+"""Properties of the public statistics under hypothesis (docs/decisions.md).
 
 For small random panels (2-9 subjects, 1-3 groups, values on a 1/8 grid so sums are exact):
 an interval holds its estimate and stays in the statistic's range; results do not depend on the

@@ -1,4 +1,4 @@
-"""Partial pooling of sparse cells (issue 24): empirical Bayes shrinkage with Morris's interval.
+"""Partial pooling of sparse cells: empirical Bayes shrinkage with Morris's interval.
 
 References: statsmodels' Paule–Mandel τ² (``combine_effects(method_re="pm")``) and its one-way
 ANOVA residual variance for the pooled standard errors; planted normal–normal cells for the

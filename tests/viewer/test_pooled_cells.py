@@ -1,4 +1,4 @@
-"""The attribute page shows Table 11's raw and partially pooled cells side by side (issue 24)."""
+"""The attribute page shows Table 11's raw and partially pooled cells side by side."""
 
 from __future__ import annotations
 

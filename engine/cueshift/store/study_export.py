@@ -1,4 +1,4 @@
-"""Exports other tools read (issue 24): binomial cell counts for brms/lme4/HiBayES, the result
+"""Exports other tools read: binomial cell counts for brms/lme4/HiBayES, the result
 tables as Parquet/CSV, and model-level scores in the Every Eval Ever schema.
 
 The study database is opened read-only (:func:`cueshift.store.readonly.open_locked`); nothing is

@@ -193,7 +193,7 @@ def attribute(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
 
 def _table11_cells(con: Any, value: str) -> pl.DataFrame:
     """The stored Table 11 cells of ``value`` as two columns of the group table: raw, and (where the
-    table has them, issue 24) partially pooled by empirical Bayes, without a test."""
+    table has them) partially pooled by empirical Bayes, without a test."""
     table = "study.main.result_table11"
     sql = (
         "SELECT dimension, \"group\", 'Table 11 (pooled)' AS model_id, estimate, p_adj "

@@ -1,4 +1,4 @@
-"""Table 11's raw and partially pooled cells together (issue 24): a shrinkage plot per dimension.
+"""Table 11's raw and partially pooled cells together: a shrinkage plot per dimension.
 
 Reads ``result_table11`` only: ``estimate`` (raw) and ``pooled_estimate``, ``shrinkage`` and ``n``
 are stored columns (:func:`cueshift.designs.stylisticbias.stats.demographic_variation_table`).

@@ -143,7 +143,7 @@ def demographic_variation_table(
     opposite-signed pair of the table; ``reversal_p_adj``). ``reversal_evidence`` says which, or
     ``not distinguishable`` for a sign change with neither (null: no sign change).
 
-    Beside the raw cells, partially pooled ones (issue 24; :func:`pooled_cells`):
+    Beside the raw cells, partially pooled ones (:func:`pooled_cells`):
     ``pooled_estimate`` shrinks each group's estimate towards the value's estimate over the
     dimension's groups by empirical Bayes, with Morris's interval ``pooled_ci_low``/``high`` and
     the fraction shrunk ``shrinkage`` — a cell of few faces moves most.

@@ -1,4 +1,4 @@
-"""Partially pooled Table 11 cells (issue 24): each demographic group's raw mean Δ of a variation
+"""Partially pooled Table 11 cells: each demographic group's raw mean Δ of a variation
 value shrunk towards the value's estimate over all groups of the dimension, by empirical Bayes
 (:func:`cueshift.stats.kernels.eb_shrink`), beside the raw estimate."""
 
