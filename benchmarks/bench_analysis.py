@@ -45,6 +45,7 @@ from typing import Any
 import duckdb
 import numpy as np
 import polars as pl
+import repo_root  # noqa: F401  (the repository root on sys.path: tests.simulate)
 import scipy.stats as st
 from bench_markdown import replace_section
 from rich.console import Console

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 import polars as pl
+import repo_root  # noqa: F401  (the repository root on sys.path: tests.simulate)
 
 from cueshift.study.scenarios import STYLISTICBIAS_25
 

@@ -31,6 +31,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlencode
 
+import repo_root  # noqa: F401  (the repository root on sys.path: tests.simulate)
 import uvicorn
 from bench_markdown import replace_section
 from PIL import Image
