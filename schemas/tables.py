@@ -206,6 +206,26 @@ class ImageIdentitySchema(_Strict):
     outlier: bool
 
 
+class EditAuditSchema(_Strict):
+    """One measure of one edit (a variation against its base): the edit audit (``sql/schema.sql``)."""
+
+    image_id: str = pa.Field(str_length={"min_value": 1})
+    base_image_id: str = pa.Field(str_length={"min_value": 1})
+    face_id: str = pa.Field(str_length={"min_value": 1})
+    feature_key: str = pa.Field(str_length={"min_value": 1})
+    variation_value: str | None = pa.Field(nullable=True)
+    check_kind: str = pa.Field(isin=["cue", "unintended", "identity"])
+    measure: str = pa.Field(str_length={"min_value": 1})
+    source: str = pa.Field(str_length={"min_value": 1})
+    measured_base: float | None = pa.Field(nullable=True)
+    measured_variation: float | None = pa.Field(nullable=True)
+    difference: float
+    robust_z: float | None = pa.Field(nullable=True)
+    bound: float | None = pa.Field(nullable=True)
+    failed: bool
+    reason: str | None = pa.Field(nullable=True)
+
+
 TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
     "identity": IdentitySchema,
     "image": ImageSchema,
@@ -219,4 +239,5 @@ TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
     **DESIGN_TABLE_SCHEMAS,  # seeds 001/002/004: pairwise_trial, rating, stimulus, human_rating_mean
     "release_judgment": ReleaseJudgmentSchema,
     "image_identity": ImageIdentitySchema,
+    "edit_audit": EditAuditSchema,
 }

@@ -201,3 +201,26 @@ CREATE TABLE IF NOT EXISTS image_identity (
     outlier        BOOLEAN NOT NULL,
     PRIMARY KEY (encoder, image_id)
 );
+-- The edit audit (`cueshift audit`, or `cueshift analyze --audit`): for each evaluated variation, one row
+-- per measure of the edit against its base. check_kind 'cue': is the intended cue there (CLIP detectability
+-- of the variation's value, pixels changed at all); 'unintended': what else moved (image and face-region
+-- statistics, CLIP probes of confounds); 'identity': identity preservation. A measure fails against its
+-- absolute bound and/or its robust z within the attribute (feature_key). Replaced whole by each audit.
+CREATE TABLE IF NOT EXISTS edit_audit (
+    image_id            VARCHAR NOT NULL,   -- the variation
+    base_image_id       VARCHAR NOT NULL,
+    face_id             VARCHAR NOT NULL,
+    feature_key         VARCHAR NOT NULL,
+    variation_value     VARCHAR,
+    check_kind          VARCHAR NOT NULL CHECK (check_kind IN ('cue', 'unintended', 'identity')),
+    measure             VARCHAR NOT NULL,   -- e.g. 'cue_probability', 'changed_pixels', 'brightness', 'face_brightness', 'probe_expression', 'identity_cosine'
+    source              VARCHAR NOT NULL,   -- 'pixels', or the embedding cache's encoder key
+    measured_base       DOUBLE,             -- the measure on the base (NULL for a measure of the pair)
+    measured_variation  DOUBLE,             -- the measure on the variation (NULL for a measure of the pair)
+    difference          DOUBLE NOT NULL,    -- variation - base, or the pair's measure
+    robust_z            DOUBLE,             -- 0.6745 (difference - median) / MAD within feature_key
+    bound               DOUBLE,             -- the absolute bound or threshold applied (NULL: none)
+    failed              BOOLEAN NOT NULL,
+    reason              VARCHAR,            -- one line saying why, when failed
+    PRIMARY KEY (image_id, measure)
+);
