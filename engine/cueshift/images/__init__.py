@@ -9,10 +9,18 @@ from __future__ import annotations
 
 from cueshift.errors import BenchmarkError
 from cueshift.images.base import Benchmark
+from cueshift.images.pixel_stats import DEFAULT_FACE_BOX, PIXEL_MEASURES, pixel_frame, pixel_statistics
 from cueshift.study.config import BenchmarkConfig
 from cueshift.study.variations import VariationFilter
 
-__all__ = ["Benchmark", "load_benchmark"]
+__all__ = [
+    "DEFAULT_FACE_BOX",
+    "PIXEL_MEASURES",
+    "Benchmark",
+    "load_benchmark",
+    "pixel_frame",
+    "pixel_statistics",
+]
 
 
 def load_benchmark(
