@@ -35,6 +35,7 @@ VIEWS: tuple[str, ...] = (
     "delta",
     "invalid_answers",
     "invalid_texts",
+    "edit_verdict",
 )
 #: Table macros after the views, each file in ``sql/views/<name>.sql``: ``phi_at(T)``,
 #: ``delta_at(T)`` and ``base_phi_at(T)`` (φ with answers drawn at temperature T).

@@ -28,6 +28,7 @@ from pydantic import (
 )
 
 from cueshift.errors import ConfigError
+from cueshift.study.audit import AuditConfig
 from cueshift.study.checks import check_no_nul, check_seeds, check_template
 from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
@@ -154,6 +155,9 @@ class Study(_Frozen):
     prompt: PromptConfig = Field(default_factory=PromptConfig)
     seeds: list[int] = Field(default_factory=lambda: [1, 2, 3], min_length=1)
     models: list[ModelConfig] = Field(min_length=1)
+    audit: AuditConfig | None = Field(
+        default=None, description="the edit audit's checks and bounds (cueshift audit); None: the defaults"
+    )
     #: the largest batch (rows per backend call and transaction); batches are sized below it to
     #: take about two seconds each at the measured rate (cueshift.execution.batching)
     batch_size: int = Field(default=250_000, ge=1)
