@@ -14,6 +14,9 @@ page                   what it shows
 ``/judgments``         one image × scenario: exact prompts, raw answers, parses, P(favorable)
 ``/pairwise``          seed 002 trials: both images and the choice
 ``/probe``             seed 004: model score vs human rating per attribute
+``/failed``            the edits that failed the audit: base and variation, the failed measures
+``/compare``           two models: paired SBS difference per attribute and scenario, with CI;
+                       the faces on which they disagree most, both models' φ
 =====================  ===================================================================
 
 Every page takes ``model``, ``category`` and ``group`` (``dimension:value``) from its URL.

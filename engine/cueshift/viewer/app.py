@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
-from cueshift.viewer import evidence, pages
+from cueshift.viewer import evidence, pages, review
 from cueshift.viewer.catalog import load_catalog
 from cueshift.viewer.errors import BadRequest, NotFound
 from cueshift.viewer.filters import Filters
@@ -98,6 +98,8 @@ def create_app(database: Path, *, images: Path | None = None, thumbs: Path = DEF
         Route("/judgments", _page(viewer, evidence.judgments)),
         Route("/pairwise", _page(viewer, evidence.pairwise)),
         Route("/probe", _page(viewer, evidence.probe)),
+        Route("/failed", _page(viewer, review.failed_edits)),
+        Route("/compare", _page(viewer, review.models_side_by_side)),
         Route("/image/{image_id:str}", _image(viewer)),
     ]
 

@@ -8,7 +8,7 @@ import polars as pl
 from starlette.requests import Request
 
 from cueshift.render import Col, Pivot, stub
-from cueshift.viewer import charts, designs, drill, quality, tables
+from cueshift.viewer import audit, charts, designs, drill, quality, tables
 from cueshift.viewer import faces as face_data
 from cueshift.viewer.errors import BadRequest, NotFound
 from cueshift.viewer.filters import Filters
@@ -43,6 +43,7 @@ def face(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, A
         images = face_data.images(con, identity_id)
         grid = face_data.phi_grid(con, identity_id, f)
         identity_rows = quality.of_face(con, identity_id, viewer.source.min_identity)
+        audits = audit.of_face(con, identity_id)
     finally:
         con.close()
     means = face_data.image_means(grid)
@@ -90,6 +91,7 @@ def face(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, A
             "label": labels[r["image_id"]],
             "means": means.filter(pl.col("image_id") == r["image_id"]).sort("model_id").to_dicts(),
             "identity": identity_rows.get(r["image_id"], []),
+            "audit": audits.get(r["image_id"], {}),
         }
         for r in images.iter_rows(named=True)
     ]

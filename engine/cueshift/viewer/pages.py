@@ -13,7 +13,7 @@ from starlette.requests import Request
 
 from cueshift import store
 from cueshift.render import Col, Pivot, fmt_percent, fmt_text, stub
-from cueshift.viewer import charts, quality, summaries, tables
+from cueshift.viewer import audit, charts, quality, summaries, tables
 from cueshift.viewer.errors import NotFound
 from cueshift.viewer.filters import Filters
 
@@ -88,6 +88,7 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
         ranking = summaries.ranking(con, f, viewer.source.has("result_sbs"))
         floor = summaries.noise_floor(con, f)
         identity = quality.summary(con)
+        edits = audit.summary(con)
         noise = [t for t in sorted(viewer.source.tables) if t.startswith("result_") and "noise" in t]
         noise_html = [
             tables.render(
@@ -151,6 +152,7 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
         else None,
         "stored": stored,
         "identity": identity,
+        "edits": edits,
     }
     return "overview.html", context
 
@@ -175,6 +177,9 @@ def attribute(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         strongest = {
             str(r["image_id"]): _strongest(con, str(r["image_id"]), f) for r in picks.iter_rows(named=True)
         }
+        measures = audit.of_value(con, value)
+        audits = audit.of_images(con, [str(i) for i in picks["image_id"]])
+        edits = audit.summary(con, value)
     finally:
         con.close()
     return "attribute.html", {
@@ -186,26 +191,67 @@ def attribute(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         "group_table": _group_table(groups, table11),
         "group_rows": groups.to_dicts(),
         "examples": [
-            {**r, "scenario_id": strongest[str(r["image_id"])]} for r in picks.iter_rows(named=True)
+            {**r, "scenario_id": strongest[str(r["image_id"])], "audit": audits.get(str(r["image_id"]), {})}
+            for r in picks.iter_rows(named=True)
         ],
+        "audit_table": _audit_table(measures) if measures.height else None,
+        "edits": edits,
     }
 
 
 def _table11_cells(con: Any, value: str) -> pl.DataFrame:
     """The stored Table 11 cells of ``value`` as two columns of the group table: raw, and (where the
-    table has them) partially pooled by empirical Bayes, without a test."""
+    table has them) partially pooled by empirical Bayes with Morris's interval, without a test."""
     table = "study.main.result_table11"
     sql = (
-        "SELECT dimension, \"group\", 'Table 11 (pooled)' AS model_id, estimate, p_adj "
-        f"FROM {table} WHERE variation_value = ?"
+        "SELECT dimension, \"group\", 'Table 11 (pooled)' AS model_id, estimate, "
+        f"NULL::DOUBLE AS ci_low, NULL::DOUBLE AS ci_high, p_adj FROM {table} WHERE variation_value = ?"
     )
     if "pooled_estimate" in store.query(con, f"SELECT * FROM {table} LIMIT 0").columns:
         sql += (
             " UNION ALL SELECT dimension, \"group\", 'Table 11 (partial pooling)' AS model_id, "
-            f"pooled_estimate AS estimate, NULL::DOUBLE AS p_adj FROM {table} WHERE variation_value = ?"
+            "pooled_estimate AS estimate, pooled_ci_low AS ci_low, pooled_ci_high AS ci_high, "
+            f"NULL::DOUBLE AS p_adj FROM {table} WHERE variation_value = ?"
         )
         return store.query(con, sql, [value, value])
     return store.query(con, sql, [value])
+
+
+def _audit_table(measures: pl.DataFrame) -> str:
+    """Per measure of the attribute's edit audit: variations measured and failed, the differences."""
+    return tables.render(
+        measures,
+        key="audit",
+        title="Edit audit of this attribute's variations",
+        columns=[
+            stub("measure", "Measure"),
+            Col("source", "Source", align="left"),
+            Col("n", "Variations", tables.count),
+            Col("n_failed", "Failed", tables.count),
+            Col("median_difference", "Median difference", tables.signed),
+            Col("max_abs_difference", "Max |difference|", tables.number),
+            Col("bound", "Bound", tables.number),
+        ],
+        group="check_kind",
+        notes=[
+            "edit_audit (`cueshift audit`): each measure of a variation against its base; a measure fails "
+            "past its bound, or as an outlier (robust z) among the attribute's edits."
+        ],
+    )
+
+
+def _estimate_cell(cell: object) -> str:
+    """A group-table cell: the estimate, and its interval where the row has one (partial pooling)."""
+    if not isinstance(cell, dict):
+        return tables.signed(cell)
+    text = tables.signed(cell["estimate"])
+    if cell["ci_low"] is None and cell["ci_high"] is None:
+        return text
+    return f"{text} {tables.ci(cell['ci_low'], cell['ci_high'])}"
+
+
+def _estimate_fill(cell: object) -> str | None:
+    return tables.heat_fill(cell["estimate"] if isinstance(cell, dict) else cell)
 
 
 def _strongest(con: Any, image_id: str, f: Filters) -> str | None:
@@ -244,7 +290,15 @@ def _scenario_table(viewer: Viewer, scen: pl.DataFrame) -> str:
 
 
 def _group_table(groups: pl.DataFrame, table11: pl.DataFrame | None) -> str:
-    frame = groups.select("dimension", "group", "model_id", "estimate", p_adj=pl.lit(None, pl.Float64))
+    frame = groups.select(
+        "dimension",
+        "group",
+        "model_id",
+        "estimate",
+        ci_low=pl.lit(None, pl.Float64),
+        ci_high=pl.lit(None, pl.Float64),
+        p_adj=pl.lit(None, pl.Float64),
+    )
     notes = [
         "Mean over the faces of each group of their mean Δ over the scenarios in view; colour: sign and size."
     ]
@@ -256,15 +310,16 @@ def _group_table(groups: pl.DataFrame, table11: pl.DataFrame | None) -> str:
         if "Table 11 (partial pooling)" in table11["model_id"]:
             notes.append(
                 "Table 11 (partial pooling): the same cells shrunk towards the variation's estimate over the "
-                "dimension's groups by empirical Bayes, most where a group has few faces "
-                "(result_table11: pooled_estimate, pooled_ci_low/high, shrinkage)."
+                "dimension's groups by empirical Bayes, most where a group has few faces, with Morris's "
+                "95% interval (result_table11: pooled_estimate, pooled_ci_low/high, shrinkage)."
             )
+    frame = frame.with_columns(cell=pl.struct("estimate", "ci_low", "ci_high"))
     return tables.render(
         frame,
         key="groups",
         title="Δ by demographic group × model",
         columns=[stub("group", "Group")],
-        pivot=Pivot(on="model_id", value="estimate", fmt=tables.signed, p="p_adj", fill=tables.heat_fill),
+        pivot=Pivot(on="model_id", value="cell", fmt=_estimate_cell, p="p_adj", fill=_estimate_fill),
         group="dimension",
         notes=notes,
         empty="No demographic labels in view.",

@@ -7,7 +7,8 @@ variation image × scenario, from ``sql/views/delta.sql``) — the same SQL as `
 analyze``, so a number on a page is the number of the views — and ``counts``, the answers per
 model × scenario category × demographic cell. Raw judgments are read from the
 attached file only for the drill-down of one image × scenario. After the build, file-system
-access is switched off and the configuration locked: no page can reach another file.
+access is switched off and the configuration locked: no page can reach another file. The
+quality tables (``image_identity``, ``edit_audit``) are copied too, empty when the file has none.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from cueshift.errors import CueshiftError
 from cueshift.store.database import check_schema_version
 from cueshift.store.readonly import LOCKED_CONFIG
 from cueshift.store.snapshot import readable, tell_reader
-from cueshift.viewer import quality
+from cueshift.viewer import audit, quality
 
 #: Dimension tables copied into memory (small: at paper scale 16 k images).
 DIMENSIONS: tuple[str, ...] = ("identity", "image", "scenario", "model", "prompt_variant", "stimulus")
@@ -51,6 +52,8 @@ class Source:
         Time spent aggregating at start.
     min_identity
         The ``--min-identity`` of the latest ``cueshift analyze``, if any (:mod:`cueshift.viewer.quality`).
+    audited, failed_edits
+        Variations in the edit audit, and those that failed it (:mod:`cueshift.viewer.audit`).
     """
 
     path: Path
@@ -61,6 +64,8 @@ class Source:
     build_seconds: float
     con: duckdb.DuckDBPyConnection = field(repr=False)
     min_identity: float | None = None
+    audited: int = 0
+    failed_edits: int = 0
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A connection of its own for one request (DuckDB cursors are safe across threads)."""
@@ -163,6 +168,8 @@ def open_source(path: str | Path) -> Source:
         _materialise(con)
         min_identity = quality.applied_min_identity(con, tables)
         quality.materialise(con, tables, min_identity)
+        audit.materialise(con, tables)
+        edits = audit.summary(con)
         _lock(con)
     except BaseException:
         con.close()
@@ -177,4 +184,6 @@ def open_source(path: str | Path) -> Source:
         build_seconds=time.perf_counter() - started,
         con=con,
         min_identity=min_identity,
+        audited=edits["audited"],
+        failed_edits=edits["failed"],
     )
