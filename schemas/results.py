@@ -29,7 +29,8 @@ from cueshift.schemas.results_stylisticbias import STYLISTICBIAS_RESULTS
 #: 4: ``result_manifest.min_identity`` (variations below it left out: ``cueshift analyze --min-identity``).
 #: 5: ``result_manifest.compat`` (``cueshift analyze --compat``) and the ``release_*`` tables.
 #: 6: ``result_manifest.generalise`` (``cueshift analyze --generalise``).
-RESULT_SCHEMA_VERSION = 6
+#: 7: ``result_manifest.audit`` (``cueshift analyze --audit``) and ``result_audit_sensitivity``.
+RESULT_SCHEMA_VERSION = 7
 
 
 class AnalysisManifestSchema(ResultModel):
@@ -52,6 +53,7 @@ class AnalysisManifestSchema(ResultModel):
     min_identity: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
     compat: str = pa.Field(isin=["default", "release"])
     generalise: str = pa.Field(isin=["faces", "faces+scenarios"])
+    audit: str | None = pa.Field(nullable=True, isin=["strict", "report"])
     schema_version: pl.Int64 = pa.Field(ge=1)
     seconds: float = pa.Field(ge=0.0)
     created_at: str

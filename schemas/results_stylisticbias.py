@@ -12,6 +12,7 @@ import polars as pl
 
 from cueshift.schemas._result_base import TOLERANCE, ResultModel
 from cueshift.schemas._result_sb_base import GroupCell, Interval, Result, Tested
+from cueshift.schemas.results_sb_audit import AUDIT_RESULTS
 from cueshift.schemas.results_sb_compat import compat_results
 from cueshift.schemas.results_sb_effects import EFFECTS_RESULTS
 from cueshift.schemas.results_sb_missing import MISSING_RESULTS
@@ -201,5 +202,6 @@ STYLISTICBIAS_RESULTS: dict[str, type[ResultModel]] = {
     **MISSING_RESULTS,
     **NOISE_RESULTS,
     **QUALITY_RESULTS,
+    **AUDIT_RESULTS,
 }
 STYLISTICBIAS_RESULTS.update(compat_results(STYLISTICBIAS_RESULTS))

@@ -103,6 +103,7 @@ def analyze(
     min_identity: float | None = None,
     models: Sequence[str] | None = None,
     generalise: str | None = None,
+    audit: str | None = None,
     progress: bool = False,
     quiet: bool = True,
 ) -> Study:
@@ -122,6 +123,9 @@ def analyze(
     generalise
         ``--generalise``: ``'faces'`` (default: intervals for the study's own scenarios) or
         ``'faces+scenarios'`` (for scenarios in general; crossed bootstrap of faces and scenarios).
+    audit
+        ``--audit``: ``'strict'`` (the variations whose edit failed the stored edit audit left out of
+        every analysis) or ``'report'``; both write ``result_audit_sensitivity``. ``None``: no audit.
     progress
         Show a progress bar.
     quiet
@@ -178,6 +182,7 @@ def analyze(
         phi=phi,
         min_identity=min_identity,
         generalise=generalise,
+        audit=audit,
     )
     design = design_of(spec)
     design.options.check(design.name, request)

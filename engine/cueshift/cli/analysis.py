@@ -74,6 +74,15 @@ def analyze(
             "resampled together, the crossed bootstrap). Recorded in result_manifest."
         ),
     ] = None,
+    audit: Annotated[
+        str | None,
+        typer.Option(
+            help="Carry the stored edit audit (`cueshift audit`) into the results (stylisticbias): 'strict' "
+            "drops the variations whose edit failed it from every analysis, 'report' keeps them; both write "
+            "result_audit_sensitivity (SBS with all edits, audited edits, adjusted for unintended changes). "
+            "Recorded in result_manifest."
+        ),
+    ] = None,
 ) -> None:
     """Run every analysis of the study's design into result_* tables, print its summary.
 
@@ -91,7 +100,7 @@ def analyze(
     spec = load_study(study)
     request = AnalysisRequest(
         seed, resamples, test, ci, tuple(model or ()), top, overview_only, phi, min_identity=min_identity,
-        compat=compat, generalise=generalise,
+        compat=compat, generalise=generalise, audit=audit,
     )  # fmt: skip
     design = design_of(spec)
     design.options.check(design.name, request)

@@ -63,6 +63,9 @@ class AnalysisRequest:
     generalise
         The population the intervals generalise to (``--generalise``): ``'faces'`` (the study's
         scenarios fixed) or ``'faces+scenarios'``; ``None``: the design's default.
+    audit
+        ``--audit``: ``'strict'`` drops the variations whose edit failed the edit audit from every
+        analysis, ``'report'`` keeps them; both write the audit's sensitivity table. ``None``: no audit.
     """
 
     seed: int | None = None
@@ -76,12 +79,15 @@ class AnalysisRequest:
     min_identity: float | None = None
     compat: str | None = None
     generalise: str | None = None
+    audit: str | None = None
 
 
 #: ``--compat`` values: cueshift's own choices, or also the seed release's.
 COMPAT_MODES = ("default", "release")
 #: ``--generalise`` values: intervals over faces (scenarios fixed), or over faces and scenarios.
 GENERALISE_MODES = ("faces", "faces+scenarios")
+#: ``--audit`` values: drop the edits that failed the edit audit, or only report what they change.
+AUDIT_MODES = ("strict", "report")
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,8 @@ class OptionSupport:
     generalise
         Whether the design's intervals can also generalise over scenarios
         (``--generalise faces+scenarios``); ``'faces'`` is accepted by every design.
+    audit
+        Whether the design's analyses read base/variation edits the edit audit checks (``--audit``).
     """
 
     tests: tuple[str, ...]
@@ -119,6 +127,7 @@ class OptionSupport:
     identity: bool = False
     compat: bool = False
     generalise: bool = False
+    audit: bool = False
 
     def check(self, design: str, request: AnalysisRequest) -> None:
         """Refuse every option of ``request`` that means nothing for ``design``.
@@ -166,6 +175,14 @@ class OptionSupport:
             if request.generalise != "faces" and not self.generalise:
                 raise ConfigError(
                     f"--generalise {request.generalise}: design {design!r} has no scenario resampling; "
+                    "leave the option out"
+                )
+        if request.audit is not None:
+            if request.audit not in AUDIT_MODES:
+                raise ConfigError(f"--audit {request.audit!r}: 'strict' or 'report'")
+            if not self.audit:
+                raise ConfigError(
+                    f"--audit: design {design!r} has no audited base/variation edits in its analyses; "
                     "leave the option out"
                 )
         if not self.overview:
@@ -228,4 +245,4 @@ class Design(Protocol[S]):
         ...
 
 
-__all__ = ["COMPAT_MODES", "AnalysisRequest", "Design", "OptionSupport"]
+__all__ = ["AUDIT_MODES", "COMPAT_MODES", "AnalysisRequest", "Design", "OptionSupport"]

@@ -43,6 +43,9 @@ class RunSettings:
     generalise
         The question the intervals answer (``cueshift analyze --generalise``): ``'faces'``
         (faces resampled, the study's scenarios fixed) or ``'faces+scenarios'`` (both resampled).
+    audit
+        ``cueshift analyze --audit``: ``'strict'`` (the edits that failed the edit audit left out),
+        ``'report'`` (kept; only the sensitivity table written), ``None``: no audit.
     """
 
     n_resamples: int = 0
@@ -54,6 +57,7 @@ class RunSettings:
     min_identity: float | None = None
     compat: str = "default"
     generalise: str = "faces"
+    audit: str | None = None
 
 
 class NotApplicable(Exception):

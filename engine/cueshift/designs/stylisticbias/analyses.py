@@ -35,6 +35,7 @@ from cueshift.stats import CIMethod, NotApplicable, RunSettings, TestMethod, ana
 from cueshift.views import GREEDY, PhiChoice, check_scored, phi_computed_once, read_base_phi, read_delta
 
 if TYPE_CHECKING:
+    from cueshift.designs.stylisticbias.edit_audit import EditAudit
     from cueshift.designs.stylisticbias.quality import IdentityQuality
 
 #: The variation category of Table 4 (fashion styles; seed 000 Table 4).
@@ -278,6 +279,7 @@ def run_analyses(
     quality: IdentityQuality | None = None,
     compat: str = "default",
     generalise: str = "faces",
+    audit: EditAudit | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Compute every seed 000 analysis and store each as ``result_<name>`` (one transaction).
 
@@ -310,6 +312,9 @@ def run_analyses(
         ``result_manifest``). ``'faces'`` (default): the shift for the study's own scenarios,
         faces resampled. ``'faces+scenarios'``: the shift over scenarios in general, faces and
         scenarios resampled together (crossed bootstrap; docs/decisions.md D18).
+    audit : EditAudit, optional
+        ``cueshift analyze --audit`` (in ``result_manifest``): ``'strict'`` also leaves the failed
+        edits out of the Δ rows (after ``--min-identity``); both write ``result_audit_sensitivity``.
 
     Returns
     -------
@@ -339,6 +344,7 @@ def run_analyses(
             progress,
             compat,
             generalise,
+            audit,
         )
 
 
@@ -357,12 +363,14 @@ def _run(
     progress: bool,
     compat: str = "default",
     generalise: str = "faces",
+    audit: EditAudit | None = None,
 ) -> dict[str, pl.DataFrame]:
     delta, base = read_delta(con, models, phi=phi), read_base_phi(con, models, phi=phi)
     if delta.height == 0 and base.height == 0:
         raise CueshiftError("no judgments with a valid answer in the study database: nothing to analyse")
     if quality is not None:  # --min-identity: a sensitivity analysis without the variations below it
         delta = quality.kept(delta)
+    before_audit, delta = delta, audit.kept(delta) if audit is not None else delta  # --audit strict
     subset = tuple(models or ())
     inputs = Inputs(
         delta,
@@ -377,6 +385,8 @@ def _run(
         phi=phi,
         quality=quality,
         generalise=generalise,
+        audit=audit,
+        delta_before_audit=before_audit if audit is not None else None,
     )
     min_identity = quality.min_identity if quality is not None else None
     settings = RunSettings(
@@ -389,6 +399,7 @@ def _run(
         min_identity=min_identity,
         compat=compat,
         generalise=generalise,
+        audit=audit.mode if audit is not None else None,
     )
     return run_suite(con, SUITE, inputs, settings, only=only, write=write, progress=progress)
 
@@ -396,6 +407,7 @@ def _run(
 # The suite's later analyses, declared in their own modules; importing them registers them after
 # the tables above (analyses run in declaration order and may read earlier results).
 from cueshift.designs.stylisticbias import (  # noqa: E402, F401
+    analyses_audit,
     analyses_compat,  # noqa: E402, F401  (last: reads the tables above)
     analyses_effects,
     analyses_missing,

@@ -51,6 +51,7 @@ class StylisticBiasDesign:
         identity=True,
         compat=True,
         generalise=True,
+        audit=True,
     )
 
     def workload(self, study: StylisticBiasStudy, *, progress: bool) -> Workload:
@@ -72,7 +73,7 @@ class StylisticBiasDesign:
     ) -> dict[str, pl.DataFrame]:
         """Print the first-cut overview, then run every analysis and print the headlines."""
         from cueshift.designs.stylisticbias.analyses import run_analyses
-        from cueshift.designs.stylisticbias.console import print_compat, print_headlines
+        from cueshift.designs.stylisticbias.console import print_audit, print_compat, print_headlines
         from cueshift.designs.stylisticbias.overview import overview, print_overview
         from cueshift.views import GREEDY, parse_phi
 
@@ -83,6 +84,11 @@ class StylisticBiasDesign:
         compat = request.compat or "default"
         if compat == "release" and request.phi is not None and parse_phi(request.phi) != GREEDY:
             raise ConfigError("--compat release reproduces the release's answers: leave --phi out")
+        audit = None
+        if request.audit is not None:  # before the identity encoder runs: a missing audit is one line
+            from cueshift.designs.stylisticbias.edit_audit import read_edit_audit
+
+            audit = read_edit_audit(con, request.audit)
         quality = _identity_quality(con, study, request, console, write=write)
         results = run_analyses(
             con,
@@ -97,9 +103,12 @@ class StylisticBiasDesign:
             quality=quality,
             compat=compat,
             generalise=request.generalise or "faces",
+            audit=audit,
         )
         if write:
             print_headlines(con, console)
+        if audit is not None:
+            print_audit(audit, results.get("audit_sensitivity"), console)
         if compat == "release":
             print_compat(results, console)
         return results

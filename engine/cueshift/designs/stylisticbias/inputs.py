@@ -13,6 +13,7 @@ from cueshift.stats import AnalysisContext, CIMethod, TestMethod
 from cueshift.views import GREEDY, PhiChoice
 
 if TYPE_CHECKING:
+    from cueshift.designs.stylisticbias.edit_audit import EditAudit
     from cueshift.designs.stylisticbias.quality import IdentityQuality
 
 SUITE = "stylisticbias"
@@ -29,7 +30,8 @@ class Inputs:
     the measured identity preservation (``[quality] encoder``) and the ``--min-identity`` applied
     to ``delta``; ``None`` when the study measures none. ``generalise``: the question the SBS
     and Table 3 intervals answer (``cueshift analyze --generalise``): ``'faces'`` or
-    ``'faces+scenarios'``.
+    ``'faces+scenarios'``. ``audit``: the edit audit of ``cueshift analyze --audit`` (``None``
+    without the option); ``delta_before_audit``: the Δ rows before its ``strict`` drop.
     """
 
     delta: pl.DataFrame
@@ -44,6 +46,8 @@ class Inputs:
     phi: PhiChoice = GREEDY
     quality: IdentityQuality | None = None
     generalise: str = "faces"
+    audit: EditAudit | None = None
+    delta_before_audit: pl.DataFrame | None = None
 
     @property
     def boot(self) -> Boot:

@@ -7,6 +7,7 @@ from cueshift.designs.stylisticbias.stats._attributes import (
     demographic_variation_table,
     negativity_asymmetry,
 )
+from cueshift.designs.stylisticbias.stats._audit import audit_sensitivity, audit_variations
 from cueshift.designs.stylisticbias.stats._by_model import category_table_by_model, variation_table_by_model
 from cueshift.designs.stylisticbias.stats._comparison import (
     COMPARISON_LEVELS,
@@ -69,6 +70,8 @@ __all__ = [
     "REVERSAL_EVIDENCE",
     "add_crossed_dimensions",
     "attributes_vs_floor",
+    "audit_sensitivity",
+    "audit_variations",
     "category_demographic_table",
     "category_ranking",
     "category_table_by_model",

@@ -1,0 +1,45 @@
+"""Analyses of the suite ``stylisticbias``: the edit audit carried into the results
+(``cueshift analyze --audit strict|report``).
+
+``audit_sensitivity`` shows, per model × attribute, what the audit changes: the SBS with every
+edit, with the audited edits only, and adjusted for the measured unintended changes
+(:func:`~cueshift.designs.stylisticbias.stats.audit_sensitivity`). It runs only with ``--audit``.
+
+Declared with :func:`cueshift.stats.analysis` over :class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
+registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this module.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.designs.stylisticbias.stats import audit_sensitivity
+from cueshift.stats import NotApplicable, analysis
+
+
+@analysis(
+    "audit_sensitivity",
+    suite=SUITE,
+    description="SBS per attribute with every edit, audited edits only, adjusted for unintended changes",
+    source="delta, edit_audit",
+    grouping="model (and pooled) x attribute (feature_key)",
+    statistic="face-level mean Delta (bootstrap CI); WLS intercept of Delta on confound differences, "
+    "face-clustered CI and Wald test",
+    family="none",
+    when=lambda settings: settings.audit is not None,
+)
+def _audit_sensitivity(ctx: Context) -> pl.DataFrame:
+    inputs = ctx.inputs
+    if inputs.audit is None:
+        raise NotApplicable("no edit audit read (cueshift analyze --audit)")
+    every = inputs.delta_before_audit if inputs.delta_before_audit is not None else inputs.delta
+    return audit_sensitivity(
+        every,
+        inputs.audit.variations,
+        mode=inputs.audit.mode,
+        n_resamples=inputs.n_resamples,
+        seed=inputs.seed,
+        confidence_level=inputs.confidence_level,
+        ci_method=inputs.ci_method,
+    )
