@@ -120,6 +120,42 @@ class ScaleRegressionSchema(ResultModel):
     test: str = one_of("ols-t")
 
 
+_R = {"ge": -1.0, "le": 1.0}
+
+
+class BaselinesSchema(ResultModel):
+    """``result_probe_baselines``: per model × attribute, the similarity (Eq. 4) beside its
+    baselines: the random-weight twin's similarity (``random_*``; null without a twin), the
+    out-of-fold Spearman ρ and R² of a k-fold ridge regression of the human means on the image
+    statistics (``pixels_*``), and the partial Spearman ρ of model scores and human means given
+    the image statistics (``partial_*``, BH over attributes per model); the pixel columns null
+    without image statistics. ``n``: stimuli with every statistic."""
+
+    model_id: str
+    attribute: str
+    n: pl.Int64 = count()
+    similarity: float | None = nullable(**_R)
+    similarity_low: float | None = nullable(**_R)
+    similarity_high: float | None = nullable(**_R)
+    random_twin: str | None = nullable()
+    random_similarity: float | None = nullable(**_R)
+    random_low: float | None = nullable(**_R)
+    random_high: float | None = nullable(**_R)
+    pixels_estimate: float | None = nullable(**_R)
+    pixels_low: float | None = nullable(**_R)
+    pixels_high: float | None = nullable(**_R)
+    pixels_p_value: float | None = pvalue()
+    pixels_r2: float | None = nullable(le=1.0)
+    partial_estimate: float | None = nullable(**_R)
+    partial_low: float | None = nullable(**_R)
+    partial_high: float | None = nullable(**_R)
+    partial_p_value: float | None = pvalue()
+    partial_p_adj: float | None = pvalue()
+    n_measures: pl.Int64 | None = count(nullable=True)
+    folds: pl.Int64 | None = count(nullable=True)
+    ridge: float | None = nullable(ge=0.0)
+
+
 #: The probe design's result tables by name (the table is ``result_probe_<name>``).
 PROBE_RESULTS: dict[str, type[ResultModel]] = {
     "reliability": ReliabilitySchema,
@@ -130,4 +166,5 @@ PROBE_RESULTS: dict[str, type[ResultModel]] = {
     "structure": StructureSchema,
     "structure_anova": StructureAnovaSchema,
     "scale_regression": ScaleRegressionSchema,
+    "baselines": BaselinesSchema,
 }

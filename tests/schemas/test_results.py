@@ -20,6 +20,7 @@ from cueshift.designs.pairwise.logit_fits import bradley_terry, group_effect
 from cueshift.designs.pairwise.ratings import model_human_rating_agreement, rating_bins, rating_summary
 from cueshift.designs.pairwise.win_rates import cohort_preference, position_bias, stimulus_win_rates
 from cueshift.designs.probe import stats as pst
+from cueshift.designs.probe.baseline_table import baseline_table
 from cueshift.errors import SchemaViolation
 from cueshift.schemas.results import RESULT_SCHEMAS, RESULT_SCHEMAS_BY_DESIGN, validate_result
 from cueshift.stats import krippendorff_by_attribute
@@ -168,6 +169,13 @@ def _probe_tables() -> dict[str, pl.DataFrame]:
         "structure": structure,
         "structure_anova": pst.structure_anova(structure, registry),
         "scale_regression": pst.scale_regression(data, ["reliability", "dataset_size"]),
+        "baselines": baseline_table(
+            scores,
+            means,
+            similarity,
+            pixels=pl.DataFrame({"image_id": images, "brightness": rng.uniform(size=40)}),
+            twins={"m1": "m2"},
+        ),
     }
 
 

@@ -11,13 +11,16 @@
                                adjusted Rand index of the Ward clusters
 ``…_structure_anova``          one-way ANOVA of the Frobenius similarity across dataset sizes
 ``…_scale_regression``         OLS of similarity on reliability and scale (Table 2)
+``…_baselines``                per model × attribute: similarity beside its random-weight twin's,
+                               image statistics alone (cross-validated ridge) and the
+                               similarity net of the image statistics (partial Spearman)
 =============================  ============================================================
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import duckdb
@@ -25,6 +28,7 @@ import polars as pl
 
 from cueshift import store
 from cueshift.designs.probe import stats as pst
+from cueshift.designs.probe.baseline_table import baseline_table
 from cueshift.designs.probe.section import ProbeConfig
 from cueshift.errors import CueshiftError
 from cueshift.stats import AnalysisContext, analysis
@@ -74,6 +78,8 @@ class Inputs:
     """Model scores, long human ratings, published means and reliability, the ``[probe]`` settings.
 
     Build it with :func:`probe_inputs` (which refuses a study without any human data).
+    ``pixels``: ``image_id`` and the image statistics of each base face (``None``: no image
+    baselines); ``twins``: trained model id -> its random-weight twin's.
     """
 
     scores: pl.DataFrame
@@ -81,6 +87,8 @@ class Inputs:
     means: pl.DataFrame
     published_reliability: pl.DataFrame | None
     config: ProbeConfig
+    pixels: pl.DataFrame | None = None
+    twins: dict[str, str] = field(default_factory=dict)
 
     @cached_property
     def reliability(self) -> pl.DataFrame:
@@ -142,6 +150,9 @@ def probe_inputs(
     published_means: pl.DataFrame,
     published_reliability: pl.DataFrame | None,
     config: ProbeConfig,
+    *,
+    pixels: pl.DataFrame | None = None,
+    twins: dict[str, str] | None = None,
 ) -> Inputs:
     """The inputs of the probe analyses; human means from the long ratings, published means winning
     where both exist.
@@ -161,7 +172,7 @@ def probe_inputs(
         )
     if means.height == 0:
         raise CueshiftError("probe: no human ratings or means in the study database")
-    return Inputs(scores, humans, means, published_reliability, config)
+    return Inputs(scores, humans, means, published_reliability, config, pixels, dict(twins or {}))
 
 
 Context = AnalysisContext[Inputs]
@@ -302,3 +313,30 @@ def _scale_regression(ctx: Context) -> pl.DataFrame | None:
     )
     regression = pst.scale_regression(data, inputs.config.ols_predictors, confidence=inputs.config.confidence)
     return regression if regression.height else None
+
+
+@analysis(
+    "probe_baselines",
+    suite=SUITE,
+    description="Similarity beside its baselines: random-weight twin, image statistics alone, net of them",
+    source="result_probe_similarity, image statistics of the base faces, random-init twins",
+    grouping="model x attribute",
+    statistic="out-of-fold Spearman rho of k-fold ridge; partial Spearman rho; Fisher-z intervals",
+    family="model (BH over attributes, partial rho)",
+)
+def _baselines(ctx: Context) -> pl.DataFrame | None:
+    inputs = ctx.inputs
+    if inputs.pixels is None and not inputs.twins:
+        return None
+    config = inputs.config
+    return baseline_table(
+        inputs.scores,
+        inputs.means,
+        inputs.similarity,
+        pixels=inputs.pixels,
+        twins=inputs.twins,
+        folds=config.baseline_folds,
+        ridge=config.baseline_ridge,
+        seed=config.split_seed,
+        confidence=config.confidence,
+    )

@@ -1,4 +1,5 @@
-"""The console summary of the probe design: model-human similarity, its link to reliability, structure."""
+"""The console summary of the probe design: model-human similarity, its link to reliability, structure,
+and the similarity's baselines."""
 
 from __future__ import annotations
 
@@ -41,4 +42,27 @@ def print_summary(results: dict[str, pl.DataFrame], console: Console) -> None:
             fmt_num(s["adjusted_rand"][0] if s.height else None, 2),
         )
     console.print(table)
+    if "probe_baselines" in results:
+        print_baselines(results["probe_baselines"], console)
     console.print("Tables: " + ", ".join(f"result_{name}" for name in results), soft_wrap=True)
+
+
+def print_baselines(baselines: pl.DataFrame, console: Console) -> None:
+    """Per model, means over attributes: similarity, its random twin's, image statistics alone, and
+    the similarity net of them."""
+    table = Table(title="Similarity beside its baselines (means over attributes; result_probe_baselines)")
+    columns = ("model", "ρ model", "ρ random twin", "ρ image statistics", "ρ net of image statistics")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "model" else "right")
+    means = baselines.group_by("model_id", maintain_order=True).agg(
+        pl.col("similarity", "random_similarity", "pixels_estimate", "partial_estimate").mean()
+    )
+    for row in means.iter_rows(named=True):
+        table.add_row(
+            row["model_id"],
+            fmt_num(row["similarity"]),
+            fmt_num(row["random_similarity"]),
+            fmt_num(row["pixels_estimate"]),
+            fmt_num(row["partial_estimate"]),
+        )
+    console.print(table)

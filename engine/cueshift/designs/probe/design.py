@@ -55,6 +55,7 @@ class ProbeDesign:
         from cueshift.designs.forced_choice import study_scenarios
         from cueshift.designs.probe.analyses import HUMANS_SQL, MEANS_SQL, SUITE, model_scores, probe_inputs
         from cueshift.designs.probe.console import print_summary
+        from cueshift.designs.probe.twins import random_twins
         from cueshift.images.human_ratings import read_reliability
         from cueshift.stats import RunSettings, run_suite
 
@@ -68,12 +69,20 @@ class ProbeDesign:
         published = (
             read_reliability(config.reliability, attributes=attributes) if config.reliability else None
         )
+        scores = model_scores(con, config.score, request.models)
+        pixels = None
+        if config.baselines:
+            from cueshift.designs.probe.baseline_table import base_face_pixels
+
+            pixels = base_face_pixels(study, set(scores["image_id"].unique()))
         inputs = probe_inputs(
-            model_scores(con, config.score, request.models),
+            scores,
             store.query(con, HUMANS_SQL),
             store.query(con, MEANS_SQL),
             published,
             config,
+            pixels=pixels,
+            twins=random_twins(study.models),
         )
         settings = RunSettings(
             n_resamples=config.n_splits,

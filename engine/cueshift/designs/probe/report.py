@@ -1,6 +1,6 @@
 """The probe (seed 004) report: what ``reports/probe.qmd`` shows, declared for the report facade.
 
-Human reliability, model–human similarity (Table 1), reliability vs similarity (Figs. 3–4), the structure of impressions and the scale regression (Table 2). Significance in the seed 000 notation (bold p < 0.001, underlined p ≥ 0.05), computed from
+Human reliability, model–human similarity (Table 1), reliability vs similarity (Figs. 3–4), the structure of impressions, the scale regression (Table 2) and the similarity's baselines (random-weight twin, image statistics). Significance in the seed 000 notation (bold p < 0.001, underlined p ≥ 0.05), computed from
 the stored p-values at render time.
 """
 
@@ -100,6 +100,42 @@ TABLES: tuple[TableSpec, ...] = (
                         || ', N = ' || max(n) || ', residual df = ' || max(df_resid)::INT || '; predictors outside '
                         || '(0, 1) divided by their maximum.' FROM result_probe_scale_regression""",
         requires=("result_probe_scale_regression",),
+    ),
+    TableSpec(
+        key="probe_baselines",
+        title="Similarity beside its baselines: random-weight twin, image statistics alone, net of them",
+        sql=f"""SELECT model_id, attribute, similarity, similarity_low, similarity_high, random_similarity,
+                   random_low, random_high, pixels_estimate, pixels_low, pixels_high, pixels_r2,
+                   partial_estimate, partial_low, partial_high, partial_p_adj, n
+            FROM result_probe_baselines WHERE {MODELS_FILTER} ORDER BY model_id, attribute""",
+        columns=(
+            stub("attribute", "Attribute"),
+            Col("similarity", "ρ model", number(2)),
+            Col("similarity_low", "95% CI", ci(2), args=("similarity_high",)),
+            Col("random_similarity", "ρ random twin", number(2)),
+            Col("random_low", "95% CI", ci(2), args=("random_high",)),
+            Col("pixels_estimate", "ρ image statistics", number(2)),
+            Col("pixels_low", "95% CI", ci(2), args=("pixels_high",)),
+            Col("pixels_r2", "CV R²", number(2)),
+            Col("partial_estimate", "ρ net of image statistics", number(2), p="partial_p_adj"),
+            Col("partial_low", "95% CI", ci(2), args=("partial_high",)),
+            Col("n", "Stimuli", fmt_integer),
+        ),
+        group="model_id",
+        notes=(
+            "ρ model: Spearman ρ of model scores and human means (Eq. 4). ρ random twin: the same for the "
+            "model's architecture with random weights (settings.random_init; blank without a twin). "
+            "ρ image statistics: out-of-fold Spearman ρ between the human means and their k-fold "
+            "cross-validated ridge prediction from the image statistics (tone, colour, sharpness, framing; "
+            "whole image and face region), with its out-of-fold R². ρ net of image statistics: partial "
+            "Spearman ρ of model scores and human means given the image statistics, t test with BH over "
+            "attributes per model. Intervals: Fisher z with the Bonett–Wright standard error.",
+            EMPHASIS_LEGEND,
+        ),
+        notes_sql="""SELECT max(folds) || ' folds over images, ridge penalty ' || printf('%g', max(ridge))
+                        || ' on the standardised statistics, ' || max(n_measures) || ' varying statistics.'
+                     FROM result_probe_baselines WHERE folds IS NOT NULL HAVING count(*) > 0""",
+        requires=("result_probe_baselines",),
     ),
 )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -47,6 +47,17 @@ class ProbeConfig(Section):
     confidence: float = Field(default=0.95, gt=0.0, lt=1.0)
     registry: list[RegisteredModel] = Field(default_factory=list)
     ols_predictors: list[Predictor] = Field(default_factory=_predictors, min_length=1)
+    baselines: bool = Field(
+        default=True, description="image-statistics baselines of the similarity (result_probe_baselines)"
+    )
+    baseline_folds: int = Field(default=10, ge=2, description="cross-validation folds over images")
+    baseline_ridge: float = Field(default=1.0, ge=0.0, description="ridge penalty (standardised statistics)")
+    face_box: tuple[float, float, float, float] | None = Field(
+        default=None, description="face region (x0, y0, x1, y1) as fractions; default: the pixel module's"
+    )
+    random_twins: bool = Field(
+        default=False, description="add a random-weight twin (<model_id>.random) of every CLIP model"
+    )
 
     @model_validator(mode="after")
     def _some_humans(self) -> ProbeConfig:
@@ -63,3 +74,21 @@ class ProbeStudy(Study):
 
     design: Literal["probe"] = "probe"
     probe: ProbeConfig = Field(description="design 'probe' (seed 004)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _random_twins(cls, data: Any) -> Any:
+        """``[probe] random_twins = true``: a random-weight twin of every CLIP model joins ``models``."""
+        if not isinstance(data, dict):
+            return data
+        probe = data.get("probe")
+        wanted = (
+            probe.random_twins
+            if isinstance(probe, ProbeConfig)
+            else (isinstance(probe, dict) and probe.get("random_twins") is True)
+        )
+        if wanted and isinstance(data.get("models"), list):
+            from cueshift.designs.probe.twins import with_random_twins
+
+            data = {**data, "models": with_random_twins(data["models"])}
+        return data

@@ -62,13 +62,16 @@ def encoder_key(model: ModelConfig, settings: ClipSettings, dtype: str) -> str:
     """What determines an embedding besides its input: ``'<checkpoint>@<revision>:<dtype>'``.
 
     A local checkpoint directory is named by its absolute path; the tiny random model by its
-    weights seed (``cueshift:tiny-random-clip#seed=0``). A revision left out reads ``default``.
+    weights seed (``cueshift:tiny-random-clip#seed=0``); ``random_init`` weights by their seed
+    (``…#random-init=0``). A revision left out reads ``default``.
     """
     checkpoint = model.checkpoint
     if is_stand_in(checkpoint):
         checkpoint = f"{checkpoint}#seed={settings.tiny_seed}"
     elif Path(checkpoint).expanduser().is_dir():
         checkpoint = str(Path(checkpoint).expanduser().resolve())
+    if settings.random_init:
+        checkpoint = f"{checkpoint}#random-init={settings.random_seed}"
     return f"{checkpoint}@{model.revision or 'default'}:{dtype}"
 
 
@@ -140,7 +143,10 @@ class ClipBackend(Backend):
             model, processor = loaded
         else:
             model, processor = load_clip(
-                self.model.model_id, resolve_checkpoint(checkpoint, seed=s.tiny_seed), self.model.revision
+                self.model.model_id,
+                resolve_checkpoint(checkpoint, seed=s.tiny_seed),
+                self.model.revision,
+                random_seed=s.random_seed if s.random_init else None,
             )
         model = model.to(device=device, dtype=dtype).eval()
         return model, processor, device, dtype
@@ -269,16 +275,28 @@ class ClipBackend(Backend):
         return np.asarray(features.float().cpu().numpy(), dtype=np.float32)
 
 
-def load_clip(model_id: str, path: str, revision: str | None) -> tuple[Any, Any]:
+def load_clip(
+    model_id: str, path: str, revision: str | None, *, random_seed: int | None = None
+) -> tuple[Any, Any]:
     """``CLIPModel`` and ``CLIPProcessor`` of ``path`` (a directory or hub id) by ``from_pretrained``.
 
-    A checkpoint that cannot be loaded is one :class:`ConfigError` line naming ``model_id``.
+    ``random_seed`` given: the checkpoint's architecture (its ``CLIPConfig``) with freshly
+    initialised weights, drawn under ``torch.manual_seed(random_seed)`` in a forked RNG state
+    (the caller's RNG is untouched); the processor is the checkpoint's. A checkpoint that
+    cannot be loaded is one :class:`ConfigError` line naming ``model_id``.
     """
     with importing("models", "backend 'clip'"):
-        from transformers import CLIPModel, CLIPProcessor
+        import torch
+        from transformers import CLIPConfig, CLIPModel, CLIPProcessor
     revision = revision or "main"  # transformers' default revision
     try:
-        model = CLIPModel.from_pretrained(path, revision=revision)
+        if random_seed is None:
+            model = CLIPModel.from_pretrained(path, revision=revision)
+        else:
+            config = CLIPConfig.from_pretrained(path, revision=revision)
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(random_seed)
+                model = CLIPModel(config)
         processor = CLIPProcessor.from_pretrained(path, revision=revision)
     except (OSError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

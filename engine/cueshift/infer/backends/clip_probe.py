@@ -62,6 +62,12 @@ class ClipSettings(BaseModel):
     )
     batch_size: int = Field(default=64, ge=1, description="images or texts per encoder call")
     tiny_seed: int = Field(default=0, ge=0, description=f"weights seed of {TINY_CLIP_CHECKPOINT}")
+    random_init: bool = Field(
+        default=False,
+        description="the checkpoint's architecture with random weights (seeded by random_seed): "
+        "a random-encoder baseline of the same class",
+    )
+    random_seed: int = Field(default=0, ge=0, description="torch seed of the random_init weights")
 
     @field_validator("templates")
     @classmethod

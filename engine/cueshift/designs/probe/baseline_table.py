@@ -1,0 +1,163 @@
+"""``result_probe_baselines``: each model × attribute's similarity beside its baselines.
+
+Per model × attribute (the stimuli the model scored and humans rated):
+
+* the model–human similarity ρ (Eq. 4, from ``result_probe_similarity``);
+* its random twin's ρ: the same encoder class with random weights (:mod:`.twins`);
+* image statistics alone: the out-of-fold Spearman ρ of a cross-validated ridge regression of the
+  human means on the pixel statistics, and its out-of-fold R² (:func:`.baselines.cv_prediction`);
+* the similarity net of the image statistics: the partial Spearman ρ of model scores and human
+  means given the pixel statistics (:func:`.baselines.partial_spearman`), BH over attributes per model.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection
+
+import numpy as np
+import polars as pl
+
+from cueshift.designs.probe import baselines as bl
+from cueshift.designs.probe.section import ProbeStudy
+from cueshift.stats import bh_by_family, correlation_columns
+
+SCHEMA: dict[str, type[pl.DataType]] = {
+    "model_id": pl.String,
+    "attribute": pl.String,
+    "n": pl.Int64,
+    "similarity": pl.Float64,
+    "similarity_low": pl.Float64,
+    "similarity_high": pl.Float64,
+    "random_twin": pl.String,
+    "random_similarity": pl.Float64,
+    "random_low": pl.Float64,
+    "random_high": pl.Float64,
+    "pixels_estimate": pl.Float64,
+    "pixels_low": pl.Float64,
+    "pixels_high": pl.Float64,
+    "pixels_p_value": pl.Float64,
+    "pixels_r2": pl.Float64,
+    "partial_estimate": pl.Float64,
+    "partial_low": pl.Float64,
+    "partial_high": pl.Float64,
+    "partial_p_value": pl.Float64,
+    "n_measures": pl.Int64,
+    "folds": pl.Int64,
+    "ridge": pl.Float64,
+}
+
+
+def _measures(part: pl.DataFrame, columns: list[str]) -> np.ndarray:
+    """The measure columns of ``part`` without a missing value, as a float matrix."""
+    kept = [c for c in columns if part[c].fill_nan(None).null_count() == 0]
+    return part.select(kept).to_numpy().astype(np.float64) if kept else np.zeros((part.height, 0))
+
+
+def _pixel_columns(
+    part: pl.DataFrame, columns: list[str], *, folds: int, ridge: float, seed: int, confidence: float
+) -> dict[str, float | int | None]:
+    z = bl.varying_columns(_measures(part, columns))
+    human = part["mean"].to_numpy().astype(np.float64)
+    predicted = bl.cv_prediction(z, human, folds=folds, ridge=ridge, seed=seed)
+    fitted = correlation_columns(predicted, human, "spearman", confidence)
+    partial = bl.partial_spearman(part["score"].to_numpy(), human, z, confidence)
+    return {
+        "pixels_estimate": fitted["estimate"],
+        "pixels_low": fitted["ci_low"],
+        "pixels_high": fitted["ci_high"],
+        "pixels_p_value": fitted["p_value"],
+        "pixels_r2": bl.cv_r2(human, predicted) if np.isfinite(predicted).all() else math.nan,
+        "partial_estimate": partial[0],
+        "partial_low": partial[1],
+        "partial_high": partial[2],
+        "partial_p_value": partial[3],
+        "n_measures": int(z.shape[1]),
+        "folds": int(min(folds, part.height)),
+        "ridge": ridge,
+    }
+
+
+def baseline_table(
+    scores: pl.DataFrame,
+    means: pl.DataFrame,
+    similarity: pl.DataFrame,
+    *,
+    pixels: pl.DataFrame | None = None,
+    twins: dict[str, str] | None = None,
+    folds: int = 10,
+    ridge: float = 1.0,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pl.DataFrame:
+    """One row per model × attribute (:data:`SCHEMA`, and ``partial_p_adj``).
+
+    Parameters
+    ----------
+    scores, means
+        ``model_id, image_id, attribute, score`` and ``image_id, attribute, mean``.
+    similarity
+        ``result_probe_similarity`` (``model_id, attribute, estimate, ci_low, ci_high``).
+    pixels
+        ``image_id`` and one numeric column per image statistic; ``None``: the pixel columns null.
+        Images without a row are left out of the pixel columns' stimuli.
+    twins
+        Model id -> the model id of its random-weight twin (:func:`.twins.random_twins`).
+    folds, ridge, seed
+        Cross-validation folds, ridge penalty on the standardised statistics, fold seed.
+    """
+    twins = twins or {}
+    sim = {
+        (r["model_id"], r["attribute"]): r for r in similarity.iter_rows(named=True)
+    }  # a small table: one lookup per row
+    joined = scores.join(means, on=["image_id", "attribute"], how="inner")
+    columns: list[str] = []
+    if pixels is not None:
+        columns = [c for c in pixels.columns if c != "image_id" and pixels[c].dtype.is_numeric()]
+        joined = joined.join(pixels.select("image_id", *columns), on="image_id", how="left")
+    rows = []
+    for (model_id, attribute), part in joined.sort("image_id").group_by(
+        ["model_id", "attribute"], maintain_order=True
+    ):
+        own = sim.get((model_id, attribute), {})
+        twin = twins.get(str(model_id))
+        other = sim.get((twin, attribute), {}) if twin else {}
+        row: dict[str, object] = {
+            "model_id": model_id,
+            "attribute": attribute,
+            "n": part.height,
+            "similarity": own.get("estimate"),
+            "similarity_low": own.get("ci_low"),
+            "similarity_high": own.get("ci_high"),
+            "random_twin": twin,
+            "random_similarity": other.get("estimate"),
+            "random_low": other.get("ci_low"),
+            "random_high": other.get("ci_high"),
+        }
+        if columns:
+            measured = part.filter(pl.all_horizontal(pl.col(columns).is_not_null()))
+            row |= _pixel_columns(
+                measured, columns, folds=folds, ridge=ridge, seed=seed, confidence=confidence
+            )
+            row["n"] = measured.height
+        rows.append(row)
+    frame = pl.DataFrame(rows, schema=SCHEMA, orient="row") if rows else pl.DataFrame(schema=SCHEMA)
+    frame = frame.with_columns(pl.col(pl.Float64).fill_nan(None))
+    adjusted = bh_by_family(frame, ["model_id"], p_col="partial_p_value").rename({"p_adj": "partial_p_adj"})
+    return adjusted.sort(["model_id", "attribute"])
+
+
+def base_face_pixels(study: ProbeStudy, image_ids: Collection[str] | None = None) -> pl.DataFrame:
+    """``image_id`` and the image statistics (:func:`cueshift.images.pixel_stats.pixel_frame`) of
+    the study's base faces (of ``image_ids`` only, when given), the face region from ``[probe] face_box``."""
+    from cueshift.designs.probe.workload import prepared_study
+    from cueshift.images import load_benchmark
+    from cueshift.images.pixel_stats import DEFAULT_FACE_BOX, pixel_frame
+
+    bench = load_benchmark(study.benchmark, prepared_study(study).variations, progress=False)
+    bases = bench.image.filter(pl.col("role") == "base").select("image_id", "path").sort("image_id")
+    if image_ids is not None:
+        bases = bases.filter(pl.col("image_id").is_in(sorted(image_ids)))
+    face_box = study.probe.face_box or DEFAULT_FACE_BOX
+    frame = pixel_frame([bench.root / p for p in bases["path"]], face_box=face_box)
+    return pl.concat([bases.select("image_id"), frame.drop("path")], how="horizontal")

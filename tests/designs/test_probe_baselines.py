@@ -1,0 +1,229 @@
+"""Baselines of the probe similarity: the partial Spearman correlation against the precision-matrix
+formula and a statsmodels residual regression, the cross-validated ridge against numpy lstsq and the
+closed form, planted image statistics (brightness-only humans and models), random-weight twins."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+import statsmodels.api as sm
+from scipy import stats
+
+from cueshift.designs.probe import baselines as bl
+from cueshift.designs.probe.baseline_table import baseline_table
+from cueshift.designs.probe.stats import model_human_similarity
+from cueshift.designs.probe.twins import random_twins, with_random_twins
+from cueshift.schemas.results_probe import BaselinesSchema
+from cueshift.study.config import ModelConfig
+
+STUDY = Path(__file__).resolve().parents[2] / "studies" / "probe-004.toml"
+
+
+def _pingouin_partial(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> tuple[float, float]:
+    """pingouin.partial_corr(method='spearman') by hand: ranks, the precision matrix of their
+    correlation matrix, r = -P_xy / sqrt(P_xx P_yy), p from t with n - 2 - k df."""
+    ranked = np.column_stack([stats.rankdata(c) for c in (x, y, *z.T)])
+    precision = np.linalg.inv(np.corrcoef(ranked, rowvar=False))
+    r = -precision[0, 1] / np.sqrt(precision[0, 0] * precision[1, 1])
+    df = len(x) - 2 - z.shape[1]
+    t = r * np.sqrt(df / (1 - r * r))
+    return float(r), float(2 * stats.t.sf(abs(t), df))
+
+
+def test_partial_spearman_matches_the_precision_matrix_and_statsmodels_residuals() -> None:
+    rng = np.random.default_rng(3)
+    n = 80
+    z = rng.normal(size=(n, 3))
+    x = z @ [1.0, 0.5, 0.0] + rng.normal(size=n)
+    y = z @ [0.8, 0.0, -0.4] + 0.5 * x + rng.normal(size=n)
+    r, lo, hi, p, count = bl.partial_spearman(x, y, z)
+    ref_r, ref_p = _pingouin_partial(x, y, z)
+    assert r == pytest.approx(ref_r, abs=1e-10) and p == pytest.approx(ref_p, rel=1e-8) and count == n
+    ranks = sm.add_constant(np.column_stack([stats.rankdata(c) for c in z.T]))
+    rx = sm.OLS(stats.rankdata(x), ranks).fit().resid
+    ry = sm.OLS(stats.rankdata(y), ranks).fit().resid
+    assert r == pytest.approx(stats.pearsonr(rx, ry).statistic, abs=1e-10)
+    half = stats.norm.ppf(0.975) * np.sqrt((1 + r * r / 2) / (n - 3 - 3))
+    assert (lo, hi) == pytest.approx((np.tanh(np.arctanh(r) - half), np.tanh(np.arctanh(r) + half)))
+    # a constant covariate is dropped: the same as without it
+    assert bl.partial_spearman(x, y, np.column_stack([z, np.ones(n)]))[0] == pytest.approx(r)
+
+
+def test_cv_prediction_matches_lstsq_and_the_ridge_closed_form() -> None:
+    rng = np.random.default_rng(5)
+    n, k = 47, 5
+    z = rng.normal(size=(n, 3)) * [1.0, 10.0, 0.1] + [0.0, 3.0, -1.0]
+    y = z @ [1.0, 0.1, 4.0] + rng.normal(size=n)
+    labels = bl.kfold_labels(n, k, seed=2)
+    assert sorted(np.bincount(labels).tolist()) == [9, 9, 9, 10, 10]
+    for ridge in (0.0, 2.5):
+        ours = bl.cv_prediction(z, y, folds=k, ridge=ridge, seed=2)
+        for fold in range(k):
+            train, test = labels != fold, labels == fold
+            mu, sd = z[train].mean(axis=0), z[train].std(axis=0)
+            xs = (z[train] - mu) / sd
+            if ridge == 0:  # OLS with an intercept, by numpy lstsq on the raw predictors
+                design = np.column_stack([np.ones(train.sum()), z[train]])
+                coef = np.linalg.lstsq(design, y[train], rcond=None)[0]
+                expected = coef[0] + z[test] @ coef[1:]
+            else:  # (Xs'Xs + lambda I)^-1 Xs'(y - ybar), intercept ybar
+                beta = np.linalg.solve(xs.T @ xs + ridge * np.eye(3), xs.T @ (y[train] - y[train].mean()))
+                expected = y[train].mean() + ((z[test] - mu) / sd) @ beta
+            assert ours[test] == pytest.approx(expected, abs=1e-9)
+    predicted = bl.cv_prediction(z, y, folds=k, ridge=0.0, seed=2)
+    assert bl.cv_r2(y, predicted) == pytest.approx(
+        1 - ((y - predicted) ** 2).sum() / ((y - y.mean()) ** 2).sum()
+    )
+
+
+def _planted(n: int = 400, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Faces with brightness, contrast and a noise statistic; attribute 'bright' rated by
+    brightness only, 'kind' by brightness plus a latent trait invisible to the statistics."""
+    rng = np.random.default_rng(seed)
+    ids = [f"f{i:03d}" for i in range(n)]
+    brightness, contrast, noise = rng.uniform(0.2, 0.8, n), rng.uniform(0.1, 0.3, n), rng.normal(size=n)
+    trait = rng.normal(size=n)
+    pixels = pl.DataFrame({"image_id": ids, "brightness": brightness, "contrast": contrast, "grain": noise})
+    human = {
+        "bright": 5 * brightness + 0.3 * rng.normal(size=n),
+        "kind": 5 * brightness + trait + 0.3 * rng.normal(size=n),
+    }
+    means = pl.concat([pl.DataFrame({"image_id": ids, "attribute": a, "mean": v}) for a, v in human.items()])
+    model = {  # 'lamp' sees brightness only; 'mind' brightness and the trait
+        "lamp": {a: brightness + 0.05 * rng.normal(size=n) for a in human},
+        "mind": {a: brightness + (trait if a == "kind" else 0) + 0.05 * rng.normal(size=n) for a in human},
+    }
+    scores = pl.concat(
+        [
+            pl.DataFrame({"model_id": m, "image_id": ids, "attribute": a, "score": v})
+            for m, by in model.items()
+            for a, v in by.items()
+        ]
+    )
+    return scores, means, pixels
+
+
+def test_planted_brightness_only_humans_and_a_model_with_more_than_brightness() -> None:
+    scores, means, pixels = _planted()
+    similarity = model_human_similarity(scores, means)
+    table = baseline_table(scores, means, similarity, pixels=pixels, folds=10, ridge=1.0, seed=0)
+    BaselinesSchema.validate(table)
+    row = {(r["model_id"], r["attribute"]): r for r in table.iter_rows(named=True)}
+    bright_lamp = row["lamp", "bright"]
+    assert bright_lamp["pixels_estimate"] > 0.9 and bright_lamp["pixels_r2"] > 0.8  # statistics alone
+    assert bright_lamp["similarity"] > 0.9  # high similarity ...
+    assert abs(bright_lamp["partial_estimate"]) < 0.15  # ... that image statistics explain away
+    assert bright_lamp["partial_low"] < 0 < bright_lamp["partial_high"]
+    kind_mind, kind_lamp = row["mind", "kind"], row["lamp", "kind"]
+    assert kind_mind["partial_estimate"] > 0.5 and kind_mind["partial_p_adj"] < 1e-6  # the trait remains
+    assert abs(kind_lamp["partial_estimate"]) < 0.15
+    assert table["n"].to_list() == [400] * 4 and set(table["n_measures"]) == {3}
+    assert table["random_twin"].null_count() == 4
+
+
+def test_twins_pair_in_the_table_and_missing_statistics_leave_pixels_out() -> None:
+    scores, means, pixels = _planted(n=60)
+    twin = scores.filter(pl.col("model_id") == "lamp").with_columns(
+        pl.lit("lamp.random").alias("model_id"), pl.Series("score", np.arange(120.0) % 7)
+    )
+    scores = pl.concat([scores, twin])
+    similarity = model_human_similarity(scores, means)
+    missing = pixels.with_columns(
+        pl.when(pl.col("image_id") == "f000").then(None).otherwise(pl.col("brightness")).alias("brightness")
+    )
+    table = baseline_table(scores, means, similarity, pixels=missing, twins={"lamp": "lamp.random"})
+    lamp = table.filter((pl.col("model_id") == "lamp") & (pl.col("attribute") == "bright")).row(0, named=True)
+    ref = similarity.filter((pl.col("model_id") == "lamp.random") & (pl.col("attribute") == "bright"))
+    assert lamp["random_twin"] == "lamp.random" and lamp["random_similarity"] == ref["estimate"][0]
+    assert lamp["n"] == 59  # the face without brightness is left out of the pixel statistics
+    without = baseline_table(scores, means, similarity, twins={"lamp": "lamp.random"})
+    assert without["pixels_estimate"].null_count() == without.height and without["n"].min() == 60
+
+
+def test_random_twins_join_a_study_and_pair_by_checkpoint() -> None:
+    clip = {"model_id": "b32", "backend": "clip", "checkpoint": "openai/clip-vit-base-patch32"}
+    models = with_random_twins([clip, {"model_id": "sim", "backend": "simulated"}])
+    assert [m["model_id"] for m in models] == ["b32", "sim", "b32.random"]
+    assert models[2]["settings"] == {"random_init": True} and models[2]["checkpoint"] == clip["checkpoint"]
+    configs = [ModelConfig.model_validate(m) for m in models]
+    assert random_twins(configs) == {"b32": "b32.random"}
+    assert with_random_twins(models) == models  # already paired: nothing added
+    tiny = with_random_twins(
+        [{"model_id": "t", "backend": "clip", "checkpoint": "cueshift:tiny-random-clip"}]
+    )
+    assert tiny[1]["settings"] == {"random_init": True, "random_seed": 1}  # seed 0 is the stand-in itself
+    from cueshift.designs import parse_study
+    from cueshift.designs.probe.workload import prepared_study  # noqa: F401  (the design's module loads)
+
+    study = parse_study(
+        {
+            "name": "t",
+            "design": "probe",
+            "models": [clip],
+            "scenarios": {"set": "omi-34"},
+            "probe": {"synthetic_humans": {"n_raters": 4}, "random_twins": True},
+        },
+        "test",
+    )
+    assert [m.model_id for m in study.models] == ["b32", "b32.random"]
+
+
+@pytest.mark.timeout(180)
+def test_random_init_clip_differs_from_its_checkpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("transformers")
+    import torch
+
+    from cueshift.infer.backends.clip import encoder_key, load_clip
+    from cueshift.infer.backends.clip_probe import parse_settings
+    from cueshift.infer.stand_ins.checkpoints import resolve_checkpoint
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path = resolve_checkpoint("cueshift:tiny-random-clip")
+    trained, _ = load_clip("t", path, None)
+    state = torch.random.get_rng_state()
+    first, _ = load_clip("t", path, None, random_seed=1)
+    assert torch.equal(state, torch.random.get_rng_state())  # the caller's RNG untouched
+    again, _ = load_clip("t", path, None, random_seed=1)
+    other, _ = load_clip("t", path, None, random_seed=2)
+    weight = "visual_projection.weight"
+    assert torch.equal(first.state_dict()[weight], again.state_dict()[weight])
+    assert not torch.equal(first.state_dict()[weight], other.state_dict()[weight])
+    assert not torch.equal(first.state_dict()[weight], trained.state_dict()[weight])
+    model = ModelConfig(model_id="r", backend="clip", checkpoint="x", settings={"random_init": True})
+    assert encoder_key(model, parse_settings(model), "float32") == "x#random-init=0@default:float32"
+
+
+@pytest.mark.timeout(240)
+def test_random_twins_end_to_end_on_the_tiny_clip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("transformers")
+    from cueshift import store
+    from cueshift.designs import analyze_design, parse_study
+    from cueshift.execution.runner import run_study
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    data = tomllib.loads(STUDY.read_text())
+    data["database"] = str(tmp_path / "probe.duckdb")
+    data["benchmark"] = {"kind": "demo", "size": 12, "cache_dir": str(tmp_path / "demo")}
+    data["scenarios"]["only"] = ["happy", "age", "asian"]
+    data["models"] = [{"model_id": "tiny-clip", "backend": "clip", "checkpoint": "cueshift:tiny-random-clip"}]
+    data["probe"] |= {"registry": [], "n_splits": 5, "random_twins": True, "baseline_folds": 3}
+    study = parse_study(data, "test")
+    assert run_study(study, progress=False).n_written == 2 * 12 * 3
+    con = store.open_study(study.database_path)
+    try:
+        results = analyze_design(con, study)
+        stored = store.query(con, "SELECT * FROM result_probe_baselines")
+    finally:
+        con.close()
+    table = results["probe_baselines"]
+    assert stored.height == table.height == 6
+    trained = table.filter(pl.col("model_id") == "tiny-clip")
+    assert trained["random_twin"].to_list() == ["tiny-clip.random"] * 3
+    twin_sim = results["probe_similarity"].filter(pl.col("model_id") == "tiny-clip.random")
+    assert trained["random_similarity"].to_list() == twin_sim.sort("attribute")["estimate"].to_list()
+    assert trained["random_similarity"].to_list() != trained["similarity"].to_list()  # other weights
+    assert trained["pixels_estimate"].null_count() == 0 and (trained["folds"] == 3).all()
