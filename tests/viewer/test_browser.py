@@ -121,3 +121,36 @@ def test_face_index_pages_and_group_filter(page: Any, sb_server: Served) -> None
     page.locator("#faces .card").first.click()
     page.wait_for_url("**/face?*")
     assert page.locator("#images .card[data-role=base]").count() == 1
+
+
+def test_two_models_side_by_side(page: Any, sb_server: Served) -> None:
+    db = sb_server.db
+    page.goto(sb_server.url + "/")
+    page.click("#nav-compare")
+    page.wait_for_url("**/compare*")
+    # pick the pair the other way round from the stored one (sim-a, sim-b), and one attribute
+    page.select_option("#compare-a", "sim-b")
+    page.select_option("#compare-b", "sim-a")
+    page.select_option("#compare-value", "Gray")
+    page.click("#compare-apply")
+    page.wait_for_url("**a=sim-b&b=sim-a*")
+    stored = frame(
+        db,
+        "SELECT variation_value, estimate, ci_low, ci_high FROM result_model_differences "
+        "WHERE level = 'variation_value' AND model_a = 'sim-a' AND model_b = 'sim-b'",
+    )
+    rows = {r[0]: r for r in _table(page, "compare-attribute") if len(r) == 6}
+    assert len(rows) == stored.height + 1
+    for r in stored.iter_rows(named=True):
+        assert rows[r["variation_value"]][3].startswith(signed(-r["estimate"]))
+        assert rows[r["variation_value"]][4] == f"[{signed(-r['ci_high'])}, {signed(-r['ci_low'])}]"
+    # the largest disagreement on a Gray face, with both pictures loaded
+    first = page.locator("#disagreements .disagreement").first
+    deltas = frame(
+        db,
+        "SELECT max(abs(b.delta - a.delta)) FROM delta AS a JOIN delta AS b USING (image_id, scenario_id) "
+        "WHERE a.model_id = 'sim-a' AND b.model_id = 'sim-b' AND a.variation_value = 'Gray'",
+    )
+    assert abs(float(first.locator(".value").inner_text().replace("−", "-"))) == round(deltas.item(), 3)
+    widths = first.locator("img").evaluate_all("imgs => imgs.map(i => i.complete && i.naturalWidth)")
+    assert len(widths) == 2 and all(w and w > 0 for w in widths)
