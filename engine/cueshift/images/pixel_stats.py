@@ -35,9 +35,10 @@ import numpy.typing as npt
 import polars as pl
 from PIL import Image
 
+from cueshift.study.audit import DEFAULT_FACE_BOX
+
 FloatArray = npt.NDArray[np.float64]
 
-DEFAULT_FACE_BOX: tuple[float, float, float, float] = (0.2, 0.1, 0.8, 0.75)
 SUBJECT_TOLERANCE = 0.05  # largest channel difference (0-1) from the background colour still background
 TONE_MEASURES: tuple[str, ...] = (
     "brightness",
@@ -134,7 +135,13 @@ def pixel_statistics(
     dict[str, float]
         Measure name to value, in the order of :data:`PIXEL_MEASURES`.
     """
-    rgb = read_rgb(path)
+    return statistics_of(read_rgb(path), face_box=face_box)
+
+
+def statistics_of(
+    rgb: FloatArray, *, face_box: tuple[float, float, float, float] = DEFAULT_FACE_BOX
+) -> dict[str, float]:
+    """:func:`pixel_statistics` of pixels already read (:func:`read_rgb`)."""
     face = {f"face_{name}": value for name, value in tone_statistics(face_crop(rgb, face_box)).items()}
     merged = tone_statistics(rgb) | face | framing_statistics(rgb)
     return {name: merged[name] for name in PIXEL_MEASURES}
@@ -155,10 +162,14 @@ def pixel_frame(
 
 def changed_pixel_fraction(base: Path, variation: Path) -> float:
     """The fraction of pixels whose RGB value differs between two images (1.0 when their sizes differ)."""
-    a, b = read_rgb(base), read_rgb(variation)
-    if a.shape != b.shape:
+    return changed_fraction_of(read_rgb(base), read_rgb(variation))
+
+
+def changed_fraction_of(base: npt.NDArray[np.generic], variation: npt.NDArray[np.generic]) -> float:
+    """:func:`changed_pixel_fraction` of two ``(height, width, channels)`` arrays already read."""
+    if base.shape != variation.shape:
         return 1.0
-    return float((a != b).any(axis=2).mean())
+    return float((base != variation).any(axis=2).mean())
 
 
 __all__ = [
@@ -167,11 +178,13 @@ __all__ = [
     "PIXEL_MEASURES",
     "SUBJECT_TOLERANCE",
     "TONE_MEASURES",
+    "changed_fraction_of",
     "changed_pixel_fraction",
     "face_crop",
     "framing_statistics",
     "pixel_frame",
     "pixel_statistics",
     "read_rgb",
+    "statistics_of",
     "tone_statistics",
 ]

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import polars as pl
     from rich.console import Console
 
+    from cueshift.designs.audit import EditPairs
     from cueshift.designs.work import Workload
     from cueshift.render import Catalog
 
@@ -53,6 +54,12 @@ class PairedDesign:
         return judgment_workload(
             prepared, load_benchmark(prepared.benchmark, prepared.variations, progress=progress)
         )
+
+    def edit_pairs(self, study: PairedStudy, *, progress: bool) -> EditPairs:
+        """Every original photo (base) and its filtered photo (variation): what the edit audit checks."""
+        from cueshift.designs.audit import benchmark_edit_pairs
+
+        return benchmark_edit_pairs(prepared_study(study), progress=progress)
 
     def analyze(
         self,

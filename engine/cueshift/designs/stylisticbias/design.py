@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import polars as pl
     from rich.console import Console
 
+    from cueshift.designs.audit import EditPairs
     from cueshift.designs.stylisticbias.quality import IdentityQuality
     from cueshift.designs.work import Workload
     from cueshift.render import Catalog
@@ -60,6 +61,12 @@ class StylisticBiasDesign:
         from cueshift.images import load_benchmark
 
         return judgment_workload(study, load_benchmark(study.benchmark, study.variations, progress=progress))
+
+    def edit_pairs(self, study: StylisticBiasStudy, *, progress: bool) -> EditPairs:
+        """Every evaluated variation and its base: what the edit audit checks."""
+        from cueshift.designs.audit import benchmark_edit_pairs
+
+        return benchmark_edit_pairs(study, progress=progress)
 
     def analyze(
         self,

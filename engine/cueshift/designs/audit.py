@@ -1,0 +1,238 @@
+"""The edit audit: did the cue appear, did anything else change — per variation, stored.
+
+For every evaluated variation (placebos left out) and its base, :func:`measure_edit_audit`
+measures
+
+- the cue: ``changed_pixels`` (an edit that changed nothing fails) and, with a CLIP encoder,
+  ``cue_probability`` — the zero-shot probability of the value's prompt against the other
+  values of the attribute (:mod:`cueshift.infer.edit_probes`), on the variation minus on
+  the base (the lift must exceed the ``[audit]`` threshold);
+- unintended changes: every image statistic of :mod:`cueshift.images.pixel_stats` (sharpness
+  on a log10 scale, ``log_sharpness``) and, with a CLIP encoder, each confound probe
+  (``probe_<name>``), as variation minus base, flagged by :mod:`._audit_rows`;
+- identity preservation: ``identity_cosine`` (the cosine of the image embeddings).
+
+The CLIP encoder is ``[audit] encoder``, else ``[quality] encoder``; its vectors go through the
+study database's embedding cache. Without one the CLIP measures are skipped (one printed
+line); a vision-only checkpoint gives the identity cosine but no prompt probes. Image
+statistics of a base and a variation drawn in different framings (a face and a full body)
+get no bound. A design offers its base/variation pairs by an ``edit_pairs(study, *,
+progress)`` method; a design without one has nothing to audit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import polars as pl
+from rich.console import Console
+
+from cueshift.designs._audit_clip import clip_rows
+from cueshift.designs._audit_rows import (
+    changed_pixel_rows,
+    empty_audit,
+    measure_rows,
+    unintended_verdicts,
+    with_robust_z,
+)
+from cueshift.images import load_benchmark
+from cueshift.images.pixel_stats import PIXEL_MEASURES, changed_fraction_of, read_rgb, statistics_of
+from cueshift.store.edit_audit import replace_edit_audit
+from cueshift.study.audit import AuditConfig
+from cueshift.study.config import Study
+from cueshift.views import PLACEBO_FEATURE_KEY
+
+#: Image statistics compared on a log10 scale in the audit (a blur divides them).
+LOG_MEASURES = frozenset({"sharpness", "face_sharpness"})
+
+
+@dataclass(frozen=True)
+class EditPairs:
+    """The base/variation pairs of a study: ``pairs`` (:func:`edit_pairs_of`), paths under ``root``."""
+
+    root: Path
+    pairs: pl.DataFrame
+
+
+def edit_pairs_of(image: pl.DataFrame) -> pl.DataFrame:
+    """Evaluated variations (placebos out) and their bases: ``image_id, base_image_id, face_id,
+    feature_key, variation_value, path, sha256, framing, base_path, base_sha256, base_framing``."""
+    bases = image.filter(pl.col("role") == "base").select(
+        base_image_id="image_id", base_path="path", base_sha256="sha256", base_framing="framing"
+    )
+    variations = image.filter(
+        (pl.col("role") == "variation")
+        & pl.col("evaluated")
+        & (pl.col("feature_key").str.to_lowercase() != PLACEBO_FEATURE_KEY)
+    )
+    return (
+        variations.select(
+            "image_id",
+            "base_image_id",
+            pl.col("identity_id").alias("face_id"),
+            "feature_key",
+            "variation_value",
+            "path",
+            "sha256",
+            "framing",
+        )
+        .join(bases, on="base_image_id", how="inner")
+        .sort("image_id")
+    )
+
+
+def benchmark_edit_pairs(study: Study, *, progress: bool) -> EditPairs:
+    """The pairs of the study's image set as its variation filter leaves them."""
+    bench = load_benchmark(study.benchmark, study.variations, progress=progress)
+    return EditPairs(bench.root, edit_pairs_of(bench.image))
+
+
+def audit_measure(name: str) -> str:
+    """The audit's name of an image statistic (``sharpness`` is compared as ``log_sharpness``)."""
+    return name.replace("sharpness", "log_sharpness") if name in LOG_MEASURES else name
+
+
+def pixel_rows(edits: EditPairs, config: AuditConfig, *, progress: bool) -> pl.DataFrame:
+    """``changed_pixels`` and every image statistic of every pair, with robust z and verdicts."""
+    pairs = edits.pairs
+    stats: dict[str, dict[str, float]] = {}
+    changed = np.zeros(pairs.height)
+    pixels: dict[str, np.ndarray] = {}
+    with _bar(progress, "Edit audit: image statistics", pairs.height) as advance:
+        for i, (path, base_path) in enumerate(zip(pairs["path"], pairs["base_path"], strict=True)):
+            for name in (base_path, path):
+                if name not in stats:
+                    pixels[name] = read_rgb(edits.root / name)
+                    stats[name] = statistics_of(pixels[name], face_box=config.face_box)
+            changed[i] = changed_fraction_of(pixels[base_path], pixels[path])
+            pixels.pop(path, None)  # a variation has one base: keep only bases
+            advance()
+    same = (pairs["framing"] == pairs["base_framing"]).to_list()
+    frames = [changed_pixel_rows(pairs, changed, config)]
+    for name in PIXEL_MEASURES:
+        measure = audit_measure(name)
+        base = _scaled(name, [stats[p][name] for p in pairs["base_path"]])
+        variation = _scaled(name, [stats[p][name] for p in pairs["path"]])
+        bounds = [config.bound(measure) if s else None for s in same]
+        frames.append(
+            measure_rows(pairs, measure, "unintended", "pixels", base, variation, variation - base, bounds)
+        )
+    unintended = unintended_verdicts(with_robust_z(pl.concat(frames[1:])), config)
+    return pl.concat([frames[0], unintended.select(frames[0].columns)])
+
+
+def _scaled(name: str, values: list[float]) -> np.ndarray:
+    """``values`` on the audit's scale of the statistic ``name`` (log10 for :data:`LOG_MEASURES`)."""
+    array = np.asarray(values, dtype=np.float64)
+    return np.log10(np.maximum(array, 1e-12)) if name in LOG_MEASURES else array
+
+
+def _encoder_of(study: Study, config: AuditConfig) -> Path | None:
+    """``[audit] encoder``, else ``[quality] encoder`` (a stand-in id resolved to its folder)."""
+    from cueshift.infer.stand_ins.checkpoints import resolve_checkpoint
+
+    quality: Any = getattr(study, "quality", None)
+    encoder = config.encoder if config.encoder is not None else getattr(quality, "encoder", None)
+    return None if encoder is None else Path(resolve_checkpoint(str(encoder)))
+
+
+def measure_edit_audit(
+    con: duckdb.DuckDBPyConnection,
+    study: Study,
+    design: object,
+    *,
+    console: Console,
+    progress: bool,
+    write: bool,
+) -> pl.DataFrame:
+    """Audit every edit of ``study`` and (``write``) replace the ``edit_audit`` table with it.
+
+    Parameters
+    ----------
+    con
+        The study database (its embedding cache; written when ``write``).
+    study, design
+        The study and its design; a design without ``edit_pairs`` has nothing to audit.
+    console, progress
+        Where the one-line notes go; whether to show a progress bar.
+    write
+        Store the rows (and new vectors) in the database.
+
+    Returns
+    -------
+    polars.DataFrame
+        The ``edit_audit`` rows (empty when the design has no pairs).
+    """
+    config = study.audit or AuditConfig()
+    offer = getattr(design, "edit_pairs", None)
+    edits: EditPairs | None = offer(study, progress=progress) if offer is not None else None
+    if edits is None:
+        _say(console, f"design {study.design} has no base/variation pairs: nothing to audit")
+        return empty_audit()
+    frames = [pixel_rows(edits, config, progress=progress)]
+    encoder = _encoder_of(study, config)
+    if encoder is None:
+        _say(
+            console,
+            "edit audit: no CLIP encoder ([audit] or [quality] encoder): cue and confound probes skipped",
+        )
+    elif edits.pairs.height:
+        frames.append(clip_rows(con, edits, encoder, config, console=console, write=write))
+    rows = pl.concat(frames).sort("image_id", "check_kind", "measure")
+    if write:
+        replace_edit_audit(con, rows)
+    return rows
+
+
+def print_audit(rows: pl.DataFrame, console: Console) -> None:
+    """One line ("12 of 1,530 variations failed the audit") and the failures by measure."""
+    from rich.table import Table
+
+    n_variations = rows["image_id"].n_unique()
+    failed = rows.filter(pl.col("failed"))
+    n_failed = failed["image_id"].n_unique()
+    plural = "" if n_variations == 1 else "s"
+    _say(console, f"{n_failed:,} of {n_variations:,} variation{plural} failed the audit")
+    if not failed.height:
+        return
+    table = Table("check", "measure", "variations failed", title="Failures by measure")
+    by_measure = failed.group_by("check_kind", "measure").agg(n=pl.col("image_id").n_unique())
+    for kind, measure, n in by_measure.sort("n", "measure", descending=[True, False]).iter_rows():
+        table.add_row(kind, measure, f"{n:,}")
+    console.print(table)
+
+
+def _say(console: Console, line: str) -> None:
+    console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+class _bar:
+    """A transient rich progress bar (or nothing) whose ``__enter__`` returns an advance callable."""
+
+    def __init__(self, show: bool, description: str, total: int) -> None:
+        from rich.progress import Progress
+
+        self.progress = Progress(console=Console(stderr=True), transient=True, disable=not show)
+        self.task = self.progress.add_task(description, total=total)
+
+    def __enter__(self) -> Any:
+        self.progress.start()
+        return lambda: self.progress.advance(self.task)
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+
+__all__ = [
+    "EditPairs",
+    "audit_measure",
+    "benchmark_edit_pairs",
+    "edit_pairs_of",
+    "measure_edit_audit",
+    "pixel_rows",
+    "print_audit",
+]
