@@ -11,7 +11,6 @@ the study holds); an attribute with a single value competes with ``"a photo of a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
@@ -19,6 +18,7 @@ import polars as pl
 from rich.console import Console
 
 from cueshift.designs._audit_rows import (
+    EditPairs,
     cue_rows,
     identity_rows,
     measure_rows,
@@ -31,9 +31,6 @@ from cueshift.stats import row_cosines
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache
 from cueshift.study.audit import AuditConfig
 from cueshift.study.variations import FEATURE_BY_KEY
-
-if TYPE_CHECKING:
-    from cueshift.designs.audit import EditPairs
 
 NEUTRAL_PROMPT = "a photo of a person"
 

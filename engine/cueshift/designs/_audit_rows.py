@@ -16,12 +16,23 @@ in ``robust_z`` but does not fail: docs/decisions.md, the edit audit entry).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from cueshift.stats import robust_z
 from cueshift.study.audit import AuditConfig
+
+
+@dataclass(frozen=True)
+class EditPairs:
+    """The base/variation pairs of a study: ``pairs`` (:func:`edit_pairs_of`), paths under ``root``."""
+
+    root: Path
+    pairs: pl.DataFrame
+
 
 KEYS = ("image_id", "base_image_id", "face_id", "feature_key", "variation_value")
 AUDIT_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
@@ -175,6 +186,7 @@ def identity_rows(pairs: pl.DataFrame, source: str, cosine: np.ndarray, config: 
 
 __all__ = [
     "AUDIT_SCHEMA",
+    "EditPairs",
     "KEYS",
     "changed_pixel_rows",
     "cue_rows",

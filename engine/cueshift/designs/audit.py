@@ -22,7 +22,6 @@ progress)`` method; a design without one has nothing to audit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from rich.console import Console
 
 from cueshift.designs._audit_clip import clip_rows
 from cueshift.designs._audit_rows import (
+    EditPairs,
     changed_pixel_rows,
     empty_audit,
     measure_rows,
@@ -48,14 +48,6 @@ from cueshift.views import PLACEBO_FEATURE_KEY
 
 #: Image statistics compared on a log10 scale in the audit (a blur divides them).
 LOG_MEASURES = frozenset({"sharpness", "face_sharpness"})
-
-
-@dataclass(frozen=True)
-class EditPairs:
-    """The base/variation pairs of a study: ``pairs`` (:func:`edit_pairs_of`), paths under ``root``."""
-
-    root: Path
-    pairs: pl.DataFrame
 
 
 def edit_pairs_of(image: pl.DataFrame) -> pl.DataFrame:
