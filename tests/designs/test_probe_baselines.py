@@ -227,3 +227,31 @@ def test_random_twins_end_to_end_on_the_tiny_clip(tmp_path: Path, monkeypatch: p
     assert trained["random_similarity"].to_list() == twin_sim.sort("attribute")["estimate"].to_list()
     assert trained["random_similarity"].to_list() != trained["similarity"].to_list()  # other weights
     assert trained["pixels_estimate"].null_count() == 0 and (trained["folds"] == 3).all()
+
+
+def test_an_imported_omi_study_with_clip_gets_random_twins_and_the_omi_face_box(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cueshift.designs import load_study
+    from cueshift.designs.probe.baseline_table import OMI_FACE_BOX, base_face_pixels
+    from cueshift.images import pixel_stats
+    from cueshift.imports.omi import ModelSpec, import_omi
+    from tests.images.omi_layout import write_omi
+
+    omi = write_omi(tmp_path / "omi")
+    clip = ModelSpec.parse("b32=clip:openai/clip-vit-base-patch32")
+    study = load_study(import_omi(omi, tmp_path / "study", models=[clip]).study_file)
+    assert [m.model_id for m in study.models] == ["b32", "b32.random"]
+    assert random_twins(study.models) == {"b32": "b32.random"}
+    boxes = []
+    measure = pixel_stats.pixel_frame
+
+    def spy(paths: list[Path], *, face_box: tuple[float, float, float, float]) -> pl.DataFrame:
+        boxes.append(face_box)
+        return measure(paths, face_box=face_box)
+
+    monkeypatch.setattr(pixel_stats, "pixel_frame", spy)
+    pixels = base_face_pixels(study, {"1", "2"})
+    assert pixels["image_id"].to_list() == ["1", "2"] and boxes == [OMI_FACE_BOX]
+    files = sorted((omi / "images").glob("[12].*"), key=lambda p: p.stem)
+    assert pixels["brightness"].to_list() == measure(files)["brightness"].to_list()

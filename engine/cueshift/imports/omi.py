@@ -7,7 +7,8 @@ From the OMI layout (:mod:`cueshift.images.omi`) it writes, into one output fold
 * ``reliability.csv`` — the published reliabilities, when given, on the -1..1 scale (a file on
   a 0-100 scale is converted, and the summary says so);
 * ``study.toml`` — ``design = "probe"``, ``[benchmark] kind = "omi"``, the ``omi-34`` scenarios,
-  the two files above and the models, validated by the design registry before anything is written.
+  the two files above and the models (with ``random_twins = true`` when one is a CLIP model: its
+  random-weight twin is judged too), validated by the design registry before anything is written.
 
 Everything is checked first; the files are written only when all checks pass, each through a
 temporary file (never half a file). The summary reports the split-half reliability of the
@@ -95,6 +96,8 @@ def study_text(
         "split_seed": 0,
         "split_correlation": "pearson",
         "irr_correlation": "spearman",
+        # a random-weight twin of each CLIP model: the baseline of its similarity (result_probe_baselines)
+        **({"random_twins": True} if any(m.backend == "clip" for m in models) else {}),
     }
     lines = [
         "# Seed 004 on the One Million Impressions data (Peterson et al. 2022, PNAS 119, e2115228119),",

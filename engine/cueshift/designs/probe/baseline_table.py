@@ -22,6 +22,10 @@ from cueshift.designs.probe import baselines as bl
 from cueshift.designs.probe.section import ProbeStudy
 from cueshift.stats import bh_by_family, correlation_columns
 
+#: The face region of the One Million Impressions faces (StyleGAN faces in the FFHQ alignment,
+#: 1024 x 1024: eyes near 40% of the height, chin near 80%): forehead to chin, cheek to cheek.
+OMI_FACE_BOX: tuple[float, float, float, float] = (0.25, 0.2, 0.75, 0.85)
+
 SCHEMA: dict[str, type[pl.DataType]] = {
     "model_id": pl.String,
     "attribute": pl.String,
@@ -149,7 +153,9 @@ def baseline_table(
 
 def base_face_pixels(study: ProbeStudy, image_ids: Collection[str] | None = None) -> pl.DataFrame:
     """``image_id`` and the image statistics (:func:`cueshift.images.pixel_stats.pixel_frame`) of
-    the study's base faces (of ``image_ids`` only, when given), the face region from ``[probe] face_box``."""
+    the study's base faces (of ``image_ids`` only, when given); the face region from ``[probe]
+    face_box``, by default :data:`OMI_FACE_BOX` for an OMI benchmark, else the demo portraits'
+    :data:`cueshift.images.pixel_stats.DEFAULT_FACE_BOX`."""
     from cueshift.designs.probe.workload import prepared_study
     from cueshift.images import load_benchmark
     from cueshift.images.pixel_stats import DEFAULT_FACE_BOX, pixel_frame
@@ -158,6 +164,6 @@ def base_face_pixels(study: ProbeStudy, image_ids: Collection[str] | None = None
     bases = bench.image.filter(pl.col("role") == "base").select("image_id", "path").sort("image_id")
     if image_ids is not None:
         bases = bases.filter(pl.col("image_id").is_in(sorted(image_ids)))
-    face_box = study.probe.face_box or DEFAULT_FACE_BOX
+    face_box = study.probe.face_box or (OMI_FACE_BOX if study.benchmark.kind == "omi" else DEFAULT_FACE_BOX)
     frame = pixel_frame([bench.root / p for p in bases["path"]], face_box=face_box)
     return pl.concat([bases.select("image_id"), frame.drop("path")], how="horizontal")

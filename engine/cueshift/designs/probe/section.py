@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from cueshift.study.config import Study
 from cueshift.study.sections import Section, SyntheticRaters
@@ -53,11 +53,23 @@ class ProbeConfig(Section):
     baseline_folds: int = Field(default=10, ge=2, description="cross-validation folds over images")
     baseline_ridge: float = Field(default=1.0, ge=0.0, description="ridge penalty (standardised statistics)")
     face_box: tuple[float, float, float, float] | None = Field(
-        default=None, description="face region (x0, y0, x1, y1) as fractions; default: the pixel module's"
+        default=None,
+        description="face region (x0, y0, x1, y1) as fractions; default: OMI's or the demo's",
     )
     random_twins: bool = Field(
         default=False, description="add a random-weight twin (<model_id>.random) of every CLIP model"
     )
+
+    @field_validator("face_box")
+    @classmethod
+    def _fractions(
+        cls, value: tuple[float, float, float, float] | None
+    ) -> tuple[float, float, float, float] | None:
+        if value is not None and not (
+            0.0 <= value[0] < value[2] <= 1.0 and 0.0 <= value[1] < value[3] <= 1.0
+        ):
+            raise ValueError("face_box is [x0, y0, x1, y1] with 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1")
+        return value
 
     @model_validator(mode="after")
     def _some_humans(self) -> ProbeConfig:
