@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cueshift import stats
-    from cueshift.api import Study, analyze, infer, open_study, report
+    from cueshift.api import Study, analyze, audit, infer, open_study, report
     from cueshift.errors import CueshiftError
 
 try:
@@ -32,11 +32,12 @@ _LAZY: dict[str, str] = {
     "open_study": "cueshift.api",
     "Study": "cueshift.api",
     "analyze": "cueshift.api",
+    "audit": "cueshift.api",
     "report": "cueshift.api",
     "CueshiftError": "cueshift.errors",
 }
 
-__all__ = ["CueshiftError", "Study", "analyze", "infer", "open_study", "report", "stats"]
+__all__ = ["CueshiftError", "Study", "analyze", "audit", "infer", "open_study", "report", "stats"]
 
 
 def __getattr__(name: str) -> Any:

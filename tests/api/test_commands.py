@@ -110,7 +110,9 @@ def test_import_cueshift_stays_light() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     exported, heavy = done.stdout.splitlines()
-    assert exported == str(["CueshiftError", "Study", "analyze", "infer", "open_study", "report", "stats"])
+    assert exported == str(
+        ["CueshiftError", "Study", "analyze", "audit", "infer", "open_study", "report", "stats"]
+    )
     assert heavy == "[]"
 
 
@@ -121,6 +123,7 @@ def test_the_curated_names_are_the_api_and_infer_stays_the_function() -> None:
 
     assert cs.open_study is cueshift.api.open_study and cs.Study is cueshift.api.Study
     assert cs.analyze is cueshift.api.analyze and cs.report is cueshift.api.report
+    assert cs.audit is cueshift.api.audit
     assert cs.stats is cueshift.stats and cs.CueshiftError is cueshift.errors.CueshiftError
     entry: Any = cs.infer  # typed as the function; also the way to the subpackage's attributes
     assert callable(entry) and entry.__wrapped__ is cueshift.api.infer

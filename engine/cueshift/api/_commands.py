@@ -14,6 +14,8 @@ from cueshift.api._study import Study, open_study
 from cueshift.errors import CueshiftError
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from cueshift.execution.runner import RunSummary
 
 
@@ -278,3 +280,47 @@ def export(
 
     path, _ = database_of(study, db)
     return export_study(path, out, formats=formats)  # type: ignore[arg-type]
+
+
+@one_line_errors
+def audit(
+    study: str | Path = DEFAULT, *, db: str | Path | None = None, progress: bool = False, quiet: bool = True
+) -> pl.DataFrame:
+    """Audit every edit of the study into its ``edit_audit`` table, as ``cueshift audit``.
+
+    Parameters
+    ----------
+    study, db
+        A study file or ``"default"``, and its database (default: the study's ``database``;
+        created when missing).
+    progress
+        Show a progress bar.
+    quiet
+        Print nothing (False: the command's summary line and table of failures).
+
+    Returns
+    -------
+    polars.DataFrame
+        The ``edit_audit`` rows: one per variation and measure (``check_kind`` 'cue',
+        'unintended' or 'identity'; ``failed``, ``reason``). Empty for a design without
+        base/variation pairs.
+
+    Raises
+    ------
+    CueshiftError
+        A bad study file or an unreadable image, as the command's one line.
+
+    Examples
+    --------
+    >>> rows = cs.audit("study.toml")  # doctest: +SKIP
+    >>> rows.filter("failed")["image_id"].n_unique()  # doctest: +SKIP
+    12
+    """
+    from rich.console import Console
+
+    from cueshift.designs.audit import audit_study
+
+    path, spec = database_of(study, db)
+    if spec is None:
+        raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
+    return audit_study(spec, path, console=Console(quiet=quiet), progress=progress)

@@ -128,6 +128,25 @@ class Study:
         """The ``phi`` view: the favourable share φ per image, scenario and model (``sql/views/phi.sql``)."""
         return self._frame("SELECT * FROM phi")
 
+    def edit_audit(self, *, failed_only: bool = False) -> pl.DataFrame:
+        """``edit_audit``: the edit audit, one row per variation and measure (``cueshift audit``).
+
+        ``failed_only``: only the measures that failed. The one-row-per-variation verdict is the
+        ``edit_verdict`` view (``.sql("FROM edit_verdict")``).
+
+        Raises
+        ------
+        CueshiftError
+            The database has no edit audit (run ``cueshift audit`` first).
+        """
+        if (
+            "edit_audit" not in self._tables()
+            or self._frame("SELECT count(*) AS n FROM edit_audit")["n"].item() == 0
+        ):
+            raise CueshiftError(f"{self.path}: no edit audit yet (run `cueshift audit` first)")
+        where = " WHERE failed" if failed_only else ""
+        return self._frame(f"SELECT * FROM edit_audit{where} ORDER BY image_id, check_kind, measure")
+
     def models(self) -> list[str]:
         """The model ids of the study (its ``model`` table), sorted."""
         return self._frame("SELECT model_id FROM model ORDER BY model_id")["model_id"].to_list()

@@ -1,8 +1,9 @@
 """The `cueshift` command line (the justfile recipes are thin wrappers over it).
 
 One module per command group: :mod:`~cueshift.cli.run` (infer, status, merge, upgrade),
-:mod:`~cueshift.cli.analysis` (analyze, sql, show-study), :mod:`~cueshift.cli.publish` (report,
-view), :mod:`~cueshift.cli.data` (import omi, import judgments) and :mod:`~cueshift.cli.plan`;
+:mod:`~cueshift.cli.analysis` (analyze, sql, show-study), :mod:`~cueshift.cli.audit` (audit),
+:mod:`~cueshift.cli.publish` (report, view), :mod:`~cueshift.cli.data` (import omi, import
+judgments) and :mod:`~cueshift.cli.plan`;
 :mod:`~cueshift.cli._common` holds the app, the consoles and the one-line error guard. The commands
 are registered here, in the order ``cueshift --help`` lists them. Optional features (report, view,
 models, ray, croissant) import their extras only when they run (:mod:`cueshift.extras`).
@@ -32,11 +33,12 @@ _STARTING = (
     else {}
 )
 
-from cueshift.cli import analysis, data, plan, publish, run  # noqa: E402
+from cueshift.cli import analysis, audit, data, plan, publish, run  # noqa: E402
 from cueshift.cli._common import app, guard  # noqa: E402
 
 app.command()(guard(run.infer))
 app.command()(guard(analysis.analyze))
+app.command()(guard(audit.audit))
 app.command()(guard(run.status))
 app.command()(guard(analysis.sql))
 app.command()(guard(analysis.export))

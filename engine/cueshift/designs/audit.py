@@ -180,6 +180,32 @@ def measure_edit_audit(
     return rows
 
 
+def audit_study(study: Study, database: Path, *, console: Console, progress: bool) -> pl.DataFrame:
+    """``cueshift audit``: audit every edit of ``study`` into ``edit_audit`` of ``database``, print it.
+
+    The database is created when missing (an image set can be audited before any model runs).
+
+    Raises
+    ------
+    CueshiftError
+        The database cannot be opened or an image cannot be read (one line).
+    """
+    from cueshift.designs.registry import design_of
+    from cueshift.store import open_study
+
+    design = design_of(study)
+    if getattr(design, "edit_pairs", None) is None:
+        _say(console, f"design {study.design} has no base/variation pairs: nothing to audit")
+        return empty_audit()
+    con = open_study(database)
+    try:
+        rows = measure_edit_audit(con, study, design, console=console, progress=progress, write=True)
+    finally:
+        con.close()
+    print_audit(rows, console)
+    return rows
+
+
 def print_audit(rows: pl.DataFrame, console: Console) -> None:
     """One line ("12 of 1,530 variations failed the audit") and the failures by measure."""
     from rich.table import Table
@@ -221,6 +247,7 @@ class _bar:
 
 __all__ = [
     "EditPairs",
+    "audit_study",
     "audit_measure",
     "benchmark_edit_pairs",
     "edit_pairs_of",

@@ -104,8 +104,9 @@ def _load_text(checkpoint: Path) -> tuple[Any, Any]:
         from transformers import CLIPModel, CLIPTokenizer
         from transformers.utils import logging as hf_logging
     folder = Path(checkpoint).expanduser()
-    verbosity = hf_logging.get_verbosity()
-    hf_logging.set_verbosity(40)
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity(40)  # logging.ERROR
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     try:
         model = CLIPModel.from_pretrained(folder, local_files_only=True)
         tokenizer = CLIPTokenizer.from_pretrained(folder, local_files_only=True)
@@ -116,6 +117,8 @@ def _load_text(checkpoint: Path) -> tuple[Any, Any]:
         ) from None
     finally:
         hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
     model.eval()  # type: ignore[no-untyped-call]  # untyped in transformers
     return model, tokenizer
 
