@@ -18,8 +18,10 @@ from cueshift import store
 from cueshift.api import write_demo_study
 from cueshift.cli import app
 from cueshift.designs.stylisticbias.analyses import run_analyses
+from cueshift.designs.stylisticbias.design import StylisticBiasDesign
 from cueshift.designs.stylisticbias.edit_audit import read_edit_audit
 from cueshift.errors import ConfigError
+from cueshift.render import Report, TableOutput
 from cueshift.store import write_tables
 from tests.audit_results.planted import VARIATION, audit_rows
 from tests.hardening.failing import one_line
@@ -79,11 +81,15 @@ def test_strict_drops_exactly_the_failed_variations(study_db: duckdb.DuckDBPyCon
     assert con.execute("SELECT DISTINCT audit FROM result_manifest").fetchall() == [("strict",)]
     sens = con.execute(
         "SELECT sum(n_failed), sum(n_variations) FROM result_audit_sensitivity WHERE model_id = '(pooled)'"
-    ).fetchone()
+    ).fetchall()[0]
     failed = con.execute(
         "SELECT count(DISTINCT image_id) FILTER (WHERE failed), count(DISTINCT image_id) FROM edit_audit"
-    ).fetchone()
+    ).fetchall()[0]
     assert sens == failed
+    shown = _report(con).outputs("edit_audit")
+    assert "failed the edit audit and are left out of every analysis" in shown[0].text  # type: ignore[union-attr]
+    n_rows = con.execute("SELECT count(*) FROM result_audit_sensitivity").fetchall()[0][0]
+    assert isinstance(shown[1], TableOutput) and shown[1].styled.n_rows == n_rows
 
     run_analyses(con, n_resamples=200, only=only, progress=False, audit=read_edit_audit(con, "report"))
     n_obs = con.execute(
@@ -94,9 +100,15 @@ def test_strict_drops_exactly_the_failed_variations(study_db: duckdb.DuckDBPyCon
 
     run_analyses(con, n_resamples=200, only=only, progress=False)
     assert con.execute("SELECT DISTINCT audit FROM result_manifest").fetchall() == [(None,)]
-    assert con.execute(
-        "SELECT count(*) FROM result_manifest WHERE name = 'audit_sensitivity'"
-    ).fetchone() == (0,)
+    named = "SELECT count(*) FROM result_manifest WHERE name = 'audit_sensitivity'"
+    assert con.execute(named).fetchall()[0] == (0,)
+    shown = _report(con).outputs("edit_audit")  # the earlier run's table is still in the file, not shown
+    assert shown[0].text == "" and "no edit audit in these results" in shown[1].text  # type: ignore[union-attr]
+
+
+def _report(con: duckdb.DuckDBPyConnection) -> Report:
+    models = ["m-a", "m-b"]
+    return Report(con, Path("study.duckdb"), models, models, StylisticBiasDesign().report())
 
 
 def test_analyze_audit_from_the_command_line_and_the_api(tmp_path: Path) -> None:

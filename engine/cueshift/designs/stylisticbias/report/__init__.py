@@ -8,6 +8,7 @@ p ≥ 0.05, computed from the stored p-values at render time.
 
 from __future__ import annotations
 
+from cueshift.designs.stylisticbias.report.audit import AUDIT_FIGURES, AUDIT_TABLES, AUDIT_TEXTS
 from cueshift.designs.stylisticbias.report.effects import EFFECTS_FIGURES, EFFECTS_TABLES, EFFECTS_TEXTS
 from cueshift.designs.stylisticbias.report.figures import FIGURES, cumulative_summary
 from cueshift.designs.stylisticbias.report.labels import delta_class, delta_fill
@@ -33,6 +34,7 @@ _SECTIONS: tuple[tuple[str, tuple[TableSpec, ...], tuple[FigureSpec, ...], tuple
     ("subgroups", SUBGROUPS_TABLES, SUBGROUPS_FIGURES, SUBGROUPS_TEXTS),
     ("effects", EFFECTS_TABLES, EFFECTS_FIGURES, EFFECTS_TEXTS),
     ("model_comparison", MODELS_TABLES, MODELS_FIGURES, MODELS_TEXTS),
+    ("edit_audit", AUDIT_TABLES, AUDIT_FIGURES, AUDIT_TEXTS),
 )
 
 CATALOG = Catalog(
