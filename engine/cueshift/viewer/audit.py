@@ -14,7 +14,6 @@ import duckdb
 import polars as pl
 
 from cueshift import store
-from cueshift.viewer.faces import Page, page_count
 
 #: The columns the viewer reads, as ``sql/schema.sql`` declares them.
 COLUMNS = (
@@ -107,14 +106,11 @@ def of_value(con: duckdb.DuckDBPyConnection, value: str) -> pl.DataFrame:
     )
 
 
-def failed_edits(con: duckdb.DuckDBPyConnection, value: str | None, page: int) -> Page:
-    """The variations that failed the audit (of one attribute, or all), ``PER_PAGE`` a page."""
+def failed_edits(con: duckdb.DuckDBPyConnection, value: str | None, page: int) -> pl.DataFrame:
+    """Page ``page`` (from 1) of the variations that failed the audit (of one attribute, or all),
+    ``PER_PAGE`` a page; :func:`summary` counts them."""
     condition, params = ("AND variation_value = ?", list[object]([value])) if value else ("", [])
-    total = int(
-        store.query(con, f"SELECT count(*) AS n FROM edit_verdict WHERE failed {condition}", params)["n"][0]
-    )
-    n_pages = page_count(total, PER_PAGE, page, "the list of failed edits")
-    rows = store.query(
+    return store.query(
         con,
         f"""
         SELECT image_id, base_image_id, face_id, feature_key, variation_value, n_measures, n_failed,
@@ -124,7 +120,6 @@ def failed_edits(con: duckdb.DuckDBPyConnection, value: str | None, page: int) -
         """,
         [*params, PER_PAGE, (page - 1) * PER_PAGE],
     )
-    return Page(rows=rows, page=page, n_pages=n_pages, total=total)
 
 
 def failed_values(con: duckdb.DuckDBPyConnection) -> list[dict[str, object]]:

@@ -10,6 +10,7 @@ from starlette.requests import Request
 from cueshift.render import Col, stub
 from cueshift.viewer import audit, compare, tables
 from cueshift.viewer.errors import BadRequest, NotFound
+from cueshift.viewer.faces import Page, page_count
 from cueshift.viewer.filters import Filters
 
 if TYPE_CHECKING:
@@ -42,7 +43,10 @@ def failed_edits(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dic
     con = viewer.source.cursor()
     try:
         counts = audit.summary(con)
-        page = audit.failed_edits(con, value, _page_number(request))
+        total = audit.summary(con, value)["failed"]
+        number = _page_number(request)
+        n_pages = page_count(total, audit.PER_PAGE, number, "the list of failed edits")
+        page = Page(rows=audit.failed_edits(con, value, number), page=number, n_pages=n_pages, total=total)
         found = audit.of_images(con, [str(i) for i in page.rows["image_id"]])
         values = audit.failed_values(con)
     finally:
