@@ -22,24 +22,24 @@ DEFAULT_FACE_BOX: tuple[float, float, float, float] = (0.2, 0.1, 0.8, 0.75)
 #: scale). Calibrated on the demo's drawn edits (hair and hats fill the face box) so that no clean
 #: demo edit fails; a study of photographs should tighten them.
 DEFAULT_BOUNDS: dict[str, float] = {
-    "brightness": 0.35,
-    "contrast": 0.4,
-    "red_green": 0.06,
+    "brightness": 0.2,
+    "contrast": 0.24,
+    "red_green": 0.075,
     "blue_yellow": 0.08,
-    "saturation": 0.3,
-    "log_sharpness": 1.2,
-    "face_brightness": 0.75,
-    "face_contrast": 0.6,
-    "face_red_green": 0.15,
-    "face_blue_yellow": 0.15,
-    "face_saturation": 0.6,
-    "face_log_sharpness": 1.3,
+    "saturation": 0.19,
+    "log_sharpness": 0.85,
+    "face_brightness": 0.44,
+    "face_contrast": 0.37,
+    "face_red_green": 0.17,
+    "face_blue_yellow": 0.18,
+    "face_saturation": 0.42,
+    "face_log_sharpness": 0.95,
     "width": 0.0,
     "height": 0.0,
     "aspect": 0.0,
-    "subject_area": 0.3,
-    "subject_cx": 0.05,
-    "subject_cy": 0.1,
+    "subject_area": 0.19,
+    "subject_cx": 0.025,
+    "subject_cy": 0.15,
 }
 #: Largest |difference| of a confound probe's probability before an edit fails.
 DEFAULT_PROBE_BOUND = 0.5
@@ -87,7 +87,7 @@ class AuditConfig(Section):
         default=3.5, gt=0.0, description="|robust z| within the attribute beyond which an edit is an outlier"
     )
     outlier_share: float = Field(
-        default=0.5,
+        default=0.8,
         ge=0.0,
         description="an outlier fails when its |difference| also exceeds this share of the bound",
     )
