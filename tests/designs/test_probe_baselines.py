@@ -233,6 +233,7 @@ def test_an_imported_omi_study_with_clip_gets_random_twins_and_the_omi_face_box(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from cueshift.designs import load_study
+    from cueshift.designs.probe import baseline_table as baseline_table_module
     from cueshift.designs.probe.baseline_table import OMI_FACE_BOX, base_face_pixels
     from cueshift.images import pixel_stats
     from cueshift.imports.omi import ModelSpec, import_omi
@@ -244,14 +245,32 @@ def test_an_imported_omi_study_with_clip_gets_random_twins_and_the_omi_face_box(
     assert [m.model_id for m in study.models] == ["b32", "b32.random"]
     assert random_twins(study.models) == {"b32": "b32.random"}
     boxes = []
-    measure = pixel_stats.pixel_frame
+    measure = baseline_table_module.scaled_statistics
 
-    def spy(paths: list[Path], *, face_box: tuple[float, float, float, float]) -> pl.DataFrame:
+    def spy(path: Path, face_box: tuple[float, float, float, float], size: int | None) -> dict[str, float]:
         boxes.append(face_box)
-        return measure(paths, face_box=face_box)
+        return measure(path, face_box, size)
 
-    monkeypatch.setattr(pixel_stats, "pixel_frame", spy)
+    monkeypatch.setattr(baseline_table_module, "scaled_statistics", spy)
     pixels = base_face_pixels(study, {"1", "2"})
-    assert pixels["image_id"].to_list() == ["1", "2"] and boxes == [OMI_FACE_BOX]
+    assert pixels["image_id"].to_list() == ["1", "2"] and boxes == [OMI_FACE_BOX] * 2
     files = sorted((omi / "images").glob("[12].*"), key=lambda p: p.stem)
-    assert pixels["brightness"].to_list() == measure(files)["brightness"].to_list()
+    assert pixels["brightness"].to_list() == pixel_stats.pixel_frame(files)["brightness"].to_list()
+
+
+def test_scaled_statistics_keep_tone_and_the_file_size(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from cueshift.designs.probe.baseline_table import scaled_statistics
+    from cueshift.images.pixel_stats import pixel_statistics
+
+    ramp = np.linspace(0, 255, 600)[None, :, None] * np.ones((400, 1, 3))  # a horizontal grey ramp
+    ramp[:, :, 0] *= 0.5
+    path = tmp_path / "ramp.png"
+    Image.fromarray(ramp.astype(np.uint8)).save(path)
+    box = (0.2, 0.1, 0.8, 0.75)
+    full, small = pixel_statistics(path, face_box=box), scaled_statistics(path, box, 150)
+    assert (small["width"], small["height"]) == (600.0, 400.0)
+    for name in ("brightness", "red_green", "face_brightness", "saturation"):
+        assert small[name] == pytest.approx(full[name], abs=0.01), name
+    assert scaled_statistics(path, box, None) == full

@@ -13,13 +13,16 @@ Per model × attribute (the stimuli the model scored and humans rated):
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Collection
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from cueshift.designs.probe import baselines as bl
 from cueshift.designs.probe.section import ProbeStudy
+from cueshift.errors import CueshiftError
 from cueshift.stats import bh_by_family, correlation_columns
 
 #: The face region of the One Million Impressions faces (StyleGAN faces in the FFHQ alignment,
@@ -151,19 +154,50 @@ def baseline_table(
     return adjusted.sort(["model_id", "attribute"])
 
 
+def scaled_statistics(
+    path: Path, face_box: tuple[float, float, float, float], size: int | None
+) -> dict[str, float]:
+    """:func:`cueshift.images.pixel_stats.statistics_of` of the image at ``path`` scaled (box
+    filter, aspect kept) to at most ``size`` pixels on its long side; ``width`` and ``height``
+    stay the file's. ``size`` ``None``: full resolution."""
+    from PIL import Image
+
+    from cueshift.images.pixel_stats import statistics_of
+
+    try:
+        with Image.open(path) as image:
+            width, height = image.size
+            if size is not None and max(width, height) > size:
+                image.draft("RGB", (size, size))  # JPEG: decode at a reduced scale
+            picture = image.convert("RGB")
+            if size is not None and max(width, height) > size:
+                picture.thumbnail((size, size), Image.Resampling.BOX)
+            rgb = np.asarray(picture, dtype=np.float64) / 255.0
+    except OSError as exc:
+        raise CueshiftError(f"probe baselines: cannot read {path}: {exc}") from None
+    return statistics_of(rgb, face_box=face_box) | {"width": float(width), "height": float(height)}
+
+
 def base_face_pixels(study: ProbeStudy, image_ids: Collection[str] | None = None) -> pl.DataFrame:
-    """``image_id`` and the image statistics (:func:`cueshift.images.pixel_stats.pixel_frame`) of
-    the study's base faces (of ``image_ids`` only, when given); the face region from ``[probe]
-    face_box``, by default :data:`OMI_FACE_BOX` for an OMI benchmark, else the demo portraits'
+    """``image_id`` and the image statistics (:func:`scaled_statistics` at ``[probe]
+    baseline_image_size``, threads over the images) of the study's base faces (of ``image_ids``
+    only, when given); the face region from ``[probe] face_box``, by default
+    :data:`OMI_FACE_BOX` for an OMI benchmark, else the demo portraits'
     :data:`cueshift.images.pixel_stats.DEFAULT_FACE_BOX`."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from cueshift.designs.probe.workload import prepared_study
     from cueshift.images import load_benchmark
-    from cueshift.images.pixel_stats import DEFAULT_FACE_BOX, pixel_frame
+    from cueshift.images.pixel_stats import DEFAULT_FACE_BOX, PIXEL_MEASURES
 
     bench = load_benchmark(study.benchmark, prepared_study(study).variations, progress=False)
     bases = bench.image.filter(pl.col("role") == "base").select("image_id", "path").sort("image_id")
     if image_ids is not None:
         bases = bases.filter(pl.col("image_id").is_in(sorted(image_ids)))
-    face_box = study.probe.face_box or (OMI_FACE_BOX if study.benchmark.kind == "omi" else DEFAULT_FACE_BOX)
-    frame = pixel_frame([bench.root / p for p in bases["path"]], face_box=face_box)
-    return pl.concat([bases.select("image_id"), frame.drop("path")], how="horizontal")
+    config = study.probe
+    face_box = config.face_box or (OMI_FACE_BOX if study.benchmark.kind == "omi" else DEFAULT_FACE_BOX)
+    paths = [bench.root / p for p in bases["path"]]
+    with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:  # PIL and numpy release the GIL
+        rows = list(pool.map(lambda p: scaled_statistics(p, face_box, config.baseline_image_size), paths))
+    measures = {name: pl.Series(name, [r[name] for r in rows], dtype=pl.Float64) for name in PIXEL_MEASURES}
+    return pl.DataFrame({"image_id": bases["image_id"], **measures})

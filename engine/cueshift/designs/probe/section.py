@@ -52,6 +52,11 @@ class ProbeConfig(Section):
     )
     baseline_folds: int = Field(default=10, ge=2, description="cross-validation folds over images")
     baseline_ridge: float = Field(default=1.0, ge=0.0, description="ridge penalty (standardised statistics)")
+    baseline_image_size: int | None = Field(
+        default=256,
+        ge=16,
+        description="images scaled to this long side for their statistics (None: as stored)",
+    )
     face_box: tuple[float, float, float, float] | None = Field(
         default=None,
         description="face region (x0, y0, x1, y1) as fractions; default: OMI's or the demo's",
