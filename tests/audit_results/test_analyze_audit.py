@@ -114,13 +114,19 @@ def _report(con: duckdb.DuckDBPyConnection) -> Report:
 def test_analyze_audit_from_the_command_line_and_the_api(tmp_path: Path) -> None:
     study = write_demo_study(tmp_path, faces=3)
     cs.infer(study, progress=False)
-    line = one_line(RUNNER.invoke(app, ["analyze", "--study", str(study), "--audit", "strict"]))
-    assert "no edit audit stored: run `cueshift audit` first" in line
+    first = RUNNER.invoke(
+        app, ["analyze", "--study", str(study), "--audit", "report", "--resamples", "100", "--no-progress"]
+    )
+    assert first.exit_code == 0, (first.stderr, first.exception)
+    assert "edit audit: none stored - measuring it first" in first.stdout  # as `cueshift audit` does
     con = store.open_study(tmp_path / "demo.duckdb")
     try:
+        measured = con.execute("SELECT count(DISTINCT image_id) FROM edit_audit").fetchall()[0][0]
+        con.execute("DELETE FROM edit_audit")  # replaced by a planted audit
         rows = _audit(con, share=0.3, seed=2)
     finally:
         con.close()
+    assert measured == rows["image_id"].n_unique()  # every evaluated variation was measured
     n_failed = rows.filter(pl.col("failed"))["image_id"].n_unique()
     n_variations = rows["image_id"].n_unique()
     result = RUNNER.invoke(

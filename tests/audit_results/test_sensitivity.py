@@ -150,3 +150,22 @@ def test_the_adjustment_weights_faces_equally_when_they_have_unequal_rows(delta:
     assert row["adjusted_sbs"] == pytest.approx(adjusted.groupby(frame["face_id"]).mean().mean(), abs=1e-12)
     plain = smf.ols("delta ~ c", data=frame).fit()
     assert abs(row["adjusted_sbs"] - plain.params["Intercept"]) > 1e-6  # not the row-weighted fit
+
+
+def test_constant_and_repeated_changes_leave_the_fit_and_few_faces_give_no_adjustment(
+    delta: pl.DataFrame,
+) -> None:
+    variations = variations_of(delta)
+    c = np.random.default_rng(4).normal(0.0, 1.0, variations.height)
+    confounds = {"brightness": c, "face_brightness": 2.0 * c + 1.0, "width": np.full(variations.height, 0.5)}
+    rows = audit_rows(variations, set(), confounds)
+    table = audit_sensitivity(delta, audit_variations(rows)[0], **SETTINGS)
+    assert (table["confounds"] == "brightness").all() and (table["df"] == 1).all()
+    alone = audit_sensitivity(
+        delta, audit_variations(audit_rows(variations, set(), {"brightness": c}))[0], **SETTINGS
+    )
+    assert table["adjusted_sbs"].to_list() == pytest.approx(alone["adjusted_sbs"].to_list(), abs=1e-12)
+    few = delta.filter(pl.col("face_id").is_in(["face0000", "face0001"]))
+    two = audit_sensitivity(few, audit_variations(rows)[0], **SETTINGS)
+    assert two["adjusted_sbs"].null_count() == two.height  # 2 faces, 2 parameters: no clustered covariance
+    assert two["all_sbs"].null_count() == 0

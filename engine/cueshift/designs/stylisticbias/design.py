@@ -92,10 +92,12 @@ class StylisticBiasDesign:
         if compat == "release" and request.phi is not None and parse_phi(request.phi) != GREEDY:
             raise ConfigError("--compat release reproduces the release's answers: leave --phi out")
         audit = None
-        if request.audit is not None:  # before the identity encoder runs: a missing audit is one line
-            from cueshift.designs.stylisticbias.edit_audit import read_edit_audit
+        if request.audit is not None:  # before the identity encoder runs
+            from cueshift.designs.stylisticbias.edit_audit import load_edit_audit
 
-            audit = read_edit_audit(con, request.audit)
+            audit = load_edit_audit(
+                con, study, self, request.audit, console=console, progress=progress, write=write
+            )
         quality = _identity_quality(con, study, request, console, write=write)
         results = run_analyses(
             con,

@@ -14,6 +14,7 @@ import polars as pl
 from scipy import stats as sps
 
 from cueshift.stats.kernels import (
+    F64,
     POOLED,
     CIMethod,
     cluster_bootstrap,
@@ -95,8 +96,9 @@ def audit_sensitivity(
 
     ``all_*`` and ``audited_*`` intervals are the face-level cluster bootstrap of the SBS tables
     (one face draw shared by every row). ``change_audited = audited_sbs - all_sbs`` and
-    ``change_adjusted = adjusted_sbs - all_sbs``. Confound measures that do not vary within a row
-    are left out of its fit (``confounds`` lists those used).
+    ``change_adjusted = adjusted_sbs - all_sbs``. A confound measure that is constant within a
+    row, or a linear combination of those before it, is left out of the row's fit (``confounds``
+    lists those used); with no more faces than parameters the adjusted columns are null.
 
     Parameters
     ----------
@@ -188,7 +190,9 @@ def _adjusted(part: pl.DataFrame, confounds: list[str], confidence_level: float)
     import statsmodels.api as sm
 
     measured = part.drop_nulls(confounds) if confounds else part
-    used = [c for c in confounds if measured.height > 1 and float(np.std(measured[c].to_numpy())) > 0.0]
+    x, used = _independent(measured, confounds)
+    groups = measured["face_id"].to_numpy()
+    n_faces = len(set(groups))
     result: dict[str, object] = {
         "adjusted_sbs": None,
         "adjusted_ci_low": None,
@@ -199,11 +203,8 @@ def _adjusted(part: pl.DataFrame, confounds: list[str], confidence_level: float)
         "df": len(used),
         "p_value": None,
     }
-    groups = measured["face_id"].to_numpy()
-    n_faces = len(set(groups))
-    if n_faces < 2 or measured.height <= len(used) + 1:
+    if n_faces <= len(used) + 1:  # more parameters than faces: no clustered covariance
         return result
-    x = sm.add_constant(measured.select(used).to_numpy().astype(np.float64), has_constant="add")
     per_face = measured.group_by("face_id").len()
     weights = 1.0 / measured.join(per_face, on="face_id", how="left")["len"].to_numpy().astype(np.float64)
     _, codes = np.unique(groups, return_inverse=True)
@@ -217,8 +218,25 @@ def _adjusted(part: pl.DataFrame, confounds: list[str], confidence_level: float)
     if used:
         slopes, cov = fit.params[1:], fit.cov_params()[1:, 1:]
         chi2 = float(slopes @ np.linalg.pinv(cov) @ slopes)
-        result.update(statistic=_number(chi2), p_value=_number(sps.chi2.sf(chi2, len(used))))
+        if np.isfinite(chi2) and chi2 >= 0.0:
+            result.update(statistic=chi2, p_value=_number(sps.chi2.sf(chi2, len(used))))
     return result
+
+
+def _independent(measured: pl.DataFrame, confounds: list[str]) -> tuple[F64, list[str]]:
+    """The design matrix (intercept first) and the confounds in it: each confound in turn, kept
+    when it is not a linear combination of the intercept and those kept before it (a constant
+    change, or one measure that repeats another, cannot be told apart). The rank is taken over
+    the distinct variations (a variation's changes repeat on each of its rows)."""
+    distinct = measured.unique(subset=list(CELLS)).select(confounds).to_numpy().astype(np.float64)
+    kept = np.ones((distinct.shape[0], 1))
+    used: list[str] = []
+    for j, name in enumerate(confounds):
+        candidate = np.column_stack([kept, distinct[:, j]])
+        if np.linalg.matrix_rank(candidate) == candidate.shape[1]:
+            kept, used = candidate, [*used, name]
+    rows = measured.select(used).to_numpy().astype(np.float64) if used else np.zeros((measured.height, 0))
+    return np.column_stack([np.ones(measured.height), rows]), used
 
 
 def _number(value: object) -> float | None:
