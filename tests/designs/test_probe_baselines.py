@@ -140,6 +140,10 @@ def test_twins_pair_in_the_table_and_missing_statistics_leave_pixels_out() -> No
     ref = similarity.filter((pl.col("model_id") == "lamp.random") & (pl.col("attribute") == "bright"))
     assert lamp["random_twin"] == "lamp.random" and lamp["random_similarity"] == ref["estimate"][0]
     assert lamp["n"] == 59  # the face without brightness is left out of the pixel statistics
+    elsewhere = baseline_table(
+        scores, means, similarity, pixels=pixels.with_columns(("x" + pl.col("image_id")).alias("image_id"))
+    )
+    assert elsewhere["n"].max() == 0 and elsewhere["pixels_estimate"].null_count() == elsewhere.height
     without = baseline_table(scores, means, similarity, twins={"lamp": "lamp.random"})
     assert without["pixels_estimate"].null_count() == without.height and without["n"].min() == 60
 

@@ -64,6 +64,8 @@ def _measures(part: pl.DataFrame, columns: list[str]) -> np.ndarray:
 def _pixel_columns(
     part: pl.DataFrame, columns: list[str], *, folds: int, ridge: float, seed: int, confidence: float
 ) -> dict[str, float | int | None]:
+    if part.height < 4:  # too few stimuli with statistics for any fit
+        return {"n_measures": 0, "folds": 0, "ridge": ridge}
     z = bl.varying_columns(_measures(part, columns))
     human = part["mean"].to_numpy().astype(np.float64)
     predicted = bl.cv_prediction(z, human, folds=folds, ridge=ridge, seed=seed)

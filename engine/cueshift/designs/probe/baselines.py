@@ -28,6 +28,8 @@ F64 = NDArray[np.float64]
 def varying_columns(z: ArrayLike) -> F64:
     """The columns of ``z`` that vary (a constant column carries no information and breaks scaling)."""
     matrix = np.atleast_2d(np.asarray(z, dtype=np.float64))
+    if matrix.shape[0] == 0:
+        return matrix[:, :0]
     kept: F64 = matrix[:, np.ptp(matrix, axis=0) > 0]
     return kept
 
