@@ -157,3 +157,32 @@ def test_an_unknown_mode_is_one_line(tmp_path: Path) -> None:
     study = write_demo_study(tmp_path)
     line = one_line(RUNNER.invoke(app, ["analyze", "--study", str(study), "--audit", "loose"]))
     assert "--audit 'loose': 'strict' or 'report'" in line
+
+
+def test_strict_combines_with_min_identity(study_db: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
+    from cueshift.designs.stylisticbias.quality import IdentityQuality
+    from cueshift.study.quality import QualityConfig
+
+    con = study_db
+    _audit(con, share=0.15, seed=3)
+    variations = pl.from_arrow(
+        con.sql(
+            "SELECT image_id, identity_id AS face_id, feature_key, variation_value FROM image "
+            "WHERE role = 'variation' AND evaluated ORDER BY image_id"
+        ).to_arrow_table()
+    )
+    assert isinstance(variations, pl.DataFrame)
+    cosine = np.random.default_rng(9).uniform(0.5, 1.0, variations.height)
+    identity = variations.with_columns(cosine=cosine, outlier=pl.lit(False))
+    low = identity.filter(pl.col("cosine") < 0.6).select("image_id")  # noqa: F841 (read by name in SQL)
+    quality = IdentityQuality(identity, QualityConfig(encoder=tmp_path), min_identity=0.6)
+    audit = read_edit_audit(con, "strict")
+    run_analyses(con, n_resamples=200, only=["sbs"], progress=False, quality=quality, audit=audit)
+    n_obs = con.execute(
+        "SELECT model_id, n_obs FROM result_sbs WHERE level = 'model' AND model_id <> '(pooled)' ORDER BY 1"
+    ).fetchall()
+    both = KEPT_SQL.replace("GROUP BY", "AND d.image_id NOT IN (SELECT image_id FROM low) GROUP BY")
+    assert n_obs == con.execute(both).fetchall()  # neither the failed edits nor the low-identity ones
+    assert n_obs != con.execute(KEPT_SQL).fetchall()
+    recorded = con.execute("SELECT DISTINCT audit, min_identity FROM result_manifest").fetchall()
+    assert recorded == [("strict", 0.6)]
