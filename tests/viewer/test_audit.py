@@ -121,7 +121,7 @@ def test_face_cards_show_each_variations_verdict_and_numbers(audited: Served) ->
             for m in measured.iter_rows(named=True):
                 assert f'data-measure="{m["measure"]}" data-difference="{m["difference"]:.4f}"' in card
                 assert f"diff {signed(m['difference'])}" in card
-            failed_rows = re.findall(r'<tr class="failed" data-measure="([^"]+)"', card.split("<details")[0])
+            failed_rows = re.findall(r'<li class="failed" data-measure="([^"]+)"', card.split("<details")[0])
             assert failed_rows == sorted(row["failed_measures"] or [], key=lambda m: m != "cue_probability")
 
 
