@@ -2,10 +2,10 @@
 
 ``edit_audit`` (``sql/schema.sql``: one row per variation × measure, written by ``cueshift
 audit``) is copied into memory at start, empty when the study file has none, so that every page
-reads it the same way. A variation's verdict is computed here: it *fails* when any of its
-measures failed (``bool_or(failed)``), the rule of the ``edit_verdict`` view. Pages read one
-face's or one attribute's rows, the failed edits, or the summary; nothing shows when the table
-is empty.
+reads it the same way. A variation's verdict is the study's ``edit_verdict`` view (its own SQL,
+``sql/views/edit_verdict.sql``, run once over the copy): it *fails* when any of its measures
+failed. Pages read one face's or one attribute's rows, the failed edits, or the summary; nothing
+shows when the table is empty.
 """
 
 from __future__ import annotations
@@ -37,17 +37,12 @@ def materialise(con: duckdb.DuckDBPyConnection, tables: frozenset[str]) -> None:
             f"INSERT INTO memory.main.edit_audit SELECT {names} FROM study.main.edit_audit "
             "ORDER BY image_id, measure"
         )
-    con.execute(
-        """
-        CREATE TABLE memory.main.edit_verdict AS
-        SELECT image_id, any_value(base_image_id) AS base_image_id, any_value(face_id) AS face_id,
-               any_value(feature_key) AS feature_key, any_value(variation_value) AS variation_value,
-               bool_or(failed) AS failed, count(*)::BIGINT AS n_measures,
-               count(*) FILTER (WHERE failed)::BIGINT AS n_failed,
-               string_agg(measure, ', ' ORDER BY measure) FILTER (WHERE failed) AS failed_measures
-        FROM memory.main.edit_audit GROUP BY image_id ORDER BY image_id
-        """
-    )
+    # the study's own view (``sql/views/edit_verdict.sql``) over the copy, kept as a table
+    con.execute("USE memory.main")
+    con.execute(store.sql_text("views/edit_verdict.sql"))
+    con.execute("CREATE TABLE memory.main.verdict AS SELECT * FROM edit_verdict ORDER BY image_id")
+    con.execute("DROP VIEW memory.main.edit_verdict")
+    con.execute("ALTER TABLE memory.main.verdict RENAME TO edit_verdict")
 
 
 def summary(con: duckdb.DuckDBPyConnection, value: str | None = None) -> dict[str, int]:
@@ -113,7 +108,7 @@ def failed_edits(con: duckdb.DuckDBPyConnection, value: str | None, page: int) -
     return store.query(
         con,
         f"""
-        SELECT image_id, base_image_id, face_id, feature_key, variation_value, n_measures, n_failed,
+        SELECT image_id, base_image_id, face_id, feature_key, variation_value, n_measures, n_failed_measures,
                failed_measures
         FROM edit_verdict WHERE failed {condition}
         ORDER BY variation_value, face_id, image_id LIMIT ? OFFSET ?
