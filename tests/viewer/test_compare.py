@@ -113,3 +113,24 @@ def test_bad_picks_and_a_single_model(sb_server: Served, tmp_path: Path) -> None
         assert status == 200
         assert "This study has 1 model: comparing needs at least two." in html
         assert 'id="nav-compare"' not in _page(served, "/")[1]
+
+
+def test_all_attributes_leave_the_placebos_out(sb_server: Served) -> None:
+    _, html = _page(sb_server, "/compare", a="sim-a", b="sim-b")
+    shown = re.findall(
+        r'<div class="example disagreement" data-image="([^"]+)" data-scenario="([^"]+)"', html
+    )
+    cells = frame(
+        sb_server.db,
+        "SELECT a.image_id, a.scenario_id, a.feature_key, abs(a.delta - b.delta) AS d FROM delta AS a "
+        "JOIN delta AS b USING (image_id, scenario_id) WHERE a.model_id = 'sim-a' AND b.model_id = 'sim-b' "
+        "AND a.delta IS NOT NULL AND b.delta IS NOT NULL",
+    )
+    placebo = cells.filter(pl.col("feature_key") == "placebo")
+    assert placebo.height > 0 and len(shown) == 12
+    keys = set(zip(cells["image_id"], cells["scenario_id"], strict=True))
+    assert all(cell in keys for cell in shown)
+    assert not set(shown) & set(zip(placebo["image_id"], placebo["scenario_id"], strict=True))
+    largest = cells.filter(pl.col("feature_key") != "placebo")["d"].max()
+    first = cells.filter((pl.col("image_id") == shown[0][0]) & (pl.col("scenario_id") == shown[0][1]))
+    assert first["d"][0] == largest

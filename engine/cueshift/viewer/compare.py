@@ -20,6 +20,7 @@ import polars as pl
 
 from cueshift import store
 from cueshift.viewer.filters import Filters
+from cueshift.views import PLACEBO_FEATURE_KEY
 
 #: Variation × scenario cells listed as the largest disagreements.
 N_DISAGREEMENTS = 12
@@ -53,9 +54,15 @@ def differences(con: duckdb.DuckDBPyConnection, model_a: str, model_b: str) -> p
 def disagreements(
     con: duckdb.DuckDBPyConnection, model_a: str, model_b: str, f: Filters, value: str | None
 ) -> pl.DataFrame:
-    """The variation × scenario cells in view where the two models' Δ differ most, largest first."""
+    """The variation × scenario cells in view where the two models' Δ differ most, largest first
+    (of one attribute; else of all, the placebos left out)."""
     where, params = f.without("model").where(alias="a")
-    condition, extra = ("AND a.variation_value = ?", [value]) if value is not None else ("", [])
+    # one attribute, or every attribute but the noise-floor placebos (asked for by name, they show)
+    condition, extra = (
+        ("AND a.variation_value = ?", [value])
+        if value is not None
+        else (f"AND coalesce(lower(a.feature_key), '') <> '{PLACEBO_FEATURE_KEY}'", [])
+    )
     return store.query(
         con,
         f"""
