@@ -18,8 +18,8 @@ from typer.testing import CliRunner  # noqa: E402
 
 import cueshift as cs  # noqa: E402
 from cueshift.cli import app  # noqa: E402
-from cueshift.designs._audit_clip import attribute_values, cue_prompt  # noqa: E402
-from cueshift.designs.audit import measure_edit_audit  # noqa: E402
+from cueshift.designs._audit_clip import attribute_values, clip_rows, cue_prompt  # noqa: E402
+from cueshift.designs.audit import EditPairs, benchmark_edit_pairs, measure_edit_audit, pixel_rows  # noqa: E402
 from cueshift.designs.registry import design_of, load_study  # noqa: E402
 from cueshift.images.demo import plan  # noqa: E402
 from cueshift.infer.stand_ins.tiny_clip import build_tiny_clip, save_tiny_clip  # noqa: E402
@@ -100,14 +100,32 @@ def test_glasses_probe_skipped_for_eyewear_and_identity_joins(audited: tuple[Pat
     assert identity.height == variations and identity["difference"].is_between(-1, 1).all()
 
 
-def test_the_null_edit_has_lift_exactly_zero_and_fails(audited: tuple[Path, pl.DataFrame]) -> None:
-    _, rows = audited
-    identical = rows.filter(pl.col("measure") == "changed_pixels", pl.col("difference") == 0.0)["image_id"]
-    if identical.len() == 0:
-        pytest.skip("this demo size has no pixel-identical edit")
-    cue = rows.filter(pl.col("measure") == "cue_probability", pl.col("image_id").is_in(identical.implode()))
-    assert cue.height == identical.len()
-    assert (cue["difference"] == 0.0).all() and cue["failed"].all()
+def test_the_null_edit_has_lift_exactly_zero_and_fails(checkpoint: Path, tmp_path: Path) -> None:
+    study = load_study(_study_file(tmp_path, checkpoint))
+    edits = benchmark_edit_pairs(study, progress=False)
+    null = edits.pairs.row(0, named=True)["image_id"]
+    same = pl.col("image_id") == null
+    pairs = edits.pairs.with_columns(  # the first variation's file is its base's: a null edit
+        path=pl.when(same).then("base_path").otherwise("path"),
+        sha256=pl.when(same).then("base_sha256").otherwise("sha256"),
+    )
+    rows = clip_rows(
+        None,
+        EditPairs(edits.root, pairs),
+        checkpoint,
+        AuditConfig(),
+        console=Console(quiet=True),
+        write=False,
+    )  # type: ignore[arg-type]
+    cue = rows.filter(pl.col("measure") == "cue_probability", same).row(0, named=True)
+    assert cue["difference"] == 0.0 and cue["failed"]
+    assert "not more detectable" in cue["reason"]
+    identity = rows.filter(pl.col("measure") == "identity_cosine", same)["difference"].item()
+    assert identity == pytest.approx(1.0)
+    pixels = pixel_rows(EditPairs(edits.root, pairs.filter(same)), AuditConfig(), progress=False)
+    assert pixels.filter(pl.col("measure") == "changed_pixels")["reason"].item() == (
+        "the variation is pixel-identical to its base"
+    )
 
 
 def test_cli_audit_writes_the_table_and_prints_the_summary(tmp_path: Path, checkpoint: Path) -> None:

@@ -40,9 +40,9 @@ def draw_body(look: Look, style: str) -> Image.Image:
         top_color, bottom_color, bottom_kind = (110, 20, 60), (110, 20, 60), "gown"
     cx, w = 48, BUILD_HALF_WIDTH.get(look.body_type, 16)
     head = Head(cx, 22, HEAD_HALF_WIDTH.get(look.body_type, 18) * 2 // 3, 14)
-    if look.hair_length in ("Medium", "Long"):
+    if look.hair_length in ("Medium", "Long", "Chin", "Shoulder"):
         d.rounded_rectangle(
-            (cx - head.hw - 3, 8, cx + head.hw + 3, 52 if look.hair_length == "Long" else 34),
+            (cx - head.hw - 3, 8, cx + head.hw + 3, 52 if look.hair_length in ("Long", "Shoulder") else 34),
             radius=6,
             fill=look.hair,
         )

@@ -9,6 +9,7 @@ from PIL import Image, ImageDraw
 from cueshift.images._demo_look import (
     BUILD_HALF_WIDTH,
     FACE_SIZE,
+    HAIR_BOTTOM,
     HAIR_COLORS,
     HEAD_HALF_WIDTH,
     RGB,
@@ -82,8 +83,8 @@ def _hair_back(d: ImageDraw.ImageDraw, look: Look, head: Head) -> None:
             )
     elif style == "Bun":
         d.ellipse((cx - 8, cy - hh - 13, cx + 8, cy - hh + 2), fill=hair)
-    elif style is None and look.hair_length in ("Medium", "Long"):
-        bottom = cy + 12 if look.hair_length == "Medium" else 90
+    elif style is None and look.hair_length in HAIR_BOTTOM:
+        bottom = cy + HAIR_BOTTOM[look.hair_length]
         d.rounded_rectangle((cx - hw - 5, cy - hh - 3, cx + hw + 5, bottom), radius=12, fill=hair)
 
 
@@ -100,6 +101,9 @@ def _hair_front(d: ImageDraw.ImageDraw, look: Look, head: Head) -> None:
         d.polygon([(cx - 4, top + 12), (cx - 3, top - 11), (cx + 3, top - 11), (cx + 4, top + 12)], fill=hair)
         return
     hairline = head.cy - 15 if style == "Slicked back" else head.cy - 11
+    if look.hair_length == "Cropped" and style is None:  # the base's close crop: thinner than Short
+        dome(d, head, hairline, hair, pad=1, lift=1)
+        return
     dome(d, head, hairline, hair)
     if style == "Slicked back":
         for k in (-6, 0, 6):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from PIL import ImageDraw
 
-RENDERER_VERSION = "1"  # bump whenever a drawing changes: cached images are redrawn
+RENDERER_VERSION = "2"  # bump whenever a drawing changes: cached images are redrawn
 FACE_SIZE: tuple[int, int] = (96, 96)
 BODY_SIZE: tuple[int, int] = (96, 160)
 
@@ -27,6 +27,15 @@ HAIR_COLORS: dict[str, RGB] = {
     "Black": (28, 24, 22), "Brown": (104, 64, 34), "Blonde": (226, 194, 120),
     "Red": (176, 62, 30), "Gray": (165, 165, 165),
 }  # fmt: skip
+#: Base hair colours: natural shades none of which is a named colour, so that every hair_color
+#: variation changes the hair (a base drawn in a named colour made that cue a null edit).
+BASE_HAIR_EUROPEAN: tuple[RGB, ...] = ((112, 70, 38), (218, 184, 112), (70, 44, 26), (42, 33, 28))
+BASE_HAIR_OTHER: tuple[RGB, ...] = ((42, 33, 28), (50, 34, 24), (70, 44, 26))
+#: Base hair lengths, none of them a hair_length value (whose cue would then change nothing):
+#: a close crop for men, chin or shoulder length for women.
+BASE_HAIR_LENGTHS_FEMALE: tuple[str, ...] = ("Chin", "Shoulder")
+#: Lower edge of the back hair below the head centre, per length with back hair.
+HAIR_BOTTOM: dict[str, int] = {"Medium": 12, "Chin": 24, "Shoulder": 36, "Long": 48}
 UNNATURAL_HAIR: tuple[RGB, ...] = ((40, 110, 230), (230, 60, 170), (60, 190, 90), (140, 60, 210))
 HEAD_HALF_WIDTH = {"thin": 15, "normal": 18, "obese": 22}
 BUILD_HALF_WIDTH = {"thin": 13, "normal": 16, "obese": 23}
@@ -47,7 +56,7 @@ class Look:
     body_type: str
     skin: RGB
     hair: RGB
-    hair_length: str  # 'Short' | 'Medium' | 'Long' | 'Bald'
+    hair_length: str  # base: 'Cropped' | 'Chin' | 'Shoulder'; cue: 'Bald' | 'Short' | 'Medium' | 'Long'
     hair_style: str | None
     eye: RGB
     shirt: RGB
@@ -66,14 +75,14 @@ def base_look(seed: int, age: str, gender: str, ethnicity: str, body_type: str) 
     r, g, b = (max(0, min(255, round(c + shade + rng.uniform(-4, 4)))) for c in base_skin)
     skin: RGB = (r, g, b)
     if ethnicity == "European":
-        hair = rng.choice([HAIR_COLORS["Brown"], HAIR_COLORS["Blonde"], (70, 44, 26), HAIR_COLORS["Black"]])
+        hair = rng.choice(BASE_HAIR_EUROPEAN)
         eye = rng.choice([(70, 110, 160), (80, 120, 70), (90, 60, 35)])
     else:
-        hair = rng.choice([HAIR_COLORS["Black"], (50, 34, 24), (70, 44, 26)])
+        hair = rng.choice(BASE_HAIR_OTHER)
         eye = rng.choice([(60, 40, 25), (90, 60, 35)])
     gray = {"middle-aged adult": 0.35, "elderly": 0.85}.get(age, 0.0)
     hair = mix(hair, (205, 205, 205), gray)
-    length = "Short" if gender == "male" else rng.choice(["Medium", "Long"])
+    length = "Cropped" if gender == "male" else rng.choice(BASE_HAIR_LENGTHS_FEMALE)
     shirt = rng.choice([(70, 90, 140), (150, 60, 60), (60, 120, 90), (110, 110, 120), (180, 150, 90)])
     return Look(
         seed, gender, age, body_type, skin, hair, length, None, eye, shirt, rng.choice(UNNATURAL_HAIR)

@@ -27,19 +27,19 @@ DEFAULT_BOUNDS: dict[str, float] = {
     "red_green": 0.075,
     "blue_yellow": 0.08,
     "saturation": 0.19,
-    "log_sharpness": 0.85,
+    "log_sharpness": 0.86,
     "face_brightness": 0.44,
     "face_contrast": 0.37,
     "face_red_green": 0.17,
     "face_blue_yellow": 0.18,
     "face_saturation": 0.42,
-    "face_log_sharpness": 0.95,
+    "face_log_sharpness": 1.05,
     "width": 0.0,
     "height": 0.0,
     "aspect": 0.0,
     "subject_area": 0.19,
     "subject_cx": 0.025,
-    "subject_cy": 0.15,
+    "subject_cy": 0.17,
 }
 #: Largest |difference| of a confound probe's probability before an edit fails.
 DEFAULT_PROBE_BOUND = 0.5
