@@ -206,6 +206,19 @@ def face_sums(
     return FaceSums(list(faces), cells, sums, counts, scale, {c: summed(c) for c in row_means})
 
 
+def regroup(fs: FaceSums, keys: Sequence[str]) -> FaceSums:
+    r"""The sums and row counts of the fine cells added up per group of ``keys`` (not empty),
+    :math:`S_{fg} = \sum_{c \in g} S_{fc}`: a coarser :class:`FaceSums` of the same rows, exact
+    (integer-valued sums), without the display columns."""
+    if not keys:
+        raise ValueError("regroup: no keys")
+    idx, cells = cell_codes(fs.cells, list(keys))
+    n_fine = fs.cells.height
+    member = sparse.csr_matrix((np.ones(n_fine), (np.arange(n_fine), idx)), shape=(n_fine, cells.height))
+    sums, counts = (np.asarray((member.T @ per_cell.T).T) for per_cell in (fs.sums, fs.counts))
+    return FaceSums(fs.faces, cells, sums, counts, fs.scale, {})
+
+
 def coarsen(fs: FaceSums, keys: Sequence[str], *, face_mask: NDArray[np.bool_] | None = None) -> FaceMatrix:
     r"""Per-face means over groups of fine cells,
     :math:`\bar x_{fg} = \sum_{c \in g} S_{fc} / \sum_{c \in g} N_{fc}` — the same numbers

@@ -40,6 +40,7 @@ from cueshift.stats._faces import (
     face_matrix,
     face_sums,
     group_means,
+    regroup,
     row_means,
     study_faces,
 )
@@ -106,6 +107,7 @@ __all__ = [
     "pearson_slope",
     "pooled_standard_errors",
     "ratio_means",
+    "regroup",
     "returns",
     "row_means",
     "scaled_integers",

@@ -15,6 +15,7 @@ import duckdb
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context, Inputs
+from cueshift.designs.stylisticbias.run_reads import summed_rows
 from cueshift.designs.stylisticbias.stats import (
     category_demographic_table,
     category_ranking,
@@ -53,7 +54,11 @@ FASHION_CATEGORY = "Fashion"
 )
 def _sbs(ctx: Context) -> pl.DataFrame:
     return sbs_levels(
-        ctx.inputs.delta, test=ctx.inputs.test, generalise=ctx.inputs.generalise, **ctx.inputs.boot
+        ctx.inputs.delta,
+        test=ctx.inputs.test,
+        generalise=ctx.inputs.generalise,
+        summed=summed_rows(ctx),
+        **ctx.inputs.boot,
     )
 
 
@@ -155,7 +160,11 @@ def _mixed(ctx: Context) -> pl.DataFrame:
 )
 def _table3(ctx: Context) -> pl.DataFrame:
     return category_demographic_table(
-        ctx.inputs.delta, test=ctx.inputs.test, generalise=ctx.inputs.generalise, **ctx.inputs.boot
+        ctx.inputs.delta,
+        test=ctx.inputs.test,
+        generalise=ctx.inputs.generalise,
+        summed=summed_rows(ctx),
+        **ctx.inputs.boot,
     )
 
 
@@ -260,7 +269,9 @@ def _ranking(ctx: Context) -> pl.DataFrame:
     family="all cells",
 )
 def _table11(ctx: Context) -> pl.DataFrame:
-    return demographic_variation_table(ctx.inputs.delta, test=ctx.inputs.test, **ctx.inputs.boot)
+    return demographic_variation_table(
+        ctx.inputs.delta, test=ctx.inputs.test, summed=summed_rows(ctx), **ctx.inputs.boot
+    )
 
 
 def run_analyses(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.designs.stylisticbias.run_reads import summed_rows
 from cueshift.designs.stylisticbias.stats import (
     ALL_PAIRS,
     DEFAULT_PAIRS,
@@ -61,7 +62,9 @@ def _require_delta(frame: pl.DataFrame) -> pl.DataFrame:
     family="dimension x row kind over every model's categories (Table 3: one pooled column)",
 )
 def _table3_by_model(ctx: Context) -> pl.DataFrame:
-    return category_table_by_model(_require_delta(ctx.inputs.delta), test=ctx.inputs.test, **ctx.inputs.boot)
+    return category_table_by_model(
+        _require_delta(ctx.inputs.delta), test=ctx.inputs.test, summed=summed_rows(ctx), **ctx.inputs.boot
+    )
 
 
 @analysis(
@@ -74,7 +77,9 @@ def _table3_by_model(ctx: Context) -> pl.DataFrame:
     family="every cell of every model (Table 11: the cells of the pooled table)",
 )
 def _table11_by_model(ctx: Context) -> pl.DataFrame:
-    return variation_table_by_model(_require_delta(ctx.inputs.delta), test=ctx.inputs.test, **ctx.inputs.boot)
+    return variation_table_by_model(
+        _require_delta(ctx.inputs.delta), test=ctx.inputs.test, summed=summed_rows(ctx), **ctx.inputs.boot
+    )
 
 
 @analysis(
@@ -141,7 +146,10 @@ def _table9_crossed(ctx: Context) -> pl.DataFrame:
 )
 def _table3_crossed(ctx: Context) -> pl.DataFrame:
     return crossed_category_table(
-        _require_pairs(_require_delta(ctx.inputs.delta)), test=ctx.inputs.test, **ctx.inputs.boot
+        _require_pairs(_require_delta(ctx.inputs.delta)),
+        test=ctx.inputs.test,
+        summed=summed_rows(ctx),
+        **ctx.inputs.boot,
     )
 
 
@@ -156,5 +164,8 @@ def _table3_crossed(ctx: Context) -> pl.DataFrame:
 )
 def _table11_crossed(ctx: Context) -> pl.DataFrame:
     return crossed_variation_table(
-        _require_pairs(_require_delta(ctx.inputs.delta)), test=ctx.inputs.test, **ctx.inputs.boot
+        _require_pairs(_require_delta(ctx.inputs.delta)),
+        test=ctx.inputs.test,
+        summed=summed_rows(ctx),
+        **ctx.inputs.boot,
     )

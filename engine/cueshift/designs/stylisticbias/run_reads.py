@@ -4,24 +4,27 @@ The missing-answer analyses all read the ``invalid_answers`` view (a scan of eve
 two of them ``invalid_texts``; both noise-floor analyses read the placebo Δ rows. At paper scale
 (29 M judgments) each such read costs seconds, so within one run (one
 :class:`~cueshift.stats.AnalysisContext`) the first read is kept and handed to the later ones.
-The frames are not changed by their readers (polars frames are immutable), and the memo is
-dropped with its context.
+So are the Δ rows summed per face (:func:`summed_rows`), which SBS and Tables 3 and 11 (pooled,
+per model, crossed) regroup instead of each grouping the rows again. The frames are not changed
+by their readers (polars frames are immutable), and the memo is dropped with its context.
 """
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-
-import polars as pl
+from typing import TypeVar, cast
 
 from cueshift.designs.stylisticbias.inputs import Context
+from cueshift.designs.stylisticbias.stats import SummedDelta, summed_delta
+
+T = TypeVar("T")
 
 #: Frames read in a run, by ``id`` of its context, then by what was read.
-_READS: dict[int, dict[str, pl.DataFrame | None]] = {}
+_READS: dict[int, dict[str, object]] = {}
 
 
-def read_once(ctx: Context, key: str, read: Callable[[], pl.DataFrame | None]) -> pl.DataFrame | None:
+def read_once(ctx: Context, key: str, read: Callable[[], T]) -> T:
     """``read()`` the first time ``key`` is asked for in the run of ``ctx``, its frame after that."""
     reads = _READS.get(id(ctx))
     if reads is None:
@@ -29,4 +32,11 @@ def read_once(ctx: Context, key: str, read: Callable[[], pl.DataFrame | None]) -
         weakref.finalize(ctx, _READS.pop, id(ctx), None)
     if key not in reads:
         reads[key] = read()
-    return reads[key]
+    return cast(T, reads[key])
+
+
+def summed_rows(ctx: Context) -> SummedDelta | None:
+    """The run's Δ rows summed per face once (:func:`summed_delta`), shared by SBS and Tables 3 and
+    11 with their per-model and crossed versions; ``None`` without Δ rows."""
+    delta = ctx.inputs.delta
+    return read_once(ctx, "summed delta", lambda: summed_delta(delta) if delta.height else None)

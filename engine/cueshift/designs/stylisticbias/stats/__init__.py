@@ -58,6 +58,7 @@ from cueshift.designs.stylisticbias.stats._subgroups import (
     crossed_variation_table,
     min_signed_rank_faces,
 )
+from cueshift.designs.stylisticbias.stats._summed import SummedDelta, summed_delta
 
 __all__ = [
     "ALL_PAIRS",
@@ -68,6 +69,7 @@ __all__ = [
     "LEVELS",
     "PairedCells",
     "REVERSAL_EVIDENCE",
+    "SummedDelta",
     "add_crossed_dimensions",
     "attributes_vs_floor",
     "audit_sensitivity",
@@ -105,6 +107,7 @@ __all__ = [
     "scenario_means",
     "scenario_reversals",
     "significance_share",
+    "summed_delta",
     "variation_strength",
     "variation_table_by_model",
 ]

@@ -14,12 +14,14 @@ import polars as pl
 from cueshift.designs.stylisticbias.stats._group_reversals import reversal_flags
 from cueshift.designs.stylisticbias.stats._groups_crossed import crossed_group_intervals
 from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS, pooled_cells
+from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.stats.kernels import (
     ALPHA,
     ASYMMETRY_PAIRS,
     DIMENSIONS,
     TABLE3_CATEGORY_MAP,
     CIMethod,
+    FaceSums,
     TestMethod,
     ZeroMethod,
     bh_by_family,
@@ -27,7 +29,6 @@ from cueshift.stats.kernels import (
     coarsen,
     count_denominator,
     face_labels,
-    face_matrix,
     face_sums,
     one_sample_test,
     returns,
@@ -64,11 +65,18 @@ def group_cells(
 ) -> tuple[pl.DataFrame, np.ndarray]:
     """Per-face mean Δ cells of ``keys`` × (dimension, group), stacked over dimensions and groups
     (one pass over the rows; groups are face subsets of the same fine cells)."""
-    fine = face_sums(data, keys, faces=faces)
+    return summed_group_cells(face_sums(data, keys, faces=faces), keys, face_labels(data, faces, dimensions))
+
+
+def summed_group_cells(
+    fine: FaceSums, keys: Sequence[str], labels: Mapping[str, np.ndarray]
+) -> tuple[pl.DataFrame, np.ndarray]:
+    """:func:`group_cells` from per-face sums in cells at least as fine as ``keys`` and each face's
+    label per dimension (``labels``, in the order of ``fine.faces``)."""
     cells, values = [], []
-    for dim, labels in face_labels(data, faces, dimensions).items():
-        for group in sorted({g for g in labels if g is not None}):
-            fm = coarsen(fine, keys, face_mask=labels == group)
+    for dim, group_of in labels.items():
+        for group in sorted({g for g in group_of if g is not None}):
+            fm = coarsen(fine, keys, face_mask=group_of == group)
             keep = fm.cells["n_obs"].to_numpy() > 0  # e.g. facial hair has no female cell
             cells.append(
                 fm.cells.filter(pl.Series(keep)).with_columns(
@@ -126,6 +134,7 @@ def demographic_variation_table(
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
+    summed: SummedDelta | None = None,
 ) -> pl.DataFrame:
     r"""Mean Δ per variation value × demographic group with a face-level test (seed 000 Table 11).
 
@@ -147,11 +156,16 @@ def demographic_variation_table(
     ``pooled_estimate`` shrinks each group's estimate towards the value's estimate over the
     dimension's groups by empirical Bayes, with Morris's interval ``pooled_ci_low``/``high`` and
     the fraction shrunk ``shrinkage`` — a cell of few faces moves most.
+
+    ``summed``: the rows of ``delta`` already summed per face (:func:`summed_delta`, relabelled
+    as the rows would be); the rows are then not read again. The same table either way.
     """
-    data = valid_delta(delta)
-    faces = study_faces(data)
     keys = ["variation_category", "variation_value"]
-    cells, values = group_cells(data, keys, dimensions, faces)
+    if summed is None:
+        data = valid_delta(delta)
+        cells, values = group_cells(data, keys, dimensions, study_faces(data))
+    else:
+        cells, values = summed_group_cells(summed.attributes, keys, summed.labels_of(dimensions))
     out = FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)(cells, values)
     out = pooled_cells(out, values, keys, confidence_level=confidence_level)
     out = bh_by_family(out, [])
@@ -185,6 +199,7 @@ def category_demographic_table(
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
     generalise: str = "faces",
+    summed: SummedDelta | None = None,
 ) -> pl.DataFrame:
     r"""SBS per attribute category × demographic dimension (seed 000 Table 3).
 
@@ -196,18 +211,27 @@ def category_demographic_table(
     not — and is tested by WSRT on all faces' per-face means. ``p_adj``: BH within each
     dimension × row kind (a column of the table). ``generalise='faces+scenarios'``
     (``cueshift analyze --generalise``): the group rows' intervals resample faces and scenarios
-    together (:func:`crossed_group_intervals`); estimates and tests stay.
+    together (:func:`crossed_group_intervals`); estimates and tests stay. ``summed``: as
+    :func:`demographic_variation_table` (its categories not yet merged).
     """
-    data = valid_delta(delta).with_columns(
-        pl.col("variation_category").replace(dict(category_map)).alias("variation_category")
-    )
-    faces = study_faces(data)
-    cells, values = group_cells(data, ["variation_category"], dimensions, faces)
+
+    def merged(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.with_columns(pl.col("variation_category").replace(dict(category_map)))
+
+    if summed is None:
+        data = merged(valid_delta(delta))
+        faces = study_faces(data)
+        fine = face_sums(data, ["variation_category"], faces=faces)
+        labels = face_labels(data, faces, dimensions)
+    else:
+        summed = summed.relabelled(merged)
+        faces, fine, labels = summed.faces, summed.attributes, summed.labels_of(dimensions)
+    cells, values = summed_group_cells(fine, ["variation_category"], labels)
     face_test = FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)
     groups = face_test(cells, values)
     if generalise == "faces+scenarios":
         low, high = crossed_group_intervals(
-            data,
+            merged(valid_delta(delta)),
             ["variation_category"],
             dimensions,
             faces,
@@ -217,7 +241,7 @@ def category_demographic_table(
             ci_method=ci_method,
         )
         groups = groups.with_columns(ci_low=pl.Series(low), ci_high=pl.Series(high))
-    overall_fm = face_matrix(data, ["variation_category"], faces=faces)
+    overall_fm = coarsen(fine, ["variation_category"])  # all faces: the numbers face_matrix gives
     overall = face_test(overall_fm.cells, overall_fm.values)
     means = groups.group_by("variation_category", "dimension").agg(pl.col("estimate").mean())
     summary = means.join(overall.drop("estimate"), on="variation_category").with_columns(

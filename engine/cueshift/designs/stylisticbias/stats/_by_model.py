@@ -19,6 +19,7 @@ from cueshift.designs.stylisticbias.stats._attributes import (
     category_demographic_table,
     demographic_variation_table,
 )
+from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.errors import CueshiftError
 from cueshift.stats.kernels import ALPHA, DIMENSIONS, TABLE3_CATEGORY_MAP, CIMethod, TestMethod, returns
 
@@ -53,6 +54,7 @@ def variation_table_by_model(
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
+    summed: SummedDelta | None = None,
 ) -> pl.DataFrame:
     r"""Table 11 per model: mean Δ per model × variation value × demographic group.
 
@@ -61,9 +63,15 @@ def variation_table_by_model(
     as :func:`demographic_variation_table` computes them on that model's rows alone. ``p_adj``:
     BH over **every cell of every model** (Table 11: the cells of one pooled table); the
     sign-reversal flags compare a model's own groups, significance from that ``p_adj``.
+    ``summed``: ``delta`` already summed (:func:`summed_delta`); the rows are not read again.
     """
+
+    def folded(frame: pl.DataFrame) -> pl.DataFrame:
+        return _fold(frame, "variation_value")
+
     table = demographic_variation_table(
-        _fold(delta, "variation_value"),
+        folded(delta) if summed is None else delta,
+        summed=summed.relabelled(folded) if summed is not None else None,
         dimensions=DIMENSIONS,
         alpha=alpha,
         test=test,
@@ -89,17 +97,23 @@ def category_table_by_model(
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
+    summed: SummedDelta | None = None,
 ) -> pl.DataFrame:
     r"""Table 3 per model: SBS per model × attribute category × demographic group, and the Table 3
     cell (``group = "(mean of groups)"``: the unweighted mean of the group estimates, WSRT on all
     faces), as :func:`category_demographic_table` computes them on one model's rows.
 
     ``p_adj``: BH within each dimension × row kind over **every model's** categories (Table 3:
-    one pooled column of categories).
+    one pooled column of categories). ``summed``: as :func:`variation_table_by_model`.
     """
-    merged = delta.with_columns(pl.col("variation_category").replace(dict(category_map)))
+
+    def folded(frame: pl.DataFrame) -> pl.DataFrame:
+        merged = frame.with_columns(pl.col("variation_category").replace(dict(category_map)))
+        return _fold(merged, "variation_category")
+
     table = category_demographic_table(
-        _fold(merged, "variation_category"),
+        folded(delta) if summed is None else delta,
+        summed=summed.relabelled(folded) if summed is not None else None,
         category_map={},
         test=test,
         n_resamples=n_resamples,

@@ -20,6 +20,7 @@ import polars as pl
 from cueshift.designs.stylisticbias.stats._sbs_abs import abs_intervals, demographic_abs
 from cueshift.designs.stylisticbias.stats._sbs_crossed import crossed_sbs_intervals
 from cueshift.designs.stylisticbias.stats._sbs_levels import KEY_COLUMNS, LEVELS, level_blocks
+from cueshift.designs.stylisticbias.stats._summed import SummedDelta, summed_delta
 from cueshift.stats.kernels import (
     DIMENSIONS,
     GENERALISE,
@@ -28,12 +29,9 @@ from cueshift.stats.kernels import (
     ZeroMethod,
     bh_by_family,
     cluster_bootstrap,
-    face_labels,
     face_multiplicities,
-    face_sums,
     one_sample_test,
     returns,
-    study_faces,
 )
 
 
@@ -50,6 +48,7 @@ def sbs_levels(
     test: TestMethod = "rank",
     zero_method: ZeroMethod = "wilcox",
     generalise: str = "faces",
+    summed: SummedDelta | None = None,
 ) -> pl.DataFrame:
     r"""SBS and |SBS| per level with face-level bootstrap CIs and a one-sample test per row.
 
@@ -102,6 +101,9 @@ def sbs_levels(
         study's scenarios are a designed set rather than a stated random sample, and the
         product bootstrap is conservative when the face × scenario noise dominates (it counts
         that variance three times); docs/decisions.md D18.
+    summed : SummedDelta, optional
+        ``delta`` already summed per face (:func:`summed_delta` of the same rows, with labels of
+        ``dimensions``), shared with other tables of a run; summed here if not given.
 
     Returns
     -------
@@ -110,13 +112,10 @@ def sbs_levels(
     """
     if generalise not in GENERALISE:
         raise ValueError(f"generalise={generalise!r}: 'faces' or 'faces+scenarios'")
-    data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
-    faces = study_faces(data)
     levels = list(dict.fromkeys([*levels, "cell"]))  # the |SBS| unit is always needed
-    fine = face_sums(
-        data, ["model_id", *LEVELS["cell"]], faces=faces, row_means=("phi_variation", "phi_base")
-    )
-    labels = face_labels(data, faces, dimensions)
+    if summed is None:
+        summed = summed_delta(delta, dimensions)
+    faces, fine, labels = summed.faces, summed.fine, summed.labels_of(dimensions)
     blocks = level_blocks(fine, levels, labels)
     values = np.ascontiguousarray(np.hstack([fm.values for _, fm in blocks]))
     w = face_multiplicities(len(faces), n_resamples, seed)

@@ -10,6 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Final
 
+import numpy as np
 import polars as pl
 
 from cueshift.designs.stylisticbias.stats._attributes import (
@@ -20,6 +21,7 @@ from cueshift.designs.stylisticbias.stats._attributes import (
 )
 from cueshift.designs.stylisticbias.stats._metrics import variation_strength
 from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS
+from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.errors import CueshiftError
 from cueshift.stats.kernels import ALPHA, DIMENSIONS, CIMethod, TestMethod, bh_by_family, returns
 
@@ -97,6 +99,31 @@ def _crossed_names(frame: pl.DataFrame, pairs: Sequence[Pair]) -> list[str]:
     return [crossed_name(p) for p in pairs if frame[crossed_name(p)].null_count() < frame.height]
 
 
+def _crossed_input(
+    delta: pl.DataFrame, pairs: Sequence[Pair], summed: SummedDelta | None
+) -> tuple[pl.DataFrame, list[str], SummedDelta | None]:
+    """The rows with the crossed dimensions (:func:`add_crossed_dimensions`) and the names some row
+    has; from ``summed`` instead (the rows as they are, and each face's crossed labels), if given."""
+    if summed is None:
+        data = add_crossed_dimensions(delta, pairs)
+        return data, _crossed_names(data, pairs), None
+    missing = sorted({d for pair in pairs for d in pair} - set(summed.labels))
+    if missing:
+        raise CueshiftError(f"crossed subgroups: no column {missing[0]!r}")
+    crossed = {
+        crossed_name((a, b)): np.array(
+            [
+                None if x is None or y is None else f"{x}{CROSS_SEPARATOR}{y}"
+                for x, y in zip(summed.labels[a], summed.labels[b], strict=True)
+            ],
+            dtype=object,
+        )
+        for a, b in pairs
+    }
+    names = [name for name, labels in crossed.items() if any(g is not None for g in labels)]
+    return delta, names, summed.with_labels(crossed)
+
+
 @returns("table11_crossed")
 def crossed_variation_table(
     delta: pl.DataFrame,
@@ -108,6 +135,7 @@ def crossed_variation_table(
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
+    summed: SummedDelta | None = None,
 ) -> pl.DataFrame:
     r"""Table 11 per crossed subgroup: mean Δ per variation value × crossed group (e.g. elderly ×
     female), pooled over models and scenarios, by :func:`demographic_variation_table` with the
@@ -121,12 +149,13 @@ def crossed_variation_table(
     sign-reversal flags are not carried (they belong to Table 11). The partially pooled columns
     (``pooled_estimate``, ``pooled_ci_low``/``high``, ``shrinkage``) shrink each crossed group
     towards the value's estimate over the pair's groups and are kept for untested cells too:
-    the sparse cells are the ones they are for.
+    the sparse cells are the ones they are for. ``summed``: ``delta`` already summed
+    (:func:`summed_delta`); the rows are not read again.
     """
-    data = add_crossed_dimensions(delta, pairs)
-    names = _crossed_names(data, pairs)
+    data, names, crossed = _crossed_input(delta, pairs, summed)
     table = demographic_variation_table(
         data,
+        summed=crossed,
         dimensions=names,
         alpha=alpha,
         test=test,
@@ -157,6 +186,7 @@ def crossed_category_table(
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
+    summed: SummedDelta | None = None,
 ) -> pl.DataFrame:
     r"""Table 3 per crossed subgroup: SBS per attribute category (Table 3's merged categories) ×
     crossed group, by :func:`category_demographic_table` with the crossed dimensions.
@@ -164,12 +194,14 @@ def crossed_category_table(
     Only the group rows are kept: Table 3's ``"(mean of groups)"`` row is tested on all faces,
     the same test as the marginal table's, and would enter the family once per pair. Cells with
     too few faces have no test (``untested_reason``); ``p_adj``: BH over every tested cell of
-    every crossed pair (Table 3: within each dimension).
+    every crossed pair (Table 3: within each dimension). ``summed``: as
+    :func:`crossed_variation_table`.
     """
-    data = add_crossed_dimensions(delta, pairs)
+    data, names, crossed = _crossed_input(delta, pairs, summed)
     table = category_demographic_table(
         data,
-        dimensions=_crossed_names(data, pairs),
+        summed=crossed,
+        dimensions=names,
         test=test,
         n_resamples=n_resamples,
         seed=seed,

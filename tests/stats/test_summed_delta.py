@@ -1,0 +1,80 @@
+"""The Δ rows summed once per run (``summed_delta``) give SBS and Tables 3 and 11 (pooled, per model,
+crossed) bit for bit what those tables compute from the rows.
+
+References: each table computed from the rows (its own path, checked against scipy in
+``test_subgroups.py``, ``test_metrics.py`` and ``test_row_order.py``); per-face means recomputed
+with ``Fraction`` sums; ``numpy.random.default_rng`` for the face draws.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from cueshift.designs.stylisticbias.stats import (
+    category_demographic_table,
+    category_table_by_model,
+    crossed_category_table,
+    crossed_variation_table,
+    demographic_variation_table,
+    sbs_levels,
+    summed_delta,
+    variation_table_by_model,
+)
+from cueshift.stats.kernels import coarsen, regroup
+from tests.simulate.outputs import delta_frame
+from tests.simulate.study import SimulationSpec, simulate_study
+
+BOOT = {"n_resamples": 400, "seed": 3}
+
+
+@pytest.fixture(scope="module")
+def delta() -> pl.DataFrame:
+    spec = SimulationSpec(
+        n_faces=24,
+        models=("m1", "m2"),
+        scenario_ids=("independent", "obedient", "peaceful"),
+        variation_values=("Beanie", "Cap", "Freckles", "Moles", "Facial tattoo"),
+        seed=11,
+    )
+    rows = delta_frame(simulate_study(spec))
+    # a few rows without a Δ (no valid answer) and rows in a shuffled order
+    rows = rows.with_columns(
+        delta=pl.when(pl.int_range(pl.len()) % 37 == 0).then(None).otherwise(pl.col("delta"))
+    )
+    return rows.sample(fraction=1.0, shuffle=True, seed=5)
+
+
+TABLES = [
+    sbs_levels,
+    demographic_variation_table,
+    category_demographic_table,
+    variation_table_by_model,
+    category_table_by_model,
+    crossed_variation_table,
+    crossed_category_table,
+]
+
+
+@pytest.mark.parametrize("table", TABLES, ids=lambda f: f.__name__)
+def test_summed_rows_give_the_same_table(delta: pl.DataFrame, table) -> None:
+    from_rows = table(delta, **BOOT)
+    from_sums = table(delta, summed=summed_delta(delta), **BOOT)
+    assert from_rows.height > 0
+    assert_frame_equal(from_sums, from_rows, check_exact=True)
+
+
+def test_regrouped_sums_are_the_per_face_means(delta: pl.DataFrame) -> None:
+    summed = summed_delta(delta)
+    valid = delta.filter(pl.col("delta").is_not_null())
+    fm = coarsen(regroup(summed.fine, ["variation_value"]), ["variation_value"])
+    for face, value in [(summed.faces[0], "Cap"), (summed.faces[7], "Moles")]:
+        rows = valid.filter((pl.col("face_id") == face) & (pl.col("variation_value") == value))
+        exact = sum(Fraction(d).limit_denominator(10**6) for d in rows["delta"]) / rows.height
+        column = fm.cells["variation_value"].to_list().index(value)
+        assert fm.values[summed.faces.index(face), column] == float(exact)
+    assert int(fm.cells["n_obs"].sum()) == valid.height
+
