@@ -48,10 +48,12 @@ def paule_mandel_tau2(y: F64, v: F64, codes: NDArray[np.int64]) -> float:
     df = y.size - int(np.unique(codes).size)
     if _parent_fit(y, v, codes, 0.0)[2] <= df:
         return 0.0
-    high = max(float(np.var(y)), float(np.max(v)), 1e-12)
+    high = max(float(np.var(y)), float(np.max(v)))  # > 0: every v is
     while _parent_fit(y, v, codes, high)[2] > df:
         high *= 4.0
-    return float(optimize.brentq(lambda a: _parent_fit(y, v, codes, a)[2] - df, 0.0, high, xtol=1e-14))
+    # a tolerance relative to the bracket: the root scales with the data (estimates in units of
+    # 1e-6 have tau^2 near 1e-15, which an absolute 1e-14 missed by a factor of 8)
+    return float(optimize.brentq(lambda a: _parent_fit(y, v, codes, a)[2] - df, 0.0, high, xtol=1e-15 * high))
 
 
 def eb_shrink(
