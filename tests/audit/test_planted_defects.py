@@ -148,3 +148,24 @@ def test_the_demo_fails_exactly_its_pixel_identical_edits(tmp_path: Path) -> Non
     assert set(stored["image_id"]) == identical
     assert con.execute("SELECT count(*) FROM edit_audit").fetchall() == [(rows.height,)]
     con.close()
+
+
+def test_every_design_with_pairs_is_audited_the_others_say_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cueshift.study import config
+
+    monkeypatch.chdir(tmp_path)  # the synthetic photos are drawn under the working directory
+    studies = Path(config.__file__).resolve().parents[1] / "studies"
+    paired = load_study(studies / "paired-001.toml")
+    console = Console(record=True, width=200)
+    rows = measure_edit_audit(None, paired, design_of(paired), console=console, progress=False, write=False)  # type: ignore[arg-type]
+    assert rows.height and set(rows["feature_key"]) == {paired.paired.filter_feature_key}  # type: ignore[attr-defined]
+    assert not rows["failed"].any()
+    for name in ("pairwise-002", "probe-004"):
+        other = load_study(studies / f"{name}.toml")
+        empty = measure_edit_audit(
+            None, other, design_of(other), console=console, progress=False, write=False
+        )  # type: ignore[arg-type]
+        assert empty.height == 0
+        assert f"design {other.design} has no base/variation pairs: nothing to audit" in console.export_text()
