@@ -2,30 +2,30 @@
 edits only, and adjusted for the measured unintended changes (``result_audit_sensitivity``).
 
 The two unadjusted SBS are the face-level means of seed 000 Eq. 4 with the face-level cluster
-bootstrap every SBS table uses (:func:`~cueshift.stats.kernels.face_matrix`,
+bootstrap every SBS table uses (:func:`~cueshift.stats.kernels.face_sums`,
 :func:`~cueshift.stats.kernels.cluster_bootstrap`); the adjusted SBS is the intercept of a
-face-weighted regression of Δ on the edit's unintended changes (:func:`_adjusted`).
+face-weighted regression of Δ on the edit's unintended changes
+(:mod:`~cueshift.designs.stylisticbias.stats._audit_adjust`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from scipy import stats as sps
 
+from cueshift.designs.stylisticbias.stats._audit_adjust import CELLS, adjusted_sbs
 from cueshift.stats.kernels import (
     F64,
     POOLED,
     CIMethod,
+    FaceSums,
     cluster_bootstrap,
-    face_matrix,
+    coarsen,
     face_multiplicities,
+    face_sums,
     returns,
     study_faces,
 )
-
-#: The columns that name a variation in a Δ row and in the audit.
-CELLS = ("face_id", "feature_key", "variation_value")
 
 
 def audit_variations(rows: pl.DataFrame) -> tuple[pl.DataFrame, tuple[str, ...]]:
@@ -133,21 +133,26 @@ def audit_sensitivity(
     if rows.height == 0:
         return _frame([])
     faces = study_faces(rows)
-    pooled = rows.with_columns(model_id=pl.lit(POOLED))
-    kept = pl.concat([rows, pooled]).with_columns(set=pl.lit("all"))
-    both = pl.concat([kept, kept.filter(~pl.col("failed")).with_columns(set=pl.lit("audited"))])
-    fm = face_matrix(both, ["set", "model_id", "feature_key"], faces=faces)
+    cells, values = _face_means(face_sums(rows, ["model_id", "feature_key", "failed"], faces=faces))
     w = face_multiplicities(len(faces), n_resamples, seed)
-    boot, _ = cluster_bootstrap(
-        fm.values, confidence_level=confidence_level, method=ci_method, multiplicities=w
-    )
-    sbs = fm.cells.select("set", "model_id", "feature_key").with_columns(
+    boot, _ = cluster_bootstrap(values, confidence_level=confidence_level, method=ci_method, multiplicities=w)
+    sbs = cells.with_columns(
         sbs=pl.Series(boot.estimate), ci_low=pl.Series(boot.ci_low), ci_high=pl.Series(boot.ci_high)
     )
+    pooled = rows.with_columns(model_id=pl.lit(POOLED))
+    per_variation = (
+        pl.concat([rows, pooled])
+        .group_by("model_id", *CELLS)
+        .agg(
+            pl.col("delta").sum().alias("sum"),
+            pl.len().alias("n_rows"),
+            pl.col("failed").first(),
+            *[pl.col(c).first() for c in confounds],
+        )
+        .sort("model_id", *CELLS)
+    )
     out = []
-    for (model, key), part in pl.concat([rows, pooled]).group_by(
-        ["model_id", "feature_key"], maintain_order=True
-    ):
+    for (model, key), part in per_variation.group_by(["model_id", "feature_key"], maintain_order=True):
         mine = sbs.filter((pl.col("model_id") == model) & (pl.col("feature_key") == key))
         out.append(
             {
@@ -155,13 +160,32 @@ def audit_sensitivity(
                 "feature_key": key,
                 **_set_columns(mine, "all"),
                 **_set_columns(mine, "audited"),
-                **_adjusted(part, confounds, confidence_level),
+                **adjusted_sbs(part, confounds, confidence_level),
                 **_counts(part),
                 "ci_method": ci_method,
                 "audit": mode,
             }
         )
     return _frame(out)
+
+
+def _face_means(fine: FaceSums) -> tuple[pl.DataFrame, F64]:
+    """Per-face means of every row of the table, from one pass over the Δ rows: ``set`` (every
+    edit, or the audited ones: the fine cells that did not fail) × model (and pooled) × attribute."""
+    passed = ~fine.cells["failed"].to_numpy()
+    audited = FaceSums(
+        fine.faces, fine.cells.filter(passed), fine.sums[:, passed], fine.counts[:, passed], fine.scale, {}
+    )
+    frames, blocks = [], []
+    for name, sums in (("all", fine), ("audited", audited)):
+        for keys in (["model_id", "feature_key"], ["feature_key"]):
+            fm = coarsen(sums, keys)
+            cells = fm.cells.select(keys)
+            if "model_id" not in keys:
+                cells = cells.with_columns(model_id=pl.lit(POOLED))
+            frames.append(cells.select(set=pl.lit(name), model_id="model_id", feature_key="feature_key"))
+            blocks.append(fm.values)
+    return pl.concat(frames), np.ascontiguousarray(np.hstack(blocks))
 
 
 def _set_columns(sbs: pl.DataFrame, name: str) -> dict[str, float | None]:
@@ -172,71 +196,15 @@ def _set_columns(sbs: pl.DataFrame, name: str) -> dict[str, float | None]:
     return {f"{name}_{c}": _number(row[c][0]) for c in ("sbs", "ci_low", "ci_high")}
 
 
-def _counts(part: pl.DataFrame) -> dict[str, int]:
-    """Variations of a row, those that failed the audit, those kept, and the faces."""
-    variations = part.select(*CELLS, "failed").unique()
+def _counts(variations: pl.DataFrame) -> dict[str, int]:
+    """Variations of a row (one row each), those that failed the audit, those kept, the faces."""
     n_failed = int(variations["failed"].sum())
     return {
         "n_variations": variations.height,
         "n_failed": n_failed,
         "n_audited": variations.height - n_failed,
-        "n_faces": part["face_id"].n_unique(),
+        "n_faces": variations["face_id"].n_unique(),
     }
-
-
-def _adjusted(part: pl.DataFrame, confounds: list[str], confidence_level: float) -> dict[str, object]:
-    """The face-weighted regression of Δ on the confound differences (docstring of
-    :func:`audit_sensitivity`): intercept, its face-clustered interval, the Wald test of the slopes."""
-    import statsmodels.api as sm
-
-    measured = part.drop_nulls(confounds) if confounds else part
-    x, used = _independent(measured, confounds)
-    groups = measured["face_id"].to_numpy()
-    n_faces = len(set(groups))
-    result: dict[str, object] = {
-        "adjusted_sbs": None,
-        "adjusted_ci_low": None,
-        "adjusted_ci_high": None,
-        "n_adjusted": measured.select(CELLS).n_unique() if measured.height else 0,
-        "confounds": ",".join(used),
-        "statistic": None,
-        "df": len(used),
-        "p_value": None,
-    }
-    if n_faces <= len(used) + 1:  # more parameters than faces: no clustered covariance
-        return result
-    per_face = measured.group_by("face_id").len()
-    weights = 1.0 / measured.join(per_face, on="face_id", how="left")["len"].to_numpy().astype(np.float64)
-    _, codes = np.unique(groups, return_inverse=True)
-    fit = sm.WLS(measured["delta"].to_numpy(), x, weights=weights).fit(
-        cov_type="cluster", cov_kwds={"groups": codes}
-    )
-    low, high = fit.conf_int(alpha=1.0 - confidence_level)[0]
-    result.update(
-        adjusted_sbs=_number(fit.params[0]), adjusted_ci_low=_number(low), adjusted_ci_high=_number(high)
-    )
-    if used:
-        slopes, cov = fit.params[1:], fit.cov_params()[1:, 1:]
-        chi2 = float(slopes @ np.linalg.pinv(cov) @ slopes)
-        if np.isfinite(chi2) and chi2 >= 0.0:
-            result.update(statistic=chi2, p_value=_number(sps.chi2.sf(chi2, len(used))))
-    return result
-
-
-def _independent(measured: pl.DataFrame, confounds: list[str]) -> tuple[F64, list[str]]:
-    """The design matrix (intercept first) and the confounds in it: each confound in turn, kept
-    when it is not a linear combination of the intercept and those kept before it (a constant
-    change, or one measure that repeats another, cannot be told apart). The rank is taken over
-    the distinct variations (a variation's changes repeat on each of its rows)."""
-    distinct = measured.unique(subset=list(CELLS)).select(confounds).to_numpy().astype(np.float64)
-    kept = np.ones((distinct.shape[0], 1))
-    used: list[str] = []
-    for j, name in enumerate(confounds):
-        candidate = np.column_stack([kept, distinct[:, j]])
-        if np.linalg.matrix_rank(candidate) == candidate.shape[1]:
-            kept, used = candidate, [*used, name]
-    rows = measured.select(used).to_numpy().astype(np.float64) if used else np.zeros((measured.height, 0))
-    return np.column_stack([np.ones(measured.height), rows]), used
 
 
 def _number(value: object) -> float | None:
