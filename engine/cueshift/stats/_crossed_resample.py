@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from cueshift.stats._crossed_variance import crossed_jackknife, t_calibrated
 from cueshift.stats._faces import F64, FaceSums, cell_codes, encode_categories
 from cueshift.stats._resample import (
     CHUNK_BYTES,
@@ -104,17 +105,28 @@ def crossed_bootstrap(
 
     Resampling faces only reproduces the first and last terms and misses
     :math:`\sigma^2_{\text{scenario}}/S`, so it is too narrow for a claim about scenarios in
-    general; no bootstrap over one factor alone is consistent here (McCullagh 2000). The
-    product bootstrap's variance is :math:`\sigma^2_{\text{face}}/F + \sigma^2_{\text{scenario}}/S
-    + 3\sigma^2_{\text{resid}}/(FS)` to first order (Owen 2007, Thm. 1: the interaction term is
-    counted up to three times): it over-estimates slightly, so its intervals are conservative;
-    with :math:`F = 500` faces and :math:`S = 25` scenarios the excess is a small share of the
-    variance unless the residual dominates.
+    general; no bootstrap over one factor alone is consistent here (McCullagh 2000).
 
-    Intervals are percentile or BCa (as :func:`~cueshift.stats._resample.cluster_bootstrap`):
-    the bias correction :math:`z_0` from the crossed replicates, the acceleration :math:`a` from
-    the leave-one-face-out jackknife of the per-face means (the scenario dimension's skewness is
-    not corrected).
+    *The interval's scale.* The product bootstrap's variance is
+    :math:`\sum_f a_f^2/F^2 + \sum_s b_s^2/S^2 + \sum e_{fs}^2/(FS)^2` (the sample's
+    double-centred effects; Owen 2007, Thm. 1): about :math:`\sigma^2_{\text{face}}/F +
+    \tfrac{S-1}{S}\sigma^2_{\text{scenario}}/S + 3\sigma^2_{\text{resid}}/(FS)`, too narrow by
+    :math:`(S-1)/S` where the scenarios dominate and too wide where the residual does, and its
+    normal quantiles ignore that 25 scenarios estimate their variance on 24 degrees of freedom
+    (on planted data it covered 92 % at a nominal 95 % with 25 dominant scenarios). So the
+    interval from the replicates is rescaled about :math:`\hat\theta` to the half-width
+    :math:`t_{\nu,1-\alpha/2}\sqrt{\hat V}`, :math:`\hat V` the unbiased crossed variance and
+    :math:`\nu` its Satterthwaite degrees of freedom
+    (:func:`~cueshift.stats._crossed_variance.crossed_jackknife`,
+    :func:`~cueshift.stats._crossed_variance.t_calibrated`): :math:`\nu` is near :math:`S-1`
+    when the scenarios dominate and near :math:`F-1` when the faces do, where the interval is
+    the faces-only one up to :math:`t_{F-1}/z`. The replicates give the interval its shape:
+    percentile, or BCa with :math:`z_0` from the crossed replicates and the acceleration of the
+    face *and* scenario jackknives.
+
+    With ``scenario_weights`` the same in every replicate (scenarios held fixed) this is the
+    face-level bootstrap, equal to :func:`~cueshift.stats._resample.cluster_bootstrap` on the
+    per-face means (face-jackknife acceleration, no rescaling).
 
     Parameters
     ----------
@@ -137,6 +149,8 @@ def crossed_bootstrap(
     ----------
     .. [1] Owen, A. B. (2007). The pigeonhole bootstrap. *Ann. Appl. Stat.* 1(2), 386–411.
     .. [2] McCullagh, P. (2000). Resampling and exchangeable arrays. *Bernoulli* 6(2), 285–301.
+    .. [3] Satterthwaite, F. E. (1946). An approximate distribution of estimates of variance
+       components. *Biometrics Bull.* 2(6), 110–114.
     """
     n_faces, n_rows, _ = sums.shape
     face_total = counts.sum(axis=2)
@@ -146,6 +160,7 @@ def crossed_bootstrap(
     n_obs = observed.sum(axis=0).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         estimate = np.where(observed, x, 0.0).sum(axis=0) / n_obs
+    redrawn = bool(np.ptp(scenario_weights, axis=0).any()) if scenario_weights.size else False
     accel, _ = _jackknife_acceleration(np.ascontiguousarray(x))
     n_rep = face_weights.shape[0]
     vt = np.ascontiguousarray(scenario_weights.T)
@@ -165,5 +180,15 @@ def crossed_bootstrap(
         with np.errstate(invalid="ignore", divide="ignore"):
             rep = np.ascontiguousarray(total / weight)
         share = _share_below(rep, estimate[cols])
-        low[cols], high[cols] = _cell_interval(rep, share, accel[cols], confidence_level, method)
+        if not redrawn:  # scenarios held fixed: the face-level bootstrap, as cluster_bootstrap
+            low[cols], high[cols] = _cell_interval(rep, share, accel[cols], confidence_level, method)
+            continue
+        jack = crossed_jackknife(sums[:, cols, :], counts[:, cols, :], scale)
+        low[cols], high[cols] = t_calibrated(
+            estimate[cols],
+            *_cell_interval(rep, share, jack.accel, confidence_level, method),
+            rep,
+            jack,
+            confidence_level,
+        )
     return BootstrapResult(estimate, low, high, n_obs, method, n_rep, confidence_level)
