@@ -1,5 +1,5 @@
 """The Δ rows summed once per run (``summed_delta``) give SBS and Tables 3 and 11 (pooled, per model,
-crossed) bit for bit what those tables compute from the rows.
+crossed) bit for bit what those tables compute from the rows; the face draws of a seed are shared.
 
 References: each table computed from the rows (its own path, checked against scipy in
 ``test_subgroups.py``, ``test_metrics.py`` and ``test_row_order.py``); per-face means recomputed
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -24,7 +25,7 @@ from cueshift.designs.stylisticbias.stats import (
     summed_delta,
     variation_table_by_model,
 )
-from cueshift.stats.kernels import coarsen, regroup
+from cueshift.stats.kernels import coarsen, face_multiplicities, regroup
 from tests.simulate.outputs import delta_frame
 from tests.simulate.study import SimulationSpec, simulate_study
 
@@ -78,3 +79,14 @@ def test_regrouped_sums_are_the_per_face_means(delta: pl.DataFrame) -> None:
         assert fm.values[summed.faces.index(face), column] == float(exact)
     assert int(fm.cells["n_obs"].sum()) == valid.height
 
+
+def test_face_draws_of_a_seed_are_drawn_once_and_read_only() -> None:
+    first = face_multiplicities(30, 200, 7)
+    again = face_multiplicities(30, 200, 7)
+    assert again is first and not first.flags.writeable
+    draws = np.random.default_rng(7).integers(0, 30, size=(200, 30), dtype=np.int32)
+    expected = np.stack([np.bincount(row, minlength=30) for row in draws]).astype(np.float64)
+    np.testing.assert_array_equal(first, expected)
+    fresh = face_multiplicities(30, 200, np.random.default_rng(7))  # a generator: drawn anew
+    assert fresh is not first and fresh.flags.writeable
+    np.testing.assert_array_equal(fresh, expected)

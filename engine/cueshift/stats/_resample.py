@@ -11,6 +11,7 @@ products plus a parallel sort per cell.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Literal
 
@@ -38,10 +39,44 @@ def _face_counts(draws: NDArray[np.int32], n_faces: int) -> F64:  # pragma: no c
 
 
 def face_multiplicities(n_faces: int, n_resamples: int, seed: int | np.random.Generator) -> F64:
-    """``(n_resamples, n_faces)`` counts of faces drawn with replacement (one row per replicate)."""
+    """``(n_resamples, n_faces)`` counts of faces drawn with replacement (one row per replicate).
+
+    An integer ``seed`` always gives the same draws, so those are drawn once and shared, read-only,
+    by every later call with the same arguments (the analyses of a run share one seed).
+    """
+    if not isinstance(seed, (int, np.integer)) or n_resamples * n_faces * 8 > CHUNK_BYTES:
+        return _draw_multiplicities(n_faces, n_resamples, seed)
+    key = (n_faces, n_resamples, int(seed))
+    if key not in _SHARED:
+        counts = _draw_multiplicities(n_faces, n_resamples, int(seed))
+        counts.flags.writeable = False
+        _SHARED[key] = (counts, None)
+        while len(_SHARED) > 2:
+            _SHARED.popitem(last=False)
+    _SHARED.move_to_end(key)
+    return _SHARED[key][0]
+
+
+#: The shared face draws (at most two settings), each with its transpose once one was asked for.
+_SHARED: OrderedDict[tuple[int, int, int], tuple[F64, F64 | None]] = OrderedDict()
+
+
+def _draw_multiplicities(n_faces: int, n_resamples: int, seed: int | np.random.Generator) -> F64:
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n_faces, size=(n_resamples, n_faces), dtype=np.int32)
     return _face_counts(draws, n_faces)
+
+
+def _transposed(w: F64) -> F64:
+    """``w.T`` in C order; made once for shared draws (:func:`face_multiplicities`)."""
+    for key, (counts, transposed) in _SHARED.items():
+        if counts is w:
+            if transposed is None:
+                transposed = np.ascontiguousarray(w.T)
+                transposed.flags.writeable = False
+                _SHARED[key] = (counts, transposed)
+            return transposed
+    return np.ascontiguousarray(w.T)
 
 
 @numba.njit(parallel=True, cache=True)
@@ -253,7 +288,7 @@ def cluster_bootstrap(
     low = np.full(n_cells, np.nan)
     high = np.full(n_cells, np.nan)
     chunk = max(1, CHUNK_BYTES // (8 * n_rep))
-    wt = np.ascontiguousarray(w.T)
+    wt = _transposed(w)
     for start in range(0, n_cells, chunk):
         cols = np.arange(start, min(start + chunk, n_cells))
         rep = x0[:, cols].T @ wt  # (cells, replicates)
