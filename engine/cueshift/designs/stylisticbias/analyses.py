@@ -224,7 +224,7 @@ def _table5(ctx: Context) -> pl.DataFrame:
     family="none",
 )
 def _cumulative(ctx: Context) -> pl.DataFrame:
-    return cumulative_abs_sbs(ctx.inputs.delta)
+    return cumulative_abs_sbs(ctx.inputs.delta, summed=summed_rows(ctx))
 
 
 @analysis(

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.stats.kernels import (
     DIMENSIONS,
     LARGE_SHIFT,
@@ -230,9 +231,13 @@ def model_summary(
     )
 
 
+#: The keys of a variation value.
+VALUE_KEYS = ["variation_category", "variation_value"]
+
+
 @returns("cumulative_abs_sbs")
 def cumulative_abs_sbs(
-    delta: pl.DataFrame, *, threshold: float = 0.8, per_model: bool = True
+    delta: pl.DataFrame, *, threshold: float = 0.8, per_model: bool = True, summed: SummedDelta | None = None
 ) -> pl.DataFrame:
     r"""Cumulative |SBS| by attribute (variation value), sorted by magnitude (seed 000 Fig. 2).
 
@@ -241,12 +246,17 @@ def cumulative_abs_sbs(
     ``cumulative_share`` :math:`= \sum_{u \le v} |\mathrm{SBS}_u| / \sum_u |\mathrm{SBS}_u|`.
     ``n_to_threshold`` is the smallest number of attributes whose share reaches
     ``threshold`` (paper: 15 attributes reach 80 %); ``within_threshold`` marks them.
+    ``summed``: the rows of ``delta`` already summed per face (:func:`summed_delta`); the
+    per-face means then come from the sums (the same doubles) instead of the rows.
     """
-    data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
-    per_face = group_means(
-        data, ["model_id", "face_id", "variation_category", "variation_value"], "delta"
-    ).drop("n")
-    pooled_face = group_means(data, ["face_id", "variation_category", "variation_value"], "delta").drop("n")
+    if summed is None:
+        data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
+        per_face = group_means(data, ["model_id", "face_id", *VALUE_KEYS], "delta").drop("n")
+        pooled_face = group_means(data, ["face_id", *VALUE_KEYS], "delta").drop("n")
+    else:
+        per_face = summed.face_means(["model_id", *VALUE_KEYS])
+        pooled_face = summed.face_means(VALUE_KEYS)
+    per_face = per_face.select("model_id", "face_id", *VALUE_KEYS, "delta")
     frames = [pooled_face.with_columns(pl.lit(POOLED).alias("model_id")).select(per_face.columns)]
     if per_model:
         frames.insert(0, per_face)

@@ -19,7 +19,15 @@ import polars as pl
 from numpy.typing import NDArray
 
 from cueshift.designs.stylisticbias.stats._sbs_levels import LEVELS
-from cueshift.stats.kernels import DIMENSIONS, FaceSums, face_labels, face_sums, regroup, study_faces
+from cueshift.stats.kernels import (
+    DIMENSIONS,
+    FaceSums,
+    face_labels,
+    face_sums,
+    ratio_means,
+    regroup,
+    study_faces,
+)
 
 #: The fine cells: SBS's cells per model (its display means of φ included).
 FINE_KEYS = ("model_id", *LEVELS["cell"])
@@ -49,6 +57,21 @@ class SummedDelta:
     def with_labels(self, extra: dict[str, NDArray[np.object_]]) -> SummedDelta:
         """The same sums with more face labels (e.g. crossed subgroups)."""
         return dataclasses.replace(self, labels={**self.labels, **extra})
+
+    def face_means(self, keys: Sequence[str]) -> pl.DataFrame:
+        """Each face's mean Δ per group of ``keys`` (some of :data:`ATTRIBUTE_KEYS`): columns
+        ``face_id, *keys, delta``, one row per face and group it has rows in, sorted — what
+        ``group_means(rows, ["face_id", *keys], "delta")`` gives (without ``n``), from the sums."""
+        fs = self.attributes if tuple(keys) == ATTRIBUTE_KEYS else regroup(self.attributes, keys)
+        face, cell = np.nonzero(fs.counts > 0)
+        means = ratio_means(fs.sums[face, cell], fs.counts[face, cell], fs.scale)
+        faces = pl.Series("face_id", self.faces, dtype=pl.String).gather(face)
+        return (
+            fs.cells[cell]
+            .with_columns(faces, pl.Series("delta", means))
+            .select("face_id", *keys, "delta")
+            .sort(["face_id", *keys], nulls_last=True)
+        )
 
     def labels_of(self, dimensions: Sequence[str]) -> dict[str, NDArray[np.object_]]:
         """Face labels of ``dimensions``, in that order."""
