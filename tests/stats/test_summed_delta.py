@@ -93,3 +93,22 @@ def test_face_draws_of_a_seed_are_drawn_once_and_read_only() -> None:
     fresh = face_multiplicities(30, 200, np.random.default_rng(7))  # a generator: drawn anew
     assert fresh is not first and fresh.flags.writeable
     np.testing.assert_array_equal(fresh, expected)
+
+
+def test_bootstrap_columns_do_not_depend_on_their_neighbours() -> None:
+    """A cell's interval is the same whether its block holds only complete cells, only cells some
+    faces lack, or both (the in-place and the gathered divisions)."""
+    from cueshift.stats.kernels import cluster_bootstrap
+
+    x = np.random.default_rng(2).normal(size=(40, 12))
+    x[:9, 6:] = np.nan  # the last six cells: 31 of 40 faces
+    x[30:, 9:] = np.nan  # the last three: 21 faces
+    mixed, _ = cluster_bootstrap(x, n_resamples=500, seed=4)
+    complete, _ = cluster_bootstrap(x[:, :6], n_resamples=500, seed=4)
+    partial, _ = cluster_bootstrap(x[:, 6:], n_resamples=500, seed=4)
+    for got, part in (
+        (mixed.ci_low, (complete.ci_low, partial.ci_low)),
+        (mixed.ci_high, (complete.ci_high, partial.ci_high)),
+    ):
+        np.testing.assert_array_equal(got, np.concatenate(part))
+    assert np.isfinite(mixed.ci_low).all()

@@ -293,14 +293,20 @@ def cluster_bootstrap(
         cols = np.arange(start, min(start + chunk, n_cells))
         rep = x0[:, cols].T @ wt  # (cells, replicates)
         full = complete[cols]
-        rep[full] /= n_faces
+        if full.all():  # in place: no copy of the rows a boolean index would gather
+            rep /= n_faces
+        elif full.any():
+            rep[full] /= n_faces
         if not full.all():
             # cells observed on the same faces (one demographic group, one gender's values) share
             # their replicate face counts: one row per distinct pattern (integer sums: exact)
             patterns, pattern_of = np.unique(observed[:, cols[~full]].T, axis=0, return_inverse=True)
             denom = patterns.astype(np.float64) @ wt
             with np.errstate(invalid="ignore", divide="ignore"):
-                rep[~full] /= denom[pattern_of.ravel()]
+                if full.any():
+                    rep[~full] /= denom[pattern_of.ravel()]
+                else:
+                    rep /= denom[pattern_of.ravel()]
         share = _share_below(rep, estimate[cols])
         low[cols], high[cols] = _cell_interval(rep, share, accel[cols], confidence_level, method)
     return BootstrapResult(estimate, low, high, n_obs, method, n_rep, confidence_level), None
