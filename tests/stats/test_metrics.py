@@ -354,3 +354,29 @@ def test_table11_cells_bh_and_sign_reversal():
     assert by_group["male"]["p_adj"] > 0.05 and by_group["female"]["p_adj"] < 0.001  # the premise
     assert by_group["male"]["estimate"] == pytest.approx(-0.006, abs=1e-12)
     assert rev["sign_reversal"].all() and not rev["sign_reversal_both"].any()
+
+
+def test_model_summary_mean_of_models_is_the_same_in_every_run():
+    """The "(mean of models)" row averages the model rows in model order, whatever order the
+    per-model shares were grouped in (a hash join once left the order, and the last bits, to chance)."""
+    rng = np.random.default_rng(9)
+    rows = [
+        {
+            "model_id": m,
+            "face_id": f,
+            "variation_value": "Casual",
+            "scenario_id": s,
+            "delta": rng.normal() / 7,
+        }
+        for m in ("m1", "m2", "m3", "m4", "m5", "m6", "m7")
+        for f in ("A", "B", "C")
+        for s in ("s1", "s2")
+    ]
+    frame = delta_rows(rows)
+    runs = [model_summary(frame.sample(fraction=1.0, shuffle=True, seed=k), n_resamples=50) for k in range(8)]
+    for out in runs[1:]:
+        assert out.equals(runs[0])
+    models = runs[0].filter(pl.col("model_id") != MEAN_OF_MODELS)
+    assert models["model_id"].to_list() == sorted(models["model_id"].to_list())
+    mean_row = runs[0].filter(pl.col("model_id") == MEAN_OF_MODELS)
+    assert mean_row["estimate"][0] == pytest.approx(float(np.mean(models["estimate"].to_numpy())), abs=1e-15)

@@ -202,7 +202,7 @@ def model_summary(
         ci_high=pl.Series(boot.ci_high),
         cohens_d=pl.Series(d),
         n=pl.Series(boot.n.astype(np.int64)),
-    ).join(shares, on="model_id")
+    ).join(shares, on="model_id", maintain_order="left")  # model order: the mean below sums in it
     cols = [
         "model_id",
         "estimate",
