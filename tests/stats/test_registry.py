@@ -98,6 +98,52 @@ def test_a_suite_skips_analyses_that_do_not_apply_and_writes_their_manifest_rows
         del ANALYSES["_test_applies"], ANALYSES["_test_skipped"]
 
 
+def test_a_full_run_drops_the_tables_an_earlier_run_wrote_and_it_did_not(tmp_path):
+    """An option-gated table (e.g. --audit's) does not outlive its manifest row; a run of named
+    analyses (``only``) leaves the other tables alone."""
+    suite = "test-suite-stale"
+    applies = {"gated": True}
+
+    @analysis("_test_kept", suite=suite, description="d", source="s", grouping="g", statistic="t", family="f")
+    def _kept(ctx):
+        return ctx.inputs
+
+    @analysis(
+        "_test_gated", suite=suite, description="d", source="s", grouping="g", statistic="t", family="f"
+    )
+    def _gated(ctx):
+        return ctx.inputs if applies["gated"] else None
+
+    import pandera.polars as pa
+
+    class _X(pa.DataFrameModel):
+        x: float
+
+    frame = pl.DataFrame({"x": [1.0]})
+    RESULT_SCHEMAS["_test_kept"] = RESULT_SCHEMAS["_test_gated"] = _X  # type: ignore[assignment]
+    settings = RunSettings(n_resamples=0, seed=None, test="exact")
+
+    def tables(con) -> set[str]:
+        return {r[0] for r in con.sql("SHOW TABLES").fetchall() if r[0].startswith("result__test")}
+
+    try:
+        con = store.open_study(tmp_path / "suite.duckdb")
+        try:
+            run_suite(con, suite, frame, settings, progress=False)
+            assert tables(con) == {"result__test_kept", "result__test_gated"}
+            applies["gated"] = False
+            run_suite(con, suite, frame, settings, only=["_test_kept", "_test_gated"], progress=False)
+            assert tables(con) == {"result__test_kept", "result__test_gated"}  # named: left alone
+            run_suite(con, suite, frame, settings, progress=False)
+            assert tables(con) == {"result__test_kept"}
+            assert con.sql("SELECT name FROM result_manifest").fetchall() == [("_test_kept",)]
+        finally:
+            con.close()
+    finally:
+        del RESULT_SCHEMAS["_test_kept"], RESULT_SCHEMAS["_test_gated"]
+        del ANALYSES["_test_kept"], ANALYSES["_test_gated"]
+
+
 def test_run_analyses_writes_all_tables_and_replaces_on_rerun(study_db):
     results = run_analyses(study_db, n_resamples=300, seed=1, progress=False)
     tables = {

@@ -48,7 +48,8 @@ def run_suite(
         Names of the analyses to run (default: every analysis of the suite).
     write
         Store the tables (replacing earlier ones) and ``result_manifest`` (replaced by the rows
-        of this run).
+        of this run); a run of the whole suite (``only`` None) also drops the suite's tables it
+        did not write, so no table of an earlier run outlives its manifest row.
     progress
         Show a progress bar.
     note
@@ -125,7 +126,10 @@ def run_suite(
                 bar.advance(task)
     if write:
         manifest = validate_result("manifest", manifest_frame(manifest_rows))
-        store.replace_results(con, {**ctx.results, "manifest": manifest})
+        # a full run leaves no table of an earlier run that this one did not write (an analysis
+        # that no longer applies, an option such as --audit left out): the manifest lists them all
+        stale = [a.table for a in suite_analyses(suite) if a.name not in ctx.results] if only is None else []
+        store.replace_results(con, {**ctx.results, "manifest": manifest}, drop=stale)
     return dict(ctx.results)
 
 
