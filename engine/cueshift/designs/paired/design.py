@@ -43,7 +43,7 @@ class PairedDesign:
 
     name = "paired"
     study_model = PairedStudy
-    options = OptionSupport(tests=("rank",), ci_methods=("analytic",))
+    options = OptionSupport(tests=("rank",), ci_methods=("analytic",), audit=True)
 
     def workload(self, study: PairedStudy, *, progress: bool) -> Workload:
         """Every original and filtered image × scenario × ordering × seed."""
@@ -78,8 +78,17 @@ class PairedDesign:
 
         config = study.paired
         scores = load_scores(con, config.filter_feature_key, request.models)
+        if request.audit is not None:
+            from cueshift.designs.paired.edit_audit import audited_scores
+
+            scores = audited_scores(
+                con, study, self, scores, request.audit, console=console, progress=progress, write=write
+            )
         settings = RunSettings(
-            test=self.options.test(request), ci_method=self.options.ci_method(request), models=request.models
+            test=self.options.test(request),
+            ci_method=self.options.ci_method(request),
+            models=request.models,
+            audit=request.audit,
         )
         results = run_suite(con, SUITE, Inputs(scores, config), settings, write=write, progress=progress)
         print_summary(results, console, config)

@@ -1,0 +1,72 @@
+"""The edit audit in the paired design's ``cueshift analyze --audit strict|report``.
+
+A filtered photo is the edit of its individual's original; the audit's verdict on it is read from
+the ``edit_verdict`` view (measured first, as ``cueshift audit`` does, when nothing is stored).
+The paired analyses compare each individual's two photos, so ``strict`` leaves an individual
+whose filtered photo failed the audit out of every analysis (both photos); ``report`` keeps them.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+from rich.console import Console
+
+from cueshift.designs.paired.section import PairedStudy
+from cueshift.errors import ConfigError
+from cueshift.store import query
+
+#: Each audited filtered photo of the study: its individual and the audit's verdict.
+_VERDICTS = """
+SELECT img.identity_id, v.failed, v.failed_measures
+FROM edit_verdict AS v JOIN image AS img ON img.image_id = v.image_id
+WHERE img.evaluated AND img.role = 'variation' AND img.feature_key = ?
+ORDER BY img.identity_id
+"""
+
+
+def audited_scores(
+    con: duckdb.DuckDBPyConnection,
+    study: PairedStudy,
+    design: object,
+    scores: pl.DataFrame,
+    mode: str,
+    *,
+    console: Console,
+    progress: bool,
+    write: bool,
+) -> pl.DataFrame:
+    """``scores`` without the individuals whose filtered photo failed the audit (``strict``), or
+    all of them (``report``); prints one line with the count either way.
+
+    Raises
+    ------
+    ConfigError
+        No audit verdict for any filtered photo of the study, even after measuring.
+    """
+    feature_key = study.paired.filter_feature_key
+    verdicts = query(con, _VERDICTS, [feature_key])
+    if verdicts.height == 0:
+        from cueshift.designs.audit import measure_edit_audit
+
+        console.print("edit audit: none stored - measuring it first (cueshift audit)", markup=False)
+        measure_edit_audit(con, study, design, console=console, progress=progress, write=write)
+        verdicts = query(con, _VERDICTS, [feature_key])
+    if verdicts.height == 0:
+        raise ConfigError("no edit audit stored for the filtered photos: run `cueshift audit` first")
+    failed = verdicts.filter(pl.col("failed"))["identity_id"].to_list()
+    what = (
+        "their individuals are left out of every analysis (--audit strict)"
+        if mode == "strict"
+        else "kept (--audit report)"
+    )
+    console.print(
+        f"edit audit: {len(failed)} of {verdicts.height} filtered photos failed the audit; {what}",
+        markup=False,
+    )
+    if mode != "strict" or not failed:
+        return scores
+    return scores.filter(~pl.col("identity_id").is_in(failed))
+
+
+__all__ = ["audited_scores"]
