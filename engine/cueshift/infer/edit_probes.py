@@ -27,7 +27,7 @@ import numpy.typing as npt
 from cueshift.errors import ConfigError
 from cueshift.extras import importing
 from cueshift.infer.embedding_cache import EmbeddingCache, Vectors
-from cueshift.infer.identity import encoder_name
+from cueshift.infer.identity import encoder_name, quiet_loading
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -102,23 +102,16 @@ def _load_text(checkpoint: Path) -> tuple[Any, Any]:
     with importing("models", "the edit audit's CLIP probes"):
         import torch  # noqa: F401  (transformers' CLIP models need it)
         from transformers import CLIPModel, CLIPTokenizer
-        from transformers.utils import logging as hf_logging
     folder = Path(checkpoint).expanduser()
-    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity(40)  # logging.ERROR
-    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     try:
-        model = CLIPModel.from_pretrained(folder, local_files_only=True)
-        tokenizer = CLIPTokenizer.from_pretrained(folder, local_files_only=True)
+        with quiet_loading():
+            model = CLIPModel.from_pretrained(folder, local_files_only=True)
+            tokenizer = CLIPTokenizer.from_pretrained(folder, local_files_only=True)
     except (OSError, ValueError, KeyError, AttributeError) as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ConfigError(
             f"audit encoder {str(checkpoint)!r}: cannot load a CLIP text tower: {first}"
         ) from None
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
     model.eval()  # type: ignore[no-untyped-call]  # untyped in transformers
     return model, tokenizer
 

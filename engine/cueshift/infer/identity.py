@@ -14,7 +14,8 @@ The cosine of a variation with its base, the identity-preservation score, is com
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,35 +31,46 @@ def encoder_name(checkpoint: Path) -> str:
     return f"{Path(checkpoint).expanduser().resolve()}@default:float32"
 
 
+@contextmanager
+def quiet_loading() -> Iterator[None]:
+    """transformers' loading without its reports (a full CLIPModel's unused weights) and bars."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity(40)  # logging.ERROR
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+
+
 def _load(checkpoint: Path) -> tuple[Any, Any]:
     """``(CLIPVisionModelWithProjection, CLIPImageProcessor)`` of a local folder (one-line errors)."""
     with importing("models", "the [quality] encoder"):
         import torch  # noqa: F401  (transformers' CLIP models need it)
         from transformers import AutoConfig, CLIPImageProcessor, CLIPVisionModelWithProjection
-        from transformers.utils import logging as hf_logging
     folder = Path(checkpoint).expanduser()
     if not folder.is_dir():
         raise ConfigError(f"[quality] encoder {str(checkpoint)!r}: not a folder (a local CLIP checkpoint)")
-    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity(40)  # logging.ERROR: a full CLIPModel's unused text weights, no report
-    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     try:
-        config = AutoConfig.from_pretrained(folder, local_files_only=True)
-        if config.model_type == "clip":  # the vision half, with the projection of the full model
-            vision = config.vision_config
-            vision.projection_dim = config.projection_dim
-            config = vision
-        model = CLIPVisionModelWithProjection.from_pretrained(folder, config=config, local_files_only=True)
-        processor = CLIPImageProcessor.from_pretrained(folder, local_files_only=True)
+        with quiet_loading():
+            config = AutoConfig.from_pretrained(folder, local_files_only=True)
+            if config.model_type == "clip":  # the vision half, with the projection of the full model
+                vision = config.vision_config
+                vision.projection_dim = config.projection_dim
+                config = vision
+            model = CLIPVisionModelWithProjection.from_pretrained(
+                folder, config=config, local_files_only=True
+            )
+            processor = CLIPImageProcessor.from_pretrained(folder, local_files_only=True)
     except (OSError, ValueError, KeyError, AttributeError) as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ConfigError(
             f"[quality] encoder {str(checkpoint)!r}: cannot load a CLIP vision tower: {first}"
         ) from None
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
     model.eval()  # type: ignore[no-untyped-call]  # untyped in transformers
     return model, processor
 
@@ -124,4 +136,4 @@ class IdentityEncoder:
         return np.asarray(features.float().cpu().numpy(), dtype=np.float32)
 
 
-__all__ = ["IdentityEncoder", "encoder_name"]
+__all__ = ["IdentityEncoder", "encoder_name", "quiet_loading"]

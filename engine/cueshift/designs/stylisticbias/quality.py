@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 from rich.console import Console
 
+from cueshift.designs.audit import edit_pairs_of
 from cueshift.images import load_benchmark
 from cueshift.infer.identity import IdentityEncoder
 from cueshift.stats import identity_outliers, row_cosines
@@ -23,7 +24,6 @@ from cueshift.store.embedding_cache import DuckDBEmbeddingCache
 from cueshift.store.image_identity import replace_image_identity
 from cueshift.study.config import Study
 from cueshift.study.quality import QualityConfig
-from cueshift.views import PLACEBO_FEATURE_KEY
 
 
 @dataclass(frozen=True)
@@ -62,28 +62,9 @@ class IdentityQuality:
 
 def variation_pairs(image: pl.DataFrame) -> pl.DataFrame:
     """Evaluated variations (placebos left out) with their base's path and content: ``image_id,
-    base_image_id, face_id, feature_key, variation_value, path, sha256, base_path, base_sha256``."""
-    bases = image.filter(pl.col("role") == "base").select(
-        base_image_id="image_id", base_path="path", base_sha256="sha256"
-    )
-    variations = image.filter(
-        (pl.col("role") == "variation")
-        & pl.col("evaluated")
-        & (pl.col("feature_key").str.to_lowercase() != PLACEBO_FEATURE_KEY)
-    )
-    return (
-        variations.select(
-            "image_id",
-            "base_image_id",
-            pl.col("identity_id").alias("face_id"),
-            "feature_key",
-            "variation_value",
-            "path",
-            "sha256",
-        )
-        .join(bases, on="base_image_id", how="inner")
-        .sort("image_id")
-    )
+    base_image_id, face_id, feature_key, variation_value, path, sha256, base_path, base_sha256``
+    (the edit audit's pairs, :func:`~cueshift.designs.audit.edit_pairs_of`, without framing)."""
+    return edit_pairs_of(image).drop("framing", "base_framing")
 
 
 def measure_identity(
