@@ -96,9 +96,11 @@ class TowerCalls:
         self.written.append(seed)
         return self._save(directory, seed=seed)
 
-    def load(self, model_id: str, path: str, revision: str | None) -> tuple[Any, Any]:
+    def load(
+        self, model_id: str, path: str, revision: str | None, *, random_seed: int | None = None
+    ) -> tuple[Any, Any]:
         self.loaded.append(path)
-        model, processor = self._load(model_id, path, revision)
+        model, processor = self._load(model_id, path, revision, random_seed=random_seed)
         model.vision_model.register_forward_hook(lambda *_: setattr(self, "vision", self.vision + 1))
         model.text_model.register_forward_hook(lambda *_: setattr(self, "text", self.text + 1))
         return model, processor
