@@ -14,6 +14,8 @@ from tests.simulate.outputs import delta_frame
 from tests.simulate.study import SimulationSpec, simulate_study
 
 VARIATION = ["image_id", "base_image_id", "face_id", "feature_key", "variation_value"]
+#: The encoder key of the planted confound probes.
+ENCODER = "/tmp/tiny-clip@default:float32"
 
 
 def simulated_delta(n_faces: int = 60, seed: int = 4) -> pl.DataFrame:
@@ -27,10 +29,11 @@ def audit_rows(
     variations: pl.DataFrame, failed: Collection[str], confounds: Mapping[str, np.ndarray]
 ) -> pl.DataFrame:
     """``edit_audit`` rows: per variation a cue check (failed for the ``failed`` image ids), one
-    unintended row per confound (its difference, never failed) and an identity row."""
+    unintended row per confound (its difference, never failed; a CLIP confound probe of
+    ``ENCODER`` unless the name starts with ``pixels:``, then a pixel statistic) and an identity row."""
     frames = []
     is_failed = variations["image_id"].is_in(list(failed))
-    common = dict(source="pixels", measured_base=None, measured_variation=None, robust_z=None, bound=None)
+    common = dict(measured_base=None, measured_variation=None, robust_z=None, bound=None)
     frames.append(
         variations.select(VARIATION).with_columns(
             check_kind=pl.lit("cue"),
@@ -41,10 +44,12 @@ def audit_rows(
         )
     )
     for name, values in confounds.items():
+        pixels = name.startswith("pixels:")
         frames.append(
             variations.select(VARIATION).with_columns(
                 check_kind=pl.lit("unintended"),
-                measure=pl.lit(name),
+                measure=pl.lit(name.removeprefix("pixels:")),
+                source=pl.lit("pixels" if pixels else ENCODER),
                 difference=pl.Series(values, dtype=pl.Float64),
                 failed=pl.lit(False),
                 reason=pl.lit(None, dtype=pl.String),
@@ -59,8 +64,9 @@ def audit_rows(
             reason=pl.lit(None, dtype=pl.String),
         )
     )
-    rows = pl.concat(frames).with_columns(
-        *[pl.lit(v, dtype=pl.Float64 if k != "source" else pl.String).alias(k) for k, v in common.items()]
+    rows = pl.concat(frames, how="diagonal").with_columns(
+        pl.col("source").fill_null("pixels"),
+        *[pl.lit(v, dtype=pl.Float64).alias(k) for k, v in common.items()],
     )
     order = list(EditAuditSchema.to_schema().columns)
     return EditAuditSchema.validate(rows.select(order))

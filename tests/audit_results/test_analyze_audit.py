@@ -53,7 +53,7 @@ def _audit(con: duckdb.DuckDBPyConnection, share: float, seed: int) -> pl.DataFr
     assert isinstance(variations, pl.DataFrame)
     failed = set(variations["image_id"].sample(fraction=share, seed=seed))
     rng = np.random.default_rng(seed)
-    rows = audit_rows(variations, failed, {"brightness": rng.normal(0.2, 0.5, variations.height)})
+    rows = audit_rows(variations, failed, {"probe_lighting": rng.normal(0.2, 0.5, variations.height)})
     write_tables(con, {"edit_audit": rows})
     return rows
 

@@ -48,13 +48,18 @@ def test_strict_leaves_out_the_individuals_whose_filtered_photo_failed(paired_db
     study = paired_db
     con = store.open_study(study.database_path)
     try:
-        variations = con.sql(
-            "SELECT image_id, base_image_id, identity_id AS face_id, feature_key, variation_value FROM image "
-            "WHERE role = 'variation' AND evaluated ORDER BY image_id"
-        ).pl().select(VARIATION)
+        variations = (
+            con.sql(
+                "SELECT image_id, base_image_id, identity_id AS face_id, feature_key, variation_value "
+                "FROM image "
+                "WHERE role = 'variation' AND evaluated ORDER BY image_id"
+            )
+            .pl()
+            .select(VARIATION)
+        )
         failed = variations["image_id"].head(5).to_list()
         rng = np.random.default_rng(0)
-        rows = audit_rows(variations, failed, {"brightness": rng.normal(0, 0.1, variations.height)})
+        rows = audit_rows(variations, failed, {"probe_lighting": rng.normal(0, 0.1, variations.height)})
         write_tables(con, {"edit_audit": rows})
         n_individuals = variations["face_id"].n_unique()
     finally:

@@ -33,7 +33,7 @@ def test_failed_edits_with_a_planted_shift_move_all_but_not_audited(delta: pl.Da
         delta=pl.col("delta") + pl.when(pl.col("image_id").is_in(list(failed))).then(SHIFT).otherwise(0.0)
     )
     rng = np.random.default_rng(5)
-    rows = audit_rows(variations, failed, {"brightness": rng.normal(0.0, 1.0, variations.height)})
+    rows = audit_rows(variations, failed, {"probe_lighting": rng.normal(0.0, 1.0, variations.height)})
     table = audit_sensitivity(shifted, audit_variations(rows)[0], **SETTINGS)
 
     kept = delta.filter(~pl.col("image_id").is_in(list(failed)))
@@ -70,7 +70,7 @@ def test_unintended_changes_with_a_planted_shift_are_adjusted_away(delta: pl.Dat
         .with_columns(delta=pl.col("delta") + 0.2 * pl.col("b") + 0.05 * pl.col("e"))
         .drop("b", "e")
     )
-    rows = audit_rows(variations, set(), {"brightness": brightness, "probe_expression": expression})
+    rows = audit_rows(variations, set(), {"probe_lighting": brightness, "probe_expression": expression})
     table = audit_sensitivity(shifted, audit_variations(rows)[0], **SETTINGS)
     clean = _clean(delta)
     pooled = table.filter(pl.col("model_id") == "(pooled)")
@@ -80,7 +80,7 @@ def test_unintended_changes_with_a_planted_shift_are_adjusted_away(delta: pl.Dat
     covered = (pooled["adjusted_ci_low"] <= truth) & (truth <= pooled["adjusted_ci_high"])
     assert covered.mean() >= 0.8  # type: ignore[operator]
     assert (table["p_value"] < 0.01).all()  # the changes do move Δ: the Wald test sees it
-    assert (table["confounds"] == "brightness,probe_expression").all()
+    assert (table["confounds"] == "probe_expression,probe_lighting").all()
     assert (table["n_failed"] == 0).all() and (table["audited_sbs"] == table["all_sbs"]).all()
 
 
@@ -88,7 +88,7 @@ def test_without_a_planted_shift_the_three_agree_within_sampling_error(delta: pl
     variations = variations_of(delta)
     rng = np.random.default_rng(11)
     failed = set(variations["image_id"].sample(fraction=0.1, seed=12))
-    rows = audit_rows(variations, failed, {"brightness": rng.normal(0.4, 0.5, variations.height)})
+    rows = audit_rows(variations, failed, {"probe_lighting": rng.normal(0.4, 0.5, variations.height)})
     table = audit_sensitivity(delta, audit_variations(rows)[0], **SETTINGS)
     inside = (
         (table["audited_ci_low"] <= table["all_sbs"])
@@ -106,7 +106,7 @@ def test_the_adjustment_is_statsmodels_ols_with_face_clustered_errors(delta: pl.
     variations = variations_of(delta)
     rng = np.random.default_rng(21)
     c1, c2 = rng.normal(0.3, 1.0, variations.height), rng.normal(0.0, 1.0, variations.height)
-    rows = audit_rows(variations, set(), {"brightness": c1, "contrast": c2})
+    rows = audit_rows(variations, set(), {"probe_lighting": c1, "probe_background": c2})
     table = audit_sensitivity(delta, audit_variations(rows)[0], **SETTINGS)
     cell = (
         delta.filter((pl.col("model_id") == "sim-a") & (pl.col("feature_key") == "hair_color"))
@@ -139,7 +139,7 @@ def test_the_adjustment_weights_faces_equally_when_they_have_unequal_rows(delta:
     )
     rng = np.random.default_rng(3)
     c = rng.normal(0.2, 1.0, variations.height)
-    rows = audit_rows(variations, set(), {"brightness": c})
+    rows = audit_rows(variations, set(), {"probe_lighting": c})
     row = audit_sensitivity(uneven, audit_variations(rows)[0], **SETTINGS).row(0, named=True)
     frame = uneven.join(variations.select("image_id").with_columns(c=c), on="image_id").to_pandas()
     weights = 1.0 / frame.groupby("face_id")["delta"].transform("size")
@@ -157,15 +157,42 @@ def test_constant_and_repeated_changes_leave_the_fit_and_few_faces_give_no_adjus
 ) -> None:
     variations = variations_of(delta)
     c = np.random.default_rng(4).normal(0.0, 1.0, variations.height)
-    confounds = {"brightness": c, "face_brightness": 2.0 * c + 1.0, "width": np.full(variations.height, 0.5)}
+    confounds = {
+        "probe_lighting": c,
+        "probe_smile": 2.0 * c + 1.0,  # after probe_lighting in name order: the repeated one
+        "probe_head_pose": np.full(variations.height, 0.5),
+    }
     rows = audit_rows(variations, set(), confounds)
     table = audit_sensitivity(delta, audit_variations(rows)[0], **SETTINGS)
-    assert (table["confounds"] == "brightness").all() and (table["df"] == 1).all()
+    assert (table["confounds"] == "probe_lighting").all() and (table["df"] == 1).all()
     alone = audit_sensitivity(
-        delta, audit_variations(audit_rows(variations, set(), {"brightness": c}))[0], **SETTINGS
+        delta, audit_variations(audit_rows(variations, set(), {"probe_lighting": c}))[0], **SETTINGS
     )
     assert table["adjusted_sbs"].to_list() == pytest.approx(alone["adjusted_sbs"].to_list(), abs=1e-12)
     few = delta.filter(pl.col("face_id").is_in(["face0000", "face0001"]))
     two = audit_sensitivity(few, audit_variations(rows)[0], **SETTINGS)
     assert two["adjusted_sbs"].null_count() == two.height  # 2 faces, 2 parameters: no clustered covariance
     assert two["all_sbs"].null_count() == 0
+
+
+def test_pixel_statistics_flag_edits_but_adjust_nothing(delta: pl.DataFrame) -> None:
+    """An edit's pixel statistics carry its cue (a hair colour edit moves the colour balance): Δ
+    that depends on them is not "adjusted" to an edit that changed no pixel."""
+    variations = variations_of(delta)
+    brightness = np.random.default_rng(5).normal(0.5, 0.5, variations.height)
+    shifted = (
+        delta.join(variations.select("image_id").with_columns(b=brightness), on="image_id")
+        .with_columns(delta=pl.col("delta") + 0.2 * pl.col("b"))
+        .drop("b")
+    )
+    rows = audit_rows(variations, set(), {"pixels:brightness": brightness})
+    table = audit_sensitivity(shifted, audit_variations(rows)[0], **SETTINGS)
+    assert table["adjusted_sbs"].to_list() == pytest.approx(table["all_sbs"].to_list(), abs=1e-12)
+    assert table["confounds"].fill_null("").str.len_chars().max() == 0  # nothing to adjust for
+    probed = audit_sensitivity(
+        shifted,
+        audit_variations(audit_rows(variations, set(), {"probe_lighting": brightness}))[0],
+        **SETTINGS,
+    )
+    moved = (probed["adjusted_sbs"] - probed["all_sbs"]).abs()
+    assert moved.min() > 0.05  # the same change as a confound probe is adjusted (0.2 x mean 0.5)

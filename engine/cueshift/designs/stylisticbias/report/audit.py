@@ -59,7 +59,8 @@ AUDIT_SENSITIVITY = TableSpec(
         "face-level bootstrap CI, over every edit (all) and over the edits that passed every measure of "
         "the edit audit (audited: the intended cue detected, no unintended change beyond its robust z or "
         "absolute bound, identity preserved). Adjusted: every edit, Δ minus the part a face-weighted "
-        "regression of Δ on the edit's measured unintended changes (variation − base) attributes to them; "
+        "regression of Δ on the edit's CLIP confound probes (variation − base: expression, lighting, "
+        "background, pose ...; pixel statistics carry the cue itself and adjust nothing) attributes to them; "
         "the intercept, with a face-clustered CI. Δ audited / Δ adjusted: the change against SBS (all). "
         "p (confounds): face-clustered Wald test that the unintended changes do not move Δ.",
     ),

@@ -1,5 +1,6 @@
-r"""The SBS adjusted for an edit's measured unintended changes: a face-weighted regression of Δ on
-the changes with face-clustered errors (:func:`adjusted_sbs`; the formulas are in
+r"""The SBS adjusted for an edit's measured unintended changes (its CLIP confound probes; the pixel
+statistics carry the cue itself): a face-weighted regression of Δ on the changes with
+face-clustered errors (:func:`adjusted_sbs`; the formulas are in
 :func:`~cueshift.designs.stylisticbias.stats._audit.audit_sensitivity`).
 
 A variation's changes are the same on each of its Δ rows, so the weighted fit is run on one row
