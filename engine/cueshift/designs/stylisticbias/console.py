@@ -307,7 +307,7 @@ def print_audit(audit: EditAudit, sensitivity: pl.DataFrame | None, console: Con
     the largest change of an attribute's SBS (audited edits only; adjusted) in
     ``result_audit_sensitivity``."""
     n_failed, n = audit.n_failed, audit.n_evaluated
-    fate = "left out of the analyses" if audit.mode == "strict" else "kept (--audit report)"
+    fate = "left out of the analyses" if audit.mode == "strict" else "kept: --audit report"
     line = f"{n_failed:,} of {n:,} variations failed the audit ({fate})"
     if sensitivity is not None and sensitivity.height:
         largest = {
@@ -315,6 +315,6 @@ def print_audit(audit: EditAudit, sensitivity: pl.DataFrame | None, console: Con
         }  # None when every value is null
         line += f"; largest SBS change {fmt_num(largest['change_audited'], 3)} (audited edits only)"
         if largest["change_adjusted"] is not None:
-            line += f", {fmt_num(largest['change_adjusted'], 3)} (adjusted for unintended changes)"
+            line += f", {fmt_num(largest['change_adjusted'], 3)} (adjusted for the confound probes)"
         line += ": result_audit_sensitivity"
     console.print(line, markup=False, highlight=False, soft_wrap=True)
