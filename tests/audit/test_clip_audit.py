@@ -164,3 +164,13 @@ def test_designs_without_pairs_have_nothing_to_audit(tmp_path: Path) -> None:
     rows = measure_edit_audit(None, study, NoPairs(), console=console, progress=False, write=False)  # type: ignore[arg-type]
     assert rows.height == 0
     assert "has no base/variation pairs: nothing to audit" in console.export_text()
+
+
+def test_the_random_weight_stand_in_is_named_noise(tmp_path: Path) -> None:
+    study = load_study(_study_file(tmp_path, Path("cueshift:tiny-random-clip")))
+    console = Console(record=True, width=300)
+    con = open_study(tmp_path / "study.duckdb")
+    rows = measure_edit_audit(con, study, design_of(study), console=console, progress=False, write=False)
+    con.close()
+    assert "cue_probability" in set(rows["measure"])  # measured all the same
+    assert "random-weight CLIP stand-in" in console.export_text()

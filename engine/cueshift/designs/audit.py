@@ -132,6 +132,15 @@ def _encoder_of(study: Study, config: AuditConfig) -> Path | None:
     return None if encoder is None else Path(resolve_checkpoint(str(encoder)))
 
 
+def _random_weights(encoder: Path) -> bool:
+    """Whether ``encoder`` is the folder a random-weight stand-in checkpoint was materialised to."""
+    from cueshift.infer.stand_ins.checkpoints import stand_in_dir
+    from cueshift.infer.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT
+
+    prefix = stand_in_dir(TINY_CLIP_CHECKPOINT, encoder.parent).name.removesuffix("0")
+    return encoder.name.startswith(prefix)
+
+
 def measure_edit_audit(
     con: duckdb.DuckDBPyConnection,
     study: Study,
@@ -173,6 +182,12 @@ def measure_edit_audit(
             "edit audit: no CLIP encoder ([audit] or [quality] encoder): cue and confound probes skipped",
         )
     elif edits.pairs.height:
+        if _random_weights(encoder):
+            _say(
+                console,
+                f"edit audit: encoder {encoder.name} is the tiny random-weight CLIP stand-in: its cue and "
+                "confound probes are noise (a pipeline check), not a detector: use a trained CLIP",
+            )
         frames.append(clip_rows(con, edits, encoder, config, console=console, write=write))
     rows = pl.concat(frames).sort("image_id", "check_kind", "measure")
     if write:
