@@ -344,3 +344,17 @@ def test_a_sqlite_file_named_duckdb_is_one_line_and_loads_no_extension(tmp_path:
     line = refused(fake, "SELECT 1")
     assert str(fake) in line and "cannot open as a DuckDB database" in line
     assert sha256(fake) == before
+
+
+def test_another_schema_version_is_noted_and_the_query_runs(db: Path) -> None:
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE cueshift_meta SET value = '3' WHERE key = 'schema_version'")
+    code, stdout, stderr = sql(db, "SELECT count(*) AS n FROM judgment")
+    assert code == 0 and "n" in stdout
+    (line,) = [x for x in stderr.splitlines() if x.strip()]
+    assert line.startswith("note: ") and "schema version 3" in line and "cueshift upgrade" in line
+
+
+def test_the_current_schema_version_says_nothing(db: Path) -> None:
+    code, _, stderr = sql(db, "SELECT 1 AS one")
+    assert code == 0 and stderr.strip() == ""

@@ -146,7 +146,7 @@ def sql(
 
     path = db or load_study(study).database_path
     target = export.check_target(out, force=force, protected=[Path(path)]) if out is not None else None
-    frame = readonly.run_query(path, query)
+    frame = readonly.run_query(path, query, note=_note)
     if target is not None:
         export.write_frame(frame, target)
         console.print(f"{frame.height:,} rows -> {target.path}", markup=False, soft_wrap=True)
@@ -156,6 +156,10 @@ def sql(
         return
     with pl.Config(tbl_rows=rows, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=60):
         console.print(str(frame.head(rows)), markup=False, highlight=False, soft_wrap=True)
+
+
+def _note(line: str) -> None:
+    err_console.print(f"note: {line}", markup=False, highlight=False, soft_wrap=True)
 
 
 def export(

@@ -16,6 +16,7 @@ are returned as text, so every result prints, and writes to CSV and Parquet alik
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -23,6 +24,7 @@ import duckdb
 import polars as pl
 
 from cueshift.errors import CueshiftError
+from cueshift.store.database import check_schema_version
 from cueshift.store.files import check_existing_database
 from cueshift.store.snapshot import readable, tell_reader
 
@@ -126,7 +128,7 @@ def checked_statement(sql: str) -> str:
     )
 
 
-def run_query(path: str | Path, sql: str) -> pl.DataFrame:
+def run_query(path: str | Path, sql: str, *, note: Callable[[str], None] | None = None) -> pl.DataFrame:
     """Run one allowed statement on a locked, read-only connection to ``path``.
 
     Parameters
@@ -135,6 +137,9 @@ def run_query(path: str | Path, sql: str) -> pl.DataFrame:
         The study database file.
     sql
         One statement of an allowed kind (:func:`checked_statement`).
+    note
+        Told one line when the database has another schema version than this cueshift writes:
+        the query still runs, over that version's tables and views.
 
     Returns
     -------
@@ -148,6 +153,11 @@ def run_query(path: str | Path, sql: str) -> pl.DataFrame:
     """
     statement = checked_statement(sql)
     con = open_locked(path)
+    if note is not None:
+        try:
+            check_schema_version(con, Path(path))
+        except CueshiftError as exc:
+            note(f"{exc}; the query reads that version's tables and views")
     try:
         relation = con.sql(statement)
         if relation is None:
