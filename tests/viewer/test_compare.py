@@ -36,6 +36,8 @@ def _shown(html: str, key: str) -> dict[str, list[str]]:
 def test_paired_differences_per_attribute_and_scenario(sb_server: Served) -> None:
     status, html = _page(sb_server, "/compare", a="sim-a", b="sim-b")
     assert status == 200
+    assert 'id="filter-model"' not in html  # the page picks its two models; the header's filter is off
+    assert 'id="filter-model"' in _page(sb_server, "/")[1]
     attributes = _stored(sb_server.db, "variation_value")
     shown = _shown(html, "attribute")
     assert attributes.height > 10 and len(shown) == attributes.height + 1  # + header
