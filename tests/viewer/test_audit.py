@@ -172,3 +172,17 @@ def test_an_empty_audit_shows_nothing(sb_server: Served) -> None:
     assert "data-audit=" not in _page(sb_server, "/face", id=str(face))
     assert 'id="tbl-audit"' not in _page(sb_server, "/attribute", value=AUDITED[0])
     assert "No edit audit in this study database" in _page(sb_server, "/failed")
+
+
+def test_the_judgments_page_shows_the_images_audit(audited: Served) -> None:
+    verdicts = _verdicts(audited.db)
+    for row in (
+        verdicts.filter(pl.col("failed")).row(0, named=True),
+        verdicts.filter(~pl.col("failed")).row(0, named=True),
+    ):
+        html = _page(audited, "/judgments", image=row["image_id"])
+        assert f'data-audit="{"failed" if row["failed"] else "passed"}"' in html
+        for measure in row["failed_measures"] or []:
+            assert f'<li class="failed" data-measure="{measure}"' in html
+    base = str(verdicts["base_image_id"][0])
+    assert "data-audit=" not in _page(audited, "/judgments", image=base)  # a base image is no edit

@@ -111,6 +111,7 @@ def judgments(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         prompts = drill.prompts(con, viewer.catalog, scenario_id)
         judged = drill.judgments(con, image_id, scenario_id, f.model)
         identity_rows = quality.of_image(con, image_id, viewer.source.min_identity)
+        edit_audit = audit.of_images(con, [image_id]).get(image_id)
     finally:
         con.close()
     rows = [{**r, "prompt": prompts.get(int(r["ordering"]), "")} for r in judged.iter_rows(named=True)]
@@ -121,6 +122,7 @@ def judgments(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         "rows": rows,
         "summary": drill.cell_summary(judged).to_dicts(),
         "identity": identity_rows,
+        "audit": edit_audit,
     }
 
 
