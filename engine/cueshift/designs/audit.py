@@ -132,15 +132,6 @@ def _encoder_of(study: Study, config: AuditConfig) -> Path | None:
     return None if encoder is None else Path(resolve_checkpoint(str(encoder)))
 
 
-def _random_weights(encoder: Path) -> bool:
-    """Whether ``encoder`` is the folder a random-weight stand-in checkpoint was materialised to."""
-    from cueshift.infer.stand_ins.checkpoints import stand_in_dir
-    from cueshift.infer.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT
-
-    prefix = stand_in_dir(TINY_CLIP_CHECKPOINT, encoder.parent).name.removesuffix("0")
-    return encoder.name.startswith(prefix)
-
-
 def measure_edit_audit(
     con: duckdb.DuckDBPyConnection,
     study: Study,
@@ -182,7 +173,9 @@ def measure_edit_audit(
             "edit audit: no CLIP encoder ([audit] or [quality] encoder): cue and confound probes skipped",
         )
     elif edits.pairs.height:
-        if _random_weights(encoder):
+        from cueshift.infer.stand_ins.checkpoints import is_stand_in_dir
+
+        if is_stand_in_dir(encoder):
             _say(
                 console,
                 f"edit audit: encoder {encoder.name} is the tiny random-weight CLIP stand-in: its cue and "

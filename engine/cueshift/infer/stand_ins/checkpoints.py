@@ -38,6 +38,13 @@ def stand_in_dir(checkpoint: str, cache_dir: str | Path, seed: int = 0) -> Path:
     return Path(cache_dir).expanduser() / f"{name}-seed{seed}"
 
 
+def is_stand_in_dir(folder: str | Path) -> bool:
+    """Whether ``folder`` is where :func:`stand_in_dir` puts a stand-in (any seed, any cache folder)."""
+    prefix = TINY_CLIP_CHECKPOINT.removeprefix("cueshift:") + "-seed"
+    name = Path(folder).name
+    return name.startswith(prefix) and name.removeprefix(prefix).isdigit()
+
+
 def resolve_checkpoint(checkpoint: str, cache_dir: str | Path | None = None, *, seed: int = 0) -> str:
     """The path ``from_pretrained`` loads for ``checkpoint``.
 
@@ -90,4 +97,4 @@ def _materialise(target: Path, seed: int) -> None:
         shutil.rmtree(scratch, ignore_errors=True)  # gone after a successful rename
 
 
-__all__ = ["STAND_IN_CACHE", "is_stand_in", "resolve_checkpoint", "stand_in_dir"]
+__all__ = ["STAND_IN_CACHE", "is_stand_in", "is_stand_in_dir", "resolve_checkpoint", "stand_in_dir"]
