@@ -188,6 +188,24 @@ def measure_edit_audit(
     return rows
 
 
+def stored_or_measured(
+    con: duckdb.DuckDBPyConnection,
+    study: Study,
+    design: object,
+    stored: pl.DataFrame,
+    *,
+    console: Console,
+    progress: bool,
+    write: bool,
+) -> pl.DataFrame:
+    """``stored`` (the ``edit_audit`` rows an analysis reads) when there are any; else the audit
+    measured first, as ``cueshift audit`` does (stored when ``write``), said in one line."""
+    if stored.height:
+        return stored
+    _say(console, "edit audit: none stored - measuring it first (cueshift audit)")
+    return measure_edit_audit(con, study, design, console=console, progress=progress, write=write)
+
+
 def audit_study(study: Study, database: Path, *, console: Console, progress: bool) -> pl.DataFrame:
     """``cueshift audit``: audit every edit of ``study`` into ``edit_audit`` of ``database``, print it.
 

@@ -1,7 +1,8 @@
 """The edit audit in the paired design's ``cueshift analyze --audit strict|report``.
 
 A filtered photo is the edit of its individual's original; the audit's verdict on it is read from
-the ``edit_verdict`` view (measured first, as ``cueshift audit`` does, when nothing is stored).
+the stored ``edit_audit`` rows (measured first, as ``cueshift audit`` does, when nothing is
+stored): an edit fails when any of its measures failed (the ``edit_verdict`` view's rule).
 The paired analyses compare each individual's two photos, so ``strict`` leaves an individual
 whose filtered photo failed the audit out of every analysis (both photos); ``report`` keeps them.
 """
@@ -16,12 +17,10 @@ from cueshift.designs.paired.section import PairedStudy
 from cueshift.errors import ConfigError
 from cueshift.store import query
 
-#: Each audited filtered photo of the study: its individual and the audit's verdict.
-_VERDICTS = """
-SELECT img.identity_id, v.failed, v.failed_measures
-FROM edit_verdict AS v JOIN image AS img ON img.image_id = v.image_id
+#: The audit rows of the study's evaluated filtered photos.
+_ROWS = """
+SELECT a.* FROM edit_audit AS a JOIN image AS img ON img.image_id = a.image_id
 WHERE img.evaluated AND img.role = 'variation' AND img.feature_key = ?
-ORDER BY img.identity_id
 """
 
 
@@ -44,17 +43,17 @@ def audited_scores(
     ConfigError
         No audit verdict for any filtered photo of the study, even after measuring.
     """
-    feature_key = study.paired.filter_feature_key
-    verdicts = query(con, _VERDICTS, [feature_key])
-    if verdicts.height == 0:
-        from cueshift.designs.audit import measure_edit_audit
+    from cueshift.designs.audit import stored_or_measured
 
-        console.print("edit audit: none stored - measuring it first (cueshift audit)", markup=False)
-        measure_edit_audit(con, study, design, console=console, progress=progress, write=write)
-        verdicts = query(con, _VERDICTS, [feature_key])
+    feature_key = study.paired.filter_feature_key
+    stored = query(con, _ROWS, [feature_key])
+    rows = stored_or_measured(con, study, design, stored, console=console, progress=progress, write=write)
+    verdicts = (
+        rows.filter(pl.col("feature_key") == feature_key).group_by("face_id").agg(pl.col("failed").any())
+    )
     if verdicts.height == 0:
         raise ConfigError("no edit audit stored for the filtered photos: run `cueshift audit` first")
-    failed = verdicts.filter(pl.col("failed"))["identity_id"].to_list()
+    failed = verdicts.filter(pl.col("failed"))["face_id"].to_list()
     what = (
         "their individuals are left out of every analysis (--audit strict)"
         if mode == "strict"

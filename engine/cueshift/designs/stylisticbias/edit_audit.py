@@ -79,12 +79,10 @@ def load_edit_audit(
 ) -> EditAudit:
     """The stored edit audit; when none is stored for the study's variations it is measured
     first, as ``cueshift audit`` does (and stored when ``write``)."""
-    if read_stored_rows(con).height:
-        return read_edit_audit(con, mode)
-    from cueshift.designs.audit import measure_edit_audit
+    from cueshift.designs.audit import stored_or_measured
 
-    console.print("edit audit: none stored - measuring it first (cueshift audit)", markup=False)
-    rows = measure_edit_audit(con, study, design, console=console, progress=progress, write=write)
+    stored = read_stored_rows(con)
+    rows = stored_or_measured(con, study, design, stored, console=console, progress=progress, write=write)
     return read_edit_audit(con, mode, rows)
 
 
