@@ -5,18 +5,23 @@ computes and stores the analyses of one suite (a study design) together.
 The registry knows no design. A design declares its analyses in its own module, under its
 own suite name, over its own inputs: an analysis is a function ``compute(ctx)`` of an
 :class:`AnalysisContext` whose ``inputs`` are whatever the design loaded (frames, its
-configuration). Analyses run in declaration order; a later one may read ``ctx.results``.
+configuration). Analyses run in declaration order, two at a time where the machine allows
+(:func:`~cueshift.stats.run_suite`): an analysis that reads the results of others names them in
+``after`` and starts once they are done (it may read no other result: :class:`RunResults`), and one
+that reads the study database itself says so (``database``) and holds ``ctx.database_lock``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import polars as pl
 
 I = TypeVar("I")  # noqa: E741  (the inputs of a suite)
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -69,15 +74,53 @@ class NotApplicable(Exception):
         self.reason = reason
 
 
+class RunResults(dict[str, V]):
+    """The results (or skip reasons) computed so far in a run, by analysis name.
+
+    While an analysis runs, it sees only the analyses it declared in ``after`` (:func:`analysis`):
+    asking for any other raises ``RuntimeError``, so a result that two analyses computed at the
+    same time could race for is never read by accident. Outside an analysis every name is visible.
+    """
+
+    _visible = threading.local()  # per thread: id of a RunResults -> the names it shows
+
+    def restrict(self, names: Collection[str] | None) -> None:
+        """In this thread, show only ``names`` of this record (``None``: all of them)."""
+        shown: dict[int, Collection[str]] = self._visible.__dict__.setdefault("shown", {})
+        if names is None:
+            shown.pop(id(self), None)
+        else:
+            shown[id(self)] = names
+
+    def _check(self, name: object) -> None:
+        names = self._visible.__dict__.get("shown", {}).get(id(self))
+        if names is not None and name not in names:
+            raise RuntimeError(f"an analysis read the result {name!r} without declaring it in after=")
+
+    def __getitem__(self, name: str) -> V:
+        self._check(name)
+        return super().__getitem__(name)
+
+    def __contains__(self, name: object) -> bool:
+        self._check(name)
+        return super().__contains__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:  # noqa: ANN401  (dict.get's overloads)
+        self._check(name)
+        return super().get(name, default)
+
+
 @dataclass
 class AnalysisContext(Generic[I]):
     """What every analysis of a suite receives: the suite's inputs, its settings, the results
-    computed so far (by name) and the analyses skipped so far (name -> reason)."""
+    computed so far (by name), the analyses skipped so far (name -> reason), and the lock that
+    every read of the study database within the run holds (analyses may run two at a time)."""
 
     inputs: I
     settings: RunSettings = field(default_factory=RunSettings)
-    results: dict[str, pl.DataFrame] = field(default_factory=dict)
-    skipped: dict[str, str] = field(default_factory=dict)
+    results: dict[str, pl.DataFrame] = field(default_factory=RunResults[pl.DataFrame])
+    skipped: dict[str, str] = field(default_factory=RunResults[str])
+    database_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def result(self, name: str) -> pl.DataFrame:
         """The result of the earlier analysis ``name``; :class:`NotApplicable` if it was skipped."""
@@ -109,6 +152,10 @@ class Analysis(Generic[I]):
     compute: Compute[I]
     #: Run only when ``when(settings)`` holds (e.g. ``--compat release``); ``None``: always.
     when: Callable[[RunSettings], bool] | None = None
+    #: The analyses whose results (or skip reasons) this one reads: it starts after them.
+    after: tuple[str, ...] = ()
+    #: Reads the study database while it runs (other than through a read the run shares).
+    database: bool = False
 
     @property
     def table(self) -> str:
@@ -129,6 +176,8 @@ def analysis(
     statistic: str,
     family: str,
     when: Callable[[RunSettings], bool] | None = None,
+    after: Collection[str] = (),
+    database: bool = False,
 ) -> Callable[[F], F]:
     """Register ``compute(ctx) -> frame | None`` as analysis ``name`` of ``suite``.
 
@@ -144,12 +193,23 @@ def analysis(
     when
         Run the analysis only when ``when(settings)`` holds; otherwise it is left out without a
         note (an option that was not asked for, not a study that lacks the inputs).
+    after
+        Analyses (declared before this one) whose results or skip reasons ``compute`` reads from
+        ``ctx.results`` / ``ctx.skipped``: it starts once they are done, and sees no other result.
+    database
+        ``compute`` reads the study database itself (a read shared through the run's memo holds
+        ``ctx.database_lock`` on its own): it runs holding the lock, one such analysis at a time.
     """
 
     def register(fn: F) -> F:
         if name in ANALYSES:
             raise ValueError(f"analysis {name!r} registered twice")
-        ANALYSES[name] = Analysis(name, suite, description, source, grouping, statistic, family, fn, when)
+        unknown = [a for a in after if a not in ANALYSES]
+        if unknown:
+            raise ValueError(f"analysis {name!r} runs after {unknown[0]!r}, which is not declared before it")
+        ANALYSES[name] = Analysis(
+            name, suite, description, source, grouping, statistic, family, fn, when, tuple(after), database
+        )
         return fn
 
     return register

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -13,8 +12,9 @@ import polars as pl
 from cueshift import store
 from cueshift.errors import CueshiftError
 from cueshift.schemas.results import RESULT_SCHEMA_VERSION
-from cueshift.stats._checked import validate_once, validate_result
-from cueshift.stats._registry import ANALYSES, AnalysisContext, NotApplicable, RunSettings, suite_analyses
+from cueshift.stats._checked import validate_result
+from cueshift.stats._registry import ANALYSES, Analysis, AnalysisContext, RunSettings, suite_analyses
+from cueshift.stats._schedule import Outcome, run_analyses_in_order
 
 #: Where a skipped analysis is told: ``note(name, reason)``.
 Note = Callable[[str, str], None]
@@ -30,6 +30,7 @@ def run_suite(
     write: bool = True,
     progress: bool = False,
     note: Note | None = None,
+    workers: int = 1,
 ) -> dict[str, pl.DataFrame]:
     """Compute the analyses of ``suite`` and store each as ``result_<name>`` with its
     ``result_manifest`` row, all in one transaction.
@@ -55,7 +56,12 @@ def run_suite(
     note
         Told ``(name, reason)`` of every analysis that does not apply to the study (its
         ``compute`` gave ``None`` or raised :class:`~cueshift.stats.NotApplicable`); default:
-        one line on stderr. The run goes on without its table.
+        one line on stderr, in declaration order once every analysis is done. The run goes on
+        without its table.
+    workers
+        Analyses computed at a time (:mod:`cueshift.stats._schedule`): each still starts in
+        declaration order once those it reads are done, and every table is the one a sequential
+        run gives; ``result_manifest.seconds`` is each analysis's own wall time.
 
     Returns
     -------
@@ -79,58 +85,69 @@ def run_suite(
         declared = [ANALYSES[name] for name in only]
     declared = [item for item in declared if item.when is None or item.when(settings)]
     ctx: AnalysisContext[Any] = AnalysisContext(inputs, settings)
-    manifest_rows = []
+    outcomes: dict[str, Outcome] = {}
     with _progress(progress) as bar:
         task = bar.add_task("analyses", total=len(declared)) if bar else None
-        for item in declared:
+
+        def started(item: Analysis[Any]) -> None:
             if bar is not None and task is not None:
                 bar.update(task, description=item.name)
-            started = time.perf_counter()
-            try:
-                frame = item.compute(ctx)
-            except NotApplicable as exc:
-                frame, reason = None, exc.reason
+
+        def done(item: Analysis[Any], outcome: Outcome) -> None:
+            outcomes[item.name] = outcome
+            if outcome.frame is None:
+                ctx.skipped[item.name] = outcome.reason
             else:
-                reason = "does not apply to this study"
-            if frame is None:
-                ctx.skipped[item.name] = reason
-                (note or _print_note)(item.name, reason)
-            else:
-                ctx.results[item.name] = validate_once(item.name, frame)
-                manifest_rows.append(
-                    {
-                        "name": item.name,
-                        "table": item.table,
-                        "description": item.description,
-                        "source": item.source,
-                        "grouping": item.grouping,
-                        "statistic": item.statistic,
-                        "family": item.family,
-                        "n_rows": frame.height,
-                        "n_resamples": settings.n_resamples,
-                        "seed": settings.seed,
-                        "test": settings.test,
-                        "ci_method": settings.ci_method,
-                        "models": ",".join(settings.models) if settings.models else "all",
-                        "phi": settings.phi,
-                        "min_identity": settings.min_identity,
-                        "compat": settings.compat,
-                        "generalise": settings.generalise,
-                        "audit": settings.audit,
-                        "schema_version": RESULT_SCHEMA_VERSION,
-                        "seconds": time.perf_counter() - started,
-                        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                    }
-                )
+                ctx.results[item.name] = outcome.frame
             if bar is not None and task is not None:
                 bar.advance(task)
+
+        run_analyses_in_order(declared, ctx, workers, started, done)
+    results = {item.name: outcomes[item.name].frame for item in declared}
+    for item in declared:
+        if results[item.name] is None:
+            (note or _print_note)(item.name, outcomes[item.name].reason)
+    manifest_rows = [
+        _manifest_row(item, frame, settings, outcomes[item.name].seconds)
+        for item in declared
+        if (frame := results[item.name]) is not None
+    ]
+    computed = {name: frame for name, frame in results.items() if frame is not None}
     if write:
         manifest = validate_result("manifest", manifest_frame(manifest_rows))
         # a full run leaves no table of an earlier run that this one did not write (an analysis
         # that no longer applies, an option such as --audit left out): the manifest lists them all
-        stale = [a.table for a in suite_analyses(suite) if a.name not in ctx.results] if only is None else []
-        store.replace_results(con, {**ctx.results, "manifest": manifest}, drop=stale)
-    return dict(ctx.results)
+        stale = [a.table for a in suite_analyses(suite) if a.name not in computed] if only is None else []
+        store.replace_results(con, {**computed, "manifest": manifest}, drop=stale)
+    return computed
+
+
+def _manifest_row(
+    item: Analysis[Any], frame: pl.DataFrame, settings: RunSettings, seconds: float
+) -> dict[str, object]:
+    return {
+        "name": item.name,
+        "table": item.table,
+        "description": item.description,
+        "source": item.source,
+        "grouping": item.grouping,
+        "statistic": item.statistic,
+        "family": item.family,
+        "n_rows": frame.height,
+        "n_resamples": settings.n_resamples,
+        "seed": settings.seed,
+        "test": settings.test,
+        "ci_method": settings.ci_method,
+        "models": ",".join(settings.models) if settings.models else "all",
+        "phi": settings.phi,
+        "min_identity": settings.min_identity,
+        "compat": settings.compat,
+        "generalise": settings.generalise,
+        "audit": settings.audit,
+        "schema_version": RESULT_SCHEMA_VERSION,
+        "seconds": seconds,
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
 
 
 def _print_note(name: str, reason: str) -> None:

@@ -8,6 +8,7 @@ face-level bootstrap and the permutation tests share one seed and number of resa
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -42,6 +43,7 @@ def run_analyses(
     compat: str = "default",
     generalise: str = "faces",
     audit: EditAudit | None = None,
+    workers: int | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Compute every seed 000 analysis and store each as ``result_<name>`` (one transaction).
 
@@ -77,6 +79,9 @@ def run_analyses(
     audit : EditAudit, optional
         ``cueshift analyze --audit`` (in ``result_manifest``): ``'strict'`` also leaves the failed
         edits out of the Δ rows (after ``--min-identity``); both write ``result_audit_sensitivity``.
+    workers : int, optional
+        Analyses computed at a time (default: 2 where the machine has two cores or more); every
+        table is the one a sequential run (``workers=1``) gives (:func:`~cueshift.stats.run_suite`).
 
     Returns
     -------
@@ -107,6 +112,7 @@ def run_analyses(
             compat,
             generalise,
             audit,
+            workers if workers is not None else min(2, os.cpu_count() or 1),
         )
 
 
@@ -126,6 +132,7 @@ def _run(
     compat: str = "default",
     generalise: str = "faces",
     audit: EditAudit | None = None,
+    workers: int = 1,
 ) -> dict[str, pl.DataFrame]:
     delta, base = read_delta(con, models, phi=phi), read_base_phi(con, models, phi=phi)
     if delta.height == 0 and base.height == 0:
@@ -163,7 +170,7 @@ def _run(
         generalise=generalise,
         audit=audit.mode if audit is not None else None,
     )
-    return run_suite(con, SUITE, inputs, settings, only=only, write=write, progress=progress)
+    return run_suite(con, SUITE, inputs, settings, only=only, write=write, progress=progress, workers=workers)
 
 
 # The suite's later analyses, declared in their own modules; importing them registers them after

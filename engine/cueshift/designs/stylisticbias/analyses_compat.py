@@ -65,6 +65,8 @@ for _name, _choices in _CHOICE_OF.items():
         statistic=f"as result_{_name}",
         family="untested cells as p = 1" if "untestable_p1" in _choices else "as the default table",
         when=_release_mode,
+        after=tuple(TABLE_CELLS),
+        database=True,
     )(_compute)
 
 
@@ -77,6 +79,8 @@ for _name, _choices in _CHOICE_OF.items():
     statistic="release - default; " + "; ".join(f"{k}: {v}" for k, v in CHOICES.items()),
     family="none",
     when=_release_mode,
+    after=(*TABLE_CELLS, *(f"release_{name}" for name in _CHOICE_OF)),
+    database=True,
 )
 def _differences(ctx: Context) -> pl.DataFrame:
     variants = _variants(ctx)

@@ -40,6 +40,7 @@ def _crossed(ctx: Context) -> pl.DataFrame:
     grouping="source",
     statistic="REML variance; share of the total and of the random part",
     family="none",
+    after=("crossed_model",),
 )
 def _components(ctx: Context) -> pl.DataFrame:
     return variance_components(ctx.inputs.delta, model=ctx.results.get("crossed_model"))

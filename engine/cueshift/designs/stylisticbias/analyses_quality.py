@@ -26,6 +26,7 @@ from cueshift.views import read_delta
     grouping="threshold x attribute (feature_key; 'all' pooled)",
     statistic="count of cosine < threshold; robust z < cutoff within the attribute; face-level SBS kept",
     family="none",
+    database=True,
 )
 def _identity_drops(ctx: Context) -> pl.DataFrame:
     inputs = ctx.inputs

@@ -128,6 +128,7 @@ def _demo_tests_crossed(ctx: Context) -> pl.DataFrame:
     grouping="model x crossed dimension",
     statistic="share of p_adj < 0.05",
     family="model, over every crossed dimension (6 pairs) x scenario (Table 9: model x dimension)",
+    after=("demographic_tests_crossed",),
 )
 def _table9_crossed(ctx: Context) -> pl.DataFrame:
     if "demographic_tests_crossed" in ctx.results or "demographic_tests_crossed" in ctx.skipped:

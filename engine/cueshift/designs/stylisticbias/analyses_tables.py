@@ -90,6 +90,7 @@ def _demo_tests(ctx: Context) -> pl.DataFrame:
     grouping="model x dimension",
     statistic="share of p_adj < 0.05",
     family="model x dimension",
+    after=("demographic_tests",),
 )
 def _table9(ctx: Context) -> pl.DataFrame:
     tests = ctx.results.get("demographic_tests")

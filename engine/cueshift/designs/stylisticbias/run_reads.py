@@ -25,14 +25,18 @@ _READS: dict[int, dict[str, object]] = {}
 
 
 def read_once(ctx: Context, key: str, read: Callable[[], T]) -> T:
-    """``read()`` the first time ``key`` is asked for in the run of ``ctx``, its frame after that."""
-    reads = _READS.get(id(ctx))
-    if reads is None:
-        reads = _READS[id(ctx)] = {}
-        weakref.finalize(ctx, _READS.pop, id(ctx), None)
-    if key not in reads:
-        reads[key] = read()
-    return cast(T, reads[key])
+    """``read()`` the first time ``key`` is asked for in the run of ``ctx``, its frame after that.
+
+    The first reader holds the run's database lock (``ctx.database_lock``) while it reads: two
+    analyses running at once never use the connection together nor read the same frame twice."""
+    with ctx.database_lock:
+        reads = _READS.get(id(ctx))
+        if reads is None:
+            reads = _READS[id(ctx)] = {}
+            weakref.finalize(ctx, _READS.pop, id(ctx), None)
+        if key not in reads:
+            reads[key] = read()
+        return cast(T, reads[key])
 
 
 def summed_rows(ctx: Context) -> SummedDelta | None:
