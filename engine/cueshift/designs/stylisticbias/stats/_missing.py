@@ -44,11 +44,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
+from numpy.typing import NDArray
 
+from cueshift.designs.stylisticbias.stats._missing_cells import ALL, FaceCounts, face_counts, sorted_cells
 from cueshift.stats.kernels import (
     DIMENSIONS,
     F64,
-    POOLED,
     CIMethod,
     TestMethod,
     bh_by_family,
@@ -60,24 +61,12 @@ from cueshift.stats.kernels import (
 
 #: The rates, by the count of the ``invalid_answers`` view they count.
 RATES: dict[str, str] = {"invalid": "n_invalid", "refusal": "n_refusal"}
-#: ``variation_category`` / ``variation_value`` of a face's base images; ``dimension``/``group`` of all faces.
+#: ``variation_category`` / ``variation_value`` of a face's base images.
 BASE = "(base)"
-ALL = "(all)"
 CELL = ["model_id", "dimension", "group", "variation_category", "variation_value"]
 COUNTS = ["n_answers", "n_invalid", "n_refusal", "n_unrecorded"]
 #: ``ci_method`` of the rates: Wilson at the effective sample size of the face clusters.
 WILSON = "wilson-effective-n"
-
-
-def by_group(rows: pl.DataFrame) -> pl.DataFrame:
-    """``rows`` once per dimension (``(all)`` and the four demographics; a face without a label
-    leaves that dimension), with a ``(pooled)`` copy of every model."""
-    rows = pl.concat([rows, rows.with_columns(pl.lit(POOLED).alias("model_id"))])
-    parts = [rows.with_columns(pl.lit(ALL).alias("dimension"), pl.lit(ALL).alias("group"))]
-    for dim in DIMENSIONS:
-        labelled = rows.filter(pl.col(dim).is_not_null())
-        parts.append(labelled.with_columns(pl.lit(dim).alias("dimension"), pl.col(dim).alias("group")))
-    return pl.concat(parts)
 
 
 def dense(frame: pl.DataFrame, keys: Sequence[str], value: str, faces: list[str]) -> tuple[pl.DataFrame, F64]:
@@ -112,21 +101,6 @@ def _labelled(counts: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _rate_rows(face: pl.DataFrame, events: dict[str, str]) -> pl.DataFrame:
-    """One row per face, cell and rate, with its event count; refusal rows only for models whose
-    invalid answers all carry a reason (so the pooled rows too only when every model's do)."""
-    missing = face.group_by("model_id").agg((pl.col("n_unrecorded").sum() > 0).alias("unrecorded"))
-    unrecorded = set(missing.filter("unrecorded")["model_id"].to_list())
-    if unrecorded:
-        unrecorded.add(POOLED)
-    parts = [
-        face.with_columns(pl.lit(rate).alias("rate"), pl.col(column).alias("n_events"))
-        for rate, column in events.items()
-    ]
-    rows = pl.concat(parts)
-    return rows.filter(~((pl.col("rate") == "refusal") & pl.col("model_id").is_in(sorted(unrecorded))))
-
-
 def cell_counts(rows: pl.DataFrame, keys: list[str], *counts: str) -> pl.DataFrame:
     return rows.group_by(keys).agg(pl.col(c).sum().cast(pl.Int64) for c in counts)
 
@@ -149,26 +123,46 @@ def missing_rates(counts: pl.DataFrame, *, confidence_level: float = 0.95) -> pl
         Coverage of the intervals.
     """
     keys = [*CELL, "rate"]
-    # integer sums regroup exactly: per model x face x value first, then per group (10x the rows)
-    per_face = ["model_id", "face_id", "variation_category", "variation_value", *DIMENSIONS]
-    face_counts = _labelled(counts).group_by(per_face).agg(pl.col(COUNTS).sum())
-    face = by_group(face_counts).group_by([*CELL, "face_id"]).agg(pl.col(COUNTS).sum())
-    rows = _rate_rows(face, RATES).with_columns((pl.col("n_events") / pl.col("n_answers")).alias("share"))
-    faces = sorted(rows["face_id"].unique().to_list())
-    cells, values = dense(rows, keys, "share", faces)
-    counted = cell_counts(rows, keys, "n_answers", "n_events")
-    cells = cells.join(counted, on=keys, how="left", nulls_equal=True, maintain_order="left")
-    estimate, low, high, n = clustered_wilson(values, cells["n_answers"].to_numpy(), confidence_level)
+    fc = face_counts(_labelled(counts), COUNTS)
+    recorded = _recorded(fc, "n_unrecorded")
+    takes = {"invalid": np.arange(fc.cells.height), "refusal": np.flatnonzero(recorded[fc.model])}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = [
+            fc.per_face(fc.counts[RATES[r]] / fc.counts["n_answers"])[take] for r, take in takes.items()
+        ]
+    cells, order, (values,) = sorted_cells(_rate_keys(fc, takes), np.concatenate(shares))
+    n_answers = np.concatenate([fc.total("n_answers")[take] for take in takes.values()])[order]
+    n_events = np.concatenate([fc.total(RATES[r])[take] for r, take in takes.items()])[order]
+    estimate, low, high, n = clustered_wilson(values, n_answers, confidence_level)
     out = cells.with_columns(
         pl.Series("estimate", estimate),
         pl.Series("ci_low", low),
         pl.Series("ci_high", high),
         pl.lit(WILSON).alias("ci_method"),
+        pl.Series("n_answers", n_answers),
+        pl.Series("n_events", n_events),
         pl.Series("n", n.astype(np.int64)),
     )
     return out.select(
         *keys, "estimate", "ci_low", "ci_high", "ci_method", "n_answers", "n_events", "n"
     ).with_columns(pl.col(pl.Float64).fill_nan(None))
+
+
+def _rate_keys(fc: FaceCounts, takes: dict[str, NDArray[np.int64]]) -> pl.DataFrame:
+    """The keys of the cells ``takes`` picks for each rate, one rate after the other."""
+    return pl.concat(
+        [fc.cells[take].with_columns(pl.lit(rate).alias("rate")) for rate, take in takes.items()]
+    )
+
+
+def _recorded(fc: FaceCounts, *unrecorded: str) -> NDArray[np.bool_]:
+    """Per model index (pooled last): whether all its invalid answers carry a reason, so that its
+    refusal rate is known (the pooled one only when every model's is)."""
+    missing = np.zeros(fc.observed.shape[0], dtype=np.int64)
+    for column in unrecorded:
+        missing += fc.model_total(column)
+    known: NDArray[np.bool_] = missing == 0
+    return known
 
 
 def _paired_with_base(counts: pl.DataFrame) -> pl.DataFrame:
@@ -217,34 +211,26 @@ def missing_shift(
         Face-level bootstrap and test settings.
     """
     keys = [*CELL, "rate"]
-    face = (
-        by_group(_paired_with_base(counts))
-        .group_by([*CELL, "face_id"])
-        .agg(pl.col(COUNTS).sum(), pl.col([f"{c}_base" for c in COUNTS]).sum())
+    fc = face_counts(_paired_with_base(counts), [*COUNTS, *(f"{c}_base" for c in COUNTS)])
+    recorded = _recorded(fc, "n_unrecorded", "n_unrecorded_base")
+    everyone = (fc.cells["dimension"] == ALL).to_numpy()
+    n_v, n_b = fc.counts["n_answers"], fc.counts["n_answers_base"]
+    takes = {"invalid": np.arange(fc.cells.height), "refusal": np.flatnonzero(everyone & recorded[fc.model])}
+    shift, variation, base = [], [], []
+    for rate, take in takes.items():
+        k_v, k_b = fc.counts[RATES[rate]], fc.counts[f"{RATES[rate]}_base"]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            shift.append(fc.per_face((k_v * n_b - k_b * n_v) / (n_v * n_b))[take])
+            variation.append(fc.per_face(k_v / n_v)[take])
+            base.append(fc.per_face(k_b / n_b)[take])
+    cells, order, (values, on_variation, on_base) = sorted_cells(
+        _rate_keys(fc, takes), np.concatenate(shift), np.concatenate(variation), np.concatenate(base)
     )
-    face = face.with_columns(pl.col("n_unrecorded") + pl.col("n_unrecorded_base"))
-    rows = _rate_rows(face, RATES).filter((pl.col("rate") == "invalid") | (pl.col("dimension") == ALL))
-    rows = rows.with_columns(
-        pl.when(pl.col("rate") == "invalid")
-        .then("n_invalid_base")
-        .otherwise("n_refusal_base")
-        .alias("n_events_base")
-    )
-    k_v, n_v, k_b, n_b = (
-        pl.col(c).cast(pl.Int64) for c in ("n_events", "n_answers", "n_events_base", "n_answers_base")
-    )
-    rows = rows.with_columns(
-        ((k_v * n_b - k_b * n_v) / (n_v * n_b)).alias("shift"),
-        (k_v / n_v).alias("share_variation"),
-        (k_b / n_b).alias("share_base"),
-    )
-    faces = sorted(rows["face_id"].unique().to_list())
-    cells, values = dense(rows, keys, "shift", faces)
     estimate, low, high, n = face_interval(values, n_resamples, seed, confidence_level, ci_method)
     statistic, p_value, effect, name = one_sample_test(values, test=test, n_resamples=n_resamples, seed=seed)
     with np.errstate(invalid="ignore"):
-        rate_variation = np.nanmean(dense(rows, keys, "share_variation", faces)[1], axis=0)
-        rate_base = np.nanmean(dense(rows, keys, "share_base", faces)[1], axis=0)
+        rate_variation = np.nanmean(on_variation, axis=0)
+        rate_base = np.nanmean(on_base, axis=0)
     out = cells.with_columns(
         pl.Series("estimate", estimate),
         pl.Series("ci_low", low),
@@ -257,11 +243,7 @@ def missing_shift(
         pl.lit(name).alias("test"),
         pl.lit(ci_method).alias("ci_method"),
         pl.Series("n", n.astype(np.int64)),
-    ).join(
-        cell_counts(rows, keys, "n_answers").rename({"n_answers": "n_obs"}),
-        on=keys,
-        how="left",
-        nulls_equal=True,
+        pl.Series("n_obs", np.concatenate([fc.total("n_answers")[take] for take in takes.values()])[order]),
     )
     out = bh_by_family(out.with_columns(pl.col(pl.Float64).fill_nan(None)), ["model_id", "rate", "dimension"])
     return out.select(
