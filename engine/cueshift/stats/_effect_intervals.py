@@ -68,13 +68,19 @@ def eta_squared_replicates(values: F64, codes: np.ndarray, multiplicities: F64) 
     r"""η² = :math:`SS_b/(SS_b+SS_w)` of a one-way ANOVA of ``values`` by integer group ``codes``
     (−1: left out) in every face-bootstrap replicate (a row of ``multiplicities``):
     :math:`SS_w = \sum_g (Q_g - S_g^2/N_g)`, :math:`SS_{tot} = \sum_g Q_g - (\sum_g S_g)^2/\sum_g N_g`
-    from the weighted counts :math:`N_g`, sums :math:`S_g` and sums of squares :math:`Q_g`."""
+    from the weighted counts :math:`N_g`, sums :math:`S_g` and sums of squares :math:`Q_g`
+    (one product of the multiplicities with the per-face ``[1, y, y²]`` of each group)."""
     keep = (codes >= 0) & np.isfinite(values)
-    y, g, w = values[keep], codes[keep], multiplicities[:, keep]
+    if keep.all():  # no copy of the (replicates × faces) multiplicities
+        y, g, w = values, codes, multiplicities
+    else:
+        y, g, w = values[keep], codes[keep], multiplicities[:, keep]
     y = y - y.mean()  # centred: the sums of squares lose no digits
-    onehot = np.zeros((y.size, int(g.max(initial=0)) + 1))
-    onehot[np.arange(y.size), g] = 1.0
-    n_g, s_g, q_g = w @ onehot, w @ (onehot * y[:, None]), w @ (onehot * (y**2)[:, None])
+    k, rows = int(g.max(initial=0)) + 1, np.arange(y.size)
+    per_face = np.zeros((y.size, 3 * k))
+    per_face[rows, g], per_face[rows, k + g], per_face[rows, 2 * k + g] = 1.0, y, y**2
+    sums = w @ per_face
+    n_g, s_g, q_g = sums[:, :k], sums[:, k : 2 * k], sums[:, 2 * k :]
     with np.errstate(invalid="ignore", divide="ignore"):
         within = np.where(n_g > 0, q_g - s_g**2 / n_g, 0.0).sum(axis=1)
         total = q_g.sum(axis=1) - s_g.sum(axis=1) ** 2 / n_g.sum(axis=1)
