@@ -123,13 +123,15 @@ def _named_inputs(ctx: Context) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     counts = _read(ctx, "invalid_answers")
     if counts is None:
         return None
-    texts = _read(ctx, "invalid_texts")
-    named = (
-        named_letters(texts)
-        if texts is not None
-        else pl.DataFrame(
-            schema={"model_id": pl.String, "face_id": pl.String, "ordering": pl.Int32,
-                    "named_letter": pl.String, "n_invalid": pl.Int64}
-        )
+    return counts, read_once(ctx, "named letters", lambda: _named(_read(ctx, "invalid_texts")))
+
+
+def _named(texts: pl.DataFrame | None) -> pl.DataFrame:
+    """:func:`named_letters` of the invalid texts (no rows without them); made once per run
+    (:func:`read_once`): both analyses that take it get the same frame."""
+    if texts is not None:
+        return named_letters(texts)
+    return pl.DataFrame(
+        schema={"model_id": pl.String, "face_id": pl.String, "ordering": pl.Int32,
+                "named_letter": pl.String, "n_invalid": pl.Int64}
     )  # fmt: skip
-    return counts, named

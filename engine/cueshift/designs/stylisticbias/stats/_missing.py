@@ -53,8 +53,10 @@ from cueshift.stats.kernels import (
     CIMethod,
     TestMethod,
     bh_by_family,
+    cell_codes,
     cluster_bootstrap,
     clustered_wilson,
+    encode_categories,
     one_sample_test,
     returns,
 )
@@ -72,11 +74,9 @@ WILSON = "wilson-effective-n"
 def dense(frame: pl.DataFrame, keys: Sequence[str], value: str, faces: list[str]) -> tuple[pl.DataFrame, F64]:
     """One ``value`` per face and cell of ``keys`` (a row each) as a ``(n_faces, n_cells)`` array
     (NaN: no data), and the cells, sorted by their keys."""
-    cells = frame.select(list(keys)).unique().sort(list(keys), nulls_last=True)
-    coded = frame.join(cells.with_row_index("__cell"), on=list(keys), how="left", nulls_equal=True)
-    face_code = coded["face_id"].replace_strict(faces, list(range(len(faces))), return_dtype=pl.Int64)
+    cell_of_row, cells = cell_codes(frame, list(keys))
     values = np.full((len(faces), cells.height), np.nan)
-    values[face_code.to_numpy(), coded["__cell"].to_numpy()] = coded[value].cast(pl.Float64).to_numpy()
+    values[encode_categories(frame["face_id"], faces), cell_of_row] = frame[value].cast(pl.Float64).to_numpy()
     return cells, values
 
 

@@ -30,9 +30,13 @@ def _face_rows(counts: pl.DataFrame, named: pl.DataFrame) -> pl.DataFrame:
     def pooled(frame: pl.DataFrame) -> pl.DataFrame:
         return pl.concat([frame, frame.with_columns(pl.lit(POOLED).alias("model_id"))])
 
-    totals = pooled(counts.select(*face_keys, "n_answers")).group_by(face_keys).agg(pl.col("n_answers").sum())
-    events = pooled(named.select(*face_keys, "named_letter", "n_invalid"))
-    events = events.group_by([*face_keys, "named_letter"]).agg(pl.col("n_invalid").sum().alias("n_events"))
+    def summed(frame: pl.DataFrame, keys: list[str], count: str) -> pl.DataFrame:
+        # per model first, then the few summed rows again with their pooled copy (integers: exact)
+        per_model = frame.group_by(keys).agg(pl.col(count).sum())
+        return pooled(per_model).group_by(keys).agg(pl.col(count).sum())
+
+    totals = summed(counts, face_keys, "n_answers")
+    events = summed(named, [*face_keys, "named_letter"], "n_invalid").rename({"n_invalid": "n_events"})
     grid = totals.join(pl.DataFrame({"named_letter": list(NAMED_LETTERS)}), how="cross")
     return grid.join(events, on=[*face_keys, "named_letter"], how="left").with_columns(
         pl.col("ordering").cast(pl.Int32), pl.col("n_events").fill_null(0)
