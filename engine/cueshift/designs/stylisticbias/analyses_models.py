@@ -11,6 +11,7 @@ from __future__ import annotations
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.designs.stylisticbias.run_reads import model_cells_once
 from cueshift.designs.stylisticbias.stats import model_differences
 from cueshift.stats import analysis
 
@@ -27,5 +28,9 @@ from cueshift.stats import analysis
 def _model_differences(ctx: Context) -> pl.DataFrame:
     # fewer than two models: an empty table (the report says it needs two)
     return model_differences(
-        ctx.inputs.delta, test=ctx.inputs.test, generalise=ctx.inputs.generalise, **ctx.inputs.boot
+        ctx.inputs.delta,
+        test=ctx.inputs.test,
+        generalise=ctx.inputs.generalise,
+        cells=model_cells_once(ctx),
+        **ctx.inputs.boot,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
-from cueshift.designs.stylisticbias.run_reads import summed_rows
+from cueshift.designs.stylisticbias.run_reads import model_cells_once, summed_rows
 from cueshift.designs.stylisticbias.stats import (
     category_demographic_table,
     category_ranking,
@@ -231,6 +231,7 @@ def _cross(ctx: Context) -> pl.DataFrame:
         test=ctx.inputs.test,
         n_resamples=ctx.inputs.n_resamples,
         seed=ctx.inputs.seed,
+        cells=model_cells_once(ctx),
     )
 
 
@@ -244,7 +245,7 @@ def _cross(ctx: Context) -> pl.DataFrame:
     family="none",
 )
 def _ranking(ctx: Context) -> pl.DataFrame:
-    return category_ranking(ctx.inputs.delta)
+    return category_ranking(ctx.inputs.delta, cells=model_cells_once(ctx))
 
 
 @analysis(

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TypeVar, cast
 
 from cueshift.designs.stylisticbias.inputs import Context
-from cueshift.designs.stylisticbias.stats import SummedDelta, summed_delta
+from cueshift.designs.stylisticbias.stats import ModelCells, SummedDelta, model_cells, summed_delta
 
 T = TypeVar("T")
 
@@ -44,3 +44,10 @@ def summed_rows(ctx: Context) -> SummedDelta | None:
     11 with their per-model and crossed versions; ``None`` without Δ rows."""
     delta = ctx.inputs.delta
     return read_once(ctx, "summed delta", lambda: summed_delta(delta) if delta.height else None)
+
+
+def model_cells_once(ctx: Context) -> ModelCells:
+    """The run's Δ rows laid out per model × face × fine cell once (:func:`model_cells`), shared by
+    the model comparisons, the cross-model agreement and the category ranking."""
+    delta = ctx.inputs.delta
+    return read_once(ctx, "model cells", lambda: model_cells(delta))

@@ -35,6 +35,7 @@ from cueshift.designs.stylisticbias.stats._metrics import (
 )
 from cueshift.designs.stylisticbias.stats._missing import missing_rates, missing_shift
 from cueshift.designs.stylisticbias.stats._missing_ordering import missing_by_ordering, missing_lean
+from cueshift.designs.stylisticbias.stats._model_cells import ModelCells, model_cells
 from cueshift.designs.stylisticbias.stats._noise import (
     ALL_PLACEBOS,
     attributes_vs_floor,
@@ -66,6 +67,7 @@ __all__ = [
     "COMPARISON_LEVELS",
     "MEAN_OF_GROUPS",
     "DEFAULT_PAIRS",
+    "ModelCells",
     "LEVELS",
     "PairedCells",
     "REVERSAL_EVIDENCE",
@@ -95,6 +97,7 @@ __all__ = [
     "missing_lean",
     "missing_rates",
     "missing_shift",
+    "model_cells",
     "model_differences",
     "model_summary",
     "negativity_asymmetry",

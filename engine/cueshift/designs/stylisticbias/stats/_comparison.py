@@ -94,6 +94,7 @@ def model_differences(
     ci_method: CIMethod = "bca",
     test: TestMethod = "rank",
     generalise: str = "faces",
+    cells: ModelCells | None = None,
 ) -> pl.DataFrame:
     r"""Paired SBS differences between every pair of models, with error bars (Miller 2024).
 
@@ -127,6 +128,8 @@ def model_differences(
         ``'faces+scenarios'`` (``cueshift analyze --generalise``): the model and variation-value
         rows' intervals resample faces and scenarios together
         (:func:`crossed_difference_intervals`); estimates, tests and SEs stay.
+    cells : ModelCells, optional
+        ``delta`` already laid out by :func:`model_cells` (the rows are then not read).
 
     Returns
     -------
@@ -140,7 +143,7 @@ def model_differences(
        model evaluations. arXiv:2411.00640, §2.3 (clustered SE), §4 (paired differences).
     .. [2] Field, C. A. & Welsh, A. H. (2007). Bootstrapping clustered data. *JRSS B* 69, 369-390.
     """
-    cells = model_cells(delta)
+    cells = model_cells(delta) if cells is None else cells
     pairs = paired_cells(cells, levels=levels)
     if not pairs:
         return _empty()

@@ -45,7 +45,7 @@ def _scenario_means(cells: ModelCells) -> pl.DataFrame:
 
 
 @returns("category_ranking")
-def category_ranking(delta: pl.DataFrame) -> pl.DataFrame:
+def category_ranking(delta: pl.DataFrame, *, cells: ModelCells | None = None) -> pl.DataFrame:
     r"""Scenario-category sensitivity per model and pooled, ranked (seed 000 §5.3).
 
     Category |SBS| = mean over the category's model × variation value × scenario cells of
@@ -53,8 +53,9 @@ def category_ranking(delta: pl.DataFrame) -> pl.DataFrame:
     rows). ``rank`` 1 = most sensitive. ``ranking_preserved``: the model orders the categories
     exactly as the pooled ranking; ``n_adjacent_reversals``: adjacent pairs of the pooled order
     that the model swaps (paper: LLaVA, Pixtral and Qwen3 "each reverse one adjacent category pair").
+    ``cells``: ``delta`` already laid out by :func:`model_cells` (the rows are then not read).
     """
-    return _category_ranking(model_cells(delta))
+    return _category_ranking(model_cells(delta) if cells is None else cells)
 
 
 def _cell_abs_means(cells: ModelCells) -> pl.DataFrame:
@@ -124,6 +125,7 @@ def cross_model(
     test: TestMethod = "rank",
     n_resamples: int = 10_000,
     seed: int = 0,
+    cells: ModelCells | None = None,
 ) -> pl.DataFrame:
     r"""Agreement between every pair of models on per-scenario mean Δ (seed 000 Fig. 5).
 
@@ -135,9 +137,9 @@ def cross_model(
     ``n_reversed_significant`` (with evidence: both scenario SBS significant, or their paired
     difference; :func:`scenario_reversals`, ``test``/``n_resamples``/``seed`` its tests) and
     ``n_reversed_not_distinguishable``, and ``category_ranking_preserved``: both models rank the
-    scenario categories identically.
+    scenario categories identically. ``cells``: as :func:`category_ranking`.
     """
-    cells = model_cells(delta)
+    cells = model_cells(delta) if cells is None else cells
     means = _scenario_means(cells)
     reversals = reversals_of(cells, test=test, n_resamples=n_resamples, seed=seed)
     evidence = {
