@@ -20,11 +20,15 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from cueshift.stats._replicate_kernels import replicate_means, row_moments, row_quantiles, share_below
+
 F64 = NDArray[np.float64]
 Alternative = Literal["two-sided", "less", "greater"]
 CIMethod = Literal["bca", "percentile"]
 #: Memory budget of one block of resampled statistics (bytes); larger jobs run in chunks.
 CHUNK_BYTES = 64 * 2**20
+#: The share of replicates below the estimate, under the name the crossed bootstrap imports.
+_share_below = share_below
 
 
 @numba.njit(parallel=True, cache=True)
@@ -77,86 +81,6 @@ def _transposed(w: F64) -> F64:
                 _SHARED[key] = (counts, transposed)
             return transposed
     return np.ascontiguousarray(w.T)
-
-
-@numba.njit(parallel=True, cache=True)
-def _share_below(rep: F64, estimate: F64) -> F64:  # pragma: no cover - numba
-    """Per row: scipy's percentile-of-score of ``estimate`` among the replicates (ties count half)."""
-    n_rows, n_rep = rep.shape
-    share = np.full(n_rows, np.nan)
-    for j in numba.prange(n_rows):
-        if np.isnan(estimate[j]):
-            continue
-        below = 0
-        at_or_below = 0
-        for b in range(n_rep):
-            v = rep[j, b]
-            below += v < estimate[j]
-            at_or_below += v <= estimate[j]
-        share[j] = (below + at_or_below) / (2.0 * n_rep)
-    return share
-
-
-@numba.njit(cache=True)
-def _order_stat_pair(
-    row: F64, k: int, lo_edge: float, hi_edge: float
-) -> tuple[float, float]:  # pragma: no cover
-    """The k-th and (k+1)-th smallest of ``row`` (0-based), sorting only the values inside a window
-    expected to hold them; falls back to a full sort when the window misses."""
-    n = row.shape[0]
-    below = 0
-    inside = 0
-    for b in range(n):
-        v = row[b]
-        if v < lo_edge:
-            below += 1
-        elif v <= hi_edge:
-            inside += 1
-    if below <= k and below + inside >= k + 2:
-        window = np.empty(inside)
-        i = 0
-        for b in range(n):
-            v = row[b]
-            if lo_edge <= v <= hi_edge:
-                window[i] = v
-                i += 1
-        window.sort()
-        return window[k - below], window[k - below + 1]
-    ordered = np.sort(row)
-    return ordered[k], ordered[min(k + 1, n - 1)]
-
-
-@numba.njit(parallel=True, cache=True)
-def _row_quantiles(rep: F64, q: F64, z: F64) -> F64:  # pragma: no cover - numba
-    """Quantiles ``q[j, t]`` of each row with numpy's linear interpolation. ``z[j, t]`` is the normal
-    score of ``q`` and places the selection window at mean + (z ± 0.5)·sd of the row."""
-    n_rows, n_rep = rep.shape
-    out = np.full(q.shape, np.nan)
-    for j in numba.prange(n_rows):
-        row = rep[j]
-        total = 0.0
-        total_sq = 0.0
-        n_ok = 0
-        for b in range(n_rep):
-            v = row[b]
-            if not np.isnan(v):
-                total += v
-                total_sq += v * v
-                n_ok += 1
-        if n_ok < n_rep:  # a replicate without data (domain with no drawn face): no interval
-            continue
-        mean = total / n_rep
-        sd = np.sqrt(max(total_sq / n_rep - mean * mean, 0.0) * n_rep / (n_rep - 1.0)) + 1e-300
-        for t in range(q.shape[1]):
-            if np.isnan(q[j, t]):
-                continue
-            pos = min(max(q[j, t], 0.0), 1.0) * (n_rep - 1)
-            k = int(np.floor(pos))
-            frac = pos - k
-            zz = min(max(z[j, t], -8.0), 8.0)
-            lo_val, hi_val = _order_stat_pair(row, k, mean + (zz - 0.5) * sd, mean + (zz + 0.5) * sd)
-            out[j, t] = lo_val + frac * (hi_val - lo_val)
-    return out
 
 
 @numba.njit(parallel=True, cache=True)
@@ -289,30 +213,58 @@ def cluster_bootstrap(
     high = np.full(n_cells, np.nan)
     chunk = max(1, CHUNK_BYTES // (8 * n_rep))
     wt = _transposed(w)
+    divisors = _Divisors(observed, complete, wt)
     for start in range(0, n_cells, chunk):
         cols = np.arange(start, min(start + chunk, n_cells))
         rep = x0[:, cols].T @ wt  # (cells, replicates)
-        full = complete[cols]
-        if full.all():  # in place: no copy of the rows a boolean index would gather
-            rep /= n_faces
-        elif full.any():
-            rep[full] /= n_faces
-        if not full.all():
-            # cells observed on the same faces (one demographic group, one gender's values) share
-            # their replicate face counts: one row per distinct pattern (integer sums: exact)
-            patterns, pattern_of = np.unique(observed[:, cols[~full]].T, axis=0, return_inverse=True)
-            denom = patterns.astype(np.float64) @ wt
-            with np.errstate(invalid="ignore", divide="ignore"):
-                if full.any():
-                    rep[~full] /= denom[pattern_of.ravel()]
-                else:
-                    rep /= denom[pattern_of.ravel()]
-        share = _share_below(rep, estimate[cols])
-        low[cols], high[cols] = _cell_interval(rep, share, accel[cols], confidence_level, method)
+        denom, pattern_of = divisors.of(cols)
+        share, mean, sd, filled = replicate_means(rep, float(n_faces), denom, pattern_of, estimate[cols])
+        low[cols], high[cols] = _cell_interval(
+            rep, share, accel[cols], confidence_level, method, (mean, sd, filled)
+        )
     return BootstrapResult(estimate, low, high, n_obs, method, n_rep, confidence_level), None
 
 
-def _cell_interval(rep: F64, share: F64, accel: F64, level: float, method: CIMethod) -> tuple[F64, F64]:
+class _Divisors:
+    r"""Replicate divisors of the cells: :math:`n_{\text{faces}}` for a cell every face has; for the
+    others :math:`\sum_{f \in F_c} w_{bf}`, one row per distinct pattern :math:`F_c` of faces with
+    data (cells of one demographic group, or one gender's values, share it). The divisors are
+    integer sums, so exact however they are grouped."""
+
+    def __init__(self, observed: NDArray[np.bool_], complete: NDArray[np.bool_], wt: F64) -> None:
+        self.wt = wt
+        self.pattern_of = np.full(observed.shape[1], -1, dtype=np.int64)
+        partial = np.flatnonzero(~complete)
+        self.patterns = np.zeros((0, observed.shape[0]))
+        if partial.size:
+            packed = np.ascontiguousarray(np.packbits(observed[:, partial], axis=0).T)
+            keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+            _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+            self.patterns = observed[:, partial[first]].T.astype(np.float64)
+            self.pattern_of[partial] = inverse.ravel()
+        fits = self.patterns.shape[0] * wt.shape[1] * 8 <= CHUNK_BYTES
+        self.every = self.patterns @ wt if fits else None  # (patterns, replicates)
+
+    def of(self, cols: NDArray[np.int64]) -> tuple[F64, NDArray[np.int64]]:
+        """The divisor rows the cells ``cols`` need and each cell's row among them (−1: all faces)."""
+        pattern_of = self.pattern_of[cols]
+        if self.every is not None:
+            return self.every, pattern_of
+        used, local = np.unique(pattern_of[pattern_of >= 0], return_inverse=True)
+        pattern_of[pattern_of >= 0] = local.ravel()
+        return self.patterns[used] @ self.wt, pattern_of
+
+
+def _cell_interval(
+    rep: F64,
+    share: F64,
+    accel: F64,
+    level: float,
+    method: CIMethod,
+    moments: tuple[F64, F64, NDArray[np.bool_]] | None = None,
+) -> tuple[F64, F64]:
+    """Each row's interval from its replicates: the percentile or BCa quantiles (``moments``: the rows'
+    mean, sd and completeness, when already taken; they place the quantile search only)."""
     alpha = (1.0 - level) / 2.0
     if method == "percentile":
         q_low = np.full(share.shape, alpha)
@@ -320,7 +272,8 @@ def _cell_interval(rep: F64, share: F64, accel: F64, level: float, method: CIMet
     else:
         q_low, q_high = _bca_quantiles(share, np.nan_to_num(accel), level)
     q = np.ascontiguousarray(np.column_stack([q_low, q_high]))
+    mean, sd, complete = moments if moments is not None else row_moments(rep)
     with np.errstate(invalid="ignore"):
-        bounds = _row_quantiles(rep, q, special.ndtri(q))
+        bounds = row_quantiles(rep, q, special.ndtri(q), mean, sd, complete)
     invalid = np.isnan(share)
     return np.where(invalid, np.nan, bounds[:, 0]), np.where(invalid, np.nan, bounds[:, 1])
