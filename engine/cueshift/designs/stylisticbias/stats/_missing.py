@@ -166,15 +166,15 @@ def _recorded(fc: FaceCounts, *unrecorded: str) -> NDArray[np.bool_]:
 
 
 def _paired_with_base(counts: pl.DataFrame) -> pl.DataFrame:
-    """Per model × variation image: its counts and those of the base image it was made from."""
+    """Per model × variation image: its counts and those of the base image it was made from (an
+    image's base, face, value and labels are its own, as the view joins them: taken once)."""
     image_keys = ["model_id", "image_id"]
+    attributes = ["base_image_id", "face_id", "variation_category", "variation_value", *DIMENSIONS]
     base = counts.filter(pl.col("role") == "base").group_by(image_keys).agg(pl.col(COUNTS).sum())
     variation = (
         counts.filter(pl.col("role") == "variation")
-        .group_by(
-            [*image_keys, "base_image_id", "face_id", "variation_category", "variation_value", *DIMENSIONS]
-        )
-        .agg(pl.col(COUNTS).sum())
+        .group_by(image_keys)
+        .agg(pl.col(attributes).first(), pl.col(COUNTS).sum())
     )
     return variation.join(
         base.rename({c: f"{c}_base" for c in COUNTS} | {"image_id": "base_image_id"}),
