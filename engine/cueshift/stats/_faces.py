@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 from numpy.typing import NDArray
-from scipy import sparse
 
+from cueshift.stats._column_groups import group_columns, group_totals
 from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
 
 F64 = NDArray[np.float64]
@@ -206,40 +206,46 @@ def face_sums(
     return FaceSums(list(faces), cells, sums, counts, scale, {c: summed(c) for c in row_means})
 
 
-def regroup(fs: FaceSums, keys: Sequence[str]) -> FaceSums:
+def regroup(fs: FaceSums, keys: Sequence[str], *, display: bool = False) -> FaceSums:
     r"""The sums and row counts of the fine cells added up per group of ``keys`` (not empty),
     :math:`S_{fg} = \sum_{c \in g} S_{fc}`: a coarser :class:`FaceSums` of the same rows, exact
-    (integer-valued sums), without the display columns."""
+    (integer-valued sums), with the display columns' sums only if ``display``."""
     if not keys:
         raise ValueError("regroup: no keys")
     idx, cells = cell_codes(fs.cells, list(keys))
-    n_fine = fs.cells.height
-    member = sparse.csr_matrix((np.ones(n_fine), (np.arange(n_fine), idx)), shape=(n_fine, cells.height))
-    sums, counts = (np.asarray((member.T @ per_cell.T).T) for per_cell in (fs.sums, fs.counts))
-    return FaceSums(fs.faces, cells, sums, counts, fs.scale, {})
+    every = np.ones(len(fs.faces), dtype=bool)
+
+    def grouped(per_face_cell: F64) -> F64:
+        return group_columns(per_face_cell, idx, cells.height, every)
+
+    row_sums = {col: (grouped(sums), scale) for col, (sums, scale) in fs.row_sums.items()} if display else {}
+    return FaceSums(fs.faces, cells, grouped(fs.sums), grouped(fs.counts), fs.scale, row_sums)
 
 
-def coarsen(fs: FaceSums, keys: Sequence[str], *, face_mask: NDArray[np.bool_] | None = None) -> FaceMatrix:
+def coarsen(
+    fs: FaceSums,
+    keys: Sequence[str],
+    *,
+    face_mask: NDArray[np.bool_] | None = None,
+    codes: tuple[NDArray[np.int64], pl.DataFrame] | None = None,
+) -> FaceMatrix:
     r"""Per-face means over groups of fine cells,
     :math:`\bar x_{fg} = \sum_{c \in g} S_{fc} / \sum_{c \in g} N_{fc}` — the same numbers
     :func:`face_matrix` computes from the rows (a face's mean over all of its rows in the group;
     the integer-valued sums regroup exactly). ``face_mask`` keeps only some faces (the others
-    become NaN), e.g. one demographic group."""
-    idx, cells = cell_codes(fs.cells, list(keys))
-    n_fine, n_groups = fs.cells.height, cells.height
-    member = sparse.csr_matrix((np.ones(n_fine), (np.arange(n_fine), idx)), shape=(n_fine, n_groups))
+    become NaN), e.g. one demographic group; ``codes`` is ``cell_codes(fs.cells, keys)`` when the
+    caller has it already (several groupings of the same cells)."""
+    idx, cells = codes if codes is not None else cell_codes(fs.cells, list(keys))
     keep = np.ones(len(fs.faces), dtype=bool) if face_mask is None else face_mask
 
     def grouped(per_face_cell: F64) -> F64:
-        out = np.asarray((member.T @ per_face_cell.T).T)
-        out[~keep] = 0.0
-        return out
+        return group_columns(per_face_cell, idx, cells.height, keep)
 
     counts = grouped(fs.counts)
     values = ratio_means(grouped(fs.sums), counts, fs.scale)
     n_obs = counts.sum(axis=0)
     extra = {
-        col: ratio_means(grouped(row_sum).sum(axis=0), n_obs, scale)
+        col: ratio_means(group_totals(row_sum, idx, cells.height, keep), n_obs, scale)
         for col, (row_sum, scale) in fs.row_sums.items()
     }
     cells = cells.with_columns(

@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from cueshift.stats.kernels import POOLED, FaceMatrix, FaceSums, coarsen
+from cueshift.stats.kernels import POOLED, FaceMatrix, FaceSums, cell_codes, coarsen, regroup
 
 #: Grouping columns of each SBS level (``model_id`` is added for the per-model rows).
 LEVELS: Mapping[str, tuple[str, ...]] = {
@@ -91,8 +91,17 @@ def level_blocks(
         ``'demographic_group'``.
     """
     blocks: list[tuple[str, FaceMatrix]] = []
+    per_model: FaceSums | None = None  # the fine sums per face × model, for the demographic blocks
+    codes: dict[tuple[bool, tuple[str, ...]], tuple[NDArray[np.int64], pl.DataFrame]] = {}
     for spec in block_specs(levels, labels):
-        fm = coarsen(fine, spec.keys, face_mask=spec.face_mask)
+        source = fine
+        if spec.dimension is not None:  # faces of one group: their model (or pooled) sums, regrouped
+            per_model = per_model or regroup(fine, ("model_id",), display=True)
+            source = per_model
+        key = (source is fine, spec.keys)
+        if key not in codes:
+            codes[key] = cell_codes(source.cells, list(spec.keys))
+        fm = coarsen(source, spec.keys, face_mask=spec.face_mask, codes=codes[key])
         cells = fm.cells
         if spec.dimension is not None:
             cells = cells.with_columns(
