@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cueshift.stats._column_groups import group_columns, group_totals
+from cueshift.stats._column_groups import exact_group_totals, group_columns, group_totals
+from cueshift.stats._exact_means import exact_bincount
 
 
 def _direct(x: np.ndarray, idx: np.ndarray, n_groups: int, keep: np.ndarray) -> np.ndarray:
@@ -29,3 +30,14 @@ def test_group_columns_and_totals_equal_per_group_sums(scale, masked):
     np.testing.assert_array_equal(group_columns(x, idx, 7, keep), expected)
     np.testing.assert_array_equal(group_totals(x, idx, 7, keep), expected.sum(axis=0))
     assert masked is False or (group_columns(x, idx, 7, keep)[~keep] == 0).all()
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0**50])
+def test_exact_group_totals_equal_exact_bincount_of_the_kept_values(scale):
+    rng = np.random.default_rng(9)
+    x = rng.integers(-50, 50, size=(30, 40)).astype(np.float64) * scale
+    idx = rng.integers(0, 5, size=40)
+    keep = rng.random(30) < 0.5
+    expected = exact_bincount(np.tile(idx, int(keep.sum())), x[keep].ravel(), 5)
+    np.testing.assert_array_equal(exact_group_totals(x, idx, 5, keep), expected)
+    assert np.array_equal(expected, _direct(x, idx, 5, keep).sum(axis=0))

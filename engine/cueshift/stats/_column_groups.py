@@ -14,6 +14,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from cueshift.stats._exact_means import exact_bincount
+
 F64 = NDArray[np.float64]
 #: Integer-valued doubles whose sums stay below this add exactly in any order.
 FLOAT_EXACT = 2.0**52
@@ -38,6 +40,15 @@ def group_totals(x: F64, idx: NDArray[np.int64], n_groups: int, keep: NDArray[np
         return np.bincount(idx, weights=column_totals, minlength=n_groups).astype(np.float64)
     totals: F64 = group_columns(x, idx, n_groups, keep).sum(axis=0)
     return totals
+
+
+def exact_group_totals(x: F64, idx: NDArray[np.int64], n_groups: int, keep: NDArray[np.bool_]) -> F64:
+    """:func:`group_totals` exact in every range: beyond :math:`2^{52}` the kept values are added
+    as int64 (:func:`~cueshift.stats._exact_means.exact_bincount`)."""
+    column_totals, magnitude = _column_totals(x, keep)
+    if magnitude < FLOAT_EXACT:
+        return np.bincount(idx, weights=column_totals, minlength=n_groups).astype(np.float64)
+    return exact_bincount(np.tile(idx, int(np.count_nonzero(keep))), x[keep].ravel(), n_groups)
 
 
 def _membership(idx: NDArray[np.int64], n_groups: int) -> sparse.csr_matrix:

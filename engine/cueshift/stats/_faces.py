@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from cueshift.stats._column_groups import group_columns, group_totals
+from cueshift.stats._column_groups import exact_group_totals, group_columns, group_totals
 from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
 
 F64 = NDArray[np.float64]
@@ -256,16 +256,22 @@ def coarsen(
     return FaceMatrix(fs.faces, cells, values)
 
 
-def row_means(fs: FaceSums, keys: Sequence[str], *, face_mask: NDArray[np.bool_]) -> pl.DataFrame:
+def row_means(
+    fs: FaceSums,
+    keys: Sequence[str],
+    *,
+    face_mask: NDArray[np.bool_],
+    codes: tuple[NDArray[np.int64], pl.DataFrame] | None = None,
+) -> pl.DataFrame:
     r"""Mean of the value over the *rows* (not the faces) of the faces in ``face_mask``, per group of
     fine cells of ``keys``: :math:`\sum_{f,c \in g} S_{fc} / \sum_{f,c \in g} N_{fc}` — what
     :func:`group_means` gives on those faces' rows, without touching the rows again (the sums are
-    integer-valued, so regrouping is exact). Groups without a row of those faces are left out.
+    integer-valued, so regrouping is exact). Groups without a row of those faces are left out;
+    ``codes`` as in :func:`coarsen`.
 
     Returns ``keys`` columns, ``mean`` and ``n`` (rows)."""
-    idx, cells = cell_codes(fs.cells, list(keys))
-    n_kept = int(np.count_nonzero(face_mask))
-    sums = exact_bincount(np.tile(idx, n_kept), fs.sums[face_mask].ravel(), cells.height)
+    idx, cells = codes if codes is not None else cell_codes(fs.cells, list(keys))
+    sums = exact_group_totals(fs.sums, idx, cells.height, face_mask)
     counts = np.bincount(idx, weights=fs.counts[face_mask].sum(axis=0), minlength=cells.height).astype(
         np.float64
     )

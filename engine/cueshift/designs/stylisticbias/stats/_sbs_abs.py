@@ -18,6 +18,7 @@ from cueshift.stats.kernels import (
     BootstrapResult,
     FaceMatrix,
     FaceSums,
+    cell_codes,
     group_means,
     mean_abs_interval,
     row_means,
@@ -107,12 +108,12 @@ def demographic_abs(fine: FaceSums, labels: Mapping[str, NDArray[np.object_]]) -
         ``model_id`` (or pooled), ``dimension``, ``group`` and ``abs_point``; empty without labels.
     """
     parts = []
+    keys = ["model_id", "variation_value", "scenario_id"]
+    codes = cell_codes(fine.cells, keys)  # the same cells for every group
     for dim, group_of in labels.items():
         cell = pl.concat(
             [
-                row_means(
-                    fine, ["model_id", "variation_value", "scenario_id"], face_mask=group_of == g
-                ).select(
+                row_means(fine, keys, face_mask=group_of == g, codes=codes).select(
                     "model_id", pl.lit(g).alias(dim), "variation_value", "scenario_id", a=pl.col("mean").abs()
                 )
                 for g in sorted({g for g in group_of if g is not None})
