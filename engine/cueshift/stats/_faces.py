@@ -127,10 +127,19 @@ def _face_cell_index(
 
 
 def encode_categories(series: pl.Series, categories: list[str]) -> NDArray[np.int64]:
-    """Index of each value in ``categories`` (−1 for null), by a hash lookup (no sort, no join)."""
-    lookup = pl.DataFrame({"__v": categories}, schema={"__v": series.dtype}).with_row_index("__i")
-    coded = series.to_frame("__v").join(lookup, on="__v", how="left", maintain_order="left")["__i"]
+    """Index of each value in ``categories`` (−1 for null or a value not among them), by a hash
+    lookup (no sort): a cast to an enum of ``categories`` for strings, else a join."""
+    if series.dtype == pl.String and _distinct_strings(categories):
+        coded = series.cast(pl.Enum(categories), strict=False).to_physical()
+    else:
+        lookup = pl.DataFrame({"__v": categories}, schema={"__v": series.dtype}).with_row_index("__i")
+        coded = series.to_frame("__v").join(lookup, on="__v", how="left", maintain_order="left")["__i"]
     return coded.fill_null(-1).cast(pl.Int64).to_numpy()
+
+
+def _distinct_strings(values: list[str]) -> bool:
+    """Whether ``values`` are strings, none repeated (what an enum's categories must be)."""
+    return all(isinstance(v, str) for v in values) and len(set(values)) == len(values)
 
 
 def cell_codes(frame: pl.DataFrame, keys: list[str]) -> tuple[NDArray[np.int64], pl.DataFrame]:
