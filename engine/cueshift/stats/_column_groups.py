@@ -61,14 +61,20 @@ def _membership(idx: NDArray[np.int64], n_groups: int) -> sparse.csr_matrix:
 def _group_columns(
     x: F64, idx: NDArray[np.int64], n_groups: int, keep: NDArray[np.bool_]
 ) -> tuple[F64, float]:  # pragma: no cover - numba
-    """Column sums of ``x`` per group on the kept rows, and the sum of |x| there."""
+    """Column sums of ``x`` per group on the kept rows, and the sum of |x| there; a run of adjacent
+    cells of one group (sorted fine cells) is added up before it is stored."""
     out = np.zeros((x.shape[0], n_groups))
     magnitude = 0.0
+    n_cells = x.shape[1]
     for f in range(x.shape[0]):
         if keep[f]:
-            for c in range(x.shape[1]):
-                out[f, idx[c]] += x[f, c]
+            run = 0.0
+            for c in range(n_cells):
+                run += x[f, c]
                 magnitude += abs(x[f, c])
+                if c + 1 == n_cells or idx[c + 1] != idx[c]:
+                    out[f, idx[c]] += run
+                    run = 0.0
     return out, magnitude
 
 
