@@ -6,7 +6,8 @@ data). A bootstrap replicate is a vector of face multiplicities ``w`` (faces dra
 replacement, the unit being the face, never an image or a judgment); every cell's replicate
 mean is then :math:`\\sum_f w_f x_{fc} / \\sum_f w_f [x_{fc}\\text{ observed}]`, so all cells of
 all levels share one draw of faces per replicate and the whole study is a few matrix
-products plus a parallel sort per cell.
+products plus a parallel selection of each cell's quantiles
+(:mod:`~cueshift.stats._replicate_kernels`).
 """
 
 from __future__ import annotations
