@@ -36,9 +36,10 @@ def crossed_model_cells(
 
 
 def _fit(
-    delta: pl.DataFrame, category_map: Mapping[str, str], crossed: str
+    delta: pl.DataFrame, category_map: Mapping[str, str], crossed: str, cells: pl.DataFrame | None = None
 ) -> tuple[pl.DataFrame, FaceBlocks, RemlFit] | None:
-    cells = crossed_model_cells(delta, category_map=category_map, crossed=crossed)
+    if cells is None:
+        cells = crossed_model_cells(delta, category_map=category_map, crossed=crossed)
     if cells.height == 0 or min(cells[f].n_unique() for f in FACTORS) < 2:
         return None
     blocks = cell_blocks(cells, FACTORS, crossed=crossed)
@@ -55,6 +56,7 @@ def crossed_model(
     seed: int = 0,
     confidence_level: float = 0.95,
     max_refits: int = CROSSED_REFITS,
+    cells: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     r"""Table 10's model with crossed random intercepts for faces and scenarios:
 
@@ -73,7 +75,8 @@ def crossed_model(
     :func:`cueshift.stats.mixed_model` — Wald F and η²p per factor, Nakagawa R²m/R²c with both
     intercept variances in the conditional part — and the same bootstrap intervals (faces
     resampled, scenarios held fixed: the intervals do not count the scenarios' sampling) on at
-    most ``max_refits`` refits.
+    most ``max_refits`` refits. ``cells``: :func:`crossed_model_cells` of ``delta`` (same
+    ``category_map`` and ``crossed``) already computed; the rows are then not read.
 
     References
     ----------
@@ -83,7 +86,7 @@ def crossed_model(
        R² and intra-class correlation coefficient from generalized linear mixed-effects models
        revisited and expanded. *J. R. Soc. Interface* 14, 20170213.
     """
-    fitted = _fit(delta, category_map, crossed)
+    fitted = _fit(delta, category_map, crossed, cells)
     if fitted is None:
         return pl.DataFrame(schema=_CROSSED_SCHEMA)
     cells, blocks, fit = fitted

@@ -69,6 +69,7 @@ def mixed_model(
     confidence_level: float = 0.95,
     max_refits: int = MODEL_REFITS,
     estimator: Literal["statsmodels", "reml"] = "statsmodels",
+    cells: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     r"""Mixed model :math:`\Delta_{fvs} = \mu + \alpha_v + \gamma_s + u_f + \varepsilon_{fvs}` (Table 10).
 
@@ -107,6 +108,8 @@ def mixed_model(
     percentile interval re-centred on the bias-corrected value, clamped to [0, 1] and holding the estimate
     (:func:`cueshift.stats._effect_intervals.bias_shifted_interval`: both statistics are biased
     upward, and a plain percentile interval can miss them near zero). ``n_resamples=0``: none.
+    ``cells``: :func:`mixed_model_cells` of ``delta`` (same ``category_map``) already computed;
+    the rows are then not read.
 
     Returns
     -------
@@ -124,7 +127,9 @@ def mixed_model(
         raise ValueError("df_denominator must be 'residual'")
     if estimator == "reml" and not reml:
         raise ValueError("estimator='reml' fits by REML only (reml=True)")
-    cells = mixed_model_cells(delta, category_map=category_map).sort("face_id", *FACTORS)
+    if cells is None:
+        cells = mixed_model_cells(delta, category_map=category_map)
+    cells = cells.sort("face_id", *FACTORS)
     if min(cells[f].n_unique() for f in FACTORS) < 2:  # a factor with one level: no model to fit
         return pl.DataFrame(schema=EMPTY_RESULT)
     blocks = cell_blocks(cells, FACTORS)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.designs.stylisticbias.run_reads import model_cells_once
+from cueshift.designs.stylisticbias.stats import model_level_cells
 from cueshift.stats import analysis, crossed_model, variance_components
 
 
@@ -29,6 +31,7 @@ def _crossed(ctx: Context) -> pl.DataFrame:
         n_resamples=ctx.inputs.n_resamples,
         seed=ctx.inputs.seed,
         confidence_level=ctx.inputs.confidence_level,
+        cells=model_level_cells(model_cells_once(ctx), crossed=True),
     )
 
 

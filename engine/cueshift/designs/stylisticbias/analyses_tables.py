@@ -20,6 +20,7 @@ from cueshift.designs.stylisticbias.stats import (
     demographic_variation_table,
     face_anova,
     fashion_age_table,
+    model_level_cells,
     model_summary,
     negativity_asymmetry,
     sbs_levels,
@@ -134,6 +135,7 @@ def _mixed(ctx: Context) -> pl.DataFrame:
         seed=ctx.inputs.seed,
         confidence_level=ctx.inputs.confidence_level,
         estimator="reml",
+        cells=model_level_cells(model_cells_once(ctx), crossed=False),
     )
 
 

@@ -35,7 +35,7 @@ from cueshift.designs.stylisticbias.stats._metrics import (
 )
 from cueshift.designs.stylisticbias.stats._missing import missing_rates, missing_shift
 from cueshift.designs.stylisticbias.stats._missing_ordering import missing_by_ordering, missing_lean
-from cueshift.designs.stylisticbias.stats._model_cells import ModelCells, model_cells
+from cueshift.designs.stylisticbias.stats._model_cells import ModelCells, model_cells, model_level_cells
 from cueshift.designs.stylisticbias.stats._noise import (
     ALL_PLACEBOS,
     attributes_vs_floor,
@@ -99,6 +99,7 @@ __all__ = [
     "missing_shift",
     "model_cells",
     "model_differences",
+    "model_level_cells",
     "model_summary",
     "negativity_asymmetry",
     "noise_floor",

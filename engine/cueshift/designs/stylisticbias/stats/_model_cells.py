@@ -4,7 +4,7 @@ variation and scenario without joining rows."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,6 +14,7 @@ from scipy import sparse
 
 from cueshift.stats.kernels import (
     F64,
+    LME_CATEGORY_MAP,
     FaceMatrix,
     cell_codes,
     count_denominator,
@@ -153,3 +154,42 @@ def model_cells(delta: pl.DataFrame) -> ModelCells:
     sums = exact_bincount(slot, numerators, size).reshape(shape)
     counts = np.bincount(slot, minlength=size).astype(np.float64).reshape(shape)
     return ModelCells([str(m) for m in models], [str(f) for f in faces], cells, sums, counts, scale)
+
+
+#: Sums of integer-valued doubles whose absolute values add up to less than this are exact.
+_EXACT_SUM = 2.0**52
+
+
+def face_cell_means(
+    cells: ModelCells, keys: Sequence[str], relabel: Mapping[str, str] | None = None
+) -> pl.DataFrame | None:
+    """Mean Δ per face × cell of ``keys`` over every model's rows, ``variation_category``
+    relabelled by ``relabel`` first: the frame ``group_means(rows, ["face_id", *keys], "delta")``
+    without ``n``, sorted by ``face_id`` then ``keys`` — the same doubles, from the exact slot sums
+    instead of the rows (the same rows, so the same scale). ``None`` without rows or where a sum
+    over models might not be exact."""
+    if not cells.models or float(np.abs(cells.sums).sum()) >= _EXACT_SUM:
+        return None
+    fine = cells.cells
+    if relabel:
+        fine = fine.with_columns(pl.col("variation_category").replace(dict(relabel)))
+    idx, groups = cell_codes(fine, list(keys))
+    n_fine = fine.height
+    level = Grouping(
+        groups,
+        sparse.csr_matrix((np.ones(n_fine), (np.arange(n_fine), idx)), shape=(n_fine, groups.height)),
+    )
+    counts = level.sum(cells.counts.sum(axis=0))
+    means = ratio_means(level.sum(cells.sums.sum(axis=0)), counts, cells.scale)
+    face, cell = np.nonzero(counts > 0)
+    out = pl.DataFrame({"face_id": pl.Series(cells.faces, dtype=pl.String).gather(face)})
+    out = out.hstack(groups[cell]).with_columns(delta=pl.Series(means[face, cell]))
+    return out.sort("face_id", *keys)
+
+
+def model_level_cells(cells: ModelCells, *, crossed: bool) -> pl.DataFrame | None:
+    """The cells of Table 10's models from the laid-out rows (:func:`face_cell_means`):
+    :func:`cueshift.stats.mixed_model_cells` (``crossed=False``) or
+    :func:`cueshift.stats.crossed_model_cells` (``True``), both with their default arguments."""
+    keys = ("variation_category", "scenario_category", *(("scenario_id",) if crossed else ()))
+    return face_cell_means(cells, keys, LME_CATEGORY_MAP)
