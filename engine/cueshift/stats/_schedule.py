@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import queue
+import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import numba
 import numpy as np
@@ -41,6 +42,10 @@ class Outcome:
     seconds: float
 
 
+#: Where each analysis thread posts its name and outcome (or the error it raised).
+_Posted: TypeAlias = "queue.SimpleQueue[tuple[str, Outcome | BaseException]]"
+
+
 def run_analyses_in_order(
     items: Sequence[Analysis[Any]],
     ctx: AnalysisContext[Any],
@@ -57,23 +62,40 @@ def run_analyses_in_order(
             done(item, _compute(item, ctx))
         return
     declared = {item.name for item in items}
-    pending, running, finished = list(items), dict[Future[Outcome], Analysis[Any]](), set[str]()
-    with ThreadPoolExecutor(workers, thread_name_prefix="cueshift-analysis") as pool:
-        while pending or running:
-            for item in list(pending):
-                if len(running) >= workers:
-                    break
-                waits = any(name in declared and name not in finished for name in item.after)
-                if waits or (item.database and any(other.database for other in running.values())):
-                    continue
-                pending.remove(item)
-                started(item)
-                running[pool.submit(_compute, item, ctx)] = item
-            completed, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in sorted(completed, key=lambda f: items.index(running[f])):
-                item = running.pop(future)
-                done(item, future.result())
-                finished.add(item.name)
+    pending, running, finished = list(items), dict[str, Analysis[Any]](), set[str]()
+    outcomes: _Posted = queue.SimpleQueue()
+    while pending or running:
+        for item in list(pending):
+            if len(running) >= workers:
+                break
+            waits = any(name in declared and name not in finished for name in item.after)
+            if waits or (item.database and any(other.database for other in running.values())):
+                continue
+            pending.remove(item)
+            started(item)
+            running[item.name] = item
+            # daemon threads: Ctrl-C or SIGTERM ends the process at once, without waiting for the
+            # analyses still running (nothing is written before every analysis is done)
+            threading.Thread(target=_post, args=(item, ctx, outcomes), daemon=True).start()
+        name, outcome = outcomes.get()
+        item = running.pop(name)
+        if isinstance(outcome, BaseException):
+            for _ in running:  # the analyses beside it end before the error is raised
+                outcomes.get()
+            raise outcome
+        done(item, outcome)
+        finished.add(name)
+
+
+def _post(
+    item: Analysis[Any],
+    ctx: AnalysisContext[Any],
+    outcomes: _Posted,
+) -> None:
+    try:
+        outcomes.put((item.name, _compute(item, ctx)))
+    except BaseException as exc:  # handed to the scheduling thread, which raises it
+        outcomes.put((item.name, exc))
 
 
 def _compute(item: Analysis[Any], ctx: AnalysisContext[Any]) -> Outcome:
