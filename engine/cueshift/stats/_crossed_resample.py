@@ -17,13 +17,13 @@ from scipy import sparse
 
 from cueshift.stats._crossed_variance import crossed_jackknife, t_calibrated
 from cueshift.stats._faces import F64, FaceSums, cell_codes, encode_categories
+from cueshift.stats._replicate_kernels import share_below
 from cueshift.stats._resample import (
     CHUNK_BYTES,
     BootstrapResult,
     CIMethod,
     _cell_interval,
     _jackknife_acceleration,
-    _share_below,
 )
 
 #: The ``--generalise`` questions: over faces (scenarios fixed), or over faces and scenarios.
@@ -179,7 +179,7 @@ def crossed_bootstrap(
         weight = np.einsum("frb,bf->rb", drawn.astype(np.float64), face_weights)
         with np.errstate(invalid="ignore", divide="ignore"):
             rep = np.ascontiguousarray(total / weight)
-        share = _share_below(rep, estimate[cols])
+        share = share_below(rep, estimate[cols])
         if not redrawn:  # scenarios held fixed: the face-level bootstrap, as cluster_bootstrap
             low[cols], high[cols] = _cell_interval(rep, share, accel[cols], confidence_level, method)
             continue

@@ -21,15 +21,13 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from cueshift.stats._replicate_kernels import replicate_means, row_moments, row_quantiles, share_below
+from cueshift.stats._replicate_kernels import replicate_means, row_moments, row_quantiles
 
 F64 = NDArray[np.float64]
 Alternative = Literal["two-sided", "less", "greater"]
 CIMethod = Literal["bca", "percentile"]
 #: Memory budget of one block of resampled statistics (bytes); larger jobs run in chunks.
 CHUNK_BYTES = 64 * 2**20
-#: The share of replicates below the estimate, under the name the crossed bootstrap imports.
-_share_below = share_below
 
 
 @numba.njit(parallel=True, cache=True)

@@ -103,16 +103,15 @@ def run_suite(
                 bar.advance(task)
 
         run_analyses_in_order(declared, ctx, workers, started, done)
-    results = {item.name: outcomes[item.name].frame for item in declared}
+    computed: dict[str, pl.DataFrame] = {}  # in declaration order, whatever order they ended in
+    manifest_rows = []
     for item in declared:
-        if results[item.name] is None:
-            (note or _print_note)(item.name, outcomes[item.name].reason)
-    manifest_rows = [
-        _manifest_row(item, frame, settings, outcomes[item.name].seconds)
-        for item in declared
-        if (frame := results[item.name]) is not None
-    ]
-    computed = {name: frame for name, frame in results.items() if frame is not None}
+        outcome = outcomes[item.name]
+        if outcome.frame is None:
+            (note or _print_note)(item.name, outcome.reason)
+        else:
+            computed[item.name] = outcome.frame
+            manifest_rows.append(_manifest_row(item, outcome.frame, settings, outcome.seconds))
     if write:
         manifest = validate_result("manifest", manifest_frame(manifest_rows))
         # a full run leaves no table of an earlier run that this one did not write (an analysis
