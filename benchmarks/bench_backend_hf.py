@@ -53,11 +53,11 @@ import transformers
 from bench_markdown import replace_section
 from PIL import Image
 
-from cueshift.infer.backends.base import ImageRecord, StudyContext
-from cueshift.infer.backends.hf import TransformersBackend
-from cueshift.infer.backends.hf_prompts import chat_text
-from cueshift.infer.stand_ins import tiny, tiny_parts
-from cueshift.infer.stand_ins.tiny import ARCHS, build_tiny
+from cueshift.inference.backends.base import ImageRecord, StudyContext
+from cueshift.inference.backends.hf import TransformersBackend
+from cueshift.inference.backends.hf_prompts import chat_text
+from cueshift.inference.stand_ins import tiny, tiny_parts
+from cueshift.inference.stand_ins.tiny import ARCHS, build_tiny
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERINGS, RELEASED_TEMPLATE, STYLISTICBIAS_25
 
@@ -272,7 +272,7 @@ two candidates are within rounding of each other (the per-row seeds are kept). F
 same batched calls in float32 agree with (iii) in
 {gen[1] - moved_by_precision} of {gen[1]} rows: the precision itself moves {verdict} answers
 ({moved_by_precision}) than batching does ({moved_by_batching}). In float32 the batched path equals the
-per-prompt loop row for row on the GPU as on the CPU (`tests/infer/test_hf_cuda.py`: the tiny
+per-prompt loop row for row on the GPU as on the CPU (`tests/inference/test_hf_cuda.py`: the tiny
 models of every architecture class)."""
 
 

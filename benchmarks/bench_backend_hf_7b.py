@@ -41,12 +41,12 @@ import transformers
 from bench_backend_hf import make_images
 from PIL import Image
 
-from cueshift.infer.backends.base import StudyContext
-from cueshift.infer.backends.hf import TransformersBackend
-from cueshift.infer.backends.hf_prompts import chat_text, encode_image
-from cueshift.infer.backends.hf_score import prefix_cache
-from cueshift.infer.backends.hf_static import row_bytes
-from cueshift.infer.stand_ins.tiny_parts import ChatTemplate, build_tokenizer
+from cueshift.inference.backends.base import StudyContext
+from cueshift.inference.backends.hf import TransformersBackend
+from cueshift.inference.backends.hf_prompts import chat_text, encode_image
+from cueshift.inference.backends.hf_score import prefix_cache
+from cueshift.inference.backends.hf_static import row_bytes
+from cueshift.inference.stand_ins.tiny_parts import ChatTemplate, build_tokenizer
 from cueshift.plan.throughput import COLUMNS
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERINGS, RELEASED_TEMPLATE, STYLISTICBIAS_25

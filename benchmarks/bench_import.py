@@ -46,7 +46,7 @@ from PIL import Image
 from cueshift import store
 from cueshift.images.release_judgments import SCHEMA, parse_judgment, read_judgment_tree
 from cueshift.imports.judgments import import_judgments
-from cueshift.infer.parser import parse_answer
+from cueshift.inference.parser import parse_answer
 from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bench_backend_hf import backend_run, build_model, make_images, same_rows
 
-from cueshift.infer.backends.base import StudyContext
+from cueshift.inference.backends.base import StudyContext
 from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25
 
 

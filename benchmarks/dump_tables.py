@@ -52,7 +52,7 @@ def _cli(*args: str) -> str:
 def dump(out: Path, only: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     # the tiny transformers study loads a checkpoint built in code (studies/tiny-transformers.toml)
-    subprocess.run([sys.executable, "-m", "cueshift.infer.stand_ins.tiny", "llava_next",
+    subprocess.run([sys.executable, "-m", "cueshift.inference.stand_ins.tiny", "llava_next",
                     ".cueshift-cache/tiny-llava_next"], check=True, capture_output=True)
     for case, (study, options) in CASES.items():
         if only and case not in only:

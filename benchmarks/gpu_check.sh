@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU check of the transformers backend (docs/decisions.md; BENCHMARKS.md "transformers backend at 7 B"), for a lent
 # CUDA machine, about 8 minutes in all:
-#   1. tests/infer/test_hf_cuda.py (tiny models of every architecture class on the GPU: score mode,
+#   1. tests/inference/test_hf_cuda.py (tiny models of every architecture class on the GPU: score mode,
 #      batched and static-cache generate mode equal to the CPU / per-prompt answers in float32, compiled
 #      decoding, the bfloat16 answer-distribution test);                                  <= 210 s
 #   2. bench_backend_hf.py --scale 7b: a random 7 B LLaVA-NeXT with a CLIP-L/336 tower in bfloat16,
@@ -43,8 +43,8 @@ print('transformers', transformers.__version__)"
     git -C "$ROOT" log --oneline -1 2>/dev/null || true
 } >"$OUT/environment.txt" 2>&1 || echo "environment: incomplete (see environment.txt)" | tee -a "$OUT/gpu_check.log"
 
-step "pytest tests/infer/test_hf_cuda.py" 210 pytest_cuda.log \
-    "$PY" -m pytest -q -p no:cacheprovider --durations=20 tests/infer/test_hf_cuda.py
+step "pytest tests/inference/test_hf_cuda.py" 210 pytest_cuda.log \
+    "$PY" -m pytest -q -p no:cacheprovider --durations=20 tests/inference/test_hf_cuda.py
 
 step "bench_backend_hf.py --scale 7b" 260 bench_7b.log \
     "$PY" benchmarks/bench_backend_hf.py --scale 7b --dtype bfloat16 --images 2 --size 512 --batches 32,64,128 \

@@ -60,7 +60,7 @@ class MissingShiftSchema(Tested, Interval):
 
 class MissingOrderingSchema(Interval):
     """``result_missing_by_ordering``: per model (and pooled) x ordering x the letter the invalid
-    answers would have named (``a``, ``b``, ``both``, ``none``; :func:`cueshift.infer.parser.
+    answers would have named (``a``, ``b``, ``both``, ``none``; :func:`cueshift.inference.parser.
     named_letter`) and the pole that letter holds in the ordering: the face-level share of the
     ordering's answers that are invalid and name that letter, with its face-level interval."""
 

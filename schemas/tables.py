@@ -15,7 +15,7 @@ from cueshift.schemas.designs import DESIGN_TABLE_SCHEMAS
 
 OUTCOMES = ["favorable", "unfavorable", "invalid"]
 LETTERS = ["a", "b"]
-#: Why the strict parser refused an answer (:data:`cueshift.infer.parser.REASONS` less the two
+#: Why the strict parser refused an answer (:data:`cueshift.inference.parser.REASONS` less the two
 #: valid ones, 'letter' and 'descriptor').
 INVALID_REASONS = ["empty", "refusal", "hedge", "neither", "both", "negated", "conflict", "no_answer"]
 

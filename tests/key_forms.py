@@ -1,6 +1,6 @@
 """The forms in which a server may echo an API key, and a search for any of them in a text.
 
-Used by the redaction property tests (``tests/infer/test_openai_redact.py``) and the key-leak
+Used by the redaction property tests (``tests/inference/test_openai_redact.py``) and the key-leak
 hardening tests (``tests/hardening/test_api_key_leaks.py``).
 """
 
@@ -11,7 +11,7 @@ import json
 import urllib.parse
 from collections.abc import Callable
 
-from cueshift.infer.backends.openai_redact import MIN_PARTIAL
+from cueshift.inference.backends.openai_redact import MIN_PARTIAL
 
 
 def json_escaped(s: str) -> str:

@@ -2,8 +2,8 @@
 
 Pipeline order, lowest first (docs/architecture.md)::
 
-    errors, extras, schemas < study < images < infer < store < views < stats < render < designs < execution
-    < imports < plan < api < cli, viewer
+    errors, extras, schemas < study < images < inference < store < views < stats < render < designs
+    < execution < imports < plan < api < cli, viewer
 
 A module may import its own layer and any layer below it; ``designs`` wires the layers together,
 ``plan`` runs the designs' analyses on simulated studies, and only the command line sits above them.
@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "extras", "schemas", "sql", "studies"),
     ("study",),
     ("images",),
-    ("infer",),
+    ("inference",),
     ("store",),
     ("views",),
     ("stats",),
@@ -135,7 +135,7 @@ def test_no_import_cycles() -> None:
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles[:20])
 
 
-@pytest.mark.parametrize("package", ["stats", "infer", "store", "designs", "execution", "render"])
+@pytest.mark.parametrize("package", ["stats", "inference", "store", "designs", "execution", "render"])
 def test_layer_folders_exist(package: str) -> None:
     assert (PACKAGE_ROOT / package / "__init__.py").is_file()
 

@@ -12,8 +12,6 @@ the models (torch) nor the report stack.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +31,7 @@ _LAZY: dict[str, str] = {
     "Study": "cueshift.api",
     "analyze": "cueshift.api",
     "audit": "cueshift.api",
+    "infer": "cueshift.api",
     "report": "cueshift.api",
     "CueshiftError": "cueshift.errors",
 }
@@ -53,35 +52,3 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted([*__all__, "__version__"])
 
-
-class _Infer:
-    """``cs.infer``: calls :func:`cueshift.api.infer` (see its help); any other attribute is the
-    subpackage ``cueshift.infer``'s, so ``import cueshift.infer.backends as backends`` still works."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.__wrapped__(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "__wrapped__":  # the function itself: its signature and docstring
-            return importlib.import_module("cueshift.api").infer
-        return getattr(importlib.import_module("cueshift.infer"), name)
-
-    def __repr__(self) -> str:
-        return "<function cueshift.infer (cueshift.api.infer)>"
-
-
-class _Package(types.ModuleType):
-    """``cueshift`` itself: ``cs.infer`` stays the function once the subpackage ``cueshift.infer``
-    is imported (the import system binds a loaded subpackage as an attribute of its parent)."""
-
-    @property
-    def infer(self) -> Any:
-        return _INFER
-
-    @infer.setter
-    def infer(self, package: Any) -> None:
-        """The import system binding the subpackage: it stays reachable through ``sys.modules``."""
-
-
-_INFER = _Infer()
-sys.modules[__name__].__class__ = _Package

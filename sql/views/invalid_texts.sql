@@ -1,6 +1,6 @@
 -- invalid_texts: the distinct texts of invalid answers per model x face x scenario x ordering,
 -- with the scenario's two descriptors, so an analysis can read which option each would have
--- named (cueshift.infer.parser.named_letter) once per distinct text rather than once per answer.
+-- named (cueshift.inference.parser.named_letter) once per distinct text rather than once per answer.
 CREATE OR REPLACE VIEW invalid_texts AS
 SELECT
     j.model_id,

@@ -22,7 +22,7 @@ from cueshift.designs._audit_clip import attribute_values, clip_rows, cue_prompt
 from cueshift.designs.audit import EditPairs, benchmark_edit_pairs, measure_edit_audit, pixel_rows  # noqa: E402
 from cueshift.designs.registry import design_of, load_study  # noqa: E402
 from cueshift.images.demo import plan  # noqa: E402
-from cueshift.infer.stand_ins.tiny_clip import build_tiny_clip, save_tiny_clip  # noqa: E402
+from cueshift.inference.stand_ins.tiny_clip import build_tiny_clip, save_tiny_clip  # noqa: E402
 from cueshift.store import open_study  # noqa: E402
 from cueshift.study.audit import AuditConfig  # noqa: E402
 

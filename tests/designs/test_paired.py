@@ -190,8 +190,8 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
         from cueshift.designs.forced_choice import image_records
         from cueshift.designs.paired import prepared_study
         from cueshift.images import load_benchmark
-        from cueshift.infer.backends import StudyContext
-        from cueshift.infer.stand_ins.simulated import SimulatedBackend
+        from cueshift.inference.backends import StudyContext
+        from cueshift.inference.stand_ins.simulated import SimulatedBackend
 
         prepared = prepared_study(study)
         bench = load_benchmark(prepared.benchmark, prepared.variations, progress=False)

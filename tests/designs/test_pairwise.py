@@ -18,8 +18,8 @@ from cueshift.designs.pairwise.workload import plan_pairs
 from cueshift.errors import CueshiftError
 from cueshift.execution.runner import run_study
 from cueshift.images.human_ratings import read_long_ratings, read_stimuli
-from cueshift.infer.parser_pairwise import parse_pairwise_answer, parse_rating
-from cueshift.infer.stand_ins.simulated_designs import PairwiseJudgeSettings, pairwise_win_probability
+from cueshift.inference.parser_pairwise import parse_pairwise_answer, parse_rating
+from cueshift.inference.stand_ins.simulated_designs import PairwiseJudgeSettings, pairwise_win_probability
 
 STUDY = Path(__file__).resolve().parents[2] / "studies" / "pairwise-002.toml"
 

@@ -20,7 +20,7 @@ from cueshift.designs import analyze_design, load_study, parse_study
 from cueshift.designs.probe import stats as pst
 from cueshift.execution.runner import run_study
 from cueshift.images.synthetic import synthetic_human_ratings
-from cueshift.infer.stand_ins.simulated_designs import latent_impressions
+from cueshift.inference.stand_ins.simulated_designs import latent_impressions
 from cueshift.study.scenarios_004 import OMI_34, SYNTHETIC_CLUSTERS
 from cueshift.study.sections import SyntheticRaters
 

@@ -181,9 +181,9 @@ def test_random_init_clip_differs_from_its_checkpoint(monkeypatch: pytest.Monkey
     pytest.importorskip("transformers")
     import torch
 
-    from cueshift.infer.backends.clip import encoder_key, load_clip
-    from cueshift.infer.backends.clip_probe import parse_settings
-    from cueshift.infer.stand_ins.checkpoints import resolve_checkpoint
+    from cueshift.inference.backends.clip import encoder_key, load_clip
+    from cueshift.inference.backends.clip_probe import parse_settings
+    from cueshift.inference.stand_ins.checkpoints import resolve_checkpoint
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     path = resolve_checkpoint("cueshift:tiny-random-clip")

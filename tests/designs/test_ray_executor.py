@@ -160,7 +160,7 @@ def test_a_killed_driver_loses_nothing_and_the_next_run_resumes(
 def test_tiny_transformers_on_ray_equal_the_local_run_with_a_worker_killed(
     cluster: None, cache: Path, tmp_path: Path
 ) -> None:
-    from cueshift.infer.stand_ins.tiny import build_tiny_model
+    from cueshift.inference.stand_ins.tiny import build_tiny_model
 
     checkpoint = build_tiny_model("qwen2_vl", tmp_path / "tiny-qwen2-vl")
     study = load_study(Path(__file__).parents[2] / "studies" / "tiny-transformers.toml")
@@ -278,7 +278,7 @@ def test_an_openai_model_gets_one_client_actor_per_server(cluster: None, cache: 
 
     from cueshift.designs.registry import parse_study
     from tests.hardening.openai_study import study_data
-    from tests.infer.chat_server import serve
+    from tests.inference.chat_server import serve
 
     servers = serve()
     make = next(servers)

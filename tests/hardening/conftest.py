@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.infer.chat_server import ChatServer, serve
+from tests.inference.chat_server import ChatServer, serve
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ import pytest
 from cueshift.errors import CueshiftError
 from cueshift.execution.runner import run_study
 from tests.hardening.openai_study import served_study, study_data, toml_of
-from tests.infer.chat_server import ChatServer
+from tests.inference.chat_server import ChatServer
 from tests.key_forms import leaks
 
 pytestmark = pytest.mark.timeout(120)

@@ -22,7 +22,7 @@ import pytest
 from cueshift.errors import CueshiftError
 from cueshift.execution.runner import run_study
 from tests.hardening.openai_study import served_study, study_data, toml_of
-from tests.infer.chat_server import ChatServer
+from tests.inference.chat_server import ChatServer
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -17,8 +17,8 @@ from cueshift.errors import BenchmarkError
 from cueshift.images import load_benchmark
 from cueshift.images.demo import plan
 from cueshift.images.placebos import PLACEBO_FOLDER, lossless_reencode
-from cueshift.infer.stand_ins.simulated.settings import SimulatedSettings
-from cueshift.infer.stand_ins.simulated.truth import content_logit, population_delta
+from cueshift.inference.stand_ins.simulated.settings import SimulatedSettings
+from cueshift.inference.stand_ins.simulated.truth import content_logit, population_delta
 from cueshift.schemas import ImageSchema
 from cueshift.study.config import BenchmarkConfig
 from cueshift.study.variations import IDENTICAL_COPY, LOSSLESS_REENCODE, PLACEBO_FEATURE_KEY, VariationFilter

@@ -18,7 +18,7 @@ from PIL import Image  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from cueshift.cli import app  # noqa: E402
-from cueshift.infer.stand_ins.tiny_clip import save_tiny_clip  # noqa: E402
+from cueshift.inference.stand_ins.tiny_clip import save_tiny_clip  # noqa: E402
 from tests.hardening.failing import one_line  # noqa: E402
 
 RUNNER = CliRunner()

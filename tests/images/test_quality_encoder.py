@@ -14,9 +14,9 @@ pytest.importorskip("transformers")
 from PIL import Image  # noqa: E402
 
 from cueshift.errors import ConfigError  # noqa: E402
-from cueshift.infer.embedding_cache import MemoryEmbeddingCache  # noqa: E402
-from cueshift.infer.identity import IdentityEncoder, encoder_name  # noqa: E402
-from cueshift.infer.stand_ins.tiny_clip import build_tiny_clip, save_tiny_clip  # noqa: E402
+from cueshift.inference.embedding_cache import MemoryEmbeddingCache  # noqa: E402
+from cueshift.inference.identity import IdentityEncoder, encoder_name  # noqa: E402
+from cueshift.inference.stand_ins.tiny_clip import build_tiny_clip, save_tiny_clip  # noqa: E402
 from cueshift.stats import row_cosines  # noqa: E402
 
 

@@ -15,7 +15,7 @@ from rich.console import Console
 from cueshift.images.release_echo import answer_span
 from cueshift.imports.console import print_judgment_summary
 from cueshift.imports.judgments import import_judgments
-from cueshift.infer.parser import parse_answer
+from cueshift.inference.parser import parse_answer
 from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
 from tests.images.release_layout import release_study, write_release_images, write_release_judgments

@@ -14,7 +14,7 @@ from cueshift.cli import app
 from cueshift.errors import CueshiftError
 from cueshift.images.release_judgments import read_judgment_tree
 from cueshift.imports.judgments import IMPORT_BACKEND, import_judgments
-from cueshift.infer.parser import parse_answer
+from cueshift.inference.parser import parse_answer
 from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import ORDERING_BY_ID
 from tests.images.release_layout import (

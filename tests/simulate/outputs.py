@@ -8,13 +8,13 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from cueshift.infer.parser import parse_answer
+from cueshift.inference.parser import parse_answer
 from cueshift.study.scenarios import ORDERINGS
 from cueshift.study.variations import PLACEBO_FEATURE_KEY
 from tests.simulate.study import SimulatedStudy
 
 #: Invalid answers of the simulated judge, rotated over a cell's invalid prompts; each is stored
-#: with the reason :func:`~cueshift.infer.parser.parse_answer` gives it (refusal, hedge, ...).
+#: with the reason :func:`~cueshift.inference.parser.parse_answer` gives it (refusal, hedge, ...).
 INVALID_TEXTS: tuple[str, ...] = (
     "I cannot tell.",
     "It could be (a) or (b).",

@@ -22,12 +22,16 @@ import polars as pl
 
 from cueshift.designs import load_study
 from cueshift.designs.stylisticbias.stats import cross_model, model_differences
-from cueshift.infer.backends.base import StudyContext
-from cueshift.infer.stand_ins.simulated import DEFAULT_DEMOGRAPHIC_EFFECTS, SimulatedBackend, population_delta
-from cueshift.infer.stand_ins.simulated.settings import parse_settings
+from cueshift.inference.backends.base import StudyContext
+from cueshift.inference.stand_ins.simulated import (
+    DEFAULT_DEMOGRAPHIC_EFFECTS,
+    SimulatedBackend,
+    population_delta,
+)
+from cueshift.inference.stand_ins.simulated.settings import parse_settings
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25
-from tests.infer.judged_images import judged_image
+from tests.inference.judged_images import judged_image
 from tests.stats.frames import DELTA_DEFAULTS
 
 SCENARIOS = {s.scenario_id: s for s in STYLISTICBIAS_25}

@@ -1,15 +1,15 @@
 """Planted effects of the *judgment-level* simulated judge are recovered by the statistics engine.
 
 Companion of ``tests/stats/test_simulation.py`` (which simulates at the φ level): here every number
-starts as raw answer text of :class:`~cueshift.infer.stand_ins.simulated.SimulatedBackend`
+starts as raw answer text of :class:`~cueshift.inference.stand_ins.simulated.SimulatedBackend`
 (letter and first-position bias on, 10 % refusals / hedges / "both" answers), is read back by
-the strict parser (:func:`~cueshift.infer.parser.parse_answers`, with the row's letter →
+the strict parser (:func:`~cueshift.inference.parser.parse_answers`, with the row's letter →
 descriptor mapping and favorable letter exactly as ``runner.judgment_rows`` builds them),
 becomes φ (Eq. 1, :func:`~cueshift.stats.phi_from_judgments`), Δ, per-face mean Δ
 (:func:`~cueshift.stats.face_matrix`), and is then bootstrapped / tested by the engine
 (:func:`~cueshift.stats.cluster_bootstrap`, :func:`~cueshift.stats.signed_rank_columns`,
 :func:`~cueshift.stats.bh_adjust`). No database and no image files: the judge reads only the
-metadata of :class:`~cueshift.infer.backends.base.ImageRecord`.
+metadata of :class:`~cueshift.inference.backends.base.ImageRecord`.
 
 Truth. Invalid answers are independent of content and ordering and every ordering is asked
 equally often (3 seeds each), so given the face, E[φ̂] is exactly the ordering-averaged
@@ -48,9 +48,9 @@ import polars as pl
 from scipy import stats
 
 from cueshift.designs.stylisticbias.stats import phi_from_judgments
-from cueshift.infer.backends.base import ImageRecord, StudyContext
-from cueshift.infer.parser import parse_answers
-from cueshift.infer.stand_ins.simulated import (
+from cueshift.inference.backends.base import ImageRecord, StudyContext
+from cueshift.inference.parser import parse_answers
+from cueshift.inference.stand_ins.simulated import (
     DEFAULT_DEMOGRAPHIC_EFFECTS,
     SimulatedBackend,
     SimulatedSettings,
@@ -59,7 +59,7 @@ from cueshift.infer.stand_ins.simulated import (
 from cueshift.stats import bh_adjust, cluster_bootstrap, face_matrix, signed_rank_columns
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
-from tests.infer.judged_images import judged_image
+from tests.inference.judged_images import judged_image
 
 SCENARIOS = {s.scenario_id: s for s in STYLISTICBIAS_25}
 ORDERINGS = (1, 2, 3, 4)

@@ -12,7 +12,7 @@ from scipy import stats
 from cueshift import store
 from cueshift.designs.stylisticbias.inputs import Inputs
 from cueshift.designs.stylisticbias.run_reads import read_once
-from cueshift.infer.parser import parse_answer
+from cueshift.inference.parser import parse_answer
 from cueshift.stats import AnalysisContext
 from cueshift.stats._faces import _unique_codes, face_sums, group_means, row_means
 from cueshift.views import read_delta

@@ -14,8 +14,8 @@ from cueshift.designs.forced_choice import judgment_rows
 from cueshift.errors import CueshiftError, SchemaViolation
 from cueshift.execution.runner import Shard, run_study
 from cueshift.imports.release_rows import judgment_frames
-from cueshift.infer.backends import BackendAnswers
-from cueshift.infer.parser import REASONS, parse_answer
+from cueshift.inference.backends import BackendAnswers
+from cueshift.inference.parser import REASONS, parse_answer
 from cueshift.schemas.tables import INVALID_REASONS
 from cueshift.study.scenarios import ORDERING_BY_ID, STYLISTICBIAS_25
 from tests import dbrows

@@ -14,7 +14,7 @@ import pytest
 
 from cueshift import store
 from cueshift.errors import ConfigError, CueshiftError
-from cueshift.infer.backends.hf_answers import phi_at_temperature
+from cueshift.inference.backends.hf_answers import phi_at_temperature
 from cueshift.views import GREEDY, PhiChoice, check_scored, parse_phi, read_base_phi, read_delta
 from tests import dbrows
 

@@ -1,7 +1,7 @@
 """The CLIP part of the edit audit: cue detectability, confound probes and identity cosine.
 
-Image vectors come from :class:`~cueshift.infer.identity.IdentityEncoder` and text vectors from
-:class:`~cueshift.infer.edit_probes.TextEncoder`, both through the study database's embedding
+Image vectors come from :class:`~cueshift.inference.identity.IdentityEncoder` and text vectors from
+:class:`~cueshift.inference.edit_probes.TextEncoder`, both through the study database's embedding
 cache (``write`` false: no cache, nothing stored). The cue prompt of value ``v`` of attribute
 ``k`` is ``"a photo of a person with <v> <label>"`` (``label`` the attribute's name in seed 000
 Table 8, lower case), competing with the attribute's other values (those of Table 8 and those
@@ -25,8 +25,8 @@ from cueshift.designs._audit_rows import (
     unintended_verdicts,
     with_robust_z,
 )
-from cueshift.infer.edit_probes import TextEncoder, has_text_tower, prompt_probabilities
-from cueshift.infer.identity import IdentityEncoder
+from cueshift.inference.edit_probes import TextEncoder, has_text_tower, prompt_probabilities
+from cueshift.inference.identity import IdentityEncoder
 from cueshift.stats import row_cosines
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache
 from cueshift.study.audit import AuditConfig

@@ -5,7 +5,7 @@ measures
 
 - the cue: ``changed_pixels`` (an edit that changed nothing fails) and, with a CLIP encoder,
   ``cue_probability`` — the zero-shot probability of the value's prompt against the other
-  values of the attribute (:mod:`cueshift.infer.edit_probes`), on the variation minus on
+  values of the attribute (:mod:`cueshift.inference.edit_probes`), on the variation minus on
   the base (the lift must exceed the ``[audit]`` threshold);
 - unintended changes: every image statistic of :mod:`cueshift.images.pixel_stats` (sharpness
   on a log10 scale, ``log_sharpness``) and, with a CLIP encoder, each confound probe
@@ -125,7 +125,7 @@ def _scaled(name: str, values: list[float]) -> np.ndarray:
 
 def _encoder_of(study: Study, config: AuditConfig) -> Path | None:
     """``[audit] encoder``, else ``[quality] encoder`` (a stand-in id resolved to its folder)."""
-    from cueshift.infer.stand_ins.checkpoints import resolve_checkpoint
+    from cueshift.inference.stand_ins.checkpoints import resolve_checkpoint
 
     quality: Any = getattr(study, "quality", None)
     encoder = config.encoder if config.encoder is not None else getattr(quality, "encoder", None)
@@ -173,7 +173,7 @@ def measure_edit_audit(
             "edit audit: no CLIP encoder ([audit] or [quality] encoder): cue and confound probes skipped",
         )
     elif edits.pairs.height:
-        from cueshift.infer.stand_ins.checkpoints import is_stand_in_dir
+        from cueshift.inference.stand_ins.checkpoints import is_stand_in_dir
 
         if is_stand_in_dir(encoder):
             _say(

@@ -16,9 +16,9 @@ import polars as pl
 
 from cueshift.designs.work import StoredRows, UnitKind, Workload
 from cueshift.images.base import Benchmark
-from cueshift.infer.backends import Backend, BackendAnswers, StudyContext
-from cueshift.infer.backends.base import ImageRecord
-from cueshift.infer.parser import parse_answers
+from cueshift.inference.backends import Backend, BackendAnswers, StudyContext
+from cueshift.inference.backends.base import ImageRecord
+from cueshift.inference.parser import parse_answers
 from cueshift.study.config import ModelConfig, Study
 from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import ORDERING_BY_ID, Scenario, prompt_variant_frame, scenario_frame

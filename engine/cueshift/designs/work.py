@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from cueshift.infer.backends import Backend, BackendAnswers, StudyContext
+from cueshift.inference.backends import Backend, BackendAnswers, StudyContext
 from cueshift.study.config import ModelConfig
 
 #: ``(model, backend) -> units``: every unit one model should answer (stored ones included).

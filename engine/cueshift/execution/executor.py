@@ -25,8 +25,8 @@ import polars as pl
 from cueshift.designs.work import UnitKind, Workload
 from cueshift.errors import ConfigError
 from cueshift.execution.batching import BatchSizer
-from cueshift.infer.backends import Backend, BackendAnswers, backend_spec
-from cueshift.infer.embedding_cache import EmbeddingCache
+from cueshift.inference.backends import Backend, BackendAnswers, backend_spec
+from cueshift.inference.embedding_cache import EmbeddingCache
 from cueshift.study.config import ModelConfig, Study
 
 #: a batch of a plan and the backend's answers to it, row for row

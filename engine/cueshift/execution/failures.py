@@ -1,7 +1,7 @@
 """What the runner does with requests a backend gave up on (docs/decisions.md#d14).
 
 A backend returns the answers of a batch together with the rows it gave up on
-(:attr:`~cueshift.infer.backends.base.BackendAnswers.failures`). The runner stores the
+(:attr:`~cueshift.inference.backends.base.BackendAnswers.failures`). The runner stores the
 answered rows and records the failed ones in ``request_failure``
 (:mod:`cueshift.store.failures`); the failed units stay unanswered, so the next run asks
 them again. A unit that has failed in ``max_failed_runs`` runs is left out of the plan and
@@ -17,7 +17,7 @@ import duckdb
 import polars as pl
 
 from cueshift.designs.work import UnitKind
-from cueshift.infer.backends import BackendAnswers
+from cueshift.inference.backends import BackendAnswers
 from cueshift.store.failures import failed_units, failure_frame, unit_keys
 
 #: Runs a unit may fail in before it is no longer asked.

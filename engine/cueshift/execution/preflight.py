@@ -9,7 +9,7 @@ settings model without building the backend (no weights loaded, no server called
 
 from __future__ import annotations
 
-from cueshift.infer.backends import backend_spec
+from cueshift.inference.backends import backend_spec
 from cueshift.study.config import ModelConfig, Study
 
 

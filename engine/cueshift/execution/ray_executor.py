@@ -47,7 +47,7 @@ from cueshift.execution.executor import Answered, check_methods
 from cueshift.execution.ray_worker import UnitWorker
 from cueshift.execution.work_units import UnitCutter, group_column
 from cueshift.extras import importing
-from cueshift.infer.embedding_cache import EmbeddingCache
+from cueshift.inference.embedding_cache import EmbeddingCache
 from cueshift.study.config import ModelConfig, Study
 
 #: units in flight per actor: one being answered, one waiting in its queue

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from cueshift.designs.work import Workload
-from cueshift.infer.backends import Backend, BackendAnswers, backend_spec
+from cueshift.inference.backends import Backend, BackendAnswers, backend_spec
 from cueshift.study.config import ModelConfig
 
 
@@ -71,7 +71,7 @@ class UnitWorker:
         return answers, time.perf_counter() - started
 
     def report(self) -> dict[str, Any]:
-        """What the backend learnt (see :meth:`cueshift.infer.backends.Backend.run_report`)."""
+        """What the backend learnt (see :meth:`cueshift.inference.backends.Backend.run_report`)."""
         return self.backend.run_report()
 
     def close(self) -> None:

@@ -12,7 +12,7 @@ study's design, keyed like every judgment (model, image, scenario, ordering, see
   name's ``scenario<i>`` must follow the study's scenario order (any fixed offset, 0- or 1-based);
 * **ordering** — fixed by which letter holds the favorable descriptor and which option the prompt
   lists first (seed 000 App. C.2); each release ``order`` value must always mean the same one;
-* **answer** — ``raw_output`` re-read by our strict parser (:mod:`cueshift.infer.parser`); when
+* **answer** — ``raw_output`` re-read by our strict parser (:mod:`cueshift.inference.parser`); when
   it echoes the prompt sent (the release's local LLaVA-v1.6 / Phi-4 backends decode prompt and
   answer), the chat template and prompt are cut off first (:mod:`cueshift.images.release_echo`)
   and ``response_text`` keeps the whole output. The release's own ``chosen_option`` is kept

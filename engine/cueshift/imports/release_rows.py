@@ -15,8 +15,8 @@ import polars as pl
 
 from cueshift.designs.forced_choice import JUDGMENT_KEY
 from cueshift.errors import CueshiftError
-from cueshift.infer.backends.base import ImageRecord
-from cueshift.infer.parser import parse_answers
+from cueshift.inference.backends.base import ImageRecord
+from cueshift.inference.parser import parse_answers
 from cueshift.study.scenarios import ORDERING_BY_ID, ORDERINGS, Scenario
 
 

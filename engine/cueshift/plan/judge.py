@@ -1,13 +1,13 @@
 r"""Plan inputs without a pilot: the simulated judge's documented defaults, computed exactly.
 
-The simulated judge (:mod:`cueshift.infer.stand_ins.simulated`) knows the probability of every
+The simulated judge (:mod:`cueshift.inference.stand_ins.simulated`) knows the probability of every
 answer. For the study's faces (at most :data:`JUDGE_FACES` of them), values and scenarios, its
-expected φ (:func:`~cueshift.infer.stand_ins.simulated.favorable_probability` averaged over the
+expected φ (:func:`~cueshift.inference.stand_ins.simulated.favorable_probability` averaged over the
 orderings) gives noise-free shifts, from which the same estimators as a pilot's
 (:func:`cueshift.plan.estimate.estimate_model`, ``exact=True``) read the components and effects;
 :math:`\overline{pq}` is the mean over cells and orderings of :math:`p_o(1-p_o)`, the exact
 per-answer binomial variance. A study model with ``backend = "simulated"`` contributes its own
-settings; any other model gets :class:`~cueshift.infer.stand_ins.simulated.SimulatedSettings`
+settings; any other model gets :class:`~cueshift.inference.stand_ins.simulated.SimulatedSettings`
 defaults (``docs/plan.md`` lists the numbers).
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from cueshift.infer.stand_ins.simulated import SimulatedSettings, favorable_probability, parse_settings
+from cueshift.inference.stand_ins.simulated import SimulatedSettings, favorable_probability, parse_settings
 from cueshift.plan.components import ModelInputs, PlanInputs
 from cueshift.plan.cubes import base_cube, shift_cube
 from cueshift.plan.estimate import estimate_model

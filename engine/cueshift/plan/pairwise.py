@@ -23,7 +23,7 @@ from scipy import special
 
 from cueshift.designs.pairwise.section import PairwiseStudy
 from cueshift.errors import ConfigError
-from cueshift.infer.stand_ins.simulated import logistic
+from cueshift.inference.stand_ins.simulated import logistic
 from cueshift.plan.cost import DEFAULT_ANSWER_TOKENS
 from cueshift.plan.pilot import open_pilot
 from cueshift.plan.power import (

@@ -1,6 +1,6 @@
 """The embedding cache in the study database: table ``embedding``, keyed by encoder, kind and item.
 
-:class:`DuckDBEmbeddingCache` implements :class:`cueshift.infer.embedding_cache.EmbeddingCache`
+:class:`DuckDBEmbeddingCache` implements :class:`cueshift.inference.embedding_cache.EmbeddingCache`
 (the protocol the CLIP backend is written against) on an open study database. The runner
 builds one and passes it to the backends; no backend sees the connection.
 
@@ -18,7 +18,7 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from cueshift.infer.embedding_cache import EmbeddingKind, Vectors
+from cueshift.inference.embedding_cache import EmbeddingKind, Vectors
 from cueshift.store import validate
 
 log = logging.getLogger(__name__)

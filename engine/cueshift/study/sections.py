@@ -2,7 +2,7 @@
 
 Each design declares its own section (``[paired]``, ``[pairwise]``, ``[probe]``) next to
 its code in ``cueshift.designs.<name>``; the parts that the image generators
-(:mod:`cueshift.images.synthetic`) and the backends (:mod:`cueshift.infer`) need live
+(:mod:`cueshift.images.synthetic`) and the backends (:mod:`cueshift.inference`) need live
 here, below them: the synthetic image sets and raters, and the seed 002 prompts.
 :class:`Section` is the base of every section model (frozen, unknown keys refused).
 """

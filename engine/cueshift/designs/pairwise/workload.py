@@ -6,14 +6,14 @@ Within each cohort every target-group stimulus is paired with every other-group 
 (crossed, e.g. 4 Western-styled × 10 local-styled = 40 pairs, Table 3). With
 ``swap_repeats`` each pair is asked in both left/right orders (position bias measurable and
 cancelled); otherwise its side is drawn deterministically from the pair and seed. Each
-answer is parsed strictly (:func:`~cueshift.infer.parser_pairwise.parse_pairwise_answer`); the
+answer is parsed strictly (:func:`~cueshift.inference.parser_pairwise.parse_pairwise_answer`); the
 ``pairwise_trial`` row keeps both image ids (which side each was on), the raw answer and the
 winner (NULL when invalid). Both orders of a pair stay in one shard.
 
 Ratings
 -------
 With ``rate_models`` each model rates every stimulus (``rating_prompt``, parsed by
-:func:`~cueshift.infer.parser_pairwise.parse_rating`); human ratings come from ``human_ratings``
+:func:`~cueshift.inference.parser_pairwise.parse_rating`); human ratings come from ``human_ratings``
 (long CSV) or ``[pairwise.synthetic_humans]`` and are stored once. Both land in ``rating``.
 """
 
@@ -32,8 +32,8 @@ from cueshift.images import load_benchmark
 from cueshift.images.base import Benchmark
 from cueshift.images.human_ratings import rating_rows, read_long_ratings, read_stimuli
 from cueshift.images.manifest import load_manifest
-from cueshift.infer.backends import Backend, BackendAnswers, StudyContext
-from cueshift.infer.parser_pairwise import parse_pairwise_answer, parse_rating
+from cueshift.inference.backends import Backend, BackendAnswers, StudyContext
+from cueshift.inference.parser_pairwise import parse_pairwise_answer, parse_rating
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import Scenario, scenario_frame
@@ -118,7 +118,7 @@ def human_ratings_frame(config: PairwiseConfig, stimuli: pl.DataFrame) -> pl.Dat
     if config.synthetic_humans is None:
         return None
     from cueshift.images.synthetic import synthetic_human_ratings
-    from cueshift.infer.stand_ins.simulated_designs import stimulus_latent
+    from cueshift.inference.stand_ins.simulated_designs import stimulus_latent
 
     group_latent = dict(zip((config.target_group, config.other_group), HUMAN_GROUP_LATENT, strict=True))
     latent = stimuli.select("image_id", pl.lit(config.rating_attribute).alias("attribute")).with_columns(

@@ -2,7 +2,7 @@
 
 A twin is a model with ``backend = "clip"``, ``settings.random_init = true`` and the same
 checkpoint and revision as a trained model: the checkpoint's architecture with random weights
-(:func:`cueshift.infer.backends.clip.load_clip`). A study lists it by hand, or sets
+(:func:`cueshift.inference.backends.clip.load_clip`). A study lists it by hand, or sets
 ``[probe] random_twins = true`` and the study gets ``<model_id>.random`` for every CLIP model
 that has none (:func:`with_random_twins`, when the study file is read: judged, planned and
 analysed like any listed model). :func:`random_twins` pairs each trained model with its twin, so
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cueshift.infer.stand_ins.checkpoints import is_stand_in
+from cueshift.inference.stand_ins.checkpoints import is_stand_in
 from cueshift.study.config import ModelConfig
 
 TWIN_SUFFIX = ".random"

@@ -37,7 +37,7 @@ def human_frames(
         long = read_long_ratings(config.human_ratings, stimuli=stimuli, attributes=attributes)
     elif config.synthetic_humans is not None:
         from cueshift.images.synthetic import synthetic_human_ratings
-        from cueshift.infer.stand_ins.simulated_designs import latent_impressions
+        from cueshift.inference.stand_ins.simulated_designs import latent_impressions
         from cueshift.study.scenarios_004 import SYNTHETIC_CLUSTERS, SYNTHETIC_CONSISTENCY
 
         ordered = sorted(attributes)

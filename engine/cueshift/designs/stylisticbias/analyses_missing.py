@@ -19,7 +19,7 @@ from cueshift.designs.stylisticbias.stats import (
     missing_rates,
     missing_shift,
 )
-from cueshift.infer.parser import named_letter
+from cueshift.inference.parser import named_letter
 from cueshift.stats import analysis
 from cueshift.store import query
 from cueshift.study.scenarios import ORDERING_BY_ID, Scenario
@@ -45,7 +45,7 @@ def _read_view(ctx: Context, view: str) -> pl.DataFrame | None:
 
 def named_letters(texts: pl.DataFrame) -> pl.DataFrame:
     """``model_id, face_id, ordering, named_letter, n_invalid``: each distinct invalid text of the
-    ``invalid_texts`` view read with :func:`~cueshift.infer.parser.named_letter` under its prompt's
+    ``invalid_texts`` view read with :func:`~cueshift.inference.parser.named_letter` under its prompt's
     letter mapping (once per distinct text, scenario and ordering)."""
     distinct = texts.select("response_text", "favorable", "unfavorable", "ordering").unique()
     letters = [

@@ -18,7 +18,7 @@ from rich.console import Console
 
 from cueshift.designs.audit import edit_pairs_of
 from cueshift.images import load_benchmark
-from cueshift.infer.identity import IdentityEncoder
+from cueshift.inference.identity import IdentityEncoder
 from cueshift.stats import identity_outliers, row_cosines
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache
 from cueshift.store.image_identity import replace_image_identity

@@ -170,9 +170,9 @@ MISSING_BY_ORDERING = TableSpec(
     pivot=Pivot(on="named_letter", value="estimate", fmt=percent(2), labels=_NAMED, order="col_pos"),
     notes=(
         "Share of the ordering's answers that are invalid and, read by the letter and descriptor rules "
-        "alone (cueshift.infer.parser.named_letter), name that option. The parser accepts the two letters "
-        "and the two poles alike; shares that change with the letter of the favorable pole would mean "
-        "the model's refusals (or hedges) lean to a pole, and φ would average a different selection of "
+        "alone (cueshift.inference.parser.named_letter), name that option. The parser accepts the two "
+        "letters and the two poles alike; shares that change with the letter of the favorable pole would "
+        "mean the model's refusals (or hedges) lean to a pole, and φ would average a different selection of "
         "answers in each ordering.",
     ),
     requires=("result_missing_by_ordering",),

@@ -4,7 +4,7 @@ A strict parser that accepted one letter, or one pole, more readily than the oth
 invalid rate depend on the ordering, and so on which pole a letter names: φ would then average a
 different selection of answers in each ordering. :func:`missing_by_ordering` lays the invalid
 answers out by ordering and by the letter each would have named
-(:func:`cueshift.infer.parser.named_letter`), with the pole that letter holds in the ordering, so
+(:func:`cueshift.inference.parser.named_letter`), with the pole that letter holds in the ordering, so
 a reviewer sees whether refusals lean to a letter or a pole. Rates are face-level shares (every
 face weighs the same) with face-level cluster bootstrap intervals, as in :mod:`._missing`.
 """
@@ -67,7 +67,7 @@ def missing_by_ordering(
         Rows of the ``invalid_answers`` view (the answers per model × face × ordering).
     named : polars.DataFrame
         ``model_id, face_id, ordering, named_letter, n_invalid``: invalid answers by the letter
-        they name (:func:`cueshift.infer.parser.named_letter`).
+        they name (:func:`cueshift.inference.parser.named_letter`).
     n_resamples, seed, confidence_level, ci_method
         Face-level bootstrap settings.
     """

@@ -1,0 +1,236 @@
+r"""Batched generate mode on a pre-allocated (static) key/value cache, optionally compiled.
+
+The batched path of :mod:`.hf_generate` copies the image prefix's cache once per row and lets
+``generate`` grow it by concatenation, one call per group of rows of equal prompt length.
+Here (``static_cache = true`` in ``[models.settings]``):
+
+1. rows are grouped by *bucketed* suffix length (:func:`bucket`): a row's suffix is padded on
+   the left, between the image prefix and its own text, up to the bucket's width, and the
+   padding is masked out (``attention_mask`` 0). With positions taken from the mask's running
+   sum (:math:`\text{pos}_t = \sum_{u \le t} m_u - 1`, what transformers does for these models)
+   every real token keeps the position of its unpadded run, and masked keys get weight
+   :math:`e^{-\infty} = 0`, so a row's logits equal its unpadded logits up to rounding. Models
+   that do not place tokens by the mask (:data:`NO_PADDING`) get bucket width 1 (groups of
+   equal length, as in :mod:`.hf_generate`);
+2. the image prefix's keys and values are written once per row into a
+   :class:`transformers.StaticCache` of ``prefix + widest bucket + max_new_tokens`` positions
+   rounded up to :data:`CACHE_STEP` (one shape per image, and across images of one size); the
+   cache is kept and reused while its shape stays; compiled, a short last call is filled with
+   copies of a row so every call has the same batch shape;
+3. ``generate`` decodes on that cache with the same per-row seeded sampler
+   (:class:`~.hf_generate.PerRowSampler`), so each row's answer equals its per-prompt answer;
+   ``compile = true`` lets transformers ``torch.compile`` the decoding step (on the CPU too),
+   ``compile = false`` turns its automatic compilation on CUDA off.
+
+``batch_size = "auto"`` takes the rows per call from free accelerator memory
+(:func:`auto_batch_size`): what one row's cache needs, into 60 % of what is free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import torch
+from transformers import LogitsProcessorList, StaticCache
+
+from cueshift.inference.backends.hf_generate import PerRowSampler, new_tokens
+
+#: static cache lengths are rounded up to a multiple of this (compiled shapes repeat)
+CACHE_STEP = 128
+#: rows per call when ``batch_size = "auto"`` and no accelerator reports its free memory
+CPU_BATCH = 32
+#: ``batch_size = "auto"`` never goes beyond this
+MAX_AUTO_BATCH = 256
+#: model types whose rows are never padded: the Qwen-VL family places tokens by multimodal rotary
+#: offsets, not by the mask; Gemma 3 does not take positions from the mask (padding changed
+#: its answers on the tiny model)
+NO_PADDING = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "glm4v", "gemma3")
+
+
+def bucket(n: int, step: int) -> int:
+    """``n`` rounded up to a multiple of ``step`` (``step = 1``: ``n`` itself)."""
+    return -(-n // step) * step
+
+
+def bucket_step(model: Any) -> int:
+    """Suffix-length bucket of ``model``: 8, or 1 where padding would move positions."""
+    return 1 if getattr(model.config, "model_type", "") in NO_PADDING else 8
+
+
+def static_groups(lengths: Sequence[int], batch_size: int, step: int) -> list[tuple[int, list[int]]]:
+    """``(width, rows)`` per call: rows grouped by suffix length rounded up to ``step``, in
+    first-seen order, chunks of ``batch_size``."""
+    by_width: dict[int, list[int]] = {}
+    for i, n in enumerate(lengths):
+        by_width.setdefault(bucket(n, step), []).append(i)
+    return [
+        (width, rows[lo : lo + batch_size])
+        for width, rows in by_width.items()
+        for lo in range(0, len(rows), batch_size)
+    ]
+
+
+def row_bytes(model: Any, cache_len: int) -> int:
+    """Bytes of one row's key/value cache of ``cache_len`` positions plus its float32 logits."""
+    text = model.config.get_text_config(decoder=True)
+    heads = getattr(text, "num_key_value_heads", None) or text.num_attention_heads
+    head_dim = getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads
+    itemsize = torch.finfo(model.dtype).bits // 8
+    return int(2 * text.num_hidden_layers * heads * head_dim * cache_len * itemsize + 4 * text.vocab_size * 4)
+
+
+def auto_batch_size(model: Any, cache_len: int) -> int:
+    """Rows per ``generate`` call that fit 60 % of the free CUDA memory (:data:`CPU_BATCH` elsewhere)."""
+    if model.device.type != "cuda":
+        return CPU_BATCH
+    free, _ = torch.cuda.mem_get_info(model.device)
+    return max(1, min(MAX_AUTO_BATCH, int(0.6 * free) // row_bytes(model, cache_len)))
+
+
+def rows_per_call(setting: int | str, model: Any, cache_len: int) -> int:
+    """``batch_size`` as set, or :func:`auto_batch_size` for ``"auto"``."""
+    return auto_batch_size(model, cache_len) if setting == "auto" else int(setting)
+
+
+def static_batches(
+    pool: StaticPrefix,
+    prefix: Any,
+    prompts: Sequence[list[int]],
+    seeds: Sequence[int],
+    sampling: dict[str, Any],
+    warpers: LogitsProcessorList,
+    *,
+    prefix_len: int,
+    batch_size: int | str,
+    compile: bool,
+) -> Iterator[tuple[list[int], list[list[int]]]]:
+    """Every row's new tokens, one static-cache ``generate`` call at a time: yields the call's
+    row indices and their tokens (:func:`generate_static_group`)."""
+    step = bucket_step(pool.model)
+    widths = [len(p) - prefix_len for p in prompts]
+    # one cache length per image (its widest bucket): the cache is reused, shapes repeat
+    top = max(bucket(w, step) for w in widths)
+    cache_len = bucket(prefix_len + top + int(sampling["max_new_tokens"]), CACHE_STEP)
+    rows = rows_per_call(batch_size, pool.model, cache_len)
+    for width, group in static_groups(widths, rows, step):
+        # compiled: a short last call is filled with copies of its last row (dropped after), so
+        # every call has one shape and the compiled step is not compiled again
+        filled = group + [group[-1]] * (rows - len(group)) if compile else group
+        new = generate_static_group(
+            pool,
+            prefix,
+            [prompts[j] for j in filled],
+            [seeds[j] for j in filled],
+            sampling,
+            warpers,
+            prefix_len=prefix_len,
+            width=width,
+            cache_len=cache_len,
+            compile=compile,
+        )
+        yield group, new[: len(group)]
+
+
+class StaticPrefix:
+    """Static caches holding the image prefix once per row, the last one kept for reuse."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self._cache: Any = None
+        self._shape: tuple[int, int] = (0, 0)
+
+    def filled(self, prefix: Any, rows: int, cache_len: int) -> Any:
+        """A static cache of ``rows`` x ``cache_len`` positions holding ``prefix`` (batch 1) per row."""
+        if self._shape != (rows, cache_len):
+            self._cache = None  # free the old one before allocating
+            self._cache = StaticCache(config=self.model.config, max_cache_len=cache_len)
+            self._shape = (rows, cache_len)
+        else:
+            self._cache.reset()
+        for source, target in zip(prefix.layers, self._cache.layers, strict=True):
+            keys = source.keys.expand(rows, -1, -1, -1)
+            values = source.values.expand(rows, -1, -1, -1)
+            target.update(keys.contiguous(), values.contiguous())
+        return self._cache
+
+
+@torch.inference_mode()
+def generate_static_group(
+    pool: StaticPrefix,
+    prefix: Any,
+    prompts: Sequence[list[int]],
+    seeds: Sequence[int],
+    sampling: dict[str, Any],
+    warpers: LogitsProcessorList,
+    *,
+    prefix_len: int,
+    width: int,
+    cache_len: int,
+    compile: bool,
+) -> list[list[int]]:
+    """Generate once per row after the cached image, on a static cache (see the module docstring).
+
+    Parameters
+    ----------
+    pool
+        Holds the static cache between calls.
+    prefix
+        The image prefix's (dynamic) key/value cache, batch 1; never changed.
+    prompts
+        Each row's full prompt ids (the ``prefix_len`` prefix ids then its suffix), suffixes at
+        most ``width`` long.
+    seeds, sampling, warpers
+        As in :func:`~.hf_generate.generate_group`.
+    cache_len
+        Positions of the static cache (at least ``prefix_len + width + max_new_tokens``).
+    compile
+        Let transformers compile the decoding step on any device (False: never).
+
+    Returns
+    -------
+    list of list of int
+        Each row's new tokens through its first end-of-sequence token.
+    """
+    model = pool.model
+    pad = int(sampling.get("pad_token_id") or 0)  # masked: any id will do
+    ids, mask = [], []
+    for p in prompts:
+        gap = width - (len(p) - prefix_len)
+        ids.append(p[:prefix_len] + [pad] * gap + p[prefix_len:])
+        mask.append([1] * prefix_len + [0] * gap + [1] * (len(p) - prefix_len))
+    input_ids = torch.tensor(ids, device=model.device)
+    past = pool.filled(prefix, len(prompts), cache_len)
+    processors = LogitsProcessorList()
+    if sampling.get("do_sample", False):
+        processors.append(PerRowSampler(warpers, seeds, input_ids.device))
+    kwargs = {k: v for k, v in sampling.items() if k not in {"temperature", "top_k", "top_p"}}
+    extra: dict[str, Any] = {"disable_compile": not compile}
+    if compile:
+        from transformers import CompileConfig
+
+        extra["compile_config"] = CompileConfig(fullgraph=False)
+        extra["compile_config"]._compile_all_devices = True
+    out = model.generate(
+        input_ids=input_ids,
+        attention_mask=torch.tensor(mask, device=model.device),
+        past_key_values=past,
+        logits_processor=processors,
+        **{**kwargs, "do_sample": False, "temperature": None, "top_k": None, "top_p": None},
+        **extra,
+    )
+    return new_tokens(model, out, input_ids.shape[1])
+
+
+__all__ = [
+    "CACHE_STEP",
+    "StaticPrefix",
+    "auto_batch_size",
+    "bucket",
+    "bucket_step",
+    "generate_static_group",
+    "row_bytes",
+    "rows_per_call",
+    "static_batches",
+    "static_groups",
+]

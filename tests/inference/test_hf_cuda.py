@@ -1,0 +1,167 @@
+"""The transformers and CLIP backends on a CUDA device (skipped where torch sees none).
+
+The CPU tests prove every code path; these run the same tiny random models of the real
+architecture classes on the GPU and hold them to the CPU: in float32, score mode gives the
+CPU's probabilities (cuDNN's TF32 convolutions switched off, so both sides compute in
+float32); batched generate mode equals the per-prompt loop row for row (each row's generator
+lives on the GPU); ``device = "auto"`` picks the GPU and ``dtype = "auto"`` bfloat16, whose
+probabilities stay near float32's. CI has no GPU: these run on a lent GPU machine (see
+BENCHMARKS.md, GPU figures).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+pytestmark = [
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="torch sees no CUDA device"),
+    pytest.mark.usefixtures("quiet_torch"),
+]
+
+
+from cueshift.inference.backends.base import StudyContext  # noqa: E402
+from cueshift.inference.backends.clip import ClipBackend  # noqa: E402
+from cueshift.inference.backends.hf import TransformersBackend  # noqa: E402
+from cueshift.inference.stand_ins.tiny import ARCHS, build_tiny  # noqa: E402
+from cueshift.inference.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT  # noqa: E402
+from cueshift.study.config import ModelConfig  # noqa: E402
+from cueshift.study.scenarios import STYLISTICBIAS_25  # noqa: E402
+from tests.inference.random_faces import prompt_batch, random_faces  # noqa: E402
+
+KEEP = {"competent", "emotionally_stable", "trustworthy"}
+SCENARIOS = {s.scenario_id: s for s in STYLISTICBIAS_25 if s.scenario_id in KEEP}
+HOT = {"mode": "generate", "temperature": 1.5, "max_new_tokens": 5}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def exact_float32() -> Iterator[None]:
+    """No TF32 in convolutions or matmuls while these tests run."""
+    conv, matmul = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
+    yield
+    torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = conv, matmul
+
+
+@pytest.fixture(scope="module")
+def context(tmp_path_factory: pytest.TempPathFactory) -> StudyContext:
+    return random_faces(tmp_path_factory.mktemp("images"), 5, SCENARIOS)
+
+
+def _batch(context: StudyContext, seeds: list[int]) -> pl.DataFrame:
+    return prompt_batch(context, seeds)
+
+
+def _backend(context: StudyContext, arch: str, **settings: Any) -> TransformersBackend:
+    """A backend on a fresh copy of the tiny model (the backend moves the model it is given)."""
+    cfg = ModelConfig(model_id="tiny", backend="transformers", checkpoint="in-memory", settings=settings)
+    return TransformersBackend(cfg, context, loaded=build_tiny(arch, seed=1))
+
+
+@pytest.mark.parametrize("arch", list(ARCHS))
+def test_score_mode_on_the_gpu_gives_the_cpu_probabilities(arch: str, context: StudyContext) -> None:
+    batch = _batch(context, [0])
+    cpu = _backend(context, arch, mode="score", device="cpu", dtype="float32").judge(batch)
+    gpu_backend = _backend(context, arch, mode="score", device="cuda", dtype="float32")
+    assert gpu_backend.hf_model.device.type == "cuda"
+    gpu = gpu_backend.judge(batch)
+    assert cpu.p_favorable is not None and gpu.p_favorable is not None
+    assert cpu.p_neither is not None and gpu.p_neither is not None
+    np.testing.assert_allclose(_floats(gpu.p_favorable), _floats(cpu.p_favorable), atol=1e-4, err_msg=arch)
+    np.testing.assert_allclose(_floats(gpu.p_neither), _floats(cpu.p_neither), atol=1e-4, err_msg=arch)
+    assert gpu.response_text == cpu.response_text or _near_half(cpu.p_favorable), arch
+
+
+def _floats(values: list[float | None]) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
+
+
+def _near_half(p_favorable: list[float | None]) -> bool:
+    """Greedy letters may differ only where P(favorable) is within float noise of 1/2."""
+    return any(p is not None and abs(p - 0.5) < 1e-4 for p in p_favorable)
+
+
+@pytest.mark.parametrize("arch", list(ARCHS))
+def test_auto_settings_pick_the_gpu_in_bfloat16(arch: str, context: StudyContext) -> None:
+    batch = _batch(context, [0])
+    auto = _backend(context, arch, mode="score")
+    assert auto.device == "cuda" and auto.dtype == torch.bfloat16
+    low = auto.judge(batch)
+    exact = _backend(context, arch, mode="score", device="cpu", dtype="float32").judge(batch)
+    assert low.p_favorable is not None and exact.p_favorable is not None
+    p_low, p_exact = _floats(low.p_favorable), _floats(exact.p_favorable)
+    assert np.isfinite(p_low).all() and ((p_low >= 0) & (p_low <= 1)).all()
+    # bfloat16 keeps 8 bits of mantissa: probabilities move, but not far
+    assert np.max(np.abs(p_low - p_exact)) < 0.1, arch
+
+
+@pytest.mark.parametrize("arch", list(ARCHS))
+def test_batched_generate_on_the_gpu_equals_the_per_prompt_loop(arch: str, context: StudyContext) -> None:
+    batch = _batch(context, [1, 2, 3])
+    batched = _backend(context, arch, **HOT, batch_size=5, device="cuda", dtype="float32").judge(batch)
+    single = _backend(context, arch, **HOT, batch_size=1, device="cuda", dtype="float32").judge(batch)
+    assert batched.response_text == single.response_text, arch
+    assert len(set(batched.response_text)) > 1, f"{arch}: hot sampling should vary between seeds"
+
+
+def test_clip_on_the_gpu_gives_the_cpu_scores(context: StudyContext) -> None:
+    batch = _batch(context, [0])
+
+    def judged(**settings: Any) -> Any:
+        cfg = ModelConfig(
+            model_id="tiny-clip", backend="clip", checkpoint=TINY_CLIP_CHECKPOINT, settings=settings
+        )
+        return ClipBackend(cfg, context).judge(batch)
+
+    cpu, gpu = judged(device="cpu"), judged(device="cuda", dtype="float32")
+    assert cpu.p_favorable is not None and gpu.p_favorable is not None
+    np.testing.assert_allclose(_floats(gpu.p_favorable), _floats(cpu.p_favorable), atol=1e-4)
+    half = judged(device="cuda")  # auto: float16 on cuda
+    assert half.p_favorable is not None
+    np.testing.assert_allclose(_floats(half.p_favorable), _floats(cpu.p_favorable), atol=0.05)
+
+
+@pytest.mark.parametrize("arch", list(ARCHS))
+def test_static_cache_on_the_gpu_equals_the_batched_path(arch: str, context: StudyContext) -> None:
+    """float32: the static cache (rows padded to buckets) gives the batched path's answers row for row."""
+    batch = _batch(context, [1, 2, 3])
+    gpu = {"device": "cuda", "dtype": "float32", "batch_size": 5}
+    dynamic = _backend(context, arch, **HOT, **gpu).judge(batch)
+    static = _backend(context, arch, **HOT, **gpu, static_cache=True).judge(batch)
+    assert static.response_text == dynamic.response_text, arch
+
+
+def test_compiled_static_decoding_on_the_gpu_equals_the_batched_path(context: StudyContext) -> None:
+    """float32, LLaVA-NeXT (the 7b benchmark's class): torch.compile'd decoding, same answers."""
+    batch = _batch(context, [1, 2, 3])
+    gpu = {"device": "cuda", "dtype": "float32", "batch_size": 8}
+    dynamic = _backend(context, "llava_next", **HOT, **gpu).judge(batch)
+    compiled = _backend(context, "llava_next", **HOT, **gpu, static_cache=True, compile=True).judge(batch)
+    assert compiled.response_text == dynamic.response_text
+
+
+@pytest.mark.parametrize("arch", ["llava_next", "qwen2_vl"])
+def test_bfloat16_static_cache_keeps_the_answer_distribution(arch: str, context: StudyContext) -> None:
+    r"""bfloat16 on the static cache (compiled for LLaVA-NeXT) against float32's batched path, the
+    first new token of 480 rows with the same seeds: bfloat16 moves a draw only where it falls near a
+    cumulative-probability boundary, so the answer counts stay close, total variation
+    :math:`\tfrac12 \sum_t |\hat p_t - \hat q_t| < 0.15`."""
+    batch = _batch(context, list(range(1, 21)))
+    one = {**HOT, "temperature": 1.0, "max_new_tokens": 1, "device": "cuda", "batch_size": 32}
+    exact = _backend(context, arch, **one, dtype="float32").judge(batch).response_text
+    low = _backend(
+        context, arch, **one, dtype="bfloat16", static_cache=True, compile=arch == "llava_next"
+    ).judge(batch)
+    counts_exact = pl.Series("answer", exact).value_counts()
+    counts_low = pl.Series("answer", low.response_text).value_counts()
+    joined = counts_exact.join(counts_low, on="answer", how="full", coalesce=True, suffix="_low").fill_null(0)
+    gaps = joined["count"].cast(pl.Int64) - joined["count_low"].cast(pl.Int64)  # counts are unsigned
+    tv = 0.5 * float(gaps.abs().sum()) / len(exact)
+    assert len(counts_exact) > 5, f"{arch}: the first tokens should vary"
+    assert tv < 0.15, (arch, tv)
