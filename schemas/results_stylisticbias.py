@@ -11,15 +11,15 @@ import pandera.polars as pa
 import polars as pl
 
 from cueshift.schemas._result_base import TOLERANCE, ResultModel
-from cueshift.schemas._result_sb_base import GroupCell, Interval, Result, Tested
-from cueshift.schemas.results_sb_audit import AUDIT_RESULTS
-from cueshift.schemas.results_sb_compat import compat_results
-from cueshift.schemas.results_sb_effects import EFFECTS_RESULTS
-from cueshift.schemas.results_sb_missing import MISSING_RESULTS
-from cueshift.schemas.results_sb_models import MODELS_RESULTS
-from cueshift.schemas.results_sb_noise import NOISE_RESULTS
-from cueshift.schemas.results_sb_quality import QUALITY_RESULTS
-from cueshift.schemas.results_sb_subgroups import SUBGROUPS_RESULTS, Pooled
+from cueshift.schemas._result_stylisticbias_base import GroupCell, Interval, Result, Tested
+from cueshift.schemas.results_stylisticbias_audit import AUDIT_RESULTS
+from cueshift.schemas.results_stylisticbias_compat import compat_results
+from cueshift.schemas.results_stylisticbias_effects import EFFECTS_RESULTS
+from cueshift.schemas.results_stylisticbias_missing import MISSING_RESULTS
+from cueshift.schemas.results_stylisticbias_models import MODELS_RESULTS
+from cueshift.schemas.results_stylisticbias_noise import NOISE_RESULTS
+from cueshift.schemas.results_stylisticbias_quality import QUALITY_RESULTS
+from cueshift.schemas.results_stylisticbias_subgroups import SUBGROUPS_RESULTS, Pooled
 
 #: Largest VS with the sample std (``ddof = 1``): two means 0 and 1, std √½.
 VS_MAX_SAMPLE_STD = 0.5**0.5 + 1e-12

@@ -7,7 +7,7 @@ import pandera.polars as pa
 import polars as pl
 
 from cueshift.schemas._result_base import ResultModel
-from cueshift.schemas._result_sb_base import Result
+from cueshift.schemas._result_stylisticbias_base import Result
 
 
 class IdentityDropsSchema(Result):

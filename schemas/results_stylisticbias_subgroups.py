@@ -8,7 +8,7 @@ import pandera.polars as pa
 import polars as pl
 
 from cueshift.schemas._result_base import ResultModel, share
-from cueshift.schemas._result_sb_base import GroupCell, Interval, Result, Tested
+from cueshift.schemas._result_stylisticbias_base import GroupCell, Interval, Result, Tested
 
 
 class Untested(ResultModel):

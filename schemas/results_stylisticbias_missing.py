@@ -7,7 +7,7 @@ import pandera.polars as pa
 import polars as pl
 
 from cueshift.schemas._result_base import ResultModel, count, nullable, one_of, share
-from cueshift.schemas._result_sb_base import Interval, Tested
+from cueshift.schemas._result_stylisticbias_base import Interval, Tested
 
 #: Which answers a rate counts: every invalid answer, or the refusals among them.
 RATE_KINDS = ("invalid", "refusal")

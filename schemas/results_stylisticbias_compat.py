@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandera.polars as pa
 
 from cueshift.schemas._result_base import ResultModel
-from cueshift.schemas._result_sb_base import Result
+from cueshift.schemas._result_stylisticbias_base import Result
 
 
 class CompatDifferencesSchema(Result):
