@@ -18,9 +18,9 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from cueshift.viewer import evidence, pages, review
-from cueshift.viewer.catalog import load_catalog
 from cueshift.viewer.errors import BadRequest, NotFound
 from cueshift.viewer.filters import Filters
+from cueshift.viewer.menus import load_menus
 from cueshift.viewer.roots import candidate_roots, choose_root, resolve_image
 from cueshift.viewer.source import open_source
 from cueshift.viewer.thumbs import DEFAULT_CACHE, WIDTHS, placeholder_svg, thumbnail
@@ -33,7 +33,7 @@ ROOT_SAMPLE = 24
 def build_viewer(database: Path, *, images: Path | None = None, thumbs: Path = DEFAULT_CACHE) -> Viewer:
     """Open the study read-only, aggregate it, find its images (see :mod:`cueshift.viewer.roots`)."""
     source = open_source(database)
-    catalog = load_catalog(source)
+    menus = load_menus(source)
     if images is not None:
         root: Path | None = images.resolve() if images.is_dir() else None
     else:
@@ -44,7 +44,7 @@ def build_viewer(database: Path, *, images: Path | None = None, thumbs: Path = D
         ]
         con.close()
         root = choose_root(candidate_roots(source.configs, database), sample)
-    return Viewer(source=source, catalog=catalog, root=root, thumbs=thumbs, templates=environment())
+    return Viewer(source=source, menus=menus, root=root, thumbs=thumbs, templates=environment())
 
 
 PageHandler = Callable[[Viewer, Request, Filters], tuple[str, dict[str, Any]]]
@@ -53,7 +53,7 @@ PageHandler = Callable[[Viewer, Request, Filters], tuple[str, dict[str, Any]]]
 def _page(viewer: Viewer, handler: PageHandler) -> Callable[[Request], Response]:
     def endpoint(request: Request) -> Response:
         try:
-            f = Filters.parse(request.query_params, viewer.catalog)
+            f = Filters.parse(request.query_params, viewer.menus)
             template, context = handler(viewer, request, f)
             return viewer.page(request, template, {"f": f, **context})
         except (NotFound, BadRequest) as exc:

@@ -13,8 +13,8 @@ import polars as pl
 
 from cueshift import store
 from cueshift.study.scenarios import Ordering, Scenario
-from cueshift.viewer.catalog import Catalog
 from cueshift.viewer.errors import NotFound
+from cueshift.viewer.menus import Menus
 
 
 def image_row(con: duckdb.DuckDBPyConnection, image_id: str) -> dict[str, object]:
@@ -30,9 +30,9 @@ def image_row(con: duckdb.DuckDBPyConnection, image_id: str) -> dict[str, object
     return rows.row(0, named=True)
 
 
-def prompts(con: duckdb.DuckDBPyConnection, catalog: Catalog, scenario_id: str) -> dict[int, str]:
+def prompts(con: duckdb.DuckDBPyConnection, menus: Menus, scenario_id: str) -> dict[int, str]:
     """The exact prompt text of each stored ordering for one scenario."""
-    known = catalog.scenario(scenario_id)
+    known = menus.scenario(scenario_id)
     scenario = Scenario(known.scenario_id, known.favorable, known.unfavorable, known.category)
     rows = store.query(
         con, "SELECT ordering, favorable_letter, favorable_first, template FROM prompt_variant ORDER BY 1"

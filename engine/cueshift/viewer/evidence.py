@@ -52,7 +52,7 @@ def face(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, A
         for r in images.iter_rows(named=True)
     }
     order = {image_id: i for i, image_id in enumerate(labels)}
-    scenario_label = {k: s.favorable for k, s in viewer.catalog.scenarios.items()}
+    scenario_label = {k: s.favorable for k, s in viewer.menus.scenarios.items()}
     phi_tables: list[str] = []
     judged = sorted(grid["model_id"].unique().to_list())
     # one model's table at a time (the filter's, else the first): 6 models x 35 images x 25
@@ -64,7 +64,7 @@ def face(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, A
                 image=pl.col("image_id").replace_strict(labels),
                 position=pl.col("image_id").replace_strict(order, return_dtype=pl.Int64),
                 scenario_position=pl.col("scenario_id").replace_strict(
-                    {k: i for i, k in enumerate(viewer.catalog.scenarios)}, return_dtype=pl.Int64
+                    {k: i for i, k in enumerate(viewer.menus.scenarios)}, return_dtype=pl.Int64
                 ),
             )
             .sort("position", "scenario_position")
@@ -105,10 +105,10 @@ def judgments(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
     con = viewer.source.cursor()
     try:
         image = drill.image_row(con, image_id)
-        in_view = viewer.catalog.scenarios_in(f.category)
+        in_view = viewer.menus.scenarios_in(f.category)
         scenario_id = request.query_params.get("scenario") or (in_view[0].scenario_id if in_view else "")
-        scenario = viewer.catalog.scenario(scenario_id)
-        prompts = drill.prompts(con, viewer.catalog, scenario_id)
+        scenario = viewer.menus.scenario(scenario_id)
+        prompts = drill.prompts(con, viewer.menus, scenario_id)
         judged = drill.judgments(con, image_id, scenario_id, f.model)
         identity_rows = quality.of_image(con, image_id, viewer.source.min_identity)
         edit_audit = audit.of_images(con, [image_id]).get(image_id)
@@ -118,7 +118,7 @@ def judgments(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
     return "judgments.html", {
         "image": image,
         "scenario": scenario,
-        "scenarios": viewer.catalog.scenarios_in(f.category) or list(viewer.catalog.scenarios.values()),
+        "scenarios": viewer.menus.scenarios_in(f.category) or list(viewer.menus.scenarios.values()),
         "rows": rows,
         "summary": drill.cell_summary(judged).to_dicts(),
         "identity": identity_rows,

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
-from cueshift.viewer.catalog import Catalog
 from cueshift.viewer.errors import NotFound
+from cueshift.viewer.menus import Menus
 
 
 @dataclass(frozen=True)
@@ -24,18 +24,18 @@ class Filters:
     group: str | None = None
 
     @classmethod
-    def parse(cls, params: Mapping[str, str], catalog: Catalog) -> Filters:
+    def parse(cls, params: Mapping[str, str], menus: Menus) -> Filters:
         """Read ``model``, ``category`` and ``group`` (``dimension:value``) from query parameters."""
         model = params.get("model") or None
-        if model is not None and model not in catalog.models:
+        if model is not None and model not in menus.models:
             raise NotFound(f"model={model!r}: no such model in this study")
         category = params.get("category") or None
-        if category is not None and category not in catalog.categories:
+        if category is not None and category not in menus.categories:
             raise NotFound(f"category={category!r}: no such scenario category in this study")
         dimension = group = None
         if raw := params.get("group") or None:
             dimension, _, group = raw.partition(":")
-            if group not in catalog.groups.get(dimension, ()):
+            if group not in menus.groups.get(dimension, ()):
                 raise NotFound(f"group={raw!r}: no such demographic group (expected dimension:value)")
         return cls(model=model, category=category, dimension=dimension, group=group)
 
@@ -82,6 +82,6 @@ class Filters:
             parts.append(f"{alias}.scenario_category = ?")
             params.append(self.category)
         if self.dimension is not None:
-            parts.append(f"{alias}.{self.dimension} = ?")  # checked against DIMENSIONS by the catalog
+            parts.append(f"{alias}.{self.dimension} = ?")  # checked against DIMENSIONS by the menus
             params.append(self.group)
         return " AND ".join(parts), params

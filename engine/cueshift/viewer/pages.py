@@ -160,7 +160,7 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
 def attribute(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, Any]]:
     """Δ of one attribute per scenario, by demographic group × model, and example faces."""
     value = request.query_params.get("value", "")
-    if value not in viewer.catalog.attributes:
+    if value not in viewer.menus.attributes:
         raise NotFound(f"value={value!r}: no such attribute (variation value) in this study")
     has_sbs = viewer.source.has("result_sbs")
     con = viewer.source.cursor()
@@ -184,7 +184,7 @@ def attribute(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         con.close()
     return "attribute.html", {
         "value": value,
-        "category": viewer.catalog.attributes[value],
+        "category": viewer.menus.attributes[value],
         "n_faces": shifts["face_id"].n_unique(),
         "scenario_table": _scenario_table(viewer, scen),
         "scenario_rows": scen.to_dicts(),
@@ -266,10 +266,10 @@ def _strongest(con: Any, image_id: str, f: Filters) -> str | None:
 
 
 def _scenario_table(viewer: Viewer, scen: pl.DataFrame) -> str:
-    order = {s: i for i, s in enumerate(viewer.catalog.scenarios)}
+    order = {s: i for i, s in enumerate(viewer.menus.scenarios)}
     stored = scen.height > 0 and scen["source"][0] == "stored"
     frame = scen.with_columns(
-        label=pl.col("scenario_id").replace_strict({k: s.label for k, s in viewer.catalog.scenarios.items()}),
+        label=pl.col("scenario_id").replace_strict({k: s.label for k, s in viewer.menus.scenarios.items()}),
         position=pl.col("scenario_id").replace_strict(order, return_dtype=pl.Int64),
         cell=pl.struct("estimate", "ci_low", "ci_high").map_elements(
             lambda r: f"{tables.signed(r['estimate'])} {tables.ci(r['ci_low'], r['ci_high'])}",

@@ -32,7 +32,7 @@ def _page_number(request: Request) -> int:
 
 def _value(viewer: Viewer, request: Request) -> str | None:
     value = request.query_params.get("value") or None
-    if value is not None and value not in viewer.catalog.attributes:
+    if value is not None and value not in viewer.menus.attributes:
         raise NotFound(f"value={value!r}: no such attribute (variation value) in this study")
     return value
 
@@ -64,7 +64,7 @@ def failed_edits(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dic
 
 def _models(viewer: Viewer, request: Request) -> tuple[str, str] | None:
     """The two models asked for (default: the study's first two); ``None`` when it has fewer."""
-    models = viewer.catalog.models
+    models = viewer.menus.models
     if len(models) < 2:
         return None
     picked = (request.query_params.get("a") or models[0], request.query_params.get("b") or models[1])
@@ -117,7 +117,7 @@ def models_side_by_side(viewer: Viewer, request: Request, f: Filters) -> tuple[s
         cells = compare.disagreements(con, a, b, f, value)
     finally:
         con.close()
-    labels = {k: s.label for k, s in viewer.catalog.scenarios.items()}
+    labels = {k: s.label for k, s in viewer.menus.scenarios.items()}
     if stored is not None:
         stored = stored.with_columns(pl.col("scenario_id").replace(labels))
         context["difference_tables"] = [_difference_table(stored, level, a, b) for level in compare.LEVELS]

@@ -27,8 +27,8 @@ import polars as pl
 from scipy import stats as st
 
 from cueshift import store
-from cueshift.viewer.catalog import DIMENSIONS
 from cueshift.viewer.filters import Filters
+from cueshift.viewer.menus import DIMENSIONS
 from cueshift.views import PLACEBO_FEATURE_KEY
 
 POOLED = "(pooled)"

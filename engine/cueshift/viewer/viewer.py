@@ -10,7 +10,7 @@ import jinja2
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from cueshift.viewer.catalog import Catalog
+from cueshift.viewer.menus import Menus
 from cueshift.viewer.source import Source
 
 
@@ -19,7 +19,7 @@ class Viewer:
     """What every request reads: the study, its menus, the image root and the thumbnail cache."""
 
     source: Source
-    catalog: Catalog
+    menus: Menus
     root: Path | None
     thumbs: Path
     templates: jinja2.Environment
@@ -28,7 +28,7 @@ class Viewer:
         self, request: Request, template: str, context: dict[str, Any], status: int = 200
     ) -> HTMLResponse:
         """Render ``template`` with the context every page shares (study, menus, filters)."""
-        shared = {"study": self.source, "catalog": self.catalog, "path": request.url.path}
+        shared = {"study": self.source, "menus": self.menus, "path": request.url.path}
         text = self.templates.get_template(template).render({**shared, **context})
         return HTMLResponse(text, status_code=status)
 

@@ -29,7 +29,7 @@ class Scenario:
 
 
 @dataclass(frozen=True)
-class Catalog:
+class Menus:
     """Menus and checks of every page (all sorted as the study orders them)."""
 
     design: str
@@ -49,7 +49,7 @@ class Catalog:
         return [s for s in self.scenarios.values() if category is None or s.category == category]
 
 
-def load_catalog(source: Source) -> Catalog:
+def load_menus(source: Source) -> Menus:
     """Read the menus from the in-memory dimension tables."""
     con = source.cursor()
     models = tuple(str(r[0]) for r in con.execute("SELECT model_id FROM model ORDER BY model_id").fetchall())
@@ -73,7 +73,7 @@ def load_catalog(source: Source) -> Catalog:
         ).fetchall()
     }
     con.close()
-    return Catalog(
+    return Menus(
         design=source.design,
         models=models,
         categories=categories,
