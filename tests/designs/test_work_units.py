@@ -9,8 +9,8 @@ from cueshift.designs.work import UnitKind
 from cueshift.execution.work_units import UnitCutter, group_column
 
 
-def _plan() -> pl.DataFrame:
-    # images of 3, 1, 4 and 2 rows, in planning order
+def _pending() -> pl.DataFrame:
+    # images of 3, 1, 4 and 2 rows, in the design's order
     images = ["a"] * 3 + ["b"] + ["c"] * 4 + ["d"] * 2
     return pl.DataFrame({"image_id": images, "seed": list(range(len(images)))})
 
@@ -24,29 +24,29 @@ def _cut(cutter: UnitCutter, sizes: list[int]) -> list[list[str]]:
 
 
 def test_units_hold_whole_images_and_at_least_the_rows_asked() -> None:
-    cutter = UnitCutter(_plan(), "image_id", budget=100)
+    cutter = UnitCutter(_pending(), "image_id", budget=100)
     assert _cut(cutter, [1, 2, 4]) == [["a"] * 3, ["b", "c", "c", "c", "c"], ["d", "d"]]
 
 
 def test_every_row_comes_once_in_order() -> None:
-    plan = _plan()
-    cutter = UnitCutter(plan, "image_id", budget=100)
+    pending = _pending()
+    cutter = UnitCutter(pending, "image_id", budget=100)
     rows: list[int] = []
     while not cutter.done:
         rows += cutter.next(2)["seed"].to_list()
-    assert rows == plan["seed"].to_list()
+    assert rows == pending["seed"].to_list()
     with pytest.raises(StopIteration):
         cutter.next(1)
 
 
 def test_the_budget_ends_the_last_unit_inside_an_image() -> None:
-    cutter = UnitCutter(_plan(), "image_id", budget=5)
+    cutter = UnitCutter(_pending(), "image_id", budget=5)
     assert _cut(cutter, [4, 4]) == [["a", "a", "a", "b"], ["c"]]
-    assert UnitCutter(_plan(), "image_id", budget=0).done
+    assert UnitCutter(_pending(), "image_id", budget=0).done
 
 
 def test_without_a_group_column_rows_are_cut_anywhere() -> None:
-    cutter = UnitCutter(_plan(), None, budget=100)
+    cutter = UnitCutter(_pending(), None, budget=100)
     assert [len(u) for u in _cut(cutter, [4, 4, 4])] == [4, 4, 2]
 
 

@@ -106,15 +106,15 @@ class BatchSizer:
         """``size`` rounded down to whole row groups when it holds at least one."""
         return size - size % self.align if size >= self.align else size
 
-    def batches(self, plan: pl.DataFrame, budget: int) -> Iterator[pl.DataFrame]:
-        """Consecutive slices of ``plan`` of the current :attr:`size`, until ``budget`` rows in all.
+    def batches(self, pending: pl.DataFrame, budget: int) -> Iterator[pl.DataFrame]:
+        """Consecutive slices of ``pending`` of the current :attr:`size`, until ``budget`` rows in all.
 
         Call :meth:`record` after each slice is handled: the next slice is cut after that.
         """
         start = 0
-        while start < plan.height and start < budget:
+        while start < pending.height and start < budget:
             length = min(self.size, budget - start)
-            batch = plan.slice(start, length)
+            batch = pending.slice(start, length)
             start += batch.height
             yield batch
 

@@ -1,15 +1,16 @@
 """Where the backends run: the runner's one interface to them, and the local executor.
 
-The runner (:mod:`cueshift.execution.runner`) plans, writes and records; an :class:`Executor`
-builds the backends and asks them. :class:`LocalExecutor` (``--executor local``, the default)
-builds one backend per model in this process and asks it batch by batch, each batch sized to
-take about two seconds (:class:`~cueshift.execution.batching.BatchSizer`).
+The runner (:mod:`cueshift.execution.runner`) finds the pending units, writes and
+records; an :class:`Executor` builds the backends and asks them. :class:`LocalExecutor`
+(``--executor local``, the default) builds one backend per model in this process and asks it
+batch by batch, each batch sized to take about two seconds
+(:class:`~cueshift.execution.batching.BatchSizer`).
 :class:`cueshift.execution.ray_executor.RayExecutor` (``--executor ray``) runs the same backends in
 a pool of Ray actors per model.
 
 Order of calls: :meth:`Executor.start` (build and check; nothing is written before it
 returns), :meth:`Executor.attach_cache` (once the database is open), :meth:`Executor.units`
-for every model and kind (the plan), :meth:`Executor.answer` per model and kind (the asking),
+for every model and kind (the units to ask), :meth:`Executor.answer` per model and kind (the asking),
 :meth:`Executor.reports`, and :meth:`Executor.close` (always).
 """
 
@@ -29,7 +30,7 @@ from cueshift.inference.backends import Backend, BackendAnswers, backend_spec
 from cueshift.inference.embedding_cache import EmbeddingCache
 from cueshift.study.config import ModelConfig, Study
 
-#: a batch of a plan and the backend's answers to it, row for row
+#: a batch of pending rows and the backend's answers to it, row for row
 Answered = tuple[pl.DataFrame, BackendAnswers]
 
 
@@ -46,12 +47,12 @@ class Executor(Protocol):
         """Every unit of ``kind`` that ``model`` should answer (``kind.units`` on its backend)."""
 
     def answer(
-        self, model: ModelConfig, kind: UnitKind, plan: pl.DataFrame, budget: int
+        self, model: ModelConfig, kind: UnitKind, pending: pl.DataFrame, budget: int
     ) -> Iterator[Answered]:
-        """Ask ``plan`` (at most ``budget`` rows of it) and yield each answered batch.
+        """Ask ``pending`` (at most ``budget`` rows of it) and yield each answered batch.
 
         The runner writes a yielded batch before it asks for the next one; batches may come in
-        any order, every row of the plan exactly once (or up to ``budget``).
+        any order, every row of ``pending`` exactly once (or up to ``budget``).
         """
 
     def reports(self) -> dict[str, dict[str, Any]]:
@@ -98,11 +99,11 @@ class LocalExecutor:
         return kind.units(model, self._backends[model.model_id])
 
     def answer(
-        self, model: ModelConfig, kind: UnitKind, plan: pl.DataFrame, budget: int
+        self, model: ModelConfig, kind: UnitKind, pending: pl.DataFrame, budget: int
     ) -> Iterator[Answered]:
         backend = self._backends[model.model_id]
         sizer = BatchSizer(self._max_rows)  # per model and kind: their rates differ
-        for batch in sizer.batches(plan, budget):
+        for batch in sizer.batches(pending, budget):
             cycle = time.perf_counter()
             asked = kind.request(batch) if kind.request is not None else batch
             yield batch, getattr(backend, kind.method)(asked)

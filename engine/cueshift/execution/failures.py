@@ -4,7 +4,7 @@ A backend returns the answers of a batch together with the rows it gave up on
 (:attr:`~cueshift.inference.backends.base.BackendAnswers.failures`). The runner stores the
 answered rows and records the failed ones in ``request_failure``
 (:mod:`cueshift.store.failures`); the failed units stay unanswered, so the next run asks
-them again. A unit that has failed in ``max_failed_runs`` runs is left out of the plan and
+them again. A unit that has failed in ``max_failed_runs`` runs is left out of the pending units and
 reported, so one request that always fails never blocks a study.
 """
 
@@ -30,18 +30,18 @@ def unit_key_columns(kind: UnitKind) -> list[str]:
 
 
 def drop_given_up(
-    con: duckdb.DuckDBPyConnection, kind: UnitKind, plan: pl.DataFrame, model_id: str, max_failed_runs: int
+    con: duckdb.DuckDBPyConnection, kind: UnitKind, pending: pl.DataFrame, model_id: str, max_failed_runs: int
 ) -> tuple[pl.DataFrame, int]:
-    """``plan`` without the units that failed in ``max_failed_runs`` runs or more, and how many
+    """``pending`` without the units that failed in ``max_failed_runs`` runs or more, and how many
     were left out."""
-    if plan.height == 0:
-        return plan, 0
+    if pending.height == 0:
+        return pending, 0
     failed = failed_units(con, model_id, kind.table)
     out = failed.filter(pl.col("n_runs") >= max_failed_runs)["unit_key"]
     if out.len() == 0:
-        return plan, 0
-    keep = ~unit_keys(plan, unit_key_columns(kind)).is_in(out.implode())
-    return plan.filter(keep), int(plan.height - keep.sum())
+        return pending, 0
+    keep = ~unit_keys(pending, unit_key_columns(kind)).is_in(out.implode())
+    return pending.filter(keep), int(pending.height - keep.sum())
 
 
 def split_failures(

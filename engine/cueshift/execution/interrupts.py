@@ -111,7 +111,7 @@ class RunInterrupted(KeyboardInterrupt):
     database
         The study database (or shard file) the run wrote.
     n_stored
-        Answers the database holds now (None when it was stopped before planning finished).
+        Answers the database holds now (None when it was stopped before the pending units were known).
     n_written
         Answers this run stored.
     """

@@ -1,7 +1,7 @@
-"""Checks of every input a study names, run before its design plans or writes anything.
+"""Checks of every input a study names, run before its design builds its workload or writes anything.
 
-A design's ``plan`` reads the images, the human ratings and the other files it needs, each
-reader raising one line naming file, row and field. What a plan does not read is checked here
+A design's ``workload`` reads the images, the human ratings and the other files it needs, each
+reader raising one line naming file, row and field. What a workload does not read is checked here
 first, so that a bad value stops the run before any file (the noise-floor placebos, the demo
 cache) or database is written: every model's ``[models.settings]``, validated by its backend's
 settings model without building the backend (no weights loaded, no server called).
@@ -25,7 +25,7 @@ def check_model_settings(model: ModelConfig) -> None:
 
 
 def check_study_inputs(study: Study) -> None:
-    """Every check of this module on ``study`` (run before ``design.plan``)."""
+    """Every check of this module on ``study`` (run before ``design.workload``)."""
     for model in study.models:
         check_model_settings(model)
 

@@ -1,7 +1,7 @@
 """``cueshift infer --executor ray``: the backends in a pool of Ray actors per model.
 
 The driver (this process) does what the local runner does, in the same code
-(:func:`cueshift.execution.runner.run_workload`): it plans in DuckDB (the units not stored
+(:func:`cueshift.execution.runner.run_workload`): it finds the pending units in DuckDB (the units not stored
 yet), writes every answer in its own transactions and records the run. Only the asking moves:
 
 * **Pools.** One actor per model replica (:class:`~cueshift.execution.ray_worker.UnitWorker`):
@@ -10,18 +10,18 @@ yet), writes every answer in its own transactions and records the run. Only the 
   model on CUDA (``gpus_per_replica``, default 1), one CPU otherwise; an OpenAI-compatible
   model gets one lightweight client actor per server in its ``base_urls``. The models are
   asked one after another, each with its whole pool.
-* **Work units.** The plan is cut into image-grouped units (:mod:`cueshift.execution.work_units`:
+* **Work units.** The pending rows are cut into image-grouped units (:mod:`cueshift.execution.work_units`:
   an image's prompts stay together, so its prefix is computed once), sized to take about two
   seconds of an actor's time at the rate measured so far.
 * **Backpressure.** At most :data:`DEPTH` units are in flight per actor (one answering, one
   queued); the driver waits (``ray.wait``) for any unit to finish before sending another, so
-  neither the driver's memory nor the object store grows with the plan.
+  neither the driver's memory nor the object store grows with the pending rows.
 * **Faults.** Actors restart after their process dies (``max_restarts``) and Ray sends the
   units they held again (``max_task_retries``); each unit's answers reach the driver once
   and are written once, under the tables' primary keys. A killed driver loses the units in
-  flight; the next run plans what is not stored.
+  flight; the next run asks what is not stored.
 
-Planning needs each model's backend (score-mode transformers models plan seed 0 only), so
+Finding the pending units needs each model's backend (score-mode transformers models ask seed 0 only), so
 :meth:`RayExecutor.start` builds each model's backend in one actor, one model at a time,
 before the database is touched (bad settings fail there, nothing written); that actor stays
 on as the first replica of its model's pool when the model is asked next.
@@ -198,26 +198,26 @@ class RayExecutor:
         return self._units[(model.model_id, self._kind_index(kind))]
 
     def answer(
-        self, model: ModelConfig, kind: UnitKind, plan: pl.DataFrame, budget: int
+        self, model: ModelConfig, kind: UnitKind, pending: pl.DataFrame, budget: int
     ) -> Iterator[Answered]:
-        if plan.height == 0 or budget <= 0:
+        if pending.height == 0 or budget <= 0:
             return
         ray = _ray()
         cluster = {k: float(v) for k, v in ray.cluster_resources().items()}
         pool = self._switch(model, actor_resources(model, cluster, self.workers))
         index = self._kind_index(kind)
-        cutter = UnitCutter(plan, group_column(kind, plan), budget)
+        cutter = UnitCutter(pending, group_column(kind, pending), budget)
         sizer = BatchSizer(self._max_rows, target_seconds=UNIT_SECONDS, initial=1)
-        pending: dict[Any, tuple[int, pl.DataFrame]] = {}
-        while not cutter.done or pending:
+        in_flight: dict[Any, tuple[int, pl.DataFrame]] = {}
+        while not cutter.done or in_flight:
             for actor_index, actor in enumerate(pool.actors):
                 while pool.inflight[actor_index] < DEPTH and not cutter.done:
                     unit = cutter.next(sizer.size)
-                    pending[actor.answer.remote(index, unit)] = (actor_index, unit)
+                    in_flight[actor.answer.remote(index, unit)] = (actor_index, unit)
                     pool.inflight[actor_index] += 1
-            ready, _ = ray.wait(list(pending), num_returns=1)
+            ready, _ = ray.wait(list(in_flight), num_returns=1)
             for ref in ready:
-                actor_index, unit = pending.pop(ref)
+                actor_index, unit = in_flight.pop(ref)
                 pool.inflight[actor_index] -= 1
                 answers, seconds = self._get(ref, model)
                 sizer.record(unit.height, seconds)

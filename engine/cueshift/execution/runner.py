@@ -1,4 +1,4 @@
-"""The one runner: plan what is not stored yet, ask the backends in batches, store every answer once.
+"""The one runner: find what is not stored yet, ask the backends in batches, store every answer once.
 
 Every design runs through :func:`run_study`: the design's ``workload(study)`` describes its work
 (:class:`~cueshift.designs.work.Workload`) and the runner does the rest the same way for
@@ -8,13 +8,13 @@ Guarantees
 ----------
 * **Exactly once.** Each batch of answers is written in one transaction, keyed by the unit's
   primary key (e.g. model, image, scenario, ordering, seed). A killed process loses at most
-  the batch in flight, which the next run plans again; nothing is ever stored twice.
+  the batch in flight, which the next run asks again; nothing is ever stored twice.
   Batches are sized to take about two seconds at the measured rate, up to the study's
   ``batch_size`` rows (:class:`~cueshift.execution.batching.BatchSizer`).
 * **Executors.** The backends run in this process (:class:`~cueshift.execution.executor.LocalExecutor`)
-  or in a pool of Ray actors per model (:mod:`cueshift.execution.ray_executor`); planning,
+  or in a pool of Ray actors per model (:mod:`cueshift.execution.ray_executor`); finding the pending units,
   writing and the run record are the same either way.
-* **Resume.** A run plans only the units missing from the database.
+* **Resume.** A run asks only the units missing from the database.
 * **Shards.** ``--shard K/N`` keeps the units whose stable hash (of the unit kind's
   ``shard_by`` value: an identity, a pair of images, an image) falls in shard K and writes
   to its own database file; :func:`cueshift.store.merge_databases` joins shard files into one.
@@ -157,7 +157,7 @@ def run_study(
     RunSummary
         Counts of the run (``n_written`` sums every kind of answer written).
     """
-    check_study_inputs(study)  # settings first: planning may write caches (placebos, demo faces)
+    check_study_inputs(study)  # settings first: the workload may write caches (placebos, demo faces)
     workload = design_of(study).workload(study, progress=progress)
     return run_workload(
         workload,
@@ -194,7 +194,7 @@ def run_workload(
     con: duckdb.DuckDBPyConnection | None = None
     existed = db_path.exists()
     n_written = 0
-    stored_at_start: int | None = None  # known once planned (for the interrupt's message)
+    stored_at_start: int | None = None  # known once the pending units are (for the interrupt's message)
     answer_tables: list[str] = []
     snapshots = SnapshotPublisher(db_path, snapshot_every)
     try:
@@ -205,7 +205,7 @@ def run_workload(
             store.upsert_dimension(con, table, rows, key)
         store.upsert_dimension(con, "model", model_frame(study.models), "model_id")
         tally = FailureTally()
-        plans = []
+        pending = []
         for model in study.models:
             per_model = []
             for kind in workload.units:
@@ -215,8 +215,8 @@ def run_workload(
                 missing, given_up = drop_given_up(con, kind, missing, model.model_id, max_failed_runs)
                 tally.given_up += given_up
                 per_model.append(missing)
-            plans.append(per_model)
-        n_planned = sum(plan.height for per_model in plans for plan in per_model)
+            pending.append(per_model)
+        n_planned = sum(units.height for per_model in pending for units in per_model)
         if max_judgments is not None:
             n_planned = min(n_planned, max_judgments)
         answer_tables = list(dict.fromkeys(kind.table for kind in workload.units))
@@ -228,9 +228,9 @@ def run_workload(
         n_asked = 0
         with progress_bar(progress, console) as bar:
             task = bar.add_task("asking", total=n_planned, rate="") if bar else None
-            for model, per_model in zip(study.models, plans, strict=True):
-                for kind, plan in zip(workload.units, per_model, strict=True):
-                    for batch, answers in executor.answer(model, kind, plan, n_planned - n_asked):
+            for model, per_model in zip(study.models, pending, strict=True):
+                for kind, units in zip(workload.units, per_model, strict=True):
+                    for batch, answers in executor.answer(model, kind, units, n_planned - n_asked):
                         n_asked += batch.height
                         batch, answers, failed = split_failures(
                             kind, batch, answers, model.model_id, record.run_id
@@ -298,7 +298,7 @@ def run_workload(
 def _missing(
     con: duckdb.DuckDBPyConnection, kind: UnitKind, units: pl.DataFrame, model_id: str
 ) -> pl.DataFrame:
-    """The units of one model not stored yet, in planning order, with the columns the backend gets.
+    """The units of one model not stored yet, in the design's order, with the columns the backend gets.
 
     The anti-join runs inside DuckDB: stored answers are never pulled into Python.
     """

@@ -1,13 +1,13 @@
-"""Image-grouped work units: a plan cut into pieces that never split an image's prompts.
+"""Image-grouped work units: the pending units cut into pieces that never split an image's prompts.
 
 A backend that reuses an image's prefix (the transformers backend computes the image and the
 instruction once per image, then every prompt of that image on copies of its cache) does
 that work once per image only if all the image's prompts reach it together. The Ray executor
-therefore hands out **work units**: consecutive rows of the plan holding whole groups (all
+therefore hands out **work units**: consecutive pending rows holding whole groups (all
 rows of an image; for two-image trials, of a left image), about ``rows`` rows each.
 
-The plan lists the rows of a group together (designs plan image by image), so a group is a
-run of equal values; a plan whose groups are scattered still works, each run counting as a
+The pending rows list a group's rows together (designs list them image by image), so a group is a
+run of equal values; pending rows whose groups are scattered still works, each run counting as a
 group of its own.
 """
 
@@ -24,41 +24,40 @@ from cueshift.designs.work import UnitKind
 GROUP_COLUMNS: tuple[str, ...] = ("image_id", "left_image_id")
 
 
-def group_column(kind: UnitKind, plan: pl.DataFrame) -> str | None:
-    """The column whose runs are the groups of ``plan``: an image column, else the kind's
-    ``shard_by`` when the plan has it, else None (rows may be split anywhere)."""
+def group_column(kind: UnitKind, pending: pl.DataFrame) -> str | None:
+    """The column whose runs are the groups of ``pending``: an image column, else the kind's
+    ``shard_by`` when ``pending`` has it, else None (rows may be split anywhere)."""
     for column in (*GROUP_COLUMNS, kind.shard_by):
-        if column in plan.columns:
+        if column in pending.columns:
             return column
     return None
 
 
 @dataclass
 class UnitCutter:
-    """Cuts consecutive work units off a plan, whole groups only.
+    """Cuts consecutive work units off the pending rows, whole groups only.
 
     Parameters
     ----------
-    plan
-        The rows to ask, in planning order.
+    pending
+        The rows to ask (not stored yet), in the design's order.
     column
         The group column (see :func:`group_column`); None: every row is a group of its own.
     budget
         Ask at most this many rows in all (the last unit may then end inside a group).
     """
 
-    plan: pl.DataFrame
+    pending: pl.DataFrame
     column: str | None
     budget: int
 
     def __post_init__(self) -> None:
-        limit = min(self.plan.height, max(self.budget, 0))
+        limit = min(self.pending.height, max(self.budget, 0))
         if self.column is None or limit == 0:
             ends = np.arange(1, limit + 1)
         else:
-            runs = (
-                self.plan.slice(0, limit).select(pl.col(self.column).rle_id().alias("run"))["run"].to_numpy()
-            )
+            head = self.pending.slice(0, limit)
+            runs = head.select(pl.col(self.column).rle_id().alias("run"))["run"].to_numpy()
             ends = np.flatnonzero(np.diff(runs)) + 1
             ends = np.append(ends, limit)
         self._ends = ends.astype(np.int64)
@@ -78,7 +77,7 @@ class UnitCutter:
         wanted = self.start + max(rows, 1)
         at = int(np.searchsorted(self._ends, wanted, side="left"))
         end = int(self._ends[min(at, len(self._ends) - 1)])
-        unit = self.plan.slice(self.start, end - self.start)
+        unit = self.pending.slice(self.start, end - self.start)
         self.start = end
         return unit
 
