@@ -24,7 +24,7 @@ import time
 import numpy as np
 from scipy import stats as sps
 
-from cueshift.stats.kernels import crossed_bootstrap, face_multiplicities, scenario_multiplicities
+from cueshift.stats import crossed_bootstrap, face_multiplicities, scenario_multiplicities
 
 MU = 0.05
 

@@ -23,8 +23,7 @@ import numpy as np
 from bench_markdown import replace_section
 from scipy import stats
 
-from cueshift.stats import eb_shrink
-from cueshift.stats.kernels import pooled_standard_errors
+from cueshift.stats import eb_shrink, pooled_standard_errors
 
 START, END = "<!-- bench_pooling:start -->", "<!-- bench_pooling:end -->"
 TAUS = (0.0, 0.01, 0.03, 0.1)

@@ -2,7 +2,7 @@
 
 Pipeline order, lowest first (docs/architecture.md)::
 
-    errors, extras, schemas < study < images < inference < store < views < stats < render < designs
+    _types, errors, extras, schemas < study < images < inference < store < views < stats < render < designs
     < execution < imports < plan < api < cli, viewer
 
 A module may import its own layer and any layer below it; ``designs`` wires the layers together,
@@ -20,7 +20,7 @@ import pytest
 PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "engine" / "cueshift"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "extras", "schemas", "sql", "studies"),
+    ("_types", "errors", "extras", "schemas", "sql", "studies"),
     ("study",),
     ("images",),
     ("inference",),

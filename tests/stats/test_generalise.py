@@ -28,13 +28,13 @@ from cueshift.designs.stylisticbias.design import StylisticBiasDesign
 from cueshift.designs.stylisticbias.stats import category_demographic_table, model_differences, sbs_levels
 from cueshift.errors import ConfigError
 from cueshift.render import Report
-from cueshift.stats._crossed_variance import crossed_jackknife
-from cueshift.stats.kernels import (
+from cueshift.stats import (
     cluster_bootstrap,
     crossed_bootstrap,
     face_multiplicities,
     scenario_multiplicities,
 )
+from cueshift.stats._crossed_variance import crossed_jackknife
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
 

@@ -16,8 +16,7 @@ from statsmodels.stats.meta_analysis import combine_effects
 
 from cueshift.designs.stylisticbias.stats import crossed_variation_table, demographic_variation_table
 from cueshift.errors import CueshiftError
-from cueshift.stats import eb_shrink, shrink
-from cueshift.stats.kernels import pooled_standard_errors
+from cueshift.stats import eb_shrink, pooled_standard_errors, shrink
 from tests.stats.test_subgroups import BOOT, PLANTED, PLANTED_VALUE, _study
 
 

@@ -26,7 +26,7 @@ from cueshift.designs.stylisticbias.stats import (
     summed_delta,
     variation_table_by_model,
 )
-from cueshift.stats.kernels import coarsen, face_multiplicities, regroup
+from cueshift.stats import coarsen, face_multiplicities, regroup
 from tests.simulate.outputs import delta_frame
 from tests.simulate.study import SimulationSpec, simulate_study
 
@@ -98,7 +98,7 @@ def test_face_draws_of_a_seed_are_drawn_once_and_read_only() -> None:
 def test_bootstrap_columns_do_not_depend_on_their_neighbours() -> None:
     """A cell's interval is the same whether its block holds only complete cells, only cells some
     faces lack, or both (the in-place and the gathered divisions)."""
-    from cueshift.stats.kernels import cluster_bootstrap
+    from cueshift.stats import cluster_bootstrap
 
     x = np.random.default_rng(2).normal(size=(40, 12))
     x[:9, 6:] = np.nan  # the last six cells: 31 of 40 faces

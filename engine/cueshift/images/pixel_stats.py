@@ -35,9 +35,8 @@ import numpy.typing as npt
 import polars as pl
 from PIL import Image
 
+from cueshift._types import F64
 from cueshift.study.audit import DEFAULT_FACE_BOX
-
-FloatArray = npt.NDArray[np.float64]
 
 SUBJECT_TOLERANCE = 0.05  # largest channel difference (0-1) from the background colour still background
 TONE_MEASURES: tuple[str, ...] = (
@@ -54,13 +53,13 @@ PIXEL_MEASURES: tuple[str, ...] = (
 )
 
 
-def read_rgb(path: Path) -> FloatArray:
+def read_rgb(path: Path) -> F64:
     """The pixels of ``path`` as an ``(height, width, 3)`` float array on 0-1 (alpha dropped)."""
     with Image.open(path) as image:
         return np.asarray(image.convert("RGB"), dtype=np.float64) / 255.0
 
 
-def tone_statistics(rgb: FloatArray) -> dict[str, float]:
+def tone_statistics(rgb: F64) -> dict[str, float]:
     """Brightness, contrast, colour balance, saturation and sharpness of ``rgb`` (module docstring)."""
     red, green, blue = rgb[..., 0], rgb[..., 1], rgb[..., 2]
     luma = 0.299 * red + 0.587 * green + 0.114 * blue
@@ -83,7 +82,7 @@ def tone_statistics(rgb: FloatArray) -> dict[str, float]:
     }
 
 
-def framing_statistics(rgb: FloatArray) -> dict[str, float]:
+def framing_statistics(rgb: F64) -> dict[str, float]:
     """Size, aspect and the subject's area and centroid against the border's colour (module docstring)."""
     height, width = rgb.shape[0], rgb.shape[1]
     border = np.concatenate([rgb[0], rgb[-1], rgb[:, 0], rgb[:, -1]])
@@ -105,7 +104,7 @@ def framing_statistics(rgb: FloatArray) -> dict[str, float]:
     }
 
 
-def face_crop(rgb: FloatArray, face_box: tuple[float, float, float, float]) -> FloatArray:
+def face_crop(rgb: F64, face_box: tuple[float, float, float, float]) -> F64:
     """The pixels inside the fractional box ``(x0, y0, x1, y1)`` (at least one pixel each way)."""
     height, width = rgb.shape[0], rgb.shape[1]
     x0, y0, x1, y1 = face_box
@@ -139,7 +138,7 @@ def pixel_statistics(
 
 
 def statistics_of(
-    rgb: FloatArray, *, face_box: tuple[float, float, float, float] = DEFAULT_FACE_BOX
+    rgb: F64, *, face_box: tuple[float, float, float, float] = DEFAULT_FACE_BOX
 ) -> dict[str, float]:
     """:func:`pixel_statistics` of pixels already read (:func:`read_rgb`)."""
     face = {f"face_{name}": value for name, value in tone_statistics(face_crop(rgb, face_box)).items()}

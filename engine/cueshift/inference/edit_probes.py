@@ -24,12 +24,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from cueshift._types import F64
 from cueshift.errors import ConfigError
 from cueshift.extras import importing
 from cueshift.inference.embedding_cache import EmbeddingCache, Vectors
 from cueshift.inference.identity import encoder_name, quiet_loading
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def has_text_tower(checkpoint: Path) -> bool:
@@ -116,7 +115,7 @@ def _load_text(checkpoint: Path) -> tuple[Any, Any]:
     return model, tokenizer
 
 
-def prompt_probabilities(images: npt.ArrayLike, texts: npt.ArrayLike, logit_scale: float) -> FloatArray:
+def prompt_probabilities(images: npt.ArrayLike, texts: npt.ArrayLike, logit_scale: float) -> F64:
     r"""Zero-shot softmax probabilities of every prompt for every image (module docstring).
 
     Parameters
@@ -140,7 +139,7 @@ def prompt_probabilities(images: npt.ArrayLike, texts: npt.ArrayLike, logit_scal
     logits = logit_scale * (a @ b.T)
     logits -= logits.max(axis=1, keepdims=True)
     weights = np.exp(logits)
-    out: FloatArray = weights / weights.sum(axis=1, keepdims=True)
+    out: F64 = weights / weights.sum(axis=1, keepdims=True)
     return out
 
 

@@ -36,11 +36,39 @@ Public surface (implementation in private modules); the design statistics
   pairs), :func:`clustered_standard_error`, :func:`naive_standard_error`, :func:`design_effect`,
   :func:`scenario_reversals` (sign reversals with evidence)
 - declared analyses — :data:`ANALYSES`, :func:`analysis`, :func:`run_suite`
+- kernels the design statistics compose — face matrices and sums (:func:`face_matrix`,
+  :func:`face_sums`, :func:`study_faces`, :func:`cell_codes`, :func:`encode_categories`,
+  :func:`face_labels`, :func:`coarsen`, :func:`regroup`, :func:`group_means`, :func:`row_means`),
+  exact means (:func:`exact_bincount`, :func:`scaled_integers`, :func:`count_denominator`,
+  :func:`ratio_means`), the crossed bootstrap (:func:`crossed_bootstrap`,
+  :func:`scenario_multiplicities`, :func:`scenario_sums`, :data:`GENERALISE`), intervals of
+  effects and contrasts (:func:`bias_shifted_interval`, :func:`eta_squared_replicates`,
+  :func:`group_difference_interval`, :func:`clustered_wilson`, :func:`pooled_standard_errors`),
+  :func:`returns` (checks a result frame against its schema) and the shared constants
+  (:data:`POOLED`, :data:`MEAN_OF_MODELS`, :data:`ALPHA`, :data:`DIMENSIONS`, …)
+
+This is the one public face: the designs import these names from ``cueshift.stats`` as users do.
 """
 
 from cueshift.stats._anova import AnovaResult, one_way_anova
+from cueshift.stats._checked import returns
 from cueshift.stats._clustered import clustered_standard_error, design_effect, naive_standard_error
-from cueshift.stats._constants import MEAN_OF_MODELS, POOLED
+from cueshift.stats._clustered_share import clustered_wilson
+from cueshift.stats._constants import (
+    ALPHA,
+    ASYMMETRY_PAIRS,
+    DIMENSIONS,
+    ELDERLY,
+    FASHION_CATEGORY,
+    LARGE_SHIFT,
+    LME_CATEGORY_MAP,
+    MANN_WHITNEY_DIMENSIONS,
+    MEAN_OF_MODELS,
+    POOLED,
+    TABLE3_CATEGORY_MAP,
+    YOUNG,
+)
+from cueshift.stats._contrast import group_difference_interval
 from cueshift.stats._correlation import (
     CORRELATION_SCHEMA,
     CorrelationResult,
@@ -50,7 +78,28 @@ from cueshift.stats._correlation import (
     spearman_with_ci,
 )
 from cueshift.stats._crossed import crossed_model, crossed_model_cells, variance_components
-from cueshift.stats._faces import FaceMatrix, face_matrix
+from cueshift.stats._crossed_resample import (
+    GENERALISE,
+    crossed_bootstrap,
+    scenario_multiplicities,
+    scenario_sums,
+)
+from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates
+from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
+from cueshift.stats._faces import (
+    FaceMatrix,
+    FaceSums,
+    cell_codes,
+    coarsen,
+    encode_categories,
+    face_labels,
+    face_matrix,
+    face_sums,
+    group_means,
+    regroup,
+    row_means,
+    study_faces,
+)
 from cueshift.stats._folded import abs_interval, mean_abs_interval
 from cueshift.stats._frame_means import mean_shift, sbs
 from cueshift.stats._frame_paired import model_difference
@@ -101,7 +150,7 @@ from cueshift.stats._reliability import (
     split_half_reliability,
 )
 from cueshift.stats._resample import BootstrapResult, CIMethod, cluster_bootstrap, face_multiplicities
-from cueshift.stats._shrinkage import ShrinkageResult, eb_shrink
+from cueshift.stats._shrinkage import ShrinkageResult, eb_shrink, pooled_standard_errors
 from cueshift.stats._signed_rank import (
     SignedRankResult,
     ZeroMethod,
@@ -215,4 +264,39 @@ __all__ = [
     "welch_interval",
     "wilcoxon_signed_rank",
     "wilson_interval",
+    # kernels the design statistics compose
+    "ALPHA",
+    "ASYMMETRY_PAIRS",
+    "DIMENSIONS",
+    "ELDERLY",
+    "FASHION_CATEGORY",
+    "LARGE_SHIFT",
+    "LME_CATEGORY_MAP",
+    "MANN_WHITNEY_DIMENSIONS",
+    "TABLE3_CATEGORY_MAP",
+    "YOUNG",
+    "GENERALISE",
+    "FaceSums",
+    "bias_shifted_interval",
+    "cell_codes",
+    "clustered_wilson",
+    "coarsen",
+    "count_denominator",
+    "crossed_bootstrap",
+    "encode_categories",
+    "eta_squared_replicates",
+    "exact_bincount",
+    "face_labels",
+    "face_sums",
+    "group_difference_interval",
+    "group_means",
+    "pooled_standard_errors",
+    "ratio_means",
+    "regroup",
+    "returns",
+    "row_means",
+    "scaled_integers",
+    "scenario_multiplicities",
+    "scenario_sums",
+    "study_faces",
 ]

@@ -10,9 +10,8 @@ naive standard error is too small by the square root of the design effect.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
 
-F64 = NDArray[np.float64]
+from cueshift._types import F64
 
 
 def clustered_standard_error(face_means: F64) -> F64:

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 from scipy import stats as sps
 
-from cueshift.stats._resample import F64
+from cueshift._types import F64
 
 
 def clustered_wilson(

@@ -14,9 +14,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from cueshift._types import F64
 from cueshift.stats._exact_means import exact_bincount
 
-F64 = NDArray[np.float64]
 #: Integer-valued doubles whose sums stay below this add exactly in any order.
 FLOAT_EXACT = 2.0**52
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from cueshift._types import F64
 from cueshift.stats._resample import CIMethod, _bca_quantiles, face_multiplicities
-
-F64 = NDArray[np.float64]
 
 
 def group_difference_interval(

@@ -15,8 +15,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from cueshift._types import F64
 from cueshift.stats._crossed_variance import crossed_jackknife, t_calibrated
-from cueshift.stats._faces import F64, FaceSums, cell_codes, encode_categories
+from cueshift.stats._faces import FaceSums, cell_codes, encode_categories
 from cueshift.stats._replicate_kernels import share_below
 from cueshift.stats._resample import (
     CHUNK_BYTES,

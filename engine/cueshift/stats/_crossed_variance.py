@@ -11,7 +11,7 @@ import numpy as np
 from scipy import special
 from scipy import stats as sps
 
-from cueshift.stats._faces import F64
+from cueshift._types import F64
 
 
 @dataclass(frozen=True)

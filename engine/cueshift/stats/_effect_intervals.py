@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from cueshift._types import F64
 from cueshift.stats._model_terms import term_values
-from cueshift.stats._reml import F64, FaceBlocks, reml_fit
+from cueshift.stats._reml import FaceBlocks, reml_fit
 from cueshift.stats._resample import face_multiplicities
 
 #: Most bootstrap replicates of a statistic that needs a model refit per replicate (each REML refit

@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-F64 = NDArray[np.float64]
+from cueshift._types import F64
 
 #: lcm(1, ..., 12): a φ of at most 12 valid answers, and a Δ of two, are multiples of 1/27720.
 COMMON_DENOMINATOR = 27720

@@ -17,10 +17,9 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from cueshift._types import F64
 from cueshift.stats._column_groups import exact_group_totals, group_columns, group_totals
 from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
-
-F64 = NDArray[np.float64]
 
 
 @dataclass(frozen=True)

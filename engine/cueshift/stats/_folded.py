@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-F64 = NDArray[np.float64]
+from cueshift._types import F64
 
 
 def abs_interval(estimate: F64, ci_low: F64, ci_high: F64) -> tuple[F64, F64, F64]:

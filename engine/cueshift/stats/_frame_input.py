@@ -16,7 +16,6 @@ from cueshift.schemas.results_frame import FRAME_STAT_COLUMNS, validate_frame_st
 from cueshift.stats._faces import cell_codes
 from cueshift.stats._multiplicity import bh_by_family
 
-F64 = NDArray[np.float64]
 #: ``by`` as the caller may give it: a column name, several, or none.
 By = str | Sequence[str] | None
 

@@ -10,10 +10,10 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from cueshift._types import F64
 from cueshift.errors import CueshiftError
 from cueshift.stats._faces import encode_categories, face_matrix
 from cueshift.stats._frame_input import (
-    F64,
     By,
     by_columns,
     checked_rows,

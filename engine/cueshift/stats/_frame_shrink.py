@@ -34,7 +34,7 @@ def shrink(
         B_i = \frac{d-2}{d}\frac{s_i^2}{s_i^2 + \hat\tau^2},
 
     :math:`d` = cells − parents; the interval and its terms are those of
-    :func:`cueshift.stats.kernels.eb_shrink`. Output (input row order): the ``by`` columns, then
+    :func:`cueshift.stats.eb_shrink`. Output (input row order): the ``by`` columns, then
     ``estimate`` (pooled), ``ci_low``, ``ci_high``, ``statistic`` (the shrinkage factor
     :math:`B_i`: 0 keeps the raw estimate, 1 is the parent), ``n`` (cells of the parent), no
     p-values. A row without an estimate or a positive ``se`` gets nulls.

@@ -14,7 +14,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from cueshift.stats._ranks import F64, Alternative, RankTestResult, as_columns, average_ranks
+from cueshift._types import F64
+from cueshift.stats._ranks import (
+    Alternative,
+    RankTestResult,
+    as_columns,
+    average_ranks,
+)
 
 
 @numba.njit(parallel=True, cache=True)

@@ -23,7 +23,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-FloatArray = npt.NDArray[np.float64]
+from cueshift._types import F64
+
 #: The Iglewicz-Hoaglin constant: 0.6745 MAD estimates the standard deviation of a normal sample.
 MAD_TO_SD = 0.6745
 #: Robust z below which a variation is an outlier of its attribute (Iglewicz & Hoaglin 1993).
@@ -31,7 +32,7 @@ OUTLIER_Z = -3.5
 IDENTITY_COLUMNS = ("image_id", "feature_key", "cosine")
 
 
-def row_cosines(a: npt.ArrayLike, b: npt.ArrayLike) -> FloatArray:
+def row_cosines(a: npt.ArrayLike, b: npt.ArrayLike) -> F64:
     r"""Cosine similarity of each row of ``a`` with the same row of ``b``.
 
     :math:`c_i = a_i \cdot b_i / (\lVert a_i\rVert \lVert b_i\rVert)`; ``nan`` where a row is zero.
@@ -48,11 +49,11 @@ def row_cosines(a: npt.ArrayLike, b: npt.ArrayLike) -> FloatArray:
     left, right = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     norms = np.linalg.norm(left, axis=1) * np.linalg.norm(right, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        out: FloatArray = np.einsum("ij,ij->i", left, right) / norms
+        out: F64 = np.einsum("ij,ij->i", left, right) / norms
     return np.where(norms > 0, np.clip(out, -1.0, 1.0), np.nan)
 
 
-def robust_z(values: npt.ArrayLike) -> FloatArray:
+def robust_z(values: npt.ArrayLike) -> F64:
     r"""Robust z of Iglewicz & Hoaglin (1993): :math:`0.6745\,(x - \operatorname{med} x) / \mathrm{MAD}`.
 
     ``MAD`` is the median absolute deviation from the median (unscaled). Where the MAD is 0
@@ -74,7 +75,7 @@ def robust_z(values: npt.ArrayLike) -> FloatArray:
     deviation = x - center
     if mad == 0.0:
         return np.where(deviation > 0, np.inf, np.where(deviation < 0, -np.inf, 0.0))
-    z: FloatArray = MAD_TO_SD * deviation / mad
+    z: F64 = MAD_TO_SD * deviation / mad
     return z
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats as sps
 
-F64 = NDArray[np.float64]
+from cueshift._types import F64
 
 
 @dataclass(frozen=True)

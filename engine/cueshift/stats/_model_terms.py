@@ -10,7 +10,8 @@ import numpy as np
 import polars as pl
 from scipy import special
 
-from cueshift.stats._reml import F64, FaceBlocks, RemlFit, face_blocks
+from cueshift._types import F64
+from cueshift.stats._reml import FaceBlocks, RemlFit, face_blocks
 
 #: R² rows of a model table, in order.
 R2_TERMS = ("R2_marginal", "R2_conditional")

@@ -8,12 +8,11 @@ import warnings
 from typing import Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
+from cueshift._types import F64
 from cueshift.stats._permutation import sign_flip_test
 from cueshift.stats._signed_rank import ZeroMethod, signed_rank_columns
 
-F64 = NDArray[np.float64]
 TestMethod = Literal["rank", "permutation"]
 
 

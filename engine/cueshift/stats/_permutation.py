@@ -11,7 +11,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from cueshift.stats._resample import CHUNK_BYTES, F64, Alternative
+from cueshift._types import F64
+from cueshift.stats._resample import CHUNK_BYTES, Alternative
 
 
 @numba.njit(parallel=True, cache=True)

@@ -13,10 +13,10 @@ from typing import Literal
 
 import numba
 import numpy as np
-from numpy.typing import NDArray
+
+from cueshift._types import F64
 
 Alternative = Literal["two-sided", "less", "greater"]
-F64 = NDArray[np.float64]
 
 
 @numba.njit(cache=True)

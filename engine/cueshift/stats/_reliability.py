@@ -11,11 +11,12 @@ from typing import Literal
 
 import numpy as np
 import polars as pl
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 from scipy import stats as sps
 
+from cueshift._types import F64
+
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
-F64 = NDArray[np.float64]
 
 
 def spearman_brown(r: float, factor: float = 2.0) -> float:

@@ -7,11 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy import optimize
 
-F64 = NDArray[np.float64]
-I64 = NDArray[np.int64]
+from cueshift._types import F64, I64
 
 
 @dataclass(frozen=True)

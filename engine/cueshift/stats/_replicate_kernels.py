@@ -14,7 +14,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-F64 = NDArray[np.float64]
+from cueshift._types import F64
+
 #: Half-width, in replicate standard deviations, of the window searched for an order statistic.
 WINDOW_SD = 0.25
 

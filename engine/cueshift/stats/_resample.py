@@ -21,9 +21,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from cueshift._types import F64
 from cueshift.stats._replicate_kernels import replicate_means, row_moments, row_quantiles
 
-F64 = NDArray[np.float64]
 Alternative = Literal["two-sided", "less", "greater"]
 CIMethod = Literal["bca", "percentile"]
 #: Memory budget of one block of resampled statistics (bytes); larger jobs run in chunks.

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import optimize
 from scipy import stats as sps
 
-F64 = NDArray[np.float64]
+from cueshift._types import F64
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from cueshift.stats._ranks import F64, Alternative, RankTestResult, as_columns, average_ranks
+from cueshift._types import F64
+from cueshift.stats._ranks import (
+    Alternative,
+    RankTestResult,
+    as_columns,
+    average_ranks,
+)
 
 ZeroMethod = Literal["wilcox", "pratt", "zsplit"]
 Method = Literal["auto", "asymptotic", "exact"]

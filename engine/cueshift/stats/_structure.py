@@ -12,7 +12,7 @@ from scipy import stats as sps
 from scipy.cluster import hierarchy
 from scipy.spatial.distance import squareform
 
-F64 = NDArray[np.float64]
+from cueshift._types import F64
 
 
 def attribute_correlations(values: pl.DataFrame, value: str, attributes: Sequence[str]) -> F64:

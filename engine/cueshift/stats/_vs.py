@@ -65,7 +65,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-F64 = NDArray[np.float64]
+from cueshift._types import F64
 
 
 def vs_max(n_groups: int, ddof: int) -> float:

@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 from scipy import stats as sps
 
-F64 = NDArray[np.float64]
+from cueshift._types import F64
 
 
 def varying_columns(z: ArrayLike) -> F64:

@@ -14,8 +14,9 @@ from typing import Literal
 
 import numpy as np
 import polars as pl
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from cueshift._types import F64
 from cueshift.stats import (
     CORRELATION_SCHEMA,
     adjusted_rand_index,
@@ -29,8 +30,6 @@ from cueshift.stats import (
     split_half_reliability,
     ward_clusters,
 )
-
-F64 = NDArray[np.float64]
 
 
 def reliability_table(

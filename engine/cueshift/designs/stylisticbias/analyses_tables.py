@@ -27,8 +27,7 @@ from cueshift.designs.stylisticbias.stats import (
     significance_share,
     variation_strength,
 )
-from cueshift.stats import NotApplicable, analysis, mixed_model
-from cueshift.stats.kernels import FASHION_CATEGORY
+from cueshift.stats import FASHION_CATEGORY, NotApplicable, analysis, mixed_model
 
 
 @analysis(

@@ -37,8 +37,7 @@ from cueshift.designs.stylisticbias.stats import (
     model_summary,
     variation_strength,
 )
-from cueshift.stats import NotApplicable
-from cueshift.stats.kernels import bh_by_family
+from cueshift.stats import NotApplicable, bh_by_family
 from cueshift.views import read_base_phi, read_delta
 
 #: The release's choices that differ from cueshift's (module docstring), by name.
@@ -142,8 +141,8 @@ def release_tables(default: dict[str, pl.DataFrame], base: Inputs, release: Inpu
 
         def vs(base_phi: pl.DataFrame, ddof: int) -> pl.DataFrame:
             return variation_strength(
-                base_phi, ddof=ddof, n_resamples=base.n_resamples, seed=base.seed,
-                confidence_level=base.confidence_level,
+                base_phi, ddof=ddof, n_resamples=base.resampling.resamples, seed=base.resampling.seed,
+                confidence_level=base.resampling.confidence_level,
             )  # fmt: skip
 
         out["table2_vs"] = (
@@ -154,7 +153,7 @@ def release_tables(default: dict[str, pl.DataFrame], base: Inputs, release: Inpu
             },
         )
     if "table3" in default:
-        phi_only = category_demographic_table(release.delta, test=release.test, **release.boot)
+        phi_only = category_demographic_table(release.delta, test=release.resampling.test, **release.boot)
         table = default["table3"]
         out["table3"] = (
             table3_release_bh(phi_only, untestable_p1=True, one_family=True),
@@ -165,7 +164,7 @@ def release_tables(default: dict[str, pl.DataFrame], base: Inputs, release: Inpu
             },
         )
     if "table11" in default:
-        phi_only = demographic_variation_table(release.delta, test=release.test, **release.boot)
+        phi_only = demographic_variation_table(release.delta, test=release.resampling.test, **release.boot)
         out["table11"] = (
             untestable_as_one(phi_only, []),
             {

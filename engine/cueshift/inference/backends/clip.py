@@ -39,12 +39,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import polars as pl
 
+from cueshift._types import F64
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.extras import importing
 from cueshift.inference.backends.base import Backend, BackendAnswers, StudyContext
 from cueshift.inference.backends.clip_probe import (
     ClipSettings,
-    FloatArray,
     favorable_probability,
     parse_settings,
     pole_vector,
@@ -176,7 +176,7 @@ class ClipBackend(Backend):
             logit_scale=self.logit_scale,
         )
 
-    def associations(self, batch: pl.DataFrame) -> FloatArray:
+    def associations(self, batch: pl.DataFrame) -> F64:
         """Seed 004 Eq. 1 ``m`` of every row of ``batch`` (columns image_id, scenario_id)."""
         rows = batch.select("image_id", "scenario_id").rows()
         if not rows:
@@ -197,7 +197,7 @@ class ClipBackend(Backend):
         image = unit_rows(np.stack([images[iid] for iid, _ in rows]))
         plus = np.stack([poles[sid][0] for _, sid in rows])
         minus = np.stack([poles[sid][1] for _, sid in rows])
-        m: FloatArray = np.einsum("ij,ij->i", image, plus) - np.einsum("ij,ij->i", image, minus)  # Eq. 1
+        m: F64 = np.einsum("ij,ij->i", image, plus) - np.einsum("ij,ij->i", image, minus)  # Eq. 1
         return m
 
     # ---- embeddings: memory, then the cache, then the encoder

@@ -31,11 +31,10 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from cueshift._types import F64
 from cueshift.inference.backends.model_settings import validate_settings
 from cueshift.inference.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT
 from cueshift.study.config import ModelConfig
-
-FloatArray = npt.NDArray[np.float64]
 
 DEFAULT_TEMPLATE = "a photo of someone who is {x}"
 #: Descriptors that read badly after "someone who is" (nouns): the text put in ``{x}``.
@@ -97,30 +96,30 @@ def parse_settings(model: ModelConfig) -> ClipSettings:
     return validate_settings(ClipSettings, model)
 
 
-def unit_rows(vectors: npt.ArrayLike) -> FloatArray:
+def unit_rows(vectors: npt.ArrayLike) -> F64:
     """Rows scaled to length 1 (float64)."""
-    rows: FloatArray = np.asarray(vectors, dtype=np.float64)
-    scaled: FloatArray = rows / np.linalg.norm(rows, axis=-1, keepdims=True)
+    rows: F64 = np.asarray(vectors, dtype=np.float64)
+    scaled: F64 = rows / np.linalg.norm(rows, axis=-1, keepdims=True)
     return scaled
 
 
-def pole_vector(text_vectors: Sequence[npt.ArrayLike]) -> FloatArray:
+def pole_vector(text_vectors: Sequence[npt.ArrayLike]) -> F64:
     r"""Template ensemble of one pole: :math:`\vec t = \bar u / \lVert \bar u \rVert` with
     :math:`\bar u` the mean of the normalised text embeddings."""
     return unit_rows(unit_rows(np.stack([np.asarray(v) for v in text_vectors])).mean(axis=0))
 
 
-def bipolar(image: npt.ArrayLike, plus: npt.ArrayLike, minus: npt.ArrayLike) -> FloatArray:
+def bipolar(image: npt.ArrayLike, plus: npt.ArrayLike, minus: npt.ArrayLike) -> F64:
     r"""Seed 004 Eq. 1 per image row: :math:`m = \cos(\vec i, \vec t_+) - \cos(\vec i, \vec t_-)`
     for one pair of pole vectors ``plus``, ``minus``."""
     rows = unit_rows(np.atleast_2d(np.asarray(image)))
-    m: FloatArray = rows @ unit_rows(plus) - rows @ unit_rows(minus)
+    m: F64 = rows @ unit_rows(plus) - rows @ unit_rows(minus)
     return m
 
 
-def favorable_probability(m: npt.ArrayLike, logit_scale: float) -> FloatArray:
+def favorable_probability(m: npt.ArrayLike, logit_scale: float) -> F64:
     r"""Two-way softmax of the poles at the model's logit scale: :math:`\sigma(s\,m)`, computed stably."""
-    p: FloatArray = 0.5 * (1.0 + np.tanh(0.5 * logit_scale * np.asarray(m, dtype=np.float64)))
+    p: F64 = 0.5 * (1.0 + np.tanh(0.5 * logit_scale * np.asarray(m, dtype=np.float64)))
     return p
 
 

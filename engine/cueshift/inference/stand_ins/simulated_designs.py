@@ -34,14 +34,13 @@ import numpy as np
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from cueshift._types import F64, U64
 from cueshift.errors import ConfigError
 from cueshift.inference.backends.base import BackendAnswers, StudyContext
 from cueshift.inference.stand_ins.simulated import SimulatedBackend, logistic
 from cueshift.inference.stand_ins.simulated.backend import ContentRows
 from cueshift.inference.stand_ins.simulated.columns import factorize
 from cueshift.inference.stand_ins.simulated.rng import (
-    FloatArray,
-    UIntArray,
     mix,
     seed_key,
     standard_normal,
@@ -136,7 +135,7 @@ DESIGN_SECTIONS: Final[dict[str, type[_Section]]] = {
 
 def stimulus_latent(
     image_ids: Sequence[str], groups: Sequence[str | None], group_latent: dict[str, float], sd: float = 0.5
-) -> FloatArray:
+) -> F64:
     r""":math:`\ell_j = \gamma_{g_j} + \sigma z_j`, :math:`z_j \sim N(0, 1)` drawn from
     ``(LATENT_SEED, image_id)``."""
     z = standard_normal(mix(seed_key(LATENT_SEED, _TAG_STIMULUS), string_hashes(list(image_ids))))
@@ -156,7 +155,7 @@ def latent_impressions(
     attributes: Sequence[str],
     clusters: dict[str, str],
     factor_loading: float = 0.7,
-) -> FloatArray:
+) -> F64:
     r"""Latent societal impression :math:`z_{f,a}` per identity (rows) × attribute (columns).
 
     .. math::
@@ -191,14 +190,14 @@ def pairwise_win_probability(
     left_groups: Sequence[str],
     right_groups: Sequence[str],
     cohorts: Sequence[str],
-) -> FloatArray:
+) -> F64:
     r"""Exact :math:`P(\text{left wins} \mid \text{valid})` of each trial (the planted truth)."""
 
-    def strength(ids: Sequence[str], groups: Sequence[str]) -> FloatArray:
+    def strength(ids: Sequence[str], groups: Sequence[str]) -> F64:
         extra = np.array(
             [settings.cohort_group_effects.get(f"{c}|{g}", 0.0) for c, g in zip(cohorts, groups, strict=True)]
         )
-        total: FloatArray = stimulus_latent(ids, groups, settings.group_effects, settings.stimulus_sd) + extra
+        total: F64 = stimulus_latent(ids, groups, settings.group_effects, settings.stimulus_sd) + extra
         return total
 
     return logistic(strength(left, left_groups) - strength(right, right_groups) + settings.position_bias)
@@ -264,7 +263,7 @@ class SimulatedDesignBackend(SimulatedBackend):
 
     # -- pairwise
 
-    def _answer_keys(self, tag: int, *columns: Sequence[str | int]) -> UIntArray:
+    def _answer_keys(self, tag: int, *columns: Sequence[str | int]) -> U64:
         key = np.broadcast_to(mix(self._key, np.uint64(tag)), (len(columns[0]),))
         for column in columns:
             values = list(column)
@@ -307,7 +306,7 @@ class SimulatedDesignBackend(SimulatedBackend):
 
     # -- ratings
 
-    def expected_rating(self, image_ids: Sequence[str], groups: Sequence[str]) -> FloatArray:
+    def expected_rating(self, image_ids: Sequence[str], groups: Sequence[str]) -> F64:
         r"""Rating before noise and rounding: :math:`\mu + \kappa \lambda \ell_j` (the planted truth)."""
         r = self.rating
         return r.center + r.spread * r.fidelity * stimulus_latent(image_ids, groups, r.group_latent)

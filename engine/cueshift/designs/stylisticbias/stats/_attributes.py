@@ -15,7 +15,7 @@ from cueshift.designs.stylisticbias.stats._group_reversals import reversal_flags
 from cueshift.designs.stylisticbias.stats._groups_crossed import crossed_group_intervals
 from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS, pooled_cells
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
-from cueshift.stats.kernels import (
+from cueshift.stats import (
     ALPHA,
     ASYMMETRY_PAIRS,
     DIMENSIONS,
@@ -344,7 +344,7 @@ def negativity_asymmetry(
 
 def face_shift_sums(data: pl.DataFrame) -> pl.DataFrame:
     """Per face × variation value: ``s``, the sum of Δ as integers over the common ``scale``
-    (:func:`cueshift.stats.kernels.scaled_integers`, exact in any row order), and ``n`` rows."""
+    (:func:`cueshift.stats.scaled_integers`, exact in any row order), and ``n`` rows."""
     numerators, scale = scaled_integers(data["delta"].to_numpy(), count_denominator(data))
     return (
         data.select("face_id", "variation_value")

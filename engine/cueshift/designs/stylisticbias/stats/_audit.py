@@ -2,8 +2,8 @@
 edits only, and adjusted for the measured unintended changes (``result_audit_sensitivity``).
 
 The two unadjusted SBS are the face-level means of seed 000 Eq. 4 with the face-level cluster
-bootstrap every SBS table uses (:func:`~cueshift.stats.kernels.face_sums`,
-:func:`~cueshift.stats.kernels.cluster_bootstrap`); the adjusted SBS is the intercept of a
+bootstrap every SBS table uses (:func:`~cueshift.stats.face_sums`,
+:func:`~cueshift.stats.cluster_bootstrap`); the adjusted SBS is the intercept of a
 face-weighted regression of Δ on the edit's unintended changes
 (:mod:`~cueshift.designs.stylisticbias.stats._audit_adjust`).
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._audit_adjust import CELLS, adjusted_sbs
-from cueshift.stats.kernels import (
-    F64,
+from cueshift.stats import (
     POOLED,
     CIMethod,
     FaceSums,

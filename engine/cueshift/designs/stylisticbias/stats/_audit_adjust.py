@@ -19,7 +19,7 @@ import polars as pl
 from scipy import special
 from scipy import stats as sps
 
-from cueshift.stats.kernels import F64
+from cueshift._types import F64
 
 #: The columns that name a variation.
 CELLS = ("face_id", "feature_key", "variation_value")

@@ -21,7 +21,7 @@ from cueshift.designs.stylisticbias.stats._attributes import (
 )
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.errors import CueshiftError
-from cueshift.stats.kernels import ALPHA, DIMENSIONS, TABLE3_CATEGORY_MAP, CIMethod, TestMethod, returns
+from cueshift.stats import ALPHA, DIMENSIONS, TABLE3_CATEGORY_MAP, CIMethod, TestMethod, returns
 
 #: Joins the model id to an attribute key while the models share one call (ASCII unit separator).
 MODEL_FOLD: Final = "\x1f"

@@ -15,10 +15,10 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
+from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._comparison_crossed import crossed_difference_intervals
 from cueshift.designs.stylisticbias.stats._model_cells import FINE_KEYS, ModelCells, model_cells
-from cueshift.stats.kernels import (
-    F64,
+from cueshift.stats import (
     CIMethod,
     FaceMatrix,
     TestMethod,

@@ -1,6 +1,6 @@
 """Paired model differences with intervals that generalise over faces *and* scenarios
 (``cueshift analyze --generalise faces+scenarios``): the crossed bootstrap of
-:func:`~cueshift.stats.kernels.crossed_bootstrap` on the per-face paired differences, for the
+:func:`~cueshift.stats.crossed_bootstrap` on the per-face paired differences, for the
 rows that average over scenarios (the whole model, each variation value); a scenario's row keeps
 its face-level interval."""
 
@@ -11,9 +11,9 @@ from itertools import combinations
 
 import numpy as np
 
+from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._model_cells import ModelCells
-from cueshift.stats.kernels import (
-    F64,
+from cueshift.stats import (
     BootstrapResult,
     CIMethod,
     FaceSums,

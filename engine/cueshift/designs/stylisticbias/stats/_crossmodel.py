@@ -11,7 +11,7 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.stats._model_cells import ModelCells, model_cells
 from cueshift.designs.stylisticbias.stats._reversals import reversals_of
-from cueshift.stats.kernels import POOLED, TestMethod, group_means, pearson_slope, ratio_means, returns
+from cueshift.stats import POOLED, TestMethod, group_means, pearson_slope, ratio_means, returns
 
 RANKING_SCHEMA = {
     "model_id": pl.String,

@@ -9,7 +9,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from cueshift.stats.kernels import (
+from cueshift.stats import (
     ALPHA,
     DIMENSIONS,
     MANN_WHITNEY_DIMENSIONS,

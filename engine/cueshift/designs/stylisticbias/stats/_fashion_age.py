@@ -12,7 +12,7 @@ from cueshift.designs.stylisticbias.stats._attributes import (
     group_cells,
     valid_delta,
 )
-from cueshift.stats.kernels import (
+from cueshift.stats import (
     ELDERLY,
     FASHION_CATEGORY,
     YOUNG,

@@ -27,7 +27,8 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from cueshift.stats.kernels import F64, bh_adjust, mann_whitney_columns
+from cueshift._types import F64
+from cueshift.stats import bh_adjust, mann_whitney_columns
 
 BOTH_SIGNIFICANT = "both significant"
 DIFFERENCE_SIGNIFICANT = "difference significant"

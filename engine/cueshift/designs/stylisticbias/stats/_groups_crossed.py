@@ -1,6 +1,6 @@
 """Face-level group cells (Tables 3 and 11: attribute keys × demographic group) with intervals
 that generalise over faces *and* scenarios (``cueshift analyze --generalise faces+scenarios``):
-the crossed bootstrap of :func:`~cueshift.stats.kernels.crossed_bootstrap`, scenarios drawn with
+the crossed bootstrap of :func:`~cueshift.stats.crossed_bootstrap`, scenarios drawn with
 replacement from all of the study's scenarios (every such cell pools all of them)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from cueshift.stats.kernels import (
-    F64,
+from cueshift._types import F64
+from cueshift.stats import (
     CIMethod,
     crossed_bootstrap,
     face_labels,
@@ -38,7 +38,7 @@ def crossed_group_intervals(
     group, then the cells of ``keys`` that the group has).
 
     The faces are drawn as the face-level bootstrap of the same ``seed`` draws them, the
-    scenarios independently (:func:`~cueshift.stats.kernels.scenario_multiplicities`).
+    scenarios independently (:func:`~cueshift.stats.scenario_multiplicities`).
 
     Returns
     -------

@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
-from cueshift.stats.kernels import (
+from cueshift.stats import (
     DIMENSIONS,
     LARGE_SHIFT,
     MEAN_OF_MODELS,

@@ -46,10 +46,10 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._missing_cells import ALL, FaceCounts, face_counts, sorted_cells
-from cueshift.stats.kernels import (
+from cueshift.stats import (
     DIMENSIONS,
-    F64,
     CIMethod,
     TestMethod,
     bh_by_family,

@@ -1,11 +1,11 @@
 """Answer counts per face and cell of the missing-answer analyses (:mod:`._missing`), as arrays.
 
-A cell is model (and :data:`~cueshift.stats.kernels.POOLED`) × dimension × group × variation
+A cell is model (and :data:`~cueshift.stats.POOLED`) × dimension × group × variation
 value; ``(all)`` is the dimension of every face. The counts are summed once per model × value ×
 face (integer sums: exact in any order) and a cell's faces are picked by the face's label, so
 the five dimensions and the pooled model are views of one array instead of ten copies of the
 rows regrouped. The labels are attributes of the face (as the ``invalid_answers`` view joins
-them from the identity), read once per face with :func:`~cueshift.stats.kernels.face_labels`.
+them from the identity), read once per face with :func:`~cueshift.stats.face_labels`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,15 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from cueshift.stats.kernels import DIMENSIONS, F64, POOLED, cell_codes, encode_categories, face_labels
+from cueshift._types import F64, I64
+from cueshift.stats import (
+    DIMENSIONS,
+    POOLED,
+    cell_codes,
+    encode_categories,
+    face_labels,
+)
 
-I64 = NDArray[np.int64]
 #: ``dimension`` and ``group`` of the cells of all faces.
 ALL = "(all)"
 VALUE = ["variation_category", "variation_value"]
@@ -61,7 +67,7 @@ class FaceCounts:
 
 def face_counts(rows: pl.DataFrame, columns: Sequence[str]) -> FaceCounts:
     """Sum ``columns`` of ``rows`` (``model_id, face_id, variation_category, variation_value``,
-    the :data:`~cueshift.stats.kernels.DIMENSIONS` labels) per model × value × face, and lay
+    the :data:`~cueshift.stats.DIMENSIONS` labels) per model × value × face, and lay
     out the cells: every model and the pooled one × ``(all)`` and each label of each dimension ×
     value, where at least one face of the group has rows (faces without a label leave that
     dimension)."""

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from cueshift.designs.stylisticbias.stats._missing import cell_counts, dense, face_interval
-from cueshift.stats.kernels import POOLED, CIMethod, TestMethod, bh_by_family, one_sample_test, returns
+from cueshift.stats import POOLED, CIMethod, TestMethod, bh_by_family, one_sample_test, returns
 from cueshift.study.scenarios import ORDERING_BY_ID
 
 #: What an invalid answer would have named: one letter, both options, or neither.

@@ -12,8 +12,8 @@ import polars as pl
 from numpy.typing import NDArray
 from scipy import sparse
 
-from cueshift.stats.kernels import (
-    F64,
+from cueshift._types import F64
+from cueshift.stats import (
     LME_CATEGORY_MAP,
     FaceMatrix,
     cell_codes,

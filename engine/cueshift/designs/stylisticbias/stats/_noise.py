@@ -49,8 +49,8 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
+from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._noise_grid import (
-    F64,
     axes_of,
     cell_abs,
     cell_abs_sbs,
@@ -59,7 +59,7 @@ from cueshift.designs.stylisticbias.stats._noise_grid import (
     split_key,
     valid,
 )
-from cueshift.stats.kernels import (
+from cueshift.stats import (
     POOLED,
     CIMethod,
     TestMethod,

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from numpy.typing import NDArray
 
-F64 = NDArray[np.float64]
+from cueshift._types import F64
+
 _SEP = "\x1f"  # joins a value's category and label into one grid key
 
 

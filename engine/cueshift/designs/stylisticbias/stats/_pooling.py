@@ -1,6 +1,6 @@
 """Partially pooled Table 11 cells: each demographic group's raw mean Δ of a variation
 value shrunk towards the value's estimate over all groups of the dimension, by empirical Bayes
-(:func:`cueshift.stats.kernels.eb_shrink`), beside the raw estimate."""
+(:func:`cueshift.stats.eb_shrink`), beside the raw estimate."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from cueshift.stats.kernels import eb_shrink, pooled_standard_errors
+from cueshift.stats import eb_shrink, pooled_standard_errors
 
 #: The columns :func:`pooled_cells` adds, in order.
 POOLED_COLUMNS = ("pooled_estimate", "pooled_ci_low", "pooled_ci_high", "shrinkage")
@@ -25,7 +25,7 @@ def pooled_cells(
     faces); between-cell variance :math:`\tau^2` per dimension (Paule–Mandel over every value's
     groups: age groups differ more than genders); standard error
     :math:`\hat\sigma_p/\sqrt{n_c}` with the face variance pooled over the parent's groups and
-    Student's t on its degrees of freedom (:func:`~cueshift.stats.kernels.pooled_standard_errors`).
+    Student's t on its degrees of freedom (:func:`~cueshift.stats.pooled_standard_errors`).
     ``pooled_estimate`` :math:`= \hat\mu_p + (1 - B_c)(\hat y_c - \hat\mu_p)`, Morris's interval
     clipped to Δ's range [−1, 1], ``shrinkage`` :math:`B_c` (0: the raw estimate kept, 1: the
     parent). Null in a dimension with fewer than 3 more cells than parents, or for a parent whose

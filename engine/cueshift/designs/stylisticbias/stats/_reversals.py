@@ -11,7 +11,7 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.stats._comparison import paired_cells
 from cueshift.designs.stylisticbias.stats._model_cells import ModelCells, model_cells
-from cueshift.stats.kernels import ALPHA, TestMethod, bh_by_family, one_sample_test
+from cueshift.stats import ALPHA, TestMethod, bh_by_family, one_sample_test
 
 #: Columns of :func:`scenario_reversals` and their types.
 REVERSAL_SCHEMA: Final = {

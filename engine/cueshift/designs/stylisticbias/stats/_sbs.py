@@ -21,7 +21,7 @@ from cueshift.designs.stylisticbias.stats._sbs_abs import abs_intervals, demogra
 from cueshift.designs.stylisticbias.stats._sbs_crossed import crossed_sbs_intervals
 from cueshift.designs.stylisticbias.stats._sbs_levels import KEY_COLUMNS, LEVELS, level_blocks
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta, summed_delta
-from cueshift.stats.kernels import (
+from cueshift.stats import (
     DIMENSIONS,
     GENERALISE,
     CIMethod,

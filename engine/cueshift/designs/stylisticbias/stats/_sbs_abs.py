@@ -12,8 +12,9 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._sbs_levels import LEVELS
-from cueshift.stats.kernels import (
+from cueshift.stats import (
     POOLED,
     BootstrapResult,
     FaceMatrix,
@@ -23,8 +24,6 @@ from cueshift.stats.kernels import (
     mean_abs_interval,
     row_means,
 )
-
-F64 = NDArray[np.float64]
 
 
 def abs_intervals(

@@ -1,5 +1,5 @@
 """SBS intervals that generalise over faces *and* scenarios (``cueshift analyze --generalise
-faces+scenarios``): the crossed bootstrap of :func:`~cueshift.stats.kernels.crossed_bootstrap`
+faces+scenarios``): the crossed bootstrap of :func:`~cueshift.stats.crossed_bootstrap`
 for every SBS row that averages over scenarios.
 
 Which rows change:
@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._sbs_levels import block_specs
-from cueshift.stats.kernels import (
-    F64,
+from cueshift.stats import (
     BootstrapResult,
     CIMethod,
     FaceSums,

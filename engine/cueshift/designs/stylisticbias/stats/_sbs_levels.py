@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from cueshift.stats.kernels import POOLED, FaceMatrix, FaceSums, cell_codes, coarsen, regroup
+from cueshift.stats import POOLED, FaceMatrix, FaceSums, cell_codes, coarsen, regroup
 
 #: Grouping columns of each SBS level (``model_id`` is added for the per-model rows).
 LEVELS: Mapping[str, tuple[str, ...]] = {

@@ -21,7 +21,7 @@ from cueshift.designs.stylisticbias.stats._subgroups import (
     add_crossed_dimensions,
     crossed_name,
 )
-from cueshift.stats.kernels import ALPHA, bh_by_family, returns
+from cueshift.stats import ALPHA, bh_by_family, returns
 
 #: Fewest faces per group for Kruskal–Wallis' chi-square approximation (scipy.stats.kruskal:
 #: "each sample must have at least 5 measurements").

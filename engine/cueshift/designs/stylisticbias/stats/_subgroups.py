@@ -23,7 +23,7 @@ from cueshift.designs.stylisticbias.stats._metrics import variation_strength
 from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.errors import CueshiftError
-from cueshift.stats.kernels import ALPHA, DIMENSIONS, CIMethod, TestMethod, bh_by_family, returns
+from cueshift.stats import ALPHA, DIMENSIONS, CIMethod, TestMethod, bh_by_family, returns
 
 Pair = tuple[str, str]
 

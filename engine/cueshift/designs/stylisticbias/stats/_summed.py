@@ -5,7 +5,7 @@ Each of those tables groups the same valid Δ rows by face and some attribute ke
 rows once per face × model × attribute value × scenario and regrouping the sums gives every
 table's per-face means without reading the 2.4 M rows again at paper scale: the sums are
 integer-valued (:mod:`cueshift.stats._exact_means`), so a regrouped mean is the same double the
-rows give (:func:`~cueshift.stats.kernels.coarsen`).
+rows give (:func:`~cueshift.stats.coarsen`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from cueshift.designs.stylisticbias.stats._sbs_levels import LEVELS
-from cueshift.stats.kernels import (
+from cueshift.stats import (
     DIMENSIONS,
     FaceSums,
     face_labels,

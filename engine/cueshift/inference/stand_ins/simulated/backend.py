@@ -14,12 +14,11 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from cueshift._types import F64, I64, U64
 from cueshift.inference.backends.base import Backend, BackendAnswers, StudyContext
-from cueshift.inference.stand_ins.simulated.columns import IntArray, StrColumn, factorize
+from cueshift.inference.stand_ins.simulated.columns import StrColumn, factorize
 from cueshift.inference.stand_ins.simulated.defaults import INVALID_KINDS, INVALID_TEXTS
 from cueshift.inference.stand_ins.simulated.rng import (
-    FloatArray,
-    UIntArray,
     mix,
     seed_key,
     string_hash,
@@ -40,7 +39,7 @@ from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERING_BY_ID, Scenario
 
 #: (image codes, image hash per code, scenario codes, scenarios, content logit per row)
-ContentRows = tuple[IntArray, UIntArray, IntArray, list[Scenario], FloatArray]
+ContentRows = tuple[I64, U64, I64, list[Scenario], F64]
 
 _TAG_ANSWER: Final = 0xA45E_0003
 _STREAM_VALID: Final = np.uint64(0x1111_1111_1111_1111)
@@ -72,18 +71,18 @@ class SimulatedDraws:
         The simulated latency.
     """
 
-    p_favorable: FloatArray
+    p_favorable: F64
     valid: npt.NDArray[np.bool_]
     chose_favorable: npt.NDArray[np.bool_]
     chosen_letter: npt.NDArray[np.str_]
     invalid_kind: npt.NDArray[np.str_]
     response_text: list[str]
-    latency_ms: FloatArray
+    latency_ms: F64
 
 
-def _cumulative(weights: Sequence[float]) -> FloatArray:
-    cumulative: FloatArray = np.cumsum(np.asarray(weights, dtype=np.float64))
-    normalised: FloatArray = cumulative / cumulative[-1]
+def _cumulative(weights: Sequence[float]) -> F64:
+    cumulative: F64 = np.cumsum(np.asarray(weights, dtype=np.float64))
+    normalised: F64 = cumulative / cumulative[-1]
     return normalised
 
 
@@ -122,7 +121,7 @@ class SimulatedBackend(Backend):
 
     # -- per-image and per-scenario terms (computed on the distinct ids of a batch)
 
-    def _image_terms(self, image_ids: Sequence[str]) -> tuple[FloatArray, FloatArray, UIntArray]:
+    def _image_terms(self, image_ids: Sequence[str]) -> tuple[F64, F64, U64]:
         """(logit offset without scenario, variation shift before κ, id hash) per image."""
         try:
             records = [self.context.images[image_id] for image_id in image_ids]
@@ -148,7 +147,7 @@ class SimulatedBackend(Backend):
 
     def content_rows(
         self, frame: pl.DataFrame
-    ) -> tuple[IntArray, UIntArray, IntArray, list[Scenario], FloatArray]:
+    ) -> tuple[I64, U64, I64, list[Scenario], F64]:
         """Factorize image_id/scenario_id of ``frame``: (image codes, image hash per code,
         scenario codes, scenarios, content logit per row i.e. η without the ordering term)."""
         image_codes, image_ids = factorize(frame.get_column("image_id"))
@@ -167,15 +166,15 @@ class SimulatedBackend(Backend):
         )
         return image_codes, image_hash, scenario_codes, scenarios, content
 
-    def expected_phi(self, pairs: pl.DataFrame, orderings: Sequence[int] = (1, 2, 3, 4)) -> FloatArray:
+    def expected_phi(self, pairs: pl.DataFrame, orderings: Sequence[int] = (1, 2, 3, 4)) -> F64:
         r"""The exact :math:`\mathbb{E}[\phi_s(x)]` of each (image_id, scenario_id) row of
         ``pairs``, from the context's metadata (see the module function :func:`expected_phi`)."""
         content = self.content_rows(pairs)[4]
         offsets = ordering_offset(self.settings, list(orderings))
-        phi: FloatArray = np.mean(logistic(content[:, None] + offsets[None, :]), axis=1)
+        phi: F64 = np.mean(logistic(content[:, None] + offsets[None, :]), axis=1)
         return phi
 
-    def _invalid_rates(self, frame: pl.DataFrame, image_codes: IntArray) -> FloatArray | float:
+    def _invalid_rates(self, frame: pl.DataFrame, image_codes: I64) -> F64 | float:
         """P(invalid) per row: ``invalid_rate``, or the entry of ``variation_invalid_rates`` of the
         row's variation ('<feature_key>=<value>' first, then '<value>')."""
         rates = self.settings.variation_invalid_rates

@@ -9,14 +9,15 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-IntArray = npt.NDArray[np.int64]
+from cueshift._types import I64
+
 #: One value per row: a list, a numpy array or a polars Series (``None`` allowed).
 StrColumn = Sequence[str | None] | npt.NDArray[Any] | pl.Series
 
 _SMALL: Final = 2048  # below this many rows, factorize in Python (polars has a fixed cost)
 
 
-def factorize(values: StrColumn) -> tuple[IntArray, list[str | None]]:
+def factorize(values: StrColumn) -> tuple[I64, list[str | None]]:
     """Codes into the list of distinct values (in order of first appearance)."""
     if not isinstance(values, pl.Series) and len(values) <= _SMALL:
         index: dict[str | None, int] = {}
@@ -42,4 +43,4 @@ def check_lengths(**columns: Any) -> int:
     return next(iter(lengths.values()), 0)
 
 
-__all__ = ["IntArray", "StrColumn", "check_lengths", "factorize", "fold_label"]
+__all__ = ["I64", "StrColumn", "check_lengths", "factorize", "fold_label"]

@@ -22,10 +22,8 @@ from collections.abc import Sequence
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 
-FloatArray = npt.NDArray[np.float64]
-UIntArray = npt.NDArray[np.uint64]
+from cueshift._types import F64, U64
 
 _GOLDEN: Final = np.uint64(0x9E3779B97F4A7C15)
 _MIX1: Final = np.uint64(0xBF58476D1CE4E5B9)
@@ -34,7 +32,7 @@ _STREAM_NORMAL_1: Final = np.uint64(0x6666_6666_6666_6666)
 _STREAM_NORMAL_2: Final = np.uint64(0x7777_7777_7777_7777)
 
 
-def splitmix64(x: UIntArray) -> UIntArray:
+def splitmix64(x: U64) -> U64:
     """The splitmix64 finaliser, elementwise (uint64 arithmetic wraps modulo 2**64)."""
     with np.errstate(over="ignore"):
         z = x + _GOLDEN
@@ -43,7 +41,7 @@ def splitmix64(x: UIntArray) -> UIntArray:
     return z ^ (z >> np.uint64(31))
 
 
-def mix(h: UIntArray, x: UIntArray | np.uint64) -> UIntArray:
+def mix(h: U64, x: U64 | np.uint64) -> U64:
     """Fold ``x`` into the keys ``h``: ``splitmix64(h ^ x)``, elementwise."""
     return splitmix64(h ^ x)
 
@@ -53,31 +51,31 @@ def string_hash(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little")
 
 
-def string_hashes(texts: Sequence[str | None]) -> UIntArray:
+def string_hashes(texts: Sequence[str | None]) -> U64:
     """:func:`string_hash` of each text (``None`` hashes as a reserved marker)."""
     return np.array([string_hash("\x00<null>" if t is None else t) for t in texts], dtype=np.uint64)
 
 
-def uniform(h: UIntArray) -> FloatArray:
+def uniform(h: U64) -> F64:
     """Uniform on [0, 1) from the top 53 bits."""
     return (h >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
 
 
-def standard_normal(h: UIntArray) -> FloatArray:
+def standard_normal(h: U64) -> F64:
     """Exact N(0, 1) draws by Box-Muller from two hash-derived uniforms."""
     u1 = uniform(mix(h, _STREAM_NORMAL_1))
     u2 = uniform(mix(h, _STREAM_NORMAL_2))
     return np.sqrt(-2.0 * np.log1p(-u1)) * np.cos(2.0 * np.pi * u2)
 
 
-def seed_key(seed: int, tag: int) -> UIntArray:
+def seed_key(seed: int, tag: int) -> U64:
     """The root key of one stream: ``splitmix64(seed * 0x100000001B3 + tag)``, one element."""
     return splitmix64(np.array([(seed * 0x100000001B3 + tag) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
 
 
 __all__ = [
-    "FloatArray",
-    "UIntArray",
+    "F64",
+    "U64",
     "mix",
     "seed_key",
     "splitmix64",

@@ -15,9 +15,9 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from cueshift._types import F64
 from cueshift.inference.stand_ins.simulated.columns import StrColumn, factorize, fold_label
 from cueshift.inference.stand_ins.simulated.rng import (
-    FloatArray,
     mix,
     seed_key,
     standard_normal,
@@ -31,13 +31,13 @@ _TAG_SCENARIO: Final = 0x5C3A_0001
 _TAG_FACE: Final = 0xFACE_0002
 
 
-def logistic(logit: FloatArray) -> FloatArray:
+def logistic(logit: F64) -> F64:
     r"""The logistic function :math:`1 / (1 + e^{-\eta})`, computed stably."""
-    out: FloatArray = 0.5 * (1.0 + np.tanh(0.5 * np.asarray(logit, dtype=np.float64)))
+    out: F64 = 0.5 * (1.0 + np.tanh(0.5 * np.asarray(logit, dtype=np.float64)))
     return out
 
 
-def face_effect(seed: int, identity_ids: StrColumn, face_sd: float) -> FloatArray:
+def face_effect(seed: int, identity_ids: StrColumn, face_sd: float) -> F64:
     r"""Per-identity random intercepts :math:`u_f = \tau z_f`, :math:`z_f \sim N(0, 1)`.
 
     :math:`z_f` is a deterministic function of ``(seed, identity_id)`` only, so an
@@ -62,7 +62,7 @@ def face_effect(seed: int, identity_ids: StrColumn, face_sd: float) -> FloatArra
     return face_sd * z[codes]
 
 
-def scenario_base_logits(settings: SimulatedSettings, scenario_ids: Sequence[str]) -> FloatArray:
+def scenario_base_logits(settings: SimulatedSettings, scenario_ids: Sequence[str]) -> F64:
     r"""Base logit :math:`\beta_s` per scenario: the override, else
     :math:`\mu_\beta + \sigma_\beta z_s` with :math:`z_s` drawn from ``(seed, scenario_id)``."""
     z = standard_normal(mix(seed_key(settings.seed, _TAG_SCENARIO), string_hashes(list(scenario_ids))))
@@ -73,7 +73,7 @@ def scenario_base_logits(settings: SimulatedSettings, scenario_ids: Sequence[str
     return np.where(np.isnan(overrides), derived, overrides)
 
 
-def category_scales(settings: SimulatedSettings, categories: Sequence[str | None]) -> FloatArray:
+def category_scales(settings: SimulatedSettings, categories: Sequence[str | None]) -> F64:
     return np.array([settings.category_scale.get(c, 1.0) if c else 1.0 for c in categories], dtype=np.float64)
 
 
@@ -90,7 +90,7 @@ def variation_effect(settings: SimulatedSettings, feature_key: str | None, value
 
 def demographic_offset(
     settings: SimulatedSettings, demographics: Mapping[str, StrColumn], n: int
-) -> FloatArray:
+) -> F64:
     r""":math:`\theta_v`: the shift of ``feature_key=value`` (else of ``value``; 0 for a base image)."""
     r""":math:`\sum_A \delta_{A, g_A}` per row."""
     total = np.zeros(n, dtype=np.float64)
@@ -110,7 +110,7 @@ def variation_shift(
     values: StrColumn,
     demographics: Mapping[str, StrColumn],
     n: int,
-) -> FloatArray:
+) -> F64:
     r""":math:`\theta_v + \sum_k \gamma_k [v = v_k, g_{A_k} = h_k]` per row (before :math:`\kappa`)."""
     key_codes, key_uniques = factorize(feature_keys)
     value_codes, value_uniques = factorize(values)
@@ -132,7 +132,7 @@ def variation_shift(
     return np.asarray(shift, dtype=np.float64)
 
 
-def ordering_offset(settings: SimulatedSettings, orderings: npt.ArrayLike) -> FloatArray:
+def ordering_offset(settings: SimulatedSettings, orderings: npt.ArrayLike) -> F64:
     r""":math:`\lambda \sigma^{letter}_o + \pi \sigma^{first}_o` per row."""
     ordering_ids = np.asarray(orderings, dtype=np.int64)
     table = np.zeros(max(ORDERING_BY_ID) + 1, dtype=np.float64)

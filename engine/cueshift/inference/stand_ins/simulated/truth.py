@@ -14,8 +14,8 @@ from typing import TypedDict, Unpack
 import numpy as np
 import numpy.typing as npt
 
+from cueshift._types import F64
 from cueshift.inference.stand_ins.simulated.columns import StrColumn, check_lengths, factorize
-from cueshift.inference.stand_ins.simulated.rng import FloatArray
 from cueshift.inference.stand_ins.simulated.settings import SimulatedSettings
 from cueshift.inference.stand_ins.simulated.terms import (
     category_scales,
@@ -26,7 +26,7 @@ from cueshift.inference.stand_ins.simulated.terms import (
     scenario_base_logits,
     variation_shift,
 )
-from cueshift.study.scenario_sets import SCENARIO_SETS
+from cueshift.study.scenarios import STYLISTICBIAS_25
 
 
 class ContentColumns(TypedDict):
@@ -57,7 +57,7 @@ def content_logit(
     body_type: StrColumn,
     feature_keys: StrColumn,
     values: StrColumn,
-) -> FloatArray:
+) -> F64:
     r""":math:`\eta` without the ordering term, per row (the columns of :class:`ContentColumns`)."""
     n = check_lengths(
         scenario_ids=scenario_ids,
@@ -85,7 +85,7 @@ def content_logit(
 
 def favorable_logit(
     settings: SimulatedSettings, *, orderings: npt.ArrayLike, **columns: Unpack[ContentColumns]
-) -> FloatArray:
+) -> F64:
     r"""The logit :math:`\eta` of naming the favorable descriptor, per prompt (row).
 
     Parameters
@@ -116,7 +116,7 @@ def favorable_logit(
 
 def favorable_probability(
     settings: SimulatedSettings, *, orderings: npt.ArrayLike, **columns: Unpack[ContentColumns]
-) -> FloatArray:
+) -> F64:
     r"""P(the answer names the favorable descriptor | valid) = logistic(:math:`\eta`), per prompt.
 
     Same parameters as :func:`favorable_logit`.
@@ -129,7 +129,7 @@ def expected_phi(
     *,
     orderings: Sequence[int] = (1, 2, 3, 4),
     **columns: Unpack[ContentColumns],
-) -> FloatArray:
+) -> F64:
     r"""The exact expectation of :math:`\phi_s(x)` (seed 000 Eq. 1) per image × scenario row.
 
     .. math::
@@ -155,22 +155,21 @@ def expected_phi(
     offsets = ordering_offset(settings, list(orderings))
     if offsets.size == 0:
         raise ValueError("expected_phi needs at least one ordering")
-    phi: FloatArray = np.mean(logistic(content[:, None] + offsets[None, :]), axis=1)
+    phi: F64 = np.mean(logistic(content[:, None] + offsets[None, :]), axis=1)
     return phi
 
 
 @lru_cache(maxsize=16)
-def _hermgauss(n_nodes: int) -> tuple[FloatArray, FloatArray]:
+def _hermgauss(n_nodes: int) -> tuple[F64, F64]:
     nodes, weights = np.polynomial.hermite.hermgauss(n_nodes)
     return nodes, weights
 
 
 def _scenario_category(scenario_id: str) -> str:
-    for scenarios in SCENARIO_SETS.values():
-        for scenario in scenarios:
-            if scenario.scenario_id == scenario_id:
-                return str(scenario.category)
-    raise ValueError(f"scenario {scenario_id!r} is in no known scenario set; pass scenario_category=")
+    for scenario in STYLISTICBIAS_25:
+        if scenario.scenario_id == scenario_id:
+            return scenario.category
+    raise ValueError(f"scenario {scenario_id!r} is not in the default scenario set; pass scenario_category=")
 
 
 def population_delta(
@@ -207,8 +206,8 @@ def population_delta(
     feature_key, value
         The variation.
     scenario_id
-        The scenario; its category is looked up in the known scenario sets unless
-        ``scenario_category`` is given.
+        The scenario; its category is looked up in the default scenario set (the 25 of
+        StylisticBias) unless ``scenario_category`` is given.
     age, gender, ethnicity, body_type
         The demographic cell (``None``: no demographic term).
     orderings
