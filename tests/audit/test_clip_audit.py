@@ -21,7 +21,7 @@ from cueshift.cli import app  # noqa: E402
 from cueshift.designs._audit_clip import attribute_values, clip_rows, cue_prompt  # noqa: E402
 from cueshift.designs.audit import EditPairs, benchmark_edit_pairs, measure_edit_audit, pixel_rows  # noqa: E402
 from cueshift.designs.registry import design_of, load_study  # noqa: E402
-from cueshift.images.demo import plan  # noqa: E402
+from cueshift.images.demo import list_demo  # noqa: E402
 from cueshift.inference.stand_ins.tiny_clip import build_tiny_clip, save_tiny_clip  # noqa: E402
 from cueshift.store import open_study  # noqa: E402
 from cueshift.study.audit import AuditConfig  # noqa: E402
@@ -71,7 +71,7 @@ def test_cue_and_probe_probabilities_match_clipmodel(
     root, rows = audited
     model, processor = build_tiny_clip(0)  # the same weights as the saved checkpoint
     model.eval()
-    paths = dict(plan(2).image.select("image_id", "path").iter_rows())
+    paths = dict(list_demo(2).image.select("image_id", "path").iter_rows())
     cue = rows.filter(pl.col("measure") == "cue_probability", pl.col("feature_key") == "hair_color").sort(
         "image_id"
     )

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from cueshift.designs.audit import EditPairs, measure_edit_audit, pixel_rows
 from cueshift.designs.registry import design_of, load_study
-from cueshift.images.demo import plan
+from cueshift.images.demo import list_demo
 from cueshift.store import open_study
 from cueshift.study.audit import AuditConfig
 
@@ -131,7 +131,7 @@ def test_the_demo_fails_exactly_its_pixel_identical_edits(tmp_path: Path) -> Non
     rows = measure_edit_audit(
         con, study, design_of(study), console=Console(quiet=True), progress=False, write=True
     )
-    image = plan(12, study.variations).image.filter(pl.col("evaluated"))
+    image = list_demo(12, study.variations).image.filter(pl.col("evaluated"))
     root = tmp_path / "cache" / "n12"
     pixels = {p: np.asarray(Image.open(root / p)) for p in image["path"]}
     base_of = dict(zip(image["image_id"], image["base_image_id"], strict=True))

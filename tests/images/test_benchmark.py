@@ -17,7 +17,7 @@ from PIL import Image
 
 from cueshift.errors import BenchmarkError
 from cueshift.images import Benchmark, load_benchmark
-from cueshift.images.demo import PAPER_MARGINALS, configuration, face_images, plan, render, sample_faces
+from cueshift.images.demo import PAPER_MARGINALS, configuration, face_images, list_demo, render, sample_faces
 from cueshift.images.labels import AGES, BODY_TYPES, ETHNICITIES, GENDERS, normalize_variation_value
 from cueshift.schemas import IdentitySchema, ImageSchema
 from cueshift.study.config import BenchmarkConfig
@@ -40,7 +40,7 @@ def assert_one_line(exc: pytest.ExceptionInfo[BenchmarkError], *fragments: str) 
         assert fragment in message, f"{fragment!r} not in {message!r}"
 
 
-# -- demo: planning (no drawing) ----------------------------------------------------------
+# -- demo: listing (no drawing) ----------------------------------------------------------
 
 
 def test_configuration_order_covers_the_90_configurations_once() -> None:
@@ -51,12 +51,12 @@ def test_configuration_order_covers_the_90_configurations_once() -> None:
     assert {c[1] for c in first_ten} == set(GENDERS) and {c[2] for c in first_ten} == set(ETHNICITIES)
 
 
-def test_plan_small_counts() -> None:
-    planned = plan("small")
-    IdentitySchema.validate(planned.identity)
-    assert planned.identity.height == 90
+def test_list_small_counts() -> None:
+    listed = list_demo("small")
+    IdentitySchema.validate(listed.identity)
+    assert listed.identity.height == 90
     per_face = (
-        planned.image.join(planned.identity, on="identity_id")
+        listed.image.join(listed.identity, on="identity_id")
         .group_by("identity_id", "gender")
         .agg(
             pl.len().alias("images"),
@@ -66,28 +66,28 @@ def test_plan_small_counts() -> None:
     expected = {"male": (1 + 50, 31), "female": (1 + 51, 32)}
     for row in per_face.iter_rows(named=True):
         assert (row["images"], row["evaluated"]) == expected[row["gender"]]
-    assert evaluated_variations(planned.image).height == 45 * 31 + 45 * 32
+    assert evaluated_variations(listed.image).height == 45 * 31 + 45 * 32
 
 
-def test_plan_paper_counts_and_marginals() -> None:
-    planned = plan("paper", PAPER_FILTER)
-    identity = planned.identity
+def test_list_paper_counts_and_marginals() -> None:
+    listed = list_demo("paper", PAPER_FILTER)
+    identity = listed.identity
     assert identity.height == 500
     for field, counts in PAPER_MARGINALS.items():
         assert dict(identity[field].value_counts().iter_rows()) == counts
     assert identity.select(pl.struct("age", "gender", "ethnicity", "body_type").n_unique()).item() == 90
-    assert planned.image.height == 274 * 51 + 226 * 52
-    assert evaluated_variations(planned.image).height == 15_726
-    assert planned.image["image_id"].n_unique() == planned.image.height
+    assert listed.image.height == 274 * 51 + 226 * 52
+    assert evaluated_variations(listed.image).height == 15_726
+    assert listed.image["image_id"].n_unique() == listed.image.height
     # the first 90 faces are the 'small' faces
-    assert identity.head(90).equals(plan("small").identity)
+    assert identity.head(90).equals(list_demo("small").identity)
 
 
-def test_plan_int_size_cycles_through_configurations() -> None:
+def test_list_int_size_cycles_through_configurations() -> None:
     faces = sample_faces(95)
     assert len(faces) == 95 and faces[-1].face_id == "demo-0095"
     assert (faces[90].age, faces[90].gender, faces[90].ethnicity, faces[90].body_type) == configuration(0)
-    assert plan(3).identity.height == 3
+    assert list_demo(3).identity.height == 3
 
 
 def test_full_variation_space_respects_only_gender() -> None:
@@ -101,8 +101,8 @@ def test_full_variation_space_respects_only_gender() -> None:
 
 
 def test_filter_reasons_on_demo_images() -> None:
-    planned = plan("small")
-    image = planned.image.join(planned.identity.select("identity_id", "gender"), on="identity_id")
+    listed = list_demo("small")
+    image = listed.image.join(listed.identity.select("identity_id", "gender"), on="identity_id")
 
     def reasons(feature_key: str, value: str, gender: str) -> set[str | None]:
         rows = image.filter(
@@ -135,8 +135,8 @@ def test_filter_reasons_on_demo_images() -> None:
 
 
 def test_filter_without_whitelist_or_rules_evaluates_everything() -> None:
-    planned = plan(4, VariationFilter(whitelist=None, rules=[]))
-    assert planned.image["evaluated"].all()
+    listed = list_demo(4, VariationFilter(whitelist=None, rules=[]))
+    assert listed.image["evaluated"].all()
 
 
 # -- demo: drawing ------------------------------------------------------------------------

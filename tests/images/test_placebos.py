@@ -15,7 +15,7 @@ from PIL import Image
 
 from cueshift.errors import BenchmarkError
 from cueshift.images import load_benchmark
-from cueshift.images.demo import plan
+from cueshift.images.demo import list_demo
 from cueshift.images.placebos import PLACEBO_FOLDER, lossless_reencode
 from cueshift.inference.stand_ins.simulated.settings import SimulatedSettings
 from cueshift.inference.stand_ins.simulated.truth import content_logit, population_delta
@@ -55,14 +55,14 @@ def test_every_base_gets_two_evaluated_placebos_with_their_labels(tmp_path):
     assert image["image_id"].n_unique() == image.height
 
 
-def test_opting_out_plans_none_and_the_planned_demo_matches_the_loaded_one(tmp_path):
+def test_opting_out_plans_none_and_the_listed_demo_matches_the_loaded_one(tmp_path):
     without, _ = demo(tmp_path, placebos=False)
     assert without.filter(PLACEBO).height == 0
     with_placebos, _ = demo(tmp_path)
-    planned = plan(3, VariationFilter(), placebos=True).image
-    columns = [c for c in planned.columns]
-    assert planned.sort("image_id").equals(with_placebos.select(columns).sort("image_id"))
-    assert plan(3).image.filter(PLACEBO).height == 0
+    listed = list_demo(3, VariationFilter(), placebos=True).image
+    columns = [c for c in listed.columns]
+    assert listed.sort("image_id").equals(with_placebos.select(columns).sort("image_id"))
+    assert list_demo(3).image.filter(PLACEBO).height == 0
 
 
 def test_placebo_pixels_equal_the_base_and_the_re_encode_has_other_bytes(tmp_path):

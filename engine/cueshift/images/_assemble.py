@@ -37,8 +37,8 @@ IDENTITY_SCHEMA: dict[str, type[pl.DataType]] = {
     "body_type": pl.String,
     "attributes": pl.String,
 }
-#: Image columns known before the files are read (``plan`` frames stop here).
-PLANNED_IMAGE_SCHEMA: dict[str, type[pl.DataType]] = {
+#: Image columns known before the files are read (listed frames stop here).
+LISTED_IMAGE_SCHEMA: dict[str, type[pl.DataType]] = {
     "image_id": pl.String,
     "identity_id": pl.String,
     "role": pl.String,
@@ -140,7 +140,7 @@ def check_images(images: list[ImageRecord], identities: Mapping[str, IdentityRec
             )
 
 
-def planned_frames(
+def listed_frames(
     identity_records: Iterable[IdentityRecord],
     image_records: list[ImageRecord],
     variation_filter: VariationFilter,
@@ -149,7 +149,7 @@ def planned_frames(
     identities = merge_identities(identity_records)
     check_images(image_records, identities)
     reasons: dict[tuple[str, str, str | None], str | None] = {}  # the filter is pure: memoise
-    columns: dict[str, list[object]] = {name: [] for name in PLANNED_IMAGE_SCHEMA}
+    columns: dict[str, list[object]] = {name: [] for name in LISTED_IMAGE_SCHEMA}
     for image in image_records:
         reason = None
         if image.role == "variation":
@@ -179,7 +179,7 @@ def planned_frames(
         {name: [getattr(r, name) for r in identities.values()] for name in IDENTITY_SCHEMA},
         schema=IDENTITY_SCHEMA,
     )
-    return identity_frame, pl.DataFrame(columns, schema=PLANNED_IMAGE_SCHEMA)
+    return identity_frame, pl.DataFrame(columns, schema=LISTED_IMAGE_SCHEMA)
 
 
 def inspect_files(
@@ -201,11 +201,11 @@ def finish(
     name: str,
     root: Path,
     identity_frame: pl.DataFrame,
-    planned_image_frame: pl.DataFrame,
+    listed_image_frame: pl.DataFrame,
     facts: Mapping[str, FileFacts],
 ) -> Benchmark:
     """Attach the file columns, order the columns like the table, validate both frames."""
-    ids = planned_image_frame["image_id"].to_list()
+    ids = listed_image_frame["image_id"].to_list()
     file_frame = pl.DataFrame(
         {
             "sha256": [facts[i].sha256 for i in ids],
@@ -214,7 +214,7 @@ def finish(
         },
         schema=FILE_SCHEMA,
     )
-    image_frame = pl.concat([planned_image_frame, file_frame], how="horizontal").select(IMAGE_COLUMNS)
+    image_frame = pl.concat([listed_image_frame, file_frame], how="horizontal").select(IMAGE_COLUMNS)
     try:
         IdentitySchema.validate(identity_frame)
         ImageSchema.validate(image_frame)
@@ -235,6 +235,6 @@ def assemble(
     """Check the records, read the image files and return the validated benchmark."""
     if not image_records:
         raise BenchmarkError(f"{name}: no images found")
-    identity_frame, planned = planned_frames(identity_records, image_records, variation_filter)
+    identity_frame, listed = listed_frames(identity_records, image_records, variation_filter)
     facts = inspect_files(root, image_records, progress=progress)
-    return finish(name, root, identity_frame, planned, facts)
+    return finish(name, root, identity_frame, listed, facts)

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import polars as pl
 
-from cueshift.images._assemble import IdentityRecord, ImageRecord, finish, planned_frames
+from cueshift.images._assemble import IdentityRecord, ImageRecord, finish, listed_frames
 from cueshift.images._demo_body import draw_body
 from cueshift.images._demo_face import draw_face
 from cueshift.images._demo_look import RENDERER_VERSION, Look, base_look
@@ -110,7 +110,7 @@ class DemoFace:
 
 @dataclass(frozen=True)
 class DemoImage:
-    """One planned image of a face; ``feature_key`` None for the base."""
+    """One image of a face, drawn on demand; ``feature_key`` None for the base."""
 
     image_id: str
     face: DemoFace
@@ -164,7 +164,7 @@ def face_images(face: DemoFace) -> list[DemoImage]:
 
 
 @dataclass(frozen=True)
-class DemoPlan:
+class DemoListing:
     """What a demo size holds, before anything is drawn.
 
     ``image`` has every column of the image table except ``sha256``, ``width``, ``height``.
@@ -200,9 +200,9 @@ def _records(faces: list[DemoFace], root: Path) -> tuple[list[IdentityRecord], l
     return identities, images
 
 
-def plan(
+def list_demo(
     size: str | int = "small", variation_filter: VariationFilter | None = None, *, placebos: bool = False
-) -> DemoPlan:
+) -> DemoListing:
     """List the identities and images of a demo size without drawing anything.
 
     Parameters
@@ -217,16 +217,16 @@ def plan(
 
     Returns
     -------
-    DemoPlan
+    DemoListing
         Identity frame (IdentitySchema) and image frame without the file columns.
     """
     faces = sample_faces(size)
     identities, images = _records(faces, Path(size_label(size)))
     variation_filter = variation_filter or VariationFilter()
-    identity_frame, image_frame = planned_frames(identities, images, variation_filter)
+    identity_frame, image_frame = listed_frames(identities, images, variation_filter)
     if placebos:
         image_frame = pl.concat([image_frame, plan_placebos(image_frame, variation_filter)])
-    return DemoPlan(f"demo-{size_label(size)}", identity_frame, image_frame)
+    return DemoListing(f"demo-{size_label(size)}", identity_frame, image_frame)
 
 
 def render_png(image: DemoImage) -> tuple[bytes, int, int]:
@@ -322,7 +322,7 @@ def render(size: str | int, cache_dir: Path, *, progress: bool = True) -> tuple[
 def load_demo(
     config: BenchmarkConfig, variation_filter: VariationFilter, *, progress: bool = True
 ) -> Benchmark:
-    """Plan, draw what is missing, and return the demo benchmark of ``config.size``."""
-    planned = plan(config.size, variation_filter)
+    """List, draw what is missing, and return the demo benchmark of ``config.size``."""
+    listed = list_demo(config.size, variation_filter)
     root, facts = render(config.size, config.cache_dir, progress=progress)
-    return finish(planned.name, root, planned.identity, planned.image, facts)
+    return finish(listed.name, root, listed.identity, listed.image, facts)
