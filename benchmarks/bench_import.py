@@ -47,8 +47,7 @@ from cueshift import store
 from cueshift.images.release_judgments import SCHEMA, parse_judgment, read_judgment_tree
 from cueshift.imports.judgments import import_judgments
 from cueshift.inference.parser import parse_answer
-from cueshift.study.scenario_sets import SCENARIO_SETS
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
 
 START, END = "<!-- bench_import:start -->", "<!-- bench_import:end -->"
 VARIATIONS = (("eyewear", "Sunglasses"), ("tattoos", "Facial tattoo"), ("hair_color", "Blonde"))
@@ -58,7 +57,7 @@ ANSWERS = ("(a)", "(b)", "(b)", "(a)", "Answer: (b)", "I think (a) or (b)", "I c
 def write_tree(root: Path, n_images: int) -> tuple[int, Path]:
     """A release checkout with ``n_images`` images (bases and variations) and their judgment files."""
     final, judgements = root / "output" / "final_dataset", root / "output" / "judgements" / "sim-judge"
-    scenarios = SCENARIO_SETS["stylisticbias-25"]
+    scenarios = STYLISTICBIAS_25
     n_files = 0
     per_face = 1 + len(VARIATIONS)
     for f in range((n_images + per_face - 1) // per_face):
@@ -117,7 +116,7 @@ def naive_read(folder: Path) -> int:
 
 def naive_import(folder: Path, database: Path, limit: int) -> int:
     """One file at a time: read, parse the answer, INSERT its rows in a transaction of their own."""
-    scenarios = {s.favorable: s for s in SCENARIO_SETS["stylisticbias-25"]}
+    scenarios = {s.favorable: s for s in STYLISTICBIAS_25}
     con = store.open_study(database)
     done = 0
     try:

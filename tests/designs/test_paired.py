@@ -16,21 +16,21 @@ from cueshift import store
 from cueshift.designs import analyze_design, load_study, parse_study
 from cueshift.designs.paired.attractiveness import attractiveness_bias
 from cueshift.designs.paired.demographic import demographic_bias
-from cueshift.designs.paired.summaries import (
-    attractiveness_vs_demographic,
-    significance_share,
-    strongest_group,
-)
-from cueshift.execution.runner import run_study
-from cueshift.study.scenario_sets import SCENARIO_SETS
-from cueshift.study.scenarios import ORDERING_BY_ID
-from cueshift.study.scenarios_001 import (
+from cueshift.designs.paired.scenarios import (
     ATTRACTIVENESS_91,
     HALO_SCENARIOS,
     RACE_PAIRS,
     TEMPLATE_001,
     TEMPLATE_001_SWAPPED_INSTRUCTION,
 )
+from cueshift.designs.paired.summaries import (
+    attractiveness_vs_demographic,
+    significance_share,
+    strongest_group,
+)
+from cueshift.designs.registry import scenario_sets
+from cueshift.execution.runner import run_study
+from cueshift.study.scenarios import ORDERING_BY_ID
 
 STUDY = Path(__file__).resolve().parents[2] / "studies" / "paired-001.toml"
 BY_ID = {s.scenario_id: s for s in ATTRACTIVENESS_91}
@@ -40,7 +40,7 @@ BY_ID = {s.scenario_id: s for s in ATTRACTIVENESS_91}
 
 
 def test_91_scenarios_in_three_families_registered() -> None:
-    assert SCENARIO_SETS["attractiveness-91"] == ATTRACTIVENESS_91
+    assert scenario_sets()["attractiveness-91"] == ATTRACTIVENESS_91
     families = [s.family for s in ATTRACTIVENESS_91]
     assert (families.count("jobs"), families.count("traits"), families.count("conditions")) == (39, 41, 11)
     categories = pl.Series([s.category for s in ATTRACTIVENESS_91]).value_counts().sort("")

@@ -18,10 +18,11 @@ from statsmodels.stats.multitest import multipletests
 from cueshift import store
 from cueshift.designs import analyze_design, load_study, parse_study
 from cueshift.designs.probe import stats as pst
+from cueshift.designs.probe.scenarios import OMI_34
 from cueshift.execution.runner import run_study
 from cueshift.images.synthetic import synthetic_human_ratings
+from cueshift.inference.stand_ins.impressions import SYNTHETIC_CLUSTERS
 from cueshift.inference.stand_ins.simulated_designs import latent_impressions
-from cueshift.study.scenarios_004 import OMI_34, SYNTHETIC_CLUSTERS
 from cueshift.study.sections import SyntheticRaters
 
 STUDY = Path(__file__).resolve().parents[2] / "studies" / "probe-004.toml"
@@ -148,7 +149,7 @@ def test_probe_end_to_end_recovers_planted_reliability_link(tmp_path: Path) -> N
         results = analyze_design(con, study)
     finally:
         con.close()
-    from cueshift.study.scenarios_004 import SYNTHETIC_CONSISTENCY
+    from cueshift.inference.stand_ins.impressions import SYNTHETIC_CONSISTENCY
 
     rel = results["probe_reliability"].with_columns(
         pl.col("attribute").replace_strict(SYNTHETIC_CONSISTENCY).alias("c")

@@ -17,8 +17,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from cueshift.study.scenario_sets import SCENARIO_SETS
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
 
 GENERATING_MACHINE = "/home/someone/StylisticBias/output/final_dataset"
 
@@ -155,7 +154,7 @@ def write_release_judgments(
     numbers start at ``scenario_base``. ``answer(model, image, scenario_index, order, seed)``
     gives the raw output (default: a rotation of clean, ambiguous and wordy answers).
     """
-    scenarios = SCENARIO_SETS["stylisticbias-25"]
+    scenarios = STYLISTICBIAS_25
     answers = ("(a)", "(b)", "Answer: (b)", "I would say (a) or (b)", "B", "I cannot tell from a photo")
     written = []
     for model in models:

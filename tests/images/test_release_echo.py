@@ -16,11 +16,10 @@ from cueshift.images.release_echo import answer_span
 from cueshift.imports.console import print_judgment_summary
 from cueshift.imports.judgments import import_judgments
 from cueshift.inference.parser import parse_answer
-from cueshift.study.scenario_sets import SCENARIO_SETS
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
 from tests.images.release_layout import release_study, write_release_images, write_release_judgments
 
-SCENARIO = SCENARIO_SETS["stylisticbias-25"][0]
+SCENARIO = STYLISTICBIAS_25[0]
 PROMPT = ORDERING_BY_ID[1].render(RELEASED_TEMPLATE, SCENARIO)
 OPTIONS = ORDERING_BY_ID[1].descriptor_by_letter(SCENARIO)
 
@@ -85,7 +84,7 @@ def test_a_genuine_answer_mentioning_the_marker_stays_invalid():
 
 def test_import_cuts_echoes_counts_them_per_model_and_records_them(tmp_path: Path):
     checkout = write_release_images(tmp_path / "StylisticBias")
-    scenarios = SCENARIO_SETS["stylisticbias-25"]
+    scenarios = STYLISTICBIAS_25
     shapes = {"llava-v1.6-mistral-7b": llava_v16, "phi-4-multimodal": phi4_plain}
 
     def answer(model: str, img: str, s_index: int, order: int, seed: int) -> str:

@@ -15,8 +15,7 @@ from cueshift.errors import CueshiftError
 from cueshift.images.release_judgments import read_judgment_tree
 from cueshift.imports.judgments import IMPORT_BACKEND, import_judgments
 from cueshift.inference.parser import parse_answer
-from cueshift.study.scenario_sets import SCENARIO_SETS
-from cueshift.study.scenarios import ORDERING_BY_ID
+from cueshift.study.scenarios import ORDERING_BY_ID, STYLISTICBIAS_25
 from tests.images.release_layout import (
     FACES,
     image_stems,
@@ -55,7 +54,7 @@ def test_import_reparses_and_keeps_the_release_reading(release: tuple[Path, Path
         "FROM judgment j JOIN release_judgment r USING (model_id, image_id, scenario_id, ordering, seed)",
     )
     assert rows.height == N_FILES and set(rows["ordering"].to_list()) == {1, 2, 3, 4}
-    scenarios = {s.scenario_id: s for s in SCENARIO_SETS["stylisticbias-25"]}
+    scenarios = {s.scenario_id: s for s in STYLISTICBIAS_25}
     assert set(rows["scenario_id"].to_list()) == {"competent", "likeable", "intelligent"}
     for row in rows.iter_rows(named=True):
         ordering = ORDERING_BY_ID[row["ordering"]]
@@ -165,7 +164,7 @@ def _image_not_in_benchmark(checkout: Path) -> tuple[Path, str]:
 def _prompt_order_inconsistent(checkout: Path) -> tuple[Path, str]:
     path = _one_file(checkout, 0)  # a file of order 0 (ordering 1) now shows ordering 2's prompt
     data = json.loads(path.read_text())
-    scenario = next(s for s in SCENARIO_SETS["stylisticbias-25"] if s.favorable == data["options"]["a"])
+    scenario = next(s for s in STYLISTICBIAS_25 if s.favorable == data["options"]["a"])
     _edit(
         path,
         prompt=ORDERING_BY_ID[2].render("({first_letter}) {first} or ({second_letter}) {second}", scenario),

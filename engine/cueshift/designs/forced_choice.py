@@ -14,25 +14,16 @@ import datetime as dt
 
 import polars as pl
 
+from cueshift.designs.registry import study_scenarios
 from cueshift.designs.work import StoredRows, UnitKind, Workload
 from cueshift.images.base import Benchmark
 from cueshift.inference.backends import Backend, BackendAnswers, StudyContext
 from cueshift.inference.backends.base import ImageRecord
 from cueshift.inference.parser import parse_answers
 from cueshift.study.config import ModelConfig, Study
-from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import ORDERING_BY_ID, Scenario, prompt_variant_frame, scenario_frame
 
 JUDGMENT_KEY: tuple[str, ...] = ("model_id", "image_id", "scenario_id", "ordering", "seed")
-
-
-def study_scenarios(study: Study) -> tuple[Scenario, ...]:
-    """The scenarios of ``study``: its scenario set, restricted to ``[scenarios] only``."""
-    scenarios = SCENARIO_SETS[study.scenarios.set]
-    if study.scenarios.only is not None:
-        keep = set(study.scenarios.only)
-        scenarios = tuple(s for s in scenarios if s.scenario_id in keep)
-    return scenarios
 
 
 def image_records(benchmark: Benchmark) -> dict[str, ImageRecord]:

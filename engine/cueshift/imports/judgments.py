@@ -41,7 +41,8 @@ import polars as pl
 
 from cueshift import store
 from cueshift.designs import design_of, parse_study
-from cueshift.designs.forced_choice import JUDGMENT_KEY, study_scenarios
+from cueshift.designs.forced_choice import JUDGMENT_KEY
+from cueshift.designs.registry import scenario_sets, study_scenarios
 from cueshift.errors import CueshiftError
 from cueshift.execution.runner import model_frame
 from cueshift.images.croissant import find_croissant, read_croissant
@@ -49,7 +50,6 @@ from cueshift.images.release_judgments import face_folders, judgements_folder, r
 from cueshift.images.stylisticbias import release_root
 from cueshift.imports.release_rows import agreement_table, echo_counts, judgment_frames, match_study
 from cueshift.study.config import Study, read_study_file
-from cueshift.study.scenario_sets import SCENARIO_SETS
 
 IMPORT_BACKEND = "release-import"
 BATCH_ROWS = 250_000
@@ -128,7 +128,7 @@ def without_placebos(study: Study) -> Study:
     lossless re-encodes would be written under the release's image root (the source folder)."""
     if not study.benchmark.placebos:
         return study
-    return study.model_copy(update={"benchmark": study.benchmark.model_copy(update={"placebos": False})})
+    return study.model_copy(update={"image_set": study.image_set.model_copy(update={"placebos": False})})
 
 
 def _new_rows(con: duckdb.DuckDBPyConnection, judgments: pl.DataFrame) -> pl.DataFrame:
@@ -181,7 +181,7 @@ def import_judgments(
         raise CueshiftError(f"{study_file}: design {study.design!r} stores no forced-choice judgments")
     files = read_judgment_tree(folder, workers=workers, advance=advance)
     scenarios = study_scenarios(study)
-    positions = {s.scenario_id: i for i, s in enumerate(SCENARIO_SETS[study.scenarios.set])}
+    positions = {s.scenario_id: i for i, s in enumerate(scenario_sets()[study.scenarios.set])}
     matched = match_study(
         files, workload.context.images, scenarios, positions, study.prompt.orderings, folder
     )

@@ -27,12 +27,12 @@ from pathlib import Path
 import polars as pl
 
 from cueshift.designs import parse_study
+from cueshift.designs.probe.scenarios import OMI_ATTRIBUTES, SCENARIO_SET
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.images.human_ratings import read_reliability, reliability_on_percent_scale
 from cueshift.images.omi import RATINGS_FILE, load_omi
 from cueshift.images.omi_ratings import OmiRatings, read_omi_ratings
 from cueshift.stats import split_half_reliability
-from cueshift.study.scenarios_004 import OMI_ATTRIBUTES, SCENARIO_SET_004
 from cueshift.study.variations import VariationFilter
 
 RATINGS_OUT = "human_ratings.csv"
@@ -113,7 +113,7 @@ def study_text(
         f"root = {_toml(root)}",
         "",
         "[scenarios]",
-        f"set = {_toml(SCENARIO_SET_004)}",
+        f"set = {_toml(SCENARIO_SET)}",
         "",
         "[probe]",
         *(f"{key} = {_toml(value)}" for key, value in probe.items()),

@@ -22,7 +22,6 @@ from cueshift.plan.cubes import base_cube, shift_cube
 from cueshift.plan.estimate import estimate_model
 from cueshift.plan.protocol import DIMENSIONS
 from cueshift.study.config import ModelConfig, Study
-from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import Scenario
 
 #: Faces the exact defaults are computed on (the first of the study's faces).
@@ -32,7 +31,9 @@ DEFAULTS_SOURCE = "simulated-judge defaults (no pilot)"
 
 def study_scenarios(study: Study) -> list[Scenario]:
     """The scenarios the study asks, in set order."""
-    scenarios = SCENARIO_SETS[study.scenarios.set]
+    from cueshift.designs.registry import scenario_sets  # TODO(issue 29): take the scenarios from the design
+
+    scenarios = scenario_sets()[study.scenarios.set]
     only = set(study.scenarios.only or [])
     return [s for s in scenarios if not only or s.scenario_id in only]
 

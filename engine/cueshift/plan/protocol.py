@@ -19,7 +19,6 @@ import polars as pl
 
 from cueshift.errors import ConfigError
 from cueshift.study.config import ModelConfig, Study
-from cueshift.study.scenario_sets import SCENARIO_SETS
 
 Mode = Literal["sampling", "score"]
 DIMENSIONS: tuple[str, ...] = ("age", "gender", "ethnicity", "body_type")
@@ -116,7 +115,9 @@ def model_mode(model: ModelConfig) -> Mode:
 
 def scenario_count(study: Study) -> int:
     """Scenarios the study asks (its set, or ``[scenarios] only``)."""
-    return len(study.scenarios.only) if study.scenarios.only else len(SCENARIO_SETS[study.scenarios.set])
+    from cueshift.designs.registry import scenario_sets  # TODO(issue 29): take the scenarios from the design
+
+    return len(study.scenarios.only) if study.scenarios.only else len(scenario_sets()[study.scenarios.set])
 
 
 def study_images(study: Study) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -126,10 +127,10 @@ def study_images(study: Study) -> tuple[pl.DataFrame, pl.DataFrame]:
     :func:`cueshift.images.load_benchmark` (manifests and releases are metadata only).
     """
     if study.benchmark.kind == "demo":
-        from cueshift.images.demo import list_demo
+        from cueshift.images.demo import plan
 
-        listed = list_demo(study.benchmark.size, study.variations)
-        return listed.identity, listed.image
+        planned = plan(study.benchmark.size, study.variations)
+        return planned.identity, planned.image
     from cueshift.images import load_benchmark
 
     no_placebos = study.benchmark.model_copy(update={"placebos": False})  # not attributes; nothing written

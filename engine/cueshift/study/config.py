@@ -13,6 +13,8 @@ Relative paths are resolved against the current working directory.
 from __future__ import annotations
 
 import tomllib
+import warnings
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -23,6 +25,7 @@ from pydantic import (
     Field,
     TypeAdapter,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -30,15 +33,14 @@ from pydantic import (
 from cueshift.errors import ConfigError
 from cueshift.study.audit import AuditConfig
 from cueshift.study.checks import check_no_nul, check_seeds, check_template
-from cueshift.study.scenario_sets import SCENARIO_SETS
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, Scenario
 from cueshift.study.variations import VariationFilter
 
 DEFAULT_STUDY = "default"
 #: The design of a study file without a ``design`` key (seed 000's StylisticBias protocol).
 DEFAULT_DESIGN = "stylisticbias"
 #: Designs whose analyses read the noise-floor placebos: their study files plan them unless
-#: ``[benchmark] placebos = false``; any other design refuses ``placebos = true``.
+#: ``[image_set] placebos = false``; any other design refuses ``placebos = true``.
 PLACEBO_DESIGNS: frozenset[str] = frozenset({DEFAULT_DESIGN})
 
 
@@ -51,8 +53,15 @@ class _Frozen(BaseModel):
         return check_no_nul(data)
 
 
-class BenchmarkConfig(_Frozen):
-    """Where the images come from.
+#: The study file's section of the images: ``[image_set]``.
+IMAGE_SET_SECTION = "image_set"
+#: The section's old name, still read, with a :class:`FutureWarning` (docs/decisions.md, "One
+#: name per thing").
+OLD_IMAGE_SET_SECTION = "benchmark"
+
+
+class ImageSetConfig(_Frozen):
+    """``[image_set]``: where the images come from.
 
     ``demo``: the embedded synthetic faces, rendered on demand into ``cache_dir``;
     ``stylisticbias``: the release layout under ``root``; ``manifest``: a CSV/Parquet file;
@@ -80,7 +89,7 @@ class BenchmarkConfig(_Frozen):
         return value
 
     @model_validator(mode="after")
-    def _source_given(self) -> BenchmarkConfig:
+    def _source_given(self) -> ImageSetConfig:
         if self.kind == "stylisticbias" and self.root is None:
             raise ValueError("kind 'stylisticbias' needs root = <folder of the release>")
         if self.kind == "omi" and self.root is None:
@@ -90,7 +99,36 @@ class BenchmarkConfig(_Frozen):
         return self
 
 
+#: The old name of :class:`ImageSetConfig`, kept for code that imports it.
+BenchmarkConfig = ImageSetConfig
+
+
+def _old_section_renamed(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with a ``[benchmark]`` section (the old name) read as ``[image_set]``, and a warning."""
+    if OLD_IMAGE_SET_SECTION not in data:
+        return data
+    if IMAGE_SET_SECTION in data:
+        raise ValueError("[benchmark] is the old name of [image_set]: give only [image_set]")
+    warnings.warn(
+        "[benchmark] is the old name of the study file's [image_set] section: rename it", FutureWarning, 3
+    )
+    return {(IMAGE_SET_SECTION if k == OLD_IMAGE_SET_SECTION else k): v for k, v in data.items()}
+
+
+def _known_sets(info: ValidationInfo) -> Mapping[str, tuple[Scenario, ...]] | None:
+    """The scenario sets a study is validated against: the designs' (``parse_study(scenario_sets=)``)."""
+    context = info.context
+    return context.get("scenario_sets") if isinstance(context, dict) else None
+
+
 class ScenarioConfig(_Frozen):
+    """``[scenarios]``: which scenario set, and which of its scenarios.
+
+    The set names are the designs' (:func:`cueshift.designs.registry.scenario_sets`), which this
+    layer does not know: they are checked when the study is read through the registry
+    (:func:`parse_study` with ``scenario_sets``).
+    """
+
     set: str = "stylisticbias-25"
     only: list[str] | None = Field(
         default=None, min_length=1, description="scenario_ids to keep (default: all)"
@@ -98,14 +136,18 @@ class ScenarioConfig(_Frozen):
 
     @field_validator("set")
     @classmethod
-    def _known_set(cls, value: str) -> str:
-        if value not in SCENARIO_SETS:
-            raise ValueError(f"unknown scenario set {value!r}; known: {', '.join(SCENARIO_SETS)}")
+    def _known_set(cls, value: str, info: ValidationInfo) -> str:
+        sets = _known_sets(info)
+        if sets is not None and value not in sets:
+            raise ValueError(f"unknown scenario set {value!r}; known: {', '.join(sets)}")
         return value
 
     @model_validator(mode="after")
-    def _known_scenarios(self) -> ScenarioConfig:
-        known = {s.scenario_id for s in SCENARIO_SETS[self.set]}
+    def _known_scenarios(self, info: ValidationInfo) -> ScenarioConfig:
+        sets = _known_sets(info)
+        if sets is None:
+            return self
+        known = {s.scenario_id for s in sets[self.set]}
         for scenario_id in self.only or []:
             if scenario_id not in known:
                 raise ValueError(f"unknown scenario {scenario_id!r} in set {self.set!r}")
@@ -149,7 +191,7 @@ class Study(_Frozen):
     description: str = ""
     design: str = Field(default=DEFAULT_DESIGN, min_length=1)
     database: Path | None = Field(default=None, description="default: runs/<name>.duckdb")
-    benchmark: BenchmarkConfig = Field(default_factory=BenchmarkConfig)
+    image_set: ImageSetConfig = Field(default_factory=ImageSetConfig)
     variations: VariationFilter = Field(default_factory=VariationFilter)
     scenarios: ScenarioConfig = Field(default_factory=ScenarioConfig)
     prompt: PromptConfig = Field(default_factory=PromptConfig)
@@ -165,12 +207,14 @@ class Study(_Frozen):
     @model_validator(mode="before")
     @classmethod
     def _placebos_by_design(cls, data: Any) -> Any:
-        """``[benchmark] placebos`` left out: true for a design in :data:`PLACEBO_DESIGNS`, else false."""
+        """``[image_set] placebos`` left out: true for a design in :data:`PLACEBO_DESIGNS`, else false
+        (a ``[benchmark]`` section, the old name, is read as ``[image_set]``)."""
         if not isinstance(data, dict):
             return data
+        data = _old_section_renamed(data)
         design = data.get("design", cls.model_fields["design"].default)
-        bench = data.get("benchmark")
-        if isinstance(bench, BenchmarkConfig):
+        bench = data.get(IMAGE_SET_SECTION)
+        if isinstance(bench, ImageSetConfig):
             given = bench.placebos if "placebos" in bench.model_fields_set else None
         elif bench is None or isinstance(bench, dict):
             given = (bench or {}).get("placebos")
@@ -180,17 +224,17 @@ class Study(_Frozen):
             default = design in PLACEBO_DESIGNS
             bench = (
                 bench.model_copy(update={"placebos": default})
-                if isinstance(bench, BenchmarkConfig)
+                if isinstance(bench, ImageSetConfig)
                 else {**(bench or {}), "placebos": default}
             )
-            return {**data, "benchmark": bench}
+            return {**data, IMAGE_SET_SECTION: bench}
         return data
 
     @model_validator(mode="after")
     def _placebos_read(self) -> Study:
-        if self.benchmark.placebos and self.design not in PLACEBO_DESIGNS:
+        if self.image_set.placebos and self.design not in PLACEBO_DESIGNS:
             raise ValueError(
-                f"[benchmark] placebos = true: the {self.design!r} design's analyses do not read the "
+                f"[image_set] placebos = true: the {self.design!r} design's analyses do not read the "
                 "noise-floor placebos; leave it out"
             )
         return self
@@ -207,6 +251,11 @@ class Study(_Frozen):
         if len(set(ids)) != len(ids):
             raise ValueError("model_id values repeat")
         return value
+
+    @property
+    def benchmark(self) -> ImageSetConfig:
+        """The old name of :attr:`image_set` (read-only; ``model_copy`` updates ``image_set``)."""
+        return self.image_set
 
     @property
     def database_path(self) -> Path:
@@ -234,7 +283,13 @@ def _format_error(source: str, exc: ValidationError, tag: object = None) -> str:
     return f"{source}: field '{field}': {message}{more}"
 
 
-def parse_study(data: dict[str, Any], source: str, schema: type[StudyT] | TypeAdapter[StudyT]) -> StudyT:
+def parse_study(
+    data: dict[str, Any],
+    source: str,
+    schema: type[StudyT] | TypeAdapter[StudyT],
+    *,
+    scenario_sets: Mapping[str, tuple[Scenario, ...]] | None = None,
+) -> StudyT:
     """Validate study-file ``data`` against ``schema`` (a :class:`Study` model or a union of them).
 
     Parameters
@@ -245,6 +300,8 @@ def parse_study(data: dict[str, Any], source: str, schema: type[StudyT] | TypeAd
         The file name (or a description) that error messages start with.
     schema
         A study model, or a ``TypeAdapter`` of a discriminated union of study models.
+    scenario_sets
+        The scenario sets ``[scenarios] set`` may name, by name; ``None``: the set is not checked.
 
     Raises
     ------
@@ -252,10 +309,11 @@ def parse_study(data: dict[str, Any], source: str, schema: type[StudyT] | TypeAd
         One line naming ``source`` and the first bad field.
     """
     data = {"design": DEFAULT_DESIGN, **data}
+    context = {"scenario_sets": scenario_sets} if scenario_sets is not None else None
     try:
         if isinstance(schema, TypeAdapter):
-            return schema.validate_python(data)
-        return schema.model_validate(data)
+            return schema.validate_python(data, context=context)
+        return schema.model_validate(data, context=context)
     except ValidationError as exc:
         raise ConfigError(_format_error(source, exc, tag=data["design"])) from None
 

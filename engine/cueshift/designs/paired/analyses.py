@@ -19,6 +19,7 @@ import polars as pl
 from cueshift import store
 from cueshift.designs.paired.attractiveness import attractiveness_bias, attractiveness_by_group
 from cueshift.designs.paired.demographic import demographic_bias, pair_group_bias
+from cueshift.designs.paired.scenarios import HALO_SCENARIOS, RACE_PAIRS
 from cueshift.designs.paired.section import PairedConfig
 from cueshift.designs.paired.summaries import (
     attractiveness_vs_demographic,
@@ -29,7 +30,6 @@ from cueshift.designs.paired.summaries import (
 )
 from cueshift.errors import CueshiftError
 from cueshift.stats import AnalysisContext, analysis
-from cueshift.study.scenarios_001 import HALO_SCENARIOS, RACE_PAIRS
 
 SUITE = "paired"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cueshift.designs.paired.scenarios import SCENARIO_SETS
 from cueshift.designs.paired.section import PairedStudy
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
 from cueshift.study.config import BenchmarkConfig
@@ -43,6 +44,7 @@ class PairedDesign:
 
     name = "paired"
     study_model = PairedStudy
+    scenario_sets = SCENARIO_SETS
     options = OptionSupport(tests=("rank",), ci_methods=("analytic",), audit=True)
 
     def workload(self, study: PairedStudy, *, progress: bool) -> Workload:

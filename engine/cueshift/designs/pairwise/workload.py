@@ -26,6 +26,7 @@ import polars as pl
 
 from cueshift.designs.forced_choice import image_records
 from cueshift.designs.pairwise.section import PairwiseConfig, PairwiseStudy
+from cueshift.designs.registry import scenario_sets
 from cueshift.designs.work import StoredRows, UnitKind, Workload
 from cueshift.errors import ConfigError
 from cueshift.images import load_benchmark
@@ -35,7 +36,6 @@ from cueshift.images.manifest import load_manifest
 from cueshift.inference.backends import Backend, BackendAnswers, StudyContext
 from cueshift.inference.parser_pairwise import parse_pairwise_answer, parse_rating
 from cueshift.study.config import ModelConfig
-from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import Scenario, scenario_frame
 from cueshift.study.variations import VariationFilter
 
@@ -49,7 +49,7 @@ SIMULATED_DESIGNS = "simulated-designs"
 
 def question_of(config: PairwiseConfig) -> tuple[str, Scenario]:
     """The scenario set and scenario of ``[pairwise] question``."""
-    for set_name, scenarios in SCENARIO_SETS.items():
+    for set_name, scenarios in scenario_sets().items():
         for scenario in scenarios:
             if scenario.scenario_id == config.question:
                 return set_name, scenario

@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from cueshift.designs.forced_choice import judgment_workload, study_scenarios
+from cueshift.designs.forced_choice import judgment_workload
 from cueshift.designs.probe.section import ProbeConfig, ProbeStudy
+from cueshift.designs.registry import study_scenarios
 from cueshift.designs.work import StoredRows, Workload
 from cueshift.images import load_benchmark
 from cueshift.images.human_ratings import rating_rows, read_long_ratings, read_means, read_reliability
@@ -37,8 +38,8 @@ def human_frames(
         long = read_long_ratings(config.human_ratings, stimuli=stimuli, attributes=attributes)
     elif config.synthetic_humans is not None:
         from cueshift.images.synthetic import synthetic_human_ratings
+        from cueshift.inference.stand_ins.impressions import SYNTHETIC_CLUSTERS, SYNTHETIC_CONSISTENCY
         from cueshift.inference.stand_ins.simulated_designs import latent_impressions
-        from cueshift.study.scenarios_004 import SYNTHETIC_CLUSTERS, SYNTHETIC_CONSISTENCY
 
         ordered = sorted(attributes)
         z = latent_impressions(images["identity_id"].to_list(), ordered, SYNTHETIC_CLUSTERS)

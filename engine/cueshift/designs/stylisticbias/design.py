@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
+from cueshift.designs.stylisticbias.scenarios import SCENARIO_SETS
 from cueshift.errors import ConfigError
 from cueshift.study.config import Study
 from cueshift.study.quality import QualityConfig
@@ -42,6 +43,7 @@ class StylisticBiasDesign:
 
     name = "stylisticbias"
     study_model = StylisticBiasStudy
+    scenario_sets = SCENARIO_SETS
     options = OptionSupport(
         tests=("rank", "permutation"),
         ci_methods=("bca", "percentile"),

@@ -145,7 +145,7 @@ def stimulus_latent(
 
 def default_impression_maps() -> tuple[dict[str, float], dict[str, str]]:
     """(consistency, clusters) of the synthetic OMI attributes."""
-    from cueshift.study.scenarios_004 import SYNTHETIC_CLUSTERS, SYNTHETIC_CONSISTENCY
+    from cueshift.inference.stand_ins.impressions import SYNTHETIC_CLUSTERS, SYNTHETIC_CONSISTENCY
 
     return dict(SYNTHETIC_CONSISTENCY), dict(SYNTHETIC_CLUSTERS)
 

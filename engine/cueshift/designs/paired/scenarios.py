@@ -22,7 +22,8 @@ import re
 
 from cueshift.study.scenarios import Scenario
 
-SCENARIO_SET_001 = "attractiveness-91"
+#: The value of ``[scenarios] set`` that names the 91 scenarios.
+SCENARIO_SET = "attractiveness-91"
 
 GENDER_JOBS = "Gender-stereotyped jobs"
 ATTRACTIVENESS_JOBS = "Attractiveness-stereotyped jobs"
@@ -204,6 +205,9 @@ HALO_SCENARIOS: frozenset[str] = frozenset(
 RACE_PAIRS: dict[str, tuple[str, str]] = {
     f"job-{_slug(a)}-vs-{_slug(b)}": (r1, r2) for a, b, r1, r2 in _RACE_JOBS
 }
+
+#: The design's scenario sets by name (:attr:`cueshift.designs.protocol.Design.scenario_sets`).
+SCENARIO_SETS: dict[str, tuple[Scenario, ...]] = {SCENARIO_SET: ATTRACTIVENESS_91}
 
 
 def _check() -> None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from cueshift.study.scenarios import Scenario
 
-SCENARIO_SET_002 = "pairwise-002"
+#: The value of ``[scenarios] set`` that names the pairwise questions.
+SCENARIO_SET = "pairwise-002"
 
 #: Seed 002's perception question (the verbatim prompt lives in ``PairwiseConfig.prompt``).
 MORE_ATTRACTIVE = Scenario(
@@ -20,3 +21,6 @@ MORE_ATTRACTIVE = Scenario(
 )
 
 PAIRWISE_QUESTIONS: tuple[Scenario, ...] = (MORE_ATTRACTIVE,)
+
+#: The design's scenario sets by name (:attr:`cueshift.designs.protocol.Design.scenario_sets`).
+SCENARIO_SETS: dict[str, tuple[Scenario, ...]] = {SCENARIO_SET: PAIRWISE_QUESTIONS}
