@@ -46,10 +46,10 @@ from unittest import mock
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import numpy as np
 import polars as pl
 import torch
 import transformers
+from bench_images import make_images
 from bench_markdown import replace_section
 from PIL import Image
 
@@ -90,18 +90,6 @@ def build_model(arch: str, scale: str) -> Any:
         mock.patch.object(tiny, "perturb", lambda model, seed: tiny_parts.perturb(model, seed, noise)),
     ):
         return build_tiny(arch, seed=0)
-
-
-def make_images(root: Path, n: int, size: int) -> dict[str, ImageRecord]:
-    rng = np.random.default_rng(0)
-    out = {}
-    for i in range(n):
-        path = root / f"img{i}.png"
-        Image.fromarray(rng.integers(0, 255, (size, size, 3), dtype=np.uint8)).save(path)
-        out[f"img{i}"] = ImageRecord(
-            f"img{i}", f"id{i}", path, "base", None, None, None, "face", None, None, None, None
-        )
-    return out
 
 
 def release_protocol(

@@ -17,7 +17,8 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from bench_backend_hf import backend_run, build_model, make_images, same_rows
+from bench_backend_hf import backend_run, build_model, same_rows
+from bench_images import make_images
 
 from cueshift.inference.backends.base import StudyContext
 from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25
