@@ -128,7 +128,7 @@ def without_placebos(study: Study) -> Study:
     lossless re-encodes would be written under the release's image root (the source folder)."""
     if not study.benchmark.placebos:
         return study
-    return study.model_copy(update={"image_set": study.image_set.model_copy(update={"placebos": False})})
+    return study.model_copy(update={"benchmark": study.benchmark.model_copy(update={"placebos": False})})
 
 
 def _new_rows(con: duckdb.DuckDBPyConnection, judgments: pl.DataFrame) -> pl.DataFrame:

@@ -127,10 +127,10 @@ def study_images(study: Study) -> tuple[pl.DataFrame, pl.DataFrame]:
     :func:`cueshift.images.load_benchmark` (manifests and releases are metadata only).
     """
     if study.benchmark.kind == "demo":
-        from cueshift.images.demo import plan
+        from cueshift.images.demo import list_demo
 
-        planned = plan(study.benchmark.size, study.variations)
-        return planned.identity, planned.image
+        listed = list_demo(study.benchmark.size, study.variations)
+        return listed.identity, listed.image
     from cueshift.images import load_benchmark
 
     no_placebos = study.benchmark.model_copy(update={"placebos": False})  # not attributes; nothing written
