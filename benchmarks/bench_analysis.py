@@ -57,6 +57,7 @@ from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.designs.stylisticbias.console import print_headlines
 from cueshift.stats import (
     ANALYSES,
+    Resampling,
     cluster_bootstrap,
     face_matrix,
     signed_rank_columns,
@@ -172,12 +173,17 @@ def main() -> dict[str, object]:
     # ---- the full analysis as `cueshift analyze` runs it (loads the views again, writes every
     # result table; analyses two at a time where there are two cores)
     with _Clock(ANALYSE, wall, cpu):
-        results = run_analyses(con, n_resamples=args.resamples, seed=0, progress=False)
+        results = run_analyses(con, Resampling(resamples=args.resamples, seed=0), progress=False)
     facts["workers"] = min(2, os.cpu_count() or 1)
     # ---- the same, one analysis at a time: the per-analysis breakdown (wall and CPU of each)
     cpu_per_analysis = _cpu_timed_analyses()
     with _Clock(SEQUENTIAL, wall, cpu):
-        one_at_a_time = run_analyses(con, n_resamples=args.resamples, seed=0, progress=False, workers=1)
+        one_at_a_time = run_analyses(
+            con,
+            Resampling(resamples=args.resamples, seed=0),
+            progress=False,
+            workers=1,
+        )
     differ = [n for n, frame in results.items() if not frame.equals(one_at_a_time[n], null_equal=True)]
     if differ or list(results) != list(one_at_a_time):
         raise SystemExit(f"the concurrent run's tables differ from the sequential run's: {differ}")

@@ -47,6 +47,7 @@ START, END = "<!-- bench_view:start -->", "<!-- bench_view:end -->"
 def build(db: Path, faces: int) -> None:
     """Simulate the paper-scale study into ``db`` and analyse it (as ``bench_analysis.py`` does)."""
     from cueshift.designs.stylisticbias.analyses import run_analyses
+    from cueshift.stats import Resampling
     from tests.simulate.outputs import write_study
     from tests.simulate.study import SimulationSpec, simulate_study
 
@@ -55,7 +56,7 @@ def build(db: Path, faces: int) -> None:
     try:
         write_study(con, study)
         del study
-        run_analyses(con, n_resamples=200, seed=0, progress=False)
+        run_analyses(con, Resampling(resamples=200, seed=0), progress=False)
         con.execute("CHECKPOINT")
     finally:
         con.close()

@@ -23,6 +23,7 @@ import polars as pl
 
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
+from cueshift.stats import Resampling
 from cueshift.store.study_export import export_study
 from tests.report.study_db import build_study_db
 
@@ -52,7 +53,7 @@ def main() -> None:
     db = build_study_db(work / "study.duckdb", n_faces=24)
     con = store.open_study(db)
     try:
-        run_analyses(con, n_resamples=50, seed=1, progress=False)
+        run_analyses(con, Resampling(resamples=50, seed=1), progress=False)
     finally:
         con.close()
     export_study(db, work / "out", formats=["counts"])

@@ -22,6 +22,7 @@ from cueshift.designs.stylisticbias.design import StylisticBiasDesign
 from cueshift.designs.stylisticbias.edit_audit import read_edit_audit
 from cueshift.errors import ConfigError
 from cueshift.render import Report, TableOutput
+from cueshift.stats import Resampling
 from cueshift.store import write_tables
 from tests.audit_results.planted import VARIATION, audit_rows
 from tests.hardening.failing import one_line
@@ -72,7 +73,13 @@ def test_strict_drops_exactly_the_failed_variations(study_db: duckdb.DuckDBPyCon
         read_edit_audit(con, "strict")
     _audit(con, share=0.2, seed=1)
     only = ["sbs", "audit_sensitivity"]
-    run_analyses(con, n_resamples=200, only=only, progress=False, audit=read_edit_audit(con, "strict"))
+    run_analyses(
+        con,
+        Resampling(resamples=200),
+        only=only,
+        progress=False,
+        audit=read_edit_audit(con, "strict"),
+    )
     n_obs = con.execute(
         "SELECT model_id, n_obs FROM result_sbs WHERE level = 'model' AND model_id <> '(pooled)' ORDER BY 1"
     ).fetchall()
@@ -91,14 +98,20 @@ def test_strict_drops_exactly_the_failed_variations(study_db: duckdb.DuckDBPyCon
     n_rows = con.execute("SELECT count(*) FROM result_audit_sensitivity").fetchall()[0][0]
     assert isinstance(shown[1], TableOutput) and shown[1].styled.n_rows == n_rows
 
-    run_analyses(con, n_resamples=200, only=only, progress=False, audit=read_edit_audit(con, "report"))
+    run_analyses(
+        con,
+        Resampling(resamples=200),
+        only=only,
+        progress=False,
+        audit=read_edit_audit(con, "report"),
+    )
     n_obs = con.execute(
         "SELECT model_id, n_obs FROM result_sbs WHERE level = 'model' AND model_id <> '(pooled)' ORDER BY 1"
     ).fetchall()
     assert n_obs == con.execute(ALL_SQL).fetchall()  # report keeps every edit
     assert con.execute("SELECT DISTINCT audit FROM result_manifest").fetchall() == [("report",)]
 
-    run_analyses(con, n_resamples=200, only=only, progress=False)
+    run_analyses(con, Resampling(resamples=200), only=only, progress=False)
     assert con.execute("SELECT DISTINCT audit FROM result_manifest").fetchall() == [(None,)]
     named = "SELECT count(*) FROM result_manifest WHERE name = 'audit_sensitivity'"
     assert con.execute(named).fetchall()[0] == (0,)
@@ -177,7 +190,7 @@ def test_strict_combines_with_min_identity(study_db: duckdb.DuckDBPyConnection, 
     low = identity.filter(pl.col("cosine") < 0.6).select("image_id")  # noqa: F841 (read by name in SQL)
     quality = IdentityQuality(identity, QualityConfig(encoder=tmp_path), min_identity=0.6)
     audit = read_edit_audit(con, "strict")
-    run_analyses(con, n_resamples=200, only=["sbs"], progress=False, quality=quality, audit=audit)
+    run_analyses(con, Resampling(resamples=200), only=["sbs"], progress=False, quality=quality, audit=audit)
     n_obs = con.execute(
         "SELECT model_id, n_obs FROM result_sbs WHERE level = 'model' AND model_id <> '(pooled)' ORDER BY 1"
     ).fetchall()

@@ -289,12 +289,13 @@ def test_a_partial_study_analyses_and_every_table_passes_its_schema(tmp_path, ca
     """An interrupted study (some faces without any judgment) still analyses cleanly."""
     from cueshift import store
     from cueshift.designs.stylisticbias.analyses import run_analyses
+    from cueshift.stats import Resampling
 
     study = load_study(study_file(tmp_path, cache))
     summary = run_study(study, progress=False, max_judgments=6000)  # about 4 of the 6 faces
     con = store.open_study(summary.database)
     try:
-        results = run_analyses(con, n_resamples=200, progress=False)
+        results = run_analyses(con, Resampling(resamples=200), progress=False)
     finally:
         con.close()
     table9 = results["table9"]

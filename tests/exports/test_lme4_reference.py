@@ -30,7 +30,7 @@ import pytest
 
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
-from cueshift.stats import crossed_model_cells
+from cueshift.stats import Resampling, crossed_model_cells
 from cueshift.stats._mixed import FACTORS
 from cueshift.stats._model_terms import cell_blocks
 from cueshift.stats._reml import reml_fit
@@ -75,7 +75,10 @@ def exported(rscript: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Pa
     con = store.open_study(db)
     try:
         run_analyses(
-            con, n_resamples=20, seed=1, progress=False, only=["crossed_model", "variance_components", "sbs"]
+            con,
+            Resampling(resamples=20, seed=1),
+            progress=False,
+            only=["crossed_model", "variance_components", "sbs"],
         )
     finally:
         con.close()

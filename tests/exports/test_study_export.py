@@ -17,6 +17,7 @@ import pytest
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.errors import CueshiftError
+from cueshift.stats import Resampling
 from cueshift.store.study_export import export_study
 from tests.report.study_db import build_study_db
 
@@ -34,7 +35,7 @@ def analysed_db(raw_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path.write_bytes(raw_db.read_bytes())
     con = store.open_study(path)
     try:
-        run_analyses(con, n_resamples=50, seed=1, progress=False)
+        run_analyses(con, Resampling(resamples=50, seed=1), progress=False)
     finally:
         con.close()
     return path

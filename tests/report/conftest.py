@@ -8,6 +8,7 @@ import pytest
 
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
+from cueshift.stats import Resampling
 from tests.report.study_db import build_study_db
 
 
@@ -24,7 +25,7 @@ def analysed_db(raw_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path.write_bytes(raw_db.read_bytes())
     con = store.open_study(path)
     try:
-        run_analyses(con, n_resamples=100, seed=1, progress=False)
+        run_analyses(con, Resampling(resamples=100, seed=1), progress=False)
     finally:
         con.close()
     return path

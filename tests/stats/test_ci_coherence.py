@@ -28,7 +28,7 @@ from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.errors import SchemaViolation
 from cueshift.execution.runner import run_study
 from cueshift.schemas.results import RESULT_SCHEMAS, validate_result
-from cueshift.stats import welch_interval
+from cueshift.stats import Resampling, welch_interval
 from tests.report.study_db import build_study_db
 
 STUDIES = Path(__file__).parents[2] / "studies"
@@ -65,7 +65,7 @@ def design_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     core = build_study_db(tmp_path_factory.mktemp("stylisticbias") / "study.duckdb", n_faces=24)
     con = store.open_study(core)
     try:
-        run_analyses(con, n_resamples=100, seed=1, progress=False)
+        run_analyses(con, Resampling(resamples=100, seed=1), progress=False)
     finally:
         con.close()
     out: dict[str, Path] = {"stylisticbias": core}

@@ -25,6 +25,7 @@ from cueshift.designs.stylisticbias.compat import (
 from cueshift.designs.stylisticbias.console import print_compat
 from cueshift.designs.stylisticbias.design import StylisticBiasDesign
 from cueshift.errors import ConfigError
+from cueshift.stats import Resampling, RunChoices
 from cueshift.views import read_base_phi
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
@@ -39,9 +40,14 @@ def runs(tmp_path_factory):
     write_study(
         con, simulate_study(SimulationSpec(n_faces=24, models=("m-a", "m-b"), seed=4, invalid_rate=0.15))
     )
-    default = run_analyses(con, n_resamples=100, seed=2, progress=False)
+    default = run_analyses(con, Resampling(resamples=100, seed=2), progress=False)
     default_manifest = con.sql("SELECT DISTINCT compat FROM result_manifest").fetchall()
-    release = run_analyses(con, n_resamples=100, seed=2, progress=False, compat="release")
+    release = run_analyses(
+        con,
+        Resampling(resamples=100, seed=2),
+        RunChoices(compat="release"),
+        progress=False,
+    )
     yield con, default, default_manifest, release
     con.close()
 

@@ -29,6 +29,8 @@ from cueshift.designs.stylisticbias.stats import category_demographic_table, mod
 from cueshift.errors import ConfigError
 from cueshift.render import Report
 from cueshift.stats import (
+    Resampling,
+    RunChoices,
     cluster_bootstrap,
     crossed_bootstrap,
     face_multiplicities,
@@ -267,7 +269,13 @@ def test_the_option_is_checked_and_recorded_in_the_manifest(tmp_path):
     con = store.open_study(tmp_path / "study.duckdb")
     try:
         write_study(con, simulate_study(SimulationSpec(n_faces=12, models=("m-a",), seed=3)))
-        run_analyses(con, n_resamples=200, only=["sbs"], progress=False, generalise="faces+scenarios")
+        run_analyses(
+            con,
+            Resampling(resamples=200),
+            RunChoices(generalise="faces+scenarios"),
+            only=["sbs"],
+            progress=False,
+        )
         manifest = con.execute("SELECT name, generalise FROM result_manifest").fetchall()
         line = generalise_line(con)
         note = Report(

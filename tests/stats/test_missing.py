@@ -24,7 +24,7 @@ from cueshift.designs.stylisticbias.stats import (
     missing_shift,
 )
 from cueshift.execution.runner import run_study
-from cueshift.stats import wilson_interval
+from cueshift.stats import Resampling, wilson_interval
 from cueshift.stats._clustered_share import clustered_wilson
 from tests.designs.test_runner import study_file
 
@@ -202,7 +202,7 @@ def _simulate(tmp: Path, cache: Path, name: str, extra: str) -> dict[str, pl.Dat
     summary = run_study(load_study(path), progress=False)
     con = store.open_study(summary.database)
     try:
-        return run_analyses(con, n_resamples=400, only=ANALYSES, write=False, progress=False)
+        return run_analyses(con, Resampling(resamples=400), only=ANALYSES, write=False, progress=False)
     finally:
         con.close()
 

@@ -18,7 +18,7 @@ from cueshift.designs.stylisticbias.stats import (
     model_differences,
     model_level_cells,
 )
-from cueshift.stats import crossed_model, crossed_model_cells, mixed_model, mixed_model_cells
+from cueshift.stats import Resampling, crossed_model, crossed_model_cells, mixed_model, mixed_model_cells
 from cueshift.views import read_delta
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
@@ -43,7 +43,7 @@ def test_one_layout_per_run_and_the_same_tables(stored, monkeypatch: pytest.Monk
         return real(delta)
 
     monkeypatch.setattr(run_reads, "model_cells", counted)
-    tables = run_analyses(stored, n_resamples=200, seed=3, progress=False, write=False, only=SHARED)
+    tables = run_analyses(stored, Resampling(resamples=200, seed=3), progress=False, write=False, only=SHARED)
     assert len(calls) == 1 and calls[0] > 0
     delta = read_delta(stored)
     alone = {

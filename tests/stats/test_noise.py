@@ -159,6 +159,7 @@ def test_a_study_plans_judges_analyses_and_shows_its_noise_floor(tmp_path):
     from cueshift.designs.stylisticbias.report import CATALOG
     from cueshift.execution.runner import run_study
     from cueshift.render import Report
+    from cueshift.stats import Resampling
 
     path = tmp_path / "s.toml"
     path.write_text(
@@ -176,7 +177,7 @@ def test_a_study_plans_judges_analyses_and_shows_its_noise_floor(tmp_path):
         assert placebo_judgments == (6 * 2 * 2 * 4,)  # faces x placebos x scenarios x orderings
         results = run_analyses(
             con,
-            n_resamples=200,
+            Resampling(resamples=200),
             progress=False,
             only=["sbs", "table5", "noise_floor", "noise_floor_attributes"],
         )

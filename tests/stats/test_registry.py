@@ -16,7 +16,7 @@ from cueshift.designs.stylisticbias.analyses import SUITE, run_analyses
 from cueshift.designs.stylisticbias.console import print_headlines
 from cueshift.errors import CueshiftError, SchemaViolation
 from cueshift.schemas.results import RESULT_SCHEMAS, RESULT_SCHEMAS_BY_DESIGN
-from cueshift.stats import ANALYSES, RunSettings, analysis, run_suite, suite_analyses
+from cueshift.stats import ANALYSES, Resampling, RunChoices, RunSettings, analysis, run_suite, suite_analyses
 from cueshift.stats._checked import validate_result
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
@@ -145,7 +145,7 @@ def test_a_full_run_drops_the_tables_an_earlier_run_wrote_and_it_did_not(tmp_pat
 
 
 def test_run_analyses_writes_all_tables_and_replaces_on_rerun(study_db):
-    results = run_analyses(study_db, n_resamples=300, seed=1, progress=False)
+    results = run_analyses(study_db, Resampling(resamples=300, seed=1), progress=False)
     tables = {
         r[0]
         for r in study_db.execute(
@@ -163,7 +163,7 @@ def test_run_analyses_writes_all_tables_and_replaces_on_rerun(study_db):
     for name, frame in results.items():
         stored = study_db.sql(f"SELECT count(*) FROM result_{name}").fetchall()[0][0]
         assert stored == frame.height > 0, name
-    again = run_analyses(study_db, n_resamples=300, seed=1, progress=False, only=["table5", "sbs"])
+    again = run_analyses(study_db, Resampling(resamples=300, seed=1), progress=False, only=["table5", "sbs"])
     assert study_db.sql("SELECT count(*) FROM result_sbs").fetchall()[0][0] == again["sbs"].height
     assert again["table5"].equals(results["table5"])  # same seed, same numbers
     manifest = study_db.sql("SELECT name, n_resamples, seed FROM result_manifest").fetchall()
@@ -173,11 +173,9 @@ def test_run_analyses_writes_all_tables_and_replaces_on_rerun(study_db):
 def test_models_filter_and_permutation_variant(study_db):
     out = run_analyses(
         study_db,
-        n_resamples=200,
+        Resampling(resamples=200, test="permutation", ci_method="percentile"),
+        RunChoices(models=("m-a",)),
         progress=False,
-        models=["m-a"],
-        test="permutation",
-        ci_method="percentile",
         only=["sbs", "table9", "table11"],
         write=False,
     )
@@ -204,7 +202,7 @@ def test_schema_rejects_bad_results():
 
 
 def test_print_headlines_reports_stars_cis_and_location(study_db):
-    run_analyses(study_db, n_resamples=300, progress=False)
+    run_analyses(study_db, Resampling(resamples=300), progress=False)
     buffer = io.StringIO()
     print_headlines(study_db, Console(file=buffer, width=160))
     text = buffer.getvalue()
@@ -217,7 +215,7 @@ def test_degenerate_study_gives_empty_but_valid_tables(tmp_path):
     con = store.open_study(tmp_path / "tiny.duckdb")
     spec = SimulationSpec(n_faces=12, models=("solo",), scenario_ids=("competent", "likeable"), seed=2)
     write_study(con, simulate_study(spec))
-    out = run_analyses(con, n_resamples=100, progress=False)
+    out = run_analyses(con, Resampling(resamples=100), progress=False)
     assert out["cross_model"].height == 0 and out["mixed_model"].height == 0
     assert con.sql("SELECT count(*) FROM result_mixed_model").fetchall()[0][0] == 0
     assert out["table5"].height == 2  # the model and the mean-of-models row

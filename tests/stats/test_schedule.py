@@ -15,7 +15,7 @@ import pytest
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.schemas.results import RESULT_SCHEMAS
-from cueshift.stats import ANALYSES, RunSettings, analysis, run_suite
+from cueshift.stats import ANALYSES, Resampling, RunChoices, RunSettings, analysis, run_suite
 from cueshift.stats._schedule import _kernels_thread_safe
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
@@ -56,9 +56,9 @@ def test_two_at_a_time_gives_the_tables_of_one_at_a_time(tmp_path):
     con = store.open_study(tmp_path / "study.duckdb")
     spec = SimulationSpec(n_faces=30, models=("m-a", "m-b"), seed=4, placebos=True, invalid_rate=0.05)
     write_study(con, simulate_study(spec))
-    options = {"n_resamples": 200, "seed": 3, "progress": False, "write": False, "compat": "release"}
-    one = run_analyses(con, workers=1, **options)
-    two = run_analyses(con, workers=2, **options)
+    settings = Resampling(resamples=200, seed=3), RunChoices(compat="release")
+    one = run_analyses(con, *settings, progress=False, write=False, workers=1)
+    two = run_analyses(con, *settings, progress=False, write=False, workers=2)
     con.close()
     assert list(two) == list(one) and len(one) > 30  # same tables, in declaration order
     for name, frame in one.items():

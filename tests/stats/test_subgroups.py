@@ -312,6 +312,7 @@ def test_suite_writes_the_tables_with_the_larger_family_and_the_report_shows_the
     from cueshift import store
     from cueshift.designs.stylisticbias.analyses import run_analyses
     from cueshift.designs.stylisticbias.report.subgroups import SUBGROUPS_TABLES
+    from cueshift.stats import Resampling
     from tests.report.study_db import build_study_db
 
     names = ["table3_by_model", "table11_by_model", "table2_crossed", "demographic_tests_crossed"]
@@ -327,7 +328,7 @@ def test_suite_writes_the_tables_with_the_larger_family_and_the_report_shows_the
         build_study_db(tmp_path / "s.duckdb", n_faces=30, scenarios_per_category=1, n_seeds=1)
     )
     try:
-        results = run_analyses(con, n_resamples=100, seed=1, only=names, progress=False)
+        results = run_analyses(con, Resampling(resamples=100, seed=1), only=names, progress=False)
         family = dict(con.sql("SELECT name, family FROM result_manifest").fetchall())
         assert "every model" in family["table11_by_model"] and "every crossed" in family["table11_crossed"]
         assert set(results["table2_crossed"]["dimension"]) == {f"{a}_x_{b}" for a, b in ALL_PAIRS}

@@ -176,11 +176,11 @@ def analyze(
     if spec is None:
         raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
     request = AnalysisRequest(
-        seed,
-        resamples,
-        test,
-        ci,
-        tuple(models or ()),
+        seed=seed,
+        resamples=resamples,
+        test=test,
+        ci=ci,
+        models=tuple(models or ()),
         phi=phi,
         min_identity=min_identity,
         generalise=generalise,

@@ -99,8 +99,9 @@ def analyze(
         raise CueshiftError(f"--resamples {resamples}: use at least 100")
     spec = load_study(study)
     request = AnalysisRequest(
-        seed, resamples, test, ci, tuple(model or ()), top, overview_only, phi, min_identity=min_identity,
-        compat=compat, generalise=generalise, audit=audit,
+        seed=seed, resamples=resamples, test=test, ci=ci, models=tuple(model or ()), top=top,
+        overview_only=overview_only, phi=phi, min_identity=min_identity, compat=compat,
+        generalise=generalise, audit=audit,
     )  # fmt: skip
     design = design_of(spec)
     design.options.check(design.name, request)

@@ -35,7 +35,8 @@ Public surface (implementation in private modules); the design statistics
 - model comparisons with error bars — :func:`model_differences` (paired SBS differences of model
   pairs), :func:`clustered_standard_error`, :func:`naive_standard_error`, :func:`design_effect`,
   :func:`scenario_reversals` (sign reversals with evidence)
-- declared analyses — :data:`ANALYSES`, :func:`analysis`, :func:`run_suite`
+- declared analyses — :data:`ANALYSES`, :func:`analysis`, :class:`Declarations`,
+  :func:`register_suite`, :func:`run_suite`; a run's settings: :class:`Resampling`, :class:`RunChoices`
 - kernels the design statistics compose — face matrices and sums (:func:`face_matrix`,
   :func:`face_sums`, :func:`study_faces`, :func:`cell_codes`, :func:`encode_categories`,
   :func:`face_labels`, :func:`coarsen`, :func:`regroup`, :func:`group_means`, :func:`row_means`),
@@ -84,6 +85,7 @@ from cueshift.stats._crossed_resample import (
     scenario_multiplicities,
     scenario_sums,
 )
+from cueshift.stats._declarations import Declarations, register_suite
 from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates
 from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
 from cueshift.stats._faces import (
@@ -150,6 +152,7 @@ from cueshift.stats._reliability import (
     split_half_reliability,
 )
 from cueshift.stats._resample import BootstrapResult, CIMethod, cluster_bootstrap, face_multiplicities
+from cueshift.stats._settings import DEFAULT_RESAMPLES, BootstrapOptions, Resampling, RunChoices
 from cueshift.stats._shrinkage import ShrinkageResult, eb_shrink, pooled_standard_errors
 from cueshift.stats._signed_rank import (
     SignedRankResult,
@@ -203,6 +206,12 @@ __all__ = [
     "PseudoCount",
     "RankTestResult",
     "RunSettings",
+    "Resampling",
+    "RunChoices",
+    "BootstrapOptions",
+    "DEFAULT_RESAMPLES",
+    "Declarations",
+    "register_suite",
     "SignedRankResult",
     "TestMethod",
     "WaldResult",

@@ -16,9 +16,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import polars as pl
+
+from cueshift.stats._settings import Resampling, RunChoices
 
 I = TypeVar("I")  # noqa: E741  (the inputs of a suite)
 V = TypeVar("V")
@@ -64,6 +66,22 @@ class RunSettings:
     generalise: str = "faces"
     audit: str | None = None
 
+    @classmethod
+    def of(cls, resampling: Resampling, choices: RunChoices) -> RunSettings:
+        """The record of a run drawn with ``resampling`` over ``choices``."""
+        return cls(
+            n_resamples=resampling.resamples,
+            seed=resampling.seed,
+            test=resampling.test,
+            ci_method=resampling.ci_method,
+            models=choices.models,
+            phi=choices.phi,
+            min_identity=choices.min_identity,
+            compat=choices.compat,
+            generalise=choices.generalise,
+            audit=choices.audit,
+        )
+
 
 class NotApplicable(Exception):
     """Raised by an analysis whose inputs the study lacks (e.g. no fashion-style variations):
@@ -82,18 +100,16 @@ class RunResults(dict[str, V]):
     same time could race for is never read by accident. Outside an analysis every name is visible.
     """
 
-    _visible = threading.local()  # per thread: id of a RunResults -> the names it shows
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401  (dict's signature)
+        super().__init__(*args, **kwargs)
+        self._shown = threading.local()  # per thread: the names this record shows (None: all)
 
     def restrict(self, names: Collection[str] | None) -> None:
         """In this thread, show only ``names`` of this record (``None``: all of them)."""
-        shown: dict[int, Collection[str]] = self._visible.__dict__.setdefault("shown", {})
-        if names is None:
-            shown.pop(id(self), None)
-        else:
-            shown[id(self)] = names
+        self._shown.names = names
 
     def _check(self, name: object) -> None:
-        names = self._visible.__dict__.get("shown", {}).get(id(self))
+        names: Collection[str] | None = getattr(self._shown, "names", None)
         if names is not None and name not in names:
             raise RuntimeError(f"an analysis read the result {name!r} without declaring it in after=")
 
@@ -112,15 +128,30 @@ class RunResults(dict[str, V]):
 
 @dataclass
 class AnalysisContext(Generic[I]):
-    """What every analysis of a suite receives: the suite's inputs, its settings, the results
-    computed so far (by name), the analyses skipped so far (name -> reason), and the lock that
-    every read of the study database within the run holds (analyses may run two at a time)."""
+    """The context of one run, created by :func:`~cueshift.stats.run_suite` and handed to every
+    analysis of it: the suite's inputs, its settings, the results computed so far (by name), the
+    analyses skipped so far (name -> reason), the lock that every read of the study database within
+    the run holds (analyses may run two at a time), and what the run's analyses share (:meth:`once`).
+    """
 
     inputs: I
     settings: RunSettings = field(default_factory=RunSettings)
     results: dict[str, pl.DataFrame] = field(default_factory=RunResults[pl.DataFrame])
     skipped: dict[str, str] = field(default_factory=RunResults[str])
     database_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    #: Frames read or computed once in this run and shared by its analyses, by what they are.
+    shared: dict[str, object] = field(default_factory=dict, repr=False)
+
+    def once(self, key: str, make: Callable[[], V]) -> V:
+        """``make()`` the first time ``key`` is asked for in this run, the same object after that.
+
+        The first asker holds the run's database lock while it makes it: two analyses running
+        at once never use the connection together nor make the same frame twice. What is shared
+        must not be changed by its readers (polars frames are not), and goes with the run."""
+        with self.database_lock:
+            if key not in self.shared:
+                self.shared[key] = make()
+            return cast(V, self.shared[key])
 
     def result(self, name: str) -> pl.DataFrame:
         """The result of the earlier analysis ``name``; :class:`NotApplicable` if it was skipped."""
@@ -202,17 +233,27 @@ def analysis(
     """
 
     def register(fn: F) -> F:
-        if name in ANALYSES:
-            raise ValueError(f"analysis {name!r} registered twice")
-        unknown = [a for a in after if a not in ANALYSES]
-        if unknown:
-            raise ValueError(f"analysis {name!r} runs after {unknown[0]!r}, which is not declared before it")
-        ANALYSES[name] = Analysis(
-            name, suite, description, source, grouping, statistic, family, fn, when, tuple(after), database
-        )
+        fields = (description, source, grouping, statistic, family)
+        add_analysis(Analysis(name, suite, *fields, fn, when, tuple(after), database))
         return fn
 
     return register
+
+
+def add_analysis(item: Analysis[Any]) -> None:
+    """Register ``item`` after the analyses declared so far (its ``after`` among them).
+
+    Raises
+    ------
+    ValueError
+        ``item.name`` is registered already, or ``item`` runs after an analysis not declared before it.
+    """
+    if item.name in ANALYSES:
+        raise ValueError(f"analysis {item.name!r} registered twice")
+    unknown = [a for a in item.after if a not in ANALYSES]
+    if unknown:
+        raise ValueError(f"analysis {item.name!r} runs after {unknown[0]!r}, which is not declared before it")
+    ANALYSES[item.name] = item
 
 
 def suite_analyses(suite: str) -> list[Analysis[Any]]:

@@ -5,8 +5,9 @@
 edit, with the audited edits only, and adjusted for the measured unintended changes
 (:func:`~cueshift.designs.stylisticbias.stats.audit_sensitivity`). It runs only with ``--audit``.
 
-Declared with :func:`cueshift.stats.analysis` over :class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
-registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this module.
+Declared with :class:`cueshift.stats.Declarations` over
+:class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
+registered in the order :mod:`cueshift.designs.stylisticbias.analyses` lists the modules.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
 from cueshift.designs.stylisticbias.stats import audit_sensitivity
-from cueshift.stats import NotApplicable, analysis
+from cueshift.stats import Declarations, NotApplicable
+
+#: The analyses this module declares, in order; :mod:`.analyses` lists the modules in order.
+DECLARED = Declarations(SUITE)
 
 
-@analysis(
+@DECLARED(
     "audit_sensitivity",
-    suite=SUITE,
     description="SBS per attribute with every edit, audited edits only, adjusted for unintended changes",
     source="delta, edit_audit",
     grouping="model (and pooled) x attribute (feature_key)",
@@ -38,8 +41,8 @@ def _audit_sensitivity(ctx: Context) -> pl.DataFrame:
         every,
         inputs.audit.variations,
         mode=inputs.audit.mode,
-        n_resamples=inputs.n_resamples,
-        seed=inputs.seed,
-        confidence_level=inputs.confidence_level,
-        ci_method=inputs.ci_method,
+        n_resamples=inputs.resampling.resamples,
+        seed=inputs.resampling.seed,
+        confidence_level=inputs.resampling.confidence_level,
+        ci_method=inputs.resampling.ci_method,
     )

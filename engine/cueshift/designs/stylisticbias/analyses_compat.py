@@ -15,11 +15,11 @@ from cueshift.designs.stylisticbias.compat import (
     release_inputs,
     release_tables,
 )
-from cueshift.designs.stylisticbias.inputs import SUITE, Context, Inputs
-from cueshift.stats import NotApplicable, RunSettings, analysis
+from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.stats import Declarations, NotApplicable, RunSettings
 
-#: The release tables of the run in progress, computed once for all of them: (inputs, tables).
-_COMPUTED: dict[int, tuple[Inputs, dict[str, Variants]]] = {}
+#: The analyses this module declares, in order; :mod:`.analyses` lists the modules in order.
+DECLARED = Declarations(SUITE)
 
 
 def _release_mode(settings: RunSettings) -> bool:
@@ -27,14 +27,14 @@ def _release_mode(settings: RunSettings) -> bool:
 
 
 def _variants(ctx: Context) -> dict[str, Variants]:
-    """The release tables of this run (computed by the first replication-mode analysis)."""
-    held = _COMPUTED.get(id(ctx))
-    if held is None or held[0] is not ctx.inputs:
-        _COMPUTED.clear()  # one run at a time: an earlier run's tables are never reused
+    """The release tables of this run (computed by the first replication-mode analysis, kept in
+    the run's context for the others)."""
+
+    def compute() -> dict[str, Variants]:
         default = {name: ctx.results[name] for name in TABLE_CELLS if name in ctx.results}
-        held = ctx.inputs, release_tables(default, ctx.inputs, release_inputs(ctx.inputs))
-        _COMPUTED[id(ctx)] = held
-    return held[1]
+        return release_tables(default, ctx.inputs, release_inputs(ctx.inputs))
+
+    return ctx.once("release tables", compute)
 
 
 def _release(name: str, ctx: Context) -> pl.DataFrame:
@@ -56,9 +56,8 @@ for _name, _choices in _CHOICE_OF.items():
     def _compute(ctx: Context, name: str = _name) -> pl.DataFrame:
         return _release(name, ctx)
 
-    analysis(
+    DECLARED(
         f"release_{_name}",
-        suite=SUITE,
         description=f"{_name} as the seed release computes it ({_choices}; --compat release)",
         source="judgment (release phi), " + ("base_phi" if _name == "table2_vs" else "delta"),
         grouping=", ".join(TABLE_CELLS[_name][0]),
@@ -70,9 +69,8 @@ for _name, _choices in _CHOICE_OF.items():
     )(_compute)
 
 
-@analysis(
+@DECLARED(
     "compat_differences",
-    suite=SUITE,
     description="Each result cell where --compat release differs from the default, and the choice causing it",
     source=", ".join(f"result_{n}, result_release_{n}" for n in TABLE_CELLS),
     grouping="table x key x column",
@@ -84,6 +82,5 @@ for _name, _choices in _CHOICE_OF.items():
 )
 def _differences(ctx: Context) -> pl.DataFrame:
     variants = _variants(ctx)
-    _COMPUTED.pop(id(ctx), None)
     parts = [cell_differences(name, ctx.results[name], v) for name, v in variants.items()]
     return pl.concat(parts) if parts else pl.DataFrame(schema=DIFFERENCE_SCHEMA)

@@ -2,8 +2,9 @@
 effects (faces and scenarios) and the bootstrap intervals of Table 4's contrast, partial eta^2
 and R2 (the latter computed inside ``face_anova``, ``mixed_model`` and ``table4``).
 
-Declared with :func:`cueshift.stats.analysis` over :class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
-registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this module.
+Declared with :class:`cueshift.stats.Declarations` over
+:class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
+registered in the order :mod:`cueshift.designs.stylisticbias.analyses` lists the modules.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ import polars as pl
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
 from cueshift.designs.stylisticbias.run_reads import model_cells_once
 from cueshift.designs.stylisticbias.stats import model_level_cells
-from cueshift.stats import analysis, crossed_model, variance_components
+from cueshift.stats import Declarations, crossed_model, variance_components
+
+#: The analyses this module declares, in order; :mod:`.analyses` lists the modules in order.
+DECLARED = Declarations(SUITE)
 
 
-@analysis(
+@DECLARED(
     "crossed_model",
-    suite=SUITE,
     description="Mixed model with crossed random intercepts for face and scenario: partial eta^2, F, R2",
     source="delta",
     grouping="term",
@@ -28,16 +31,15 @@ from cueshift.stats import analysis, crossed_model, variance_components
 def _crossed(ctx: Context) -> pl.DataFrame:
     return crossed_model(
         ctx.inputs.delta,
-        n_resamples=ctx.inputs.n_resamples,
-        seed=ctx.inputs.seed,
-        confidence_level=ctx.inputs.confidence_level,
+        n_resamples=ctx.inputs.resampling.resamples,
+        seed=ctx.inputs.resampling.seed,
+        confidence_level=ctx.inputs.resampling.confidence_level,
         cells=model_level_cells(model_cells_once(ctx), crossed=True),
     )
 
 
-@analysis(
+@DECLARED(
     "variance_components",
-    suite=SUITE,
     description="Variance components of the crossed model (face, scenario, residual, fixed) and shares",
     source="result_crossed_model (or delta)",
     grouping="source",

@@ -1,8 +1,9 @@
 """Analyses of the suite ``stylisticbias`` (seed 000 and the reviewers' additions): missing
 answers: invalid and refusal rates per group x variation x model, and their shifts.
 
-Declared with :func:`cueshift.stats.analysis` over :class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
-registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this module. They read the
+Declared with :class:`cueshift.stats.Declarations` over
+:class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
+registered in the order :mod:`cueshift.designs.stylisticbias.analyses` lists the modules. They read the
 ``invalid_answers`` and ``invalid_texts`` views of the study database (``sql/views/``); inputs
 built from frames alone (no database) get none of these tables.
 """
@@ -20,9 +21,12 @@ from cueshift.designs.stylisticbias.stats import (
     missing_shift,
 )
 from cueshift.inference.parser import named_letter
-from cueshift.stats import analysis
+from cueshift.stats import Declarations
 from cueshift.store import query
 from cueshift.study.scenarios import ORDERING_BY_ID, Scenario
+
+#: The analyses this module declares, in order; :mod:`.analyses` lists the modules in order.
+DECLARED = Declarations(SUITE)
 
 
 def _read(ctx: Context, view: str) -> pl.DataFrame | None:
@@ -58,9 +62,8 @@ def named_letters(texts: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-@analysis(
+@DECLARED(
     "missing_rates",
-    suite=SUITE,
     description="Invalid and refusal rates per model x demographic group x variation value (base images too)",
     source="invalid_answers",
     grouping="model (and pooled) x dimension x group x variation value x rate",
@@ -71,12 +74,11 @@ def _missing_rates(ctx: Context) -> pl.DataFrame | None:
     counts = _read(ctx, "invalid_answers")
     if counts is None:
         return None
-    return missing_rates(counts, confidence_level=ctx.inputs.confidence_level)
+    return missing_rates(counts, confidence_level=ctx.inputs.resampling.confidence_level)
 
 
-@analysis(
+@DECLARED(
     "missing_shift",
-    suite=SUITE,
     description="Shift of the invalid (refusal) rate, variation image vs the same face's base image",
     source="invalid_answers",
     grouping="model (and pooled) x dimension x group x variation value x rate (refusals: all faces)",
@@ -87,12 +89,11 @@ def _missing_shift(ctx: Context) -> pl.DataFrame | None:
     counts = _read(ctx, "invalid_answers")
     if counts is None or not (counts["role"] == "variation").any():
         return None
-    return missing_shift(counts, test=ctx.inputs.test, **ctx.inputs.boot)
+    return missing_shift(counts, test=ctx.inputs.resampling.test, **ctx.inputs.boot)
 
 
-@analysis(
+@DECLARED(
     "missing_by_ordering",
-    suite=SUITE,
     description="Invalid answers per ordering x the letter they would have named (parser or model asymmetry)",
     source="invalid_answers, invalid_texts",
     grouping="model (and pooled) x ordering x named letter",
@@ -104,9 +105,8 @@ def _missing_by_ordering(ctx: Context) -> pl.DataFrame | None:
     return None if inputs is None else missing_by_ordering(*inputs, **ctx.inputs.boot)
 
 
-@analysis(
+@DECLARED(
     "missing_lean",
-    suite=SUITE,
     description="Do invalid answers lean to a pole? (favorable - unfavorable letter named) / answers",
     source="invalid_answers, invalid_texts",
     grouping="model (and pooled)",
@@ -115,7 +115,9 @@ def _missing_by_ordering(ctx: Context) -> pl.DataFrame | None:
 )
 def _missing_lean(ctx: Context) -> pl.DataFrame | None:
     inputs = _named_inputs(ctx)
-    return None if inputs is None else missing_lean(*inputs, test=ctx.inputs.test, **ctx.inputs.boot)
+    return (
+        None if inputs is None else missing_lean(*inputs, test=ctx.inputs.resampling.test, **ctx.inputs.boot)
+    )
 
 
 def _named_inputs(ctx: Context) -> tuple[pl.DataFrame, pl.DataFrame] | None:

@@ -2,8 +2,9 @@
 comparisons with error bars: paired SBS differences, clustered standard errors, design effects,
 sign reversals with evidence.
 
-Declared with :func:`cueshift.stats.analysis` over :class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
-registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this module.
+Declared with :class:`cueshift.stats.Declarations` over
+:class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
+registered in the order :mod:`cueshift.designs.stylisticbias.analyses` lists the modules.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ import polars as pl
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
 from cueshift.designs.stylisticbias.run_reads import model_cells_once
 from cueshift.designs.stylisticbias.stats import model_differences
-from cueshift.stats import analysis
+from cueshift.stats import Declarations
+
+#: The analyses this module declares, in order; :mod:`.analyses` lists the modules in order.
+DECLARED = Declarations(SUITE)
 
 
-@analysis(
+@DECLARED(
     "model_differences",
-    suite=SUITE,
     description="Paired SBS differences of model pairs, clustered vs naive SE, design effect (Miller 2024)",
     source="delta",
     grouping="model pair x level (model, variation value, scenario)",
@@ -29,7 +32,7 @@ def _model_differences(ctx: Context) -> pl.DataFrame:
     # fewer than two models: an empty table (the report says it needs two)
     return model_differences(
         ctx.inputs.delta,
-        test=ctx.inputs.test,
+        test=ctx.inputs.resampling.test,
         generalise=ctx.inputs.generalise,
         cells=model_cells_once(ctx),
         **ctx.inputs.boot,

@@ -1,8 +1,9 @@
 """Analyses of the suite ``stylisticbias`` (seed 000 and the reviewers' additions): the noise
 floor: placebo variations (pixel-identical copy, lossless re-encode) as a negative control.
 
-Declared with :func:`cueshift.stats.analysis` over :class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
-registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this module. The placebo Δ
+Declared with :class:`cueshift.stats.Declarations` over
+:class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
+registered in the order :mod:`cueshift.designs.stylisticbias.analyses` lists the modules. The placebo Δ
 rows are read here (``read_delta(..., placebo=True)``); a study without placebos (``[benchmark]
 placebos = false``, or a database made before they existed) gets neither table.
 """
@@ -14,8 +15,11 @@ import polars as pl
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
 from cueshift.designs.stylisticbias.run_reads import read_once
 from cueshift.designs.stylisticbias.stats import attributes_vs_floor, noise_floor
-from cueshift.stats import analysis
+from cueshift.stats import Declarations
 from cueshift.views import read_delta
+
+#: The analyses this module declares, in order; :mod:`.analyses` lists the modules in order.
+DECLARED = Declarations(SUITE)
 
 
 def placebo_rows(ctx: Context) -> pl.DataFrame | None:
@@ -31,9 +35,8 @@ def _read_placebos(ctx: Context) -> pl.DataFrame | None:
     return rows if rows.height else None
 
 
-@analysis(
+@DECLARED(
     "noise_floor",
-    suite=SUITE,
     description="Noise floor: placebo SBS (true 0) and placebo cell |SBS| mean / 95th percentile",
     source="delta (placebos)",
     grouping="model (and pooled) x placebo value (and all placebos)",
@@ -44,12 +47,11 @@ def _noise_floor(ctx: Context) -> pl.DataFrame | None:
     placebo = placebo_rows(ctx)
     if placebo is None:
         return None
-    return noise_floor(placebo, test=ctx.inputs.test, **ctx.inputs.boot)
+    return noise_floor(placebo, test=ctx.inputs.resampling.test, **ctx.inputs.boot)
 
 
-@analysis(
+@DECLARED(
     "noise_floor_attributes",
-    suite=SUITE,
     description="Attribute |SBS| beside the noise floor; face-level |Delta| vs placebo |Delta| (one-sided)",
     source="delta (attributes and placebos)",
     grouping="model (and pooled) x variation value",
@@ -60,4 +62,4 @@ def _noise_floor_attributes(ctx: Context) -> pl.DataFrame | None:
     placebo = placebo_rows(ctx)
     if placebo is None or ctx.inputs.delta.height == 0:
         return None
-    return attributes_vs_floor(ctx.inputs.delta, placebo, test=ctx.inputs.test, **ctx.inputs.boot)
+    return attributes_vs_floor(ctx.inputs.delta, placebo, test=ctx.inputs.resampling.test, **ctx.inputs.boot)

@@ -5,8 +5,9 @@ run), the variations whose identity preservation is below it: the sensitivity an
 denominator, shown in the report beside the results it changed. It applies when the study has
 a ``[quality] encoder`` (the measured cosines are in ``Inputs.quality``).
 
-Declared with :func:`cueshift.stats.analysis` over :class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
-registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this module.
+Declared with :class:`cueshift.stats.Declarations` over
+:class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
+registered in the order :mod:`cueshift.designs.stylisticbias.analyses` lists the modules.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from __future__ import annotations
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
-from cueshift.stats import NotApplicable, analysis, identity_drops
+from cueshift.stats import Declarations, NotApplicable, identity_drops
 from cueshift.views import read_delta
 
+#: The analyses this module declares, in order; :mod:`.analyses` lists the modules in order.
+DECLARED = Declarations(SUITE)
 
-@analysis(
+
+@DECLARED(
     "identity_drops",
-    suite=SUITE,
     description="Variations each --min-identity threshold drops (cosine of CLIP embeddings with the base)",
     source="image_identity",
     grouping="threshold x attribute (feature_key; 'all' pooled)",

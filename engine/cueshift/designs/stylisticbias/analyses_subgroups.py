@@ -6,8 +6,9 @@ get per-model versions. The crossed Tables 2 and 9 cover every pair of dimension
 (:data:`~cueshift.stats.ALL_PAIRS`: an analytic VS and one rank test per scenario, cheap); the
 crossed Tables 3 and 11 cover :data:`~cueshift.stats.DEFAULT_PAIRS` (age x gender): each further
 pair costs about a third of the pooled table's bootstrap at paper scale.
-Declared with :func:`cueshift.stats.analysis` over :class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
-registered when :mod:`cueshift.designs.stylisticbias.analyses` imports this module.
+Declared with :class:`cueshift.stats.Declarations` over
+:class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
+registered in the order :mod:`cueshift.designs.stylisticbias.analyses` lists the modules.
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ from cueshift.designs.stylisticbias.stats import (
     crossed_variation_table,
     variation_table_by_model,
 )
-from cueshift.stats import NotApplicable, analysis
+from cueshift.stats import Declarations, NotApplicable
+
+#: The analyses this module declares, in order; :mod:`.analyses` lists the modules in order.
+DECLARED = Declarations(SUITE)
 
 #: The crossed dimensions of Tables 3 and 11, and of Tables 2 and 9, as the manifest names them.
 _CROSSED = ", ".join(crossed_name(p) for p in DEFAULT_PAIRS)
@@ -52,9 +56,8 @@ def _require_delta(frame: pl.DataFrame) -> pl.DataFrame:
     return frame
 
 
-@analysis(
+@DECLARED(
     "table3_by_model",
-    suite=SUITE,
     description="Table 3 per model: SBS per attribute category x demographic group",
     source="delta",
     grouping="model x category x dimension x group",
@@ -63,13 +66,15 @@ def _require_delta(frame: pl.DataFrame) -> pl.DataFrame:
 )
 def _table3_by_model(ctx: Context) -> pl.DataFrame:
     return category_table_by_model(
-        _require_delta(ctx.inputs.delta), test=ctx.inputs.test, summed=summed_rows(ctx), **ctx.inputs.boot
+        _require_delta(ctx.inputs.delta),
+        test=ctx.inputs.resampling.test,
+        summed=summed_rows(ctx),
+        **ctx.inputs.boot,
     )
 
 
-@analysis(
+@DECLARED(
     "table11_by_model",
-    suite=SUITE,
     description="Table 11 per model: mean Delta per variation x demographic group, WSRT",
     source="delta",
     grouping="model x variation value x dimension x group",
@@ -78,13 +83,15 @@ def _table3_by_model(ctx: Context) -> pl.DataFrame:
 )
 def _table11_by_model(ctx: Context) -> pl.DataFrame:
     return variation_table_by_model(
-        _require_delta(ctx.inputs.delta), test=ctx.inputs.test, summed=summed_rows(ctx), **ctx.inputs.boot
+        _require_delta(ctx.inputs.delta),
+        test=ctx.inputs.resampling.test,
+        summed=summed_rows(ctx),
+        **ctx.inputs.boot,
     )
 
 
-@analysis(
+@DECLARED(
     "table2_crossed",
-    suite=SUITE,
     description=f"Variation Strength per model x crossed dimension ({_EVERY_PAIR}; Eq. 3, Table 2)",
     source="base_phi",
     grouping="model x crossed dimension",
@@ -95,15 +102,14 @@ def _table2_crossed(ctx: Context) -> pl.DataFrame:
     return crossed_variation_strength(
         _require_pairs(ctx.inputs.base_phi),
         pairs=ALL_PAIRS,
-        n_resamples=ctx.inputs.n_resamples,
-        seed=ctx.inputs.seed,
-        confidence_level=ctx.inputs.confidence_level,
+        n_resamples=ctx.inputs.resampling.resamples,
+        seed=ctx.inputs.resampling.seed,
+        confidence_level=ctx.inputs.resampling.confidence_level,
     )
 
 
-@analysis(
+@DECLARED(
     "demographic_tests_crossed",
-    suite=SUITE,
     description=f"Kruskal-Wallis per model x scenario x crossed dimension ({_EVERY_PAIR}) on base phi",
     source="base_phi",
     grouping="model x crossed dimension x scenario",
@@ -114,15 +120,14 @@ def _demo_tests_crossed(ctx: Context) -> pl.DataFrame:
     return crossed_demographic_tests(
         _require_pairs(ctx.inputs.base_phi),
         pairs=ALL_PAIRS,
-        test=ctx.inputs.test,
-        n_resamples=ctx.inputs.n_resamples,
-        seed=ctx.inputs.seed,
+        test=ctx.inputs.resampling.test,
+        n_resamples=ctx.inputs.resampling.resamples,
+        seed=ctx.inputs.resampling.seed,
     )
 
 
-@analysis(
+@DECLARED(
     "table9_crossed",
-    suite=SUITE,
     description=f"Share of scenarios with a significant crossed-group difference ({_EVERY_PAIR}; Table 9)",
     source="result_demographic_tests_crossed",
     grouping="model x crossed dimension",
@@ -136,9 +141,8 @@ def _table9_crossed(ctx: Context) -> pl.DataFrame:
     return crossed_significance_share(_demo_tests_crossed(ctx))  # run with only=["table9_crossed"]
 
 
-@analysis(
+@DECLARED(
     "table3_crossed",
-    suite=SUITE,
     description=f"Table 3 per crossed subgroup ({_CROSSED}): SBS per attribute category x crossed group",
     source="delta",
     grouping="category x crossed dimension x crossed group",
@@ -148,15 +152,14 @@ def _table9_crossed(ctx: Context) -> pl.DataFrame:
 def _table3_crossed(ctx: Context) -> pl.DataFrame:
     return crossed_category_table(
         _require_pairs(_require_delta(ctx.inputs.delta)),
-        test=ctx.inputs.test,
+        test=ctx.inputs.resampling.test,
         summed=summed_rows(ctx),
         **ctx.inputs.boot,
     )
 
 
-@analysis(
+@DECLARED(
     "table11_crossed",
-    suite=SUITE,
     description=f"Table 11 per crossed subgroup ({_CROSSED}): mean Delta per variation x crossed group",
     source="delta",
     grouping="variation value x crossed dimension x crossed group",
@@ -166,7 +169,7 @@ def _table3_crossed(ctx: Context) -> pl.DataFrame:
 def _table11_crossed(ctx: Context) -> pl.DataFrame:
     return crossed_variation_table(
         _require_pairs(_require_delta(ctx.inputs.delta)),
-        test=ctx.inputs.test,
+        test=ctx.inputs.resampling.test,
         summed=summed_rows(ctx),
         **ctx.inputs.boot,
     )

@@ -27,12 +27,14 @@ from cueshift.designs.stylisticbias.stats import (
     significance_share,
     variation_strength,
 )
-from cueshift.stats import FASHION_CATEGORY, NotApplicable, analysis, mixed_model
+from cueshift.stats import FASHION_CATEGORY, Declarations, NotApplicable, mixed_model
+
+#: The analyses this module declares, in order; :mod:`.analyses` lists the modules in order.
+DECLARED = Declarations(SUITE)
 
 
-@analysis(
+@DECLARED(
     "sbs",
-    suite=SUITE,
     description="SBS and |SBS| at every level (Eq. 4; Figs. 3-4), face-level bootstrap CIs",
     source="delta",
     grouping="level x model (and pooled) x group",
@@ -42,16 +44,15 @@ from cueshift.stats import FASHION_CATEGORY, NotApplicable, analysis, mixed_mode
 def _sbs(ctx: Context) -> pl.DataFrame:
     return sbs_levels(
         ctx.inputs.delta,
-        test=ctx.inputs.test,
+        test=ctx.inputs.resampling.test,
         generalise=ctx.inputs.generalise,
         summed=summed_rows(ctx),
         **ctx.inputs.boot,
     )
 
 
-@analysis(
+@DECLARED(
     "table2_vs",
-    suite=SUITE,
     description="Variation Strength per model x demographic dimension (Eq. 3, Table 2)",
     source="base_phi",
     grouping="model x dimension",
@@ -61,15 +62,14 @@ def _sbs(ctx: Context) -> pl.DataFrame:
 def _vs(ctx: Context) -> pl.DataFrame:
     return variation_strength(
         ctx.inputs.base_phi,
-        n_resamples=ctx.inputs.n_resamples,
-        seed=ctx.inputs.seed,
-        confidence_level=ctx.inputs.confidence_level,
+        n_resamples=ctx.inputs.resampling.resamples,
+        seed=ctx.inputs.resampling.seed,
+        confidence_level=ctx.inputs.resampling.confidence_level,
     )
 
 
-@analysis(
+@DECLARED(
     "demographic_tests",
-    suite=SUITE,
     description="Kruskal-Wallis / Mann-Whitney per model x scenario on base phi",
     source="base_phi",
     grouping="model x dimension x scenario",
@@ -78,13 +78,15 @@ def _vs(ctx: Context) -> pl.DataFrame:
 )
 def _demo_tests(ctx: Context) -> pl.DataFrame:
     return demographic_tests(
-        ctx.inputs.base_phi, test=ctx.inputs.test, n_resamples=ctx.inputs.n_resamples, seed=ctx.inputs.seed
+        ctx.inputs.base_phi,
+        test=ctx.inputs.resampling.test,
+        n_resamples=ctx.inputs.resampling.resamples,
+        seed=ctx.inputs.resampling.seed,
     )
 
 
-@analysis(
+@DECLARED(
     "table9",
-    suite=SUITE,
     description="Share of scenarios with a significant demographic difference (Table 9)",
     source="result_demographic_tests",
     grouping="model x dimension",
@@ -99,9 +101,8 @@ def _table9(ctx: Context) -> pl.DataFrame:
     return significance_share(tests)
 
 
-@analysis(
+@DECLARED(
     "face_anova",
-    suite=SUITE,
     description="One-way face-level ANOVAs by demographic dimension (Table 10)",
     source="delta, base_phi",
     grouping="outcome x dimension",
@@ -112,15 +113,14 @@ def _anova(ctx: Context) -> pl.DataFrame:
     return face_anova(
         ctx.inputs.delta,
         ctx.inputs.base_phi,
-        n_resamples=ctx.inputs.n_resamples,
-        seed=ctx.inputs.seed,
-        confidence_level=ctx.inputs.confidence_level,
+        n_resamples=ctx.inputs.resampling.resamples,
+        seed=ctx.inputs.resampling.seed,
+        confidence_level=ctx.inputs.resampling.confidence_level,
     )
 
 
-@analysis(
+@DECLARED(
     "mixed_model",
-    suite=SUITE,
     description="Mixed model, random intercept per face: partial eta^2, F, R2 (Table 10)",
     source="delta",
     grouping="term",
@@ -130,17 +130,16 @@ def _anova(ctx: Context) -> pl.DataFrame:
 def _mixed(ctx: Context) -> pl.DataFrame:
     return mixed_model(
         ctx.inputs.delta,
-        n_resamples=ctx.inputs.n_resamples,
-        seed=ctx.inputs.seed,
-        confidence_level=ctx.inputs.confidence_level,
+        n_resamples=ctx.inputs.resampling.resamples,
+        seed=ctx.inputs.resampling.seed,
+        confidence_level=ctx.inputs.resampling.confidence_level,
         estimator="reml",
         cells=model_level_cells(model_cells_once(ctx), crossed=False),
     )
 
 
-@analysis(
+@DECLARED(
     "table3",
-    suite=SUITE,
     description="SBS per attribute category x demographic dimension (Table 3)",
     source="delta",
     grouping="category x dimension x group",
@@ -150,16 +149,15 @@ def _mixed(ctx: Context) -> pl.DataFrame:
 def _table3(ctx: Context) -> pl.DataFrame:
     return category_demographic_table(
         ctx.inputs.delta,
-        test=ctx.inputs.test,
+        test=ctx.inputs.resampling.test,
         generalise=ctx.inputs.generalise,
         summed=summed_rows(ctx),
         **ctx.inputs.boot,
     )
 
 
-@analysis(
+@DECLARED(
     "table4",
-    suite=SUITE,
     description="SBS per fashion style x age; elderly - young MWU (Table 4)",
     source="delta",
     grouping="style x age group",
@@ -172,12 +170,11 @@ def _table4(ctx: Context) -> pl.DataFrame:
     )
     if fashion.height == 0:
         raise NotApplicable(f"no {FASHION_CATEGORY!r} variations of faces with an age label")
-    return fashion_age_table(ctx.inputs.delta, test=ctx.inputs.test, **ctx.inputs.boot)
+    return fashion_age_table(ctx.inputs.delta, test=ctx.inputs.resampling.test, **ctx.inputs.boot)
 
 
-@analysis(
+@DECLARED(
     "negativity_asymmetry",
-    suite=SUITE,
     description="Unfavorable vs favorable cue magnitude, one-sided WSRT (5.2)",
     source="delta",
     grouping="cue pair",
@@ -186,13 +183,15 @@ def _table4(ctx: Context) -> pl.DataFrame:
 )
 def _asym(ctx: Context) -> pl.DataFrame:
     return negativity_asymmetry(
-        ctx.inputs.delta, test=ctx.inputs.test, n_resamples=ctx.inputs.n_resamples, seed=ctx.inputs.seed
+        ctx.inputs.delta,
+        test=ctx.inputs.resampling.test,
+        n_resamples=ctx.inputs.resampling.resamples,
+        seed=ctx.inputs.resampling.seed,
     )
 
 
-@analysis(
+@DECLARED(
     "table5",
-    suite=SUITE,
     description="Per-model SBS, Cohen's d, zero share, |Delta| >= 0.25 share (Table 5)",
     source="delta",
     grouping="model",
@@ -203,9 +202,8 @@ def _table5(ctx: Context) -> pl.DataFrame:
     return model_summary(ctx.inputs.delta, **ctx.inputs.boot)
 
 
-@analysis(
+@DECLARED(
     "cumulative_abs_sbs",
-    suite=SUITE,
     description="Cumulative |SBS| by attribute; attributes to reach 80% (Fig. 2)",
     source="delta",
     grouping="model (and pooled) x variation value",
@@ -216,9 +214,8 @@ def _cumulative(ctx: Context) -> pl.DataFrame:
     return cumulative_abs_sbs(ctx.inputs.delta, summed=summed_rows(ctx))
 
 
-@analysis(
+@DECLARED(
     "cross_model",
-    suite=SUITE,
     description="Per-scenario mean Delta between model pairs: r, slope, reversals (Fig. 5)",
     source="delta",
     grouping="model pair",
@@ -228,17 +225,16 @@ def _cumulative(ctx: Context) -> pl.DataFrame:
 def _cross(ctx: Context) -> pl.DataFrame:
     return cross_model(
         ctx.inputs.delta,
-        confidence_level=ctx.inputs.confidence_level,
-        test=ctx.inputs.test,
-        n_resamples=ctx.inputs.n_resamples,
-        seed=ctx.inputs.seed,
+        confidence_level=ctx.inputs.resampling.confidence_level,
+        test=ctx.inputs.resampling.test,
+        n_resamples=ctx.inputs.resampling.resamples,
+        seed=ctx.inputs.resampling.seed,
         cells=model_cells_once(ctx),
     )
 
 
-@analysis(
+@DECLARED(
     "category_ranking",
-    suite=SUITE,
     description="Scenario-category |SBS| ranking per model (5.3)",
     source="delta",
     grouping="model x scenario category",
@@ -249,9 +245,8 @@ def _ranking(ctx: Context) -> pl.DataFrame:
     return category_ranking(ctx.inputs.delta, cells=model_cells_once(ctx))
 
 
-@analysis(
+@DECLARED(
     "table11",
-    suite=SUITE,
     description="Mean Delta per variation x demographic group, WSRT (Table 11)",
     source="delta",
     grouping="variation value x dimension x group",
@@ -260,5 +255,5 @@ def _ranking(ctx: Context) -> pl.DataFrame:
 )
 def _table11(ctx: Context) -> pl.DataFrame:
     return demographic_variation_table(
-        ctx.inputs.delta, test=ctx.inputs.test, summed=summed_rows(ctx), **ctx.inputs.boot
+        ctx.inputs.delta, test=ctx.inputs.resampling.test, summed=summed_rows(ctx), **ctx.inputs.boot
     )

@@ -1,15 +1,16 @@
-"""What the seed 000 analyses receive: the Δ and base φ rows and the resampling settings, shared by
-every module that declares analyses of the suite ``stylisticbias``."""
+"""What the seed 000 analyses receive: the Δ and base φ rows and the run's
+:class:`~cueshift.stats.Resampling`, shared by every module that declares analyses of the suite
+``stylisticbias``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 import duckdb
 import polars as pl
 
-from cueshift.stats import AnalysisContext, CIMethod, TestMethod
+from cueshift.stats import AnalysisContext, BootstrapOptions, Resampling
 from cueshift.views import GREEDY, PhiChoice
 
 if TYPE_CHECKING:
@@ -21,7 +22,8 @@ SUITE = "stylisticbias"
 
 @dataclass(frozen=True)
 class Inputs:
-    """What the seed 000 analyses read: Δ rows, base φ rows, and the resampling settings.
+    """What the seed 000 analyses read: Δ rows, base φ rows, and the run's resampling (one
+    :class:`~cueshift.stats.Resampling`: every bootstrap and permutation test draws with it).
 
     ``con`` (the study database, read only by analyses) and ``models`` (the subset, empty for all)
     let an analysis read a view the others do not need (e.g. judgment-level answers); ``None`` when
@@ -36,11 +38,7 @@ class Inputs:
 
     delta: pl.DataFrame
     base_phi: pl.DataFrame
-    n_resamples: int = 10_000
-    seed: int = 0
-    test: TestMethod = "rank"
-    ci_method: CIMethod = "bca"
-    confidence_level: float = 0.95
+    resampling: Resampling = Resampling()
     con: duckdb.DuckDBPyConnection | None = None
     models: tuple[str, ...] = ()
     phi: PhiChoice = GREEDY
@@ -50,23 +48,9 @@ class Inputs:
     delta_before_audit: pl.DataFrame | None = None
 
     @property
-    def boot(self) -> Boot:
+    def boot(self) -> BootstrapOptions:
         """The face-level bootstrap settings shared by every interval."""
-        return Boot(
-            n_resamples=self.n_resamples,
-            seed=self.seed,
-            confidence_level=self.confidence_level,
-            ci_method=self.ci_method,
-        )
-
-
-class Boot(TypedDict):
-    """Keyword arguments of the face-level bootstrap."""
-
-    n_resamples: int
-    seed: int
-    confidence_level: float
-    ci_method: CIMethod
+        return self.resampling.bootstrap()
 
 
 Context = AnalysisContext[Inputs]

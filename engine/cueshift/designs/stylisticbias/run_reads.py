@@ -6,37 +6,27 @@ two of them ``invalid_texts``; both noise-floor analyses read the placebo Δ row
 :class:`~cueshift.stats.AnalysisContext`) the first read is kept and handed to the later ones.
 So are the Δ rows summed per face (:func:`summed_rows`), which SBS and Tables 3 and 11 (pooled,
 per model, crossed) regroup instead of each grouping the rows again. The frames are not changed
-by their readers (polars frames are immutable), and the memo is dropped with its context.
+by their readers (polars frames are immutable), and they go with the run's context.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
-from typing import TypeVar, cast
+from typing import TypeVar
 
 from cueshift.designs.stylisticbias.inputs import Context
 from cueshift.designs.stylisticbias.stats import ModelCells, SummedDelta, model_cells, summed_delta
 
 T = TypeVar("T")
 
-#: Frames read in a run, by ``id`` of its context, then by what was read.
-_READS: dict[int, dict[str, object]] = {}
-
 
 def read_once(ctx: Context, key: str, read: Callable[[], T]) -> T:
-    """``read()`` the first time ``key`` is asked for in the run of ``ctx``, its frame after that.
+    """``read()`` the first time ``key`` is asked for in the run of ``ctx``, its frame after that
+    (kept in the run's context: :meth:`~cueshift.stats.AnalysisContext.once`).
 
     The first reader holds the run's database lock (``ctx.database_lock``) while it reads: two
     analyses running at once never use the connection together nor read the same frame twice."""
-    with ctx.database_lock:
-        reads = _READS.get(id(ctx))
-        if reads is None:
-            reads = _READS[id(ctx)] = {}
-            weakref.finalize(ctx, _READS.pop, id(ctx), None)
-        if key not in reads:
-            reads[key] = read()
-        return cast(T, reads[key])
+    return ctx.once(key, read)
 
 
 def summed_rows(ctx: Context) -> SummedDelta | None:

@@ -1,0 +1,104 @@
+"""The settings of an analysis run, one frozen object per concern, each default written once.
+
+:class:`Resampling` is how the random step of a run draws (resamples, seed, interval, tests);
+:class:`RunChoices` is what the run analyses (models, φ, identity threshold, the population the
+intervals generalise to, the edit audit, the replication mode). ``cueshift analyze`` builds them
+once from its options and they travel whole: design, analyses, statistics, ``result_manifest``.
+A multiverse of analysis choices is a loop over such objects.
+
+>>> Resampling().resamples == DEFAULT_RESAMPLES
+True
+>>> Resampling(resamples=200, seed=3).bootstrap()["n_resamples"]
+200
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, TypedDict
+
+if TYPE_CHECKING:
+    from cueshift.stats._one_sample import TestMethod
+    from cueshift.stats._resample import CIMethod
+
+#: Resamples of a bootstrap or permutation test when none are asked for (``--resamples``).
+DEFAULT_RESAMPLES: Final = 10_000
+#: Confidence level of every interval.
+DEFAULT_CONFIDENCE_LEVEL: Final = 0.95
+
+
+class BootstrapOptions(TypedDict):
+    """Keyword arguments of a face-level bootstrap (:func:`~cueshift.stats.cluster_bootstrap` ...)."""
+
+    n_resamples: int
+    seed: int
+    confidence_level: float
+    ci_method: CIMethod
+
+
+@dataclass(frozen=True)
+class Resampling:
+    """How a run's random step draws: the same resamples and seed for every bootstrap and
+    permutation test of the run.
+
+    Attributes
+    ----------
+    resamples
+        Bootstrap resamples (and permutations) per estimate (``--resamples``).
+    seed
+        Seed of every random draw (``--seed``); each analysis draws from it afresh.
+    confidence_level
+        Coverage of every interval.
+    ci_method
+        Kind of bootstrap interval (``--ci``): ``'bca'`` or ``'percentile'``.
+    test
+        Family of tests (``--test``): ``'rank'`` (WSRT, MWU, KW) or ``'permutation'``.
+    """
+
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+    confidence_level: float = DEFAULT_CONFIDENCE_LEVEL
+    ci_method: CIMethod = "bca"
+    test: TestMethod = "rank"
+
+    def bootstrap(self) -> BootstrapOptions:
+        """The face-level bootstrap's keyword arguments."""
+        return BootstrapOptions(
+            n_resamples=self.resamples,
+            seed=self.seed,
+            confidence_level=self.confidence_level,
+            ci_method=self.ci_method,
+        )
+
+
+@dataclass(frozen=True)
+class RunChoices:
+    """What a run analyses and how it carries the study's checks, beside its :class:`Resampling`.
+
+    Attributes
+    ----------
+    models
+        The model subset analysed (``--model``; empty: every model).
+    phi
+        Which φ the analyses read (``--phi``): ``'greedy'`` (the stored answers), ``'expected'``
+        or ``'T=<t>'`` (answers drawn from the stored scores).
+    min_identity
+        Leave out the variations whose identity preservation is below it (``--min-identity``;
+        ``None``: none left out).
+    generalise
+        The question the intervals answer (``--generalise``): ``'faces'`` (the study's scenarios
+        fixed) or ``'faces+scenarios'`` (both resampled).
+    audit
+        ``--audit``: ``'strict'`` (the edits that failed the edit audit left out), ``'report'``
+        (kept; only the sensitivity table written); ``None``: no audit.
+    compat
+        ``'default'``, or ``'release'`` (``--compat release``): the seed release's own choices
+        reproduced beside the default tables.
+    """
+
+    models: tuple[str, ...] = ()
+    phi: str = "greedy"
+    min_identity: float | None = None
+    generalise: str = "faces"
+    audit: str | None = None
+    compat: str = "default"
