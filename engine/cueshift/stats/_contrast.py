@@ -8,13 +8,14 @@ from numpy.typing import NDArray
 
 from cueshift._types import F64
 from cueshift.stats._resample import CIMethod, _bca_quantiles, face_multiplicities
+from cueshift.stats._settings import DEFAULT_RESAMPLES
 
 
 def group_difference_interval(
     values: F64,
     codes: NDArray[np.int64],
     *,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     method: CIMethod = "bca",

@@ -15,6 +15,7 @@ from cueshift.stats._faces import group_means
 from cueshift.stats._mixed import FACTORS
 from cueshift.stats._model_terms import R2_TERMS, cell_blocks, term_values, wald_p_values
 from cueshift.stats._reml import FaceBlocks, RemlFit, reml_fit
+from cueshift.stats._settings import DEFAULT_RESAMPLES
 
 SCENARIO = "scenario_id"
 #: Most bootstrap refits of the crossed model (a two-parameter REML refit costs tens of
@@ -52,7 +53,7 @@ def crossed_model(
     *,
     category_map: Mapping[str, str] = LME_CATEGORY_MAP,
     crossed: str = SCENARIO,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     max_refits: int = CROSSED_REFITS,

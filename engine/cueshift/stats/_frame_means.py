@@ -13,6 +13,7 @@ from cueshift.stats._faces import FaceMatrix, face_matrix
 from cueshift.stats._frame_input import By, by_columns, checked_rows, finish, subject_ids
 from cueshift.stats._one_sample import one_sample_test
 from cueshift.stats._resample import BootstrapResult, CIMethod, cluster_bootstrap, face_multiplicities
+from cueshift.stats._settings import DEFAULT_RESAMPLES
 from cueshift.stats._signed_rank import ZeroMethod
 
 
@@ -121,7 +122,7 @@ def sbs(
     by: By = ("model_id", "feature_key", "variation_value"),
     *,
     confidence: float = 0.95,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     method: CIMethod = "bca",
     zero_method: ZeroMethod = "wilcox",

@@ -15,6 +15,7 @@ from cueshift.stats._effect_intervals import MODEL_REFITS, bias_shifted_interval
 from cueshift.stats._faces import group_means
 from cueshift.stats._model_terms import cell_blocks, term_values, wald_p_values
 from cueshift.stats._reml import RemlFit, reml_fit
+from cueshift.stats._settings import DEFAULT_RESAMPLES
 
 FACTORS = ("variation_category", "scenario_category")
 #: Columns of the result (an empty frame of these when a factor has a single level).
@@ -64,7 +65,7 @@ def mixed_model(
     method: Sequence[str] = FIT_METHODS,
     df_denominator: Literal["residual"] = "residual",
     r2_ddof: int = 1,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     max_refits: int = MODEL_REFITS,

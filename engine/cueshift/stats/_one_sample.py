@@ -11,6 +11,7 @@ import numpy as np
 
 from cueshift._types import F64
 from cueshift.stats._permutation import sign_flip_test
+from cueshift.stats._settings import DEFAULT_RESAMPLES
 from cueshift.stats._signed_rank import ZeroMethod, signed_rank_columns
 
 TestMethod = Literal["rank", "permutation"]
@@ -20,7 +21,7 @@ def one_sample_test(
     values: F64,
     *,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     alternative: Literal["two-sided", "less", "greater"] = "two-sided",
     zero_method: ZeroMethod = "wilcox",

@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from cueshift._types import F64
 from cueshift.stats._resample import CHUNK_BYTES, Alternative
+from cueshift.stats._settings import DEFAULT_RESAMPLES
 
 
 @numba.njit(parallel=True, cache=True)
@@ -51,7 +52,7 @@ def _tail_p(p_greater: float, p_less: float, alt: int) -> float:  # pragma: no c
 def sign_flip_test(
     values: F64,
     *,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     alternative: Alternative = "two-sided",
 ) -> tuple[F64, F64]:
@@ -163,7 +164,7 @@ def label_permutation_test(
     labels: NDArray[np.int64],
     n_groups: int,
     *,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     alternative: Alternative = "two-sided",
 ) -> tuple[F64, F64]:

@@ -23,6 +23,7 @@ from scipy import special
 
 from cueshift._types import F64
 from cueshift.stats._replicate_kernels import replicate_means, row_moments, row_quantiles
+from cueshift.stats._settings import DEFAULT_RESAMPLES
 
 Alternative = Literal["two-sided", "less", "greater"]
 CIMethod = Literal["bca", "percentile"]
@@ -145,7 +146,7 @@ def _bca_quantiles(share: F64, accel: F64, confidence_level: float) -> tuple[F64
 def cluster_bootstrap(
     values: F64,
     *,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     method: CIMethod = "bca",

@@ -18,6 +18,7 @@ from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.stats import (
     ALPHA,
     ASYMMETRY_PAIRS,
+    DEFAULT_RESAMPLES,
     DIMENSIONS,
     TABLE3_CATEGORY_MAP,
     CIMethod,
@@ -130,7 +131,7 @@ def demographic_variation_table(
     dimensions: Sequence[str] = DIMENSIONS,
     alpha: float = ALPHA,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
@@ -194,7 +195,7 @@ def category_demographic_table(
     category_map: Mapping[str, str] = TABLE3_CATEGORY_MAP,
     dimensions: Sequence[str] = DIMENSIONS,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
@@ -272,7 +273,7 @@ def negativity_asymmetry(
     *,
     pairs: Sequence[tuple[str, str]] = ASYMMETRY_PAIRS,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> pl.DataFrame:
     r"""Do unfavorable cues shift more than their favorable counterparts? (seed 000 §5.2)

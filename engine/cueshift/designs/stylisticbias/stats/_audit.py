@@ -16,6 +16,7 @@ import polars as pl
 from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._audit_adjust import CELLS, adjusted_sbs
 from cueshift.stats import (
+    DEFAULT_RESAMPLES,
     POOLED,
     CIMethod,
     FaceSums,
@@ -71,7 +72,7 @@ def audit_sensitivity(
     audit: pl.DataFrame,
     *,
     mode: str = "report",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",

@@ -21,7 +21,15 @@ from cueshift.designs.stylisticbias.stats._attributes import (
 )
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.errors import CueshiftError
-from cueshift.stats import ALPHA, DIMENSIONS, TABLE3_CATEGORY_MAP, CIMethod, TestMethod, returns
+from cueshift.stats import (
+    ALPHA,
+    DEFAULT_RESAMPLES,
+    DIMENSIONS,
+    TABLE3_CATEGORY_MAP,
+    CIMethod,
+    TestMethod,
+    returns,
+)
 
 #: Joins the model id to an attribute key while the models share one call (ASCII unit separator).
 MODEL_FOLD: Final = "\x1f"
@@ -50,7 +58,7 @@ def variation_table_by_model(
     *,
     alpha: float = ALPHA,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
@@ -93,7 +101,7 @@ def category_table_by_model(
     *,
     category_map: Mapping[str, str] = TABLE3_CATEGORY_MAP,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",

@@ -19,6 +19,7 @@ from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._comparison_crossed import crossed_difference_intervals
 from cueshift.designs.stylisticbias.stats._model_cells import FINE_KEYS, ModelCells, model_cells
 from cueshift.stats import (
+    DEFAULT_RESAMPLES,
     CIMethod,
     FaceMatrix,
     TestMethod,
@@ -88,7 +89,7 @@ def model_differences(
     delta: pl.DataFrame,
     *,
     levels: Sequence[str] = tuple(COMPARISON_LEVELS),
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",

@@ -11,7 +11,15 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.stats._model_cells import ModelCells, model_cells
 from cueshift.designs.stylisticbias.stats._reversals import reversals_of
-from cueshift.stats import POOLED, TestMethod, group_means, pearson_slope, ratio_means, returns
+from cueshift.stats import (
+    DEFAULT_RESAMPLES,
+    POOLED,
+    TestMethod,
+    group_means,
+    pearson_slope,
+    ratio_means,
+    returns,
+)
 
 RANKING_SCHEMA = {
     "model_id": pl.String,
@@ -123,7 +131,7 @@ def cross_model(
     *,
     confidence_level: float = 0.95,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     cells: ModelCells | None = None,
 ) -> pl.DataFrame:

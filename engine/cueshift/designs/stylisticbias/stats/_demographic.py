@@ -11,6 +11,7 @@ import polars as pl
 
 from cueshift.stats import (
     ALPHA,
+    DEFAULT_RESAMPLES,
     DIMENSIONS,
     MANN_WHITNEY_DIMENSIONS,
     MEAN_OF_MODELS,
@@ -38,7 +39,7 @@ def demographic_tests(
     dimensions: Sequence[str] = DIMENSIONS,
     two_group_dimensions: Sequence[str] = MANN_WHITNEY_DIMENSIONS,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> pl.DataFrame:
     r"""Do base-face φ differ between demographic groups? One test per model × scenario × dimension.
@@ -152,7 +153,7 @@ def face_anova(
     base_phi: pl.DataFrame | None = None,
     *,
     dimensions: Sequence[str] = DIMENSIONS,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
 ) -> pl.DataFrame:

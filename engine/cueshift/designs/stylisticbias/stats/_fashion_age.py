@@ -13,6 +13,7 @@ from cueshift.designs.stylisticbias.stats._attributes import (
     valid_delta,
 )
 from cueshift.stats import (
+    DEFAULT_RESAMPLES,
     ELDERLY,
     FASHION_CATEGORY,
     YOUNG,
@@ -36,7 +37,7 @@ def fashion_age_table(
     young: str = YOUNG,
     elderly: str = ELDERLY,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",

@@ -10,6 +10,7 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.stats import (
+    DEFAULT_RESAMPLES,
     DIMENSIONS,
     LARGE_SHIFT,
     MEAN_OF_MODELS,
@@ -59,7 +60,7 @@ def variation_strength(
     *,
     dimensions: Sequence[str] = DIMENSIONS,
     ddof: int = 0,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
 ) -> pl.DataFrame:
@@ -167,7 +168,7 @@ def model_summary(
     delta: pl.DataFrame,
     *,
     large_shift: float = LARGE_SHIFT,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",

@@ -49,6 +49,7 @@ from numpy.typing import NDArray
 from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._missing_cells import ALL, FaceCounts, face_counts, sorted_cells
 from cueshift.stats import (
+    DEFAULT_RESAMPLES,
     DIMENSIONS,
     CIMethod,
     TestMethod,
@@ -187,7 +188,7 @@ def _paired_with_base(counts: pl.DataFrame) -> pl.DataFrame:
 def missing_shift(
     counts: pl.DataFrame,
     *,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",

@@ -15,7 +15,15 @@ import numpy as np
 import polars as pl
 
 from cueshift.designs.stylisticbias.stats._missing import cell_counts, dense, face_interval
-from cueshift.stats import POOLED, CIMethod, TestMethod, bh_by_family, one_sample_test, returns
+from cueshift.stats import (
+    DEFAULT_RESAMPLES,
+    POOLED,
+    CIMethod,
+    TestMethod,
+    bh_by_family,
+    one_sample_test,
+    returns,
+)
 from cueshift.study.scenarios import ORDERING_BY_ID
 
 #: What an invalid answer would have named: one letter, both options, or neither.
@@ -48,7 +56,7 @@ def missing_by_ordering(
     counts: pl.DataFrame,
     named: pl.DataFrame,
     *,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
@@ -100,7 +108,7 @@ def missing_lean(
     counts: pl.DataFrame,
     named: pl.DataFrame,
     *,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",

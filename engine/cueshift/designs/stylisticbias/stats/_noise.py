@@ -60,6 +60,7 @@ from cueshift.designs.stylisticbias.stats._noise_grid import (
     valid,
 )
 from cueshift.stats import (
+    DEFAULT_RESAMPLES,
     POOLED,
     CIMethod,
     TestMethod,
@@ -142,7 +143,7 @@ def noise_floor(
     placebo: pl.DataFrame,
     *,
     quantile: float = 0.95,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
@@ -222,7 +223,7 @@ def attributes_vs_floor(
     *,
     quantile: float = 0.95,
     alpha: float = 0.05,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",

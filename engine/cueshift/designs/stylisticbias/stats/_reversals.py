@@ -11,7 +11,7 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.stats._comparison import paired_cells
 from cueshift.designs.stylisticbias.stats._model_cells import ModelCells, model_cells
-from cueshift.stats import ALPHA, TestMethod, bh_by_family, one_sample_test
+from cueshift.stats import ALPHA, DEFAULT_RESAMPLES, TestMethod, bh_by_family, one_sample_test
 
 #: Columns of :func:`scenario_reversals` and their types.
 REVERSAL_SCHEMA: Final = {
@@ -50,7 +50,7 @@ def scenario_reversals(
     delta: pl.DataFrame,
     *,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     alpha: float = ALPHA,
 ) -> pl.DataFrame:
@@ -80,7 +80,7 @@ def reversals_of(
     cells: ModelCells,
     *,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     alpha: float = ALPHA,
 ) -> pl.DataFrame:

@@ -22,6 +22,7 @@ from cueshift.designs.stylisticbias.stats._sbs_crossed import crossed_sbs_interv
 from cueshift.designs.stylisticbias.stats._sbs_levels import KEY_COLUMNS, LEVELS, level_blocks
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta, summed_delta
 from cueshift.stats import (
+    DEFAULT_RESAMPLES,
     DIMENSIONS,
     GENERALISE,
     CIMethod,
@@ -41,7 +42,7 @@ def sbs_levels(
     *,
     levels: Sequence[str] = tuple(LEVELS),
     dimensions: Sequence[str] = DIMENSIONS,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",

@@ -21,7 +21,7 @@ from cueshift.designs.stylisticbias.stats._subgroups import (
     add_crossed_dimensions,
     crossed_name,
 )
-from cueshift.stats import ALPHA, bh_by_family, returns
+from cueshift.stats import ALPHA, DEFAULT_RESAMPLES, bh_by_family, returns
 
 #: Fewest faces per group for Kruskal–Wallis' chi-square approximation (scipy.stats.kruskal:
 #: "each sample must have at least 5 measurements").
@@ -34,7 +34,7 @@ def crossed_demographic_tests(
     *,
     pairs: Sequence[Pair] = DEFAULT_PAIRS,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     min_group_faces: int = MIN_KRUSKAL_GROUP_FACES,
 ) -> pl.DataFrame:

@@ -23,7 +23,7 @@ from cueshift.designs.stylisticbias.stats._metrics import variation_strength
 from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.errors import CueshiftError
-from cueshift.stats import ALPHA, DIMENSIONS, CIMethod, TestMethod, bh_by_family, returns
+from cueshift.stats import ALPHA, DEFAULT_RESAMPLES, DIMENSIONS, CIMethod, TestMethod, bh_by_family, returns
 
 Pair = tuple[str, str]
 
@@ -131,7 +131,7 @@ def crossed_variation_table(
     pairs: Sequence[Pair] = DEFAULT_PAIRS,
     alpha: float = ALPHA,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
@@ -182,7 +182,7 @@ def crossed_category_table(
     pairs: Sequence[Pair] = DEFAULT_PAIRS,
     alpha: float = ALPHA,
     test: TestMethod = "rank",
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
     ci_method: CIMethod = "bca",
@@ -219,7 +219,7 @@ def crossed_variation_strength(
     base_phi: pl.DataFrame,
     *,
     pairs: Sequence[Pair] = DEFAULT_PAIRS,
-    n_resamples: int = 10_000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence_level: float = 0.95,
 ) -> pl.DataFrame:
