@@ -31,8 +31,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-import zlib
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,55 +40,18 @@ from rich.console import Console
 
 from cueshift import store
 from cueshift.designs.registry import design_of
-from cueshift.designs.work import UnitKind, Workload
-from cueshift.errors import ConfigError
+from cueshift.designs.work import Workload
+from cueshift.execution.batch_writer import BatchWriter
 from cueshift.execution.executor import Executor, LocalExecutor
-from cueshift.execution.failures import MAX_FAILED_RUNS, FailureTally, drop_given_up, split_failures
-from cueshift.execution.interrupts import RunInterrupted, is_interrupt
+from cueshift.execution.failures import MAX_FAILED_RUNS, FailureTally
+from cueshift.execution.pending import count_stored, pending_units
 from cueshift.execution.preflight import check_study_inputs
 from cueshift.execution.progress import progress_bar
+from cueshift.execution.run_state import OpenRun
+from cueshift.execution.shard import UNSHARDED, Shard
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache
-from cueshift.store.files import close_quietly, remove_database
 from cueshift.store.snapshot import SNAPSHOT_SECONDS, SnapshotPublisher
 from cueshift.study.config import ModelConfig, Study
-
-
-@dataclass(frozen=True)
-class Shard:
-    """Shard ``index`` (1-based) of ``count``."""
-
-    index: int = 1
-    count: int = 1
-
-    @classmethod
-    def parse(cls, text: str) -> Shard:
-        try:
-            index_text, count_text = text.split("/")
-            shard = cls(int(index_text), int(count_text))
-        except ValueError:
-            raise ConfigError(f"--shard {text!r}: expected K/N, e.g. 2/4") from None
-        if not 1 <= shard.index <= shard.count:
-            raise ConfigError(f"--shard {text!r}: K must be between 1 and N")
-        return shard
-
-    def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
-
-    def owns(self, values: pl.Series) -> pl.Series:
-        """Stable assignment of values to shards (crc32, independent of library versions)."""
-        buckets = [zlib.crc32(str(v).encode()) % self.count for v in values.to_list()]
-        return pl.Series(buckets, dtype=pl.Int64) == (self.index - 1)
-
-    def keep(self, frame: pl.DataFrame, column: str) -> pl.DataFrame:
-        """The rows of ``frame`` whose ``column`` value this shard owns (all rows when unsharded)."""
-        if self.count == 1 or frame.height == 0:
-            return frame
-        return frame.filter(self.owns(frame[column]))
-
-    def database_path(self, base: Path) -> Path:
-        if self.count == 1:
-            return base
-        return base.with_name(f"{base.stem}.shard-{self.index}-of-{self.count}{base.suffix}")
 
 
 @dataclass(frozen=True)
@@ -126,7 +87,7 @@ def run_study(
     study: Study,
     *,
     database: Path | None = None,
-    shard: Shard = Shard(),
+    shard: Shard = UNSHARDED,
     progress: bool = True,
     console: Console | None = None,
     max_judgments: int | None = None,
@@ -177,7 +138,7 @@ def run_workload(
     study: Study,
     *,
     database: Path | None = None,
-    shard: Shard = Shard(),
+    shard: Shard = UNSHARDED,
     progress: bool = True,
     console: Console | None = None,
     max_judgments: int | None = None,
@@ -191,139 +152,83 @@ def run_workload(
     started = time.perf_counter()
     db_path = shard.database_path(Path(database) if database else study.database_path)
     executor = executor if executor is not None else LocalExecutor()
-    con: duckdb.DuckDBPyConnection | None = None
-    existed = db_path.exists()
-    n_written = 0
-    stored_at_start: int | None = None  # known once the pending units are (for the interrupt's message)
-    answer_tables: list[str] = []
-    snapshots = SnapshotPublisher(db_path, snapshot_every)
+    run = OpenRun(db_path, executor, SnapshotPublisher(db_path, snapshot_every))
+    counts = run.counts
     try:
         executor.start(study, workload)  # backends built and checked before the database is touched
-        con = store.open_study(db_path)  # checked first: a damaged file or bad folder is not touched
+        con = run.open()
         executor.attach_cache(DuckDBEmbeddingCache(con))
-        for table, (rows, key) in workload.dimensions.items():
-            store.upsert_dimension(con, table, rows, key)
-        store.upsert_dimension(con, "model", model_frame(study.models), "model_id")
+        _store_dimensions(con, workload, study.models)
         tally = FailureTally()
-        pending = []
-        for model in study.models:
-            per_model = []
-            for kind in workload.units:
-                missing = _missing(
-                    con, kind, shard.keep(executor.units(model, kind), kind.shard_by), model.model_id
-                )
-                missing, given_up = drop_given_up(con, kind, missing, model.model_id, max_failed_runs)
-                tally.given_up += given_up
-                per_model.append(missing)
-            pending.append(per_model)
+        pending = pending_units(
+            con, executor, study.models, workload, shard=shard, max_failed_runs=max_failed_runs, tally=tally
+        )
         n_planned = sum(units.height for per_model in pending for units in per_model)
         if max_judgments is not None:
             n_planned = min(n_planned, max_judgments)
-        answer_tables = list(dict.fromkeys(kind.table for kind in workload.units))
-        n_stored_before = stored_at_start = sum(_count(con, table) for table in answer_tables)
+        counts.answer_tables = list(dict.fromkeys(kind.table for kind in workload.units))
+        n_stored_before = counts.stored_at_start = count_stored(con, counts.answer_tables)
         record = store.start_run(
             con, store.RunRecord(study.name, str(shard), study.model_dump_json(), n_planned)
         )
-        snapshots.maybe_publish(con)  # readers see the run record before the first batch
-        n_asked = 0
+        run.snapshots.maybe_publish(con)  # readers see the run record before the first batch
         with progress_bar(progress, console) as bar:
-            task = bar.add_task("asking", total=n_planned, rate="") if bar else None
-            for model, per_model in zip(study.models, pending, strict=True):
-                for kind, units in zip(workload.units, per_model, strict=True):
-                    for batch, answers in executor.answer(model, kind, units, n_planned - n_asked):
-                        n_asked += batch.height
-                        batch, answers, failed = split_failures(
-                            kind, batch, answers, model.model_id, record.run_id
-                        )
-                        frames = {"request_failure": failed}
-                        if batch.height:
-                            frames[kind.table] = kind.parse(batch, answers, model.model_id, record.run_id)
-                        store.write_tables(con, frames)
-                        tally.add(failed)
-                        n_written += batch.height
-                        snapshots.maybe_publish(con)
-                        if bar is not None and task is not None:
-                            elapsed = max(time.perf_counter() - started, 1e-9)
-                            rate = f"{n_written / elapsed:,.0f} {kind.name}/s"
-                            bar.update(
-                                task, advance=batch.height + failed.height, description=kind.name, rate=rate
-                            )
-        keys = {table.name: table.key for table in store.study_tables(con)}
-        for stored in workload.stored:
-            store.insert_missing(
-                con, stored.table, shard.keep(stored.rows, stored.shard_by), keys[stored.table]
+            writer = BatchWriter(
+                con,
+                record.run_id,
+                counts=counts,
+                tally=tally,
+                snapshots=run.snapshots,
+                bar=bar,
+                n_planned=n_planned,
+                started=started,
             )
-        reports = executor.reports()
-        notes = [
-            *tally.lines(max_failed_runs),
-            *(line for r in reports.values() for line in r.get("lines", [])),
-            *([snapshots.stopped] if snapshots.stopped else []),
-        ]
-        store.finish_run(con, record, n_written, json.dumps(reports, sort_keys=True) if reports else None)
+            writer.ask_all(executor, study.models, workload.units, pending)
+        _store_workload_rows(con, workload, shard)
+        notes = _finish(con, executor, record, counts.n_written, tally, run.snapshots, max_failed_runs)
     except BaseException as exc:
-        n_stored = None
-        if con is not None:
-            if is_interrupt(exc) and stored_at_start is not None:  # what is stored, as committed
-                with suppress(Exception):  # (a batch may have committed before the interrupt)
-                    n_stored = sum(_count(con, table) for table in answer_tables)
-            close_quietly(con)  # the batch in flight was rolled back; closing checkpoints
-            con = None
-            if not existed and n_written == 0 and not n_stored:  # a failed first run leaves none
-                remove_database(db_path)
-                n_stored = None
-        if is_interrupt(exc):
-            n_this_run = (
-                n_written if n_stored is None or stored_at_start is None else n_stored - stored_at_start
-            )
-            raise RunInterrupted(db_path, n_stored, n_this_run) from exc
+        run.stop(exc)  # an interrupt raises RunInterrupted, saying what is stored
         raise
     finally:  # the database first: Ray's shutdown resets SIGTERM to its default (kill at once)
-        stopping = sys.exc_info()[1]
-        try:
-            if con is not None:
-                con.close()
-        finally:
-            snapshots.remove()  # after the close: readers switch back to the database itself
-            try:
-                executor.close()
-            except BaseException:  # an interrupt landing in Ray's shutdown must not hide what is stored
-                if not isinstance(stopping, RunInterrupted):
-                    raise
+        run.close(sys.exc_info()[1])
     seconds = time.perf_counter() - started
     return RunSummary(
-        record.run_id, db_path, n_planned, n_written, n_stored_before, seconds, tally.failed, tuple(notes)
+        record.run_id, db_path, n_planned, counts.n_written, n_stored_before, seconds, tally.failed, notes
     )
 
 
-def _missing(
-    con: duckdb.DuckDBPyConnection, kind: UnitKind, units: pl.DataFrame, model_id: str
-) -> pl.DataFrame:
-    """The units of one model not stored yet, in the design's order, with the columns the backend gets.
-
-    The anti-join runs inside DuckDB: stored answers are never pulled into Python.
-    """
-    key = [column for column in kind.key if column != kind.model_column]
-    columns = list(kind.columns) if kind.columns is not None else units.columns
-    con.register("cueshift_wanted", units.with_row_index("__order").to_arrow())
-    try:
-        missing = store.query(
-            con,
-            f"""
-            SELECT w.* FROM cueshift_wanted AS w
-            ANTI JOIN (SELECT {", ".join(key)} FROM {kind.table} WHERE {kind.model_column} = ?) AS s
-                USING ({", ".join(key)})
-            ORDER BY w.__order
-            """,
-            [model_id],
-        )
-    finally:
-        con.unregister("cueshift_wanted")
-    return missing.drop("__order").cast(units.schema).select(columns)
+def _store_dimensions(con: duckdb.DuckDBPyConnection, workload: Workload, models: list[ModelConfig]) -> None:
+    """The workload's dimension rows and the study's models, before any answer refers to them."""
+    for table, (rows, key) in workload.dimensions.items():
+        store.upsert_dimension(con, table, rows, key)
+    store.upsert_dimension(con, "model", model_frame(models), "model_id")
 
 
-def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
-    rows = con.execute(f"SELECT count(*) FROM {table}").fetchall()
-    return int(rows[0][0])
+def _store_workload_rows(con: duckdb.DuckDBPyConnection, workload: Workload, shard: Shard) -> None:
+    """The rows the design stores without asking (the shard's, those not stored yet)."""
+    keys = {table.name: table.key for table in store.study_tables(con)}
+    for stored in workload.stored:
+        store.insert_missing(con, stored.table, shard.keep(stored.rows, stored.shard_by), keys[stored.table])
+
+
+def _finish(
+    con: duckdb.DuckDBPyConnection,
+    executor: Executor,
+    record: store.RunRecord,
+    n_written: int,
+    tally: FailureTally,
+    snapshots: SnapshotPublisher,
+    max_failed_runs: int,
+) -> tuple[str, ...]:
+    """Record the run as finished (with the executor's reports); the notes to print after it."""
+    reports = executor.reports()
+    notes = (
+        *tally.lines(max_failed_runs),
+        *(line for r in reports.values() for line in r.get("lines", [])),
+        *([snapshots.stopped] if snapshots.stopped else []),
+    )
+    store.finish_run(con, record, n_written, json.dumps(reports, sort_keys=True) if reports else None)
+    return notes
 
 
 __all__ = ["RunSummary", "Shard", "model_frame", "run_study", "run_workload"]
