@@ -33,7 +33,7 @@ from cueshift.inference.backends.hf_answers import pair_seed, rating_seed  # noq
 from cueshift.inference.backends.hf_prompts import chat_text_images, encode_images  # noqa: E402
 from cueshift.inference.stand_ins.tiny import build_tiny, build_tiny_model  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
-from cueshift.study.sections import PROMPT_002  # noqa: E402
+from cueshift.study.sections import PAIRWISE_PROMPT  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ARCHS = ["qwen2_vl", "llava_next"]
@@ -53,7 +53,7 @@ def context(tmp_path_factory: pytest.TempPathFactory) -> StudyContext:
         images[f"face{i}"] = ImageRecord(
             f"face{i}", f"id{i}", path, "base", None, None, None, "portrait", None, None, None, None
         )
-    return StudyContext(images=images, scenarios={}, template=PROMPT_002)
+    return StudyContext(images=images, scenarios={}, template=PAIRWISE_PROMPT)
 
 
 @pytest.fixture(scope="module", params=ARCHS)

@@ -33,7 +33,7 @@ from cueshift.execution.runner import run_study
 from cueshift.inference.backends.base import ImageRecord, StudyContext, rating_prompts
 from cueshift.inference.backends.openai_compat import OpenAIBackend
 from cueshift.study.config import ModelConfig
-from cueshift.study.sections import PROMPT_002, RATING_PROMPT_002
+from cueshift.study.sections import PAIRWISE_PROMPT, PAIRWISE_RATING_PROMPT
 from tests.local_http import LocalServer, serve_many
 
 pytestmark = pytest.mark.timeout(60)
@@ -125,7 +125,7 @@ def context(tmp_path: Path) -> StudyContext:
         images[f"img{i}"] = ImageRecord(
             f"img{i}", f"id{i}", path, "base", None, None, None, "face", None, None, None, None
         )
-    return StudyContext(images=images, scenarios={}, template=PROMPT_002)
+    return StudyContext(images=images, scenarios={}, template=PAIRWISE_PROMPT)
 
 
 def make_backend(context: StudyContext, url: str, **settings: Any) -> OpenAIBackend:
@@ -169,7 +169,7 @@ def test_judge_pairs_sends_two_images_in_order_and_answers_in_row_order(
     finally:
         backend.close()
     expected = [
-        echo([image_bytes(context, a), image_bytes(context, b)], PROMPT_002, s, "")
+        echo([image_bytes(context, a), image_bytes(context, b)], PAIRWISE_PROMPT, s, "")
         for a, b, s in batch.select("left_image_id", "right_image_id", "seed").iter_rows()
     ]
     assert answers.response_text == expected
@@ -180,7 +180,7 @@ def test_judge_pairs_sends_two_images_in_order_and_answers_in_row_order(
         assert body["messages"][0] == {"role": "system", "content": "Be brief."}
         parts = body["messages"][-1]["content"]
         assert [p["type"] for p in parts] == ["image_url", "image_url", "text"]
-        assert parts[2]["text"] == PROMPT_002
+        assert parts[2]["text"] == PAIRWISE_PROMPT
         assert body["temperature"] == 0.2 and body["max_tokens"] == 16 and body["model"] == "tiny-vlm"
         assert "logprobs" not in body and "top_logprobs" not in body
 
@@ -227,7 +227,7 @@ def test_rate_sends_one_image_with_the_rating_prompt(
     finally:
         backend.close()
     expected = [
-        echo([image_bytes(context, i)], RATING_PROMPT_002, s, "")
+        echo([image_bytes(context, i)], PAIRWISE_RATING_PROMPT, s, "")
         for i, s in batch.select("image_id", "seed").iter_rows()
     ]
     assert answers.response_text == expected
@@ -275,7 +275,7 @@ def test_retries_and_key_scrubbing(
 
 def test_rating_prompt_comes_from_the_batch_or_the_default(tmp_path: Path, context: StudyContext) -> None:
     batch = pl.DataFrame({"image_id": ["img0"], "seed": pl.Series([0], dtype=pl.Int32)})
-    assert rating_prompts(batch, context) == [RATING_PROMPT_002]
+    assert rating_prompts(batch, context) == [PAIRWISE_RATING_PROMPT]
     assert rating_prompts(batch.with_columns(pl.lit("Rate it.").alias("prompt")), context) == ["Rate it."]
 
 

@@ -68,7 +68,7 @@ def _study(tmp_path_factory: pytest.TempPathFactory, design: str) -> Path:
 
 
 @pytest.fixture(scope="session")
-def sb_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def stylisticbias_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tiny StylisticBias study, run and analysed."""
     return _study(tmp_path_factory, "stylisticbias")
 
@@ -141,8 +141,10 @@ def serve_in_thread(db: Path, thumbs: Path) -> Iterator[Served]:
 
 
 @pytest.fixture(scope="session")
-def sb_server(sb_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    yield from serve_in_thread(sb_db, tmp_path_factory.mktemp("thumbs"))
+def stylisticbias_server(
+    stylisticbias_db: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Served]:
+    yield from serve_in_thread(stylisticbias_db, tmp_path_factory.mktemp("thumbs"))
 
 
 @pytest.fixture(scope="session")

@@ -76,11 +76,11 @@ def _plant(db: Path) -> pl.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def audited(sb_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def audited(stylisticbias_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     folder = tmp_path_factory.mktemp("audited")
     db = folder / "study.duckdb"
-    shutil.copy(sb_db, db)
-    shutil.copytree(sb_db.parent / ".cueshift-cache", folder / ".cueshift-cache")
+    shutil.copy(stylisticbias_db, db)
+    shutil.copytree(stylisticbias_db.parent / ".cueshift-cache", folder / ".cueshift-cache")
     _plant(db)
     yield from serve_in_thread(db, folder / "thumbs")
 
@@ -164,14 +164,14 @@ def test_failed_edits_page_lists_base_beside_variation(audited: Served) -> None:
     assert sorted(one) == sorted(verdicts.filter(pl.col("variation_value") == AUDITED[1])["image_id"])
 
 
-def test_an_empty_audit_shows_nothing(sb_server: Served) -> None:
-    assert scalar(sb_server.db, "SELECT count(*) FROM edit_audit") == 0
-    overview = _page(sb_server, "/")
+def test_an_empty_audit_shows_nothing(stylisticbias_server: Served) -> None:
+    assert scalar(stylisticbias_server.db, "SELECT count(*) FROM edit_audit") == 0
+    overview = _page(stylisticbias_server, "/")
     assert 'id="edit-audit"' not in overview and 'id="nav-failed"' not in overview
-    face = scalar(sb_server.db, "SELECT min(identity_id) FROM identity")
-    assert "data-audit=" not in _page(sb_server, "/face", id=str(face))
-    assert 'id="tbl-audit"' not in _page(sb_server, "/attribute", value=AUDITED[0])
-    assert "No edit audit in this study database" in _page(sb_server, "/failed")
+    face = scalar(stylisticbias_server.db, "SELECT min(identity_id) FROM identity")
+    assert "data-audit=" not in _page(stylisticbias_server, "/face", id=str(face))
+    assert 'id="tbl-audit"' not in _page(stylisticbias_server, "/attribute", value=AUDITED[0])
+    assert "No edit audit in this study database" in _page(stylisticbias_server, "/failed")
 
 
 def test_the_judgments_page_shows_the_images_audit(audited: Served) -> None:

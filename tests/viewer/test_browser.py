@@ -23,9 +23,9 @@ def _table(page: Any, key: str) -> list[list[str]]:
     return rows
 
 
-def test_filters_links_and_numbers(page: Any, sb_server: Served, tmp_path: Path) -> None:
-    db = sb_server.db
-    page.goto(sb_server.url + "/")
+def test_filters_links_and_numbers(page: Any, stylisticbias_server: Served, tmp_path: Path) -> None:
+    db = stylisticbias_server.db
+    page.goto(stylisticbias_server.url + "/")
     assert page.title().startswith("Overview")
     # filter by model: the select submits itself, the URL carries the filter
     page.select_option("#filter-model", "sim-b")
@@ -90,12 +90,12 @@ def test_filters_links_and_numbers(page: Any, sb_server: Served, tmp_path: Path)
     assert page.locator("#judgments tr.invalid").count() == invalid
 
 
-def test_invalid_answers_are_highlighted(page: Any, sb_server: Served) -> None:
-    db = sb_server.db
+def test_invalid_answers_are_highlighted(page: Any, stylisticbias_server: Served) -> None:
+    db = stylisticbias_server.db
     image_id, scenario_id = frame(
         db, "SELECT image_id, scenario_id FROM judgment WHERE outcome = 'invalid' ORDER BY ALL LIMIT 1"
     ).row(0)
-    page.goto(f"{sb_server.url}/judgments?image={image_id}&scenario={scenario_id}")
+    page.goto(f"{stylisticbias_server.url}/judgments?image={image_id}&scenario={scenario_id}")
     row = page.locator("#judgments tr.invalid").first
     colour = row.locator("td").first.evaluate("td => getComputedStyle(td).backgroundColor")
     assert colour == "rgb(253, 226, 225)"
@@ -109,9 +109,9 @@ def test_invalid_answers_are_highlighted(page: Any, sb_server: Served) -> None:
     assert page.locator("#judgments tr[data-model]").count() == n
 
 
-def test_face_index_pages_and_group_filter(page: Any, sb_server: Served) -> None:
-    db = sb_server.db
-    page.goto(sb_server.url + "/faces")
+def test_face_index_pages_and_group_filter(page: Any, stylisticbias_server: Served) -> None:
+    db = stylisticbias_server.db
+    page.goto(stylisticbias_server.url + "/faces")
     assert page.inner_text("#n-identities") == str(scalar(db, "SELECT count(*) FROM identity"))
     page.select_option("#filter-group", "gender:female")
     page.wait_for_url("**group=gender%3Afemale*")
@@ -123,9 +123,9 @@ def test_face_index_pages_and_group_filter(page: Any, sb_server: Served) -> None
     assert page.locator("#images .card[data-role=base]").count() == 1
 
 
-def test_two_models_side_by_side(page: Any, sb_server: Served) -> None:
-    db = sb_server.db
-    page.goto(sb_server.url + "/")
+def test_two_models_side_by_side(page: Any, stylisticbias_server: Served) -> None:
+    db = stylisticbias_server.db
+    page.goto(stylisticbias_server.url + "/")
     page.click("#nav-compare")
     page.wait_for_url("**/compare*")
     # pick the pair the other way round from the stored one (sim-a, sim-b), and one attribute

@@ -33,12 +33,12 @@ def _shown(html: str, key: str) -> dict[str, list[str]]:
     return {row[0]: row for row in tables(html)[f"tbl-compare-{key}"] if len(row) == 6}
 
 
-def test_paired_differences_per_attribute_and_scenario(sb_server: Served) -> None:
-    status, html = _page(sb_server, "/compare", a="sim-a", b="sim-b")
+def test_paired_differences_per_attribute_and_scenario(stylisticbias_server: Served) -> None:
+    status, html = _page(stylisticbias_server, "/compare", a="sim-a", b="sim-b")
     assert status == 200
     assert 'id="filter-model"' not in html  # the page picks its two models; the header's filter is off
-    assert 'id="filter-model"' in _page(sb_server, "/")[1]
-    attributes = _stored(sb_server.db, "variation_value")
+    assert 'id="filter-model"' in _page(stylisticbias_server, "/")[1]
+    attributes = _stored(stylisticbias_server.db, "variation_value")
     shown = _shown(html, "attribute")
     assert attributes.height > 10 and len(shown) == attributes.height + 1  # + header
     for r in attributes.iter_rows(named=True):
@@ -46,9 +46,11 @@ def test_paired_differences_per_attribute_and_scenario(sb_server: Served) -> Non
         row = shown[r["variation_value"]]
         assert row[1:3] == [signed(r["sbs_a"]), signed(r["sbs_b"])]
         assert row[3].startswith(signed(r["estimate"])) and row[4:] == [interval, str(r["n"])]
-    scenarios = _stored(sb_server.db, "scenario")
+    scenarios = _stored(stylisticbias_server.db, "scenario")
     labels = dict(
-        frame(sb_server.db, "SELECT scenario_id, favorable || ' / ' || unfavorable FROM scenario").rows()
+        frame(
+            stylisticbias_server.db, "SELECT scenario_id, favorable || ' / ' || unfavorable FROM scenario"
+        ).rows()
     )
     shown = _shown(html, "scenario")
     assert scenarios.height == 5
@@ -56,21 +58,21 @@ def test_paired_differences_per_attribute_and_scenario(sb_server: Served) -> Non
         assert shown[labels[r["scenario_id"]]][3].startswith(signed(r["estimate"]))
 
 
-def test_the_other_way_round_reverses_the_difference(sb_server: Served) -> None:
-    _, html = _page(sb_server, "/compare", a="sim-b", b="sim-a")
+def test_the_other_way_round_reverses_the_difference(stylisticbias_server: Served) -> None:
+    _, html = _page(stylisticbias_server, "/compare", a="sim-b", b="sim-a")
     shown = _shown(html, "attribute")
-    for r in _stored(sb_server.db, "variation_value").iter_rows(named=True):
+    for r in _stored(stylisticbias_server.db, "variation_value").iter_rows(named=True):
         row = shown[r["variation_value"]]
         assert row[1:3] == [signed(r["sbs_b"]), signed(r["sbs_a"])]
         assert row[3].startswith(signed(-r["estimate"]))
         assert row[4] == f"[{signed(-r['ci_high'])}, {signed(-r['ci_low'])}]"
 
 
-def test_the_faces_they_disagree_on_most(sb_server: Served) -> None:
+def test_the_faces_they_disagree_on_most(stylisticbias_server: Served) -> None:
     value = "Full beard"
-    _, html = _page(sb_server, "/compare", a="sim-a", b="sim-b", value=value)
+    _, html = _page(stylisticbias_server, "/compare", a="sim-a", b="sim-b", value=value)
     expected = frame(
-        sb_server.db,
+        stylisticbias_server.db,
         "SELECT a.image_id, a.base_image_id, a.scenario_id, a.phi_base AS pa, a.phi_variation AS va, "
         "b.phi_base AS pb, b.phi_variation AS vb, a.delta - b.delta AS d FROM delta AS a JOIN delta AS b "
         "USING (image_id, scenario_id) WHERE a.model_id = 'sim-a' AND b.model_id = 'sim-b' "
@@ -106,9 +108,9 @@ def test_the_faces_they_disagree_on_most(sb_server: Served) -> None:
     assert sizes == sorted(sizes, reverse=True) and sizes[0] == largest
 
 
-def test_bad_picks_and_a_single_model(sb_server: Served, tmp_path: Path) -> None:
-    assert _page(sb_server, "/compare", a="sim-a", b="sim-a")[0] == 400
-    assert _page(sb_server, "/compare", a="sim-a", b="nope")[0] == 404
+def test_bad_picks_and_a_single_model(stylisticbias_server: Served, tmp_path: Path) -> None:
+    assert _page(stylisticbias_server, "/compare", a="sim-a", b="sim-a")[0] == 400
+    assert _page(stylisticbias_server, "/compare", a="sim-a", b="nope")[0] == 404
     _build(tmp_path / "study.duckdb", identity=False)  # one model
     for served in serve_in_thread(tmp_path / "study.duckdb", tmp_path / "thumbs"):
         status, html = _page(served, "/compare")
@@ -117,13 +119,13 @@ def test_bad_picks_and_a_single_model(sb_server: Served, tmp_path: Path) -> None
         assert 'id="nav-compare"' not in _page(served, "/")[1]
 
 
-def test_all_attributes_leave_the_placebos_out(sb_server: Served) -> None:
-    _, html = _page(sb_server, "/compare", a="sim-a", b="sim-b")
+def test_all_attributes_leave_the_placebos_out(stylisticbias_server: Served) -> None:
+    _, html = _page(stylisticbias_server, "/compare", a="sim-a", b="sim-b")
     shown = re.findall(
         r'<div class="example disagreement" data-image="([^"]+)" data-scenario="([^"]+)"', html
     )
     cells = frame(
-        sb_server.db,
+        stylisticbias_server.db,
         "SELECT a.image_id, a.scenario_id, a.feature_key, abs(a.delta - b.delta) AS d FROM delta AS a "
         "JOIN delta AS b USING (image_id, scenario_id) WHERE a.model_id = 'sim-a' AND b.model_id = 'sim-b' "
         "AND a.delta IS NOT NULL AND b.delta IS NOT NULL",

@@ -18,9 +18,9 @@ def _page(served: Served, path: str, **params: str) -> str:
     return body.decode()
 
 
-def test_overview_counts_and_stored_ranking(sb_server: Served) -> None:
-    db = sb_server.db
-    found = tables(_page(sb_server, "/"))
+def test_overview_counts_and_stored_ranking(stylisticbias_server: Served) -> None:
+    db = stylisticbias_server.db
+    found = tables(_page(stylisticbias_server, "/"))
     models = {row[0]: row for row in found["tbl-models"][2:]}
     counts = frame(db, "SELECT model_id, count(*) AS n, count(*) FILTER (WHERE outcome = 'invalid') AS bad "
                        "FROM judgment GROUP BY 1")  # fmt: skip
@@ -39,10 +39,12 @@ def test_overview_counts_and_stored_ranking(sb_server: Served) -> None:
     assert [r[4] for r in ranking] == [f"{v:.3f}" for v in stored["abs_sbs"]]
 
 
-def test_narrowed_ranking_is_computed_on_the_rows_in_view(sb_server: Served) -> None:
-    html = _page(sb_server, "/", category="Socioeconomic & Appearance", group="gender:female", model="sim-b")
+def test_narrowed_ranking_is_computed_on_the_rows_in_view(stylisticbias_server: Served) -> None:
+    html = _page(
+        stylisticbias_server, "/", category="Socioeconomic & Appearance", group="gender:female", model="sim-b"
+    )
     rows = tables(html)["tbl-ranking"][2:-1]
-    delta = delta_frame(sb_server.db).filter(
+    delta = delta_frame(stylisticbias_server.db).filter(
         (pl.col("scenario_category") == "Socioeconomic & Appearance")
         & (pl.col("gender") == "female")
         & (pl.col("model_id") == "sim-b")
@@ -63,18 +65,18 @@ def test_narrowed_ranking_is_computed_on_the_rows_in_view(sb_server: Served) -> 
     assert [r[2] for r in shown] == [signed(v) for v in floor["estimate"]]
 
 
-def test_placebos_are_shown_apart_from_the_variations(sb_server: Served) -> None:
-    db = sb_server.db
+def test_placebos_are_shown_apart_from_the_variations(stylisticbias_server: Served) -> None:
+    db = stylisticbias_server.db
     placebos = {"Identical copy", "Lossless re-encode"}
     assert set(frame(db, "SELECT DISTINCT variation_value FROM delta WHERE feature_key = 'placebo'")[
         "variation_value"]) == placebos  # fmt: skip
-    html = _page(sb_server, "/")
+    html = _page(stylisticbias_server, "/")
     found = tables(html)
     assert not placebos & {r[1] for r in found["tbl-ranking"][2:-1]}
     assert {r[1] for r in found["tbl-placebos"][2:-1]} == placebos
     assert html.index('id="ranking"') < html.index("Noise floor") < html.index('id="placebos"')
     face = str(scalar(db, "SELECT min(identity_id) FROM image WHERE feature_key = 'placebo'"))
-    page = _page(sb_server, "/face", id=face)
+    page = _page(stylisticbias_server, "/face", id=face)
     cards = page.split('class="card"')[1:]
     roles = [c.split('data-role="')[1].split('"')[0] for c in cards]
     assert roles[0] == "base" and roles[-2:] == ["placebo", "placebo"] and "placebo" not in roles[1:-2]
@@ -85,14 +87,14 @@ def test_placebos_are_shown_apart_from_the_variations(sb_server: Served) -> None
         "AND feature_key <> 'placebo'",
         [face],
     )
-    index = _page(sb_server, "/faces")
+    index = _page(stylisticbias_server, "/faces")
     card = index.split(f'data-identity="{face}"')[1].split("</a>")[0]
     assert f"{n_variations} variations · 2 placebos" in card
 
 
-def test_attribute_page_numbers(sb_server: Served) -> None:
-    db, value = sb_server.db, "Worn / Distressed clothing"
-    html = _page(sb_server, "/attribute", value=value)
+def test_attribute_page_numbers(stylisticbias_server: Served) -> None:
+    db, value = stylisticbias_server.db, "Worn / Distressed clothing"
+    html = _page(stylisticbias_server, "/attribute", value=value)
     scen = tables(html)["tbl-scenarios"]
     header = scen[1]
     stored = frame(
@@ -120,12 +122,12 @@ def test_attribute_page_numbers(sb_server: Served) -> None:
     assert f"/image/{per_face['image_id'][0]}?w=160" in html
 
 
-def test_demographic_heatmap_is_face_level(sb_server: Served) -> None:
+def test_demographic_heatmap_is_face_level(stylisticbias_server: Served) -> None:
     value = "Full beard"
-    html = _page(sb_server, "/attribute", value=value, category="Behavioral")
+    html = _page(stylisticbias_server, "/attribute", value=value, category="Behavioral")
     rows = tables(html)["tbl-groups"]
     header = rows[1]
-    delta = delta_frame(sb_server.db).filter(
+    delta = delta_frame(stylisticbias_server.db).filter(
         (pl.col("variation_value") == value) & (pl.col("scenario_category") == "Behavioral")
     )
     expected = face_means(delta, ["age", "model_id"])
@@ -135,12 +137,12 @@ def test_demographic_heatmap_is_face_level(sb_server: Served) -> None:
     assert "Table 11 (pooled)" not in header  # a stored pooled table does not apply to one category
 
 
-def test_judgment_drill_down_shows_every_answer(sb_server: Served) -> None:
-    db = sb_server.db
+def test_judgment_drill_down_shows_every_answer(stylisticbias_server: Served) -> None:
+    db = stylisticbias_server.db
     image_id, scenario_id = frame(
         db, "SELECT image_id, scenario_id FROM judgment WHERE outcome = 'invalid' ORDER BY ALL LIMIT 1"
     ).row(0)
-    html = _page(sb_server, "/judgments", image=image_id, scenario=scenario_id)
+    html = _page(stylisticbias_server, "/judgments", image=image_id, scenario=scenario_id)
     judged = frame(
         db,
         "SELECT * FROM judgment WHERE image_id = ? AND scenario_id = ? ORDER BY model_id, ordering, seed",
@@ -158,18 +160,20 @@ def test_judgment_drill_down_shows_every_answer(sb_server: Served) -> None:
     assert [r[4] for r in rows] == [" ".join(t.split()) for t in judged["response_text"]]
 
 
-def test_images_are_served_only_when_registered_and_inside_the_root(sb_server: Served) -> None:
+def test_images_are_served_only_when_registered_and_inside_the_root(stylisticbias_server: Served) -> None:
     image_id = str(
-        scalar(sb_server.db, "SELECT image_id FROM image WHERE role = 'base' ORDER BY 1 DESC LIMIT 1")
+        scalar(
+            stylisticbias_server.db, "SELECT image_id FROM image WHERE role = 'base' ORDER BY 1 DESC LIMIT 1"
+        )
     )
-    status, headers, body = fetch(f"{sb_server.url}/image/{image_id}")
+    status, headers, body = fetch(f"{stylisticbias_server.url}/image/{image_id}")
     assert status == 200 and headers["content-type"] == "image/png" and body[:4] == b"\x89PNG"
-    status, headers, body = fetch(f"{sb_server.url}/image/{image_id}?w=160")
+    status, headers, body = fetch(f"{stylisticbias_server.url}/image/{image_id}?w=160")
     assert status == 200 and headers["content-type"] == "image/jpeg"
     for bad in ("nope", quote("../../etc/passwd", safe=""), "..%2F..%2Fetc%2Fpasswd"):
-        status, _, body = fetch(f"{sb_server.url}/image/{bad}")
+        status, _, body = fetch(f"{stylisticbias_server.url}/image/{bad}")
         assert status == 404 and b"root:" not in body
-    status, _, _ = fetch(f"{sb_server.url}/image/../../etc/passwd")
+    status, _, _ = fetch(f"{stylisticbias_server.url}/image/../../etc/passwd")
     assert status == 404
 
 
@@ -185,11 +189,11 @@ def test_images_are_served_only_when_registered_and_inside_the_root(sb_server: S
         ("/?group=gender", "no such demographic group"),
     ],
 )
-def test_unknown_values_are_one_line_404s(sb_server: Served, path: str, message: str) -> None:
-    status, _, body = fetch(sb_server.url + path.replace(" ", "%20").replace("'", "%27"))
+def test_unknown_values_are_one_line_404s(stylisticbias_server: Served, path: str, message: str) -> None:
+    status, _, body = fetch(stylisticbias_server.url + path.replace(" ", "%20").replace("'", "%27"))
     assert status in (400, 404) and message in body.decode()
     # 10,400 attribute and base judgments + 640 of the placebos (8 faces x 2 x 5 scenarios x 4 x 2 models)
-    assert scalar(sb_server.db, "SELECT count(*) FROM judgment") == 10_400 + 640
+    assert scalar(stylisticbias_server.db, "SELECT count(*) FROM judgment") == 10_400 + 640
 
 
 def test_partial_study_pages_and_missing_image(partial_db: Path, tmp_path: Path) -> None:

@@ -9,16 +9,16 @@ from tests.viewer.conftest import Served
 from tests.viewer.pages import fetch, frame, signed, tables
 
 
-def test_attribute_page_shows_raw_and_pooled_table11_cells(sb_server: Served) -> None:
+def test_attribute_page_shows_raw_and_pooled_table11_cells(stylisticbias_server: Served) -> None:
     value = "Full beard"
-    status, _, body = fetch(sb_server.url + "/attribute?" + urlencode({"value": value}))
+    status, _, body = fetch(stylisticbias_server.url + "/attribute?" + urlencode({"value": value}))
     assert status == 200
     html = body.decode()
     rows = tables(html)["tbl-groups"]
     header = rows[1]
     raw, pooled = header.index("Table 11 (pooled)"), header.index("Table 11 (partial pooling)")
     stored = frame(
-        sb_server.db,
+        stylisticbias_server.db,
         'SELECT "group", estimate, pooled_estimate, pooled_ci_low, pooled_ci_high FROM result_table11 '
         "WHERE variation_value = ? AND pooled_estimate IS NOT NULL",
         [value],

@@ -20,9 +20,9 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_the_study_file_is_attached_read_only_and_locked(sb_db: Path) -> None:
-    before = _digest(sb_db)
-    source = open_source(sb_db)
+def test_the_study_file_is_attached_read_only_and_locked(stylisticbias_db: Path) -> None:
+    before = _digest(stylisticbias_db)
+    source = open_source(stylisticbias_db)
     try:
         con = source.cursor()
         with pytest.raises(duckdb.Error, match="read-only|read only"):
@@ -39,12 +39,12 @@ def test_the_study_file_is_attached_read_only_and_locked(sb_db: Path) -> None:
         con.close()
     finally:
         source.close()
-    assert _digest(sb_db) == before
+    assert _digest(stylisticbias_db) == before
 
 
-def test_aggregates_equal_the_study_views(sb_db: Path) -> None:
-    source = open_source(sb_db)
-    study = duckdb.connect(str(sb_db), read_only=True)
+def test_aggregates_equal_the_study_views(stylisticbias_db: Path) -> None:
+    source = open_source(stylisticbias_db)
+    study = duckdb.connect(str(stylisticbias_db), read_only=True)
     try:
         con = source.cursor()
         for table, key in (

@@ -28,8 +28,9 @@ from cueshift.images._demo_look import base_look
 from cueshift.images._files import atomic_write_bytes
 from cueshift.study.sections import SyntheticPairedFaces, SyntheticPortraits, SyntheticRaters
 
-RACES_001: tuple[str, ...] = ("Asian", "Black", "Indian", "Latino", "White", "Mixed")
-AGES_001: tuple[str, ...] = ("young", "middle-aged", "old")
+#: Races of the CFD-like subset and age groups of the FACES-like subset (seed 001 §3.2).
+CFD_RACES: tuple[str, ...] = ("Asian", "Black", "Indian", "Latino", "White", "Mixed")
+FACES_AGE_GROUPS: tuple[str, ...] = ("young", "middle-aged", "old")
 GENDERS: tuple[str, ...] = ("male", "female")
 FILTER_VALUE = "Beautified"
 FILTER_CATEGORY = "Beauty filter"
@@ -96,7 +97,7 @@ def paired_individuals(config: SyntheticPairedFaces) -> list[dict[str, str | Non
     FACES-like subset (gender × age group, no race label), as in seed 001 §3.2."""
     people: list[dict[str, str | None]] = []
     for gender in GENDERS:
-        for race in RACES_001:
+        for race in CFD_RACES:
             for i in range(config.cfd_per_cell):
                 people.append(
                     {
@@ -107,7 +108,7 @@ def paired_individuals(config: SyntheticPairedFaces) -> list[dict[str, str | Non
                         "age": None,
                     }
                 )
-        for age in AGES_001:
+        for age in FACES_AGE_GROUPS:
             for i in range(config.faces_per_cell):
                 people.append(
                     {

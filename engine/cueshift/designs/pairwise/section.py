@@ -9,8 +9,8 @@ from pydantic import Field, model_validator
 
 from cueshift.study.config import Study
 from cueshift.study.sections import (
-    PROMPT_002,
-    RATING_PROMPT_002,
+    PAIRWISE_PROMPT,
+    PAIRWISE_RATING_PROMPT,
     Section,
     SyntheticPortraits,
     SyntheticRaters,
@@ -44,7 +44,7 @@ def _default_bins() -> list[RatingBin]:
 class PairwiseConfig(Section):
     """``[pairwise]``: two images side by side, the judge picks one (seed 002)."""
 
-    prompt: str = Field(default=PROMPT_002, min_length=1)
+    prompt: str = Field(default=PAIRWISE_PROMPT, min_length=1)
     question: str = Field(default="more-attractive", description="scenario_id of the question")
     target_group: str = Field(default="western", description="stimulus group whose wins are counted")
     other_group: str = Field(default="local")
@@ -62,7 +62,7 @@ class PairwiseConfig(Section):
     )
     bradley_terry: bool = True
     rate_models: bool = Field(default=True, description="also ask each model for a 0-10 rating of each image")
-    rating_prompt: str = Field(default=RATING_PROMPT_002, min_length=1)
+    rating_prompt: str = Field(default=PAIRWISE_RATING_PROMPT, min_length=1)
     rating_attribute: str = Field(default="western-aesthetic", min_length=1)
     rating_min: float = 0.0
     rating_max: float = 10.0

@@ -198,6 +198,6 @@ def rating_prompts(batch: pl.DataFrame, context: StudyContext) -> list[str]:  # 
     fills it with ``[pairwise] rating_prompt``), else the seed 002 default."""
     if "prompt" in batch.columns:
         return [str(p) for p in batch["prompt"].to_list()]
-    from cueshift.study.sections import RATING_PROMPT_002
+    from cueshift.study.sections import PAIRWISE_RATING_PROMPT
 
-    return [RATING_PROMPT_002] * batch.height
+    return [PAIRWISE_RATING_PROMPT] * batch.height
