@@ -18,7 +18,7 @@ dtype and device set while the modules are created: no float32 CPU copy). Per im
   of b rows and s steps is at most :math:`b / (s \\, t_\\text{step})` judgments/s; with the cache
   read too, :math:`t_\\text{step} \\ge (W + b \\, K) / B` (K bytes of one row's cache).
 
-Every rate goes to ``--csv`` (the cost model's table, :mod:`cueshift.plan.throughput`) as soon as
+Every rate goes to ``--csv`` (the cost model's table, :mod:`cueshift.power.throughput`) as soon as
 it is measured, so a run cut short keeps what it measured.
 """
 
@@ -38,7 +38,7 @@ from typing import Any
 import polars as pl
 import torch
 import transformers
-from bench_images import make_images
+from bench_backend_hf import make_images
 from PIL import Image
 
 from cueshift.inference.backends.base import StudyContext
@@ -47,7 +47,7 @@ from cueshift.inference.backends.hf_prompts import chat_text, encode_image
 from cueshift.inference.backends.hf_score import prefix_cache
 from cueshift.inference.backends.hf_static import row_bytes
 from cueshift.inference.stand_ins.tiny_parts import ChatTemplate, build_tokenizer
-from cueshift.plan.throughput import COLUMNS
+from cueshift.power.throughput import COLUMNS
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import ORDERINGS, RELEASED_TEMPLATE, STYLISTICBIAS_25
 
@@ -74,7 +74,7 @@ PINPOINTS = [[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]]
 MISTRAL = ChatTemplate("<s>", "[INST] ", "<image>\n", " [/INST]", "", "</s>")
 #: where the model is built and run (the CPU only in the benchmark's own dry run, shrunk)
 DEVICE = "cuda"
-CSV_COLUMNS = COLUMNS  # the cost model's table (cueshift.plan.throughput)
+CSV_COLUMNS = COLUMNS  # the cost model's table (cueshift.power.throughput)
 
 
 def build_7b(dtype: torch.dtype, device: str = "cuda") -> tuple[Any, Any]:

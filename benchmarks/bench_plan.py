@@ -2,7 +2,7 @@
 paper's scale (500 faces, 31.45 evaluated variations each, 25 scenarios, 4 orderings x 3 seeds),
 against the straightforward loop, side by side; and the whole plan of the default study at 500 faces.
 
-* **power curve** (:func:`cueshift.plan.curve.power_curve`): per point, 200 simulated studies
+* **power curve** (:func:`cueshift.power.curve.power_curve`): per point, 200 simulated studies
   drawn at the φ level (every face x value x scenario φ from binomial draws by inversion in a numba
   kernel) and the numba signed-rank test of :func:`cueshift.stats.one_sample_test` on the per-face
   means of 24 columns (3 effect sizes x 8 repeats);
@@ -39,10 +39,10 @@ from scipy import stats
 
 from cueshift.designs import load_study
 from cueshift.plan import PlanRequest, Targets, plan_study
-from cueshift.plan.curve import REPEATS, curve_effects, curve_figure, curve_model, faces_grid, power_curve
-from cueshift.plan.judge import judge_inputs
-from cueshift.plan.model import StudyModel, study_model
-from cueshift.plan.protocol import protocol_of, study_images
+from cueshift.power.curve import REPEATS, curve_effects, curve_figure, curve_model, faces_grid, power_curve
+from cueshift.power.judge import judge_inputs
+from cueshift.power.model import StudyModel, study_model
+from cueshift.power.protocol import protocol_of, study_images
 
 START, END = "<!-- bench_plan:start -->", "<!-- bench_plan:end -->"
 FACES = 500

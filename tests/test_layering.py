@@ -2,11 +2,12 @@
 
 Pipeline order, lowest first (docs/architecture.md)::
 
-    _types, errors, extras, schemas < study < images < inference < store < views < stats < render < designs
-    < execution < imports < plan < api < cli, viewer
+    _types, errors, extras, schemas < study < images < inference < store < views < stats < render < power
+    < designs < execution < imports < plan < api < cli, viewer
 
-A module may import its own layer and any layer below it; ``designs`` wires the layers together,
-``plan`` runs the designs' analyses on simulated studies, and only the command line sits above them.
+A module may import its own layer and any layer below it; ``power`` is the planning machinery the
+designs' planners are built from, ``designs`` wires the layers together, ``plan`` runs a design's
+planner through the registry, and only the command line sits above them.
 Imports inside ``if TYPE_CHECKING:`` count too: a static tool resolves them like any other.
 """
 
@@ -28,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("views",),
     ("stats",),
     ("render",),
+    ("power",),
     ("designs",),
     ("execution",),
     ("imports",),

@@ -136,6 +136,7 @@ from pydantic import Field
 from cueshift import store
 from cueshift.designs.forced_choice import judgment_workload
 from cueshift.designs.protocol import OptionSupport
+from cueshift.designs.viewer_support import ViewerSupport
 from cueshift.images import load_benchmark
 from cueshift.stats import RunSettings, analysis, run_suite
 from cueshift.study.config import Study
@@ -162,6 +163,7 @@ class FifthDesign:
     name = "fifth"
     study_model = FifthStudy
     options = OptionSupport(tests=("none",), ci_methods=("none",))
+    viewer = ViewerSupport()
 
     def workload(self, study, *, progress):
         study = study.model_copy(update={"variations": VariationFilter(whitelist={}, rules=[])})
@@ -174,6 +176,9 @@ class FifthDesign:
 
     def report(self):
         raise NotImplementedError
+
+    def planner(self):
+        return None
 
 
 DESIGN = FifthDesign()

@@ -13,11 +13,11 @@ import polars as pl
 import pytest
 
 from cueshift.designs import parse_study
+from cueshift.designs.probe.planner import spearman_half_width
 from cueshift.execution.runner import run_study
 from cueshift.plan import PlanRequest, Targets, plan_study
-from cueshift.plan.probe import spearman_half_width
 from cueshift.stats import spearman_with_ci
-from tests.plan.conftest import assert_agree
+from tests.power.conftest import assert_agree
 
 STUDIES = Path(__file__).resolve().parents[2] / "studies"
 

@@ -37,7 +37,7 @@ def plan_command(
         float | None,
         typer.Option(
             help="Prompts per second per model (default: the pilot's latencies, else the rate measured "
-            "for the model's size in cueshift/plan/throughput.csv)."
+            "for the model's size in cueshift/power/throughput.csv)."
         ),
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Output folder (default: runs/<study>-plan/).")] = None,

@@ -13,20 +13,25 @@ object with
   :func:`cueshift.stats.analysis` under the design's name and run by
   :func:`cueshift.stats.run_suite` (``result_<name>_*`` tables and ``result_manifest`` rows);
 - ``report()`` — its report :class:`~cueshift.render.Catalog` (the ``.qmd`` document and the
-  tables it shows).
+  tables it shows);
+- ``planner()`` — what ``cueshift plan`` runs for it (a
+  :class:`~cueshift.power.request.DesignPlanner`: unit, default target effect, plan function;
+  ``None``: the design is not plannable, and ``cueshift plan`` refuses it in one line);
+- ``viewer`` — what ``cueshift view`` shows for it (a
+  :class:`~cueshift.designs.viewer_support.ViewerSupport`: image-folder sections, linked pages).
 
-:mod:`cueshift.designs.registry` finds every such folder; nothing else lists the designs.
+:mod:`cueshift.designs.registry` finds every such folder (and every design an installed
+distribution declares under the ``cueshift.designs`` entry-point group); nothing else lists the
+designs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from cueshift.errors import ConfigError
 from cueshift.study.config import Study
-from cueshift.study.scenarios import Scenario
 from cueshift.views import parse_phi
 
 if TYPE_CHECKING:
@@ -34,7 +39,9 @@ if TYPE_CHECKING:
     import polars as pl
     from rich.console import Console
 
+    from cueshift.designs.viewer_support import ViewerSupport
     from cueshift.designs.work import Workload
+    from cueshift.power.request import DesignPlanner
     from cueshift.render import Catalog
 
 S = TypeVar("S", bound=Study)
@@ -205,7 +212,8 @@ class OptionSupport:
 
 
 class Design(Protocol[S]):
-    """A study design: its study-file section, work units, analyses and report (module docstring)."""
+    """A study design: its study-file section, work units, analyses, report, planner and viewer
+    pages (module docstring)."""
 
     @property
     def name(self) -> str:
@@ -226,11 +234,6 @@ class Design(Protocol[S]):
         """Everything one run asks the study's models (and the rows it stores without asking)."""
         ...
 
-    @property
-    def scenario_sets(self) -> Mapping[str, tuple[Scenario, ...]]:
-        """The scenario sets the design declares, by the name ``[scenarios] set`` gives them."""
-        ...
-
     def analyze(
         self,
         con: duckdb.DuckDBPyConnection,
@@ -249,6 +252,15 @@ class Design(Protocol[S]):
 
     def report(self) -> Catalog:
         """The design's report: the document in ``reports/`` and the tables it shows."""
+        ...
+
+    def planner(self) -> DesignPlanner | None:
+        """What ``cueshift plan`` runs for the design; ``None`` when it has no planner."""
+        ...
+
+    @property
+    def viewer(self) -> ViewerSupport:
+        """What ``cueshift view`` shows for the design beyond the pages every study has."""
         ...
 
 

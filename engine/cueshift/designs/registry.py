@@ -1,9 +1,19 @@
-"""The design registry: every ``cueshift/designs/<name>/`` package that exports ``DESIGN``.
+"""The design registry: every ``cueshift/designs/<name>/`` package that exports ``DESIGN``, and
+every design an installed distribution declares under the ``cueshift.designs`` entry-point group.
 
 Nothing lists the designs by hand: a new folder with a ``DESIGN`` object is found here, its
 study model joins the discriminated union that study files are validated against
-(:func:`load_study`), and the command line, the runner and ``cueshift report`` reach it by
-the ``design`` of a study (:func:`design_of`).
+(:func:`load_study`), and the command line, the runner, ``cueshift plan``, ``report`` and
+``view`` reach it by the ``design`` of a study (:func:`design_of`).
+
+A design that lives outside the package registers through its distribution's metadata, read
+once when the registry is first asked (no import-order tricks): in ``pyproject.toml``::
+
+    [project.entry-points."cueshift.designs"]
+    toy = "toy_design"            # a module exporting DESIGN, or "toy_design:DESIGN"
+
+The entry point's name is the design's name. Built-in folders and entry points are merged; a
+name declared twice is refused, as is a design that lacks a member of the protocol.
 """
 
 from __future__ import annotations
@@ -11,7 +21,10 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
+from collections.abc import Iterator
+from importlib.metadata import entry_points
 from pathlib import Path
+from types import ModuleType
 from typing import Annotated, Any, Union
 
 from pydantic import Field, TypeAdapter
@@ -20,9 +33,35 @@ from cueshift.designs.protocol import Design
 from cueshift.errors import ConfigError
 from cueshift.study import config
 from cueshift.study.config import DEFAULT_DESIGN, Study, read_study_file
-from cueshift.study.scenarios import Scenario
 
 _PACKAGE = "cueshift.designs"
+#: The entry-point group an installed distribution declares its designs under.
+ENTRY_POINT_GROUP = "cueshift.designs"
+#: What every design offers (:class:`~cueshift.designs.protocol.Design`).
+MEMBERS = ("name", "study_model", "options", "workload", "analyze", "report", "planner", "viewer")
+
+
+def _built_in() -> Iterator[tuple[str, object]]:
+    """``(where, DESIGN)`` of every subpackage of :mod:`cueshift.designs` that exports one, by name."""
+    package = importlib.import_module(_PACKAGE)
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if info.ispkg:
+            module = importlib.import_module(f"{_PACKAGE}.{info.name}")
+            if (design := getattr(module, "DESIGN", None)) is not None:
+                yield module.__name__, design
+
+
+def _installed() -> Iterator[tuple[str, object]]:
+    """``(where, DESIGN)`` of every ``cueshift.designs`` entry point, by name then value."""
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: (p.name, p.value)):
+        where = f"entry point {point.name!r} ({point.value})"
+        loaded = point.load()
+        design = getattr(loaded, "DESIGN", None) if isinstance(loaded, ModuleType) else loaded
+        if design is None:
+            raise ConfigError(f"{where}: the module exports no DESIGN")
+        if getattr(design, "name", None) != point.name:
+            raise ConfigError(f"{where}: names design {getattr(design, 'name', None)!r}, not {point.name!r}")
+        yield where, design
 
 
 @functools.cache
@@ -30,21 +69,34 @@ def designs() -> dict[str, Design[Any]]:
     """Every design by name, the default design (:data:`DEFAULT_DESIGN`) first, then by name.
 
     A design is a subpackage of :mod:`cueshift.designs` (any folder on the package's
-    ``__path__``) whose ``__init__`` exports ``DESIGN``.
+    ``__path__``) whose ``__init__`` exports ``DESIGN``, or the ``DESIGN`` an entry point of the
+    ``cueshift.designs`` group names (:data:`ENTRY_POINT_GROUP`).
+
+    Raises
+    ------
+    ConfigError
+        A design name declared twice, a design lacking a member of the protocol, or an entry
+        point that names no design.
     """
     found: dict[str, Design[Any]] = {}
-    package = importlib.import_module(_PACKAGE)
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        if not info.ispkg:
-            continue
-        design = getattr(importlib.import_module(f"{_PACKAGE}.{info.name}"), "DESIGN", None)
-        if design is None:
-            continue
-        if design.name in found:
-            raise ValueError(f"design {design.name!r} is declared twice")
-        found[design.name] = design
+    where: dict[str, str] = {}
+    for source, design in [*_built_in(), *_installed()]:
+        missing = [member for member in MEMBERS if not hasattr(design, member)]
+        if missing:
+            raise ConfigError(f"{source}: the design lacks {', '.join(missing)} (docs/designs.md)")
+        name = str(getattr(design, "name"))  # noqa: B009  (checked above, not typed yet)
+        if name in found:
+            raise ConfigError(f"design {name!r} is declared twice: by {where[name]} and by {source}")
+        found[name], where[name] = design, source  # type: ignore[assignment]
     order = sorted(found, key=lambda name: (name != DEFAULT_DESIGN, name))
     return {name: found[name] for name in order}
+
+
+def clear_caches() -> None:
+    """Forget the designs found and the study-file union built from them (after a design is
+    installed or removed while the process runs, e.g. in a test)."""
+    designs.cache_clear()
+    study_schema.cache_clear()
 
 
 def design_named(name: str) -> Design[Any]:
@@ -67,28 +119,6 @@ def design_of(study: Study) -> Design[Any]:
 
 
 @functools.cache
-def scenario_sets() -> dict[str, tuple[Scenario, ...]]:
-    """Every scenario set a study file can name in ``[scenarios] set``: those the designs declare
-    (:attr:`~cueshift.designs.protocol.Design.scenario_sets`), in design order."""
-    found: dict[str, tuple[Scenario, ...]] = {}
-    for design in designs().values():
-        for name, scenarios in getattr(design, "scenario_sets", {}).items():
-            if name in found:
-                raise ValueError(f"scenario set {name!r} is declared twice")
-            found[name] = scenarios
-    return found
-
-
-def study_scenarios(study: Study) -> tuple[Scenario, ...]:
-    """The scenarios of ``study``: its scenario set, restricted to ``[scenarios] only``, in set order."""
-    scenarios = scenario_sets()[study.scenarios.set]
-    if study.scenarios.only is not None:
-        keep = set(study.scenarios.only)
-        scenarios = tuple(s for s in scenarios if s.scenario_id in keep)
-    return scenarios
-
-
-@functools.cache
 def study_schema() -> TypeAdapter[Study]:
     """The discriminated union of every design's study model, tagged by ``design``."""
     models = tuple(design.study_model for design in designs().values())
@@ -100,7 +130,7 @@ def study_schema() -> TypeAdapter[Study]:
 
 def parse_study(data: dict[str, Any], source: str) -> Study:
     """Validate study-file ``data`` as the study model of its design (one-line :class:`ConfigError`)."""
-    return config.parse_study(data, source, study_schema(), scenario_sets=scenario_sets())
+    return config.parse_study(data, source, study_schema())
 
 
 def load_study(path: str | Path | None = None) -> Study:
@@ -118,12 +148,13 @@ def load_study(path: str | Path | None = None) -> Study:
 
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
+    "MEMBERS",
+    "clear_caches",
     "design_named",
     "design_of",
     "designs",
     "load_study",
     "parse_study",
-    "scenario_sets",
-    "study_scenarios",
     "study_schema",
 ]

@@ -1,36 +1,50 @@
 """``cueshift plan``: power, minimum detectable effects and cost of a study before it runs.
 
-For the study's tests (seed 000: per-attribute SBS, Table 11 cells with BH over the family,
-the demographic tests behind VS, model-pair differences; seed 001: Kruskal–Wallis and paired
-Wilcoxon per scenario; seed 002: cohort preferences and position bias; seed 004: the interval on
-the model–human Spearman ρ) a plan gives the power at the planned size, the minimum detectable
-effect at the target power, the expected interval half-width and the units needed for a target
-effect, by two methods that check each other: normal theory with estimated variance components
-(:mod:`.families`, :mod:`.power`) and simulated studies that run the analyses' own tests
-(:mod:`.simulate`). The components come from a pilot study database (:mod:`.pilot_inputs`) or the
-simulated judge's documented defaults (:mod:`.judge`). Cost: prompts, forward passes, prefill
-tokens with and without the shared image prefix, GPU-hours (:mod:`.cost`).
+The command's orchestration only: the study's design gives its planner through the design
+registry (``Design.planner()``: a :class:`~cueshift.power.request.DesignPlanner` with the design's
+unit, default target effect and plan function, in ``designs/<name>/planner.py``), :func:`plan_study`
+runs it and checks its tables against ``schemas/plan.py``, :func:`write_plan` and
+:func:`print_plan` (:mod:`.console`) write and show them. The power-planning machinery the
+planners are built from is :mod:`cueshift.power`, below the designs.
 
-The package sits above :mod:`cueshift.designs` (it reads a design's pilot through the design's
-own loaders) and below the command line. Public surface::
+The package sits above :mod:`cueshift.designs` and below the command line. Public surface::
 
     from cueshift.plan import PlanRequest, Targets, CostSettings, plan_study, write_plan, print_plan
 """
 
+from __future__ import annotations
+
+import warnings
+
 from cueshift.plan.console import plan_markdown, print_plan
-from cueshift.plan.cost import CostSettings
-from cueshift.plan.families import Targets
-from cueshift.plan.request import DEFAULT_TARGET_EFFECT, PlanRequest, PlanResult, targets_for
-from cueshift.plan.run import plan_study, planners, write_plan
+from cueshift.plan.run import plan_study, planner_of, planners, targets_for, write_plan
+from cueshift.power.cost import CostSettings
+from cueshift.power.families import Targets
+from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
+
+
+def __getattr__(name: str) -> object:
+    """``DEFAULT_TARGET_EFFECT`` (deprecated: each design's ``planner().target_effect``)."""
+    if name == "DEFAULT_TARGET_EFFECT":
+        warnings.warn(
+            "cueshift.plan.DEFAULT_TARGET_EFFECT is deprecated: use the design's "
+            "planner().target_effect (cueshift.plan.planner_of(design).target_effect)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return {design: planner.target_effect for design, planner in planners().items()}
+    raise AttributeError(f"module 'cueshift.plan' has no attribute {name!r}")
+
 
 __all__ = [
-    "DEFAULT_TARGET_EFFECT",
     "CostSettings",
+    "DesignPlanner",
     "PlanRequest",
     "PlanResult",
     "Targets",
     "plan_markdown",
     "plan_study",
+    "planner_of",
     "planners",
     "print_plan",
     "targets_for",

@@ -11,7 +11,7 @@ import duckdb
 import polars as pl
 from rich.console import Console
 
-from cueshift.plan.request import PlanResult
+from cueshift.power.request import PlanResult
 from cueshift.render import Col, TableSpec, fmt_integer, number, percent, stub, to_markdown, to_rich
 
 SUMMARY = TableSpec(

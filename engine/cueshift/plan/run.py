@@ -1,47 +1,61 @@
 """``cueshift plan``: the planner of the study's design, its tables checked and written.
 
-Each design with a planner is listed in :data:`PLANNERS` (a design without one is refused with
-one line). The result's tables are brought to the columns of ``schemas/plan.py`` and validated;
-:func:`write_plan` writes them as CSV and Parquet, the power curve as a PNG and the report
-section as markdown, and writes nothing when the output folder cannot be used.
+A design's planner is what its ``planner()`` gives (:class:`~cueshift.power.request.DesignPlanner`),
+reached through the design registry; a design without one is refused with one line. The result's
+tables are brought to the columns of ``schemas/plan.py`` and validated; :func:`write_plan` writes
+them as CSV and Parquet, the power curve as a PNG and the report section as markdown, and writes
+nothing when the output folder cannot be used.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
 
+from cueshift.designs import design_named, designs
 from cueshift.errors import ConfigError, CueshiftError
-from cueshift.plan.request import PlanRequest, PlanResult
+from cueshift.power.families import Targets
+from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
 from cueshift.schemas.plan import PLAN_SCHEMAS, validate_plan
 
-Planner = Callable[[PlanRequest], PlanResult]
-#: What a design's tests are counted in.
-UNITS = {"stylisticbias": "faces", "paired": "individuals", "pairwise": "trials", "probe": "images"}
+
+def planners() -> dict[str, DesignPlanner]:
+    """The planner of every registered design that has one, by design name."""
+    found = {name: design.planner() for name, design in designs().items()}
+    return {name: planner for name, planner in found.items() if planner is not None}
 
 
-def planners() -> dict[str, Planner]:
-    """The planner of every design that has one."""
-    from cueshift.plan.paired import plan_paired
-    from cueshift.plan.pairwise import plan_pairwise
-    from cueshift.plan.probe import plan_probe
-    from cueshift.plan.stylisticbias import plan_stylisticbias
+def planner_of(design: str) -> DesignPlanner:
+    """The planner of the design called ``design``.
 
-    return {
-        "stylisticbias": plan_stylisticbias,
-        "paired": plan_paired,
-        "pairwise": plan_pairwise,
-        "probe": plan_probe,
-    }
+    Raises
+    ------
+    ConfigError
+        No such design, or the design has no planner (one line naming the plannable ones).
+    """
+    planner = design_named(design).planner()
+    if planner is None:
+        raise ConfigError(f"design {design!r} has no planner; plannable: {', '.join(planners())}")
+    return planner
 
 
-def _conform(name: str, frame: pl.DataFrame, design: str) -> pl.DataFrame:
+def targets_for(design: str, effect: float | None, power: float, q: float, level: float = 0.95) -> Targets:
+    """The plan's targets; ``effect`` None takes the design's default target effect.
+
+    Raises
+    ------
+    ConfigError
+        The design has no planner.
+    """
+    return planner_of(design).targets(effect, power=power, q=q, level=level)
+
+
+def _conform(name: str, frame: pl.DataFrame, design: str, unit: str) -> pl.DataFrame:
     """``frame`` with the columns of ``name``'s schema, in order, cast to their dtypes (missing: null)."""
     schema = PLAN_SCHEMAS[name].to_schema().columns
-    extra = {"design": design, "unit": UNITS[design]}
+    extra = {"design": design, "unit": unit}
     columns = []
     for col, spec in schema.items():
         dtype = spec.dtype.type
@@ -71,16 +85,14 @@ def plan_study(request: PlanRequest) -> PlanResult:
         A bad pilot (another design, empty, not a study database).
     """
     design = request.study.design
-    planner = planners().get(design)
-    if planner is None:
-        raise ConfigError(f"design {design!r} has no planner; plannable: {', '.join(planners())}")
-    result = planner(request)
+    planner = planner_of(design)
+    result = planner.plan(request)
     return replace(
         result,
-        power=_conform("plan_power", result.power, design),
-        components=_conform("plan_components", result.components, design),
-        cost=_conform("plan_cost", result.cost, design),
-        curve=_conform("plan_curve", result.curve, design),
+        power=_conform("plan_power", result.power, design, planner.unit),
+        components=_conform("plan_components", result.components, design, planner.unit),
+        cost=_conform("plan_cost", result.cost, design, planner.unit),
+        curve=_conform("plan_curve", result.curve, design, planner.unit),
     )
 
 
@@ -125,4 +137,4 @@ def write_plan(result: PlanResult, out: Path) -> list[Path]:
     return written
 
 
-__all__ = ["UNITS", "plan_study", "planners", "write_plan"]
+__all__ = ["plan_study", "planner_of", "planners", "targets_for", "write_plan"]

@@ -24,7 +24,7 @@ from cueshift.viewer.menus import load_menus
 from cueshift.viewer.roots import candidate_roots, choose_root, resolve_image
 from cueshift.viewer.source import open_source
 from cueshift.viewer.thumbs import DEFAULT_CACHE, WIDTHS, placeholder_svg, thumbnail
-from cueshift.viewer.viewer import Viewer, environment
+from cueshift.viewer.viewer import Viewer, design_support, environment
 
 #: Registered image paths sampled to pick the benchmark root.
 ROOT_SAMPLE = 24
@@ -44,7 +44,14 @@ def build_viewer(database: Path, *, images: Path | None = None, thumbs: Path = D
         ]
         con.close()
         root = choose_root(candidate_roots(source.configs, database), sample)
-    return Viewer(source=source, menus=menus, root=root, thumbs=thumbs, templates=environment())
+    return Viewer(
+        source=source,
+        menus=menus,
+        root=root,
+        thumbs=thumbs,
+        templates=environment(),
+        design=design_support(source.design),
+    )
 
 
 PageHandler = Callable[[Viewer, Request, Filters], tuple[str, dict[str, Any]]]

@@ -3,7 +3,8 @@
 ``image.path`` is stored relative to the benchmark root, which the study database does not
 store; the study configuration of each run (``run.config``) says where it was: a demo
 benchmark under ``<cache_dir>/<size>``, a release under ``root``, a manifest's folder, or a
-design's synthetic image folder (``<section>.synthetic.cache_dir``). Relative folders are
+design's synthetic image folder (``<section>.synthetic.cache_dir``; the sections a design declares
+in ``Design.viewer.image_sections``). Relative folders are
 tried against the working directory and the database's folder (and its parent, for the usual
 ``runs/<name>.duckdb``). The candidate holding most of a sample of the registered files wins;
 ``--images DIR`` names the root outright.
@@ -18,10 +19,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from cueshift.designs import designs
 from cueshift.images.demo import size_label
 
-#: Sections of a study configuration that may carry their own image folders.
-DESIGN_SECTIONS: tuple[str, ...] = ("paired", "pairwise", "probe")
+
+def design_sections() -> tuple[str, ...]:
+    """Sections of a study configuration that may carry their own image folders: those every
+    registered design declares (``Design.viewer.image_sections``), in registry order."""
+    sections = (s for design in designs().values() for s in design.viewer.image_sections)
+    return tuple(dict.fromkeys(sections))
 
 
 def _folder_of(value: object) -> Path | None:
@@ -41,7 +47,7 @@ def configured_folders(config: Mapping[str, Any]) -> list[Path]:
     for value in (bench.get("root"), bench.get("manifest")):
         if (folder := _folder_of(value)) is not None:
             found.append(folder)
-    for section in DESIGN_SECTIONS:
+    for section in design_sections():
         part = config.get(section)
         if not isinstance(part, Mapping):
             continue

@@ -26,6 +26,7 @@ from cueshift.errors import CueshiftError
 from cueshift.store.database import check_schema_version
 from cueshift.store.readonly import LOCKED_CONFIG
 from cueshift.store.snapshot import readable, tell_reader
+from cueshift.study.config import DEFAULT_DESIGN
 from cueshift.viewer import audit, quality
 
 #: Dimension tables copied into memory (small: at paper scale 16 k images).
@@ -178,7 +179,7 @@ def open_source(path: str | Path) -> Source:
     return Source(
         path=path,
         name=str(latest.get("name") or path.stem),
-        design=str(latest.get("design") or "stylisticbias"),
+        design=str(latest.get("design") or DEFAULT_DESIGN),
         configs=configs,
         tables=tables,
         build_seconds=time.perf_counter() - started,

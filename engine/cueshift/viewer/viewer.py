@@ -1,4 +1,5 @@
-"""The viewer's state, shared by every request: the study, its menus, the image root, the templates."""
+"""The viewer's state, shared by every request: the study, its menus, what its design shows, the image
+root, the templates."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import jinja2
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from cueshift.designs import designs
+from cueshift.designs.viewer_support import ViewerSupport
 from cueshift.viewer.menus import Menus
 from cueshift.viewer.source import Source
 
@@ -23,14 +26,23 @@ class Viewer:
     root: Path | None
     thumbs: Path
     templates: jinja2.Environment
+    #: What the study's design shows beyond the pages every study has (its ``Design.viewer``).
+    design: ViewerSupport = ViewerSupport()
 
     def page(
         self, request: Request, template: str, context: dict[str, Any], status: int = 200
     ) -> HTMLResponse:
         """Render ``template`` with the context every page shares (study, menus, filters)."""
-        shared = {"study": self.source, "menus": self.menus, "path": request.url.path}
+        shared = {"study": self.source, "menus": self.menus, "design": self.design, "path": request.url.path}
         text = self.templates.get_template(template).render({**shared, **context})
         return HTMLResponse(text, status_code=status)
+
+
+def design_support(name: str) -> ViewerSupport:
+    """What design ``name`` declares for the viewer (``Design.viewer``); a design not registered in
+    this installation shows the pages every study has."""
+    known = designs()
+    return known[name].viewer if name in known else ViewerSupport()
 
 
 def environment() -> jinja2.Environment:

@@ -1,7 +1,8 @@
 """The paired original-vs-filtered design (seed 001), registered as ``design = "paired"``.
 
-``section.py`` declares ``[paired]``, ``design.py`` the design (work units, options),
-``analyses.py`` its result tables, ``stats.py`` their statistics, ``report.py`` its report:
+``section.py`` declares ``[paired]``, ``workload.py`` the study as the runner sees it,
+``design.py`` the design (work units, options), ``analyses.py`` its result tables, ``stats.py``
+their statistics, ``report.py`` its report, ``planner.py`` its ``cueshift plan``:
 
 =========================================  ==================================================
 ``result_paired_attractiveness``           KW (paper) and Wilcoxon per model × scenario (§4.1)
@@ -17,8 +18,9 @@
 =========================================  ==================================================
 """
 
-from cueshift.designs.paired.design import PairedDesign, prepared_study
+from cueshift.designs.paired.design import PairedDesign
 from cueshift.designs.paired.section import PairedConfig, PairedStudy
+from cueshift.designs.paired.workload import prepared_study
 
 DESIGN = PairedDesign()
 

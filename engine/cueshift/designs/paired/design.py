@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cueshift.designs.paired.scenarios import SCENARIO_SETS
 from cueshift.designs.paired.section import PairedStudy
+from cueshift.designs.paired.workload import prepared_study
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
-from cueshift.study.config import BenchmarkConfig
-from cueshift.study.variations import VariationFilter
+from cueshift.designs.viewer_support import ViewerSupport
 
 if TYPE_CHECKING:
     import duckdb
@@ -24,19 +23,8 @@ if TYPE_CHECKING:
 
     from cueshift.designs.audit import EditPairs
     from cueshift.designs.work import Workload
+    from cueshift.power.request import DesignPlanner
     from cueshift.render import Catalog
-
-
-def prepared_study(study: PairedStudy) -> PairedStudy:
-    """The study as the runner sees it: synthetic images drawn and linked, every filtered image judged."""
-    config = study.paired
-    update: dict[str, object] = {"variations": VariationFilter(whitelist=None, rules=[])}
-    if config.synthetic is not None:
-        from cueshift.images.synthetic import paired_image_set
-
-        manifest = paired_image_set(config.synthetic, config.filter_feature_key)
-        update["benchmark"] = BenchmarkConfig(kind="manifest", manifest=manifest)
-    return study.model_copy(update=update)
 
 
 class PairedDesign:
@@ -44,8 +32,8 @@ class PairedDesign:
 
     name = "paired"
     study_model = PairedStudy
-    scenario_sets = SCENARIO_SETS
     options = OptionSupport(tests=("rank",), ci_methods=("analytic",), audit=True)
+    viewer = ViewerSupport(image_sections=("paired",))
 
     def workload(self, study: PairedStudy, *, progress: bool) -> Workload:
         """Every original and filtered image × scenario × ordering × seed."""
@@ -101,3 +89,9 @@ class PairedDesign:
         from cueshift.designs.paired.report import CATALOG
 
         return CATALOG
+
+    def planner(self) -> DesignPlanner:
+        """Power, minimum detectable effects and cost of a paired study (:mod:`.planner`)."""
+        from cueshift.designs.paired.planner import PLANNER
+
+        return PLANNER

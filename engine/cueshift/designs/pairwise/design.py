@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cueshift.designs.pairwise.scenarios import SCENARIO_SETS
 from cueshift.designs.pairwise.section import PairwiseStudy
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
+from cueshift.designs.viewer_support import ViewerPage, ViewerSupport
 
 if TYPE_CHECKING:
     import duckdb
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from cueshift.designs.work import Workload
+    from cueshift.power.request import DesignPlanner
     from cueshift.render import Catalog
 
 
@@ -28,8 +29,19 @@ class PairwiseDesign:
 
     name = "pairwise"
     study_model = PairwiseStudy
-    scenario_sets = SCENARIO_SETS
     options = OptionSupport(tests=("exact",), ci_methods=("analytic",))
+    viewer = ViewerSupport(
+        image_sections=("pairwise",),
+        pages=(
+            ViewerPage(
+                "/pairwise",
+                "Pairwise trials",
+                "Pairwise trials: both images and the choice →",
+                table="pairwise_trial",
+            ),
+        ),
+        delta=False,
+    )
 
     def workload(self, study: PairwiseStudy, *, progress: bool) -> Workload:
         """Every trial (and model rating) per model and seed; the human ratings once."""
@@ -68,3 +80,9 @@ class PairwiseDesign:
         from cueshift.designs.pairwise.report import CATALOG
 
         return CATALOG
+
+    def planner(self) -> DesignPlanner:
+        """Power, minimum detectable effects and cost of a pairwise study (:mod:`.planner`)."""
+        from cueshift.designs.pairwise.planner import PLANNER
+
+        return PLANNER

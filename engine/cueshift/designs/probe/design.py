@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cueshift.designs.probe.scenarios import SCENARIO_SETS
 from cueshift.designs.probe.section import ProbeStudy
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
+from cueshift.designs.viewer_support import ViewerPage, ViewerSupport
 
 if TYPE_CHECKING:
     import duckdb
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from cueshift.designs.work import Workload
+    from cueshift.power.request import DesignPlanner
     from cueshift.render import Catalog
 
 
@@ -28,12 +29,15 @@ class ProbeDesign:
 
     name = "probe"
     study_model = ProbeStudy
-    scenario_sets = SCENARIO_SETS
     options = OptionSupport(
         tests=("parametric",),
         ci_methods=("analytic",),
         seed="seed of the random rater splits of the split-half reliability ([probe] split_seed)",
         resamples="random rater splits of the split-half reliability ([probe] n_splits)",
+    )
+    viewer = ViewerSupport(
+        image_sections=("probe",),
+        pages=(ViewerPage("/probe", "Probe vs humans", "Model score vs human rating per attribute →"),),
     )
 
     def workload(self, study: ProbeStudy, *, progress: bool) -> Workload:
@@ -54,10 +58,10 @@ class ProbeDesign:
     ) -> dict[str, pl.DataFrame]:
         """Every ``result_probe_*`` table, then the similarity summary."""
         from cueshift import store
+        from cueshift.designs.forced_choice import study_scenarios
         from cueshift.designs.probe.analyses import HUMANS_SQL, MEANS_SQL, SUITE, model_scores, probe_inputs
         from cueshift.designs.probe.console import print_summary
         from cueshift.designs.probe.twins import random_twins
-        from cueshift.designs.registry import study_scenarios
         from cueshift.images.human_ratings import read_reliability
         from cueshift.stats import RunSettings, run_suite
 
@@ -102,3 +106,9 @@ class ProbeDesign:
         from cueshift.designs.probe.report import CATALOG
 
         return CATALOG
+
+    def planner(self) -> DesignPlanner:
+        """Power, minimum detectable effects and cost of a probe study (:mod:`.planner`)."""
+        from cueshift.designs.probe.planner import PLANNER
+
+        return PLANNER

@@ -6,22 +6,22 @@ from __future__ import annotations
 
 import polars as pl
 
-from cueshift.plan.components import PlanInputs
-from cueshift.plan.cost import cost_frame, cost_rows, question_tokens
-from cueshift.plan.curve import curve_figure, power_curve
-from cueshift.plan.families import analytic_frame
-from cueshift.plan.judge import judge_inputs, study_scenarios
-from cueshift.plan.model import study_model
-from cueshift.plan.pilot import open_pilot
-from cueshift.plan.pilot_inputs import pilot_inputs
-from cueshift.plan.protocol import Protocol, model_mode, protocol_from_frames, scenario_count, study_images
-from cueshift.plan.request import PlanRequest, PlanResult
-from cueshift.plan.simulate import simulated_power
-from cueshift.plan.throughput import seconds_per_prompt
+from cueshift.power.components import PlanInputs
+from cueshift.power.cost import cost_frame, cost_rows, question_tokens
+from cueshift.power.curve import curve_figure, power_curve
+from cueshift.power.families import analytic_frame
+from cueshift.power.judge import judge_inputs, study_scenarios
+from cueshift.power.model import study_model
+from cueshift.power.pilot import open_pilot
+from cueshift.power.pilot_inputs import pilot_inputs
+from cueshift.power.protocol import Protocol, model_mode, protocol_from_frames, scenario_count, study_images
+from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
+from cueshift.power.simulate import simulated_power
+from cueshift.power.throughput import seconds_per_prompt
 from cueshift.study.config import ModelConfig, Study
 from cueshift.study.variations import PLACEBO_VALUES
 
-DESIGN = "stylisticbias"
+DESIGN_NAME = "stylisticbias"
 
 
 def tradeoffs(protocol: Protocol) -> list[tuple[str, Protocol]]:
@@ -78,7 +78,7 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
     notes: list[str] = []
     seconds: dict[str, float] = {}
     if request.pilot is not None:
-        pilot = open_pilot(request.pilot, DESIGN)
+        pilot = open_pilot(request.pilot, DESIGN_NAME)
         try:
             inputs, components, notes = pilot_inputs(pilot, seed=request.seed)
             seconds = dict(pilot.seconds_per_answer)
@@ -124,7 +124,7 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
             )
         )
     return PlanResult(
-        design=DESIGN,
+        design=DESIGN_NAME,
         source=inputs.source,
         power=power,
         components=components,
@@ -156,4 +156,8 @@ def _throughput(
     return seconds_per_prompt(request.cost.throughput, model, mode, seconds)
 
 
-__all__ = ["DESIGN", "placebo_cost", "plan_stylisticbias", "power_table", "tradeoffs"]
+#: ``cueshift plan``'s view of the design: tests counted in faces; the default target effect is
+#: an |SBS| of 0.02 (the paper's attributes span 0.005-0.17).
+PLANNER = DesignPlanner(unit="faces", target_effect=0.02, plan=plan_stylisticbias)
+
+__all__ = ["DESIGN_NAME", "PLANNER", "placebo_cost", "plan_stylisticbias", "power_table", "tradeoffs"]

@@ -30,7 +30,7 @@ _SIZE = re.compile(r"(?<![0-9a-z.])(\d+(?:\.\d+)?)([bm])(?![a-z])", re.IGNORECAS
 
 def read_throughput(path: Path | None = None) -> pl.DataFrame:
     """The measured table (``path``, else the packaged :data:`THROUGHPUT_CSV`)."""
-    source = path if path is not None else resources.files("cueshift.plan") / THROUGHPUT_CSV
+    source = path if path is not None else resources.files("cueshift.power") / THROUGHPUT_CSV
     with source.open("rb") as handle:
         table = pl.read_csv(handle, schema_overrides={"cache": pl.String, "date": pl.String})
     return table.select(COLUMNS)

@@ -1,8 +1,8 @@
 """A simulated study as rows of the ``delta`` and ``base_phi`` views.
 
-What a pilot would store, drawn from a :class:`~cueshift.plan.model.StudyModel`: the frames the
+What a pilot would store, drawn from a :class:`~cueshift.power.model.StudyModel`: the frames the
 analyses read (``cueshift.stats.sbs_levels``, ``demographic_tests``, ...) and the component
-estimators read (:mod:`cueshift.plan.pilot_inputs`). The tests use them to check that the
+estimators read (:mod:`cueshift.power.pilot_inputs`). The tests use them to check that the
 estimators recover planted components and that the simulation runs the analyses' own tests.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from cueshift.plan.model import StudyModel
-from cueshift.plan.protocol import DIMENSIONS
-from cueshift.plan.simulate import Cells, draw_cells
+from cueshift.power.model import StudyModel
+from cueshift.power.protocol import DIMENSIONS
+from cueshift.power.simulate import Cells, draw_cells
 
 SCENARIO_CATEGORY = "simulated"
 

@@ -28,15 +28,15 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from cueshift.designs.probe.section import ProbeStudy
-from cueshift.plan.anova import F64
-from cueshift.plan.cost import cost_frame, cost_rows, question_tokens
-from cueshift.plan.pilot import open_pilot
-from cueshift.plan.power import bh_level_for_target, bh_threshold, solve_increasing
-from cueshift.plan.request import PlanRequest, PlanResult
-from cueshift.plan.throughput import seconds_per_prompt
+from cueshift.power.analytic import bh_level_for_target, bh_threshold, solve_increasing
+from cueshift.power.anova import F64
+from cueshift.power.cost import cost_frame, cost_rows, question_tokens
+from cueshift.power.pilot import open_pilot
+from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
+from cueshift.power.throughput import seconds_per_prompt
 from cueshift.stats import bh_adjust, correlation_columns
 
-DESIGN = "probe"
+DESIGN_NAME = "probe"
 DEFAULT_RHO, DEFAULT_RELIABILITY = 0.5, 0.8
 
 
@@ -78,7 +78,7 @@ def _pilot(request: PlanRequest, study: ProbeStudy) -> tuple[pl.DataFrame, str]:
     from cueshift.designs.probe.stats import model_human_similarity, reliability_table
 
     assert request.pilot is not None
-    pilot = open_pilot(request.pilot, DESIGN)
+    pilot = open_pilot(request.pilot, DESIGN_NAME)
     try:
         scores = model_scores(pilot.con, study.probe.score)
         humans, published = pilot.query(HUMANS_SQL), pilot.query(MEANS_SQL)
@@ -101,8 +101,8 @@ def _pilot(request: PlanRequest, study: ProbeStudy) -> tuple[pl.DataFrame, str]:
 
 def plan_probe(request: PlanRequest) -> PlanResult:
     """The plan of a probe study (module docstring)."""
-    from cueshift.plan.judge import study_scenarios
-    from cueshift.plan.protocol import model_mode, study_images
+    from cueshift.power.judge import study_scenarios
+    from cueshift.power.protocol import model_mode, study_images
 
     study = request.study
     assert isinstance(study, ProbeStudy)
@@ -189,7 +189,7 @@ def plan_probe(request: PlanRequest) -> PlanResult:
         ]
     )
     notes = ("target effect read as the target CI half-width on Spearman's rho",)
-    return PlanResult(DESIGN, source, pl.concat(parts), components, cost, pl.DataFrame(), None, notes)
+    return PlanResult(DESIGN_NAME, source, pl.concat(parts), components, cost, pl.DataFrame(), None, notes)
 
 
 def _simulate(rho: F64, n: int, request: PlanRequest, rng: np.random.Generator) -> list[pl.Series]:
@@ -212,4 +212,8 @@ def _simulate(rho: F64, n: int, request: PlanRequest, rng: np.random.Generator) 
     ]
 
 
-__all__ = ["DESIGN", "plan_probe", "spearman_half_width", "spearman_power"]
+#: ``cueshift plan``'s view of the design: tests counted in images; the default target effect is
+#: a CI half-width of 0.1 on Spearman's rho.
+PLANNER = DesignPlanner(unit="images", target_effect=0.1, plan=plan_probe)
+
+__all__ = ["DESIGN_NAME", "PLANNER", "plan_probe", "spearman_half_width", "spearman_power"]

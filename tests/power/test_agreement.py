@@ -7,12 +7,12 @@ import numpy as np
 import polars as pl
 import pytest
 
-from cueshift.plan.curve import power_curve
-from cueshift.plan.families import Targets, analytic_frame
-from cueshift.plan.model import study_model
-from cueshift.plan.simulate import draw_cells, face_means, simulated_power
+from cueshift.power.curve import power_curve
+from cueshift.power.families import Targets, analytic_frame
+from cueshift.power.model import study_model
+from cueshift.power.simulate import draw_cells, face_means, simulated_power
 from cueshift.stats import one_sample_test
-from tests.plan.conftest import assert_agree, planted_inputs, planted_protocol
+from tests.power.conftest import assert_agree, planted_inputs, planted_protocol
 
 
 @pytest.mark.parametrize("faces", [40, 120])

@@ -1,7 +1,7 @@
 r"""Plan inputs of a StylisticBias study estimated from its pilot.
 
 Per pilot model: the shifts and base φ of the ``delta`` and ``base_phi`` views
-(:func:`cueshift.plan.estimate.estimate_model`); the invalid rate; :math:`\overline{pq}`, the
+(:func:`cueshift.power.estimate.estimate_model`); the invalid rate; :math:`\overline{pq}`, the
 mean unbiased :math:`\hat\phi(1-\hat\phi)\,n/(n-1)` over its φ (sampled) or the mean
 :math:`p(1-p)` of the stored answer probabilities (scored); serving noise from the noise-floor
 placebos, whose shift is zero by construction,
@@ -23,10 +23,10 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
-from cueshift.plan.components import ModelInputs, PlanInputs
-from cueshift.plan.cubes import base_cube, cell_error, face_means, is_placebo, shift_cube
-from cueshift.plan.estimate import estimate_model
-from cueshift.plan.pilot import Pilot
+from cueshift.power.components import ModelInputs, PlanInputs
+from cueshift.power.cubes import base_cube, cell_error, face_means, is_placebo, shift_cube
+from cueshift.power.estimate import estimate_model
+from cueshift.power.pilot import Pilot
 
 DELTA_SQL = """
 SELECT model_id, face_id, feature_key, variation_value, scenario_id, phi_variation, phi_base, delta,

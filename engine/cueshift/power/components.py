@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from cueshift.plan.protocol import Mode
+from cueshift.power.protocol import Mode
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ condition (:math:`m` answers per score) and difference variance
 :math:`\sigma_d^2 = \sigma_b^2 + 2\overline{pq}/m` (the individual's intercept cancels), an effect
 :math:`\delta` gives the Kruskal–Wallis noncentrality
 :math:`\lambda = \frac{3}{\pi}\frac{n\delta^2}{2\sigma^2}`
-(:func:`~cueshift.plan.power.kruskal_power`, two groups of :math:`n`) and the signed-rank power of
-:math:`n` differences :math:`N(\delta, \sigma_d^2)` (:func:`~cueshift.plan.power.wsrt_power`, normal
+(:func:`~cueshift.power.analytic.kruskal_power`, two groups of :math:`n`) and the signed-rank power of
+:math:`n` differences :math:`N(\delta, \sigma_d^2)` (:func:`~cueshift.power.analytic.wsrt_power`, normal
 approximation as :func:`cueshift.stats.wilcoxon_signed_rank`). ``[paired] correction = "none"`` (the
 paper's) tests each at :math:`\alpha`; ``"bh"`` at BH's level over the scenarios of a model.
 Without a pilot the effect is the target and the variances come from the simulated judge's
@@ -23,11 +23,7 @@ import polars as pl
 from numpy.typing import ArrayLike
 
 from cueshift.designs.paired.section import PairedStudy
-from cueshift.plan.anova import F64
-from cueshift.plan.cost import cost_frame, cost_rows, question_tokens
-from cueshift.plan.judge import study_scenarios
-from cueshift.plan.pilot import open_pilot
-from cueshift.plan.power import (
+from cueshift.power.analytic import (
     RANK_ARE,
     bh_level_for_target,
     bh_threshold,
@@ -36,12 +32,16 @@ from cueshift.plan.power import (
     solve_increasing,
     wsrt_power,
 )
-from cueshift.plan.protocol import model_mode, scenario_count
-from cueshift.plan.request import PlanRequest, PlanResult
-from cueshift.plan.throughput import seconds_per_prompt
+from cueshift.power.anova import F64
+from cueshift.power.cost import cost_frame, cost_rows, question_tokens
+from cueshift.power.judge import study_scenarios
+from cueshift.power.pilot import open_pilot
+from cueshift.power.protocol import model_mode, scenario_count
+from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
+from cueshift.power.throughput import seconds_per_prompt
 from cueshift.stats import bh_adjust, kruskal_columns, signed_rank_columns
 
-DESIGN = "paired"
+DESIGN_NAME = "paired"
 #: Mean favorable probability and logit face sd of the simulated judge's defaults.
 DEFAULT_P, DEFAULT_FACE_SD = 0.6, 0.3
 
@@ -51,7 +51,7 @@ def individuals(study: PairedStudy) -> int:
     synthetic = study.paired.synthetic
     if synthetic is not None:
         return 2 * (6 * synthetic.cfd_per_cell + 3 * synthetic.faces_per_cell)
-    from cueshift.designs.paired.design import prepared_study
+    from cueshift.designs.paired.workload import prepared_study
     from cueshift.images import load_benchmark
 
     prepared = prepared_study(study)
@@ -65,7 +65,7 @@ def _pilot(request: PlanRequest, study: PairedStudy) -> tuple[pl.DataFrame, str]
     from cueshift.designs.paired.analyses import load_scores
 
     assert request.pilot is not None
-    pilot = open_pilot(request.pilot, DESIGN)
+    pilot = open_pilot(request.pilot, DESIGN_NAME)
     try:
         scores = load_scores(pilot.con, study.paired.filter_feature_key)
     finally:
@@ -198,7 +198,7 @@ def plan_paired(request: PlanRequest) -> PlanResult:
             for model in study.models
         ]
     )
-    return PlanResult(DESIGN, source, power, components, cost, pl.DataFrame(), None, ())
+    return PlanResult(DESIGN_NAME, source, power, components, cost, pl.DataFrame(), None, ())
 
 
 def _simulate(
@@ -234,4 +234,8 @@ def _simulate(
     ]
 
 
-__all__ = ["DESIGN", "individuals", "paired_power", "plan_paired"]
+#: ``cueshift plan``'s view of the design: tests counted in individuals; the default target effect is
+#: a 0.05 score difference between original and filtered.
+PLANNER = DesignPlanner(unit="individuals", target_effect=0.05, plan=plan_paired)
+
+__all__ = ["DESIGN_NAME", "PLANNER", "individuals", "paired_power", "plan_paired"]

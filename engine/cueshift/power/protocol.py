@@ -19,6 +19,7 @@ import polars as pl
 
 from cueshift.errors import ConfigError
 from cueshift.study.config import ModelConfig, Study
+from cueshift.study.scenario_sets import SCENARIO_SETS
 
 Mode = Literal["sampling", "score"]
 DIMENSIONS: tuple[str, ...] = ("age", "gender", "ethnicity", "body_type")
@@ -115,9 +116,7 @@ def model_mode(model: ModelConfig) -> Mode:
 
 def scenario_count(study: Study) -> int:
     """Scenarios the study asks (its set, or ``[scenarios] only``)."""
-    from cueshift.designs.registry import scenario_sets  # TODO(issue 29): take the scenarios from the design
-
-    return len(study.scenarios.only) if study.scenarios.only else len(scenario_sets()[study.scenarios.set])
+    return len(study.scenarios.only) if study.scenarios.only else len(SCENARIO_SETS[study.scenarios.set])
 
 
 def study_images(study: Study) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from cueshift.plan.power import (
+from cueshift.power.analytic import (
     bh_level_for_target,
     bh_threshold,
     binomial_power,

@@ -1,32 +1,18 @@
-"""What ``cueshift plan`` is asked (:class:`PlanRequest`) and what it answers (:class:`PlanResult`)."""
+"""What ``cueshift plan`` is asked (:class:`PlanRequest`), what it answers (:class:`PlanResult`), and
+what a design offers it (:class:`DesignPlanner`: its unit, default target effect and plan function)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
 from cueshift.errors import ConfigError
-from cueshift.plan.cost import CostSettings
-from cueshift.plan.families import Targets
+from cueshift.power.cost import CostSettings
+from cueshift.power.families import Targets
 from cueshift.study.config import Study
-
-#: The effect a plan aims at when none is given: |SBS| of 0.02 (seed 000; the paper's attributes
-#: span 0.005-0.17), a 0.05 score difference (seed 001), a win share of 0.6 (seed 002), and a CI
-#: half-width of 0.1 on Spearman's rho (seed 004).
-DEFAULT_TARGET_EFFECT: dict[str, float] = {
-    "stylisticbias": 0.02,
-    "paired": 0.05,
-    "pairwise": 0.1,
-    "probe": 0.1,
-}
-
-
-def targets_for(design: str, effect: float | None, power: float, q: float, level: float = 0.95) -> Targets:
-    """The plan's targets; ``effect`` None takes the design's :data:`DEFAULT_TARGET_EFFECT`."""
-    chosen = DEFAULT_TARGET_EFFECT.get(design, 0.05) if effect is None else effect
-    return Targets(q=q, power=power, effect=chosen, level=level)
 
 
 @dataclass(frozen=True)
@@ -106,4 +92,37 @@ class PlanResult:
     notes: tuple[str, ...] = ()
 
 
-__all__ = ["DEFAULT_TARGET_EFFECT", "PlanRequest", "PlanResult", "targets_for"]
+@dataclass(frozen=True)
+class DesignPlanner:
+    """What a design's ``planner()`` gives ``cueshift plan``.
+
+    Attributes
+    ----------
+    unit
+        What the design's tests are counted in (``faces``, ``individuals``, ``trials``, ...): the
+        ``unit`` column of the plan's tables.
+    target_effect
+        The effect a plan aims at when ``--target-effect`` is left out (on the design's own scale:
+        an |SBS|, a score difference, a proportion's distance from 1/2, a CI half-width).
+    plan
+        The planner: a request in, the design's plan out (its tables are conformed and validated
+        by :func:`cueshift.plan.plan_study`).
+
+    Examples
+    --------
+    >>> planner = DesignPlanner("faces", 0.02, lambda request: NotImplemented)
+    >>> planner.targets(None, power=0.8, q=0.05).effect, planner.targets(0.1, power=0.8, q=0.05).effect
+    (0.02, 0.1)
+    """
+
+    unit: str
+    target_effect: float
+    plan: Callable[[PlanRequest], PlanResult]
+
+    def targets(self, effect: float | None, *, power: float, q: float, level: float = 0.95) -> Targets:
+        """The plan's targets; ``effect`` None takes :attr:`target_effect`."""
+        chosen = self.target_effect if effect is None else effect
+        return Targets(q=q, power=power, effect=chosen, level=level)
+
+
+__all__ = ["DesignPlanner", "PlanRequest", "PlanResult"]

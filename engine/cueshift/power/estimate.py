@@ -1,6 +1,6 @@
 r"""Variance components and effects of one model estimated from a study's shifts and base φ.
 
-The shift components come from :func:`cueshift.plan.anova.pooled_two_way` (method of moments).
+The shift components come from :func:`cueshift.power.anova.pooled_two_way` (method of moments).
 Base φ: within each demographic dimension, the pooled variance of base φ around their
 group × scenario means, :math:`\hat\sigma_W^2`, less the mean binomial variance gives
 :math:`\hat\sigma_U^2`. VS (seed 000 Eq. 3) is biased upward by noisy group means; per scenario,
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from cueshift.plan.anova import (
+from cueshift.power.anova import (
     F64,
     ShiftCube,
     jackknife_interval,
@@ -30,9 +30,9 @@ from cueshift.plan.anova import (
     mls_interval,
     pooled_two_way,
 )
-from cueshift.plan.components import Components, Effects, ModelInputs
-from cueshift.plan.cubes import BaseCube, face_means
-from cueshift.plan.protocol import DIMENSIONS
+from cueshift.power.components import Components, Effects, ModelInputs
+from cueshift.power.cubes import BaseCube, face_means
+from cueshift.power.protocol import DIMENSIONS
 
 
 @dataclass(frozen=True)

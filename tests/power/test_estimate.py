@@ -9,16 +9,16 @@ import numpy as np
 import polars as pl
 import pytest
 
-from cueshift.plan.cubes import base_cube, shift_cube
-from cueshift.plan.estimate import estimate_model
-from cueshift.plan.judge import judge_inputs
-from cueshift.plan.model import study_model
-from cueshift.plan.pilot import open_pilot
-from cueshift.plan.pilot_inputs import pilot_inputs, serving_noise
-from cueshift.plan.protocol import study_images
+from cueshift.power.cubes import base_cube, shift_cube
+from cueshift.power.estimate import estimate_model
+from cueshift.power.judge import judge_inputs
+from cueshift.power.model import study_model
+from cueshift.power.pilot import open_pilot
+from cueshift.power.pilot_inputs import pilot_inputs, serving_noise
+from cueshift.power.protocol import study_images
 from cueshift.study.config import Study
-from tests.plan.conftest import PLANTED, planted_inputs, planted_protocol
-from tests.plan.frames import simulated_frames
+from tests.power.conftest import PLANTED, planted_inputs, planted_protocol
+from tests.power.frames import simulated_frames
 
 TRUTH = {
     "face": PLANTED.face,

@@ -1,11 +1,11 @@
 r"""Power of one attribute's SBS test against the number of faces, for several effect sizes.
 
 At each number of faces :math:`F` the test runs at the level BH reaches in the study's family of
-values (:func:`~cueshift.plan.power.bh_threshold` with the anticipated effects at :math:`F`). The
-analytic curve is :func:`~cueshift.plan.power.wsrt_power`; the simulated one draws, per replicate,
+values (:func:`~cueshift.power.analytic.bh_threshold` with the anticipated effects at :math:`F`). The
+analytic curve is :func:`~cueshift.power.analytic.wsrt_power`; the simulated one draws, per replicate,
 a study of :math:`F` faces whose values are the curve's effect sizes (each repeated
 :data:`REPEATS` times, with the model's components) through the same φ-level draws and the same
-signed-rank test as :mod:`cueshift.plan.simulate`.
+signed-rank test as :mod:`cueshift.power.simulate`.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ import numpy as np
 import polars as pl
 
 from cueshift.extras import importing
-from cueshift.plan.anova import F64
-from cueshift.plan.components import PlanInputs
-from cueshift.plan.families import Targets, TestSet, attribute_sets
-from cueshift.plan.model import StudyModel, study_model
-from cueshift.plan.power import bh_threshold, wsrt_power
-from cueshift.plan.protocol import Protocol
-from cueshift.plan.simulate import draw_face_means
+from cueshift.power.analytic import bh_threshold, wsrt_power
+from cueshift.power.anova import F64
+from cueshift.power.components import PlanInputs
+from cueshift.power.families import Targets, TestSet, attribute_sets
+from cueshift.power.model import StudyModel, study_model
+from cueshift.power.protocol import Protocol
+from cueshift.power.simulate import draw_face_means
 from cueshift.stats import one_sample_test
 
 #: Columns per effect size in a simulated curve study (more columns, less Monte Carlo error).

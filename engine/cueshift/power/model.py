@@ -19,8 +19,8 @@ A φ is :math:`\operatorname{Binomial}(n_{\text{valid}}, p)/n_{\text{valid}}` wi
 :math:`n_{\text{valid}} \sim \operatorname{Binomial}(n, 1 - q)` (sampling) or :math:`p` itself
 (score), plus :math:`N(0, \sigma_e^2)` serving noise.
 
-The analytic method (:mod:`cueshift.plan.families`) reads the moments of the per-face values off
-these arrays; the simulation (:mod:`cueshift.plan.simulate`) draws from them.
+The analytic method (:mod:`cueshift.power.families`) reads the moments of the per-face values off
+these arrays; the simulation (:mod:`cueshift.power.simulate`) draws from them.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from cueshift.plan.anova import F64
-from cueshift.plan.components import PlanInputs
-from cueshift.plan.protocol import DIMENSIONS, Protocol
+from cueshift.power.anova import F64
+from cueshift.power.components import PlanInputs
+from cueshift.power.protocol import DIMENSIONS, Protocol
 
 #: Correlation of two models' face slopes when no pilot judged both (a middle assumption; a
 #: pilot of two or more models measures it).

@@ -1,4 +1,4 @@
-"""The measured cost model (:mod:`cueshift.plan.throughput`): which measured rate a model gets, and the
+"""The measured cost model (:mod:`cueshift.power.throughput`): which measured rate a model gets, and the
 plan's cost table naming it; the packaged table holds the rates of BENCHMARKS.md (the 7 B rates
 before the static cache, and those `bench_backend_hf.py --scale 7b` measured on an H200)."""
 
@@ -13,7 +13,7 @@ import pytest
 
 from cueshift.designs import parse_study
 from cueshift.plan import PlanRequest, Targets, plan_study
-from cueshift.plan.throughput import COLUMNS, measured_rate, model_size, read_throughput, seconds_per_prompt
+from cueshift.power.throughput import COLUMNS, measured_rate, model_size, read_throughput, seconds_per_prompt
 from cueshift.study.config import ModelConfig
 
 STUDIES = Path(__file__).resolve().parents[2] / "studies"

@@ -11,12 +11,12 @@ import polars as pl
 import pytest
 
 from cueshift.designs.stylisticbias.stats import demographic_variation_table, sbs_levels
-from cueshift.plan.model import StudyModel, group_levels, study_model, table11_cells
-from cueshift.plan.protocol import Mode
-from cueshift.plan.simulate import Cells, draw_cells, draw_face_means, face_means
+from cueshift.power.model import StudyModel, group_levels, study_model, table11_cells
+from cueshift.power.protocol import Mode
+from cueshift.power.simulate import Cells, draw_cells, draw_face_means, face_means
 from cueshift.stats import one_sample_test
-from tests.plan.conftest import PLANTED, planted_inputs, planted_protocol
-from tests.plan.frames import cells_frames
+from tests.power.conftest import PLANTED, planted_inputs, planted_protocol
+from tests.power.frames import cells_frames
 
 
 def _study() -> tuple[StudyModel, list[Cells]]:

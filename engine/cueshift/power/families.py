@@ -2,9 +2,9 @@ r"""The StylisticBias tests a plan covers, with normal-theory power read off the
 
 Each test works on one value per face (seed 000 §4.4: faces are the unit). Its mean
 :math:`\mu` and variance :math:`\sigma^2` across faces follow from
-:class:`~cueshift.plan.model.StudyModel`; power is :func:`~cueshift.plan.power.wsrt_power`
-(Kruskal–Wallis / Mann–Whitney: :func:`~cueshift.plan.power.kruskal_power`) at the level BH
-reaches in the test's family (:func:`~cueshift.plan.power.bh_threshold`).
+:class:`~cueshift.power.model.StudyModel`; power is :func:`~cueshift.power.analytic.wsrt_power`
+(Kruskal–Wallis / Mann–Whitney: :func:`~cueshift.power.analytic.kruskal_power`) at the level BH
+reaches in the test's family (:func:`~cueshift.power.analytic.bh_threshold`).
 
 =================  ==========================================  ===============================
 test               per-face value (face-level, seed 000)        BH family
@@ -26,9 +26,7 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
-from cueshift.plan.anova import F64
-from cueshift.plan.model import StudyModel, group_levels, spaced_effects, table11_cells
-from cueshift.plan.power import (
+from cueshift.power.analytic import (
     RANK_ARE,
     bh_level_for_target,
     bh_threshold,
@@ -37,6 +35,8 @@ from cueshift.plan.power import (
     solve_increasing,
     wsrt_power,
 )
+from cueshift.power.anova import F64
+from cueshift.power.model import StudyModel, group_levels, spaced_effects, table11_cells
 
 
 @dataclass(frozen=True)
@@ -212,7 +212,7 @@ def vs_rows(sm: StudyModel, targets: Targets) -> list[dict[str, object]]:
     r"""Demographic tests of base φ (Table 9): per model × dimension, one test per scenario,
     BH over the scenarios; the effect is VS (all scenarios alike). Noncentrality
     :math:`\lambda = \frac{3}{\pi}\sum_g n_g (a_g - \bar a)^2/\sigma_W^2`
-    (:func:`~cueshift.plan.power.kruskal_power`)."""
+    (:func:`~cueshift.power.analytic.kruskal_power`)."""
     rows = []
     for dim, shifts in sm.group_shift.items():
         groups, codes = group_levels(sm.protocol, dim)

@@ -10,9 +10,9 @@ import pytest
 from cueshift.designs import load_study
 from cueshift.plan import PlanRequest, plan_study
 from cueshift.plan.console import plan_markdown
-from cueshift.plan.cost import CostSettings, cost_frame, cost_rows, question_tokens
-from cueshift.plan.judge import study_scenarios
-from cueshift.plan.protocol import protocol_of
+from cueshift.power.cost import CostSettings, cost_frame, cost_rows, question_tokens
+from cueshift.power.judge import study_scenarios
+from cueshift.power.protocol import protocol_of
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
 
 

@@ -4,7 +4,7 @@ model's position bias, the Wilson half-width, the trials needed, and the cost.
 A cohort's test (``pairwise_cohort``) counts the target group's wins among :math:`n` valid
 crossed trials, :math:`n = W L \cdot 2^{\text{swap}} \cdot K (1 - q)` for :math:`W` target and
 :math:`L` other stimuli, :math:`K` seeds and invalid rate :math:`q`; the exact binomial test of
-:math:`p = 1/2` has exact power :func:`~cueshift.plan.power.binomial_power` at the level BH
+:math:`p = 1/2` has exact power :func:`~cueshift.power.analytic.binomial_power` at the level BH
 reaches in its family (``[pairwise] bh_family``). The trials needed for a target :math:`|p - 1/2|
 = d` use the normal approximation
 :math:`n = \big(z_{1-\alpha/2}/2 + z_{P}\sqrt{p(1-p)}\big)^2/d^2` (Fleiss, Levin & Paik 2003,
@@ -24,19 +24,19 @@ from scipy import special
 from cueshift.designs.pairwise.section import PairwiseStudy
 from cueshift.errors import ConfigError
 from cueshift.inference.stand_ins.simulated import logistic
-from cueshift.plan.cost import DEFAULT_ANSWER_TOKENS
-from cueshift.plan.pilot import open_pilot
-from cueshift.plan.power import (
+from cueshift.power.analytic import (
     bh_level_for_target,
     bh_threshold,
     binomial_power,
     solve_increasing,
     wilson_half_width,
 )
-from cueshift.plan.request import PlanRequest, PlanResult
+from cueshift.power.cost import DEFAULT_ANSWER_TOKENS
+from cueshift.power.pilot import open_pilot
+from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
 from cueshift.stats import bh_adjust, binomial_test
 
-DESIGN = "pairwise"
+DESIGN_NAME = "pairwise"
 #: The simulated judge's default position bias (logit toward the left image) and invalid rate.
 DEFAULT_POSITION_LOGIT = 0.3
 DEFAULT_INVALID_RATE = 0.02
@@ -106,7 +106,7 @@ def _pilot(request: PlanRequest) -> tuple[dict[tuple[str, str], float], dict[str
     assert request.pilot is not None
     study = request.study
     assert isinstance(study, PairwiseStudy)
-    pilot = open_pilot(request.pilot, DESIGN)
+    pilot = open_pilot(request.pilot, DESIGN_NAME)
     try:
         trials, _ = load_frames(pilot.con)
     finally:
@@ -267,7 +267,11 @@ def plan_pairwise(request: PlanRequest) -> PlanResult:
         ]
     )
     notes = ("trials are counted as independent, as the study's exact binomial test counts them",)
-    return PlanResult(DESIGN, source, power, components, cost, pl.DataFrame(), None, notes)
+    return PlanResult(DESIGN_NAME, source, power, components, cost, pl.DataFrame(), None, notes)
 
 
-__all__ = ["DESIGN", "cohort_sizes", "plan_pairwise"]
+#: ``cueshift plan``'s view of the design: tests counted in trials; the default target effect is
+#: a win share of 0.6 (0.1 from 1/2).
+PLANNER = DesignPlanner(unit="trials", target_effect=0.1, plan=plan_pairwise)
+
+__all__ = ["DESIGN_NAME", "PLANNER", "cohort_sizes", "plan_pairwise"]

@@ -12,8 +12,8 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from cueshift.plan.anova import F64, ShiftCube
-from cueshift.plan.protocol import DIMENSIONS
+from cueshift.power.anova import F64, ShiftCube
+from cueshift.power.protocol import DIMENSIONS
 
 # Variation values whose shift is zero by construction (the noise-floor placebos of
 # docs/decisions.md#d1, planned by cueshift.images.placebos): a pixel-identical copy or a lossless

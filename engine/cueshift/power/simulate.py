@@ -1,7 +1,7 @@
 """Simulated power: draw whole studies at the φ level from the study model and run the study's tests.
 
 Each replicate draws every φ of every model × face × (base or value) × scenario
-(:mod:`cueshift.plan.model`), averages each face's shifts over the scenarios, and runs the
+(:mod:`cueshift.power.model`), averages each face's shifts over the scenarios, and runs the
 statistics kernels the analyses run on exactly those per-face values: the signed-rank test of
 :func:`cueshift.stats.one_sample_test` (``sbs_levels``, ``demographic_variation_table``),
 Kruskal–Wallis / Mann–Whitney (:func:`cueshift.stats.kruskal_columns`,
@@ -20,9 +20,9 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from cueshift.plan.anova import F64
-from cueshift.plan.draws import GRID, MAX_DENOMINATOR, binomial_counts, binomial_phi, shift_face_means
-from cueshift.plan.model import StudyModel, group_levels, table11_cells
+from cueshift.power.anova import F64
+from cueshift.power.draws import GRID, MAX_DENOMINATOR, binomial_counts, binomial_phi, shift_face_means
+from cueshift.power.model import StudyModel, group_levels, table11_cells
 from cueshift.stats import bh_adjust, kruskal_columns, mann_whitney_columns, one_sample_test
 
 
@@ -87,7 +87,7 @@ def draw_cells(sm: StudyModel, rng: np.random.Generator, *, counts: bool = False
 def draw_face_means(sm: StudyModel, rng: np.random.Generator) -> F64:
     """Every model's per-face mean shifts of one simulated study (``M × V × F``): the same numbers
     as :func:`face_means` of :func:`draw_cells` from the same generator, drawn and averaged in one
-    numba pass (:func:`cueshift.plan.draws.shift_face_means`)."""
+    numba pass (:func:`cueshift.power.draws.shift_face_means`)."""
     n_f, n_s = sm.n_faces, sm.scenarios
     slopes = correlated_slopes(sm, rng)
     out = np.empty((len(sm.models), len(sm.values), n_f))
@@ -114,7 +114,7 @@ def draw_face_means(sm: StudyModel, rng: np.random.Generator) -> F64:
 def face_means(cells: Cells) -> F64:
     """Per-face mean Δ over the scenarios with a Δ (``V × F``), as ``face_matrix`` averages rows:
     summed exactly over the common denominator of the drawn valid counts (when the cells carry
-    them), else on :data:`~cueshift.plan.draws.GRID` (:func:`~cueshift.plan.draws.mean_scale`)."""
+    them), else on :data:`~cueshift.power.draws.GRID` (:func:`~cueshift.power.draws.mean_scale`)."""
     delta = cells.phi_var - cells.phi_base[None, :, :]
     ok = np.isfinite(delta)
     scale = GRID

@@ -4,7 +4,7 @@ The simulated judge (:mod:`cueshift.inference.stand_ins.simulated`) knows the pr
 answer. For the study's faces (at most :data:`JUDGE_FACES` of them), values and scenarios, its
 expected φ (:func:`~cueshift.inference.stand_ins.simulated.favorable_probability` averaged over the
 orderings) gives noise-free shifts, from which the same estimators as a pilot's
-(:func:`cueshift.plan.estimate.estimate_model`, ``exact=True``) read the components and effects;
+(:func:`cueshift.power.estimate.estimate_model`, ``exact=True``) read the components and effects;
 :math:`\overline{pq}` is the mean over cells and orderings of :math:`p_o(1-p_o)`, the exact
 per-answer binomial variance. A study model with ``backend = "simulated"`` contributes its own
 settings; any other model gets :class:`~cueshift.inference.stand_ins.simulated.SimulatedSettings`
@@ -17,11 +17,12 @@ import numpy as np
 import polars as pl
 
 from cueshift.inference.stand_ins.simulated import SimulatedSettings, favorable_probability, parse_settings
-from cueshift.plan.components import ModelInputs, PlanInputs
-from cueshift.plan.cubes import base_cube, shift_cube
-from cueshift.plan.estimate import estimate_model
-from cueshift.plan.protocol import DIMENSIONS
+from cueshift.power.components import ModelInputs, PlanInputs
+from cueshift.power.cubes import base_cube, shift_cube
+from cueshift.power.estimate import estimate_model
+from cueshift.power.protocol import DIMENSIONS
 from cueshift.study.config import ModelConfig, Study
+from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import Scenario
 
 #: Faces the exact defaults are computed on (the first of the study's faces).
@@ -31,9 +32,7 @@ DEFAULTS_SOURCE = "simulated-judge defaults (no pilot)"
 
 def study_scenarios(study: Study) -> list[Scenario]:
     """The scenarios the study asks, in set order."""
-    from cueshift.designs.registry import scenario_sets  # TODO(issue 29): take the scenarios from the design
-
-    scenarios = scenario_sets()[study.scenarios.set]
+    scenarios = SCENARIO_SETS[study.scenarios.set]
     only = set(study.scenarios.only or [])
     return [s for s in scenarios if not only or s.scenario_id in only]
 

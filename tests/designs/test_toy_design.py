@@ -1,0 +1,214 @@
+"""A design outside the package, registered through the ``cueshift.designs`` entry-point group:
+``cueshift plan``, ``infer``, ``analyze``, ``report`` and ``view`` all pick it up, with no file of
+the repository changed (docs/designs.md)."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandera.polars as pa
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from cueshift.cli import app
+from cueshift.designs import designs, registry
+from cueshift.schemas.results import RESULT_SCHEMAS
+from cueshift.stats import ANALYSES
+
+TOY = '''
+"""A toy design: forced-choice judgments of the base faces, one analysis, a plan, a report."""
+
+from typing import Literal
+
+import polars as pl
+from pydantic import Field
+
+from cueshift import store
+from cueshift.designs.forced_choice import judgment_workload
+from cueshift.designs.protocol import OptionSupport
+from cueshift.designs.viewer_support import ViewerPage, ViewerSupport
+from cueshift.images import load_benchmark
+from cueshift.power.request import DesignPlanner, PlanResult
+from cueshift.render import Catalog, Col, TableSpec, stub
+from cueshift.stats import RunSettings, analysis, run_suite
+from cueshift.study.config import Study
+from cueshift.study.sections import Section
+from cueshift.study.variations import VariationFilter
+
+
+class ToyConfig(Section):
+    label: str = "toy"
+    root: str | None = None
+
+
+class ToyStudy(Study):
+    design: Literal["toy"] = "toy"
+    toy: ToyConfig = Field(default_factory=ToyConfig)
+
+
+@analysis("toy_counts", suite="toy", description="judgments per model", source="judgment",
+          grouping="model", statistic="count", family="none")
+def _counts(ctx):
+    return ctx.inputs
+
+
+def _plan(request):
+    faces = request.faces or 10
+    power = pl.DataFrame({"protocol": ["planned"], "test": ["toy_count"], "family": ["toy"],
+                          "model_id": ["sim"], "target": ["all"], "n_units": [faces], "n_tests": [1],
+                          "n_true": [1], "alpha_level": [request.targets.q], "power": [0.5],
+                          "power_sim": [None], "alpha_mde": [request.targets.q],
+                          "effect": [request.targets.effect], "units_planned": [faces]})
+    return PlanResult("toy", "the toy's defaults", power, pl.DataFrame(), pl.DataFrame(), pl.DataFrame())
+
+
+CATALOG = Catalog(
+    document="toy.qmd",
+    tables=(TableSpec(key="toy-counts", title="Judgments per model", requires=("result_toy_counts",),
+                      sql="SELECT model_id, n FROM result_toy_counts ORDER BY model_id",
+                      columns=(stub("model_id", "model"), Col("n", "judgments"))),),
+)
+
+
+class ToyDesign:
+    name = "toy"
+    study_model = ToyStudy
+    options = OptionSupport(tests=("none",), ci_methods=("none",))
+    viewer = ViewerSupport(image_sections=("toy",),
+                           pages=(ViewerPage("/faces", "Toy faces", "Every face the toy judged →"),))
+
+    def workload(self, study, *, progress):
+        study = study.model_copy(update={"variations": VariationFilter(whitelist={}, rules=[])})
+        return judgment_workload(study, load_benchmark(study.benchmark, study.variations, progress=False))
+
+    def analyze(self, con, study, request, *, console, progress, write):
+        counts = store.query(con, "SELECT model_id, count(*) AS n FROM judgment GROUP BY ALL")
+        return run_suite(con, "toy", counts.with_columns(pl.lit(study.toy.label).alias("label")),
+                         RunSettings(test="none"), write=write)
+
+    def report(self):
+        return CATALOG
+
+    def planner(self):
+        return DesignPlanner(unit="cells", target_effect=0.3, plan=_plan)
+
+
+DESIGN = ToyDesign()
+'''
+
+
+class ToyCountsSchema(pa.DataFrameModel):
+    """``result_toy_counts`` (a design outside the package brings its result schema with it)."""
+
+    model_id: str
+    n: pl.Int64
+    label: str
+
+
+@pytest.fixture
+def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The toy design installed in ``tmp_path``: its module and an entry point naming it."""
+    site = tmp_path / "site"
+    (site / "toy_design").mkdir(parents=True)
+    (site / "toy_design" / "__init__.py").write_text(textwrap.dedent(TOY))
+    (site / "toy-0.0.dist-info").mkdir()
+    (site / "toy-0.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: toy\nVersion: 0.0\n")
+    (site / "toy-0.0.dist-info" / "entry_points.txt").write_text("[cueshift.designs]\ntoy = toy_design\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setitem(RESULT_SCHEMAS, "toy_counts", ToyCountsSchema)
+    registry.clear_caches()
+    try:
+        yield site
+    finally:
+        ANALYSES.pop("toy_counts", None)
+        sys.modules.pop("toy_design", None)
+        monkeypatch.undo()
+        registry.clear_caches()
+
+
+def _study_file(tmp_path: Path) -> Path:
+    path = tmp_path / "toy.toml"
+    path.write_text(
+        textwrap.dedent(
+            f"""
+            name = "toy"
+            design = "toy"
+            database = "{tmp_path / "toy.duckdb"}"
+            seeds = [1]
+
+            [image_set]
+            kind = "demo"
+            size = 6
+            cache_dir = "{tmp_path / "demo"}"
+
+            [scenarios]
+            only = ["competent", "honest"]
+
+            [toy]
+            label = "five"
+            root = "{tmp_path / "demo"}"
+
+            [[models]]
+            model_id = "sim"
+            """
+        )
+    )
+    return path
+
+
+def _cli(*args: str) -> str:
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_a_design_outside_the_package_is_planned_run_analysed_reported_and_viewed(
+    toy: Path, tmp_path: Path
+) -> None:
+    assert "toy" in designs()
+    study = _study_file(tmp_path)
+
+    _cli("plan", "--study", str(study), "--faces", "12", "--out", str(tmp_path / "plan"))
+    power = pl.read_parquet(tmp_path / "plan" / "plan_power.parquet")
+    assert power.select("design", "unit", "n_units", "effect").row(0) == ("toy", "cells", 12, 0.3)
+
+    _cli("infer", "--study", str(study), "--no-progress")
+    _cli("analyze", "--study", str(study), "--no-progress")
+    tables = _cli("report", "--study", str(study), "--tables")
+    assert "Judgments per model" in tables and "48" in tables  # 6 faces x 2 scenarios x 4 orderings
+
+    pytest.importorskip("starlette", reason="cueshift view needs the 'view' extra")
+    from cueshift.viewer.roots import design_sections
+    from tests.viewer.conftest import serve_in_thread
+    from tests.viewer.pages import fetch
+
+    assert "toy" in design_sections()
+    for served in serve_in_thread(tmp_path / "toy.duckdb", tmp_path / "thumbs"):
+        status, _, body = fetch(served.url + "/")
+        page = body.decode()
+        assert status == 200 and "design: toy" in page
+        assert 'id="nav-faces">Toy faces</a>' in page and "Every face the toy judged →" in page
+        assert served.viewer.root is not None
+
+
+def test_a_design_without_a_planner_is_refused_by_plan_in_one_line(toy: Path, tmp_path: Path) -> None:
+    import toy_design
+
+    toy_design.ToyDesign.planner = lambda self: None  # type: ignore[method-assign]
+    result = CliRunner().invoke(app, ["plan", "--study", str(_study_file(tmp_path))])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "design 'toy' has no planner; plannable: stylisticbias" in lines[0]
+
+
+def test_a_design_declared_twice_is_refused(toy: Path) -> None:
+    (toy / "toy-0.0.dist-info" / "entry_points.txt").write_text(
+        "[cueshift.designs]\ntoy = toy_design\npaired = cueshift.designs.paired\n"
+    )
+    registry.clear_caches()
+    with pytest.raises(Exception, match="design 'paired' is declared twice"):
+        designs()
