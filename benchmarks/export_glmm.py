@@ -25,7 +25,7 @@ from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.stats import Resampling
 from cueshift.store.study_export import export_study
-from tests.report.study_db import build_study_db
+from tests.render.study_db import build_study_db
 
 FIT = """
 suppressMessages(library(lme4))

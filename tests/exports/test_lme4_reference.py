@@ -30,13 +30,14 @@ import pytest
 
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
+from cueshift.designs.stylisticbias.constants import LME_CATEGORY_MAP
 from cueshift.stats import Resampling, crossed_model_cells
 from cueshift.stats._mixed import FACTORS
 from cueshift.stats._model_terms import cell_blocks
 from cueshift.stats._reml import reml_fit
 from cueshift.store.study_export import export_study
 from cueshift.views.frames import read_delta
-from tests.report.study_db import build_study_db
+from tests.render.study_db import build_study_db
 
 HERE = Path(__file__).parent
 RELATIVE = 1e-4
@@ -119,7 +120,7 @@ def test_crossed_model_matches_lmer_on_the_exported_counts(rscript, exported):
         assert model[factor]["statistic"] == pytest.approx(lmer[f"wald_{factor}"], rel=RELATIVE)
 
     with duckdb.connect(str(db), read_only=True) as con:  # the fixed effects the table summarises
-        cells = crossed_model_cells(read_delta(con))
+        cells = crossed_model_cells(read_delta(con), category_map=LME_CATEGORY_MAP)
     blocks = cell_blocks(cells, FACTORS, crossed="scenario_id")
     fit = reml_fit(blocks)
     fixef = pl.read_csv(out / "lmer_fixef.csv")

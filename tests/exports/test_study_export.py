@@ -19,7 +19,7 @@ from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.errors import CueshiftError
 from cueshift.stats import Resampling
 from cueshift.store.study_export import export_study
-from tests.report.study_db import build_study_db
+from tests.render.study_db import build_study_db
 
 SCHEMA = json.loads((Path(__file__).parent / "eee_eval.schema.json").read_text())
 

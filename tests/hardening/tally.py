@@ -47,7 +47,7 @@ ROWS: dict[str, tuple[str, str]] = {
         "an older schema version refused by every command",
         "0 (file bytes unchanged)",
     ),
-    "tests/designs/test_runner.py::test_kill_minus_nine_at_random_moments_loses_and_duplicates_nothing": (
+    "tests/execution/test_runner.py::test_kill_minus_nine_at_random_moments_loses_and_duplicates_nothing": (
         "kill -9 at random moments (8 kills), resumed",
         "0 (none duplicated)",
     ),

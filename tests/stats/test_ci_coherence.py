@@ -29,7 +29,7 @@ from cueshift.errors import SchemaViolation
 from cueshift.execution.runner import run_study
 from cueshift.schemas.results import RESULT_SCHEMAS, validate_result
 from cueshift.stats import Resampling, welch_interval
-from tests.report.study_db import build_study_db
+from tests.render.study_db import build_study_db
 
 STUDIES = Path(__file__).parents[2] / "studies"
 STUDY_FILES = {

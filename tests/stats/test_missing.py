@@ -26,7 +26,7 @@ from cueshift.designs.stylisticbias.stats import (
 from cueshift.execution.runner import run_study
 from cueshift.stats import Resampling, wilson_interval
 from cueshift.stats._clustered_share import clustered_wilson
-from tests.designs.test_runner import study_file
+from tests.execution.test_runner import study_file
 
 BOOT = {"n_resamples": 400, "seed": 1, "confidence_level": 0.95, "ci_method": "percentile"}
 # face i: (base invalid of 8, base refusals, V invalid of 12, V refusals, W invalid of 12)

@@ -25,7 +25,7 @@ from cueshift.designs.stylisticbias.stats import (
 )
 from cueshift.stats import face_matrix, signed_rank_columns
 from cueshift.views import read_base_phi, read_delta
-from tests.report.study_db import build_study_db
+from tests.render.study_db import build_study_db
 
 # Δ = k_v/n_v − k_b/n_b of three scenarios (as the delta view subtracts two φ): 2/12 − 5/11,
 # 3/5 − 2/11, 5/11 − 3/9. Their mean is 83/990, but float sums in different orders give two

@@ -313,7 +313,7 @@ def test_suite_writes_the_tables_with_the_larger_family_and_the_report_shows_the
     from cueshift.designs.stylisticbias.analyses import run_analyses
     from cueshift.designs.stylisticbias.report.subgroups import SUBGROUPS_TABLES
     from cueshift.stats import Resampling
-    from tests.report.study_db import build_study_db
+    from tests.render.study_db import build_study_db
 
     names = ["table3_by_model", "table11_by_model", "table2_crossed", "demographic_tests_crossed"]
     names += [

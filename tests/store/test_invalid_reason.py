@@ -19,7 +19,7 @@ from cueshift.inference.parser import REASONS, parse_answer
 from cueshift.schemas.tables import INVALID_REASONS
 from cueshift.study.scenarios import ORDERING_BY_ID, STYLISTICBIAS_25
 from tests import dbrows
-from tests.designs.test_runner import study_file
+from tests.execution.test_runner import study_file
 
 SCENARIO = STYLISTICBIAS_25[0]  # competent / incompetent
 TEXTS = ["(a)", "I cannot tell from a photo.", "Competent", "Maybe (b).", "(a) or (b)", "", "Yes", "not (a)"]

@@ -18,7 +18,7 @@ from cueshift.execution.runner import run_study
 from cueshift.store import keys as store_keys
 from cueshift.store.keys import UNINDEXED_KEYS, duplicated_key
 from cueshift.store.merge import merge_databases
-from tests.designs.test_runner import study_file
+from tests.execution.test_runner import study_file
 
 KEY = UNINDEXED_KEYS["judgment"]
 

@@ -32,7 +32,7 @@ from cueshift.execution.executor_option import make_executor  # noqa: E402
 from cueshift.execution.ray_executor import RayExecutor, actor_resources  # noqa: E402
 from cueshift.execution.runner import run_study  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
-from tests.designs.test_runner import KEY, judgments, study_file  # noqa: E402
+from tests.execution.test_runner import KEY, judgments, study_file  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from cueshift.render import (
     significance_mark,
 )
 from tests.html_tables import html_tables, texts
-from tests.report.study_db import AGES, BODY_TYPES, ETHNICITIES, GENDERS
+from tests.render.study_db import AGES, BODY_TYPES, ETHNICITIES, GENDERS
 
 DOCUMENT = CATALOG.document_path
 

@@ -9,7 +9,7 @@ import pytest
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.stats import Resampling
-from tests.report.study_db import build_study_db
+from tests.render.study_db import build_study_db
 
 
 @pytest.fixture(scope="session")
