@@ -7,6 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from cueshift.designs.stylisticbias.constants import LME_CATEGORY_MAP
 from cueshift.designs.stylisticbias.stats import face_anova, fashion_age_table
 from cueshift.stats import mixed_model, one_way_anova
 from cueshift.stats._contrast import group_difference_interval
@@ -135,11 +136,14 @@ def test_table4_contrast_interval() -> None:
 
 def test_face_anova_and_mixed_model_intervals() -> None:
     delta = delta_frame(simulate_study(SimulationSpec(n_faces=40, models=("a",), seed=2)))
-    for table in (face_anova(delta, n_resamples=300), mixed_model(delta, n_resamples=40)):
+    for table in (
+        face_anova(delta, n_resamples=300),
+        mixed_model(delta, category_map=LME_CATEGORY_MAP, n_resamples=40),
+    ):
         assert table["ci_low"].null_count() == 0
         assert ((table["ci_low"] <= table["estimate"]) & (table["estimate"] <= table["ci_high"])).all()
         assert ((table["ci_low"] >= 0) & (table["ci_high"] <= 1)).all()
-    assert mixed_model(delta, n_resamples=0)["ci_low"].null_count() == 4
+    assert mixed_model(delta, category_map=LME_CATEGORY_MAP, n_resamples=0)["ci_low"].null_count() == 4
 
 
 def test_r2_interval_covers_planted_value() -> None:

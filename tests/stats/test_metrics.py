@@ -15,6 +15,7 @@ import pytest
 import statsmodels.formula.api as smf
 
 from cueshift import store
+from cueshift.designs.stylisticbias.constants import LME_CATEGORY_MAP
 from cueshift.designs.stylisticbias.stats import (
     cross_model,
     cumulative_abs_sbs,
@@ -281,8 +282,8 @@ def test_negativity_asymmetry_one_sided():
 def test_mixed_model_equals_direct_statsmodels_fit():
     study = simulate_study(SimulationSpec(n_faces=40, models=("a", "b"), seed=3))
     delta = delta_frame(study)
-    ours = mixed_model(delta)
-    cells = mixed_model_cells(delta).to_pandas()
+    ours = mixed_model(delta, category_map=LME_CATEGORY_MAP)
+    cells = mixed_model_cells(delta, category_map=LME_CATEGORY_MAP).to_pandas()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = smf.mixedlm(

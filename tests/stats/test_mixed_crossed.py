@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 import statsmodels.formula.api as smf
 
+from cueshift.designs.stylisticbias.constants import LME_CATEGORY_MAP
 from cueshift.stats import (
     crossed_model,
     crossed_model_cells,
@@ -84,7 +85,10 @@ def test_crossed_reml_equals_statsmodels_variance_components() -> None:
 
 
 def test_face_reml_equals_statsmodels_groups() -> None:
-    cells = mixed_model_cells(delta_frame(simulate_study(SimulationSpec(n_faces=30, models=("a",), seed=2))))
+    cells = mixed_model_cells(
+        delta_frame(simulate_study(SimulationSpec(n_faces=30, models=("a",), seed=2))),
+        category_map=LME_CATEGORY_MAP,
+    )
     blocks = cell_blocks(cells, FACTORS)
     ours = reml_fit(blocks)
     frame = cells.to_pandas()
@@ -134,9 +138,9 @@ def test_planted_face_and_scenario_variances_recovered() -> None:
 
 def test_crossed_model_and_components_on_a_simulated_study() -> None:
     delta = delta_frame(simulate_study(SimulationSpec(n_faces=40, models=("a", "b"), seed=3)))
-    table = crossed_model(delta, n_resamples=30)
-    comps = variance_components(delta)
-    cells = crossed_model_cells(delta)
+    table = crossed_model(delta, category_map=LME_CATEGORY_MAP, n_resamples=30)
+    comps = variance_components(delta, category_map=LME_CATEGORY_MAP)
+    cells = crossed_model_cells(delta, category_map=LME_CATEGORY_MAP)
     per_face_category = cells.group_by("face_id", "variation_category").len()["len"]
     assert (per_face_category == 25).all()  # one cell per scenario of each face × category
     # (statsmodels' variance-component MixedLM takes minutes on these 10,000 cells: the small-frame
@@ -150,7 +154,9 @@ def test_crossed_model_and_components_on_a_simulated_study() -> None:
     )
     assert (table["ci_low"] <= table["estimate"]).all() and (table["estimate"] <= table["ci_high"]).all()
     assert table["n_refits"][0] == 30 and table["n_scenarios"][0] == 25
-    from_table = variance_components(delta, model=table)  # read from the stored model, not refitted
+    from_table = variance_components(
+        delta, category_map=LME_CATEGORY_MAP, model=table
+    )  # read from the stored model, not refitted
     np.testing.assert_allclose(from_table["estimate"], comps["estimate"], rtol=1e-12)
     assert from_table.drop("estimate", "sd", "share", "share_random").equals(
         comps.drop("estimate", "sd", "share", "share_random")
@@ -175,8 +181,8 @@ def test_term_values_r2_by_hand() -> None:
 
 def test_mixed_model_reml_estimator_equals_statsmodels() -> None:
     delta = delta_frame(simulate_study(SimulationSpec(n_faces=30, models=("a",), seed=12)))
-    ours = mixed_model(delta, estimator="reml", n_resamples=0)
-    ref = mixed_model(delta, n_resamples=0)  # statsmodels MixedLM
+    ours = mixed_model(delta, category_map=LME_CATEGORY_MAP, estimator="reml", n_resamples=0)
+    ref = mixed_model(delta, category_map=LME_CATEGORY_MAP, n_resamples=0)  # statsmodels MixedLM
     # MixedLM stops ~1e-4 short of the REML optimum in the face variance (see the tests above)
     for column, rtol in (("statistic", 1e-4), ("estimate", 1e-4), ("var_face", 1e-3), ("var_resid", 1e-5)):
         np.testing.assert_allclose(ours[column].to_numpy(), ref[column].to_numpy(), rtol=rtol)
@@ -186,4 +192,4 @@ def test_mixed_model_reml_estimator_equals_statsmodels() -> None:
         ref.select("term", "df", "df_resid", "n", "n_groups")
     )
     with pytest.raises(ValueError, match="REML"):
-        mixed_model(delta, estimator="reml", reml=False)
+        mixed_model(delta, category_map=LME_CATEGORY_MAP, estimator="reml", reml=False)

@@ -11,6 +11,7 @@ import pytest
 from cueshift import store
 from cueshift.designs.stylisticbias import run_reads
 from cueshift.designs.stylisticbias.analyses import run_analyses
+from cueshift.designs.stylisticbias.constants import LME_CATEGORY_MAP
 from cueshift.designs.stylisticbias.stats import (
     category_ranking,
     cross_model,
@@ -50,8 +51,10 @@ def test_one_layout_per_run_and_the_same_tables(stored, monkeypatch: pytest.Monk
         "model_differences": model_differences(delta, n_resamples=200, seed=3),
         "cross_model": cross_model(delta, n_resamples=200, seed=3),
         "category_ranking": category_ranking(delta),
-        "crossed_model": crossed_model(delta, n_resamples=200, seed=3),
-        "mixed_model": mixed_model(delta, n_resamples=200, seed=3, estimator="reml"),
+        "crossed_model": crossed_model(delta, category_map=LME_CATEGORY_MAP, n_resamples=200, seed=3),
+        "mixed_model": mixed_model(
+            delta, category_map=LME_CATEGORY_MAP, n_resamples=200, seed=3, estimator="reml"
+        ),
     }
     for name, table in alone.items():
         assert table.height > 0
@@ -63,8 +66,12 @@ def test_model_level_cells_are_the_cells_from_the_rows(stored) -> None:
     laid_out = model_cells(delta)
     crossed, mixed = model_level_cells(laid_out, crossed=True), model_level_cells(laid_out, crossed=False)
     assert crossed is not None and mixed is not None
-    assert crossed.equals(crossed_model_cells(delta))
-    assert mixed.equals(mixed_model_cells(delta).sort("face_id", "variation_category", "scenario_category"))
+    assert crossed.equals(crossed_model_cells(delta, category_map=LME_CATEGORY_MAP))
+    assert mixed.equals(
+        mixed_model_cells(delta, category_map=LME_CATEGORY_MAP).sort(
+            "face_id", "variation_category", "scenario_category"
+        )
+    )
     assert crossed["variation_category"].n_unique() < delta["variation_category"].n_unique()  # merged
 
 

@@ -45,30 +45,21 @@ Public surface (implementation in private modules); the design statistics
   :func:`scenario_multiplicities`, :func:`scenario_sums`, :data:`GENERALISE`), intervals of
   effects and contrasts (:func:`bias_shifted_interval`, :func:`eta_squared_replicates`,
   :func:`group_difference_interval`, :func:`clustered_wilson`, :func:`pooled_standard_errors`),
-  :func:`returns` (checks a result frame against its schema) and the shared constants
-  (:data:`POOLED`, :data:`MEAN_OF_MODELS`, :data:`ALPHA`, :data:`DIMENSIONS`, …)
+  :func:`returns` (checks a result frame against its schema) and the labels every design shares
+  (:data:`POOLED`, :data:`MEAN_OF_MODELS`, :data:`ALPHA`); the StylisticBias tables' own constants
+  are in :mod:`cueshift.designs.stylisticbias.constants`
 
 This is the one public face: the designs import these names from ``cueshift.stats`` as users do.
 """
+
+import importlib
+import warnings
 
 from cueshift.stats._anova import AnovaResult, one_way_anova
 from cueshift.stats._checked import returns
 from cueshift.stats._clustered import clustered_standard_error, design_effect, naive_standard_error
 from cueshift.stats._clustered_share import clustered_wilson
-from cueshift.stats._constants import (
-    ALPHA,
-    ASYMMETRY_PAIRS,
-    DIMENSIONS,
-    ELDERLY,
-    FASHION_CATEGORY,
-    LARGE_SHIFT,
-    LME_CATEGORY_MAP,
-    MANN_WHITNEY_DIMENSIONS,
-    MEAN_OF_MODELS,
-    POOLED,
-    TABLE3_CATEGORY_MAP,
-    YOUNG,
-)
+from cueshift.stats._constants import ALPHA, MEAN_OF_MODELS, POOLED
 from cueshift.stats._contrast import group_difference_interval
 from cueshift.stats._correlation import (
     CORRELATION_SCHEMA,
@@ -275,15 +266,6 @@ __all__ = [
     "wilson_interval",
     # kernels the design statistics compose
     "ALPHA",
-    "ASYMMETRY_PAIRS",
-    "DIMENSIONS",
-    "ELDERLY",
-    "FASHION_CATEGORY",
-    "LARGE_SHIFT",
-    "LME_CATEGORY_MAP",
-    "MANN_WHITNEY_DIMENSIONS",
-    "TABLE3_CATEGORY_MAP",
-    "YOUNG",
     "GENERALISE",
     "FaceSums",
     "bias_shifted_interval",
@@ -309,3 +291,29 @@ __all__ = [
     "scenario_sums",
     "study_faces",
 ]
+
+
+#: The StylisticBias constants that moved to :mod:`cueshift.designs.stylisticbias.constants`
+#: (issue 29); still readable here, with a :class:`DeprecationWarning`.
+_MOVED = frozenset(
+    {
+        "ASYMMETRY_PAIRS",
+        "DIMENSIONS",
+        "ELDERLY",
+        "FASHION_CATEGORY",
+        "LARGE_SHIFT",
+        "LME_CATEGORY_MAP",
+        "MANN_WHITNEY_DIMENSIONS",
+        "TABLE3_CATEGORY_MAP",
+        "YOUNG",
+    }
+)
+
+
+def __getattr__(name: str) -> object:
+    """The moved constants, by name, from the design that owns them (deprecated here)."""
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    home = "cueshift.designs.stylisticbias.constants"
+    warnings.warn(f"cueshift.stats.{name} is deprecated: use {home}.{name}", DeprecationWarning, stacklevel=2)
+    return getattr(importlib.import_module(home), name)

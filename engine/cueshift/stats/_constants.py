@@ -1,12 +1,11 @@
-"""Names and defaults shared by the statistics modules (seed 000 §4.4, §5, App. D).
+"""Labels and defaults shared by the statistics of every design.
 
-Every default that resolves an ambiguity of the paper lives here, so a docstring can
-point at it and a caller can override it.
+The StylisticBias tables' own names and defaults (Table 3's category map, the asymmetry pairs,
+Table 4's age groups, …) are in :mod:`cueshift.designs.stylisticbias.constants`.
 """
 
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import Final
 
 #: ``model_id`` of rows pooled over models: the per-face mean over models is taken first.
@@ -14,45 +13,5 @@ from typing import Final
 POOLED: Final = "(pooled)"
 #: ``model_id`` of rows that average the per-model rows (the "Average" rows of Tables 2, 5, 9).
 MEAN_OF_MODELS: Final = "(mean of models)"
-
-#: Demographic dimensions of the base faces, in the paper's column order (Tables 2, 3, 9, 11).
-DIMENSIONS: Final = ("age", "gender", "ethnicity", "body_type")
-#: Dimensions tested with Kruskal–Wallis (k > 2 groups) and Mann–Whitney U (gender) in Table 9.
-KRUSKAL_DIMENSIONS: Final = ("age", "body_type", "ethnicity")
-MANN_WHITNEY_DIMENSIONS: Final = ("gender",)
-
-#: Display categories of Table 3: "Makeup & lips" and "Hair len./color" merge two categories each.
-TABLE3_CATEGORY_MAP: Final = MappingProxyType(
-    {
-        "Makeup": "Makeup & lips",
-        "Lip makeup": "Makeup & lips",
-        "Hair length": "Hair len./color",
-        "Hair color": "Hair len./color",
-    }
-)
-#: Variation categories of the mixed model (Table 10, df = 10 → 11 levels): the 12 categories of
-#: the whitelist with makeup and lip makeup merged. With 12 separate levels df would be 11.
-LME_CATEGORY_MAP: Final = MappingProxyType({"Makeup": "Makeup & lips", "Lip makeup": "Makeup & lips"})
-
-#: Negativity-asymmetry pairs (negative cue, positive counterpart) of §5.2. The paper names two of
-#: its five pairs (Worn/Distressed vs Formal/Business, Messy vs Slicked back); the other three
-#: are this package's choice of same-category opposites.
-ASYMMETRY_PAIRS: Final = (
-    ("Worn / Distressed clothing", "Professional / Business formal"),
-    ("Messy", "Slicked back"),
-    ("Worn / Distressed clothing", "Formal / Evening wear"),
-    ("Streetwear", "Smart casual"),
-    ("Mohawk", "Slicked back"),
-)
-
-#: Age groups contrasted in Table 4 (Mann–Whitney young vs elderly per fashion style).
-YOUNG: Final = "young adult"
-ELDERLY: Final = "elderly"
-FASHION_CATEGORY: Final = "Fashion"
-
-#: The cell at which the sign is removed for |SBS| (see :func:`cueshift.stats.sbs_levels`).
-ABS_UNIT: Final = ("model_id", "variation_value", "scenario_id")
-
-#: Threshold of a "large" shift in Table 5.
-LARGE_SHIFT: Final = 0.25
+#: Significance level of the tests' verdicts and of "significant" shares.
 ALPHA: Final = 0.05

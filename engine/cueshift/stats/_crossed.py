@@ -9,7 +9,6 @@ import numpy as np
 import polars as pl
 
 from cueshift.stats._checked import returns
-from cueshift.stats._constants import LME_CATEGORY_MAP
 from cueshift.stats._effect_intervals import bias_shifted_interval, refit_replicates
 from cueshift.stats._faces import group_means
 from cueshift.stats._mixed import FACTORS
@@ -24,20 +23,24 @@ CROSSED_REFITS = 100
 
 
 def crossed_model_cells(
-    delta: pl.DataFrame, *, category_map: Mapping[str, str] = LME_CATEGORY_MAP, crossed: str = SCENARIO
+    delta: pl.DataFrame, *, category_map: Mapping[str, str] | None = None, crossed: str = SCENARIO
 ) -> pl.DataFrame:
     """Δ averaged per face × variation category × scenario (with its category) over models and
     values: the cells of :func:`crossed_model` (one value per face and scenario per category, so
-    the scenario intercepts are identified and paper scale is 500 × 11 × 25 cells)."""
+    the scenario intercepts are identified and paper scale is 500 × 11 × 25 cells); ``category_map``
+    as in :func:`cueshift.stats.mixed_model_cells`."""
     data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan()).with_columns(
-        pl.col("variation_category").replace(dict(category_map))
+        pl.col("variation_category").replace(dict(category_map or {}))
     )
     keys = ("face_id", *FACTORS, crossed)
     return group_means(data, keys, "delta").drop("n").sort(keys)  # exact: the same in any row order
 
 
 def _fit(
-    delta: pl.DataFrame, category_map: Mapping[str, str], crossed: str, cells: pl.DataFrame | None = None
+    delta: pl.DataFrame,
+    category_map: Mapping[str, str] | None,
+    crossed: str,
+    cells: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, FaceBlocks, RemlFit] | None:
     if cells is None:
         cells = crossed_model_cells(delta, category_map=category_map, crossed=crossed)
@@ -51,7 +54,7 @@ def _fit(
 def crossed_model(
     delta: pl.DataFrame,
     *,
-    category_map: Mapping[str, str] = LME_CATEGORY_MAP,
+    category_map: Mapping[str, str] | None = None,
     crossed: str = SCENARIO,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
@@ -129,7 +132,7 @@ def crossed_model(
 def variance_components(
     delta: pl.DataFrame,
     *,
-    category_map: Mapping[str, str] = LME_CATEGORY_MAP,
+    category_map: Mapping[str, str] | None = None,
     crossed: str = SCENARIO,
     model: pl.DataFrame | None = None,
 ) -> pl.DataFrame:

@@ -10,7 +10,6 @@ import numpy as np
 import polars as pl
 
 from cueshift.stats._checked import returns
-from cueshift.stats._constants import LME_CATEGORY_MAP
 from cueshift.stats._effect_intervals import MODEL_REFITS, bias_shifted_interval, refit_replicates
 from cueshift.stats._faces import group_means
 from cueshift.stats._model_terms import cell_blocks, term_values, wald_p_values
@@ -43,14 +42,14 @@ EMPTY_RESULT: dict[str, pl.DataType] = {
 FIT_METHODS = ("cg", "nm", "lbfgs")
 
 
-def mixed_model_cells(
-    delta: pl.DataFrame, *, category_map: Mapping[str, str] = LME_CATEGORY_MAP
-) -> pl.DataFrame:
+def mixed_model_cells(delta: pl.DataFrame, *, category_map: Mapping[str, str] | None = None) -> pl.DataFrame:
     """Δ averaged per face × variation category × scenario category over models, values and
     scenarios (seed 000 App. D.2: "pooled across all six models by averaging Δ per face ×
-    variation-category × scenario-category cell")."""
+    variation-category × scenario-category cell"). ``category_map`` renames variation categories
+    before averaging, merging those it maps to one name (None: as they are; StylisticBias passes
+    :data:`cueshift.designs.stylisticbias.constants.LME_CATEGORY_MAP`)."""
     data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan()).with_columns(
-        pl.col("variation_category").replace(dict(category_map))
+        pl.col("variation_category").replace(dict(category_map or {}))
     )
     keys = ["face_id", *FACTORS]
     return group_means(data, keys, "delta").drop("n").sort(keys)  # exact: the same in any row order
@@ -60,7 +59,7 @@ def mixed_model_cells(
 def mixed_model(
     delta: pl.DataFrame,
     *,
-    category_map: Mapping[str, str] = LME_CATEGORY_MAP,
+    category_map: Mapping[str, str] | None = None,
     reml: bool = True,
     method: Sequence[str] = FIT_METHODS,
     df_denominator: Literal["residual"] = "residual",
@@ -109,6 +108,7 @@ def mixed_model(
     percentile interval re-centred on the bias-corrected value, clamped to [0, 1] and holding the estimate
     (:func:`cueshift.stats._effect_intervals.bias_shifted_interval`: both statistics are biased
     upward, and a plain percentile interval can miss them near zero). ``n_resamples=0``: none.
+    ``category_map``: variation categories merged before the fit (see :func:`mixed_model_cells`).
     ``cells``: :func:`mixed_model_cells` of ``delta`` (same ``category_map``) already computed;
     the rows are then not read.
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from cueshift.designs.stylisticbias.constants import LME_CATEGORY_MAP
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
 from cueshift.designs.stylisticbias.run_reads import model_cells_once
 from cueshift.designs.stylisticbias.stats import model_level_cells
@@ -31,6 +32,7 @@ DECLARED = Declarations(SUITE)
 def _crossed(ctx: Context) -> pl.DataFrame:
     return crossed_model(
         ctx.inputs.delta,
+        category_map=LME_CATEGORY_MAP,
         n_resamples=ctx.inputs.resampling.resamples,
         seed=ctx.inputs.resampling.seed,
         confidence_level=ctx.inputs.resampling.confidence_level,
@@ -48,4 +50,6 @@ def _crossed(ctx: Context) -> pl.DataFrame:
     after=("crossed_model",),
 )
 def _components(ctx: Context) -> pl.DataFrame:
-    return variance_components(ctx.inputs.delta, model=ctx.results.get("crossed_model"))
+    return variance_components(
+        ctx.inputs.delta, category_map=LME_CATEGORY_MAP, model=ctx.results.get("crossed_model")
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from cueshift.designs.stylisticbias.constants import FASHION_CATEGORY, LME_CATEGORY_MAP
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
 from cueshift.designs.stylisticbias.run_reads import model_cells_once, summed_rows
 from cueshift.designs.stylisticbias.stats import (
@@ -27,7 +28,7 @@ from cueshift.designs.stylisticbias.stats import (
     significance_share,
     variation_strength,
 )
-from cueshift.stats import FASHION_CATEGORY, Declarations, NotApplicable, mixed_model
+from cueshift.stats import Declarations, NotApplicable, mixed_model
 
 #: The analyses this module declares, in order; :mod:`.analyses` lists the modules in order.
 DECLARED = Declarations(SUITE)
@@ -130,6 +131,7 @@ def _anova(ctx: Context) -> pl.DataFrame:
 def _mixed(ctx: Context) -> pl.DataFrame:
     return mixed_model(
         ctx.inputs.delta,
+        category_map=LME_CATEGORY_MAP,
         n_resamples=ctx.inputs.resampling.resamples,
         seed=ctx.inputs.resampling.seed,
         confidence_level=ctx.inputs.resampling.confidence_level,

@@ -11,16 +11,14 @@ from fractions import Fraction
 import numpy as np
 import polars as pl
 
+from cueshift.designs.stylisticbias.constants import ASYMMETRY_PAIRS, DIMENSIONS, TABLE3_CATEGORY_MAP
 from cueshift.designs.stylisticbias.stats._group_reversals import reversal_flags
 from cueshift.designs.stylisticbias.stats._groups_crossed import crossed_group_intervals
 from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS, pooled_cells
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.stats import (
     ALPHA,
-    ASYMMETRY_PAIRS,
     DEFAULT_RESAMPLES,
-    DIMENSIONS,
-    TABLE3_CATEGORY_MAP,
     CIMethod,
     FaceSums,
     TestMethod,

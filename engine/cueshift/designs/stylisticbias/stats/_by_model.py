@@ -14,6 +14,7 @@ from typing import Final
 
 import polars as pl
 
+from cueshift.designs.stylisticbias.constants import DIMENSIONS, TABLE3_CATEGORY_MAP
 from cueshift.designs.stylisticbias.stats._attributes import (
     GROUP_CELL_COLUMNS,
     category_demographic_table,
@@ -21,15 +22,7 @@ from cueshift.designs.stylisticbias.stats._attributes import (
 )
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.errors import CueshiftError
-from cueshift.stats import (
-    ALPHA,
-    DEFAULT_RESAMPLES,
-    DIMENSIONS,
-    TABLE3_CATEGORY_MAP,
-    CIMethod,
-    TestMethod,
-    returns,
-)
+from cueshift.stats import ALPHA, DEFAULT_RESAMPLES, CIMethod, TestMethod, returns
 
 #: Joins the model id to an attribute key while the models share one call (ASCII unit separator).
 MODEL_FOLD: Final = "\x1f"

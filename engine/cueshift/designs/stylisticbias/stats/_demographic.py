@@ -9,11 +9,10 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
+from cueshift.designs.stylisticbias.constants import DIMENSIONS, MANN_WHITNEY_DIMENSIONS
 from cueshift.stats import (
     ALPHA,
     DEFAULT_RESAMPLES,
-    DIMENSIONS,
-    MANN_WHITNEY_DIMENSIONS,
     MEAN_OF_MODELS,
     bh_by_family,
     bias_shifted_interval,

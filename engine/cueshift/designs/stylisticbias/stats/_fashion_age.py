@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from cueshift.designs.stylisticbias.constants import ELDERLY, FASHION_CATEGORY, YOUNG
 from cueshift.designs.stylisticbias.stats._attributes import (
     GROUP_CELL_COLUMNS,
     FaceLevelTest,
@@ -14,9 +15,6 @@ from cueshift.designs.stylisticbias.stats._attributes import (
 )
 from cueshift.stats import (
     DEFAULT_RESAMPLES,
-    ELDERLY,
-    FASHION_CATEGORY,
-    YOUNG,
     CIMethod,
     TestMethod,
     bh_by_family,

@@ -8,11 +8,10 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from cueshift.designs.stylisticbias.constants import DIMENSIONS, LARGE_SHIFT
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.stats import (
     DEFAULT_RESAMPLES,
-    DIMENSIONS,
-    LARGE_SHIFT,
     MEAN_OF_MODELS,
     POOLED,
     CIMethod,

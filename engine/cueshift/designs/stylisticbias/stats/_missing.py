@@ -47,10 +47,10 @@ import polars as pl
 from numpy.typing import NDArray
 
 from cueshift._types import F64
+from cueshift.designs.stylisticbias.constants import DIMENSIONS
 from cueshift.designs.stylisticbias.stats._missing_cells import ALL, FaceCounts, face_counts, sorted_cells
 from cueshift.stats import (
     DEFAULT_RESAMPLES,
-    DIMENSIONS,
     CIMethod,
     TestMethod,
     bh_by_family,

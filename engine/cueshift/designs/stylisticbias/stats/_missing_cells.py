@@ -18,13 +18,8 @@ import polars as pl
 from numpy.typing import NDArray
 
 from cueshift._types import F64, I64
-from cueshift.stats import (
-    DIMENSIONS,
-    POOLED,
-    cell_codes,
-    encode_categories,
-    face_labels,
-)
+from cueshift.designs.stylisticbias.constants import DIMENSIONS
+from cueshift.stats import POOLED, cell_codes, encode_categories, face_labels
 
 #: ``dimension`` and ``group`` of the cells of all faces.
 ALL = "(all)"
@@ -67,7 +62,7 @@ class FaceCounts:
 
 def face_counts(rows: pl.DataFrame, columns: Sequence[str]) -> FaceCounts:
     """Sum ``columns`` of ``rows`` (``model_id, face_id, variation_category, variation_value``,
-    the :data:`~cueshift.stats.DIMENSIONS` labels) per model × value × face, and lay
+    the :data:`~cueshift.designs.stylisticbias.constants.DIMENSIONS` labels) per model × value × face, and lay
     out the cells: every model and the pooled one × ``(all)`` and each label of each dimension ×
     value, where at least one face of the group has rows (faces without a label leave that
     dimension)."""

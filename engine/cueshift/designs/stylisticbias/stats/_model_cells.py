@@ -13,8 +13,8 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from cueshift._types import F64
+from cueshift.designs.stylisticbias.constants import LME_CATEGORY_MAP
 from cueshift.stats import (
-    LME_CATEGORY_MAP,
     FaceMatrix,
     cell_codes,
     count_denominator,

@@ -17,13 +17,13 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from cueshift.designs.stylisticbias.constants import DIMENSIONS
 from cueshift.designs.stylisticbias.stats._sbs_abs import abs_intervals, demographic_abs
 from cueshift.designs.stylisticbias.stats._sbs_crossed import crossed_sbs_intervals
 from cueshift.designs.stylisticbias.stats._sbs_levels import KEY_COLUMNS, LEVELS, level_blocks
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta, summed_delta
 from cueshift.stats import (
     DEFAULT_RESAMPLES,
-    DIMENSIONS,
     GENERALISE,
     CIMethod,
     TestMethod,

@@ -13,6 +13,7 @@ from typing import Final
 import numpy as np
 import polars as pl
 
+from cueshift.designs.stylisticbias.constants import DIMENSIONS
 from cueshift.designs.stylisticbias.stats._attributes import (
     GROUP_CELL_COLUMNS,
     MEAN_OF_GROUPS,
@@ -23,7 +24,7 @@ from cueshift.designs.stylisticbias.stats._metrics import variation_strength
 from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.errors import CueshiftError
-from cueshift.stats import ALPHA, DEFAULT_RESAMPLES, DIMENSIONS, CIMethod, TestMethod, bh_by_family, returns
+from cueshift.stats import ALPHA, DEFAULT_RESAMPLES, CIMethod, TestMethod, bh_by_family, returns
 
 Pair = tuple[str, str]
 

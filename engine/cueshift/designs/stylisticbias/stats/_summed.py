@@ -18,16 +18,9 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from cueshift.designs.stylisticbias.constants import DIMENSIONS
 from cueshift.designs.stylisticbias.stats._sbs_levels import LEVELS
-from cueshift.stats import (
-    DIMENSIONS,
-    FaceSums,
-    face_labels,
-    face_sums,
-    ratio_means,
-    regroup,
-    study_faces,
-)
+from cueshift.stats import FaceSums, face_labels, face_sums, ratio_means, regroup, study_faces
 
 #: The fine cells: SBS's cells per model (its display means of φ included).
 FINE_KEYS = ("model_id", *LEVELS["cell"])
