@@ -10,10 +10,11 @@ from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 from scipy import special, stats
 
-F64 = NDArray[np.float64]
+from cueshift._types import F64
+
 #: Asymptotic relative efficiency of the rank tests (WSRT, Mann–Whitney, Kruskal–Wallis) to their
 #: normal-theory counterparts under normal data: :math:`3/\pi` (Lehmann 1975, §2.4).
 RANK_ARE = 3.0 / np.pi

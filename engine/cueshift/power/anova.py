@@ -28,10 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy import stats
 
-F64 = NDArray[np.float64]
+from cueshift._types import F64
 
 
 @dataclass(frozen=True)

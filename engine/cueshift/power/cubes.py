@@ -12,7 +12,8 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from cueshift.power.anova import F64, ShiftCube
+from cueshift._types import F64
+from cueshift.power.anova import ShiftCube
 from cueshift.power.protocol import DIMENSIONS
 
 # Variation values whose shift is zero by construction (the noise-floor placebos of

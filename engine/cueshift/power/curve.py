@@ -18,9 +18,9 @@ from functools import partial
 import numpy as np
 import polars as pl
 
+from cueshift._types import F64
 from cueshift.extras import importing
 from cueshift.power.analytic import bh_threshold, wsrt_power
-from cueshift.power.anova import F64
 from cueshift.power.components import PlanInputs
 from cueshift.power.families import Targets, TestSet, attribute_sets
 from cueshift.power.model import StudyModel, study_model

@@ -24,7 +24,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-F64 = NDArray[np.float64]
+from cueshift._types import F64
+
 #: 1/(k+1) for the inversion walk (a multiplication instead of a division per step).
 _RECIPROCALS = 1.0 / np.arange(1.0, 65.0)
 #: Largest common denominator of exact per-face means (as the analyses' exact means); beyond it,

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from cueshift._types import F64
 from cueshift.power.anova import (
-    F64,
     ShiftCube,
     jackknife_interval,
     leave_one_out,

@@ -26,6 +26,7 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
+from cueshift._types import F64
 from cueshift.power.analytic import (
     RANK_ARE,
     bh_level_for_target,
@@ -35,7 +36,6 @@ from cueshift.power.analytic import (
     solve_increasing,
     wsrt_power,
 )
-from cueshift.power.anova import F64
 from cueshift.power.model import StudyModel, group_levels, spaced_effects, table11_cells
 
 

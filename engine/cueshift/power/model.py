@@ -31,7 +31,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from cueshift.power.anova import F64
+from cueshift._types import F64
 from cueshift.power.components import PlanInputs
 from cueshift.power.protocol import DIMENSIONS, Protocol
 

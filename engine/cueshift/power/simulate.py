@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from cueshift.power.anova import F64
+from cueshift._types import F64
 from cueshift.power.draws import GRID, MAX_DENOMINATOR, binomial_counts, binomial_phi, shift_face_means
 from cueshift.power.model import StudyModel, group_levels, table11_cells
 from cueshift.stats import bh_adjust, kruskal_columns, mann_whitney_columns, one_sample_test

@@ -22,6 +22,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import ArrayLike
 
+from cueshift._types import F64
 from cueshift.designs.paired.section import PairedStudy
 from cueshift.power.analytic import (
     RANK_ARE,
@@ -32,7 +33,6 @@ from cueshift.power.analytic import (
     solve_increasing,
     wsrt_power,
 )
-from cueshift.power.anova import F64
 from cueshift.power.cost import cost_frame, cost_rows, question_tokens
 from cueshift.power.judge import study_scenarios
 from cueshift.power.pilot import open_pilot

@@ -27,9 +27,9 @@ import polars as pl
 from numpy.typing import ArrayLike
 from scipy import special
 
+from cueshift._types import F64
 from cueshift.designs.probe.section import ProbeStudy
 from cueshift.power.analytic import bh_level_for_target, bh_threshold, solve_increasing
-from cueshift.power.anova import F64
 from cueshift.power.cost import cost_frame, cost_rows, question_tokens
 from cueshift.power.pilot import open_pilot
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
