@@ -37,7 +37,7 @@ def _study_file(folder: Path, checkpoint: Path | None, extra: str = "") -> Path:
     encoder = f'[audit]\nencoder = "{checkpoint}"\n' if checkpoint is not None else ""
     path.write_text(
         f'name = "clip-audit"\ndatabase = "{folder / "study.duckdb"}"\n'
-        f'[benchmark]\nkind = "demo"\nsize = 2\ncache_dir = "{folder / "cache"}"\n'
+        f'[image_set]\nkind = "demo"\nsize = 2\ncache_dir = "{folder / "cache"}"\n'
         f'[[models]]\nmodel_id = "sim"\nbackend = "simulated"\n{encoder}{extra}',
         encoding="utf-8",
     )

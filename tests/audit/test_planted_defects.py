@@ -122,7 +122,7 @@ def test_the_demo_fails_exactly_its_pixel_identical_edits(tmp_path: Path) -> Non
     study_file = tmp_path / "demo.toml"
     study_file.write_text(
         f'name = "audit-demo"\ndatabase = "{tmp_path / "demo.duckdb"}"\n'
-        f'[benchmark]\nkind = "demo"\nsize = 12\ncache_dir = "{tmp_path / "cache"}"\n'
+        f'[image_set]\nkind = "demo"\nsize = 12\ncache_dir = "{tmp_path / "cache"}"\n'
         '[[models]]\nmodel_id = "sim"\nbackend = "simulated"\n',
         encoding="utf-8",
     )

@@ -111,7 +111,7 @@ def test_scale_regression_matches_statsmodels_with_max_normalisation() -> None:
 def _small_probe(tmp_path: Path) -> dict[str, Any]:
     data = tomllib.loads(STUDY.read_text())
     data["database"] = str(tmp_path / "probe.duckdb")
-    data["benchmark"]["cache_dir"] = str(DEMO_CACHE)
+    data["image_set"]["cache_dir"] = str(DEMO_CACHE)
     data["scenarios"]["only"] = [
         "trustworthy",
         "attractive",
@@ -183,8 +183,8 @@ def test_probe_runs_on_the_tiny_clip_backend(tmp_path: Path, monkeypatch: pytest
     pytest.importorskip("transformers")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     data = _small_probe(tmp_path)
-    data["benchmark"]["size"] = 12
-    data["benchmark"]["cache_dir"] = str(tmp_path / "demo")
+    data["image_set"]["size"] = 12
+    data["image_set"]["cache_dir"] = str(tmp_path / "demo")
     data["scenarios"]["only"] = ["happy", "age", "asian", "outdoors"]
     data["models"] = [{"model_id": "tiny-clip", "backend": "clip", "checkpoint": "cueshift:tiny-random-clip"}]
     data["probe"]["registry"] = []

@@ -211,7 +211,7 @@ def test_random_twins_end_to_end_on_the_tiny_clip(tmp_path: Path, monkeypatch: p
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     data = tomllib.loads(STUDY.read_text())
     data["database"] = str(tmp_path / "probe.duckdb")
-    data["benchmark"] = {"kind": "demo", "size": 12, "cache_dir": str(tmp_path / "demo")}
+    data["image_set"] = {"kind": "demo", "size": 12, "cache_dir": str(tmp_path / "demo")}
     data["scenarios"]["only"] = ["happy", "age", "asian"]
     data["models"] = [{"model_id": "tiny-clip", "backend": "clip", "checkpoint": "cueshift:tiny-random-clip"}]
     data["probe"] |= {"registry": [], "n_splits": 5, "random_twins": True, "baseline_folds": 3}

@@ -42,7 +42,7 @@ def _pairwise(tmp_path: Path):  # a small pairwise study (2 cohorts, 2 x 3 portr
 def _probe(tmp_path: Path):  # a small probe study (12 faces, 4 attributes)
     data = tomllib.loads((STUDIES / "probe-004.toml").read_text())
     data |= {"database": str(tmp_path / "probe.duckdb"), "seeds": [0]}
-    data["benchmark"] = {"kind": "demo", "size": 12, "cache_dir": str(tmp_path / "demo")}
+    data["image_set"] = {"kind": "demo", "size": 12, "cache_dir": str(tmp_path / "demo")}
     data["scenarios"]["only"] = ["happy", "age", "asian", "alert"]
     data["probe"]["synthetic_humans"]["n_raters"] = 6
     data["models"] = data["models"][:2]
@@ -208,7 +208,7 @@ def test_a_new_design_folder_is_a_design_of_the_cli_path(tmp_path, monkeypatch):
                 "design": "fifth",
                 "database": str(tmp_path / "five.duckdb"),
                 "seeds": [1],
-                "benchmark": {"kind": "demo", "size": 6, "cache_dir": str(tmp_path / "demo")},
+                "image_set": {"kind": "demo", "size": 6, "cache_dir": str(tmp_path / "demo")},
                 "scenarios": {"only": ["competent", "honest"]},
                 "fifth": {"label": "five"},
                 "models": [{"model_id": "sim"}],

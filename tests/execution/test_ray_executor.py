@@ -175,7 +175,7 @@ def test_tiny_transformers_on_ray_equal_the_local_run_with_a_worker_killed(
                     }
                 )
             ],
-            "benchmark": study.benchmark.model_copy(update={"cache_dir": cache}),
+            "image_set": study.image_set.model_copy(update={"cache_dir": cache}),
             "batch_size": 16,  # units of one image's 16 prompts
         }
     )

@@ -53,7 +53,7 @@ def study_file(
 name = "{name}"
 database = "{(tmp / (name + ".duckdb")).as_posix()}"
 batch_size = {batch_size}
-[benchmark]
+[image_set]
 kind = "demo"
 size = {faces}
 cache_dir = "{cache.as_posix()}"
@@ -235,7 +235,7 @@ def test_cli_rejects_a_malformed_manifest_and_creates_no_database(tmp_path):
     path = tmp_path / "m.toml"
     path.write_text(
         f'name = "m"\ndatabase = "{(tmp_path / "m.duckdb").as_posix()}"\n'
-        f'[benchmark]\nkind = "manifest"\nmanifest = "{manifest.as_posix()}"\n'
+        f'[image_set]\nkind = "manifest"\nmanifest = "{manifest.as_posix()}"\n'
         '[[models]]\nmodel_id = "sim"\n'
     )
     result = subprocess.run(
@@ -339,7 +339,7 @@ def _design_study(design: str, tmp: Path, name: str):
         data["pairwise"]["synthetic_humans"]["n_raters"] = 4
         data["models"] = data["models"][:2]
     else:
-        data["benchmark"] = {"kind": "demo", "size": 12, "cache_dir": str(tmp.parent / "probe-demo")}
+        data["image_set"] = {"kind": "demo", "size": 12, "cache_dir": str(tmp.parent / "probe-demo")}
         data["scenarios"]["only"] = ["happy", "age", "asian", "alert"]
         data["probe"]["synthetic_humans"]["n_raters"] = 4
         data["models"] = data["models"][:2]

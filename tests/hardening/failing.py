@@ -35,7 +35,7 @@ def study_file(tmp: Path, body: str, *, name: str = "s", faces: int = 2, cache: 
     path = tmp / f"{name}.toml"
     path.write_text(
         f'name = "{name}"\ndatabase = "{(tmp / f"{name}.duckdb").as_posix()}"\n{body}\n'
-        f'[benchmark]\nkind = "demo"\nsize = {faces}\ncache_dir = "{(cache or tmp / "cache").as_posix()}"\n'
+        f'[image_set]\nkind = "demo"\nsize = {faces}\ncache_dir = "{(cache or tmp / "cache").as_posix()}"\n'
         '[[models]]\nmodel_id = "sim"\n',
         encoding="utf-8",
     )

@@ -80,7 +80,7 @@ def study_file(
     path = folder / "s.toml"
     path.write_text(
         f'name = "s"\ndatabase = "{(folder / "s.duckdb").as_posix()}"\n{body}{extra}\n'
-        f'[benchmark]\nkind = "manifest"\nmanifest = "{(folder / "faces.csv").as_posix()}"\n'
+        f'[image_set]\nkind = "manifest"\nmanifest = "{(folder / "faces.csv").as_posix()}"\n'
         f'[[models]]\nmodel_id = "m"\nbackend = "{backend or BACKEND[design]}"\n{model}',
         encoding="utf-8",
     )

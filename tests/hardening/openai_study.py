@@ -24,7 +24,7 @@ def study_data(tmp: Path, cache: Path, url: str, **settings: Any) -> dict[str, A
     return {
         **BASE,
         "database": str(tmp / "served.duckdb"),
-        "benchmark": {"kind": "demo", "size": 2, "cache_dir": str(cache)},
+        "image_set": {"kind": "demo", "size": 2, "cache_dir": str(cache)},
         "models": [
             {
                 "model_id": "served",
@@ -53,7 +53,7 @@ def toml_of(data: dict[str, Any]) -> str:
         return str(v)
 
     lines = [f"{k} = {value(v)}" for k, v in data.items() if not isinstance(v, dict | list) or k == "seeds"]
-    for section in ("prompt", "scenarios", "benchmark"):
+    for section in ("prompt", "scenarios", "image_set"):
         lines.append(f"[{section}]")
         lines += [f"{k} = {value(v)}" for k, v in data[section].items()]
     for model in data["models"]:

@@ -14,7 +14,7 @@ def tiny_study(tmp: Path, *, faces: int = 2) -> Path:
     path.write_text(
         f'name = "tiny"\n'
         f'database = "{(tmp / "tiny.duckdb").as_posix()}"\n'
-        f'[benchmark]\nkind = "demo"\nsize = {faces}\ncache_dir = "{(tmp / "cache").as_posix()}"\n'
+        f'[image_set]\nkind = "demo"\nsize = {faces}\ncache_dir = "{(tmp / "cache").as_posix()}"\n'
         '[[models]]\nmodel_id = "sim"\nbackend = "simulated"\n',
         encoding="utf-8",
     )

@@ -22,7 +22,7 @@ from cueshift.errors import CueshiftError
 from cueshift.images import load_benchmark
 from cueshift.store import merge_databases
 from cueshift.study.checks import TEMPLATE_SLOTS, check_template
-from cueshift.study.config import BenchmarkConfig, Study
+from cueshift.study.config import ImageSetConfig, Study
 from cueshift.study.variations import VariationFilter
 from tests.hardening.study_db import build_study_db, sha256
 
@@ -65,7 +65,7 @@ def test_the_manifest_loader(image_root: Path, header: list[str], rows: list[lis
         handle.write(buffer.getvalue())
     path = Path(handle.name)
     try:
-        config = BenchmarkConfig(kind="manifest", manifest=path)
+        config = ImageSetConfig(kind="manifest", manifest=path)
         benchmark = load_benchmark(config, VariationFilter(), progress=False)
         assert benchmark.images.height >= 1
     except CueshiftError as exc:
@@ -94,7 +94,7 @@ values = st.one_of(scalars, st.lists(scalars, max_size=3))
 TEMPLATE_PIECES = ["{", "}", "x", " ", "!r", ":>3", *TEMPLATE_SLOTS, *(f"{{{s}}}" for s in TEMPLATE_SLOTS)]
 TOP_KEYS = ["name", "description", "design", "database", "seeds", "batch_size", "bogus"]
 SECTION_KEYS = {
-    "benchmark": ["kind", "size", "root", "manifest", "cache_dir", "placebos", "bogus"],
+    "image_set": ["kind", "size", "root", "manifest", "cache_dir", "placebos", "bogus"],
     "prompt": ["template", "orderings", "bogus"],
     "scenarios": ["set", "ids", "bogus"],
     "variations": ["mode", "bogus"],
@@ -105,7 +105,7 @@ SECTION_KEYS = {
 def study_texts(draw: st.DrawFn) -> str:
     """A study file: the tiny demo study with some fields replaced by fuzzed values."""
     top: dict[str, Any] = {"name": "fuzz", "database": "fuzz.duckdb"}
-    sections: dict[str, dict[str, Any]] = {"benchmark": {"kind": "demo", "size": 2}}
+    sections: dict[str, dict[str, Any]] = {"image_set": {"kind": "demo", "size": 2}}
     for key in draw(st.lists(st.sampled_from(TOP_KEYS), max_size=3)):
         top[key] = draw(values)
     for section in draw(st.lists(st.sampled_from(list(SECTION_KEYS)), max_size=2)):

@@ -5,7 +5,7 @@ one ``error:`` line naming the file (or model), row and field, no traceback, and
 (no database, no placebo folder) beside the inputs. Input kinds and the designs that read them:
 
 =================  ===========================================================================
-manifest           every design (``[benchmark] kind = "manifest"``)
+manifest           every design (``[image_set] kind = "manifest"``)
 template           ``[prompt] template``: every design's study file; CLIP probe templates
                    (``[models.settings] templates``) of the probe design. The pairwise prompts
                    (``[pairwise] prompt``, ``rating_prompt``) are literal text without slots.

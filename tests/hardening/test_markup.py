@@ -57,7 +57,7 @@ def test_a_manifest_cell_is_shown_literally(tmp_path: Path) -> None:
     study = tmp_path / "m.toml"
     study.write_text(
         f'name = "m"\ndatabase = "{(tmp_path / "m.duckdb").as_posix()}"\n'
-        f'[benchmark]\nkind = "manifest"\nmanifest = "{manifest.as_posix()}"\n'
+        f'[image_set]\nkind = "manifest"\nmanifest = "{manifest.as_posix()}"\n'
         '[[models]]\nmodel_id = "sim"\n'
     )
     result = RUNNER.invoke(app, ["infer", "--study", str(study), "--no-progress"])

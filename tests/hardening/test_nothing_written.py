@@ -113,9 +113,9 @@ def test_a_good_database_is_still_written(study_db: Path, tmp_path: Path) -> Non
 def test_a_nul_in_a_study_file_path_leaves_nothing(tmp_path: Path, field: str) -> None:
     nul = f"{tmp_path.as_posix()}/x\\u0000"  # a TOML escape: the parsed value holds a NUL
     body = {
-        "database": f'name = "s"\ndatabase = "{nul}.duckdb"\n[benchmark]\nsize = 2\n',
-        "cache_dir": f'name = "s"\n[benchmark]\nsize = 2\ncache_dir = "{nul}"\n',
-        "manifest": f'name = "s"\n[benchmark]\nkind = "manifest"\nmanifest = "{nul}.csv"\n',
+        "database": f'name = "s"\ndatabase = "{nul}.duckdb"\n[image_set]\nsize = 2\n',
+        "cache_dir": f'name = "s"\n[image_set]\nsize = 2\ncache_dir = "{nul}"\n',
+        "manifest": f'name = "s"\n[image_set]\nkind = "manifest"\nmanifest = "{nul}.csv"\n',
     }[field]
     study = tmp_path / "s.toml"
     study.write_text(body + '[[models]]\nmodel_id = "sim"\n', encoding="utf-8")

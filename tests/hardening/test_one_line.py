@@ -48,7 +48,7 @@ def _manifest_study(tmp: Path, study_db: Path, rows: list[list[str]], suffix: st
     study = tmp / "m.toml"
     study.write_text(
         f'name = "m"\ndatabase = "{(tmp / "m.duckdb").as_posix()}"\n'
-        f'[benchmark]\nkind = "manifest"\nmanifest = "{manifest.as_posix()}"\n'
+        f'[image_set]\nkind = "manifest"\nmanifest = "{manifest.as_posix()}"\n'
         '[[models]]\nmodel_id = "sim"\n',
         encoding="utf-8",
     )

@@ -36,7 +36,7 @@ def _study(tmp: Path, batch_size: int) -> Path:
     path = tmp / f"running-{batch_size}.toml"
     path.write_text(
         f'name = "running"\ndatabase = "{(tmp / "running.duckdb").as_posix()}"\nbatch_size = {batch_size}\n'
-        f'[benchmark]\nkind = "demo"\nsize = 4\ncache_dir = "{(tmp / "cache").as_posix()}"\n'
+        f'[image_set]\nkind = "demo"\nsize = 4\ncache_dir = "{(tmp / "cache").as_posix()}"\n'
         f"[scenarios]\nonly = {SCENARIOS}\n"
         '[[models]]\nmodel_id = "sim"\nbackend = "simulated"\n[models.settings]\nseed = 3\n',
         encoding="utf-8",

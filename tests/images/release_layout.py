@@ -195,7 +195,7 @@ def release_study(root: Path, tmp: Path, *, models: Sequence[str] = ("llava-1.5-
         'name = "release-import"',
         f'database = "{tmp / "release.duckdb"}"',
         "seeds = [0, 1]",
-        "[benchmark]",
+        "[image_set]",
         'kind = "stylisticbias"',
         f'root = "{root}"',
     ]

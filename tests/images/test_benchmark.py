@@ -20,7 +20,7 @@ from cueshift.images import Benchmark, load_benchmark
 from cueshift.images.demo import PAPER_MARGINALS, configuration, face_images, list_demo, render, sample_faces
 from cueshift.images.labels import AGES, BODY_TYPES, ETHNICITIES, GENDERS, normalize_variation_value
 from cueshift.schemas import IdentitySchema, ImageSchema
-from cueshift.study.config import BenchmarkConfig
+from cueshift.study.config import ImageSetConfig
 from cueshift.study.variations import FEATURES, PAPER_RULES, VariationFilter
 
 PAPER_FILTER = VariationFilter()
@@ -146,7 +146,7 @@ def test_filter_without_whitelist_or_rules_evaluates_everything() -> None:
 def small_demo(tmp_path_factory: pytest.TempPathFactory) -> Benchmark:
     cache = tmp_path_factory.mktemp("demo-cache")
     return load_benchmark(
-        BenchmarkConfig(kind="demo", size="small", cache_dir=cache), PAPER_FILTER, progress=False
+        ImageSetConfig(kind="demo", size="small", cache_dir=cache), PAPER_FILTER, progress=False
     )
 
 
@@ -182,8 +182,8 @@ def test_variations_differ_from_their_base(small_demo: Benchmark) -> None:
 
 def test_demo_render_is_deterministic(tmp_path: Path, small_demo: Benchmark) -> None:
     config = {"kind": "demo", "size": 3}
-    first = load_benchmark(BenchmarkConfig(**config, cache_dir=tmp_path / "a"), PAPER_FILTER, progress=False)
-    second = load_benchmark(BenchmarkConfig(**config, cache_dir=tmp_path / "b"), PAPER_FILTER, progress=True)
+    first = load_benchmark(ImageSetConfig(**config, cache_dir=tmp_path / "a"), PAPER_FILTER, progress=False)
+    second = load_benchmark(ImageSetConfig(**config, cache_dir=tmp_path / "b"), PAPER_FILTER, progress=True)
     assert first.image.equals(second.image) and first.identity.equals(second.identity)
     # the first faces of every size are the same faces, drawn the same
     same = small_demo.image.filter(pl.col("identity_id").is_in(first.identity["identity_id"].to_list()))
@@ -251,7 +251,7 @@ def release(tmp_path: Path) -> Path:
 
 
 def load_release(root: Path) -> Benchmark:
-    return load_benchmark(BenchmarkConfig(kind="stylisticbias", root=root), PAPER_FILTER, progress=False)
+    return load_benchmark(ImageSetConfig(kind="stylisticbias", root=root), PAPER_FILTER, progress=False)
 
 
 def test_release_rows(release: Path) -> None:
@@ -428,7 +428,7 @@ def write_manifest(folder: Path, rows: list[dict[str, str]], fmt: str = "csv") -
 
 
 def load_manifest_file(path: Path) -> Benchmark:
-    return load_benchmark(BenchmarkConfig(kind="manifest", manifest=path), PAPER_FILTER, progress=False)
+    return load_benchmark(ImageSetConfig(kind="manifest", manifest=path), PAPER_FILTER, progress=False)
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])

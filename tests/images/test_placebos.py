@@ -20,7 +20,7 @@ from cueshift.images.placebos import PLACEBO_FOLDER, lossless_reencode
 from cueshift.inference.stand_ins.simulated.settings import SimulatedSettings
 from cueshift.inference.stand_ins.simulated.truth import content_logit, population_delta
 from cueshift.schemas import ImageSchema
-from cueshift.study.config import BenchmarkConfig
+from cueshift.study.config import ImageSetConfig
 from cueshift.study.variations import IDENTICAL_COPY, LOSSLESS_REENCODE, PLACEBO_FEATURE_KEY, VariationFilter
 
 PLACEBO = pl.col("feature_key") == PLACEBO_FEATURE_KEY
@@ -32,7 +32,7 @@ def pixels(path: Path) -> np.ndarray:
 
 
 def demo(tmp_path: Path, *, placebos: bool = True, faces: int = 3) -> tuple[pl.DataFrame, Path]:
-    config = BenchmarkConfig(kind="demo", size=faces, cache_dir=tmp_path, placebos=placebos)
+    config = ImageSetConfig(kind="demo", size=faces, cache_dir=tmp_path, placebos=placebos)
     bench = load_benchmark(config, VariationFilter(), progress=False)
     return bench.image, bench.root
 
@@ -141,7 +141,7 @@ def test_a_manifest_with_a_jpeg_base_and_a_whitelist_that_keeps_nothing(tmp_path
             ),  # fmt: skip
         ],
     )
-    config = BenchmarkConfig(kind="manifest", manifest=manifest, placebos=True)
+    config = ImageSetConfig(kind="manifest", manifest=manifest, placebos=True)
     bench = load_benchmark(config, VariationFilter(whitelist={}), progress=False)
     image = bench.image
     assert not image.filter(pl.col("image_id") == "p1-cap")["evaluated"][0]  # the filter still filters
@@ -168,7 +168,7 @@ def test_a_taken_placebo_id_is_one_line_and_nothing_is_written(tmp_path):
             ),  # fmt: skip
         ],
     )
-    config = BenchmarkConfig(kind="manifest", manifest=manifest, placebos=True)
+    config = ImageSetConfig(kind="manifest", manifest=manifest, placebos=True)
     with pytest.raises(BenchmarkError) as exc:
         load_benchmark(config, VariationFilter(), progress=False)
     message = str(exc.value)
@@ -204,6 +204,6 @@ def test_an_unwritable_placebo_folder_is_one_line_naming_the_opt_out(tmp_path):
     manifest = _manifest(tmp_path, [_row("p1", "a.png")])
     (tmp_path / PLACEBO_FOLDER).write_text("a file where the folder goes")
     with pytest.raises(BenchmarkError) as exc:
-        load_benchmark(BenchmarkConfig(kind="manifest", manifest=manifest, placebos=True), VariationFilter())
+        load_benchmark(ImageSetConfig(kind="manifest", manifest=manifest, placebos=True), VariationFilter())
     message = str(exc.value)
     assert "\n" not in message and PLACEBO_FOLDER in message and "placebos = false" in message

@@ -53,7 +53,7 @@ def _study(folder: Path, encoder: Path, *, quality: bool = True) -> Path:
     path = folder / "s.toml"
     path.write_text(
         f'name = "s"\ndatabase = "{(folder / "s.duckdb").as_posix()}"\nseeds = [1]\n'
-        f'[benchmark]\nkind = "manifest"\nmanifest = "{(folder / "faces.csv").as_posix()}"\n'
+        f'[image_set]\nkind = "manifest"\nmanifest = "{(folder / "faces.csv").as_posix()}"\n'
         f"placebos = false\n{section}"
         '[[models]]\nmodel_id = "sim"\n[models.settings]\n'
         'variation_effects = { "hair_style=Mohawk" = 1.5 }\n',

@@ -11,7 +11,7 @@ import pytest
 from cueshift.errors import BenchmarkError
 from cueshift.images import load_benchmark
 from cueshift.images.base import Benchmark
-from cueshift.study.config import BenchmarkConfig
+from cueshift.study.config import ImageSetConfig
 from cueshift.study.variations import VariationFilter
 from tests.images.release_layout import FACES, GENERATING_MACHINE, variant_stem, write_release_images
 
@@ -19,7 +19,7 @@ FACE0, FACE1 = FACES[0].stem, FACES[1].stem
 
 
 def load(root: Path) -> Benchmark:
-    return load_benchmark(BenchmarkConfig(kind="stylisticbias", root=root), VariationFilter(), progress=False)
+    return load_benchmark(ImageSetConfig(kind="stylisticbias", root=root), VariationFilter(), progress=False)
 
 
 @pytest.fixture

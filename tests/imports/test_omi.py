@@ -169,7 +169,7 @@ def test_import_writes_a_runnable_probe_study(omi: Path, tmp_path: Path) -> None
     out = tmp_path / "study"
     result = import_omi(omi, out, name="omi-test", models=[ModelSpec.parse(SIM)])
     study = load_study(result.study_file)
-    assert study.design == "probe" and study.benchmark.kind == "omi" and study.benchmark.root == omi
+    assert study.design == "probe" and study.image_set.kind == "omi" and study.image_set.root == omi
     data = tomllib.loads(result.study_file.read_text())
     assert data["probe"]["human_ratings"] == str(out / "human_ratings.csv")
     assert pl.read_csv(out / "human_ratings.csv").columns == ["stimulus", "attribute", "rater", "rating"]

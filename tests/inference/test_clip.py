@@ -244,6 +244,6 @@ def test_reserved_tiny_checkpoint_and_settings(context: StudyContext) -> None:
 def test_study_file_is_valid() -> None:
     study = load_study(REPO / "studies" / "tiny-clip.toml")
     (model,) = study.models
-    assert (model.backend, model.checkpoint, study.benchmark.kind) == ("clip", TINY_CLIP_CHECKPOINT, "demo")
+    assert (model.backend, model.checkpoint, study.image_set.kind) == ("clip", TINY_CLIP_CHECKPOINT, "demo")
     settings = ClipSettings.model_validate(model.settings)
     assert settings.probe_texts("Home owner")[0] == "a photo of someone who is a home owner"

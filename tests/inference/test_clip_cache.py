@@ -67,7 +67,7 @@ batch_size = 16
         f"""
 name = "clip-cache"
 database = "{(tmp / "clip.duckdb").as_posix()}"
-[benchmark]
+[image_set]
 kind = "demo"
 size = 3
 cache_dir = "{cache.as_posix()}"

@@ -305,7 +305,7 @@ def test_tiny_study_file_runs_end_to_end(tmp_path: Path) -> None:
     study = study.model_copy(
         update={
             "models": [model.model_copy(update={"checkpoint": str(checkpoint)})],
-            "benchmark": study.benchmark.model_copy(update={"cache_dir": tmp_path / "demo"}),
+            "image_set": study.image_set.model_copy(update={"cache_dir": tmp_path / "demo"}),
         }
     )
     database = tmp_path / "tiny.duckdb"

@@ -418,7 +418,7 @@ def test_missing_key_variable_names_the_variable(context: StudyContext, monkeypa
 def test_study_file_is_valid() -> None:
     study = load_study(REPO / "studies" / "openai-server.toml")
     (model,) = study.models
-    assert model.backend == "openai" and study.benchmark.kind == "demo"
+    assert model.backend == "openai" and study.image_set.kind == "demo"
     settings = parse_settings(model)
     assert isinstance(settings, OpenAISettings) and settings.base_urls == ["http://127.0.0.1:8000/v1"]
     assert not any("sk-" in str(v) for v in model.settings.values())

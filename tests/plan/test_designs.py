@@ -98,7 +98,7 @@ def test_probe_plan_from_a_pilot_reads_reliability_and_rho(tmp_path: Path) -> No
     study = _study(
         "probe-004",
         tmp_path,
-        benchmark={"kind": "demo", "size": 20, "cache_dir": str(tmp_path / "demo")},
+        image_set={"kind": "demo", "size": 20, "cache_dir": str(tmp_path / "demo")},
         scenarios={"set": "omi-34", "only": ["happy", "age", "trustworthy", "attractive"]},
     )
     run_study(study, progress=False)

@@ -86,7 +86,7 @@ def pilot_study(tmp: Path, cache: Path, *, faces: int = 16, name: str = "pilot")
         f"""
 name = "{name}"
 database = "{(tmp / (name + ".duckdb")).as_posix()}"
-[benchmark]
+[image_set]
 kind = "demo"
 size = {faces}
 cache_dir = "{cache.as_posix()}"

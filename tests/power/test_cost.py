@@ -19,7 +19,7 @@ from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTI
 def _paper_study(tmp: Path) -> Path:
     path = tmp / "paper.toml"
     models = "\n".join(f'[[models]]\nmodel_id = "m{k}"\nbackend = "simulated"\n' for k in range(6))
-    path.write_text(f'name = "paper"\n[benchmark]\nkind = "demo"\nsize = "paper"\n{models}')
+    path.write_text(f'name = "paper"\n[image_set]\nkind = "demo"\nsize = "paper"\n{models}')
     return path
 
 
@@ -89,7 +89,7 @@ def test_question_tokens_are_the_rendered_prompts_length_over_four() -> None:
 def _small_study(tmp: Path, placebos: str) -> Path:
     path = tmp / "small.toml"
     path.write_text(
-        f'name = "small"\n[benchmark]\nkind = "demo"\nsize = 12\n{placebos}\n'
+        f'name = "small"\n[image_set]\nkind = "demo"\nsize = 12\n{placebos}\n'
         '[[models]]\nmodel_id = "m"\nbackend = "simulated"\n'
     )
     return path

@@ -164,7 +164,7 @@ def test_a_study_plans_judges_analyses_and_shows_its_noise_floor(tmp_path):
     path = tmp_path / "s.toml"
     path.write_text(
         f'name = "s"\nseeds = [1]\ndatabase = "{(tmp_path / "s.duckdb").as_posix()}"\n'
-        f'[benchmark]\nkind = "demo"\nsize = 6\ncache_dir = "{(tmp_path / "demo").as_posix()}"\n'
+        f'[image_set]\nkind = "demo"\nsize = 6\ncache_dir = "{(tmp_path / "demo").as_posix()}"\n'
         '[scenarios]\nonly = ["competent", "wealthy"]\n'
         '[[models]]\nmodel_id = "sim"\nbackend = "simulated"\n[models.settings]\nseed = 3\n'
     )

@@ -19,7 +19,7 @@ def test_embedded_default_study_is_the_paper_protocol():
 @pytest.mark.parametrize(
     ("body", "field"),
     [
-        ('name = "x"\n[[models]]\nmodel_id = "m"\n[benchmark]\nsize = -3\n', "benchmark.size"),
+        ('name = "x"\n[[models]]\nmodel_id = "m"\n[image_set]\nsize = -3\n', "image_set.size"),
         ('name = "x"\nseeds = [1, 1]\n[[models]]\nmodel_id = "m"\n', "seeds"),
         ('name = "x"\n[prompt]\norderings = [5]\n[[models]]\nmodel_id = "m"\n', "prompt.orderings"),
         ('name = "x"\n[scenarios]\nonly = ["nope"]\n[[models]]\nmodel_id = "m"\n', "scenarios"),
@@ -28,7 +28,7 @@ def test_embedded_default_study_is_the_paper_protocol():
         ('name = "x"\n', "models"),
         ('name = "x"\ncolour = 1\n[[models]]\nmodel_id = "m"\n', "colour"),
         ('name = "x"\n[prompt]\ntemplate = "no slots"\n[[models]]\nmodel_id = "m"\n', "prompt.template"),
-        ('name = "x"\n[benchmark]\nkind = "manifest"\n[[models]]\nmodel_id = "m"\n', "benchmark"),
+        ('name = "x"\n[image_set]\nkind = "manifest"\n[[models]]\nmodel_id = "m"\n', "image_set"),
         ('name = "x"\ndesign = "nope"\n[[models]]\nmodel_id = "m"\n', "design"),
         ('name = "x"\n[paired]\n[[models]]\nmodel_id = "m"\n', "paired"),
         ('name = "x"\ndesign = "pairwise"\n[[models]]\nmodel_id = "m"\n', "pairwise"),

@@ -1,4 +1,4 @@
-"""``[benchmark] placebos``: planned by default where the design reads them, opt-out, refused elsewhere."""
+"""``[image_set] placebos``: planned by default where the design reads them, opt-out, refused elsewhere."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from cueshift.designs import load_study
 from cueshift.errors import ConfigError
-from cueshift.study.config import PLACEBO_DESIGNS, BenchmarkConfig, Study
+from cueshift.study.config import PLACEBO_DESIGNS, ImageSetConfig, Study
 from cueshift.study.variations import PLACEBO_FEATURE_KEY, PLACEBO_VALUES, VariationFilter
 from cueshift.views import PLACEBO_FEATURE_KEY as VIEWS_PLACEBO_KEY
 
@@ -20,27 +20,27 @@ def study_file(tmp_path, body: str):
 
 
 def test_the_default_study_plans_placebos():
-    assert load_study("default").benchmark.placebos
+    assert load_study("default").image_set.placebos
     assert "stylisticbias" in PLACEBO_DESIGNS
 
 
 def test_a_stylisticbias_study_plans_them_unless_it_opts_out(tmp_path):
-    assert study_file(tmp_path, "[benchmark]\nkind = 'demo'\n").benchmark.placebos
-    assert not study_file(tmp_path, "[benchmark]\nplacebos = false\n").benchmark.placebos
+    assert study_file(tmp_path, "[image_set]\nkind = 'demo'\n").image_set.placebos
+    assert not study_file(tmp_path, "[image_set]\nplacebos = false\n").image_set.placebos
 
 
 def test_built_in_code_the_same_default_holds():
     model = {"model_id": "m"}
-    assert Study(name="x", models=[model]).benchmark.placebos
-    explicit = BenchmarkConfig(kind="demo", placebos=False)
-    assert not Study(name="x", models=[model], benchmark=explicit).benchmark.placebos
-    assert not BenchmarkConfig().placebos  # a bare image set (e.g. a design's own) plans none
+    assert Study(name="x", models=[model]).image_set.placebos
+    explicit = ImageSetConfig(kind="demo", placebos=False)
+    assert not Study(name="x", models=[model], image_set=explicit).image_set.placebos
+    assert not ImageSetConfig().placebos  # a bare image set (e.g. a design's own) plans none
 
 
 def test_designs_that_do_not_read_placebos_plan_none_and_refuse_them(tmp_path):
-    assert not study_file(tmp_path, 'design = "paired"\n').benchmark.placebos
+    assert not study_file(tmp_path, 'design = "paired"\n').image_set.placebos
     with pytest.raises(ConfigError) as exc:
-        study_file(tmp_path, 'design = "paired"\n[benchmark]\nplacebos = true\n')
+        study_file(tmp_path, 'design = "paired"\n[image_set]\nplacebos = true\n')
     assert "\n" not in str(exc.value) and "placebos" in str(exc.value) and "s.toml" in str(exc.value)
 
 

@@ -103,7 +103,7 @@ def test_analyze_phi_is_recorded_in_the_manifest_and_refused_where_meaningless(t
     study = tmp_path / "tiny.toml"
     study.write_text(
         f'name = "tiny"\ndatabase = "{db}"\n'
-        '[benchmark]\nkind = "demo"\nsize = 4\nplacebos = false\n'
+        '[image_set]\nkind = "demo"\nsize = 4\nplacebos = false\n'
         '[scenarios]\nonly = ["competent", "trustworthy"]\n'
         '[[models]]\nmodel_id = "sim"\nbackend = "simulated"\ncheckpoint = "sim"\n'
     )

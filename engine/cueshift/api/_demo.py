@@ -40,7 +40,7 @@ def write_demo_study(folder: str | Path, *, name: str = "demo", faces: int = 2) 
     path.write_text(
         f"name = {_toml(name)}\n"
         f"database = {_toml((folder / f'{name}.duckdb').as_posix())}\n"
-        f'[benchmark]\nkind = "demo"\nsize = {int(faces)}\n'
+        f'[image_set]\nkind = "demo"\nsize = {int(faces)}\n'
         f"cache_dir = {_toml((folder / 'cache').as_posix())}\n"
         '[[models]]\nmodel_id = "sim"\nbackend = "simulated"\n',
         encoding="utf-8",

@@ -152,7 +152,7 @@ def write_reencodes(root: Path, bases: pl.DataFrame, *, progress: bool) -> dict[
                 except OSError as exc:
                     raise BenchmarkError(
                         f"{root / relative}: cannot write the lossless re-encode placebo "
-                        f"({exc.strerror or exc}); set [benchmark] placebos = false to plan none"
+                        f"({exc.strerror or exc}); set [image_set] placebos = false to plan none"
                     ) from None
                 with Image.open(io.BytesIO(data)) as img:
                     found = FileFacts(hashlib.sha256(data).hexdigest(), img.width, img.height)

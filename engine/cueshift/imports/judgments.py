@@ -6,7 +6,7 @@ study's design, keyed like every judgment (model, image, scenario, ordering, see
 * **model** — the ``<model>`` folder; a model the study file does not list gets a ``model`` row
   with ``backend = 'release-import'`` and the folder name as checkpoint (a study file without
   ``[[models]]`` is read as listing every model folder so);
-* **image** — the ``<img>`` folder, an image of the study's benchmark (the release's
+* **image** — the ``<img>`` folder, an image of the study's image set (the release's
   ``final_dataset``) whose identity is the ``<face>`` folder;
 * **scenario** — the study scenario whose two descriptors are the file's ``options``; the file
   name's ``scenario<i>`` must follow the study's scenario order (any fixed offset, 0- or 1-based);
@@ -116,8 +116,8 @@ def _imported_model(model_id: str) -> dict[str, object]:
 
 def _croissant(study: Study) -> str | None:
     """The release's Croissant metadata in one line, when the study's images ship a croissant.json."""
-    root = study.benchmark.root
-    if study.benchmark.kind != "stylisticbias" or root is None:
+    root = study.image_set.root
+    if study.image_set.kind != "stylisticbias" or root is None:
         return None
     found = find_croissant(root, release_root(root))
     return str(read_croissant(found)) if found is not None else None
@@ -126,9 +126,9 @@ def _croissant(study: Study) -> str | None:
 def without_placebos(study: Study) -> Study:
     """``study`` planning no noise-floor placebos: the release has no judgment of them, and their
     lossless re-encodes would be written under the release's image root (the source folder)."""
-    if not study.benchmark.placebos:
+    if not study.image_set.placebos:
         return study
-    return study.model_copy(update={"benchmark": study.benchmark.model_copy(update={"placebos": False})})
+    return study.model_copy(update={"image_set": study.image_set.model_copy(update={"placebos": False})})
 
 
 def _new_rows(con: duckdb.DuckDBPyConnection, judgments: pl.DataFrame) -> pl.DataFrame:
@@ -160,13 +160,13 @@ def import_judgments(
     root
         The release checkout, its ``output`` folder or its ``judgements`` folder.
     study_file
-        The study whose benchmark holds the judged images (``[benchmark] kind = "stylisticbias"``).
+        The study whose image set holds the judged images (``[image_set] kind = "stylisticbias"``).
     database
         Study database (default: the study's).
     workers
         Processes reading the files (default: the CPU count).
     progress, advance
-        Progress bar while the benchmark is loaded; ``advance(n)`` after each face folder read.
+        Progress bar while the image set is loaded; ``advance(n)`` after each face folder read.
 
     Raises
     ------

@@ -6,7 +6,7 @@ From the OMI layout (:mod:`cueshift.images.omi`) it writes, into one output fold
   (:mod:`cueshift.images.omi_ratings`), ratings of stimuli without an image left out;
 * ``reliability.csv`` — the published reliabilities, when given, on the -1..1 scale (a file on
   a 0-100 scale is converted, and the summary says so);
-* ``study.toml`` — ``design = "probe"``, ``[benchmark] kind = "omi"``, the ``omi-34`` scenarios,
+* ``study.toml`` — ``design = "probe"``, ``[image_set] kind = "omi"``, the ``omi-34`` scenarios,
   the two files above and the models (with ``random_twins = true`` when one is a CLIP model: its
   random-weight twin is judged too), validated by the design registry before anything is written.
 
@@ -108,7 +108,7 @@ def study_text(
         'description = "One Million Impressions: model probes vs human impressions of 34 attributes"',
         f"database = {_toml(out / (name + '.duckdb'))}",
         "",
-        "[benchmark]",
+        "[image_set]",
         'kind = "omi"',
         f"root = {_toml(root)}",
         "",

@@ -3,7 +3,7 @@ from its run records.
 
 Every run (``cueshift infer``, ``cueshift import judgments``) records the resolved study as JSON
 in ``run.config``. The *definition* is what gives a stored answer its meaning — the design, the
-images (benchmark and variation filter), the scenarios and the prompt. Models and seeds are
+images (image set and variation filter), the scenarios and the prompt. Models and seeds are
 left out: they are part of every answer's key, so databases of one study that asked other models
 or seeds merge without clashing (a model of the same id with other settings clashes in the
 ``model`` table). The description, the database path, the batch size and where the images lie
@@ -20,9 +20,11 @@ from typing import Any, Final
 
 import duckdb
 
-#: Keys of the resolved study that make up its definition.
+#: Keys of the resolved study that make up its definition. The image set is hashed under its
+#: old key ``benchmark`` whichever key the run recorded (``image_set`` since it was renamed), so
+#: that a database's fingerprint does not change with the name.
 DEFINITION_KEYS: Final[tuple[str, ...]] = ("design", "benchmark", "variations", "scenarios", "prompt")
-#: Keys of the ``benchmark`` section that say where the images lie, not what they are.
+#: Keys of the ``image_set`` section that say where the images lie, not what they are.
 LOCATION_KEYS: Final[frozenset[str]] = frozenset({"root", "manifest", "cache_dir"})
 
 
@@ -40,9 +42,10 @@ class StudyFingerprint:
 def definition_hash(config: dict[str, Any]) -> str:
     """SHA-256 of the canonical JSON of the :data:`DEFINITION_KEYS` of a resolved study."""
     definition = {key: config.get(key) for key in DEFINITION_KEYS}
-    benchmark = definition["benchmark"]
-    if isinstance(benchmark, dict):
-        definition["benchmark"] = {k: v for k, v in benchmark.items() if k not in LOCATION_KEYS}
+    image_set = config.get("image_set", definition["benchmark"])
+    definition["benchmark"] = image_set
+    if isinstance(image_set, dict):
+        definition["benchmark"] = {k: v for k, v in image_set.items() if k not in LOCATION_KEYS}
     text = json.dumps(definition, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 

@@ -13,6 +13,7 @@ Relative paths are resolved against the current working directory.
 from __future__ import annotations
 
 import tomllib
+import warnings
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -39,7 +40,7 @@ DEFAULT_STUDY = "default"
 #: The design of a study file without a ``design`` key (seed 000's StylisticBias protocol).
 DEFAULT_DESIGN = "stylisticbias"
 #: Designs whose analyses read the noise-floor placebos: their study files plan them unless
-#: ``[benchmark] placebos = false``; any other design refuses ``placebos = true``.
+#: ``[image_set] placebos = false``; any other design refuses ``placebos = true``.
 PLACEBO_DESIGNS: frozenset[str] = frozenset({DEFAULT_DESIGN})
 
 
@@ -52,8 +53,15 @@ class _Frozen(BaseModel):
         return check_no_nul(data)
 
 
-class BenchmarkConfig(_Frozen):
-    """Where the images come from.
+#: The study file's section of the images: ``[image_set]``.
+IMAGE_SET_SECTION = "image_set"
+#: The section's old name, still read, with a :class:`FutureWarning` (docs/decisions.md, "One
+#: name per thing").
+OLD_IMAGE_SET_SECTION = "benchmark"
+
+
+class ImageSetConfig(_Frozen):
+    """``[image_set]``: where the images come from.
 
     ``demo``: the embedded synthetic faces, rendered on demand into ``cache_dir``;
     ``stylisticbias``: the release layout under ``root``; ``manifest``: a CSV/Parquet file;
@@ -81,7 +89,7 @@ class BenchmarkConfig(_Frozen):
         return value
 
     @model_validator(mode="after")
-    def _source_given(self) -> BenchmarkConfig:
+    def _source_given(self) -> ImageSetConfig:
         if self.kind == "stylisticbias" and self.root is None:
             raise ValueError("kind 'stylisticbias' needs root = <folder of the release>")
         if self.kind == "omi" and self.root is None:
@@ -89,6 +97,22 @@ class BenchmarkConfig(_Frozen):
         if self.kind == "manifest" and self.manifest is None:
             raise ValueError("kind 'manifest' needs manifest = <file.csv|file.parquet>")
         return self
+
+
+#: The old name of :class:`ImageSetConfig`, kept for code that imports it.
+BenchmarkConfig = ImageSetConfig
+
+
+def _old_section_renamed(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with a ``[benchmark]`` section (the old name) read as ``[image_set]``, and a warning."""
+    if OLD_IMAGE_SET_SECTION not in data:
+        return data
+    if IMAGE_SET_SECTION in data:
+        raise ValueError("[benchmark] is the old name of [image_set]: give only [image_set]")
+    warnings.warn(
+        "[benchmark] is the old name of the study file's [image_set] section: rename it", FutureWarning, 3
+    )
+    return {(IMAGE_SET_SECTION if k == OLD_IMAGE_SET_SECTION else k): v for k, v in data.items()}
 
 
 def _known_sets(info: ValidationInfo) -> Mapping[str, tuple[Scenario, ...]] | None:
@@ -167,7 +191,7 @@ class Study(_Frozen):
     description: str = ""
     design: str = Field(default=DEFAULT_DESIGN, min_length=1)
     database: Path | None = Field(default=None, description="default: runs/<name>.duckdb")
-    benchmark: BenchmarkConfig = Field(default_factory=BenchmarkConfig)
+    image_set: ImageSetConfig = Field(default_factory=ImageSetConfig)
     variations: VariationFilter = Field(default_factory=VariationFilter)
     scenarios: ScenarioConfig = Field(default_factory=ScenarioConfig)
     prompt: PromptConfig = Field(default_factory=PromptConfig)
@@ -183,12 +207,14 @@ class Study(_Frozen):
     @model_validator(mode="before")
     @classmethod
     def _placebos_by_design(cls, data: Any) -> Any:
-        """``[benchmark] placebos`` left out: true for a design in :data:`PLACEBO_DESIGNS`, else false."""
+        """``[image_set] placebos`` left out: true for a design in :data:`PLACEBO_DESIGNS`, else false
+        (a ``[benchmark]`` section, the old name, is read as ``[image_set]``)."""
         if not isinstance(data, dict):
             return data
+        data = _old_section_renamed(data)
         design = data.get("design", cls.model_fields["design"].default)
-        bench = data.get("benchmark")
-        if isinstance(bench, BenchmarkConfig):
+        bench = data.get(IMAGE_SET_SECTION)
+        if isinstance(bench, ImageSetConfig):
             given = bench.placebos if "placebos" in bench.model_fields_set else None
         elif bench is None or isinstance(bench, dict):
             given = (bench or {}).get("placebos")
@@ -198,17 +224,17 @@ class Study(_Frozen):
             default = design in PLACEBO_DESIGNS
             bench = (
                 bench.model_copy(update={"placebos": default})
-                if isinstance(bench, BenchmarkConfig)
+                if isinstance(bench, ImageSetConfig)
                 else {**(bench or {}), "placebos": default}
             )
-            return {**data, "benchmark": bench}
+            return {**data, IMAGE_SET_SECTION: bench}
         return data
 
     @model_validator(mode="after")
     def _placebos_read(self) -> Study:
-        if self.benchmark.placebos and self.design not in PLACEBO_DESIGNS:
+        if self.image_set.placebos and self.design not in PLACEBO_DESIGNS:
             raise ValueError(
-                f"[benchmark] placebos = true: the {self.design!r} design's analyses do not read the "
+                f"[image_set] placebos = true: the {self.design!r} design's analyses do not read the "
                 "noise-floor placebos; leave it out"
             )
         return self
@@ -225,6 +251,11 @@ class Study(_Frozen):
         if len(set(ids)) != len(ids):
             raise ValueError("model_id values repeat")
         return value
+
+    @property
+    def benchmark(self) -> ImageSetConfig:
+        """The old name of :attr:`image_set` (read-only; ``model_copy`` updates ``image_set``)."""
+        return self.image_set
 
     @property
     def database_path(self) -> Path:

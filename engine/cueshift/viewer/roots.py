@@ -41,7 +41,7 @@ def _folder_of(value: object) -> Path | None:
 def configured_folders(config: Mapping[str, Any]) -> list[Path]:
     """Every image folder one run's study configuration names (relative or absolute)."""
     found: list[Path] = []
-    bench = config.get("benchmark") or {}
+    bench = config.get("image_set") or config.get("benchmark") or {}  # "benchmark": runs before the rename
     if bench.get("kind") == "demo" and bench.get("cache_dir"):
         found.append(Path(bench["cache_dir"]) / size_label(bench.get("size", "small")))
     for value in (bench.get("root"), bench.get("manifest")):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cueshift.designs.paired.section import PairedStudy
-from cueshift.study.config import BenchmarkConfig
+from cueshift.study.config import ImageSetConfig
 from cueshift.study.variations import VariationFilter
 
 
@@ -15,7 +15,7 @@ def prepared_study(study: PairedStudy) -> PairedStudy:
         from cueshift.images.synthetic import paired_image_set
 
         manifest = paired_image_set(config.synthetic, config.filter_feature_key)
-        update["benchmark"] = BenchmarkConfig(kind="manifest", manifest=manifest)
+        update["image_set"] = ImageSetConfig(kind="manifest", manifest=manifest)
     return study.model_copy(update=update)
 
 
