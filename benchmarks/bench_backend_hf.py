@@ -53,13 +53,14 @@ from bench_images import make_images
 from bench_markdown import replace_section
 from PIL import Image
 
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.inference.backends.base import ImageRecord, StudyContext
 from cueshift.inference.backends.hf import TransformersBackend
 from cueshift.inference.backends.hf_prompts import chat_text
 from cueshift.inference.stand_ins import tiny, tiny_parts
 from cueshift.inference.stand_ins.tiny import ARCHS, build_tiny
 from cueshift.study.config import ModelConfig
-from cueshift.study.scenarios import ORDERINGS, RELEASED_TEMPLATE, STYLISTICBIAS_25
+from cueshift.study.scenarios import ORDERINGS, RELEASED_TEMPLATE
 
 SEEDS = (1, 2, 3)
 #: text-model sizes; head_dim 16 everywhere (the Qwen-VL rope sections assume it)

@@ -41,6 +41,7 @@ import transformers
 from bench_backend_hf import make_images
 from PIL import Image
 
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.inference.backends.base import StudyContext
 from cueshift.inference.backends.hf import TransformersBackend
 from cueshift.inference.backends.hf_prompts import chat_text, encode_image
@@ -49,7 +50,7 @@ from cueshift.inference.backends.hf_static import row_bytes
 from cueshift.inference.stand_ins.tiny_parts import ChatTemplate, build_tokenizer
 from cueshift.power.throughput import COLUMNS
 from cueshift.study.config import ModelConfig
-from cueshift.study.scenarios import ORDERINGS, RELEASED_TEMPLATE, STYLISTICBIAS_25
+from cueshift.study.scenarios import ORDERINGS, RELEASED_TEMPLATE
 
 TEXT_7B = {
     "hidden_size": 4096,

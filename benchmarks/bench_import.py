@@ -44,10 +44,11 @@ from bench_markdown import replace_section
 from PIL import Image
 
 from cueshift import store
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.images.release_judgments import SCHEMA, parse_judgment, read_judgment_tree
 from cueshift.imports.judgments import import_judgments
 from cueshift.inference.parser import parse_answer
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
 
 START, END = "<!-- bench_import:start -->", "<!-- bench_import:end -->"
 VARIATIONS = (("eyewear", "Sunglasses"), ("tattoos", "Facial tattoo"), ("hair_color", "Blonde"))

@@ -20,8 +20,9 @@ from pathlib import Path
 from bench_backend_hf import backend_run, build_model, same_rows
 from bench_images import make_images
 
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.inference.backends.base import StudyContext
-from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25
+from cueshift.study.scenarios import RELEASED_TEMPLATE
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 import repo_root  # noqa: F401  (the repository root on sys.path: tests.simulate)
 
-from cueshift.study.scenarios import STYLISTICBIAS_25
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 
 
 def judgment_frame(n: int) -> pl.DataFrame:

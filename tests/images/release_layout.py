@@ -17,7 +17,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
 
 GENERATING_MACHINE = "/home/someone/StylisticBias/output/final_dataset"
 

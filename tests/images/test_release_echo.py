@@ -12,11 +12,12 @@ import duckdb
 import pytest
 from rich.console import Console
 
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.images.release_echo import answer_span
 from cueshift.imports.console import print_judgment_summary
 from cueshift.imports.judgments import import_judgments
 from cueshift.inference.parser import parse_answer
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
 from tests.images.release_layout import release_study, write_release_images, write_release_judgments
 
 SCENARIO = STYLISTICBIAS_25[0]

@@ -11,11 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 from cueshift.cli import app
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.errors import CueshiftError
 from cueshift.images.release_judgments import read_judgment_tree
 from cueshift.imports.judgments import IMPORT_BACKEND, import_judgments
 from cueshift.inference.parser import parse_answer
-from cueshift.study.scenarios import ORDERING_BY_ID, STYLISTICBIAS_25
+from cueshift.study.scenarios import ORDERING_BY_ID
 from tests.images.release_layout import (
     FACES,
     image_stems,

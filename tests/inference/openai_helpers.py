@@ -8,10 +8,11 @@ from typing import Any
 import polars as pl
 from PIL import Image
 
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.inference.backends.base import ImageRecord, StudyContext
 from cueshift.inference.backends.openai_compat import OpenAIBackend
 from cueshift.study.config import ModelConfig
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
 from tests.inference.chat_server import tag_of
 
 #: Settings that keep the tests fast (short backoff, short deadlines, no cooldown).

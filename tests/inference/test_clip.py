@@ -24,6 +24,7 @@ from PIL import Image  # noqa: E402
 
 from cueshift import store  # noqa: E402
 from cueshift.designs.registry import load_study  # noqa: E402
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E402
 from cueshift.errors import ConfigError  # noqa: E402
 from cueshift.inference.backends.base import ImageRecord, StudyContext  # noqa: E402
 from cueshift.inference.backends.clip import ClipBackend  # noqa: E402
@@ -31,7 +32,7 @@ from cueshift.inference.backends.clip_probe import ClipSettings  # noqa: E402
 from cueshift.inference.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT, build_tiny_clip, save_tiny_clip  # noqa: E402
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
-from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
+from cueshift.study.scenarios import RELEASED_TEMPLATE  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -25,6 +25,7 @@ from PIL import Image  # noqa: E402
 
 from cueshift import store  # noqa: E402
 from cueshift.designs.registry import load_study  # noqa: E402
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E402
 from cueshift.errors import CueshiftError, SchemaViolation  # noqa: E402
 from cueshift.execution.runner import run_study  # noqa: E402
 from cueshift.inference.backends import clip as clip_module  # noqa: E402
@@ -36,7 +37,7 @@ from cueshift.inference.stand_ins import checkpoints  # noqa: E402
 from cueshift.inference.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT  # noqa: E402
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
-from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
+from cueshift.study.scenarios import RELEASED_TEMPLATE  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.usefixtures("quiet_torch")  # torch on one thread (test
 
 from PIL import Image  # noqa: E402
 
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E402
 from cueshift.errors import ConfigError, CueshiftError  # noqa: E402
 from cueshift.inference.backends import backend_spec  # noqa: E402
 from cueshift.inference.backends.base import ImageRecord, StudyContext  # noqa: E402
@@ -30,7 +31,7 @@ from cueshift.inference.backends.hf_prompts import encode_image  # noqa: E402
 from cueshift.inference.backends.hf_score import score_full, score_shared_prefix  # noqa: E402
 from cueshift.inference.stand_ins.tiny import ARCHS, REMOTE_CODE, build_tiny, build_tiny_model, main  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE  # noqa: E402
 
 # scenarios whose descriptors tokenize to different lengths, so suffix padding is exercised
 KEEP = {"competent", "emotionally_stable"}

@@ -26,13 +26,13 @@ pytestmark = [
 ]
 
 
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E402
 from cueshift.inference.backends.base import StudyContext  # noqa: E402
 from cueshift.inference.backends.clip import ClipBackend  # noqa: E402
 from cueshift.inference.backends.hf import TransformersBackend  # noqa: E402
 from cueshift.inference.stand_ins.tiny import ARCHS, build_tiny  # noqa: E402
 from cueshift.inference.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
-from cueshift.study.scenarios import STYLISTICBIAS_25  # noqa: E402
 from tests.inference.random_faces import prompt_batch, random_faces  # noqa: E402
 
 KEEP = {"competent", "emotionally_stable", "trustworthy"}

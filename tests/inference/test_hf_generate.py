@@ -20,6 +20,7 @@ pytestmark = pytest.mark.usefixtures("quiet_torch")  # torch on one thread (test
 
 from PIL import Image  # noqa: E402
 
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E402
 from cueshift.inference.backends import hf_generate  # noqa: E402
 from cueshift.inference.backends.base import StudyContext  # noqa: E402
 from cueshift.inference.backends.hf import TransformersBackend  # noqa: E402
@@ -28,7 +29,7 @@ from cueshift.inference.backends.hf_prompts import encode_image  # noqa: E402
 from cueshift.inference.backends.hf_score import prefix_cache  # noqa: E402
 from cueshift.inference.stand_ins.tiny import ARCHS, build_tiny  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25  # noqa: E402
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE  # noqa: E402
 from tests.inference.random_faces import prompt_batch, random_faces  # noqa: E402
 
 # descriptors of different token lengths: several length groups per image

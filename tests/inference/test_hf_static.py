@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 pytestmark = pytest.mark.usefixtures("quiet_torch")  # torch on one thread (tests/inference/conftest.py)
 
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E402
 from cueshift.errors import ConfigError  # noqa: E402
 from cueshift.inference.backends import hf_static  # noqa: E402
 from cueshift.inference.backends.base import StudyContext  # noqa: E402
@@ -24,7 +25,6 @@ from cueshift.inference.backends.hf import TransformersBackend  # noqa: E402
 from cueshift.inference.backends.hf_settings import parse_settings  # noqa: E402
 from cueshift.inference.stand_ins.tiny import ARCHS, build_tiny  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
-from cueshift.study.scenarios import STYLISTICBIAS_25  # noqa: E402
 from tests.inference.random_faces import prompt_batch, random_faces  # noqa: E402
 
 # descriptors of different token lengths: several length buckets per image

@@ -6,8 +6,9 @@ import time
 
 import pytest
 
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.inference.parser import REASONS, ParsedAnswer, parse_answer, parse_answers
-from cueshift.study.scenarios import ORDERINGS, STYLISTICBIAS_25
+from cueshift.study.scenarios import ORDERINGS
 
 COMPETENT = {"a": "Competent", "b": "Incompetent"}
 SWAPPED = {"a": "Incompetent", "b": "Competent"}

@@ -15,8 +15,9 @@ from collections.abc import Callable, Mapping
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.inference.parser import ParsedAnswer, parse_answer
-from cueshift.study.scenarios import ORDERINGS, STYLISTICBIAS_25, Scenario
+from cueshift.study.scenarios import ORDERINGS, Scenario
 
 PREFIXES = ["", "Answer: ", "The answer is ", "Option ", "Choice: ", "I'd say ", "I choose ", "**", "Maybe "]
 LETTER_FORMS = ["{L}", "({L})", "{L})", "{L}.", "{L}:", "[{L}]", "{L} -", "{L}\n", "not {L}", "option {L}"]

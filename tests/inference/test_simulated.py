@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.designs.work import UnitKind, Workload
 from cueshift.errors import ConfigError
 from cueshift.execution.executor import check_methods
@@ -37,7 +38,7 @@ from cueshift.inference.stand_ins.simulated import (
 )
 from cueshift.inference.stand_ins.simulated_designs import SimulatedDesignBackend
 from cueshift.study.config import ModelConfig
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
 from tests.inference.judged_images import judged_image
 
 Z = 4.0
@@ -422,7 +423,14 @@ def test_population_delta_matches_monte_carlo_over_faces() -> None:
         )
         phi_base = expected_phi(settings, **common, feature_keys=[None] * n_faces, values=[None] * n_faces)
         per_face = phi_variation - phi_base
-        truth = population_delta(settings, feature_key, value, scenario_id, **demographics)
+        truth = population_delta(
+            settings,
+            feature_key,
+            value,
+            scenario_id,
+            scenario_category=SCENARIOS[scenario_id].category,
+            **demographics,
+        )
         assert abs(per_face.mean() - truth) <= Z * per_face.std(ddof=1) / math.sqrt(n_faces)
         assert truth < 0
     # without face variation the integral collapses to the single-face difference
@@ -437,9 +445,9 @@ def test_population_delta_matches_monte_carlo_over_faces() -> None:
         expected_phi(flat, **row, feature_keys=[feature_key], values=[value])
         - expected_phi(flat, **row, feature_keys=[None], values=[None])
     )[0]
-    assert population_delta(flat, feature_key, value, WEALTHY, **demographics) == pytest.approx(
-        direct, abs=1e-12
-    )
+    assert population_delta(
+        flat, feature_key, value, WEALTHY, scenario_category=SCENARIOS[WEALTHY].category, **demographics
+    ) == pytest.approx(direct, abs=1e-12)
 
 
 def test_default_preset_resembles_table_11_signs() -> None:
@@ -450,7 +458,17 @@ def test_default_preset_resembles_table_11_signs() -> None:
     def sbs(feature_key: str, value: str, **override: str) -> float:
         return float(
             np.mean(
-                [population_delta(settings, feature_key, value, s, **{**cell, **override}) for s in SCENARIOS]
+                [
+                    population_delta(
+                        settings,
+                        feature_key,
+                        value,
+                        s,
+                        scenario_category=SCENARIOS[s].category,
+                        **{**cell, **override},
+                    )
+                    for s in SCENARIOS
+                ]
             )
         )
 
@@ -462,8 +480,24 @@ def test_default_preset_resembles_table_11_signs() -> None:
     assert sbs("tattoos", "Facial tattoo", gender="female") > 0 > sbs("tattoos", "Facial tattoo")
     # semantic alignment: a socioeconomic judgment moves more than a personality one
     assert abs(
-        population_delta(settings, "fashion_style", "Worn / Distressed clothing", WEALTHY, **cell)
-    ) > abs(population_delta(settings, "fashion_style", "Worn / Distressed clothing", COMPETENT, **cell))
+        population_delta(
+            settings,
+            "fashion_style",
+            "Worn / Distressed clothing",
+            WEALTHY,
+            scenario_category=SCENARIOS[WEALTHY].category,
+            **cell,
+        )
+    ) > abs(
+        population_delta(
+            settings,
+            "fashion_style",
+            "Worn / Distressed clothing",
+            COMPETENT,
+            scenario_category=SCENARIOS[COMPETENT].category,
+            **cell,
+        )
+    )
 
 
 # --------------------------------------------------------------------------- settings errors

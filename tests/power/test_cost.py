@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 
 from cueshift.designs import load_study
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.plan import PlanRequest, plan_study
 from cueshift.plan.console import plan_markdown
 from cueshift.power.cost import CostSettings, cost_frame, cost_rows, question_tokens
 from cueshift.power.judge import study_scenarios
 from cueshift.power.protocol import protocol_of
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
 
 
 def _paper_study(tmp: Path) -> Path:

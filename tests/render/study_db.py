@@ -16,11 +16,11 @@ import numpy as np
 import polars as pl
 
 from cueshift import store
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.study.scenarios import (
     ORDERING_BY_ID,
     ORDERINGS,
     RELEASED_TEMPLATE,
-    STYLISTICBIAS_25,
     prompt_variant_frame,
     scenario_frame,
 )

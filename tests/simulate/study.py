@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from cueshift.study.scenarios import STYLISTICBIAS_25
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.study.variations import PLACEBO_FEATURE_KEY, VariationFilter
 from tests.simulate.tables import (
     POPULATION,

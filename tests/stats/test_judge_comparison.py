@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 
 from cueshift.designs import load_study
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.designs.stylisticbias.stats import cross_model, model_differences
 from cueshift.inference.backends.base import StudyContext
 from cueshift.inference.stand_ins.simulated import (
@@ -30,7 +31,7 @@ from cueshift.inference.stand_ins.simulated import (
 )
 from cueshift.inference.stand_ins.simulated.settings import parse_settings
 from cueshift.study.config import ModelConfig
-from cueshift.study.scenarios import RELEASED_TEMPLATE, STYLISTICBIAS_25
+from cueshift.study.scenarios import RELEASED_TEMPLATE
 from tests.inference.judged_images import judged_image
 from tests.stats.frames import DELTA_DEFAULTS
 
@@ -122,7 +123,16 @@ def planted_sbs(
     return float(
         np.mean(
             [
-                population_delta(parsed, *variation, s, age=a, gender=g, ethnicity=e, body_type=b)
+                population_delta(
+                    parsed,
+                    *variation,
+                    s,
+                    scenario_category=SCENARIOS[s].category,
+                    age=a,
+                    gender=g,
+                    ethnicity=e,
+                    body_type=b,
+                )
                 for s in scenario_ids
                 for a, g, e, b in cells
             ]

@@ -47,6 +47,7 @@ import numpy.typing as npt
 import polars as pl
 from scipy import stats
 
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.designs.stylisticbias.stats import phi_from_judgments
 from cueshift.inference.backends.base import ImageRecord, StudyContext
 from cueshift.inference.parser import parse_answers
@@ -58,7 +59,7 @@ from cueshift.inference.stand_ins.simulated import (
 )
 from cueshift.stats import bh_adjust, cluster_bootstrap, face_matrix, signed_rank_columns
 from cueshift.study.config import ModelConfig
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, STYLISTICBIAS_25
+from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
 from tests.inference.judged_images import judged_image
 
 SCENARIOS = {s.scenario_id: s for s in STYLISTICBIAS_25}
@@ -96,6 +97,7 @@ def _planted_sbs(settings: SimulatedSettings, variation: Variation, scenario_ids
                     feature_key,
                     value,
                     scenario_id,
+                    scenario_category=SCENARIOS[scenario_id].category,
                     age=age,
                     gender=gender,
                     ethnicity=ethnicity,
@@ -326,7 +328,10 @@ def test_bh_keeps_false_discovery_proportion_at_5_percent():
     assert null_variation.sum() == len(BH_VARIATIONS) // 2
     for (key, value), is_null in zip(BH_VARIATIONS, null_variation, strict=True):  # the planted truth
         truth = np.array([
-            population_delta(judge, key, value, s, age=c[0], gender=c[1], ethnicity=c[2], body_type=c[3])
+            population_delta(
+                judge, key, value, s, scenario_category=SCENARIOS[s].category,
+                age=c[0], gender=c[1], ethnicity=c[2], body_type=c[3],
+            )
             for s in BH_SCENARIOS
             for c in CELLS
         ])  # fmt: skip

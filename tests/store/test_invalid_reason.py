@@ -11,13 +11,14 @@ import pytest
 from cueshift import store
 from cueshift.designs import load_study
 from cueshift.designs.forced_choice import judgment_rows
+from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.errors import CueshiftError, SchemaViolation
 from cueshift.execution.runner import Shard, run_study
 from cueshift.imports.release_rows import judgment_frames
 from cueshift.inference.backends import BackendAnswers
 from cueshift.inference.parser import REASONS, parse_answer
 from cueshift.schemas.tables import INVALID_REASONS
-from cueshift.study.scenarios import ORDERING_BY_ID, STYLISTICBIAS_25
+from cueshift.study.scenarios import ORDERING_BY_ID
 from tests import dbrows
 from tests.execution.test_runner import study_file
 

@@ -15,7 +15,7 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedModel, PreTrainedTokenizerFast, ProcessorMixin
 
-from cueshift.study.scenarios import ORDERINGS, RELEASED_TEMPLATE, STYLISTICBIAS_25
+from cueshift.inference.stand_ins.tiny_corpus import prompt_corpus
 
 TINY_TEXT: dict[str, Any] = {
     "hidden_size": 64,
@@ -65,11 +65,6 @@ class ChatTemplate:
             + lit(self.assistant_start)
             + "{% endif %}"
         )
-
-
-def prompt_corpus() -> list[str]:
-    texts = [o.render(RELEASED_TEMPLATE, s) for s in STYLISTICBIAS_25 for o in ORDERINGS]
-    return texts + ["(a)", "(b)", "(a) (b) a b A B", "You are a helpful assistant.", "User: Assistant:"]
 
 
 def build_tokenizer(

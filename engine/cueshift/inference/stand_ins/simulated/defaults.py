@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from cueshift.study.scenarios import BEHAVIORAL, INTERPERSONAL, PERSONALITY, SOCIOECONOMIC
-
 DEMOGRAPHIC_ATTRIBUTES: Final[tuple[str, ...]] = ("age", "gender", "ethnicity", "body_type")
 DemographicAttribute = Literal["age", "gender", "ethnicity", "body_type"]
 InvalidKind = Literal["refusal", "hedge", "both"]
@@ -66,12 +64,13 @@ DEFAULT_VARIATION_EFFECTS: Final[dict[str, float]] = {
 }
 
 #: Multiplier on the variation effects per scenario category (semantic alignment: an
-#: appearance cue moves socioeconomic and appearance judgments most).
+#: appearance cue moves socioeconomic and appearance judgments most). The keys are the
+#: StylisticBias categories (:data:`cueshift.designs.stylisticbias.scenarios.SCENARIO_CATEGORIES`).
 DEFAULT_CATEGORY_SCALE: Final[dict[str, float]] = {
-    PERSONALITY: 0.8,
-    INTERPERSONAL: 0.6,
-    BEHAVIORAL: 0.7,
-    SOCIOECONOMIC: 2.5,
+    "Personality & Social": 0.8,
+    "Interpersonal": 0.6,
+    "Behavioral": 0.7,
+    "Socioeconomic & Appearance": 2.5,
 }
 
 

@@ -26,7 +26,6 @@ from cueshift.inference.stand_ins.simulated.terms import (
     scenario_base_logits,
     variation_shift,
 )
-from cueshift.study.scenarios import STYLISTICBIAS_25
 
 
 class ContentColumns(TypedDict):
@@ -165,20 +164,13 @@ def _hermgauss(n_nodes: int) -> tuple[F64, F64]:
     return nodes, weights
 
 
-def _scenario_category(scenario_id: str) -> str:
-    for scenario in STYLISTICBIAS_25:
-        if scenario.scenario_id == scenario_id:
-            return scenario.category
-    raise ValueError(f"scenario {scenario_id!r} is not in the default scenario set; pass scenario_category=")
-
-
 def population_delta(
     settings: SimulatedSettings,
     feature_key: str,
     value: str,
     scenario_id: str,
     *,
-    scenario_category: str | None = None,
+    scenario_category: str,
     age: str | None = None,
     gender: str | None = None,
     ethnicity: str | None = None,
@@ -205,9 +197,9 @@ def population_delta(
     ----------
     feature_key, value
         The variation.
-    scenario_id
-        The scenario; its category is looked up in the default scenario set (the 25 of
-        StylisticBias) unless ``scenario_category`` is given.
+    scenario_id, scenario_category
+        The scenario and its category (the design's; e.g. ``Scenario.category`` of
+        :data:`cueshift.designs.stylisticbias.scenarios.STYLISTICBIAS_25`).
     age, gender, ethnicity, body_type
         The demographic cell (``None``: no demographic term).
     orderings
@@ -220,7 +212,6 @@ def population_delta(
     float
         :math:`\Delta_s(v \mid g)` on the probability scale.
     """
-    category = scenario_category if scenario_category is not None else _scenario_category(scenario_id)
     demographics: dict[str, StrColumn] = {
         "age": [age],
         "gender": [gender],
@@ -229,7 +220,7 @@ def population_delta(
     }
     base = scenario_base_logits(settings, [scenario_id])[0] + demographic_offset(settings, demographics, 1)[0]
     shift = (
-        category_scales(settings, [category])[0]
+        category_scales(settings, [scenario_category])[0]
         * variation_shift(settings, [feature_key], [value], demographics, 1)[0]
     )
     offsets = ordering_offset(settings, list(orderings))
