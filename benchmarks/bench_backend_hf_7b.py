@@ -38,7 +38,7 @@ from typing import Any
 import polars as pl
 import torch
 import transformers
-from bench_backend_hf import make_images
+from bench_images import make_images
 from PIL import Image
 
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25

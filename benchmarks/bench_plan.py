@@ -38,6 +38,7 @@ from bench_markdown import replace_section
 from scipy import stats
 
 from cueshift.designs import load_study
+from cueshift.designs.registry import study_scenarios
 from cueshift.plan import PlanRequest, Targets, plan_study
 from cueshift.power.curve import REPEATS, curve_effects, curve_figure, curve_model, faces_grid, power_curve
 from cueshift.power.judge import judge_inputs
@@ -90,8 +91,9 @@ class Measured:
 def run(sims: int, baseline_sims: int) -> Measured:
     study = load_study("default")
     identity, image = study_images(study)
-    protocol = protocol_of(study, faces=FACES)
-    inputs, _ = judge_inputs(study, identity, image)
+    scenarios = study_scenarios(study)
+    protocol = protocol_of(study, scenarios=len(scenarios), faces=FACES)
+    inputs, _ = judge_inputs(study, identity, image, scenarios=scenarios)
     targets = Targets(effect=TARGET)
     power_curve(protocol, inputs, targets, faces=[20], n_sims=2)  # numba compiles (cached after)
     start = time.perf_counter()

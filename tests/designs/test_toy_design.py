@@ -83,7 +83,7 @@ class ToyDesign:
 
     def workload(self, study, *, progress):
         study = study.model_copy(update={"variations": VariationFilter(whitelist={}, rules=[])})
-        return judgment_workload(study, load_benchmark(study.benchmark, study.variations, progress=False))
+        return judgment_workload(study, load_benchmark(study.image_set, study.variations, progress=False))
 
     def analyze(self, con, study, request, *, console, progress, write):
         counts = store.query(con, "SELECT model_id, count(*) AS n FROM judgment GROUP BY ALL")

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from cueshift.designs import load_study
+from cueshift.designs.registry import study_scenarios
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.plan import PlanRequest, plan_study
 from cueshift.plan.console import plan_markdown
 from cueshift.power.cost import CostSettings, cost_frame, cost_rows, question_tokens
-from cueshift.power.judge import study_scenarios
 from cueshift.power.protocol import protocol_of
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE
 
@@ -25,7 +25,8 @@ def _paper_study(tmp: Path) -> Path:
 
 
 def test_the_paper_protocol_has_15726_evaluated_variations(tmp_path: Path) -> None:
-    protocol = protocol_of(load_study(_paper_study(tmp_path)))
+    study = load_study(_paper_study(tmp_path))
+    protocol = protocol_of(study, scenarios=len(study_scenarios(study)))
     assert protocol.n_faces == 500
     assert int(protocol.value_faces().sum()) == 274 * 31 + 226 * 32 == 15_726
     assert protocol.variations_per_face() == pytest.approx(31.452)
@@ -103,7 +104,7 @@ def test_the_cost_counts_the_noise_floor_placebos_unless_the_study_opts_out(
     # a StylisticBias study judges an identical copy and a lossless re-encode of every base face
     study = load_study(_small_study(tmp_path, line))
     result = plan_study(PlanRequest(study, simulations=0, curve_simulations=0))
-    protocol = protocol_of(study)
+    protocol = protocol_of(study, scenarios=len(study_scenarios(study)))
     row = result.cost.row(0, named=True)
     variations = int(protocol.value_faces().sum())
     assert row["placebo_images"] == per_face * 12

@@ -27,11 +27,13 @@ designs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from cueshift.errors import ConfigError
 from cueshift.study.config import Study
+from cueshift.study.scenarios import Scenario
 from cueshift.views import parse_phi
 
 if TYPE_CHECKING:
@@ -232,6 +234,11 @@ class Design(Protocol[S]):
 
     def workload(self, study: S, *, progress: bool) -> Workload:
         """Everything one run asks the study's models (and the rows it stores without asking)."""
+        ...
+
+    @property
+    def scenario_sets(self) -> Mapping[str, tuple[Scenario, ...]]:
+        """The scenario sets the design declares, by the name ``[scenarios] set`` gives them."""
         ...
 
     def analyze(

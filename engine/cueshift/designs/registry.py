@@ -33,6 +33,7 @@ from cueshift.designs.protocol import Design
 from cueshift.errors import ConfigError
 from cueshift.study import config
 from cueshift.study.config import DEFAULT_DESIGN, Study, read_study_file
+from cueshift.study.scenarios import Scenario
 
 _PACKAGE = "cueshift.designs"
 #: The entry-point group an installed distribution declares its designs under.
@@ -93,10 +94,11 @@ def designs() -> dict[str, Design[Any]]:
 
 
 def clear_caches() -> None:
-    """Forget the designs found and the study-file union built from them (after a design is
-    installed or removed while the process runs, e.g. in a test)."""
+    """Forget the designs found, and the study-file union and scenario sets built from them (after
+    a design is installed or removed while the process runs, e.g. in a test)."""
     designs.cache_clear()
     study_schema.cache_clear()
+    scenario_sets.cache_clear()
 
 
 def design_named(name: str) -> Design[Any]:
@@ -119,6 +121,28 @@ def design_of(study: Study) -> Design[Any]:
 
 
 @functools.cache
+def scenario_sets() -> dict[str, tuple[Scenario, ...]]:
+    """Every scenario set a study file can name in ``[scenarios] set``: those the designs declare
+    (:attr:`~cueshift.designs.protocol.Design.scenario_sets`), in design order."""
+    found: dict[str, tuple[Scenario, ...]] = {}
+    for design in designs().values():
+        for name, scenarios in getattr(design, "scenario_sets", {}).items():
+            if name in found:
+                raise ValueError(f"scenario set {name!r} is declared twice")
+            found[name] = scenarios
+    return found
+
+
+def study_scenarios(study: Study) -> tuple[Scenario, ...]:
+    """The scenarios of ``study``: its scenario set, restricted to ``[scenarios] only``, in set order."""
+    scenarios = scenario_sets()[study.scenarios.set]
+    if study.scenarios.only is not None:
+        keep = set(study.scenarios.only)
+        scenarios = tuple(s for s in scenarios if s.scenario_id in keep)
+    return scenarios
+
+
+@functools.cache
 def study_schema() -> TypeAdapter[Study]:
     """The discriminated union of every design's study model, tagged by ``design``."""
     models = tuple(design.study_model for design in designs().values())
@@ -130,7 +154,7 @@ def study_schema() -> TypeAdapter[Study]:
 
 def parse_study(data: dict[str, Any], source: str) -> Study:
     """Validate study-file ``data`` as the study model of its design (one-line :class:`ConfigError`)."""
-    return config.parse_study(data, source, study_schema())
+    return config.parse_study(data, source, study_schema(), scenario_sets=scenario_sets())
 
 
 def load_study(path: str | Path | None = None) -> Study:
@@ -156,5 +180,7 @@ __all__ = [
     "designs",
     "load_study",
     "parse_study",
+    "scenario_sets",
+    "study_scenarios",
     "study_schema",
 ]

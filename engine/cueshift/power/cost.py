@@ -26,6 +26,7 @@ or the latencies a pilot stored.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -51,7 +52,7 @@ class CostSettings:
     throughput: float | None = None  # prompts per second per model (None: the pilot's, if any)
 
 
-def question_tokens(template: str, scenarios: list[Scenario], orderings: list[int]) -> float:
+def question_tokens(template: str, scenarios: Sequence[Scenario], orderings: list[int]) -> float:
     """Mean text tokens of the rendered prompts (characters / :data:`CHARS_PER_TOKEN`)."""
     lengths = [len(ORDERING_BY_ID[o].render(template, s)) for s in scenarios for o in orderings] or [
         len(template)

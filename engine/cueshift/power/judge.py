@@ -13,6 +13,8 @@ defaults (``docs/plan.md`` lists the numbers).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import polars as pl
 
@@ -22,19 +24,11 @@ from cueshift.power.cubes import base_cube, shift_cube
 from cueshift.power.estimate import estimate_model
 from cueshift.power.protocol import DIMENSIONS
 from cueshift.study.config import ModelConfig, Study
-from cueshift.study.scenario_sets import SCENARIO_SETS
 from cueshift.study.scenarios import Scenario
 
 #: Faces the exact defaults are computed on (the first of the study's faces).
 JUDGE_FACES = 200
 DEFAULTS_SOURCE = "simulated-judge defaults (no pilot)"
-
-
-def study_scenarios(study: Study) -> list[Scenario]:
-    """The scenarios the study asks, in set order."""
-    scenarios = SCENARIO_SETS[study.scenarios.set]
-    only = set(study.scenarios.only or [])
-    return [s for s in scenarios if not only or s.scenario_id in only]
 
 
 def judge_settings(model: ModelConfig) -> tuple[SimulatedSettings, str]:
@@ -48,7 +42,7 @@ def _judge_frames(
     settings: SimulatedSettings,
     identity: pl.DataFrame,
     image: pl.DataFrame,
-    scenarios: list[Scenario],
+    scenarios: Sequence[Scenario],
     orderings: list[int],
 ) -> tuple[pl.DataFrame, pl.DataFrame, float]:
     rows = image.filter(pl.col("evaluated")).join(identity, on="identity_id")
@@ -103,12 +97,17 @@ def _judge_frames(
 
 
 def judge_inputs(
-    study: Study, identity: pl.DataFrame, image: pl.DataFrame, *, faces: int = JUDGE_FACES
+    study: Study,
+    identity: pl.DataFrame,
+    image: pl.DataFrame,
+    *,
+    scenarios: Sequence[Scenario],
+    faces: int = JUDGE_FACES,
 ) -> tuple[PlanInputs, pl.DataFrame]:
-    """Plan inputs of every study model from its simulated judge, and the tidy component rows."""
+    """Plan inputs of every study model from its simulated judge on the study's ``scenarios``
+    (:func:`cueshift.designs.registry.study_scenarios`), and the tidy component rows."""
     kept = identity.sort("identity_id").head(faces)
     image = image.filter(pl.col("identity_id").is_in(kept["identity_id"].implode()))
-    scenarios = study_scenarios(study)
     face_ids = kept["identity_id"].to_list()
     scenario_ids = [s.scenario_id for s in scenarios]
     models: dict[str, ModelInputs] = {}
@@ -137,4 +136,4 @@ def judge_inputs(
     return PlanInputs(models, {}, "; ".join(sources)), pl.DataFrame(rows)
 
 
-__all__ = ["DEFAULTS_SOURCE", "JUDGE_FACES", "judge_inputs", "judge_settings", "study_scenarios"]
+__all__ = ["DEFAULTS_SOURCE", "JUDGE_FACES", "judge_inputs", "judge_settings"]

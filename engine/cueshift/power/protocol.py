@@ -19,7 +19,6 @@ import polars as pl
 
 from cueshift.errors import ConfigError
 from cueshift.study.config import ModelConfig, Study
-from cueshift.study.scenario_sets import SCENARIO_SETS
 
 Mode = Literal["sampling", "score"]
 DIMENSIONS: tuple[str, ...] = ("age", "gender", "ethnicity", "body_type")
@@ -114,15 +113,10 @@ def model_mode(model: ModelConfig) -> Mode:
     return "score" if mode == "score" else "sampling"
 
 
-def scenario_count(study: Study) -> int:
-    """Scenarios the study asks (its set, or ``[scenarios] only``)."""
-    return len(study.scenarios.only) if study.scenarios.only else len(SCENARIO_SETS[study.scenarios.set])
-
-
 def study_images(study: Study) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The identity and image rows the study would judge, without drawing or reading an image.
 
-    The demo benchmark is listed by :func:`cueshift.images.demo.plan`; other image sets are read by
+    The demo benchmark is listed by :func:`cueshift.images.demo.list_demo`; other image sets are read by
     :func:`cueshift.images.load_benchmark` (manifests and releases are metadata only).
     """
     if study.benchmark.kind == "demo":
@@ -179,14 +173,19 @@ def protocol_from_frames(
 
 
 def protocol_of(
-    study: Study, *, faces: int | None = None, modes: Sequence[tuple[str, Mode]] | None = None
+    study: Study,
+    *,
+    scenarios: int,
+    faces: int | None = None,
+    modes: Sequence[tuple[str, Mode]] | None = None,
 ) -> Protocol:
-    """The protocol of a StylisticBias ``study`` (``faces`` overrides its number of faces)."""
+    """The protocol of a StylisticBias ``study`` asking ``scenarios`` scenarios (its design's
+    scenario set, restricted to ``[scenarios] only``; ``faces`` overrides its number of faces)."""
     identity, image = study_images(study)
     protocol = protocol_from_frames(
         identity,
         image,
-        scenarios=scenario_count(study),
+        scenarios=scenarios,
         orderings=len(study.prompt.orderings),
         seeds=len(study.seeds),
         modes=dict(modes) if modes else {m.model_id: model_mode(m) for m in study.models},
@@ -201,6 +200,5 @@ __all__ = [
     "model_mode",
     "protocol_from_frames",
     "protocol_of",
-    "scenario_count",
     "study_images",
 ]

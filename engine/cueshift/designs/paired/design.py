@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cueshift.designs.paired.scenarios import SCENARIO_SETS
 from cueshift.designs.paired.section import PairedStudy
 from cueshift.designs.paired.workload import prepared_study
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
@@ -32,6 +33,7 @@ class PairedDesign:
 
     name = "paired"
     study_model = PairedStudy
+    scenario_sets = SCENARIO_SETS
     options = OptionSupport(tests=("rank",), ci_methods=("analytic",), audit=True)
     viewer = ViewerSupport(image_sections=("paired",))
 

@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike
 
 from cueshift._types import F64
 from cueshift.designs.paired.section import PairedStudy
+from cueshift.designs.registry import study_scenarios
 from cueshift.power.analytic import (
     RANK_ARE,
     bh_level_for_target,
@@ -34,9 +35,8 @@ from cueshift.power.analytic import (
     wsrt_power,
 )
 from cueshift.power.cost import cost_frame, cost_rows, question_tokens
-from cueshift.power.judge import study_scenarios
 from cueshift.power.pilot import open_pilot
-from cueshift.power.protocol import model_mode, scenario_count
+from cueshift.power.protocol import model_mode
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
 from cueshift.power.throughput import seconds_per_prompt
 from cueshift.stats import bh_adjust, kruskal_columns, signed_rank_columns
@@ -187,7 +187,7 @@ def plan_paired(request: PlanRequest) -> PlanResult:
                 mode=model_mode(model),
                 faces=n,
                 variation_images=n,
-                scenarios=scenario_count(study),
+                scenarios=len(study_scenarios(study)),
                 orderings=len(study.prompt.orderings),
                 seeds=len(study.seeds),
                 settings=request.cost,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cueshift.designs.pairwise.scenarios import SCENARIO_SETS
 from cueshift.designs.pairwise.section import PairwiseStudy
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
 from cueshift.designs.viewer_support import ViewerPage, ViewerSupport
@@ -29,6 +30,7 @@ class PairwiseDesign:
 
     name = "pairwise"
     study_model = PairwiseStudy
+    scenario_sets = SCENARIO_SETS
     options = OptionSupport(tests=("exact",), ci_methods=("analytic",))
     viewer = ViewerSupport(
         image_sections=("pairwise",),

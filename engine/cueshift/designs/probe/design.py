@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cueshift.designs.probe.scenarios import SCENARIO_SETS
 from cueshift.designs.probe.section import ProbeStudy
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
 from cueshift.designs.viewer_support import ViewerPage, ViewerSupport
@@ -29,6 +30,7 @@ class ProbeDesign:
 
     name = "probe"
     study_model = ProbeStudy
+    scenario_sets = SCENARIO_SETS
     options = OptionSupport(
         tests=("parametric",),
         ci_methods=("analytic",),
@@ -58,10 +60,10 @@ class ProbeDesign:
     ) -> dict[str, pl.DataFrame]:
         """Every ``result_probe_*`` table, then the similarity summary."""
         from cueshift import store
-        from cueshift.designs.forced_choice import study_scenarios
         from cueshift.designs.probe.analyses import HUMANS_SQL, MEANS_SQL, SUITE, model_scores, probe_inputs
         from cueshift.designs.probe.console import print_summary
         from cueshift.designs.probe.twins import random_twins
+        from cueshift.designs.registry import study_scenarios
         from cueshift.images.human_ratings import read_reliability
         from cueshift.stats import RunSettings, run_suite
 

@@ -101,7 +101,7 @@ def _pilot(request: PlanRequest, study: ProbeStudy) -> tuple[pl.DataFrame, str]:
 
 def plan_probe(request: PlanRequest) -> PlanResult:
     """The plan of a probe study (module docstring)."""
-    from cueshift.power.judge import study_scenarios
+    from cueshift.designs.registry import study_scenarios
     from cueshift.power.protocol import model_mode, study_images
 
     study = request.study

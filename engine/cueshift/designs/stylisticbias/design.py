@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
+from cueshift.designs.stylisticbias.scenarios import SCENARIO_SETS
 from cueshift.designs.viewer_support import ViewerSupport
 from cueshift.errors import ConfigError
 from cueshift.study.config import Study
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from cueshift.designs.work import Workload
     from cueshift.power.request import DesignPlanner
     from cueshift.render import Catalog
+    from cueshift.stats import Resampling
 
 
 class StylisticBiasStudy(Study):
@@ -44,6 +46,7 @@ class StylisticBiasDesign:
 
     name = "stylisticbias"
     study_model = StylisticBiasStudy
+    scenario_sets = SCENARIO_SETS
     options = OptionSupport(
         tests=("rank", "permutation"),
         ci_methods=("bca", "percentile"),
@@ -85,6 +88,7 @@ class StylisticBiasDesign:
         from cueshift.designs.stylisticbias.analyses import run_analyses
         from cueshift.designs.stylisticbias.console import print_audit, print_compat, print_headlines
         from cueshift.designs.stylisticbias.overview import overview, print_overview
+        from cueshift.stats import RunChoices
         from cueshift.views import GREEDY, parse_phi
 
         first_cut = overview(con, top=10 if request.top is None else request.top)
@@ -104,18 +108,19 @@ class StylisticBiasDesign:
         quality = _identity_quality(con, study, request, console, write=write)
         results = run_analyses(
             con,
-            n_resamples=10_000 if request.resamples is None else request.resamples,
-            seed=0 if request.seed is None else request.seed,
-            models=request.models or None,
-            progress=progress,
-            test="permutation" if self.options.test(request) == "permutation" else "rank",
-            ci_method="percentile" if self.options.ci_method(request) == "percentile" else "bca",
-            write=write,
-            phi=parse_phi(request.phi) if request.phi is not None else GREEDY,
+            _resampling(self.options, request),
+            RunChoices(
+                models=request.models,
+                phi=request.phi or "greedy",
+                min_identity=request.min_identity,
+                generalise=request.generalise or "faces",
+                audit=request.audit,
+                compat=compat,
+            ),
             quality=quality,
-            compat=compat,
-            generalise=request.generalise or "faces",
             audit=audit,
+            progress=progress,
+            write=write,
         )
         if write:
             print_headlines(con, console)
@@ -136,6 +141,19 @@ class StylisticBiasDesign:
         from cueshift.designs.stylisticbias.planner import PLANNER
 
         return PLANNER
+
+
+def _resampling(options: OptionSupport, request: AnalysisRequest) -> Resampling:
+    """The run's resampling: the options given, the defaults of :class:`~cueshift.stats.Resampling`
+    where one was left out."""
+    from cueshift.stats import Resampling
+
+    given = {"resamples": request.resamples, "seed": request.seed}
+    return Resampling(
+        **{name: value for name, value in given.items() if value is not None},
+        ci_method="percentile" if options.ci_method(request) == "percentile" else "bca",
+        test="permutation" if options.test(request) == "permutation" else "rank",
+    )
 
 
 def _identity_quality(

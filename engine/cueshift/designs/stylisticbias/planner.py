@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import polars as pl
 
+from cueshift.designs.registry import study_scenarios
 from cueshift.power.components import PlanInputs
 from cueshift.power.cost import cost_frame, cost_rows, question_tokens
 from cueshift.power.curve import curve_figure, power_curve
 from cueshift.power.families import analytic_frame
-from cueshift.power.judge import judge_inputs, study_scenarios
+from cueshift.power.judge import judge_inputs
 from cueshift.power.model import study_model
 from cueshift.power.pilot import open_pilot
 from cueshift.power.pilot_inputs import pilot_inputs
-from cueshift.power.protocol import Protocol, model_mode, protocol_from_frames, scenario_count, study_images
+from cueshift.power.protocol import Protocol, model_mode, protocol_from_frames, study_images
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
 from cueshift.power.simulate import simulated_power
 from cueshift.power.throughput import seconds_per_prompt
@@ -68,7 +69,7 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
     protocol = protocol_from_frames(
         identity,
         image,
-        scenarios=scenario_count(study),
+        scenarios=len(study_scenarios(study)),
         orderings=len(study.prompt.orderings),
         seeds=len(study.seeds),
         modes={m.model_id: model_mode(m) for m in study.models},
@@ -88,7 +89,7 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
         if missing:
             notes.append(f"not in the pilot, planned with the pilot models' mean: {', '.join(missing)}")
     else:
-        inputs, components = judge_inputs(study, identity, image)
+        inputs, components = judge_inputs(study, identity, image, scenarios=study_scenarios(study))
         notes.append("no pilot: variance components and effects are the simulated judge's (docs/plan.md)")
     power = power_table(protocol, inputs, request)
     curve = pl.DataFrame()
