@@ -114,7 +114,7 @@ from cueshift.stats._logistic import (
 )
 from cueshift.stats._mixed import mixed_model, mixed_model_cells
 from cueshift.stats._multiplicity import Correction, bh_adjust, bh_by_family
-from cueshift.stats._one_sample import TestMethod, one_sample_test
+from cueshift.stats._one_sample import one_sample_test
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
 from cueshift.stats._proportions import (
     PseudoCount,
@@ -142,8 +142,15 @@ from cueshift.stats._reliability import (
     spearman_brown,
     split_half_reliability,
 )
-from cueshift.stats._resample import BootstrapResult, CIMethod, cluster_bootstrap, face_multiplicities
-from cueshift.stats._settings import DEFAULT_RESAMPLES, BootstrapOptions, Resampling, RunChoices
+from cueshift.stats._resample import BootstrapResult, cluster_bootstrap, face_multiplicities
+from cueshift.stats._settings import (
+    DEFAULT_RESAMPLES,
+    BootstrapOptions,
+    CIMethod,
+    Resampling,
+    RunChoices,
+    TestMethod,
+)
 from cueshift.stats._shrinkage import ShrinkageResult, eb_shrink, pooled_standard_errors
 from cueshift.stats._signed_rank import (
     SignedRankResult,

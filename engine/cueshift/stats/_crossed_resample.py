@@ -22,10 +22,10 @@ from cueshift.stats._replicate_kernels import share_below
 from cueshift.stats._resample import (
     CHUNK_BYTES,
     BootstrapResult,
-    CIMethod,
     _cell_interval,
     _jackknife_acceleration,
 )
+from cueshift.stats._settings import CIMethod
 
 #: The ``--generalise`` questions: over faces (scenarios fixed), or over faces and scenarios.
 GENERALISE = ("faces", "faces+scenarios")

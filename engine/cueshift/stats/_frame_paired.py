@@ -14,7 +14,8 @@ from cueshift.stats._faces import cell_codes, face_sums
 from cueshift.stats._frame_input import By, by_columns, checked_rows, finish, subject_ids
 from cueshift.stats._frame_means import check_bootstrap
 from cueshift.stats._one_sample import one_sample_test
-from cueshift.stats._resample import CIMethod, cluster_bootstrap, face_multiplicities
+from cueshift.stats._resample import cluster_bootstrap, face_multiplicities
+from cueshift.stats._settings import CIMethod
 from cueshift.stats._signed_rank import ZeroMethod
 
 

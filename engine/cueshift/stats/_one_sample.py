@@ -11,10 +11,8 @@ import numpy as np
 
 from cueshift._types import F64
 from cueshift.stats._permutation import sign_flip_test
-from cueshift.stats._settings import DEFAULT_RESAMPLES
+from cueshift.stats._settings import DEFAULT_RESAMPLES, TestMethod
 from cueshift.stats._signed_rank import ZeroMethod, signed_rank_columns
-
-TestMethod = Literal["rank", "permutation"]
 
 
 def one_sample_test(

@@ -23,10 +23,9 @@ from scipy import special
 
 from cueshift._types import F64
 from cueshift.stats._replicate_kernels import replicate_means, row_moments, row_quantiles
-from cueshift.stats._settings import DEFAULT_RESAMPLES
+from cueshift.stats._settings import DEFAULT_RESAMPLES, CIMethod
 
 Alternative = Literal["two-sided", "less", "greater"]
-CIMethod = Literal["bca", "percentile"]
 #: Memory budget of one block of resampled statistics (bytes); larger jobs run in chunks.
 CHUNK_BYTES = 64 * 2**20
 

@@ -15,11 +15,12 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, TypedDict
+from typing import Final, Literal, TypedDict
 
-if TYPE_CHECKING:
-    from cueshift.stats._one_sample import TestMethod
-    from cueshift.stats._resample import CIMethod
+#: Family of tests: ``'rank'`` (Wilcoxon signed-rank, Mann-Whitney U, Kruskal-Wallis) or ``'permutation'``.
+TestMethod = Literal["rank", "permutation"]
+#: Kind of bootstrap interval: bias-corrected and accelerated, or percentile.
+CIMethod = Literal["bca", "percentile"]
 
 #: Resamples of a bootstrap or permutation test when none are asked for (``--resamples``).
 DEFAULT_RESAMPLES: Final = 10_000

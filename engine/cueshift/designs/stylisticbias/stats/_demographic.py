@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 import numpy as np
 import polars as pl
@@ -14,6 +13,7 @@ from cueshift.stats import (
     ALPHA,
     DEFAULT_RESAMPLES,
     MEAN_OF_MODELS,
+    TestMethod,
     bh_by_family,
     bias_shifted_interval,
     eta_squared_replicates,
@@ -27,8 +27,6 @@ from cueshift.stats import (
     returns,
     study_faces,
 )
-
-TestMethod = Literal["rank", "permutation"]
 
 
 @returns("demographic_tests")

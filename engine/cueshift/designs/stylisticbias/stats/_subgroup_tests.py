@@ -11,7 +11,6 @@ from typing import Final
 import polars as pl
 
 from cueshift.designs.stylisticbias.stats._demographic import (
-    TestMethod,
     demographic_tests,
     significance_share,
 )
@@ -21,7 +20,7 @@ from cueshift.designs.stylisticbias.stats._subgroups import (
     add_crossed_dimensions,
     crossed_name,
 )
-from cueshift.stats import ALPHA, DEFAULT_RESAMPLES, bh_by_family, returns
+from cueshift.stats import ALPHA, DEFAULT_RESAMPLES, TestMethod, bh_by_family, returns
 
 #: Fewest faces per group for Kruskal–Wallis' chi-square approximation (scipy.stats.kruskal:
 #: "each sample must have at least 5 measurements").
