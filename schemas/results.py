@@ -1,7 +1,10 @@
 """Contracts of the analysis results: every ``result_<name>`` table of every design, and the check.
 
-Each design declares its tables in its own module (``results_stylisticbias``, ``results_paired``,
-``results_pairwise``, ``results_probe``); :data:`RESULT_SCHEMAS` maps every table name (without
+A design declares its tables through the design protocol
+(:attr:`~cueshift.designs.protocol.Design.result_schemas`): the design registry hands them to
+:func:`declare_result_schemas` when it finds the design. The built-in designs keep theirs in
+``schemas/results_<design>.py`` (``RESULT_TABLES``), found here by that name so a statistic is
+checked even where no registry was built. :data:`RESULT_SCHEMAS` maps every table name (without
 the ``result_`` prefix) to its model, and :func:`validate_result` checks a frame against it before
 it is stored, so reports, SQL and the console read checked numbers. Column names are fixed across
 tables: ``estimate, ci_low, ci_high, statistic, df, p_value, p_adj, n`` plus grouping columns;
@@ -12,16 +15,17 @@ they are drawn from ``p_adj`` / ``p_value`` when a table is rendered.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from collections.abc import Mapping
+
 import pandera.errors as pa_errors
 import pandera.polars as pa
 import polars as pl
 
+import cueshift.schemas
 from cueshift.errors import SchemaViolation
 from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
-from cueshift.schemas.results_paired import PAIRED_RESULTS
-from cueshift.schemas.results_pairwise import PAIRWISE_RESULTS
-from cueshift.schemas.results_probe import PROBE_RESULTS
-from cueshift.schemas.results_stylisticbias import STYLISTICBIAS_RESULTS
 
 #: Bumped when a result table's columns change (written to ``result_manifest``).
 #: 2: the ``stars`` column left ``result_paired_halo``; the design tables got schemas.
@@ -59,25 +63,73 @@ class AnalysisManifestSchema(ResultModel):
     created_at: str
 
 
-#: The result tables of each design by their name within the design.
-RESULT_SCHEMAS_BY_DESIGN: dict[str, dict[str, type[ResultModel]]] = {
-    "stylisticbias": STYLISTICBIAS_RESULTS,
-    "paired": PAIRED_RESULTS,
-    "pairwise": PAIRWISE_RESULTS,
-    "probe": PROBE_RESULTS,
+#: A result table's model: a :class:`ResultModel` for the built-in tables, any pandera model for
+#: the tables of a design outside the package.
+Schema = type[pa.DataFrameModel]
+
+
+def _built_in() -> dict[str, dict[str, Schema]]:
+    """``RESULT_TABLES`` of every ``cueshift.schemas.results_<design>`` module, by design name."""
+    found: dict[str, dict[str, Schema]] = {}
+    for info in sorted(pkgutil.iter_modules(cueshift.schemas.__path__), key=lambda i: i.name):
+        if info.name.startswith("results_"):
+            tables = getattr(importlib.import_module(f"cueshift.schemas.{info.name}"), "RESULT_TABLES", None)
+            if tables is not None:
+                found[info.name.removeprefix("results_")] = dict(tables)
+    return found
+
+
+#: The declared result tables of each design, by their stored name (``paired_attractiveness``,
+#: StylisticBias's unprefixed ``sbs``): the built-in designs' at import, any other design's once
+#: the design registry declared it (:func:`declare_result_schemas`).
+RESULT_TABLES_BY_DESIGN: dict[str, dict[str, Schema]] = _built_in()
+
+#: The result tables of each design by their name within the design (``attractiveness``).
+RESULT_SCHEMAS_BY_DESIGN: dict[str, dict[str, Schema]] = {
+    design: {name.removeprefix(f"{design}_"): model for name, model in tables.items()}
+    for design, tables in RESULT_TABLES_BY_DESIGN.items()
 }
 
 #: Every result table by name: ``result_<name>``. StylisticBias names are unprefixed (``sbs``),
 #: the other designs' carry the design (``paired_attractiveness``); ``manifest`` is the index.
-RESULT_SCHEMAS: dict[str, type[ResultModel]] = {
-    **STYLISTICBIAS_RESULTS,
-    **{
-        f"{design}_{name}": model
-        for design in ("paired", "pairwise", "probe")
-        for name, model in RESULT_SCHEMAS_BY_DESIGN[design].items()
-    },
+RESULT_SCHEMAS: dict[str, Schema] = {
+    **{name: model for tables in RESULT_TABLES_BY_DESIGN.values() for name, model in tables.items()},
     "manifest": AnalysisManifestSchema,
 }
+
+
+def declare_result_schemas(design: str, tables: Mapping[str, Schema]) -> None:
+    """Declare the result tables of ``design`` (stored names, without ``result_``): what the
+    design registry does with every design's :attr:`~cueshift.designs.protocol.Design.result_schemas`.
+
+    Declaring the same tables again is a no-op (the built-in designs' are known already).
+
+    Raises
+    ------
+    ValueError
+        A table that another design (or the manifest) declares, or this one with another model.
+    """
+    for name, model in tables.items():
+        known = RESULT_SCHEMAS.get(name)
+        if known is not None and (known is not model or name not in RESULT_TABLES_BY_DESIGN.get(design, {})):
+            raise ValueError(f"design {design!r}: result table 'result_{name}' is declared already")
+    RESULT_TABLES_BY_DESIGN.setdefault(design, {}).update(tables)
+    RESULT_SCHEMAS_BY_DESIGN.setdefault(design, {}).update(
+        {name.removeprefix(f"{design}_"): model for name, model in tables.items()}
+    )
+    RESULT_SCHEMAS.update(tables)
+
+
+def withdraw_result_schemas(design: str) -> None:
+    """Forget the result tables a design outside the package declared (the built-in ones stay)."""
+    if design in _BUILT_IN:
+        return
+    for name in RESULT_TABLES_BY_DESIGN.pop(design, {}):
+        RESULT_SCHEMAS.pop(name, None)
+    RESULT_SCHEMAS_BY_DESIGN.pop(design, None)
+
+
+_BUILT_IN = frozenset(RESULT_TABLES_BY_DESIGN)
 
 
 def nan_to_null(frame: pl.DataFrame) -> pl.DataFrame:
@@ -95,7 +147,8 @@ def validate_result(name: str, frame: pl.DataFrame) -> pl.DataFrame:
     Parameters
     ----------
     name : str
-        A key of :data:`RESULT_SCHEMAS` (the table name without ``result_``).
+        A key of :data:`RESULT_SCHEMAS` (the table name without ``result_``): a table of a
+        built-in design, of a design the registry declared, or ``manifest``.
     frame : polars.DataFrame
         The analysis output.
 
@@ -112,7 +165,7 @@ def validate_result(name: str, frame: pl.DataFrame) -> pl.DataFrame:
     """
     model = RESULT_SCHEMAS.get(name)
     if model is None:
-        raise SchemaViolation(f"result_{name}: no schema declared in cueshift.schemas.results")
+        raise SchemaViolation(f"result_{name}: no schema declared (a design's result_schemas)")
     stored = nan_to_null(frame)
     try:
         return model.validate(stored, lazy=True)

@@ -176,3 +176,8 @@ PAIRED_RESULTS: dict[str, type[ResultModel]] = {
     "overlap": OverlapSchema,
     "race_jobs": RaceJobsSchema,
 }
+
+#: The stored result tables (``result_paired_<name>``): the design's ``result_schemas``.
+RESULT_TABLES: dict[str, type[ResultModel]] = {
+    f"paired_{name}": model for name, model in PAIRED_RESULTS.items()
+}

@@ -157,3 +157,8 @@ PAIRWISE_RESULTS: dict[str, type[ResultModel]] = {
     "rating_reliability": RatingReliabilitySchema,
     "rating_model_human": RatingModelHumanSchema,
 }
+
+#: The stored result tables (``result_pairwise_<name>``): the design's ``result_schemas``.
+RESULT_TABLES: dict[str, type[ResultModel]] = {
+    f"pairwise_{name}": model for name, model in PAIRWISE_RESULTS.items()
+}

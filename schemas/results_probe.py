@@ -168,3 +168,8 @@ PROBE_RESULTS: dict[str, type[ResultModel]] = {
     "scale_regression": ScaleRegressionSchema,
     "baselines": BaselinesSchema,
 }
+
+#: The stored result tables (``result_probe_<name>``): the design's ``result_schemas``.
+RESULT_TABLES: dict[str, type[ResultModel]] = {
+    f"probe_{name}": model for name, model in PROBE_RESULTS.items()
+}

@@ -205,3 +205,6 @@ STYLISTICBIAS_RESULTS: dict[str, type[ResultModel]] = {
     **AUDIT_RESULTS,
 }
 STYLISTICBIAS_RESULTS.update(compat_results(STYLISTICBIAS_RESULTS))
+
+#: The stored result tables (unprefixed: ``result_<name>``): the design's ``result_schemas``.
+RESULT_TABLES: dict[str, type[ResultModel]] = STYLISTICBIAS_RESULTS

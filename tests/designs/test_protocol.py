@@ -10,7 +10,6 @@ import textwrap
 import tomllib
 from pathlib import Path
 
-import pandera.polars as pa
 import polars as pl
 import pytest
 
@@ -19,7 +18,7 @@ from cueshift.designs import AnalysisRequest, analyze_design, designs, parse_stu
 from cueshift.designs import registry as design_registry
 from cueshift.errors import ConfigError
 from cueshift.execution.runner import run_study
-from cueshift.schemas.results import RESULT_SCHEMA_VERSION, RESULT_SCHEMAS
+from cueshift.schemas.results import RESULT_SCHEMA_VERSION
 from cueshift.stats import ANALYSES
 
 STUDIES = Path(__file__).resolve().parents[2] / "studies"
@@ -130,6 +129,7 @@ FIFTH = '''
 
 from typing import Literal
 
+import pandera.polars as pa
 import polars as pl
 from pydantic import Field
 
@@ -153,6 +153,12 @@ class FifthStudy(Study):
     fifth: FifthConfig = Field(default_factory=FifthConfig)
 
 
+class CountsSchema(pa.DataFrameModel):
+    model_id: str
+    n: pl.Int64
+    label: str
+
+
 @analysis("fifth_counts", suite="fifth", description="judgments per model", source="judgment",
           grouping="model", statistic="count", family="none")
 def _counts(ctx):
@@ -163,6 +169,7 @@ class FifthDesign:
     name = "fifth"
     study_model = FifthStudy
     options = OptionSupport(tests=("none",), ci_methods=("none",))
+    result_schemas = {"fifth_counts": CountsSchema}
     viewer = ViewerSupport()
 
     def workload(self, study, *, progress):
@@ -192,15 +199,8 @@ def test_a_new_design_folder_is_a_design_of_the_cli_path(tmp_path, monkeypatch):
     folder.mkdir(parents=True)
     (folder / "__init__.py").write_text(textwrap.dedent(FIFTH))
 
-    class CountsSchema(pa.DataFrameModel):
-        model_id: str
-        n: pl.Int64
-        label: str
-
     monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path / "extra")])
-    monkeypatch.setitem(RESULT_SCHEMAS, "fifth_counts", CountsSchema)
-    design_registry.designs.cache_clear()
-    design_registry.study_schema.cache_clear()
+    design_registry.clear_caches()
     try:
         study = parse_study(
             {
@@ -232,8 +232,8 @@ def test_a_new_design_folder_is_a_design_of_the_cli_path(tmp_path, monkeypatch):
     finally:
         ANALYSES.pop("fifth_counts", None)
         sys.modules.pop("cueshift.designs.fifth", None)
-        design_registry.designs.cache_clear()
-        design_registry.study_schema.cache_clear()
+        monkeypatch.undo()
+        design_registry.clear_caches()
 
 
 def _quiet(tmp_path: Path):

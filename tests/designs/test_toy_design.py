@@ -9,7 +9,6 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
-import pandera.polars as pa
 import polars as pl
 import pytest
 from typer.testing import CliRunner
@@ -24,6 +23,7 @@ TOY = '''
 
 from typing import Literal
 
+import pandera.polars as pa
 import polars as pl
 from pydantic import Field
 
@@ -48,6 +48,14 @@ class ToyConfig(Section):
 class ToyStudy(Study):
     design: Literal["toy"] = "toy"
     toy: ToyConfig = Field(default_factory=ToyConfig)
+
+
+class ToyCountsSchema(pa.DataFrameModel):
+    """``result_toy_counts``: the toy brings its result schema with it (``result_schemas``)."""
+
+    model_id: str
+    n: pl.Int64
+    label: str
 
 
 @analysis("toy_counts", suite="toy", description="judgments per model", source="judgment",
@@ -78,6 +86,7 @@ class ToyDesign:
     name = "toy"
     study_model = ToyStudy
     options = OptionSupport(tests=("none",), ci_methods=("none",))
+    result_schemas = {"toy_counts": ToyCountsSchema}
     viewer = ViewerSupport(image_sections=("toy",),
                            pages=(ViewerPage("/faces", "Toy faces", "Every face the toy judged →"),))
 
@@ -101,14 +110,6 @@ DESIGN = ToyDesign()
 '''
 
 
-class ToyCountsSchema(pa.DataFrameModel):
-    """``result_toy_counts`` (a design outside the package brings its result schema with it)."""
-
-    model_id: str
-    n: pl.Int64
-    label: str
-
-
 @pytest.fixture
 def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The toy design installed in ``tmp_path``: its module and an entry point naming it."""
@@ -119,7 +120,6 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (site / "toy-0.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: toy\nVersion: 0.0\n")
     (site / "toy-0.0.dist-info" / "entry_points.txt").write_text("[cueshift.designs]\ntoy = toy_design\n")
     monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setitem(RESULT_SCHEMAS, "toy_counts", ToyCountsSchema)
     registry.clear_caches()
     try:
         yield site
@@ -178,6 +178,9 @@ def test_a_design_outside_the_package_is_planned_run_analysed_reported_and_viewe
 
     _cli("infer", "--study", str(study), "--no-progress")
     _cli("analyze", "--study", str(study), "--no-progress")
+    import toy_design  # its result schema reached the result check through the registry
+
+    assert RESULT_SCHEMAS["toy_counts"] is toy_design.ToyCountsSchema
     tables = _cli("report", "--study", str(study), "--tables")
     assert "Judgments per model" in tables and "48" in tables  # 6 faces x 2 scenarios x 4 orderings
 
@@ -212,3 +215,13 @@ def test_a_design_declared_twice_is_refused(toy: Path) -> None:
     registry.clear_caches()
     with pytest.raises(Exception, match="design 'paired' is declared twice"):
         designs()
+
+
+def test_a_result_table_of_another_design_is_refused(toy: Path) -> None:
+    import toy_design
+
+    toy_design.ToyDesign.result_schemas = {"sbs": toy_design.ToyCountsSchema}
+    with pytest.raises(Exception, match="result table 'result_sbs' is declared already"):
+        designs()
+    registry.clear_caches()
+    assert "sbs" in RESULT_SCHEMAS and RESULT_SCHEMAS["sbs"] is not toy_design.ToyCountsSchema

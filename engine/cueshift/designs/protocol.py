@@ -12,6 +12,10 @@ object with
 - ``analyze(con, study, request)`` — its analyses, registered with
   :func:`cueshift.stats.analysis` under the design's name and run by
   :func:`cueshift.stats.run_suite` (``result_<name>_*`` tables and ``result_manifest`` rows);
+- ``result_schemas`` — the pandera model of every ``result_*`` table its analyses store, by the
+  table's name without ``result_`` (the built-in designs keep theirs in
+  ``schemas/results_<name>.py``); the registry declares them to the result check
+  (:func:`cueshift.schemas.results.declare_result_schemas`);
 - ``report()`` — its report :class:`~cueshift.render.Catalog` (the ``.qmd`` document and the
   tables it shows);
 - ``planner()`` — what ``cueshift plan`` runs for it (a
@@ -38,6 +42,7 @@ from cueshift.views import parse_phi
 
 if TYPE_CHECKING:
     import duckdb
+    import pandera.polars as pa
     import polars as pl
     from rich.console import Console
 
@@ -255,6 +260,12 @@ class Design(Protocol[S]):
 
         Returns the result frames by analysis name.
         """
+        ...
+
+    @property
+    def result_schemas(self) -> Mapping[str, type[pa.DataFrameModel]]:
+        """The schema of every result table the design's analyses store, by the table's name
+        without ``result_``."""
         ...
 
     def report(self) -> Catalog:

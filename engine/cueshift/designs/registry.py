@@ -3,8 +3,9 @@ every design an installed distribution declares under the ``cueshift.designs`` e
 
 Nothing lists the designs by hand: a new folder with a ``DESIGN`` object is found here, its
 study model joins the discriminated union that study files are validated against
-(:func:`load_study`), and the command line, the runner, ``cueshift plan``, ``report`` and
-``view`` reach it by the ``design`` of a study (:func:`design_of`).
+(:func:`load_study`), its result schemas join the result check
+(:func:`~cueshift.schemas.results.declare_result_schemas`), and the command line, the runner,
+``cueshift plan``, ``report`` and ``view`` reach it by the ``design`` of a study (:func:`design_of`).
 
 A design that lives outside the package registers through its distribution's metadata, read
 once when the registry is first asked (no import-order tricks): in ``pyproject.toml``::
@@ -31,6 +32,11 @@ from pydantic import Field, TypeAdapter
 
 from cueshift.designs.protocol import Design
 from cueshift.errors import ConfigError
+from cueshift.schemas.results import (
+    RESULT_TABLES_BY_DESIGN,
+    declare_result_schemas,
+    withdraw_result_schemas,
+)
 from cueshift.study import config
 from cueshift.study.config import DEFAULT_DESIGN, Study, read_study_file
 from cueshift.study.scenarios import Scenario
@@ -39,7 +45,17 @@ _PACKAGE = "cueshift.designs"
 #: The entry-point group an installed distribution declares its designs under.
 ENTRY_POINT_GROUP = "cueshift.designs"
 #: What every design offers (:class:`~cueshift.designs.protocol.Design`).
-MEMBERS = ("name", "study_model", "options", "workload", "analyze", "report", "planner", "viewer")
+MEMBERS = (
+    "name",
+    "study_model",
+    "options",
+    "workload",
+    "analyze",
+    "result_schemas",
+    "report",
+    "planner",
+    "viewer",
+)
 
 
 def _built_in() -> Iterator[tuple[str, object]]:
@@ -73,11 +89,14 @@ def designs() -> dict[str, Design[Any]]:
     ``__path__``) whose ``__init__`` exports ``DESIGN``, or the ``DESIGN`` an entry point of the
     ``cueshift.designs`` group names (:data:`ENTRY_POINT_GROUP`).
 
+    Each design's :attr:`~cueshift.designs.protocol.Design.result_schemas` are declared to the
+    result check (:func:`~cueshift.schemas.results.declare_result_schemas`) as it is found.
+
     Raises
     ------
     ConfigError
-        A design name declared twice, a design lacking a member of the protocol, or an entry
-        point that names no design.
+        A design name declared twice, a design lacking a member of the protocol, a result table
+        two designs declare, or an entry point that names no design.
     """
     found: dict[str, Design[Any]] = {}
     where: dict[str, str] = {}
@@ -89,13 +108,20 @@ def designs() -> dict[str, Design[Any]]:
         if name in found:
             raise ConfigError(f"design {name!r} is declared twice: by {where[name]} and by {source}")
         found[name], where[name] = design, source  # type: ignore[assignment]
+        try:
+            declare_result_schemas(name, getattr(design, "result_schemas"))  # noqa: B009
+        except ValueError as exc:
+            raise ConfigError(f"{source}: {exc}") from None
     order = sorted(found, key=lambda name: (name != DEFAULT_DESIGN, name))
     return {name: found[name] for name in order}
 
 
 def clear_caches() -> None:
     """Forget the designs found, and the study-file union and scenario sets built from them (after
-    a design is installed or removed while the process runs, e.g. in a test)."""
+    a design is installed or removed while the process runs, e.g. in a test); the result tables
+    of the designs outside the package are withdrawn from the result check."""
+    for name in list(RESULT_TABLES_BY_DESIGN):
+        withdraw_result_schemas(name)
     designs.cache_clear()
     study_schema.cache_clear()
     scenario_sets.cache_clear()

@@ -16,6 +16,7 @@ from cueshift.designs.paired.section import PairedStudy
 from cueshift.designs.paired.workload import prepared_study
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
 from cueshift.designs.viewer_support import ViewerSupport
+from cueshift.schemas.results_paired import RESULT_TABLES
 
 if TYPE_CHECKING:
     import duckdb
@@ -34,6 +35,7 @@ class PairedDesign:
     name = "paired"
     study_model = PairedStudy
     scenario_sets = SCENARIO_SETS
+    result_schemas = RESULT_TABLES
     options = OptionSupport(tests=("rank",), ci_methods=("analytic",), audit=True)
     viewer = ViewerSupport(image_sections=("paired",))
 

@@ -14,6 +14,7 @@ from cueshift.designs.pairwise.scenarios import SCENARIO_SETS
 from cueshift.designs.pairwise.section import PairwiseStudy
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
 from cueshift.designs.viewer_support import ViewerPage, ViewerSupport
+from cueshift.schemas.results_pairwise import RESULT_TABLES
 
 if TYPE_CHECKING:
     import duckdb
@@ -31,6 +32,7 @@ class PairwiseDesign:
     name = "pairwise"
     study_model = PairwiseStudy
     scenario_sets = SCENARIO_SETS
+    result_schemas = RESULT_TABLES
     options = OptionSupport(tests=("exact",), ci_methods=("analytic",))
     viewer = ViewerSupport(
         image_sections=("pairwise",),

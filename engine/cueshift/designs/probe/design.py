@@ -14,6 +14,7 @@ from cueshift.designs.probe.scenarios import SCENARIO_SETS
 from cueshift.designs.probe.section import ProbeStudy
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
 from cueshift.designs.viewer_support import ViewerPage, ViewerSupport
+from cueshift.schemas.results_probe import RESULT_TABLES
 
 if TYPE_CHECKING:
     import duckdb
@@ -31,6 +32,7 @@ class ProbeDesign:
     name = "probe"
     study_model = ProbeStudy
     scenario_sets = SCENARIO_SETS
+    result_schemas = RESULT_TABLES
     options = OptionSupport(
         tests=("parametric",),
         ci_methods=("analytic",),

@@ -16,6 +16,7 @@ from cueshift.designs.protocol import AnalysisRequest, OptionSupport
 from cueshift.designs.stylisticbias.scenarios import SCENARIO_SETS
 from cueshift.designs.viewer_support import ViewerSupport
 from cueshift.errors import ConfigError
+from cueshift.schemas.results_stylisticbias import RESULT_TABLES
 from cueshift.study.config import Study
 from cueshift.study.quality import QualityConfig
 
@@ -47,6 +48,7 @@ class StylisticBiasDesign:
     name = "stylisticbias"
     study_model = StylisticBiasStudy
     scenario_sets = SCENARIO_SETS
+    result_schemas = RESULT_TABLES
     options = OptionSupport(
         tests=("rank", "permutation"),
         ci_methods=("bca", "percentile"),
