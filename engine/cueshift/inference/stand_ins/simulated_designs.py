@@ -126,7 +126,11 @@ class ImpressionJudgeSettings(_Section):
     factor_loading: float = Field(default=0.7, ge=0.0, le=1.0)
 
 
-DESIGN_SECTIONS: Final[dict[str, type[_Section]]] = {
+#: The judge's own settings sections, by the kind of answer each shapes (``[models.settings.<kind>]``
+#: of a study file): a two-image choice, a 0-10 rating, an impression-loaded forced choice. They
+#: name answer formats of the simulated judge, not designs: any design whose work units ask for
+#: such an answer gets it, and the study files' keys stay as they are.
+ANSWER_SECTIONS: Final[dict[str, type[_Section]]] = {
     "pairwise": PairwiseJudgeSettings,
     "rating": RatingJudgeSettings,
     "impressions": ImpressionJudgeSettings,
@@ -209,9 +213,9 @@ def _pick(pool: Sequence[str], u: float) -> str:
 
 
 def _split_settings(model: ModelConfig) -> tuple[ModelConfig, dict[str, Any]]:
-    rest = {k: v for k, v in model.settings.items() if k not in DESIGN_SECTIONS}
+    rest = {k: v for k, v in model.settings.items() if k not in ANSWER_SECTIONS}
     parsed: dict[str, Any] = {}
-    for key, cls in DESIGN_SECTIONS.items():
+    for key, cls in ANSWER_SECTIONS.items():
         if key not in model.settings:
             continue
         try:
