@@ -30,7 +30,7 @@ from pydantic import Field
 from cueshift import store
 from cueshift.designs.forced_choice import judgment_workload
 from cueshift.designs.protocol import OptionSupport
-from cueshift.designs.viewer_support import ViewerPage, ViewerSupport
+from cueshift.designs.viewer_support import ViewerPage, ViewerSupport, design_page
 from cueshift.images import load_benchmark
 from cueshift.power.request import DesignPlanner, PlanResult
 from cueshift.render import Catalog, Col, TableSpec, stub
@@ -88,7 +88,9 @@ class ToyDesign:
     options = OptionSupport(tests=("none",), ci_methods=("none",))
     result_schemas = {"toy_counts": ToyCountsSchema}
     viewer = ViewerSupport(image_sections=("toy",),
-                           pages=(ViewerPage("/faces", "Toy faces", "Every face the toy judged →"),))
+                           pages=(ViewerPage("/faces", "Toy faces", "Every face the toy judged →"),
+                                  design_page("toy", "counts", "Toy counts", "Judgments per model →",
+                                              title="What the toy judged", tables=CATALOG.tables)))
 
     def workload(self, study, *, progress):
         study = study.model_copy(update={"variations": VariationFilter(whitelist={}, rules=[])})
@@ -196,6 +198,12 @@ def test_a_design_outside_the_package_is_planned_run_analysed_reported_and_viewe
         assert status == 200 and "design: toy" in page
         assert 'id="nav-faces">Toy faces</a>' in page and "Every face the toy judged →" in page
         assert served.viewer.root is not None
+        assert 'href="/design/toy/counts" id="nav-design-toy-counts">Toy counts</a>' in page
+        status, _, body = fetch(served.url + "/design/toy/counts")  # the page the toy declares
+        page = body.decode()
+        assert status == 200 and "<h1>What the toy judged</h1>" in page
+        assert "Judgments per model" in page and ">48<" in page
+        assert fetch(served.url + "/design/toy/nothing")[0] == 404
 
 
 def test_a_design_without_a_planner_is_refused_by_plan_in_one_line(toy: Path, tmp_path: Path) -> None:

@@ -1,13 +1,18 @@
 """What a design tells ``cueshift view``, as data: the viewer reads it from the design registry.
 
-The viewer sits above the designs and implements every page; a design only says which of its
-study-file sections name image folders (so the viewer finds the images of its runs) and which of
-the viewer's design pages to link from the navigation and the overview (:class:`ViewerSupport`).
+The viewer sits above the designs: a design says which of its study-file sections name image
+folders (so the viewer finds the images of its runs) and which pages to link from the navigation
+and the overview (:class:`ViewerSupport`). A page is either one the viewer implements (its route,
+e.g. ``/pairwise``) or one the design declares as data (:func:`design_page`): a title and the
+report's table declarations (:class:`~cueshift.render.TableSpec`: SQL over the study database,
+columns, formatting), which the viewer renders under ``/design/<design>/<page>``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from cueshift.render import TableSpec
 
 
 @dataclass(frozen=True)
@@ -25,12 +30,21 @@ class ViewerPage:
     table
         Link from the navigation bar only when the study database holds this table (``None``:
         always).
+    title
+        The heading of a declared page (:func:`design_page`).
+    tables
+        What a declared page shows, in order: each table's SQL (over the study database's tables
+        and the viewer's ``phi`` and ``delta``), columns and formatting, as in a report; a table
+        whose ``requires`` the database lacks shows a note instead. Empty: the viewer implements
+        the page.
     """
 
     path: str
     label: str
     lead: str
     table: str | None = None
+    title: str = ""
+    tables: tuple[TableSpec, ...] = ()
 
     @property
     def key(self) -> str:
@@ -40,6 +54,26 @@ class ViewerPage:
         'pairwise'
         """
         return self.path.strip("/").replace("/", "-")
+
+
+def design_page(
+    design: str,
+    page: str,
+    label: str,
+    lead: str,
+    *,
+    title: str,
+    tables: tuple[TableSpec, ...],
+    table: str | None = None,
+) -> ViewerPage:
+    """A page ``design`` declares as data, rendered by the viewer under ``/design/<design>/<page>``.
+
+    >>> from cueshift.render import Col
+    >>> counts = TableSpec(key="counts", title="Counts", sql="SELECT 1 AS n", columns=(Col("n", "n"),))
+    >>> design_page("toy", "counts", "Counts", "How many →", title="Counts", tables=(counts,)).path
+    '/design/toy/counts'
+    """
+    return ViewerPage(f"/design/{design}/{page}", label, lead, table, title, tables)
 
 
 @dataclass(frozen=True)
@@ -53,7 +87,8 @@ class ViewerSupport:
         (``<section>.synthetic.cache_dir``, ``stimuli``, ``manifest``, ``root``), besides
         ``[benchmark]``.
     pages
-        The viewer's design pages to link (:class:`ViewerPage`).
+        The design's pages to link (:class:`ViewerPage`): the viewer's own, or declared
+        (:func:`design_page`).
     delta
         Whether the design's judgments have base/variation Δ, so the overview says so when none is
         in view yet (``False``: the overview is silent about Δ).
@@ -64,4 +99,4 @@ class ViewerSupport:
     delta: bool = True
 
 
-__all__ = ["ViewerPage", "ViewerSupport"]
+__all__ = ["ViewerPage", "ViewerSupport", "design_page"]

@@ -18,6 +18,7 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from cueshift.viewer import evidence, pages, review
+from cueshift.viewer.declared import declared_page
 from cueshift.viewer.errors import BadRequest, NotFound
 from cueshift.viewer.filters import Filters
 from cueshift.viewer.menus import load_menus
@@ -107,6 +108,7 @@ def create_app(database: Path, *, images: Path | None = None, thumbs: Path = DEF
         Route("/probe", _page(viewer, evidence.probe)),
         Route("/failed", _page(viewer, review.failed_edits)),
         Route("/compare", _page(viewer, review.models_side_by_side)),
+        Route("/design/{design:str}/{page:str}", _page(viewer, declared_page)),
         Route("/image/{image_id:str}", _image(viewer)),
     ]
 

@@ -1,0 +1,47 @@
+"""Pages a design declares as data (:func:`cueshift.designs.viewer_support.design_page`), rendered
+under ``/design/<design>/<page>``: a title and the report's table declarations, each run over the
+study database and drawn as the report draws it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from cueshift import store
+from cueshift.render import to_html
+from cueshift.viewer.errors import NotFound
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
+    from cueshift.designs.viewer_support import ViewerPage
+    from cueshift.viewer.filters import Filters
+    from cueshift.viewer.viewer import Viewer
+
+#: Where a declared table's SQL finds its tables: the viewer's ``phi``/``delta``, then the study's.
+SEARCH_PATH = "memory.main,study.main"
+
+
+def declared_page(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, Any]]:
+    """The declared page at the request's path: its title and each of its tables."""
+    page = _page(viewer, request.url.path)
+    con = viewer.source.cursor()
+    try:
+        con.execute(f"SET search_path = '{SEARCH_PATH}'")
+        sections = []
+        for spec in page.tables:
+            missing = [name for name in spec.requires if not viewer.source.has(name)]
+            if missing:
+                html = f'<p class="empty" id="tbl-{spec.key}">No {missing[0]} in this study yet.</p>'
+            else:
+                html = to_html(spec.build(store.query(con, spec.sql)))
+            sections.append({"key": spec.key, "html": html})
+    finally:
+        con.close()
+    return "design_page.html", {"page": page, "sections": sections}
+
+
+def _page(viewer: Viewer, path: str) -> ViewerPage:
+    for page in viewer.design.pages:
+        if page.path == path and page.tables:
+            return page
+    raise NotFound(f"{path}: the study's design declares no such page")
