@@ -1,4 +1,4 @@
-"""Tiny hand-made rows for store and view tests (shaped like the schemas, no benchmark needed)."""
+"""Tiny hand-made rows for store and view tests (shaped like the schemas, no image set needed)."""
 
 from __future__ import annotations
 

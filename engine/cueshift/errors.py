@@ -14,7 +14,7 @@ class ConfigError(CueshiftError):
     """A study file or option is invalid."""
 
 
-class BenchmarkError(CueshiftError):
+class ImageSetError(CueshiftError):
     """An image set, manifest or metadata file is invalid."""
 
 

@@ -19,7 +19,7 @@ from typer.testing import CliRunner  # noqa: E402
 import cueshift as cs  # noqa: E402
 from cueshift.cli import app  # noqa: E402
 from cueshift.designs._audit_clip import attribute_values, clip_rows, cue_prompt  # noqa: E402
-from cueshift.designs.audit import EditPairs, benchmark_edit_pairs, measure_edit_audit, pixel_rows  # noqa: E402
+from cueshift.designs.audit import EditPairs, image_set_edit_pairs, measure_edit_audit, pixel_rows  # noqa: E402
 from cueshift.designs.registry import design_of, load_study  # noqa: E402
 from cueshift.images.demo import list_demo  # noqa: E402
 from cueshift.inference.stand_ins.tiny_clip import build_tiny_clip, save_tiny_clip  # noqa: E402
@@ -102,7 +102,7 @@ def test_glasses_probe_skipped_for_eyewear_and_identity_joins(audited: tuple[Pat
 
 def test_the_null_edit_has_lift_exactly_zero_and_fails(checkpoint: Path, tmp_path: Path) -> None:
     study = load_study(_study_file(tmp_path, checkpoint))
-    edits = benchmark_edit_pairs(study, progress=False)
+    edits = image_set_edit_pairs(study, progress=False)
     null = edits.pairs.row(0, named=True)["image_id"]
     same = pl.col("image_id") == null
     pairs = edits.pairs.with_columns(  # the first variation's file is its base's: a null edit

@@ -189,16 +189,16 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
         # exact planted truth: E[s] of every image from the judge's own model
         from cueshift.designs.forced_choice import image_records
         from cueshift.designs.paired import prepared_study
-        from cueshift.images import load_benchmark
+        from cueshift.images import load_image_set
         from cueshift.inference.backends import StudyContext
         from cueshift.inference.stand_ins.simulated import SimulatedBackend
 
         prepared = prepared_study(study)
-        bench = load_benchmark(prepared.benchmark, prepared.variations, progress=False)
+        image_set = load_image_set(prepared.image_set, prepared.variations, progress=False)
         judge = SimulatedBackend(
             study.models[0],
             StudyContext(
-                images=image_records(bench),
+                images=image_records(image_set),
                 scenarios={s.scenario_id: s for s in ATTRACTIVENESS_91},
                 template="",
             ),
@@ -207,7 +207,7 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
         con.close()
     assert {f"result_{name}" for name in results} <= stored
     wsr = results["paired_attractiveness"].filter(pl.col("test") == "wilcoxon")
-    images = bench.image.select("image_id", "identity_id", "role")
+    images = image_set.image.select("image_id", "identity_id", "role")
     for row in wsr.iter_rows(named=True):
         pairs = images.with_columns(pl.lit(row["scenario_id"]).alias("scenario_id"))
         truth = pairs.with_columns(pl.Series("e", judge.expected_phi(pairs)))

@@ -31,7 +31,7 @@ from cueshift import store
 from cueshift.designs.forced_choice import judgment_workload
 from cueshift.designs.protocol import OptionSupport
 from cueshift.designs.viewer_support import ViewerPage, ViewerSupport, design_page
-from cueshift.images import load_benchmark
+from cueshift.images import load_image_set
 from cueshift.power.request import DesignPlanner, PlanResult
 from cueshift.render import Catalog, Col, TableSpec, stub
 from cueshift.stats import RunSettings, analysis, run_suite
@@ -94,7 +94,7 @@ class ToyDesign:
 
     def workload(self, study, *, progress):
         study = study.model_copy(update={"variations": VariationFilter(whitelist={}, rules=[])})
-        return judgment_workload(study, load_benchmark(study.image_set, study.variations, progress=False))
+        return judgment_workload(study, load_image_set(study.image_set, study.variations, progress=False))
 
     def analyze(self, con, study, request, *, console, progress, write):
         counts = store.query(con, "SELECT model_id, count(*) AS n FROM judgment GROUP BY ALL")

@@ -1,4 +1,4 @@
-"""The runner end to end on the demo benchmark with the simulated judge.
+"""The runner end to end on the demo image set with the simulated judge.
 
 Resume, sharding and the exactly-once guarantee are checked against an uninterrupted
 reference run: the simulated judge is deterministic per judgment, so any lost,

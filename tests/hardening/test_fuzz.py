@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from cueshift.designs import load_study
 from cueshift.errors import CueshiftError
-from cueshift.images import load_benchmark
+from cueshift.images import load_image_set
 from cueshift.store import merge_databases
 from cueshift.study.checks import TEMPLATE_SLOTS, check_template
 from cueshift.study.config import ImageSetConfig, Study
@@ -66,8 +66,8 @@ def test_the_manifest_loader(image_root: Path, header: list[str], rows: list[lis
     path = Path(handle.name)
     try:
         config = ImageSetConfig(kind="manifest", manifest=path)
-        benchmark = load_benchmark(config, VariationFilter(), progress=False)
-        assert benchmark.images.height >= 1
+        image_set = load_image_set(config, VariationFilter(), progress=False)
+        assert image_set.image.height >= 1
     except CueshiftError as exc:
         assert "\n" not in str(exc) and str(exc)
     finally:

@@ -13,8 +13,8 @@ import polars as pl
 import pytest
 from PIL import Image
 
-from cueshift.errors import BenchmarkError
-from cueshift.images import load_benchmark
+from cueshift.errors import ImageSetError
+from cueshift.images import load_image_set
 from cueshift.images.demo import list_demo
 from cueshift.images.placebos import PLACEBO_FOLDER, lossless_reencode
 from cueshift.inference.stand_ins.simulated.settings import SimulatedSettings
@@ -33,8 +33,8 @@ def pixels(path: Path) -> np.ndarray:
 
 def demo(tmp_path: Path, *, placebos: bool = True, faces: int = 3) -> tuple[pl.DataFrame, Path]:
     config = ImageSetConfig(kind="demo", size=faces, cache_dir=tmp_path, placebos=placebos)
-    bench = load_benchmark(config, VariationFilter(), progress=False)
-    return bench.image, bench.root
+    image_set = load_image_set(config, VariationFilter(), progress=False)
+    return image_set.image, image_set.root
 
 
 def test_every_base_gets_two_evaluated_placebos_with_their_labels(tmp_path):
@@ -142,8 +142,8 @@ def test_a_manifest_with_a_jpeg_base_and_a_whitelist_that_keeps_nothing(tmp_path
         ],
     )
     config = ImageSetConfig(kind="manifest", manifest=manifest, placebos=True)
-    bench = load_benchmark(config, VariationFilter(whitelist={}), progress=False)
-    image = bench.image
+    image_set = load_image_set(config, VariationFilter(whitelist={}), progress=False)
+    image = image_set.image
     assert not image.filter(pl.col("image_id") == "p1-cap")["evaluated"][0]  # the filter still filters
     placebos = image.filter(PLACEBO)
     assert placebos.height == 2 and placebos["evaluated"].all()
@@ -169,8 +169,8 @@ def test_a_taken_placebo_id_is_one_line_and_nothing_is_written(tmp_path):
         ],
     )
     config = ImageSetConfig(kind="manifest", manifest=manifest, placebos=True)
-    with pytest.raises(BenchmarkError) as exc:
-        load_benchmark(config, VariationFilter(), progress=False)
+    with pytest.raises(ImageSetError) as exc:
+        load_image_set(config, VariationFilter(), progress=False)
     message = str(exc.value)
     assert "\n" not in message and "image_id" in message and "placebos = false" in message
     assert not (tmp_path / PLACEBO_FOLDER).exists()
@@ -204,7 +204,7 @@ def test_an_unwritable_placebo_folder_is_one_line_naming_the_opt_out(tmp_path):
     Image.new("RGB", (4, 4)).save(tmp_path / "a.png")
     manifest = _manifest(tmp_path, [_row("p1", "a.png")])
     (tmp_path / PLACEBO_FOLDER).write_text("a file where the folder goes")
-    with pytest.raises(BenchmarkError) as exc:
-        load_benchmark(ImageSetConfig(kind="manifest", manifest=manifest, placebos=True), VariationFilter())
+    with pytest.raises(ImageSetError) as exc:
+        load_image_set(ImageSetConfig(kind="manifest", manifest=manifest, placebos=True), VariationFilter())
     message = str(exc.value)
     assert "\n" not in message and PLACEBO_FOLDER in message and "placebos = false" in message

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from cueshift.errors import BenchmarkError
-from cueshift.images import load_benchmark
-from cueshift.images.base import Benchmark
+from cueshift.errors import ImageSetError
+from cueshift.images import load_image_set
+from cueshift.images.base import ImageSet
 from cueshift.study.config import ImageSetConfig
 from cueshift.study.variations import VariationFilter
 from tests.images.release_layout import FACES, GENERATING_MACHINE, variant_stem, write_release_images
@@ -18,8 +18,8 @@ from tests.images.release_layout import FACES, GENERATING_MACHINE, variant_stem,
 FACE0, FACE1 = FACES[0].stem, FACES[1].stem
 
 
-def load(root: Path) -> Benchmark:
-    return load_benchmark(ImageSetConfig(kind="stylisticbias", root=root), VariationFilter(), progress=False)
+def load(root: Path) -> ImageSet:
+    return load_image_set(ImageSetConfig(kind="stylisticbias", root=root), VariationFilter(), progress=False)
 
 
 @pytest.fixture
@@ -49,13 +49,13 @@ def test_release_rows(checkout: Path, where: str) -> None:
         "output": checkout / "output",
         "final_dataset": checkout / "output/final_dataset",
     }
-    bench = load(root[where])
-    assert bench.root == (checkout / "output" / "final_dataset").absolute()
-    identity = {r["identity_id"]: r for r in bench.identity.iter_rows(named=True)}
+    image_set = load(root[where])
+    assert image_set.root == (checkout / "output" / "final_dataset").absolute()
+    identity = {r["identity_id"]: r for r in image_set.identity.iter_rows(named=True)}
     assert set(identity) == {FACE0, FACE1}
     assert identity[FACE1]["body_type"] == "obese"  # body_index 2: thin, normal, obese
     assert (identity[FACE0]["age"], identity[FACE0]["body_type"]) == ("young adult", "thin")
-    rows = {r["image_id"]: r for r in bench.image.iter_rows(named=True)}
+    rows = {r["image_id"]: r for r in image_set.image.iter_rows(named=True)}
     assert len(rows) == 2 + 3 + 2
     sun = rows[variant_stem(FACES[0], 0, "face")]
     assert (sun["role"], sun["base_image_id"], sun["feature_key"], sun["variation_value"]) == (
@@ -67,7 +67,7 @@ def test_release_rows(checkout: Path, where: str) -> None:
     assert tattoo["path"] == f"{FACE0}/{variant_stem(FACES[0], 1, 'face')}.png" and tattoo["evaluated"]
     casual = rows[variant_stem(FACES[0], 2, "body")]
     assert (casual["framing"], casual["variation_value"], casual["height"]) == ("body", "Casual", 24)
-    assert rows[FACE1]["path"] == f"{FACE1}/{FACE1}.png" and bench.croissant is None
+    assert rows[FACE1]["path"] == f"{FACE1}/{FACE1}.png" and image_set.croissant is None
 
 
 def test_image_path_inside_the_face_folder_wins_over_the_sibling(checkout: Path) -> None:
@@ -89,12 +89,12 @@ def test_croissant_metadata_is_read(tmp_path: Path) -> None:
     data = json.loads((checkout / "croissant.json").read_text())
     data["distribution"][0]["@type"] = "cr:Nonsense"
     (checkout / "croissant.json").write_text(json.dumps(data))
-    with pytest.raises(BenchmarkError) as exc:
+    with pytest.raises(ImageSetError) as exc:
         load(checkout)
     assert str(exc.value).startswith(f"{checkout / 'croissant.json'}: not valid Croissant metadata")
     assert "\n" not in str(exc.value)
     (checkout / "croissant.json").write_text("{not json")
-    with pytest.raises(BenchmarkError, match="unreadable Croissant metadata"):
+    with pytest.raises(ImageSetError, match="unreadable Croissant metadata"):
         load(checkout)
 
 
@@ -148,7 +148,7 @@ BREAKS = {
 @pytest.mark.parametrize("case", list(BREAKS))
 def test_release_bad_input(checkout: Path, case: str) -> None:
     named, fragments = BREAKS[case](checkout)
-    with pytest.raises(BenchmarkError) as exc:
+    with pytest.raises(ImageSetError) as exc:
         load(checkout)
     message = str(exc.value)
     assert "\n" not in message and str(named) in message

@@ -153,7 +153,7 @@ def _raw_output_number(checkout: Path) -> tuple[Path, str]:
     return path, "field 'raw_output'"
 
 
-def _image_not_in_benchmark(checkout: Path) -> tuple[Path, str]:
+def _image_not_in_image_set(checkout: Path) -> tuple[Path, str]:
     source = _one_file(checkout)
     folder = source.parent.parent / "face_9_20250101_000000_deadbeef"
     folder.mkdir()
@@ -184,7 +184,7 @@ BREAKS = {
     "order differs from name": _order_differs,
     "options of no scenario": _options_unknown,
     "raw_output not text": _raw_output_number,
-    "image not in benchmark": _image_not_in_benchmark,
+    "image not in image set": _image_not_in_image_set,
     "prompt ordering inconsistent": _prompt_order_inconsistent,
     "stray file": _stray_file,
 }
@@ -234,10 +234,10 @@ def _tree(folder: Path) -> dict[str, bytes]:
     }
 
 
-def test_import_plans_no_placebos_and_leaves_the_source_folder_as_it_was(
+def test_import_adds_no_placebos_and_leaves_the_source_folder_as_it_was(
     release: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    # a StylisticBias study plans noise-floor placebos by default; the release has no judgment of
+    # a StylisticBias study includes noise-floor placebos by default; the release has no judgment of
     # them, and their re-encodes would be written under the release's image root
     checkout, study = release
     before = _tree(checkout)

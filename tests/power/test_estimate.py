@@ -113,7 +113,7 @@ def test_a_pilot_of_the_simulated_judge_estimates_what_the_judge_plants(pilot_db
         inputs, rows, notes = pilot_inputs(pilot)
     finally:
         pilot.close()
-    # the runner plans the noise-floor placebos, from which the pilot estimates serving noise (none planted)
+    # the runner judges the noise-floor placebos, from which the pilot estimates serving noise (none planted)
     assert "16 faces" in inputs.source and any("placebo cells" in n for n in notes), notes
     estimated, planted = inputs.models["sim-judge"], exact.models["sim-judge"]
     assert estimated.components.serving < 0.1 * estimated.components.pq, estimated.components.serving

@@ -88,9 +88,9 @@ def test_html_data_quality_tables_match_the_database(html: str, analysed_db: Pat
     for row in rates.iter_rows(named=True):
         column = ["sim-a", "sim-b"].index(row["model_id"])
         assert shown[row["label"]][column] == fmt_percent(row["rate"], 1)
-    benchmark = dict(texts(tables["benchmark"]))
-    assert benchmark["Judgments"] == fmt_integer(judgments.height)
-    assert benchmark["Faces (identities with a base image)"] == "24"
+    study_design = dict(texts(tables["benchmark"]))
+    assert study_design["Judgments"] == fmt_integer(judgments.height)
+    assert study_design["Faces (identities with a base image)"] == "24"
 
 
 def test_html_result_tables_match_the_database(html: str, analysed_db: Path) -> None:

@@ -19,7 +19,7 @@ def study_file(tmp_path, body: str):
     return load_study(path)
 
 
-def test_the_default_study_plans_placebos():
+def test_the_default_study_includes_placebos():
     assert load_study("default").image_set.placebos
     assert "stylisticbias" in PLACEBO_DESIGNS
 
@@ -34,10 +34,10 @@ def test_built_in_code_the_same_default_holds():
     assert Study(name="x", models=[model]).image_set.placebos
     explicit = ImageSetConfig(kind="demo", placebos=False)
     assert not Study(name="x", models=[model], image_set=explicit).image_set.placebos
-    assert not ImageSetConfig().placebos  # a bare image set (e.g. a design's own) plans none
+    assert not ImageSetConfig().placebos  # a bare image set (e.g. a design's own) includes none
 
 
-def test_designs_that_do_not_read_placebos_plan_none_and_refuse_them(tmp_path):
+def test_designs_that_do_not_read_placebos_include_none_and_refuse_them(tmp_path):
     assert not study_file(tmp_path, 'design = "paired"\n').image_set.placebos
     with pytest.raises(ConfigError) as exc:
         study_file(tmp_path, 'design = "paired"\n[image_set]\nplacebos = true\n')
@@ -45,9 +45,9 @@ def test_designs_that_do_not_read_placebos_plan_none_and_refuse_them(tmp_path):
 
 
 def test_every_filter_keeps_placebos_and_the_layers_agree_on_the_key():
-    from cueshift.plan.cubes import PLACEBO_FEATURE_KEY as PLAN_KEY
+    from cueshift.power.cubes import PLACEBO_FEATURE_KEY as POWER_KEY
 
-    assert PLACEBO_FEATURE_KEY == VIEWS_PLACEBO_KEY == PLAN_KEY
+    assert PLACEBO_FEATURE_KEY == VIEWS_PLACEBO_KEY == POWER_KEY
     for flt in (VariationFilter(), VariationFilter(whitelist={}), VariationFilter(whitelist=None, rules=[])):
         for value in PLACEBO_VALUES:
             assert flt.exclusion_reason(PLACEBO_FEATURE_KEY, value, "male") is None

@@ -40,7 +40,7 @@ def view(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     host: Annotated[str, typer.Option(help="Interface to bind (default: this machine only).")] = "127.0.0.1",
     images: Annotated[
-        Path | None, typer.Option(help="Benchmark root of the images (default: found from the database).")
+        Path | None, typer.Option(help="Image-set root of the images (default: found from the database).")
     ] = None,
 ) -> None:
     """Browse the study database (read-only) in a browser: the faces and answers behind each number."""

@@ -39,7 +39,7 @@ from cueshift.designs._audit_rows import (
     unintended_verdicts,
     with_robust_z,
 )
-from cueshift.images import load_benchmark
+from cueshift.images import load_image_set
 from cueshift.images.pixel_stats import PIXEL_MEASURES, changed_fraction_of, read_rgb, statistics_of
 from cueshift.store.edit_audit import replace_edit_audit
 from cueshift.study.audit import AuditConfig
@@ -77,10 +77,10 @@ def edit_pairs_of(image: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def benchmark_edit_pairs(study: Study, *, progress: bool) -> EditPairs:
+def image_set_edit_pairs(study: Study, *, progress: bool) -> EditPairs:
     """The pairs of the study's image set as its variation filter leaves them."""
-    bench = load_benchmark(study.benchmark, study.variations, progress=progress)
-    return EditPairs(bench.root, edit_pairs_of(bench.image))
+    image_set = load_image_set(study.image_set, study.variations, progress=progress)
+    return EditPairs(image_set.root, edit_pairs_of(image_set.image))
 
 
 def audit_measure(name: str) -> str:
@@ -275,7 +275,7 @@ __all__ = [
     "EditPairs",
     "audit_study",
     "audit_measure",
-    "benchmark_edit_pairs",
+    "image_set_edit_pairs",
     "edit_pairs_of",
     "measure_edit_audit",
     "pixel_rows",

@@ -16,7 +16,7 @@ import polars as pl
 
 from cueshift.designs.registry import study_scenarios
 from cueshift.designs.work import StoredRows, UnitKind, Workload
-from cueshift.images.base import Benchmark
+from cueshift.images.base import ImageSet
 from cueshift.inference.backends import Backend, BackendAnswers, StudyContext
 from cueshift.inference.backends.base import ImageRecord
 from cueshift.inference.parser import parse_answers
@@ -26,10 +26,10 @@ from cueshift.study.scenarios import ORDERING_BY_ID, Scenario, prompt_variant_fr
 JUDGMENT_KEY: tuple[str, ...] = ("model_id", "image_id", "scenario_id", "ordering", "seed")
 
 
-def image_records(benchmark: Benchmark) -> dict[str, ImageRecord]:
-    """Every image of ``benchmark`` as a backend sees it (absolute path and labels), by image id."""
-    joined = benchmark.image.join(benchmark.identity, on="identity_id", how="left")
-    root = benchmark.root
+def image_records(image_set: ImageSet) -> dict[str, ImageRecord]:
+    """Every image of ``image_set`` as a backend sees it (absolute path and labels), by image id."""
+    joined = image_set.image.join(image_set.identity, on="identity_id", how="left")
+    root = image_set.root
     return {
         row["image_id"]: ImageRecord(
             image_id=row["image_id"],
@@ -111,21 +111,21 @@ def judgment_rows(
     )
 
 
-def judgment_workload(study: Study, benchmark: Benchmark, stored: tuple[StoredRows, ...] = ()) -> Workload:
-    """The forced-choice work of ``study`` on the evaluated images of ``benchmark``.
+def judgment_workload(study: Study, image_set: ImageSet, stored: tuple[StoredRows, ...] = ()) -> Workload:
+    """The forced-choice work of ``study`` on the evaluated images of ``image_set``.
 
     Parameters
     ----------
     study
         The study (scenarios, prompt template and orderings, seeds).
-    benchmark
+    image_set
         Its images, already filtered (``evaluated``) by the study's variation filter.
     stored
         Rows to store once besides the judgments (e.g. a design's human ratings).
     """
     scenarios = {s.scenario_id: s for s in study_scenarios(study)}
     orderings = tuple(ORDERING_BY_ID[o] for o in study.prompt.orderings)
-    images = benchmark.image.filter(pl.col("evaluated")).select("image_id", "identity_id")
+    images = image_set.image.filter(pl.col("evaluated")).select("image_id", "identity_id")
 
     def units(model: ModelConfig, backend: Backend) -> pl.DataFrame:  # noqa: ARG001
         deterministic = bool(getattr(backend, "deterministic", backend.scores))
@@ -145,11 +145,11 @@ def judgment_workload(study: Study, benchmark: Benchmark, stored: tuple[StoredRo
 
     return Workload(
         context=StudyContext(
-            images=image_records(benchmark), scenarios=scenarios, template=study.prompt.template
+            images=image_records(image_set), scenarios=scenarios, template=study.prompt.template
         ),
         dimensions={
-            "identity": (benchmark.identity, "identity_id"),
-            "image": (benchmark.image, "image_id"),
+            "identity": (image_set.identity, "identity_id"),
+            "image": (image_set.image, "image_id"),
             "scenario": (scenario_frame(tuple(scenarios.values()), study.scenarios.set), "scenario_id"),
             "prompt_variant": (prompt_variant_frame(study.prompt.template, orderings), "ordering"),
         },

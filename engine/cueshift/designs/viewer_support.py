@@ -85,7 +85,7 @@ class ViewerSupport:
     image_sections
         Sections of the design's study file that may name image folders of their own
         (``<section>.synthetic.cache_dir``, ``stimuli``, ``manifest``, ``root``), besides
-        ``[benchmark]``.
+        ``[image_set]``.
     pages
         The design's pages to link (:class:`ViewerPage`): the viewer's own, or declared
         (:func:`design_page`).

@@ -1,31 +1,31 @@
 """Image sets: the embedded demo faces, the StylisticBias release layout, a generic manifest, OMI.
 
-Each loader returns a :class:`Benchmark` with ``identity`` and ``image`` frames shaped
+Each loader returns a :class:`ImageSet` with ``identity`` and ``image`` frames shaped
 like the tables of the same names (``schemas/tables.py``), with the study's variation
 filter already applied (``evaluated`` / ``exclusion_reason``).
 """
 
 from __future__ import annotations
 
-from cueshift.errors import BenchmarkError
-from cueshift.images.base import Benchmark
+from cueshift.errors import ImageSetError
+from cueshift.images.base import ImageSet
 from cueshift.images.pixel_stats import DEFAULT_FACE_BOX, PIXEL_MEASURES, pixel_frame, pixel_statistics
-from cueshift.study.config import BenchmarkConfig
+from cueshift.study.config import ImageSetConfig
 from cueshift.study.variations import VariationFilter
 
 __all__ = [
     "DEFAULT_FACE_BOX",
     "PIXEL_MEASURES",
-    "Benchmark",
-    "load_benchmark",
+    "ImageSet",
+    "load_image_set",
     "pixel_frame",
     "pixel_statistics",
 ]
 
 
-def load_benchmark(
-    config: BenchmarkConfig, variation_filter: VariationFilter, *, progress: bool = True
-) -> Benchmark:
+def load_image_set(
+    config: ImageSetConfig, variation_filter: VariationFilter, *, progress: bool = True
+) -> ImageSet:
     """Load the image set ``config`` describes.
 
     Parameters
@@ -46,24 +46,24 @@ def load_benchmark(
 
     Returns
     -------
-    Benchmark
+    ImageSet
         Identity and image frames that pass ``IdentitySchema`` / ``ImageSchema``; image
-        paths are relative to ``Benchmark.root``.
+        paths are relative to ``ImageSet.root``.
 
     Raises
     ------
-    BenchmarkError
+    ImageSetError
         On any bad input, with a one-line message naming the file, row and field.
     """
-    bench = _load(config, variation_filter, progress=progress)
+    image_set = _load(config, variation_filter, progress=progress)
     if not config.placebos:
-        return bench
+        return image_set
     from cueshift.images.placebos import with_placebos
 
-    return with_placebos(bench, variation_filter, progress=progress)
+    return with_placebos(image_set, variation_filter, progress=progress)
 
 
-def _load(config: BenchmarkConfig, variation_filter: VariationFilter, *, progress: bool) -> Benchmark:
+def _load(config: ImageSetConfig, variation_filter: VariationFilter, *, progress: bool) -> ImageSet:
     """The image set of ``config`` as its loader reads it (no placebos)."""
     if config.kind == "demo":
         from cueshift.images.demo import load_demo
@@ -72,17 +72,17 @@ def _load(config: BenchmarkConfig, variation_filter: VariationFilter, *, progres
     if config.kind == "stylisticbias":
         from cueshift.images.stylisticbias import load_stylisticbias
 
-        if config.root is None:  # BenchmarkConfig already refuses this
-            raise BenchmarkError("benchmark: field 'root': kind 'stylisticbias' needs a root folder")
+        if config.root is None:  # ImageSetConfig already refuses this
+            raise ImageSetError("image set: field 'root': kind 'stylisticbias' needs a root folder")
         return load_stylisticbias(config.root, variation_filter, progress=progress)
     if config.kind == "omi":
         from cueshift.images.omi import load_omi
 
-        if config.root is None:  # BenchmarkConfig already refuses this
-            raise BenchmarkError("benchmark: field 'root': kind 'omi' needs a root folder")
+        if config.root is None:  # ImageSetConfig already refuses this
+            raise ImageSetError("image set: field 'root': kind 'omi' needs a root folder")
         return load_omi(config.root, variation_filter, progress=progress)
     from cueshift.images.manifest import load_manifest
 
-    if config.manifest is None:  # BenchmarkConfig already refuses this
-        raise BenchmarkError("benchmark: field 'manifest': kind 'manifest' needs a manifest file")
+    if config.manifest is None:  # ImageSetConfig already refuses this
+        raise ImageSetError("image set: field 'manifest': kind 'manifest' needs a manifest file")
     return load_manifest(config.manifest, variation_filter, progress=progress)

@@ -14,7 +14,7 @@ from typing import Literal
 import pandera.errors
 import polars as pl
 
-from cueshift.errors import BenchmarkError
+from cueshift.errors import ImageSetError
 from cueshift.images._files import (
     FileFacts,
     Location,
@@ -23,7 +23,7 @@ from cueshift.images._files import (
     progress_bar,
     resolve_inside,
 )
-from cueshift.images.base import Benchmark
+from cueshift.images.base import ImageSet
 from cueshift.images.labels import DEMOGRAPHIC_FIELDS, default_framing, variation_category
 from cueshift.schemas import IdentitySchema, ImageSchema
 from cueshift.study.variations import VariationFilter
@@ -74,7 +74,7 @@ class IdentityRecord:
 
 @dataclass(frozen=True)
 class ImageRecord:
-    """One image as stated by its source; ``path`` is relative to the benchmark root (POSIX)."""
+    """One image as stated by its source; ``path`` is relative to the image-set root (POSIX)."""
 
     image_id: str
     identity_id: str
@@ -125,7 +125,7 @@ def check_images(images: list[ImageRecord], identities: Mapping[str, IdentityRec
         base = by_id.get(image.base_image_id or "")
         if base is None:
             raise input_error(
-                image.where, "base_image_id", f"base image {image.base_image_id!r} is not in the benchmark"
+                image.where, "base_image_id", f"base image {image.base_image_id!r} is not in the image set"
             )
         if base.role != "base":
             raise input_error(
@@ -203,7 +203,7 @@ def finish(
     identity_frame: pl.DataFrame,
     listed_image_frame: pl.DataFrame,
     facts: Mapping[str, FileFacts],
-) -> Benchmark:
+) -> ImageSet:
     """Attach the file columns, order the columns like the table, validate both frames."""
     ids = listed_image_frame["image_id"].to_list()
     file_frame = pl.DataFrame(
@@ -219,8 +219,8 @@ def finish(
         IdentitySchema.validate(identity_frame)
         ImageSchema.validate(image_frame)
     except (pandera.errors.SchemaError, pandera.errors.SchemaErrors) as exc:
-        raise BenchmarkError(f"{name}: the loaded frames break the table contract: {exc}") from None
-    return Benchmark(name=name, root=root.absolute(), identity=identity_frame, image=image_frame)
+        raise ImageSetError(f"{name}: the loaded frames break the table contract: {exc}") from None
+    return ImageSet(name=name, root=root.absolute(), identity=identity_frame, image=image_frame)
 
 
 def assemble(
@@ -231,10 +231,10 @@ def assemble(
     variation_filter: VariationFilter,
     *,
     progress: bool,
-) -> Benchmark:
-    """Check the records, read the image files and return the validated benchmark."""
+) -> ImageSet:
+    """Check the records, read the image files and return the validated image set."""
     if not image_records:
-        raise BenchmarkError(f"{name}: no images found")
+        raise ImageSetError(f"{name}: no images found")
     identity_frame, listed = listed_frames(identity_records, image_records, variation_filter)
     facts = inspect_files(root, image_records, progress=progress)
     return finish(name, root, identity_frame, listed, facts)

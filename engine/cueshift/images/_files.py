@@ -23,7 +23,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from cueshift.errors import BenchmarkError
+from cueshift.errors import ImageSetError
 
 
 @dataclass(frozen=True)
@@ -42,13 +42,13 @@ class Location:
         return f"row {self.row}" if self.row is not None else self.file.name
 
 
-def input_error(where: Location, field: str | None, message: str) -> BenchmarkError:
+def input_error(where: Location, field: str | None, message: str) -> ImageSetError:
     """The loaders' one-line error: ``<file>: row <n>: field '<field>': <message>``.
 
     ``field`` is None for errors about a whole file or row (unparseable CSV, malformed JSON).
     """
     prefix = f"{where}: field '{field}'" if field else str(where)
-    return BenchmarkError(f"{prefix}: {message}")
+    return ImageSetError(f"{prefix}: {message}")
 
 
 @dataclass(frozen=True)
@@ -82,11 +82,11 @@ def clean_relative_path(raw: str, where: Location, field: str) -> str:
         raise input_error(where, field, f"image path {text!r} contains a control character")
     if PurePosixPath(text).is_absolute() or PureWindowsPath(text).anchor:
         raise input_error(
-            where, field, f"image path {text!r} is absolute; paths must be relative to the benchmark root"
+            where, field, f"image path {text!r} is absolute; paths must be relative to the image-set root"
         )
     parts = PureWindowsPath(text).parts  # accepts both separators
     if ".." in parts:
-        raise input_error(where, field, f"image path {text!r} escapes the benchmark root ('..')")
+        raise input_error(where, field, f"image path {text!r} escapes the image-set root ('..')")
     return PurePosixPath(*parts).as_posix()
 
 
@@ -98,7 +98,7 @@ def resolve_inside(root: Path, relative: str, where: Location, field: str) -> Pa
         raise input_error(
             where,
             field,
-            f"image path {relative!r} resolves outside the benchmark root {resolved_root} "
+            f"image path {relative!r} resolves outside the image-set root {resolved_root} "
             f"(to {target}; a symlink?)",
         )
     if not target.is_file():

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Benchmark:
+class ImageSet:
     """Identities and images of one image set; ``image.path`` is relative to ``root``."""
 
     name: str
@@ -22,6 +22,6 @@ class Benchmark:
     image: pl.DataFrame  # columns of schemas.ImageSchema
     croissant: CroissantInfo | None = None  # the release's Croissant metadata, when it ships one
 
-    def with_croissant(self, croissant: CroissantInfo) -> Benchmark:
-        """The same benchmark, recording the release's Croissant metadata."""
+    def with_croissant(self, croissant: CroissantInfo) -> ImageSet:
+        """The same image set, recording the release's Croissant metadata."""
         return replace(self, croissant=croissant)

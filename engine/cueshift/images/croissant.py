@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cueshift.errors import BenchmarkError
+from cueshift.errors import ImageSetError
 from cueshift.extras import importing
 
 FILE_NAME = "croissant.json"
@@ -80,7 +80,7 @@ def read_croissant(path: Path) -> CroissantInfo:
     ------
     MissingExtra
         ``mlcroissant`` (the 'croissant' extra) is not installed.
-    BenchmarkError
+    ImageSetError
         The file is not valid Croissant (the first error ``mlcroissant`` reports, on one line).
     """
     with importing("croissant", f"{path}: reading Croissant metadata"):
@@ -91,9 +91,9 @@ def read_croissant(path: Path) -> CroissantInfo:
     except mlc.ValidationError as exc:
         lines = [line.strip(" -") for line in str(exc).splitlines() if line.strip(" -")]
         detail = lines[1] if len(lines) > 1 else (lines[0] if lines else "invalid")
-        raise BenchmarkError(f"{path}: not valid Croissant metadata: {detail}") from None
+        raise ImageSetError(f"{path}: not valid Croissant metadata: {detail}") from None
     except Exception as exc:  # malformed JSON and the like surface as many exception types
-        raise BenchmarkError(f"{path}: unreadable Croissant metadata ({type(exc).__name__}: {exc})") from None
+        raise ImageSetError(f"{path}: unreadable Croissant metadata ({type(exc).__name__}: {exc})") from None
     return CroissantInfo(
         file=path,
         name=_text(metadata.name),

@@ -1,4 +1,4 @@
-"""The embedded demo benchmark: deterministic synthetic faces drawn with PIL, no download.
+"""The embedded demo image set: deterministic synthetic faces drawn with PIL, no download.
 
 Sizes
 -----
@@ -46,10 +46,10 @@ from cueshift.images._demo_body import draw_body
 from cueshift.images._demo_face import draw_face
 from cueshift.images._demo_look import RENDERER_VERSION, Look, base_look
 from cueshift.images._files import FileFacts, Location, atomic_write_bytes, progress_bar
-from cueshift.images.base import Benchmark
+from cueshift.images.base import ImageSet
 from cueshift.images.labels import AGES, BODY_TYPES, ETHNICITIES, GENDERS, default_framing, slug
-from cueshift.images.placebos import plan_placebos
-from cueshift.study.config import BenchmarkConfig
+from cueshift.images.placebos import list_placebos
+from cueshift.study.config import ImageSetConfig
 from cueshift.study.variations import FEATURES, VariationFilter
 
 SOURCE = "cueshift-demo"
@@ -125,7 +125,7 @@ class DemoImage:
 
 
 def size_label(size: str | int) -> str:
-    """Folder / benchmark-name form of a size: ``'small'``, ``'paper'`` or ``'n<N>'``."""
+    """Folder / image-set-name form of a size: ``'small'``, ``'paper'`` or ``'n<N>'``."""
     return size if isinstance(size, str) else f"n{size}"
 
 
@@ -213,7 +213,7 @@ def list_demo(
         Fills ``evaluated`` / ``exclusion_reason``; default: the paper filter.
     placebos
         Add the two noise-floor placebos of every base (:mod:`cueshift.images.placebos`), as
-        :func:`cueshift.images.load_benchmark` does with ``[benchmark] placebos``.
+        :func:`cueshift.images.load_image_set` does with ``[image_set] placebos``.
 
     Returns
     -------
@@ -225,7 +225,7 @@ def list_demo(
     variation_filter = variation_filter or VariationFilter()
     identity_frame, image_frame = listed_frames(identities, images, variation_filter)
     if placebos:
-        image_frame = pl.concat([image_frame, plan_placebos(image_frame, variation_filter)])
+        image_frame = pl.concat([image_frame, list_placebos(image_frame, variation_filter)])
     return DemoListing(f"demo-{size_label(size)}", identity_frame, image_frame)
 
 
@@ -320,9 +320,9 @@ def render(size: str | int, cache_dir: Path, *, progress: bool = True) -> tuple[
 
 
 def load_demo(
-    config: BenchmarkConfig, variation_filter: VariationFilter, *, progress: bool = True
-) -> Benchmark:
-    """List, draw what is missing, and return the demo benchmark of ``config.size``."""
+    config: ImageSetConfig, variation_filter: VariationFilter, *, progress: bool = True
+) -> ImageSet:
+    """List, draw what is missing, and return the demo image set of ``config.size``."""
     listed = list_demo(config.size, variation_filter)
     root, facts = render(config.size, config.cache_dir, progress=progress)
     return finish(listed.name, root, listed.identity, listed.image, facts)

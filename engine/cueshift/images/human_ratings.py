@@ -236,7 +236,7 @@ def read_stimuli(path: Path, *, images: Collection[str]) -> pl.DataFrame:
     records: list[tuple[object, ...]] = []
     seen: dict[object, str] = {}
     for row in _rows(path, STIMULUS_COLUMNS):
-        image_id = _text(path, row, "image_id", images, "image (not in the benchmark)")
+        image_id = _text(path, row, "image_id", images, "image (not in the image set)")
         if image_id in seen:
             raise CueshiftError(
                 f"{path}: row {row['__row']}: field 'image_id': {image_id!r} repeats row {seen[image_id]}"

@@ -44,7 +44,7 @@ import polars as pl
 
 from cueshift.images._assemble import IdentityRecord, ImageRecord, assemble
 from cueshift.images._files import Location, clean_relative_path, input_error
-from cueshift.images.base import Benchmark
+from cueshift.images.base import ImageSet
 from cueshift.images.labels import DEMOGRAPHIC_FIELDS, normalize_demographic, normalize_variation_value
 from cueshift.study.variations import VariationFilter
 
@@ -191,7 +191,7 @@ def _row_records(
     return identity, image
 
 
-def load_manifest(path: Path, variation_filter: VariationFilter, *, progress: bool = True) -> Benchmark:
+def load_manifest(path: Path, variation_filter: VariationFilter, *, progress: bool = True) -> ImageSet:
     """Load the image set a manifest describes (columns in the module docstring).
 
     Parameters
@@ -205,7 +205,7 @@ def load_manifest(path: Path, variation_filter: VariationFilter, *, progress: bo
 
     Raises
     ------
-    BenchmarkError
+    ImageSetError
         One line naming the file, the 1-based data row and the field.
     """
     path = Path(path)

@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cueshift.errors import BenchmarkError
+from cueshift.errors import ImageSetError
 from cueshift.images._assemble import IdentityRecord, ImageRecord, assemble
 from cueshift.images._files import Location
-from cueshift.images.base import Benchmark
+from cueshift.images.base import ImageSet
 from cueshift.study.variations import VariationFilter
 
 SOURCE = "omi"
@@ -47,31 +47,29 @@ def omi_image_files(root: Path) -> dict[str, str]:
 
     Raises
     ------
-    BenchmarkError
+    ImageSetError
         No ``images`` folder, no image in it, or two files for one stimulus (``7.jpg`` and ``7.png``).
     """
     folder = Path(root) / IMAGE_FOLDER
     if not folder.is_dir():
-        raise BenchmarkError(
-            f"{folder}: no such folder (the OMI layout has images/1.jpg ... images/1004.jpg)"
-        )
+        raise ImageSetError(f"{folder}: no such folder (the OMI layout has images/1.jpg ... images/1004.jpg)")
     found: dict[str, str] = {}
     for path in sorted(folder.iterdir()):
         if not path.is_file() or path.name.startswith(".") or path.suffix.lower() not in IMAGE_EXTENSIONS:
             continue
         stimulus = stimulus_id(path.stem)
         if stimulus in found:
-            raise BenchmarkError(
+            raise ImageSetError(
                 f"{path}: field 'stimulus': a second image of stimulus {stimulus!r} "
                 f"(first: {found[stimulus]})"
             )
         found[stimulus] = f"{IMAGE_FOLDER}/{path.name}"
     if not found:
-        raise BenchmarkError(f"{folder}: no images ({', '.join(IMAGE_EXTENSIONS)})")
+        raise ImageSetError(f"{folder}: no images ({', '.join(IMAGE_EXTENSIONS)})")
     return dict(sorted(found.items(), key=lambda item: _sort_key(item[0])))
 
 
-def load_omi(root: Path, variation_filter: VariationFilter, *, progress: bool = True) -> Benchmark:
+def load_omi(root: Path, variation_filter: VariationFilter, *, progress: bool = True) -> ImageSet:
     """Load the OMI faces under ``root/images`` as base images, one identity each.
 
     Parameters
@@ -85,12 +83,12 @@ def load_omi(root: Path, variation_filter: VariationFilter, *, progress: bool = 
 
     Raises
     ------
-    BenchmarkError
+    ImageSetError
         Missing folder, no images, duplicate stimuli, undecodable image files.
     """
     root = Path(root)
     if not root.is_dir():
-        raise BenchmarkError(f"{root}: field 'root': no such folder")
+        raise ImageSetError(f"{root}: field 'root': no such folder")
     files = omi_image_files(root)
     identities = []
     images = []

@@ -1,7 +1,7 @@
 """Noise-floor placebos: two variations of every base image whose pixels are the base's
 (docs/decisions.md#d1).
 
-Per base image the study plans
+Per base image the study includes
 
 ``Identical copy``
     the base file itself under a new image id (``<base>--placebo-identical-copy``): the same
@@ -29,9 +29,9 @@ import pandera.errors
 import polars as pl
 from PIL import Image
 
-from cueshift.errors import BenchmarkError
+from cueshift.errors import ImageSetError
 from cueshift.images._files import FileFacts, atomic_write_bytes, progress_bar
-from cueshift.images.base import Benchmark
+from cueshift.images.base import ImageSet
 from cueshift.schemas import ImageSchema
 from cueshift.study.variations import (
     IDENTICAL_COPY,
@@ -41,12 +41,12 @@ from cueshift.study.variations import (
     VariationFilter,
 )
 
-#: Folder under the benchmark root that holds the lossless re-encodes and their index.
+#: Folder under the image-set root that holds the lossless re-encodes and their index.
 PLACEBO_FOLDER = ".cueshift-placebos"
 #: Image modes PNG stores as they are (other modes are converted to RGB first).
 _PNG_MODES = frozenset({"1", "L", "LA", "I", "I;16", "P", "RGB", "RGBA"})
 
-__all__ = ["PLACEBO_FOLDER", "lossless_reencode", "placebo_image_id", "plan_placebos", "with_placebos"]
+__all__ = ["PLACEBO_FOLDER", "lossless_reencode", "placebo_image_id", "list_placebos", "with_placebos"]
 
 
 def placebo_image_id(base_image_id: str, value: str) -> str:
@@ -59,7 +59,7 @@ def reencode_path(base_path: str) -> str:
     return f"{PLACEBO_FOLDER}/{base_path}--lossless.png"
 
 
-def plan_placebos(bases: pl.DataFrame, variation_filter: VariationFilter) -> pl.DataFrame:
+def list_placebos(bases: pl.DataFrame, variation_filter: VariationFilter) -> pl.DataFrame:
     """The placebo rows of the image table for the base rows of ``bases`` (its columns, minus any
     file column: ``sha256``, ``width`` and ``height`` are filled by :func:`with_placebos`)."""
     rows = bases.filter(pl.col("role") == "base")
@@ -150,9 +150,9 @@ def write_reencodes(root: Path, bases: pl.DataFrame, *, progress: bool) -> dict[
                     target.parent.mkdir(parents=True, exist_ok=True)
                     atomic_write_bytes(target, data)
                 except OSError as exc:
-                    raise BenchmarkError(
+                    raise ImageSetError(
                         f"{root / relative}: cannot write the lossless re-encode placebo "
-                        f"({exc.strerror or exc}); set [image_set] placebos = false to plan none"
+                        f"({exc.strerror or exc}); set [image_set] placebos = false to add none"
                     ) from None
                 with Image.open(io.BytesIO(data)) as img:
                     found = FileFacts(hashlib.sha256(data).hexdigest(), img.width, img.height)
@@ -167,25 +167,27 @@ def write_reencodes(root: Path, bases: pl.DataFrame, *, progress: bool) -> dict[
     return facts
 
 
-def with_placebos(bench: Benchmark, variation_filter: VariationFilter, *, progress: bool = True) -> Benchmark:
-    """``bench`` with the two placebos of every base image added to its image table.
+def with_placebos(
+    image_set: ImageSet, variation_filter: VariationFilter, *, progress: bool = True
+) -> ImageSet:
+    """``image_set`` with the two placebos of every base image added to its image table.
 
     Raises
     ------
-    BenchmarkError
+    ImageSetError
         A placebo image id already names an image of the set, or a re-encode cannot be written.
     """
-    bases = bench.image.filter(pl.col("role") == "base")
-    planned = plan_placebos(bases.drop("sha256", "width", "height"), variation_filter)
-    clash = planned.join(bench.image.select("image_id"), on="image_id", how="semi")
+    bases = image_set.image.filter(pl.col("role") == "base")
+    listed = list_placebos(bases.drop("sha256", "width", "height"), variation_filter)
+    clash = listed.join(image_set.image.select("image_id"), on="image_id", how="semi")
     if clash.height:
-        raise BenchmarkError(
-            f"{bench.name}: field 'image_id': {clash['image_id'][0]!r} is taken; it names a noise-floor "
-            "placebo (set [benchmark] placebos = false or rename the image)"
+        raise ImageSetError(
+            f"{image_set.name}: field 'image_id': {clash['image_id'][0]!r} is taken; it names a noise-floor "
+            "placebo (set [image_set] placebos = false or rename the image)"
         )
-    reencoded = write_reencodes(bench.root, bases, progress=progress)
+    reencoded = write_reencodes(image_set.root, bases, progress=progress)
     files = bases.select("image_id", "sha256", "width", "height").rename({"image_id": "base_image_id"})
-    copies = planned.filter(pl.col("variation_value") == IDENTICAL_COPY).join(files, on="base_image_id")
+    copies = listed.filter(pl.col("variation_value") == IDENTICAL_COPY).join(files, on="base_image_id")
     ids = list(reencoded)
     reencode_files = pl.DataFrame(
         {
@@ -196,12 +198,12 @@ def with_placebos(bench: Benchmark, variation_filter: VariationFilter, *, progre
         },
         schema=files.schema,
     )
-    reencodes = planned.filter(pl.col("variation_value") == LOSSLESS_REENCODE).join(
+    reencodes = listed.filter(pl.col("variation_value") == LOSSLESS_REENCODE).join(
         reencode_files, on="base_image_id"
     )
-    image = pl.concat([bench.image, *(p.select(bench.image.columns) for p in (copies, reencodes))])
+    image = pl.concat([image_set.image, *(p.select(image_set.image.columns) for p in (copies, reencodes))])
     try:
         ImageSchema.validate(image)
     except (pandera.errors.SchemaError, pandera.errors.SchemaErrors) as exc:
-        raise BenchmarkError(f"{bench.name}: the placebo rows break the table contract: {exc}") from None
-    return Benchmark(bench.name, bench.root, bench.identity, image, bench.croissant)
+        raise ImageSetError(f"{image_set.name}: the placebo rows break the table contract: {exc}") from None
+    return ImageSet(image_set.name, image_set.root, image_set.identity, image, image_set.croissant)

@@ -33,7 +33,7 @@ from typing import Any
 
 import polars as pl
 
-from cueshift.errors import BenchmarkError
+from cueshift.errors import ImageSetError
 from cueshift.images.release_echo import answer_span
 
 FILE_NAME = re.compile(r"^(?P<img>.+)_scenario(?P<scenario>\d+)_order(?P<order>\d+)_seed(?P<seed>\d+)\.json$")
@@ -63,11 +63,11 @@ def judgements_folder(root: Path) -> Path:
     for candidate in (root / "output" / "judgements", root / "judgements", root):
         if candidate.is_dir():
             return candidate
-    raise BenchmarkError(f"{root}: no such folder (expected output/judgements/<model>/<face>/<img>/*.json)")
+    raise ImageSetError(f"{root}: no such folder (expected output/judgements/<model>/<face>/<img>/*.json)")
 
 
-def _error(path: str, field: str | None, message: str) -> BenchmarkError:
-    return BenchmarkError(f"{path}: field '{field}': {message}" if field else f"{path}: {message}")
+def _error(path: str, field: str | None, message: str) -> ImageSetError:
+    return ImageSetError(f"{path}: field '{field}': {message}" if field else f"{path}: {message}")
 
 
 def _integer(data: dict[str, Any], field: str, expected: int, path: str) -> int:
@@ -96,7 +96,7 @@ def parse_judgment(text: bytes, path: str, model: str, face: str, img: str) -> t
 
     Raises
     ------
-    BenchmarkError
+    ImageSetError
         A name outside the layout, malformed JSON, a missing or mistyped field, or ``order`` /
         ``seed`` / ``face_image_name`` disagreeing with the file's place in the tree.
     """
@@ -147,7 +147,7 @@ def _subfolders(path: Path, what: str) -> Iterator[os.DirEntry[str]]:
             if entry.name.startswith("."):
                 continue
             if not entry.is_dir():
-                raise BenchmarkError(f"{entry.path}: expected a {what} folder here, found a file")
+                raise ImageSetError(f"{entry.path}: expected a {what} folder here, found a file")
             yield entry
 
 
@@ -164,9 +164,9 @@ def read_face_folder(root: str, model: str, face: str) -> dict[str, list[Any]]:
                 with open(os.path.join(image.path, name), "rb") as handle:
                     text = handle.read()
             except IsADirectoryError:
-                raise BenchmarkError(f"{relative}: expected judgment files here, found a folder") from None
+                raise ImageSetError(f"{relative}: expected judgment files here, found a folder") from None
             except OSError as exc:
-                raise BenchmarkError(f"{relative}: cannot read: {exc.strerror or exc}") from None
+                raise ImageSetError(f"{relative}: cannot read: {exc.strerror or exc}") from None
             for column, value in zip(
                 columns, parse_judgment(text, relative, model, face, image.name), strict=True
             ):
@@ -182,7 +182,7 @@ def face_folders(folder: Path) -> list[tuple[str, str]]:
         for face in _subfolders(Path(model.path), "face")
     ]
     if not tasks:
-        raise BenchmarkError(f"{folder}: no judgments (expected <model>/<face>/<img>/*.json)")
+        raise ImageSetError(f"{folder}: no judgments (expected <model>/<face>/<img>/*.json)")
     return tasks
 
 
@@ -219,7 +219,7 @@ def read_judgment_tree(
 
     Raises
     ------
-    BenchmarkError
+    ImageSetError
         The first problem found (one line naming the file and field); nothing is returned.
     """
     folder = judgements_folder(root)

@@ -25,7 +25,7 @@ not resolve there (the release records the generating machine's path), the sibli
 name the file relative to the face folder and are checked strictly (no ``..``, no symlink out).
 
 A ``croissant.json`` in ``root`` or up to two folders above the face folders is read with
-``mlcroissant`` (:mod:`cueshift.images.croissant`); the benchmark records its name, version and
+``mlcroissant`` (:mod:`cueshift.images.croissant`); the image set records its name, version and
 licence.
 
 Values are read leniently (case, spacing, spaces around ``/``) and mapped to the
@@ -37,10 +37,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cueshift.errors import BenchmarkError
+from cueshift.errors import ImageSetError
 from cueshift.images._assemble import IdentityRecord, ImageRecord, assemble
 from cueshift.images._files import Location, clean_relative_path, input_error
-from cueshift.images.base import Benchmark
+from cueshift.images.base import ImageSet
 from cueshift.images.croissant import find_croissant, read_croissant
 from cueshift.images.labels import DEMOGRAPHIC_FIELDS, normalize_demographic, normalize_variation_value
 from cueshift.images.stylisticbias_metadata import (
@@ -175,7 +175,7 @@ def read_face_folder(face_dir: Path) -> tuple[list[IdentityRecord], list[ImageRe
     return identities, images
 
 
-def load_stylisticbias(root: Path, variation_filter: VariationFilter, *, progress: bool = True) -> Benchmark:
+def load_stylisticbias(root: Path, variation_filter: VariationFilter, *, progress: bool = True) -> ImageSet:
     """Load a StylisticBias release folder (layout in the module docstring).
 
     Parameters
@@ -190,19 +190,19 @@ def load_stylisticbias(root: Path, variation_filter: VariationFilter, *, progres
 
     Raises
     ------
-    BenchmarkError
+    ImageSetError
         Missing or malformed metadata, missing / undecodable / escaping image files,
         duplicate image ids, demographics that differ between a face's files, an invalid
         ``croissant.json``.
     """
     if not Path(root).is_dir():
-        raise BenchmarkError(f"{root}: field 'root': no such folder")
+        raise ImageSetError(f"{root}: field 'root': no such folder")
     faces_root = release_root(root)
     croissant_file = find_croissant(Path(root), faces_root)
     croissant = read_croissant(croissant_file) if croissant_file is not None else None
     face_dirs = sorted(p for p in faces_root.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not face_dirs:
-        raise BenchmarkError(
+        raise ImageSetError(
             f"{faces_root}: field 'root': no face folders (expected one sub-folder per base face)"
         )
     identities: list[IdentityRecord] = []
@@ -211,5 +211,5 @@ def load_stylisticbias(root: Path, variation_filter: VariationFilter, *, progres
         face_identities, face_images = read_face_folder(face_dir)
         identities.extend(face_identities)
         images.extend(face_images)
-    bench = assemble(SOURCE, faces_root, identities, images, variation_filter, progress=progress)
-    return bench if croissant is None else bench.with_croissant(croissant)
+    image_set = assemble(SOURCE, faces_root, identities, images, variation_filter, progress=progress)
+    return image_set if croissant is None else image_set.with_croissant(croissant)

@@ -22,7 +22,7 @@ study's design, keyed like every judgment (model, image, scenario, ordering, see
 
 All files are read and checked before the database is opened; a judgment already stored is
 skipped, so importing twice adds nothing. Rows go in large batches, not one transaction per file.
-The import plans no noise-floor placebos (the release judged none, and planning them would write
+The import adds no noise-floor placebos (the release judged none, and adding them would write
 their re-encodes into the release's folder): nothing is ever written under the source folders.
 """
 
@@ -124,7 +124,7 @@ def _croissant(study: Study) -> str | None:
 
 
 def without_placebos(study: Study) -> Study:
-    """``study`` planning no noise-floor placebos: the release has no judgment of them, and their
+    """``study`` adding no noise-floor placebos: the release has no judgment of them, and their
     lossless re-encodes would be written under the release's image root (the source folder)."""
     if not study.image_set.placebos:
         return study

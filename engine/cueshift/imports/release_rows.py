@@ -102,11 +102,11 @@ def match_study(
     rows = files.join(known, on="img", how="left")
     _fail_first(
         rows.filter(pl.col("identity_id").is_null()), folder, "face_image_name",
-        "image {img!r} is not in the study's benchmark",
+        "image {img!r} is not in the study's image set",
     )  # fmt: skip
     _fail_first(
         rows.filter(pl.col("identity_id") != pl.col("face")), folder, "face",
-        "image {img!r} belongs to face {identity_id!r} in the benchmark, not to folder {face!r}",
+        "image {img!r} belongs to face {identity_id!r} in the image set, not to folder {face!r}",
     )  # fmt: skip
     rows = _scenario_of_options(rows, scenarios, folder)
     _fail_first(

@@ -8,7 +8,7 @@ For :math:`F` faces with :math:`\bar V` evaluated variations each, :math:`S` sce
     \text{images} = F(1 + \bar V) + P, \qquad \text{prompts} = \text{images}\cdot S M K ,
 
 with :math:`P = 2F` noise-floor placebo images (an identical copy and a lossless re-encode of every
-base, :mod:`cueshift.images.placebos`) when the study plans them (``[benchmark] placebos``, the
+base, :mod:`cueshift.images.placebos`) when the study includes them (``[image_set] placebos``, the
 default of a StylisticBias study), else :math:`P = 0`.
 
 Seed 000: :math:`500 \times 31.45 = 15{,}726` variation images and 500 bases; 15,726 × 300 =

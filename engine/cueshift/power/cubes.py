@@ -17,7 +17,7 @@ from cueshift.power.anova import ShiftCube
 from cueshift.power.protocol import DIMENSIONS
 
 # Variation values whose shift is zero by construction (the noise-floor placebos of
-# docs/decisions.md#d1, planned by cueshift.images.placebos): a pixel-identical copy or a lossless
+# docs/decisions.md#d1, listed by cueshift.images.placebos): a pixel-identical copy or a lossless
 # re-encode of the base image.
 from cueshift.views import PLACEBO_FEATURE_KEY
 

@@ -1,7 +1,7 @@
 """A pilot study database, opened read-only and checked before anything is estimated from it.
 
 A pilot is a study database of the design being planned, usually a few faces of the real model
-(``cueshift infer --limit`` or a small ``[benchmark] size``). Which design wrote it is read from
+(``cueshift infer --limit`` or a small ``[image_set] size``). Which design wrote it is read from
 its ``run`` records (the study file each run stored); a database written by another design, one
 with no answer, or a file that is not a study database is refused with one line.
 """

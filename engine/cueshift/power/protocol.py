@@ -116,19 +116,19 @@ def model_mode(model: ModelConfig) -> Mode:
 def study_images(study: Study) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The identity and image rows the study would judge, without drawing or reading an image.
 
-    The demo benchmark is listed by :func:`cueshift.images.demo.list_demo`; other image sets are read by
-    :func:`cueshift.images.load_benchmark` (manifests and releases are metadata only).
+    The demo image_set is listed by :func:`cueshift.images.demo.list_demo`; other image sets are read by
+    :func:`cueshift.images.load_image_set` (manifests and releases are metadata only).
     """
-    if study.benchmark.kind == "demo":
+    if study.image_set.kind == "demo":
         from cueshift.images.demo import list_demo
 
-        listed = list_demo(study.benchmark.size, study.variations)
+        listed = list_demo(study.image_set.size, study.variations)
         return listed.identity, listed.image
-    from cueshift.images import load_benchmark
+    from cueshift.images import load_image_set
 
-    no_placebos = study.benchmark.model_copy(update={"placebos": False})  # not attributes; nothing written
-    benchmark = load_benchmark(no_placebos, study.variations, progress=False)
-    return benchmark.identity, benchmark.image
+    no_placebos = study.image_set.model_copy(update={"placebos": False})  # not attributes; nothing written
+    image_set = load_image_set(no_placebos, study.variations, progress=False)
+    return image_set.identity, image_set.image
 
 
 def protocol_from_frames(

@@ -39,7 +39,7 @@ from cueshift.study.variations import VariationFilter
 DEFAULT_STUDY = "default"
 #: The design of a study file without a ``design`` key (seed 000's StylisticBias protocol).
 DEFAULT_DESIGN = "stylisticbias"
-#: Designs whose analyses read the noise-floor placebos: their study files plan them unless
+#: Designs whose analyses read the noise-floor placebos: their study files include them unless
 #: ``[image_set] placebos = false``; any other design refuses ``placebos = true``.
 PLACEBO_DESIGNS: frozenset[str] = frozenset({DEFAULT_DESIGN})
 
@@ -77,7 +77,7 @@ class ImageSetConfig(_Frozen):
     cache_dir: Path = Path(".cueshift-cache/demo")
     placebos: bool = Field(
         default=False,
-        description="plan the noise-floor placebos (an identical copy and a lossless re-encode of every "
+        description="add the noise-floor placebos (an identical copy and a lossless re-encode of every "
         "base image); a study file of a design whose analyses read them gets true unless it says false",
     )
 
@@ -213,21 +213,21 @@ class Study(_Frozen):
             return data
         data = _old_section_renamed(data)
         design = data.get("design", cls.model_fields["design"].default)
-        bench = data.get(IMAGE_SET_SECTION)
-        if isinstance(bench, ImageSetConfig):
-            given = bench.placebos if "placebos" in bench.model_fields_set else None
-        elif bench is None or isinstance(bench, dict):
-            given = (bench or {}).get("placebos")
+        image_set = data.get(IMAGE_SET_SECTION)
+        if isinstance(image_set, ImageSetConfig):
+            given = image_set.placebos if "placebos" in image_set.model_fields_set else None
+        elif image_set is None or isinstance(image_set, dict):
+            given = (image_set or {}).get("placebos")
         else:
             return data  # not a table: the field's own validation reports it
         if given is None:
             default = design in PLACEBO_DESIGNS
-            bench = (
-                bench.model_copy(update={"placebos": default})
-                if isinstance(bench, ImageSetConfig)
-                else {**(bench or {}), "placebos": default}
+            image_set = (
+                image_set.model_copy(update={"placebos": default})
+                if isinstance(image_set, ImageSetConfig)
+                else {**(image_set or {}), "placebos": default}
             )
-            return {**data, IMAGE_SET_SECTION: bench}
+            return {**data, IMAGE_SET_SECTION: image_set}
         return data
 
     @model_validator(mode="after")

@@ -27,7 +27,7 @@ from cueshift.viewer.source import open_source
 from cueshift.viewer.thumbs import DEFAULT_CACHE, WIDTHS, placeholder_svg, thumbnail
 from cueshift.viewer.viewer import Viewer, design_support, environment
 
-#: Registered image paths sampled to pick the benchmark root.
+#: Registered image paths sampled to pick the image-set root.
 ROOT_SAMPLE = 24
 
 

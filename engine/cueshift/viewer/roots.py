@@ -1,8 +1,8 @@
-"""Where the registered images lie: the benchmark root, and the only way a file is resolved.
+"""Where the registered images lie: the image-set root, and the only way a file is resolved.
 
-``image.path`` is stored relative to the benchmark root, which the study database does not
+``image.path`` is stored relative to the image-set root, which the study database does not
 store; the study configuration of each run (``run.config``) says where it was: a demo
-benchmark under ``<cache_dir>/<size>``, a release under ``root``, a manifest's folder, or a
+image set under ``<cache_dir>/<size>``, a release under ``root``, a manifest's folder, or a
 design's synthetic image folder (``<section>.synthetic.cache_dir``; the sections a design declares
 in ``Design.viewer.image_sections``). Relative folders are
 tried against the working directory and the database's folder (and its parent, for the usual
@@ -41,10 +41,10 @@ def _folder_of(value: object) -> Path | None:
 def configured_folders(config: Mapping[str, Any]) -> list[Path]:
     """Every image folder one run's study configuration names (relative or absolute)."""
     found: list[Path] = []
-    bench = config.get("image_set") or config.get("benchmark") or {}  # "benchmark": runs before the rename
-    if bench.get("kind") == "demo" and bench.get("cache_dir"):
-        found.append(Path(bench["cache_dir"]) / size_label(bench.get("size", "small")))
-    for value in (bench.get("root"), bench.get("manifest")):
+    section = config.get("image_set") or config.get("benchmark") or {}  # "benchmark": runs before the rename
+    if section.get("kind") == "demo" and section.get("cache_dir"):
+        found.append(Path(section["cache_dir"]) / size_label(section.get("size", "small")))
+    for value in (section.get("root"), section.get("manifest")):
         if (folder := _folder_of(value)) is not None:
             found.append(folder)
     for section in design_sections():

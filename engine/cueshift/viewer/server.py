@@ -47,7 +47,7 @@ def serve(
         Where to listen; the default binds this machine only. Another host is served as asked,
         with a warning: the pages show every image and answer of the study.
     images
-        The benchmark root holding the registered images (default: found from the study
+        The image-set root holding the registered images (default: found from the study
         configuration stored in the database, see :mod:`cueshift.viewer.roots`).
     thumbs
         Folder of the thumbnail cache.

@@ -42,18 +42,18 @@ class PairedDesign:
     def workload(self, study: PairedStudy, *, progress: bool) -> Workload:
         """Every original and filtered image × scenario × ordering × seed."""
         from cueshift.designs.forced_choice import judgment_workload
-        from cueshift.images import load_benchmark
+        from cueshift.images import load_image_set
 
         prepared = prepared_study(study)
         return judgment_workload(
-            prepared, load_benchmark(prepared.benchmark, prepared.variations, progress=progress)
+            prepared, load_image_set(prepared.image_set, prepared.variations, progress=progress)
         )
 
     def edit_pairs(self, study: PairedStudy, *, progress: bool) -> EditPairs:
         """Every original photo (base) and its filtered photo (variation): what the edit audit checks."""
-        from cueshift.designs.audit import benchmark_edit_pairs
+        from cueshift.designs.audit import image_set_edit_pairs
 
-        return benchmark_edit_pairs(prepared_study(study), progress=progress)
+        return image_set_edit_pairs(prepared_study(study), progress=progress)
 
     def analyze(
         self,

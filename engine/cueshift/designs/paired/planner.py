@@ -52,11 +52,11 @@ def individuals(study: PairedStudy) -> int:
     if synthetic is not None:
         return 2 * (6 * synthetic.cfd_per_cell + 3 * synthetic.faces_per_cell)
     from cueshift.designs.paired.workload import prepared_study
-    from cueshift.images import load_benchmark
+    from cueshift.images import load_image_set
 
     prepared = prepared_study(study)
-    bench = load_benchmark(prepared.benchmark, prepared.variations, progress=False)
-    filtered = bench.image.filter(pl.col("feature_key") == study.paired.filter_feature_key)
+    image_set = load_image_set(prepared.image_set, prepared.variations, progress=False)
+    filtered = image_set.image.filter(pl.col("feature_key") == study.paired.filter_feature_key)
     return int(filtered["identity_id"].n_unique())
 
 

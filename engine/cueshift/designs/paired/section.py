@@ -21,7 +21,7 @@ class PairedConfig(Section):
 
     filter_feature_key: str = Field(default="beauty_filter", description="feature_key of the filtered images")
     synthetic: SyntheticPairedFaces | None = Field(
-        default=None, description="generate the synthetic image set instead of reading [benchmark]"
+        default=None, description="generate the synthetic image set instead of reading [image_set]"
     )
     correction: Literal["none", "bh"] = Field(
         default="none", description="'none' as the paper, or Benjamini-Hochberg over the scenarios"

@@ -50,7 +50,7 @@ class PairwiseConfig(Section):
     other_group: str = Field(default="local")
     swap_repeats: bool = Field(default=True, description="ask every pair in both left/right orders")
     stimuli: Path | None = Field(
-        default=None, description="CSV image_id,cohort,stimulus_group for the [benchmark] images"
+        default=None, description="CSV image_id,cohort,stimulus_group for the [image_set] images"
     )
     synthetic: SyntheticPortraits | None = None
     confidence: float = Field(default=0.95, gt=0.0, lt=1.0)

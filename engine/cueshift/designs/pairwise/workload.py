@@ -29,8 +29,8 @@ from cueshift.designs.pairwise.section import PairwiseConfig, PairwiseStudy
 from cueshift.designs.registry import scenario_sets
 from cueshift.designs.work import StoredRows, UnitKind, Workload
 from cueshift.errors import ConfigError
-from cueshift.images import load_benchmark
-from cueshift.images.base import Benchmark
+from cueshift.images import load_image_set
+from cueshift.images.base import ImageSet
 from cueshift.images.human_ratings import rating_rows, read_long_ratings, read_stimuli
 from cueshift.images.manifest import load_manifest
 from cueshift.inference.backends import Backend, BackendAnswers, StudyContext
@@ -92,7 +92,7 @@ def plan_pairs(
     return planned.sort(["cohort", "left_image_id", "right_image_id", "seed"])
 
 
-def stimuli_and_benchmark(study: PairwiseStudy, *, progress: bool = False) -> tuple[Benchmark, pl.DataFrame]:
+def stimuli_and_image_set(study: PairwiseStudy, *, progress: bool = False) -> tuple[ImageSet, pl.DataFrame]:
     """The images of the study and their stimulus table (``image_id, cohort, stimulus_group``)."""
     config = study.pairwise
     if config.synthetic is not None:
@@ -102,8 +102,8 @@ def stimuli_and_benchmark(study: PairwiseStudy, *, progress: bool = False) -> tu
         return load_manifest(manifest, VariationFilter(whitelist=None, rules=[]), progress=progress), stimuli
     if config.stimuli is None:  # the section's validator requires one of the two
         raise ConfigError("[pairwise]: needs stimuli = <csv> or a [pairwise.synthetic] section")
-    bench = load_benchmark(study.benchmark, study.variations, progress=progress)
-    return bench, read_stimuli(config.stimuli, images=set(bench.image["image_id"].to_list()))
+    image_set = load_image_set(study.image_set, study.variations, progress=progress)
+    return image_set, read_stimuli(config.stimuli, images=set(image_set.image["image_id"].to_list()))
 
 
 def human_ratings_frame(config: PairwiseConfig, stimuli: pl.DataFrame) -> pl.DataFrame | None:
@@ -173,7 +173,7 @@ def pairwise_workload(study: PairwiseStudy, *, progress: bool = False) -> Worklo
     """Trials (and model ratings with ``rate_models``) for every model; human ratings stored once."""
     config = study.pairwise
     set_name, question = question_of(config)
-    bench, stimuli = stimuli_and_benchmark(study, progress=progress)
+    image_set, stimuli = stimuli_and_image_set(study, progress=progress)
     pairs = plan_pairs(
         stimuli,
         target=config.target_group,
@@ -249,11 +249,13 @@ def pairwise_workload(study: PairwiseStudy, *, progress: bool = False) -> Worklo
     stored = () if humans is None else (StoredRows("rating", rating_rows(humans), "image_id"),)
     return Workload(
         context=StudyContext(
-            images=image_records(bench), scenarios={question.scenario_id: question}, template=config.prompt
+            images=image_records(image_set),
+            scenarios={question.scenario_id: question},
+            template=config.prompt,
         ),
         dimensions={
-            "identity": (bench.identity, "identity_id"),
-            "image": (bench.image, "image_id"),
+            "identity": (image_set.identity, "identity_id"),
+            "image": (image_set.image, "image_id"),
             "scenario": (scenario_frame((question,), set_name), "scenario_id"),
             "stimulus": (stimuli, "image_id"),
         },

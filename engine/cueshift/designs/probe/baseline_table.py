@@ -184,21 +184,21 @@ def base_face_pixels(study: ProbeStudy, image_ids: Collection[str] | None = None
     """``image_id`` and the image statistics (:func:`scaled_statistics` at ``[probe]
     baseline_image_size``, threads over the images) of the study's base faces (of ``image_ids``
     only, when given); the face region from ``[probe] face_box``, by default
-    :data:`OMI_FACE_BOX` for an OMI benchmark, else the demo portraits'
+    :data:`OMI_FACE_BOX` for an OMI image set, else the demo portraits'
     :data:`cueshift.images.pixel_stats.DEFAULT_FACE_BOX`."""
     from concurrent.futures import ThreadPoolExecutor
 
     from cueshift.designs.probe.workload import prepared_study
-    from cueshift.images import load_benchmark
+    from cueshift.images import load_image_set
     from cueshift.images.pixel_stats import DEFAULT_FACE_BOX, PIXEL_MEASURES
 
-    bench = load_benchmark(study.benchmark, prepared_study(study).variations, progress=False)
-    bases = bench.image.filter(pl.col("role") == "base").select("image_id", "path").sort("image_id")
+    image_set = load_image_set(study.image_set, prepared_study(study).variations, progress=False)
+    bases = image_set.image.filter(pl.col("role") == "base").select("image_id", "path").sort("image_id")
     if image_ids is not None:
         bases = bases.filter(pl.col("image_id").is_in(sorted(image_ids)))
     config = study.probe
-    face_box = config.face_box or (OMI_FACE_BOX if study.benchmark.kind == "omi" else DEFAULT_FACE_BOX)
-    paths = [bench.root / p for p in bases["path"]]
+    face_box = config.face_box or (OMI_FACE_BOX if study.image_set.kind == "omi" else DEFAULT_FACE_BOX)
+    paths = [image_set.root / p for p in bases["path"]]
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:  # PIL and numpy release the GIL
         rows = list(pool.map(lambda p: scaled_statistics(p, face_box, config.baseline_image_size), paths))
     measures = {name: pl.Series(name, [r[name] for r in rows], dtype=pl.Float64) for name in PIXEL_MEASURES}

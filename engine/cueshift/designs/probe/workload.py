@@ -17,7 +17,7 @@ from cueshift.designs.forced_choice import judgment_workload
 from cueshift.designs.probe.section import ProbeConfig, ProbeStudy
 from cueshift.designs.registry import study_scenarios
 from cueshift.designs.work import StoredRows, Workload
-from cueshift.images import load_benchmark
+from cueshift.images import load_image_set
 from cueshift.images.human_ratings import rating_rows, read_long_ratings, read_means, read_reliability
 from cueshift.study.variations import VariationFilter
 
@@ -63,12 +63,12 @@ def human_frames(
 def probe_workload(study: ProbeStudy, *, progress: bool = False) -> Workload:
     """The base faces × attributes × orderings × seeds per model; the human data once."""
     prepared = prepared_study(study)
-    bench = load_benchmark(prepared.benchmark, prepared.variations, progress=progress)
-    images = bench.image.filter(pl.col("role") == "base").select("image_id", "identity_id")
+    image_set = load_image_set(prepared.image_set, prepared.variations, progress=progress)
+    images = image_set.image.filter(pl.col("role") == "base").select("image_id", "identity_id")
     long, means = human_frames(study, study.probe, images)
     stored = []
     if long is not None:
         stored.append(StoredRows("rating", rating_rows(long), "image_id"))
     if means is not None:
         stored.append(StoredRows("human_rating_mean", means, "image_id"))
-    return judgment_workload(prepared, bench, stored=tuple(stored))
+    return judgment_workload(prepared, image_set, stored=tuple(stored))

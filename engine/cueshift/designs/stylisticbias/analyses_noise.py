@@ -4,7 +4,7 @@ floor: placebo variations (pixel-identical copy, lossless re-encode) as a negati
 Declared with :class:`cueshift.stats.Declarations` over
 :class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
 registered in the order :mod:`cueshift.designs.stylisticbias.analyses` lists the modules. The placebo Δ
-rows are read here (``read_delta(..., placebo=True)``); a study without placebos (``[benchmark]
+rows are read here (``read_delta(..., placebo=True)``); a study without placebos (``[image_set]
 placebos = false``, or a database made before they existed) gets neither table.
 """
 

@@ -66,15 +66,15 @@ class StylisticBiasDesign:
     def workload(self, study: StylisticBiasStudy, *, progress: bool) -> Workload:
         """Every evaluated image × scenario × ordering × seed (the variation filter applies)."""
         from cueshift.designs.forced_choice import judgment_workload
-        from cueshift.images import load_benchmark
+        from cueshift.images import load_image_set
 
-        return judgment_workload(study, load_benchmark(study.benchmark, study.variations, progress=progress))
+        return judgment_workload(study, load_image_set(study.image_set, study.variations, progress=progress))
 
     def edit_pairs(self, study: StylisticBiasStudy, *, progress: bool) -> EditPairs:
         """Every evaluated variation and its base: what the edit audit checks."""
-        from cueshift.designs.audit import benchmark_edit_pairs
+        from cueshift.designs.audit import image_set_edit_pairs
 
-        return benchmark_edit_pairs(study, progress=progress)
+        return image_set_edit_pairs(study, progress=progress)
 
     def analyze(
         self,

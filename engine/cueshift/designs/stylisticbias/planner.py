@@ -137,14 +137,14 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
 
 
 def placebo_cost(study: Study, faces: int) -> tuple[int, str]:
-    """Noise-floor placebo images the study judges (two per base face, unless ``[benchmark]
+    """Noise-floor placebo images the study judges (two per base face, unless ``[image_set]
     placebos = false``) and the plan's note saying whether the cost includes them."""
-    if not study.benchmark.placebos:
-        return 0, "cost: no noise-floor placebos ([benchmark] placebos = false)"
+    if not study.image_set.placebos:
+        return 0, "cost: no noise-floor placebos ([image_set] placebos = false)"
     count = len(PLACEBO_VALUES) * faces
     return count, (
         f"cost includes the noise-floor placebos: {count:,} images ({len(PLACEBO_VALUES)} per base "
-        "face: an identical copy and a lossless re-encode); [benchmark] placebos = false plans none"
+        "face: an identical copy and a lossless re-encode); [image_set] placebos = false adds none"
     )
 
 

@@ -17,7 +17,7 @@ import polars as pl
 from rich.console import Console
 
 from cueshift.designs.audit import edit_pairs_of
-from cueshift.images import load_benchmark
+from cueshift.images import load_image_set
 from cueshift.inference.identity import IdentityEncoder
 from cueshift.stats import identity_outliers, row_cosines
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache
@@ -78,13 +78,13 @@ def measure_identity(
         ``encoder, image_id, base_image_id, feature_key, cosine, robust_z, outlier`` (stored,
         replacing the encoder's earlier rows, when ``write``), ``face_id, variation_value``.
     """
-    bench = load_benchmark(study.benchmark, study.variations, progress=False)
-    pairs = variation_pairs(bench.image)
+    image_set = load_image_set(study.image_set, study.variations, progress=False)
+    pairs = variation_pairs(image_set.image)
     encoder = IdentityEncoder(
         quality.encoder, cache=DuckDBEmbeddingCache(con) if write else None, batch_size=quality.batch_size
     )
     contents = [*pairs["sha256"], *pairs["base_sha256"]]
-    paths = [bench.root / p for p in (*pairs["path"], *pairs["base_path"])]
+    paths = [image_set.root / p for p in (*pairs["path"], *pairs["base_path"])]
     vectors = encoder.vectors(contents, paths) if contents else {}
     width = next(iter(vectors.values())).shape[0] if vectors else 0
 

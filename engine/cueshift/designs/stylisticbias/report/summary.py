@@ -29,7 +29,7 @@ def _flag_invalid(value: object) -> str | None:
     return _FLAG_FILL if isinstance(value, int | float) and value >= INVALID_FLAG else None
 
 
-BENCHMARK = TableSpec(
+STUDY_DESIGN = TableSpec(
     key="benchmark",
     title="Table S1. Study design: faces, images, scenarios, prompts and judgments",
     sql=f"""
@@ -275,7 +275,7 @@ IDENTITY = TableSpec(
 )
 
 SUMMARY_TABLES: tuple[TableSpec, ...] = (
-    BENCHMARK,
+    STUDY_DESIGN,
     DEMOGRAPHICS,
     VARIATIONS,
     EXCLUSIONS,

@@ -1,6 +1,6 @@
 r"""The noise floor: what |SBS| a variation shows when nothing about the face changed.
 
-Every StylisticBias study plans two placebo variations per base image (a pixel-identical copy and
+Every StylisticBias study includes two placebo variations per base image (a pixel-identical copy and
 a lossless re-encode; :mod:`cueshift.images.placebos`). Their true Δ is zero, so their |SBS| at the
 unit of attribute |SBS| (the model × value × scenario cell) is what sampling noise, serving
 nondeterminism and cache effects alone produce. :func:`noise_floor` summarises it (with the placebo

@@ -15,8 +15,8 @@ import polars as pl
 import pytest
 from PIL import Image
 
-from cueshift.errors import BenchmarkError
-from cueshift.images import Benchmark, load_benchmark
+from cueshift.errors import ImageSetError
+from cueshift.images import ImageSet, load_image_set
 from cueshift.images.demo import PAPER_MARGINALS, configuration, face_images, list_demo, render, sample_faces
 from cueshift.images.labels import AGES, BODY_TYPES, ETHNICITIES, GENDERS, normalize_variation_value
 from cueshift.schemas import IdentitySchema, ImageSchema
@@ -32,7 +32,7 @@ def evaluated_variations(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.filter((pl.col("role") == "variation") & pl.col("evaluated"))
 
 
-def assert_one_line(exc: pytest.ExceptionInfo[BenchmarkError], *fragments: str) -> None:
+def assert_one_line(exc: pytest.ExceptionInfo[ImageSetError], *fragments: str) -> None:
     """The error is one line and names every fragment (file, row, field)."""
     message = str(exc.value)
     assert "\n" not in message
@@ -143,14 +143,14 @@ def test_filter_without_whitelist_or_rules_evaluates_everything() -> None:
 
 
 @pytest.fixture(scope="module")
-def small_demo(tmp_path_factory: pytest.TempPathFactory) -> Benchmark:
+def small_demo(tmp_path_factory: pytest.TempPathFactory) -> ImageSet:
     cache = tmp_path_factory.mktemp("demo-cache")
-    return load_benchmark(
+    return load_image_set(
         ImageSetConfig(kind="demo", size="small", cache_dir=cache), PAPER_FILTER, progress=False
     )
 
 
-def test_small_demo_frames_pass_schemas(small_demo: Benchmark) -> None:
+def test_small_demo_frames_pass_schemas(small_demo: ImageSet) -> None:
     IdentitySchema.validate(small_demo.identity)
     ImageSchema.validate(small_demo.image)
     assert small_demo.image.columns == list(ImageSchema.to_schema().columns)
@@ -159,7 +159,7 @@ def test_small_demo_frames_pass_schemas(small_demo: Benchmark) -> None:
     assert evaluated_variations(small_demo.image).height == 45 * 31 + 45 * 32
 
 
-def test_small_demo_files_match_their_rows(small_demo: Benchmark) -> None:
+def test_small_demo_files_match_their_rows(small_demo: ImageSet) -> None:
     sizes = {(r["framing"], r["width"], r["height"]) for r in small_demo.image.iter_rows(named=True)}
     assert sizes == {("face", 96, 96), ("body", 96, 160)}
     for row in small_demo.image.sample(40, seed=1).iter_rows(named=True):
@@ -170,7 +170,7 @@ def test_small_demo_files_match_their_rows(small_demo: Benchmark) -> None:
     assert not list(small_demo.root.rglob("*.tmp"))
 
 
-def test_variations_differ_from_their_base(small_demo: Benchmark) -> None:
+def test_variations_differ_from_their_base(small_demo: ImageSet) -> None:
     image = small_demo.image
     base_sha = dict(image.filter(pl.col("role") == "base").select("image_id", "sha256").iter_rows())
     cues = image.filter(
@@ -180,10 +180,10 @@ def test_variations_differ_from_their_base(small_demo: Benchmark) -> None:
     assert image.filter(pl.col("role") == "base")["sha256"].n_unique() == 90
 
 
-def test_demo_render_is_deterministic(tmp_path: Path, small_demo: Benchmark) -> None:
+def test_demo_render_is_deterministic(tmp_path: Path, small_demo: ImageSet) -> None:
     config = {"kind": "demo", "size": 3}
-    first = load_benchmark(ImageSetConfig(**config, cache_dir=tmp_path / "a"), PAPER_FILTER, progress=False)
-    second = load_benchmark(ImageSetConfig(**config, cache_dir=tmp_path / "b"), PAPER_FILTER, progress=True)
+    first = load_image_set(ImageSetConfig(**config, cache_dir=tmp_path / "a"), PAPER_FILTER, progress=False)
+    second = load_image_set(ImageSetConfig(**config, cache_dir=tmp_path / "b"), PAPER_FILTER, progress=True)
     assert first.image.equals(second.image) and first.identity.equals(second.identity)
     # the first faces of every size are the same faces, drawn the same
     same = small_demo.image.filter(pl.col("identity_id").is_in(first.identity["identity_id"].to_list()))
@@ -250,19 +250,19 @@ def release(tmp_path: Path) -> Path:
     return root
 
 
-def load_release(root: Path) -> Benchmark:
-    return load_benchmark(ImageSetConfig(kind="stylisticbias", root=root), PAPER_FILTER, progress=False)
+def load_release(root: Path) -> ImageSet:
+    return load_image_set(ImageSetConfig(kind="stylisticbias", root=root), PAPER_FILTER, progress=False)
 
 
 def test_release_rows(release: Path) -> None:
-    bench = load_release(release)
-    IdentitySchema.validate(bench.identity)
-    ImageSchema.validate(bench.image)
-    assert bench.root == release.absolute()
-    identity = {r["identity_id"]: r for r in bench.identity.iter_rows(named=True)}
+    image_set = load_release(release)
+    IdentitySchema.validate(image_set.identity)
+    ImageSchema.validate(image_set.image)
+    assert image_set.root == release.absolute()
+    identity = {r["identity_id"]: r for r in image_set.identity.iter_rows(named=True)}
     assert identity["f2"]["gender"] == "female" and identity["f2"]["ethnicity"] == "Middle Eastern"
     assert identity["f1"]["source"] == "stylisticbias"
-    rows = {r["image_id"]: r for r in bench.image.iter_rows(named=True)}
+    rows = {r["image_id"]: r for r in image_set.image.iter_rows(named=True)}
     assert set(rows) == {
         "f1", "f1_face_eyewear_sunglasses", "f1_face_hair_style_braid", "f1_body_fashion_style_casual",
         "f2", "f2_face_lip", "f2_body_daring",
@@ -373,7 +373,7 @@ RELEASE_BREAKS: dict[str, tuple[Callable[[Path], Path], tuple[str, ...]]] = {
         _corrupt_image,
         ("field 'image'", "f1/f1_face_eyewear_sunglasses.png", "not a decodable"),
     ),
-    "escaping image key": (_escaping_image_key, ("field 'image'", "escapes the benchmark root")),
+    "escaping image key": (_escaping_image_key, ("field 'image'", "escapes the image-set root")),
     "symlink outside": (_outside_symlink, ("field 'image'", "resolves outside")),
     "conflicting demographics": (_conflicting_demographics, ("field 'age'", "'elderly'", "'young adult'")),
     "bad file name": (_bad_file_name, ("field 'file name'",)),
@@ -386,7 +386,7 @@ RELEASE_BREAKS: dict[str, tuple[Callable[[Path], Path], tuple[str, ...]]] = {
 def test_release_bad_input(release: Path, case: str) -> None:
     breaker, fragments = RELEASE_BREAKS[case]
     named_file = breaker(release)
-    with pytest.raises(BenchmarkError) as exc:
+    with pytest.raises(ImageSetError) as exc:
         load_release(release)
     assert_one_line(exc, str(named_file), *fragments)
 
@@ -427,8 +427,8 @@ def write_manifest(folder: Path, rows: list[dict[str, str]], fmt: str = "csv") -
     return path
 
 
-def load_manifest_file(path: Path) -> Benchmark:
-    return load_benchmark(ImageSetConfig(kind="manifest", manifest=path), PAPER_FILTER, progress=False)
+def load_manifest_file(path: Path) -> ImageSet:
+    return load_image_set(ImageSetConfig(kind="manifest", manifest=path), PAPER_FILTER, progress=False)
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
@@ -437,14 +437,14 @@ def test_manifest_rows(tmp_path: Path, fmt: str) -> None:
     for row in rows:
         row.update(variation_category="", framing="", source="")
     rows[2].update(variation_category="Beauty filter", framing="face", source="")
-    bench = load_manifest_file(write_manifest(tmp_path, rows, fmt))
-    IdentitySchema.validate(bench.identity)
-    ImageSchema.validate(bench.image)
-    assert bench.root == tmp_path.absolute() and bench.name == "faces"
-    identity = {r["identity_id"]: r for r in bench.identity.iter_rows(named=True)}
+    image_set = load_manifest_file(write_manifest(tmp_path, rows, fmt))
+    IdentitySchema.validate(image_set.identity)
+    ImageSchema.validate(image_set.image)
+    assert image_set.root == tmp_path.absolute() and image_set.name == "faces"
+    identity = {r["identity_id"]: r for r in image_set.identity.iter_rows(named=True)}
     assert identity["a"]["gender"] == "female" and identity["a"]["source"] == "faces"
     assert identity["b"]["age"] is None
-    image = {r["image_id"]: r for r in bench.image.iter_rows(named=True)}
+    image = {r["image_id"]: r for r in image_set.image.iter_rows(named=True)}
     assert image["a1"]["variation_value"] == "Streetwear" and image["a1"]["framing"] == "body"
     assert image["a1"]["variation_category"] == "Fashion" and image["a1"]["evaluated"]
     assert image["a2"]["path"] == "img/a2.png" and image["a2"]["variation_category"] == "Beauty filter"
@@ -454,8 +454,8 @@ def test_manifest_rows(tmp_path: Path, fmt: str) -> None:
 
 
 def test_manifest_minimal_columns(tmp_path: Path) -> None:
-    bench = load_manifest_file(write_manifest(tmp_path, MANIFEST_ROWS))
-    assert bench.image.height == 5 and set(bench.identity["source"]) == {"faces"}
+    image_set = load_manifest_file(write_manifest(tmp_path, MANIFEST_ROWS))
+    assert image_set.image.height == 5 and set(image_set.identity["source"]) == {"faces"}
 
 
 def _edit(index: int, **changes: str) -> Callable[[Path], Path]:
@@ -541,7 +541,7 @@ MANIFEST_BREAKS: dict[str, tuple[Callable[[Path], Path], int | None, tuple[str, 
 def test_manifest_bad_input(tmp_path: Path, case: str) -> None:
     breaker, row, fragments = MANIFEST_BREAKS[case]
     manifest = breaker(tmp_path / "set")
-    with pytest.raises(BenchmarkError) as exc:
+    with pytest.raises(ImageSetError) as exc:
         load_manifest_file(manifest)
     assert_one_line(exc, str(manifest), *((f"row {row}:",) if row else ()), *fragments)
 
@@ -555,10 +555,10 @@ def test_manifest_bad_files(tmp_path: Path) -> None:
     ]:
         path = tmp_path / name
         path.write_bytes(content.encode("latin-1"))
-        with pytest.raises(BenchmarkError) as exc:
+        with pytest.raises(ImageSetError) as exc:
             load_manifest_file(path)
         assert_one_line(exc, str(path), fragment)
-    with pytest.raises(BenchmarkError) as exc:
+    with pytest.raises(ImageSetError) as exc:
         load_manifest_file(tmp_path / "absent.csv")
     assert_one_line(exc, "absent.csv", "no such manifest")
 
@@ -567,7 +567,7 @@ def test_manifest_parquet_row_numbers(tmp_path: Path) -> None:
     rows = [dict(r) for r in MANIFEST_ROWS]
     rows[3]["role"] = "origin"
     path = write_manifest(tmp_path, rows, "parquet")
-    with pytest.raises(BenchmarkError) as exc:
+    with pytest.raises(ImageSetError) as exc:
         load_manifest_file(path)
     assert_one_line(exc, str(path), "row 4:", "field 'role'")
 
