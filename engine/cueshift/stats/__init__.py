@@ -52,9 +52,6 @@ Public surface (implementation in private modules); the design statistics
 This is the one public face: the designs import these names from ``cueshift.stats`` as users do.
 """
 
-import importlib
-import warnings
-
 from cueshift.stats._anova import AnovaResult, one_way_anova
 from cueshift.stats._checked import returns
 from cueshift.stats._clustered import clustered_standard_error, design_effect, naive_standard_error
@@ -298,29 +295,3 @@ __all__ = [
     "scenario_sums",
     "study_faces",
 ]
-
-
-#: The StylisticBias constants that moved to :mod:`cueshift.designs.stylisticbias.constants`
-#: (issue 29); still readable here, with a :class:`DeprecationWarning`.
-_MOVED = frozenset(
-    {
-        "ASYMMETRY_PAIRS",
-        "DIMENSIONS",
-        "ELDERLY",
-        "FASHION_CATEGORY",
-        "LARGE_SHIFT",
-        "LME_CATEGORY_MAP",
-        "MANN_WHITNEY_DIMENSIONS",
-        "TABLE3_CATEGORY_MAP",
-        "YOUNG",
-    }
-)
-
-
-def __getattr__(name: str) -> object:
-    """The moved constants, by name, from the design that owns them (deprecated here)."""
-    if name not in _MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    home = "cueshift.designs.stylisticbias.constants"
-    warnings.warn(f"cueshift.stats.{name} is deprecated: use {home}.{name}", DeprecationWarning, stacklevel=2)
-    return getattr(importlib.import_module(home), name)
