@@ -24,7 +24,7 @@ import time
 import numpy as np
 from scipy import stats as sps
 
-from cueshift.stats import crossed_bootstrap, face_multiplicities, scenario_multiplicities
+from cueshift.stats import Resampling, crossed_bootstrap, face_multiplicities, scenario_multiplicities
 
 MU = 0.05
 
@@ -88,7 +88,9 @@ def time_sbs(n_faces: int, n_resamples: int) -> None:
     )
     for mode in ("faces", "faces+scenarios"):
         started = time.perf_counter()
-        sbs_levels(delta, n_resamples=n_resamples, dimensions=("gender",), generalise=mode)
+        sbs_levels(
+            delta, resampling=Resampling(resamples=n_resamples), dimensions=("gender",), generalise=mode
+        )
         print(
             f"sbs_levels, {delta.height:,} rows, {n_resamples} resamples, {mode}: "
             f"{time.perf_counter() - started:.1f} s"

@@ -11,9 +11,10 @@ import pytest
 import statsmodels.formula.api as smf
 
 from cueshift.designs.stylisticbias.stats import audit_sensitivity, audit_variations
+from cueshift.stats import Resampling
 from tests.audit_results.planted import audit_rows, face_level_sbs, simulated_delta, variations_of
 
-SETTINGS = dict(n_resamples=400, seed=2, confidence_level=0.95, ci_method="percentile")
+SETTINGS = Resampling(resamples=400, seed=2, confidence_level=0.95, ci_method="percentile")
 SHIFT = 0.15
 
 
@@ -34,7 +35,7 @@ def test_failed_edits_with_a_planted_shift_move_all_but_not_audited(delta: pl.Da
     )
     rng = np.random.default_rng(5)
     rows = audit_rows(variations, failed, {"probe_lighting": rng.normal(0.0, 1.0, variations.height)})
-    table = audit_sensitivity(shifted, audit_variations(rows)[0], **SETTINGS)
+    table = audit_sensitivity(shifted, audit_variations(rows)[0], resampling=SETTINGS)
 
     kept = delta.filter(~pl.col("image_id").is_in(list(failed)))
     clean_kept, clean_all = _clean(kept), _clean(delta)
@@ -71,7 +72,7 @@ def test_unintended_changes_with_a_planted_shift_are_adjusted_away(delta: pl.Dat
         .drop("b", "e")
     )
     rows = audit_rows(variations, set(), {"probe_lighting": brightness, "probe_expression": expression})
-    table = audit_sensitivity(shifted, audit_variations(rows)[0], **SETTINGS)
+    table = audit_sensitivity(shifted, audit_variations(rows)[0], resampling=SETTINGS)
     clean = _clean(delta)
     pooled = table.filter(pl.col("model_id") == "(pooled)")
     truth = pl.Series([clean[("(pooled)", k)] for k in pooled["feature_key"]])
@@ -89,7 +90,7 @@ def test_without_a_planted_shift_the_three_agree_within_sampling_error(delta: pl
     rng = np.random.default_rng(11)
     failed = set(variations["image_id"].sample(fraction=0.1, seed=12))
     rows = audit_rows(variations, failed, {"probe_lighting": rng.normal(0.4, 0.5, variations.height)})
-    table = audit_sensitivity(delta, audit_variations(rows)[0], **SETTINGS)
+    table = audit_sensitivity(delta, audit_variations(rows)[0], resampling=SETTINGS)
     inside = (
         (table["audited_ci_low"] <= table["all_sbs"])
         & (table["all_sbs"] <= table["audited_ci_high"])
@@ -107,7 +108,7 @@ def test_the_adjustment_is_statsmodels_ols_with_face_clustered_errors(delta: pl.
     rng = np.random.default_rng(21)
     c1, c2 = rng.normal(0.3, 1.0, variations.height), rng.normal(0.0, 1.0, variations.height)
     rows = audit_rows(variations, set(), {"probe_lighting": c1, "probe_background": c2})
-    table = audit_sensitivity(delta, audit_variations(rows)[0], **SETTINGS)
+    table = audit_sensitivity(delta, audit_variations(rows)[0], resampling=SETTINGS)
     cell = (
         delta.filter((pl.col("model_id") == "sim-a") & (pl.col("feature_key") == "hair_color"))
         .join(variations.select("image_id").with_columns(c1=c1, c2=c2), on="image_id")
@@ -140,7 +141,7 @@ def test_the_adjustment_weights_faces_equally_when_they_have_unequal_rows(delta:
     rng = np.random.default_rng(3)
     c = rng.normal(0.2, 1.0, variations.height)
     rows = audit_rows(variations, set(), {"probe_lighting": c})
-    row = audit_sensitivity(uneven, audit_variations(rows)[0], **SETTINGS).row(0, named=True)
+    row = audit_sensitivity(uneven, audit_variations(rows)[0], resampling=SETTINGS).row(0, named=True)
     frame = uneven.join(variations.select("image_id").with_columns(c=c), on="image_id").to_pandas()
     weights = 1.0 / frame.groupby("face_id")["delta"].transform("size")
     fit = smf.wls("delta ~ c", data=frame, weights=weights).fit(
@@ -163,14 +164,14 @@ def test_constant_and_repeated_changes_leave_the_fit_and_few_faces_give_no_adjus
         "probe_head_pose": np.full(variations.height, 0.5),
     }
     rows = audit_rows(variations, set(), confounds)
-    table = audit_sensitivity(delta, audit_variations(rows)[0], **SETTINGS)
+    table = audit_sensitivity(delta, audit_variations(rows)[0], resampling=SETTINGS)
     assert (table["confounds"] == "probe_lighting").all() and (table["df"] == 1).all()
     alone = audit_sensitivity(
-        delta, audit_variations(audit_rows(variations, set(), {"probe_lighting": c}))[0], **SETTINGS
+        delta, audit_variations(audit_rows(variations, set(), {"probe_lighting": c}))[0], resampling=SETTINGS
     )
     assert table["adjusted_sbs"].to_list() == pytest.approx(alone["adjusted_sbs"].to_list(), abs=1e-12)
     few = delta.filter(pl.col("face_id").is_in(["face0000", "face0001"]))
-    two = audit_sensitivity(few, audit_variations(rows)[0], **SETTINGS)
+    two = audit_sensitivity(few, audit_variations(rows)[0], resampling=SETTINGS)
     assert two["adjusted_sbs"].null_count() == two.height  # 2 faces, 2 parameters: no clustered covariance
     assert two["all_sbs"].null_count() == 0
 
@@ -186,13 +187,13 @@ def test_pixel_statistics_flag_edits_but_adjust_nothing(delta: pl.DataFrame) -> 
         .drop("b")
     )
     rows = audit_rows(variations, set(), {"pixels:brightness": brightness})
-    table = audit_sensitivity(shifted, audit_variations(rows)[0], **SETTINGS)
+    table = audit_sensitivity(shifted, audit_variations(rows)[0], resampling=SETTINGS)
     assert table["adjusted_sbs"].to_list() == pytest.approx(table["all_sbs"].to_list(), abs=1e-12)
     assert table["confounds"].fill_null("").str.len_chars().max() == 0  # nothing to adjust for
     probed = audit_sensitivity(
         shifted,
         audit_variations(audit_rows(variations, set(), {"probe_lighting": brightness}))[0],
-        **SETTINGS,
+        resampling=SETTINGS,
     )
     moved = (probed["adjusted_sbs"] - probed["all_sbs"]).abs()
     assert moved.min() > 0.05  # the same change as a confound probe is adjusted (0.2 x mean 0.5)

@@ -14,7 +14,7 @@ from cueshift.designs.stylisticbias.stats import demographic_variation_table, sb
 from cueshift.power.model import StudyModel, group_levels, study_model, table11_cells
 from cueshift.power.protocol import Mode
 from cueshift.power.simulate import Cells, draw_cells, draw_face_means, face_means
-from cueshift.stats import one_sample_test
+from cueshift.stats import Resampling, one_sample_test
 from tests.power.conftest import PLANTED, planted_inputs, planted_protocol
 from tests.power.frames import cells_frames
 
@@ -31,7 +31,7 @@ def test_attribute_p_values_are_those_of_sbs_levels() -> None:
     delta, _ = cells_frames(sm, drawn)
     planner = one_sample_test(face_means(drawn[0]).T)[1]
     analysis = (
-        sbs_levels(delta, levels=["variation_value"], dimensions=(), n_resamples=200)
+        sbs_levels(delta, levels=["variation_value"], dimensions=(), resampling=Resampling(resamples=200))
         .filter((pl.col("level") == "variation_value") & (pl.col("model_id") == "m"))
         .sort("variation_value")
     )
@@ -51,7 +51,7 @@ def test_table11_p_values_are_those_of_demographic_variation_table() -> None:
     )
     planner = one_sample_test(np.where(member, means[cells["value_index"].to_numpy()], np.nan).T)[1]
     keyed = cells.with_columns(pl.Series("planner", planner))
-    analysis = demographic_variation_table(delta, n_resamples=200).join(
+    analysis = demographic_variation_table(delta, resampling=Resampling(resamples=200)).join(
         keyed, on=["variation_value", "dimension", "group"]
     )
     assert analysis.height == cells.height

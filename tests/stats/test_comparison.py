@@ -11,7 +11,7 @@ import pytest
 import statsmodels.api as sm
 
 from cueshift.designs.stylisticbias.stats import model_differences
-from cueshift.stats import clustered_standard_error, design_effect, naive_standard_error
+from cueshift.stats import Resampling, clustered_standard_error, design_effect, naive_standard_error
 from tests.stats.frames import delta_rows
 
 
@@ -48,7 +48,9 @@ def planted_pair(
 
 def test_standard_errors_match_statsmodels_ols_cluster_and_nonrobust() -> None:
     data = planted_pair({"v1": 0.05, "v2": 0.0}, n_faces=30, n_scenarios=4)
-    out = model_differences(data, n_resamples=200).filter(pl.col("level") == "variation_value")
+    out = model_differences(data, resampling=Resampling(resamples=200)).filter(
+        pl.col("level") == "variation_value"
+    )
     wide = data.to_pandas().pivot_table(
         index=["face_id", "variation_value", "scenario_id"], columns="model_id", values="delta"
     )
@@ -99,7 +101,7 @@ def test_standard_errors_by_hand() -> None:
 
 def test_estimate_is_the_paired_difference_of_per_face_means() -> None:
     data = planted_pair({"v1": 0.08, "v2": -0.03}, n_faces=12)
-    out = model_differences(data, n_resamples=200)
+    out = model_differences(data, resampling=Resampling(resamples=200))
     frame = data.to_pandas()
     face = frame.groupby(["model_id", "face_id", "variation_value"])["delta"].mean().unstack("model_id")
     by_value = (face["m1"] - face["m2"]).groupby("variation_value").mean()
@@ -120,7 +122,7 @@ def test_bootstrap_covers_planted_differences_and_design_effect_is_recovered() -
     rng = np.random.default_rng(11)
     planted = {f"v{i:03d}": float(rng.uniform(-0.1, 0.1)) for i in range(300)}
     data = planted_pair(planted, n_faces=60, n_scenarios=4, face_sd=0.05, row_sd=0.05, seed=5)
-    out = model_differences(data, n_resamples=1000, ci_method="percentile").filter(
+    out = model_differences(data, resampling=Resampling(resamples=1000, ci_method="percentile")).filter(
         pl.col("level") == "variation_value"
     )
     truth = out["variation_value"].replace_strict(planted).to_numpy()
@@ -135,12 +137,12 @@ def test_bootstrap_covers_planted_differences_and_design_effect_is_recovered() -
 
 def test_bh_controls_false_positives_without_true_differences() -> None:
     null = {f"v{i:02d}": 0.0 for i in range(40)}
-    out = model_differences(planted_pair(null, n_faces=30, seed=2), n_resamples=200)
+    out = model_differences(planted_pair(null, n_faces=30, seed=2), resampling=Resampling(resamples=200))
     assert out.filter(pl.col("p_adj") < 0.05).height <= 1  # BH at 0.05 under the complete null
     mixed = {**null, **{f"w{i:02d}": 0.06 for i in range(10)}}
-    rows = model_differences(planted_pair(mixed, n_faces=30, seed=4), n_resamples=200).filter(
-        pl.col("level") == "variation_value"
-    )
+    rows = model_differences(
+        planted_pair(mixed, n_faces=30, seed=4), resampling=Resampling(resamples=200)
+    ).filter(pl.col("level") == "variation_value")
     discoveries = rows.filter(pl.col("p_adj") < 0.05)["variation_value"].to_list()
     assert sum(v.startswith("w") for v in discoveries) >= 9  # the planted differences are found
     assert sum(v.startswith("v") for v in discoveries) <= 2  # FDR 0.05 of ~10 discoveries
@@ -148,14 +150,16 @@ def test_bh_controls_false_positives_without_true_differences() -> None:
 
 def test_row_order_does_not_change_any_number() -> None:
     data = planted_pair({"v1": 0.02, "v2": 0.0, "v3": -0.04}, n_faces=15)
-    first = model_differences(data, n_resamples=300, seed=1)
-    shuffled = model_differences(data.sample(fraction=1.0, shuffle=True, seed=9), n_resamples=300, seed=1)
+    first = model_differences(data, resampling=Resampling(resamples=300, seed=1))
+    shuffled = model_differences(
+        data.sample(fraction=1.0, shuffle=True, seed=9), resampling=Resampling(resamples=300, seed=1)
+    )
     assert first.equals(shuffled)
 
 
 def test_one_model_gives_an_empty_table() -> None:
     data = planted_pair({"v1": 0.0}, n_faces=5).filter(pl.col("model_id") == "m1")
-    out = model_differences(data, n_resamples=100)
+    out = model_differences(data, resampling=Resampling(resamples=100))
     assert out.height == 0 and "design_effect" in out.columns
 
 
@@ -164,7 +168,9 @@ def test_cells_two_models_do_not_share_are_left_out() -> None:
     third = data.filter(
         (pl.col("model_id") == "m1") & (pl.col("face_id") != "f000") & (pl.col("scenario_id") != "s2")
     ).with_columns(model_id=pl.lit("m3"))
-    out = model_differences(pl.concat([data, third]), n_resamples=100, levels=("scenario",))
+    out = model_differences(
+        pl.concat([data, third]), resampling=Resampling(resamples=100), levels=("scenario",)
+    )
     pairs = out.group_by("model_a", "model_b").agg(pl.col("scenario_id").sort(), pl.col("n").max())
     rows = {(r["model_a"], r["model_b"]): r for r in pairs.iter_rows(named=True)}
     assert rows[("m1", "m2")]["scenario_id"] == ["s0", "s1", "s2"] and rows[("m1", "m2")]["n"] == 8

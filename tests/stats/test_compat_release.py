@@ -96,8 +96,8 @@ def test_sample_std_scales_the_plugin_vs_by_sqrt_k_over_k_minus_1(runs):
     con = runs[0]
     with release_phi(con):
         base = read_base_phi(con)
-    zero = variation_strength(base, n_resamples=0)
-    one = variation_strength(base, ddof=1, n_resamples=0)
+    zero = variation_strength(base, resampling=Resampling(resamples=0))
+    one = variation_strength(base, ddof=1, resampling=Resampling(resamples=0))
     both = zero.join(one, on=["model_id", "dimension"], suffix="_1").filter(pl.col("n_groups") > 1)
     for row in both.iter_rows(named=True):
         k = row["n_groups"]

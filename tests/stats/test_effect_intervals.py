@@ -9,7 +9,7 @@ import pytest
 
 from cueshift.designs.stylisticbias.constants import LME_CATEGORY_MAP
 from cueshift.designs.stylisticbias.stats import face_anova, fashion_age_table
-from cueshift.stats import mixed_model, one_way_anova
+from cueshift.stats import Resampling, mixed_model, one_way_anova
 from cueshift.stats._contrast import group_difference_interval
 from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates, refit_replicates
 from cueshift.stats._model_terms import cell_blocks, term_values
@@ -122,7 +122,7 @@ def test_group_difference_bca_covers_planted_difference() -> None:
 
 def test_table4_contrast_interval() -> None:
     delta = delta_frame(simulate_study(SimulationSpec(n_faces=60, models=("a",), seed=6)))
-    table = fashion_age_table(delta, n_resamples=400)
+    table = fashion_age_table(delta, resampling=Resampling(resamples=400))
     contrast = table.filter(pl.col("group") == "elderly - young adult")
     cells = table.filter(pl.col("group").is_in(["elderly", "young adult"]))
     wide = cells.pivot(on="group", index="variation_value", values="estimate")
@@ -137,7 +137,7 @@ def test_table4_contrast_interval() -> None:
 def test_face_anova_and_mixed_model_intervals() -> None:
     delta = delta_frame(simulate_study(SimulationSpec(n_faces=40, models=("a",), seed=2)))
     for table in (
-        face_anova(delta, n_resamples=300),
+        face_anova(delta, resampling=Resampling(resamples=300)),
         mixed_model(delta, category_map=LME_CATEGORY_MAP, n_resamples=40),
     ):
         assert table["ci_low"].null_count() == 0

@@ -14,6 +14,7 @@ from statsmodels.stats.proportion import proportion_confint
 from cueshift import stats as cst
 from cueshift.designs.stylisticbias.stats import sbs_levels
 from cueshift.errors import CueshiftError
+from cueshift.stats import Resampling
 from tests.simulate.outputs import delta_frame
 from tests.simulate.study import SimulationSpec, simulate_study
 
@@ -223,9 +224,9 @@ def test_vs_is_the_bias_corrected_spread_of_group_means() -> None:
 
 def test_sbs_equals_the_design_table() -> None:
     delta = delta_frame(simulate_study(SimulationSpec(n_faces=30, models=("a", "b"), seed=4)))
-    design = sbs_levels(delta, levels=("variation_value",), n_resamples=300, seed=1).filter(
-        pl.col("level") == "variation_value", pl.col("model_id") != cst.POOLED
-    )
+    design = sbs_levels(
+        delta, levels=("variation_value",), resampling=Resampling(resamples=300, seed=1)
+    ).filter(pl.col("level") == "variation_value", pl.col("model_id") != cst.POOLED)
     keys = ["model_id", "variation_category", "variation_value"]
     mine = cst.sbs(delta, by=keys, n_resamples=300, seed=1, family="model_id")
     joined = design.join(mine, on=keys, how="inner", suffix="_f")

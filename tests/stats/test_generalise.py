@@ -205,7 +205,7 @@ def _planted_delta(tau: float) -> pl.DataFrame:
 
 def test_sbs_rows_over_scenarios_widen_and_one_scenario_rows_stay():
     delta = _planted_delta(tau=0.3)
-    common = {"n_resamples": 1_000, "seed": 2, "dimensions": ("gender",)}
+    common = {"resampling": Resampling(resamples=1_000, seed=2), "dimensions": ("gender",)}
     faces = sbs_levels(delta, **common)
     crossed = sbs_levels(delta, generalise="faces+scenarios", **common)
     assert faces["estimate"].equals(crossed["estimate"]) and faces["p_value"].equals(crossed["p_value"])
@@ -221,7 +221,7 @@ def test_sbs_rows_over_scenarios_widen_and_one_scenario_rows_stay():
 
 def test_table3_group_rows_widen_as_the_sbs_demographic_rows_do():
     delta = _planted_delta(tau=0.3)
-    common = {"n_resamples": 1_000, "seed": 2, "dimensions": ("gender",)}
+    common = {"resampling": Resampling(resamples=1_000, seed=2), "dimensions": ("gender",)}
     faces = category_demographic_table(delta, **common)
     crossed = category_demographic_table(delta, generalise="faces+scenarios", **common)
     assert faces["estimate"].equals(crossed["estimate"]) and faces["p_value"].equals(crossed["p_value"])
@@ -246,7 +246,7 @@ def test_model_differences_widen_with_model_by_scenario_effects_only_over_scenar
         .otherwise(pl.col("delta"))
         .alias("delta")
     )
-    common = {"n_resamples": 1_000, "seed": 2}
+    common = {"resampling": Resampling(resamples=1_000, seed=2)}
     faces = model_differences(delta, **common)
     crossed = model_differences(delta, generalise="faces+scenarios", **common)
     assert faces["estimate"].equals(crossed["estimate"]) and faces["p_value"].equals(crossed["p_value"])

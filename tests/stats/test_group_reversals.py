@@ -11,9 +11,10 @@ import pytest
 from scipy import stats
 
 from cueshift.designs.stylisticbias.stats import demographic_variation_table, reversal_flags
+from cueshift.stats import Resampling
 from tests.stats.frames import delta_rows
 
-BOOT = {"n_resamples": 200, "seed": 0}
+BOOT = Resampling(resamples=200, seed=0)
 
 
 def _gender_rows(value: str, male: np.ndarray, female: np.ndarray) -> list[dict[str, object]]:
@@ -34,7 +35,7 @@ def _gender_rows(value: str, male: np.ndarray, female: np.ndarray) -> list[dict[
 
 
 def _table(rows: list[dict[str, object]]) -> pl.DataFrame:
-    return demographic_variation_table(delta_rows(rows), dimensions=("gender",), **BOOT)
+    return demographic_variation_table(delta_rows(rows), dimensions=("gender",), resampling=BOOT)
 
 
 def _by_value(table: pl.DataFrame) -> dict[str, dict[str, object]]:

@@ -30,6 +30,7 @@ from cueshift.inference.stand_ins.simulated import (
     population_delta,
 )
 from cueshift.inference.stand_ins.simulated.settings import parse_settings
+from cueshift.stats import Resampling
 from cueshift.study.config import ModelConfig
 from cueshift.study.scenarios import RELEASED_TEMPLATE
 from tests.inference.judged_images import judged_image
@@ -153,7 +154,7 @@ def test_the_default_studys_two_judges_differ_where_their_planted_effects_differ
     ]
     scenario_ids, cells = ("competent", "wealthy", "loving", "honest", "stylish"), CELLS[::2]
     data = judged_delta(judges, variations, scenario_ids, cells)
-    out = model_differences(data, n_resamples=500, levels=("variation_value",))
+    out = model_differences(data, resampling=Resampling(resamples=500), levels=("variation_value",))
     planted = {
         value: planted_sbs(judges["sim-judge"], (key, value), scenario_ids, cells)
         - planted_sbs(judges["sim-judge-b"], (key, value), scenario_ids, cells)

@@ -27,7 +27,7 @@ from cueshift.designs.stylisticbias.stats import (
     sbs_levels,
     variation_strength,
 )
-from cueshift.stats import MEAN_OF_MODELS, POOLED, bh_adjust, mixed_model, mixed_model_cells
+from cueshift.stats import MEAN_OF_MODELS, POOLED, Resampling, bh_adjust, mixed_model, mixed_model_cells
 from cueshift.study.scenarios import ORDERING_BY_ID
 from tests.simulate.outputs import delta_frame
 from tests.simulate.study import SimulationSpec, simulate_study
@@ -118,10 +118,14 @@ def test_variation_strength_by_hand():
         for i, s in enumerate(("s1", "s2"))
     ]
     base = base_rows(rows)
-    vs = variation_strength(base, dimensions=("gender",), n_resamples=200).filter(pl.col("model_id") == "m1")
+    vs = variation_strength(base, dimensions=("gender",), resampling=Resampling(resamples=200)).filter(
+        pl.col("model_id") == "m1"
+    )
     assert vs["plugin_estimate"][0] == pytest.approx(0.075, abs=1e-12)
     assert vs["estimate"][0] == pytest.approx(np.sqrt(0.0175) / 2, abs=1e-12)
-    vs1 = variation_strength(base, dimensions=("gender",), ddof=1, n_resamples=200)  # docs/decisions.md#d3
+    vs1 = variation_strength(
+        base, dimensions=("gender",), ddof=1, resampling=Resampling(resamples=200)
+    )  # docs/decisions.md#d3
     vs1 = vs1.filter(pl.col("model_id") == "m1")
     assert vs1["plugin_estimate"][0] == pytest.approx(0.3 / np.sqrt(2) / 2, abs=1e-12)
     assert vs1["estimate"][0] == pytest.approx(np.sqrt(0.035) / 2, abs=1e-12)
@@ -136,7 +140,7 @@ def test_variation_strength_by_hand():
             for i, (age, v) in enumerate([("young adult", 0.2), ("middle-aged adult", 0.5), ("elderly", 0.8)])
         ]
     )
-    vs_age = variation_strength(ages, dimensions=("age",), n_resamples=200)
+    vs_age = variation_strength(ages, dimensions=("age",), resampling=Resampling(resamples=200))
     assert vs_age["plugin_estimate"][0] == pytest.approx(np.sqrt(0.06), abs=1e-12)
     assert vs_age["estimate"][0] is None
     assert vs_age.filter(pl.col("model_id") == MEAN_OF_MODELS).height == 1
@@ -153,10 +157,14 @@ def test_variation_strength_skips_a_dimension_no_face_is_labelled_with():
             ("f4", "female", 0.4),
         )
     ]
-    vs = variation_strength(base_rows(rows), dimensions=("gender", "body_type"), n_resamples=200)
+    vs = variation_strength(
+        base_rows(rows), dimensions=("gender", "body_type"), resampling=Resampling(resamples=200)
+    )
     assert set(vs["dimension"]) == {"gender"}
     assert vs.filter(pl.col("model_id") == "m1")["plugin_estimate"][0] == pytest.approx(0.15, abs=1e-12)
-    nothing = variation_strength(base_rows(rows), dimensions=("body_type",), n_resamples=200)
+    nothing = variation_strength(
+        base_rows(rows), dimensions=("body_type",), resampling=Resampling(resamples=200)
+    )
     assert nothing.height == 0
 
 
@@ -178,7 +186,7 @@ def _sbs_example() -> pl.DataFrame:
 
 
 def test_sbs_by_hand():
-    out = sbs_levels(_sbs_example(), n_resamples=500, dimensions=())
+    out = sbs_levels(_sbs_example(), resampling=Resampling(resamples=500), dimensions=())
     per_model = out.filter(pl.col("model_id") == "m1")
     value = per_model.filter(pl.col("level") == "variation_value").row(0, named=True)
     # face-level SBS = (-0.125 + 0.375 + 1.0) / 3 = 0.416666…  (the plain row mean would be 1.5 / 5 = 0.3)
@@ -208,7 +216,11 @@ def test_model_summary_shares_and_cohens_d_by_hand():
     frame = delta_rows(
         [{"face_id": f, "variation_value": "Casual", "scenario_id": s, "delta": d} for f, s, d in vals]
     )
-    out = model_summary(frame, n_resamples=500).filter(pl.col("model_id") == "m1").row(0, named=True)
+    out = (
+        model_summary(frame, resampling=Resampling(resamples=500))
+        .filter(pl.col("model_id") == "m1")
+        .row(0, named=True)
+    )
     assert out["zero_share"] == pytest.approx(0.5) and out["large_share"] == pytest.approx(1 / 3)
     # face means: A = 0.25 / 3, B = -0.4 / 3; d = mean / sd(ddof = 1)
     a, b = 0.25 / 3, -0.4 / 3
@@ -324,7 +336,7 @@ def test_face_anova_uses_per_face_means():
 
 def test_table11_cells_bh_and_sign_reversal():
     study = simulate_study(SimulationSpec(n_faces=60, models=("a",), seed=5))
-    table = demographic_variation_table(delta_frame(study), n_resamples=500)
+    table = demographic_variation_table(delta_frame(study), resampling=Resampling(resamples=500))
     assert table.height == 437  # 34 values × 13 groups − 5 not applicable (paper: 437 cells)
     np.testing.assert_allclose(table["p_adj"].to_numpy(), bh_adjust(table["p_value"].to_numpy()), rtol=1e-12)
     # constructed reversal: male faces shift down (noisy, ns), female faces up (significant)
@@ -350,7 +362,9 @@ def test_table11_cells_bh_and_sign_reversal():
                 "delta": 0.033 + 0.001 * (i % 3),
             }
         )
-    rev = demographic_variation_table(delta_rows(rows), dimensions=("gender",), n_resamples=500)
+    rev = demographic_variation_table(
+        delta_rows(rows), dimensions=("gender",), resampling=Resampling(resamples=500)
+    )
     by_group = {r["group"]: r for r in rev.iter_rows(named=True)}
     assert by_group["male"]["p_adj"] > 0.05 and by_group["female"]["p_adj"] < 0.001  # the premise
     assert by_group["male"]["estimate"] == pytest.approx(-0.006, abs=1e-12)
@@ -374,7 +388,10 @@ def test_model_summary_mean_of_models_is_the_same_in_every_run():
         for s in ("s1", "s2")
     ]
     frame = delta_rows(rows)
-    runs = [model_summary(frame.sample(fraction=1.0, shuffle=True, seed=k), n_resamples=50) for k in range(8)]
+    runs = [
+        model_summary(frame.sample(fraction=1.0, shuffle=True, seed=k), resampling=Resampling(resamples=50))
+        for k in range(8)
+    ]
     for out in runs[1:]:
         assert out.equals(runs[0])
     models = runs[0].filter(pl.col("model_id") != MEAN_OF_MODELS)

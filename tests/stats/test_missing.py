@@ -28,7 +28,7 @@ from cueshift.stats import Resampling, wilson_interval
 from cueshift.stats._clustered_share import clustered_wilson
 from tests.execution.test_runner import study_file
 
-BOOT = {"n_resamples": 400, "seed": 1, "confidence_level": 0.95, "ci_method": "percentile"}
+BOOT = Resampling(resamples=400, seed=1, confidence_level=0.95, ci_method="percentile")
 # face i: (base invalid of 8, base refusals, V invalid of 12, V refusals, W invalid of 12)
 FACES = [(0, 0, 3, 1, 1), (1, 1, 1, 0, 0), (2, 0, 7, 3, 2), (0, 0, 5, 5, 0),
          (3, 2, 2, 2, 1), (1, 0, 9, 4, 0), (4, 4, 1, 0, 3), (0, 0, 6, 6, 1)]  # fmt: skip
@@ -67,7 +67,7 @@ def _overall(out: dict[str, pl.DataFrame] | pl.DataFrame, rate: str, model: str 
 
 
 def test_shift_matches_scipy_wilcoxon_and_statsmodels_bh() -> None:
-    out = missing_shift(hand_counts(), **BOOT)
+    out = missing_shift(hand_counts(), resampling=BOOT)
     shifts = {}
     for value, column in (("V", 2), ("W", 4)):
         # exact rationals: in floats 1/12 - 4/8 and -5/12 differ in the last bit, and scipy would
@@ -95,8 +95,8 @@ def test_shift_matches_scipy_wilcoxon_and_statsmodels_bh() -> None:
 
 def test_results_do_not_depend_on_row_order() -> None:
     counts = hand_counts()
-    reference = missing_shift(counts, **BOOT)
-    shuffled = missing_shift(counts.sample(fraction=1.0, shuffle=True, seed=7), **BOOT)
+    reference = missing_shift(counts, resampling=BOOT)
+    shuffled = missing_shift(counts.sample(fraction=1.0, shuffle=True, seed=7), resampling=BOOT)
     assert shuffled.equals(reference)
 
 
@@ -147,7 +147,7 @@ def test_by_ordering_shares_and_poles() -> None:
             "named_letter": ["a", "a", "none"], "n_invalid": [2, 1, 4],
         }
     )  # fmt: skip
-    out = missing_by_ordering(counts, named, **BOOT)
+    out = missing_by_ordering(counts, named, resampling=BOOT)
     a1 = _cell(out, model_id="m", ordering=1, named_letter="a")
     a3 = _cell(out, model_id="m", ordering=3, named_letter="a")
     none3 = _cell(out, model_id="m", ordering=3, named_letter="none")
@@ -181,7 +181,7 @@ def test_lean_toward_a_pole_against_scipy() -> None:
             "n_invalid": np.concatenate([k_fav, k_unfav]).tolist(),
         }
     )  # fmt: skip
-    out = missing_lean(counts, named, **BOOT)
+    out = missing_lean(counts, named, resampling=BOOT)
     row = _cell(out, model_id="m")
     lean = np.array([float(Fraction(int(kf) - int(ku), 20)) for kf, ku in zip(k_fav, k_unfav, strict=True)])
     reference = sps.wilcoxon(lean)

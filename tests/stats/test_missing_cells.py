@@ -81,4 +81,4 @@ def test_sorted_cells_order_the_keys_and_their_columns() -> None:
 
 def test_shift_without_base_rows_is_empty() -> None:
     counts = hand_counts().filter(pl.col("role") != "base")
-    assert missing_shift(counts, **BOOT).height == 0
+    assert missing_shift(counts, resampling=BOOT).height == 0

@@ -48,8 +48,8 @@ def test_one_layout_per_run_and_the_same_tables(stored, monkeypatch: pytest.Monk
     assert len(calls) == 1 and calls[0] > 0
     delta = read_delta(stored)
     alone = {
-        "model_differences": model_differences(delta, n_resamples=200, seed=3),
-        "cross_model": cross_model(delta, n_resamples=200, seed=3),
+        "model_differences": model_differences(delta, resampling=Resampling(resamples=200, seed=3)),
+        "cross_model": cross_model(delta, resampling=Resampling(resamples=200, seed=3)),
         "category_ranking": category_ranking(delta),
         "crossed_model": crossed_model(delta, category_map=LME_CATEGORY_MAP, n_resamples=200, seed=3),
         "mixed_model": mixed_model(

@@ -13,6 +13,7 @@ import pytest
 import scipy.stats as st
 
 from cueshift.designs.stylisticbias.stats import face_anova, negativity_asymmetry
+from cueshift.stats import Resampling
 from tests.stats.frames import delta_rows
 
 PAIR = ("Worn/Distressed", "Formal/Business")
@@ -65,8 +66,8 @@ def test_asymmetry_and_face_anova_are_identical_in_every_row_order(test):
         shuffled = delta.sample(fraction=1.0, shuffle=True, seed=order)
         results.append(
             (
-                negativity_asymmetry(shuffled, pairs=[PAIR], test=test, n_resamples=999),
-                face_anova(shuffled, dimensions=["gender"], n_resamples=200),
+                negativity_asymmetry(shuffled, pairs=[PAIR], resampling=Resampling(test=test, resamples=999)),
+                face_anova(shuffled, dimensions=["gender"], resampling=Resampling(resamples=200)),
             )
         )
     for asymmetry, anova in results[1:]:

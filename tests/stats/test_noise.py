@@ -6,16 +6,18 @@ here by hand; planted effects and planted serving noise from a binomial simulate
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import polars as pl
 import pytest
 from scipy import stats as sps
 
 from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS, attributes_vs_floor, cell_abs_sbs, noise_floor
-from cueshift.stats import POOLED
+from cueshift.stats import POOLED, Resampling
 
 PLACEBOS = ("Identical copy", "Lossless re-encode")
-FAST = {"n_resamples": 400, "seed": 1, "ci_method": "percentile"}
+FAST = Resampling(resamples=400, seed=1, ci_method="percentile")
 
 
 def simulate(
@@ -72,7 +74,7 @@ def test_cell_abs_sbs_and_the_floor_against_numpy():
     expected = np.abs(cube.mean(axis=1))  # placebo x scenario: |mean over faces|
     cells = cell_abs_sbs(placebo).sort("variation_value", "scenario_id")
     np.testing.assert_allclose(cells["abs_sbs"].to_numpy(), expected.ravel(), rtol=0, atol=1e-15)
-    floor = noise_floor(placebo, quantile=0.9, **FAST)
+    floor = noise_floor(placebo, quantile=0.9, resampling=FAST)
     row = floor.filter((pl.col("model_id") == "m000") & (pl.col("variation_value") == ALL_PLACEBOS)).row(
         0, named=True
     )
@@ -92,7 +94,11 @@ def test_cell_abs_sbs_and_the_floor_against_numpy():
 
 def test_the_face_level_test_against_scipy():
     attr, placebo = simulate(faces=70, scenarios=6, effects={"Mild": 0.3}, seed=5)
-    out = attributes_vs_floor(attr, placebo, **FAST).filter(pl.col("model_id") == "m000").row(0, named=True)
+    out = (
+        attributes_vs_floor(attr, placebo, resampling=FAST)
+        .filter(pl.col("model_id") == "m000")
+        .row(0, named=True)
+    )
     a = attr.sort("face_id", "scenario_id")["delta"].abs().to_numpy().reshape(70, 6).mean(axis=1)
     p = placebo.sort("face_id")["delta"].abs().to_numpy().reshape(70, -1)  # both placebos, every scenario
     d = np.round((a - p.mean(axis=1)) * 1440) / 1440  # on its exact grid (ties stay ties)
@@ -111,7 +117,7 @@ def test_the_face_level_test_against_scipy():
 @pytest.mark.parametrize("ci_method", ["percentile", "bca"])
 def test_placebo_sbs_intervals_cover_zero_at_the_nominal_rate(ci_method):
     _, placebo = simulate(reps=200, seed=11)
-    rows = noise_floor(placebo, **{**FAST, "ci_method": ci_method}).filter(
+    rows = noise_floor(placebo, resampling=replace(FAST, ci_method=ci_method)).filter(
         (pl.col("variation_value") == ALL_PLACEBOS) & (pl.col("model_id") != POOLED)
     )
     assert rows.height == 200
@@ -123,7 +129,7 @@ def test_placebo_sbs_intervals_cover_zero_at_the_nominal_rate(ci_method):
 def test_serving_noise_raises_the_floor_and_keeps_the_placebo_sbs_at_zero():
     def pooled(jitter: float) -> dict[str, float]:
         _, placebo = simulate(reps=20, jitter=jitter, seed=2)
-        floor = noise_floor(placebo, **FAST)
+        floor = noise_floor(placebo, resampling=FAST)
         return floor.filter((pl.col("model_id") == POOLED) & (pl.col("variation_value") == ALL_PLACEBOS)).row(
             0, named=True
         )
@@ -137,7 +143,7 @@ def test_serving_noise_raises_the_floor_and_keeps_the_placebo_sbs_at_zero():
 
 def test_planted_attributes_pass_the_floor_and_null_ones_rarely_do():
     attr, placebo = simulate(reps=100, effects={"Null": 0.0, "Strong": 0.8}, jitter=0.5, seed=9)
-    out = attributes_vs_floor(attr, placebo, **FAST).filter(pl.col("model_id") != POOLED)
+    out = attributes_vs_floor(attr, placebo, resampling=FAST).filter(pl.col("model_id") != POOLED)
     strong = out.filter(pl.col("variation_value") == "Strong")
     null = out.filter(pl.col("variation_value") == "Null")
     assert strong["above_floor"].all() and (strong["ratio"] > 3).all()
@@ -198,8 +204,10 @@ def test_a_study_plans_judges_analyses_and_shows_its_noise_floor(tmp_path):
 
 def test_results_do_not_depend_on_the_order_of_the_rows():
     attr, placebo = simulate(reps=2, faces=30, scenarios=4, effects={"Mild": 0.3, "Null": 0.0}, seed=8)
-    first = attributes_vs_floor(attr, placebo, **FAST)
-    again = attributes_vs_floor(attr.sample(fraction=1.0, shuffle=True, seed=1), placebo.reverse(), **FAST)
+    first = attributes_vs_floor(attr, placebo, resampling=FAST)
+    again = attributes_vs_floor(
+        attr.sample(fraction=1.0, shuffle=True, seed=1), placebo.reverse(), resampling=FAST
+    )
     assert first.equals(again)
     shuffled = placebo.sample(fraction=1.0, shuffle=True, seed=2)
-    assert noise_floor(placebo, **FAST).equals(noise_floor(shuffled, **FAST))
+    assert noise_floor(placebo, resampling=FAST).equals(noise_floor(shuffled, resampling=FAST))

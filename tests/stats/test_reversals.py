@@ -9,6 +9,7 @@ import polars as pl
 import pytest
 
 from cueshift.designs.stylisticbias.stats import cross_model, sbs_levels, scenario_reversals
+from cueshift.stats import Resampling
 from tests.stats.frames import delta_rows
 
 SCENARIOS = [f"s{j:02d}" for j in range(25)]
@@ -89,7 +90,7 @@ def test_a_significant_difference_alone_counts_as_evidence() -> None:
 def test_per_model_tests_are_the_sbs_scenario_tests() -> None:
     data = binomial_judges({"judge-a": small_effects(2), "judge-b": small_effects(3)}, n_faces=30, seed=6)
     table = scenario_reversals(data)
-    sbs = sbs_levels(data, levels=("scenario",), dimensions=(), n_resamples=100).filter(
+    sbs = sbs_levels(data, levels=("scenario",), dimensions=(), resampling=Resampling(resamples=100)).filter(
         pl.col("level") == "scenario"
     )
     for side in ("a", "b"):

@@ -23,7 +23,7 @@ from cueshift.designs.stylisticbias.stats import (
     fashion_age_table,
     sbs_levels,
 )
-from cueshift.stats import face_matrix, signed_rank_columns
+from cueshift.stats import Resampling, face_matrix, signed_rank_columns
 from cueshift.views import read_base_phi, read_delta
 from tests.render.study_db import build_study_db
 
@@ -120,13 +120,13 @@ def _frames(path: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def _p_columns(delta: pl.DataFrame, base: pl.DataFrame) -> dict[str, pl.DataFrame]:
-    boot = dict(n_resamples=30, seed=3)
+    boot = Resampling(resamples=30, seed=3)
     tables = {
-        "result_sbs": sbs_levels(delta, **boot),
-        "table3": category_demographic_table(delta, **boot),
-        "table11": demographic_variation_table(delta, **boot),
-        "table4": fashion_age_table(delta, **boot),
-        "demographic_tests": demographic_tests(base, n_resamples=30, seed=3),
+        "result_sbs": sbs_levels(delta, resampling=boot),
+        "table3": category_demographic_table(delta, resampling=boot),
+        "table11": demographic_variation_table(delta, resampling=boot),
+        "table4": fashion_age_table(delta, resampling=boot),
+        "demographic_tests": demographic_tests(base, resampling=Resampling(resamples=30, seed=3)),
     }
     return {name: t.select(c for c in t.columns if c.startswith("p_")) for name, t in tables.items()}
 

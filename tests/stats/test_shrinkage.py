@@ -119,7 +119,7 @@ def test_table11_and_crossed_cells_carry_pooled_estimates() -> None:
         .then(pl.col("delta") + PLANTED)
         .otherwise(pl.col("delta"))
     )
-    crossed = crossed_variation_table(planted, **BOOT)
+    crossed = crossed_variation_table(planted, resampling=BOOT)
     assert crossed["pooled_estimate"].null_count() == 0 and crossed["shrinkage"].is_between(0, 1).all()
     value = crossed.filter(pl.col("variation_value") == PLANTED_VALUE)
     cell = value.filter(pl.col("group") == "elderly × female").row(0, named=True)
@@ -130,6 +130,6 @@ def test_table11_and_crossed_cells_carry_pooled_estimates() -> None:
     assert cell["pooled_ci_low"] > parent
     by_size = value.sort("n")
     assert by_size["shrinkage"][0] > by_size["shrinkage"][-1]
-    table = demographic_variation_table(planted, **BOOT)
+    table = demographic_variation_table(planted, resampling=BOOT)
     assert {"pooled_estimate", "pooled_ci_low", "pooled_ci_high", "shrinkage"} <= set(table.columns)
     assert table["pooled_estimate"].null_count() == 0

@@ -14,6 +14,7 @@ import pytest
 from scipy import stats
 
 from cueshift.designs.stylisticbias.stats import sbs_levels
+from cueshift.stats import Resampling
 from tests.simulate.outputs import delta_frame
 from tests.simulate.study import SimulationSpec, simulate_study
 
@@ -36,7 +37,10 @@ SCENARIOS = (
 def _cells(spec: SimulationSpec, n_resamples: int) -> pl.DataFrame:
     study = simulate_study(spec)
     out = sbs_levels(
-        delta_frame(study), levels=("cell",), dimensions=(), n_resamples=n_resamples, seed=spec.seed
+        delta_frame(study),
+        levels=("cell",),
+        dimensions=(),
+        resampling=Resampling(resamples=n_resamples, seed=spec.seed),
     )
     cells = out.filter((pl.col("level") == "cell") & (pl.col("model_id") != "(pooled)"))
     return cells.join(study.truth, on=["model_id", "variation_value", "scenario_id"])
@@ -88,7 +92,10 @@ def test_bh_controls_false_discoveries_with_mixed_nulls(test):
         )
         study = simulate_study(spec)
         out = sbs_levels(
-            delta_frame(study), levels=("cell",), dimensions=(), n_resamples=999, seed=r, test=test
+            delta_frame(study),
+            levels=("cell",),
+            dimensions=(),
+            resampling=Resampling(resamples=999, seed=r, test=test),
         )
         cells = out.filter((pl.col("level") == "cell") & (pl.col("model_id") == "m")).join(
             study.truth, on=["model_id", "variation_value", "scenario_id"]

@@ -28,10 +28,11 @@ from cueshift.designs.stylisticbias.stats import (
     variation_table_by_model,
 )
 from cueshift.errors import CueshiftError
+from cueshift.stats import Resampling
 from tests.simulate.outputs import delta_frame
 from tests.simulate.study import SimulationSpec, simulate_study
 
-BOOT = {"n_resamples": 300, "seed": 1}
+BOOT = Resampling(resamples=300, seed=1)
 SCENARIOS = ("independent", "obedient", "peaceful")
 VALUES = ("Beanie", "Cap", "Freckles", "Moles")
 PLANTED_VALUE, PLANTED = "Beanie", 0.15
@@ -109,7 +110,9 @@ def test_planted_age_x_gender_cell_found_crossed_and_diluted_marginally(one_mode
         .then(pl.col("delta") + PLANTED)
         .otherwise(pl.col("delta"))
     )
-    crossed = crossed_variation_table(planted, **BOOT).filter(pl.col("variation_value") == PLANTED_VALUE)
+    crossed = crossed_variation_table(planted, resampling=BOOT).filter(
+        pl.col("variation_value") == PLANTED_VALUE
+    )
     cell = crossed.filter(pl.col("group") == "elderly × female").row(0, named=True)
     assert cell["p_adj"] < 0.01 and abs(cell["estimate"] - PLANTED) < 0.05
     assert cell["ci_low"] <= PLANTED <= cell["ci_high"]
@@ -120,7 +123,9 @@ def test_planted_age_x_gender_cell_found_crossed_and_diluted_marginally(one_mode
         "elderly": faces.filter(pl.col("age") == "elderly")["gender"].eq("female").mean(),
         "female": faces.filter(pl.col("gender") == "female")["age"].eq("elderly").mean(),
     }
-    marginal = demographic_variation_table(planted, **BOOT).filter(pl.col("variation_value") == PLANTED_VALUE)
+    marginal = demographic_variation_table(planted, resampling=BOOT).filter(
+        pl.col("variation_value") == PLANTED_VALUE
+    )
     for group, share in elderly_female_share.items():
         est = marginal.filter(pl.col("group") == group)["estimate"].item()
         assert isinstance(share, float) and share < 0.6
@@ -131,7 +136,7 @@ def test_planted_age_x_gender_cell_found_crossed_and_diluted_marginally(one_mode
 
 def test_crossed_cells_by_numpy_and_scipy(one_model) -> None:
     delta, _ = one_model
-    table = crossed_variation_table(delta, **BOOT)
+    table = crossed_variation_table(delta, resampling=BOOT)
     assert set(table["dimension"]) == {"age_x_gender"} and table["group"].n_unique() == 6
     for value, group in [("Cap", "young adult × male"), ("Moles", "middle-aged adult × female")]:
         age, gender = group.split(" × ")
@@ -150,7 +155,7 @@ def test_crossed_cells_by_numpy_and_scipy(one_model) -> None:
 
 def test_small_crossed_cells_are_not_tested_and_leave_the_family(two_models) -> None:
     delta, _ = two_models  # 80 faces: ethnicity × body type groups of a few faces
-    table = crossed_variation_table(delta, pairs=ALL_PAIRS, **BOOT)
+    table = crossed_variation_table(delta, pairs=ALL_PAIRS, resampling=BOOT)
     assert table["dimension"].n_unique() == 6
     small = table.filter(pl.col("n") < 6)
     assert small.height > 0 and small["untested_reason"].is_not_null().all()
@@ -159,17 +164,17 @@ def test_small_crossed_cells_are_not_tested_and_leave_the_family(two_models) -> 
     assert tested["untested_reason"].is_null().all() and tested["p_value"].is_not_null().all()
     expected = st.false_discovery_control(tested["p_value"].to_numpy())
     assert np.allclose(tested["p_adj"], expected, atol=1e-12)
-    category = crossed_category_table(delta, pairs=ALL_PAIRS, **BOOT)
+    category = crossed_category_table(delta, pairs=ALL_PAIRS, resampling=BOOT)
     assert "(mean of groups)" not in category["group"].to_list()
     assert category.filter(pl.col("n") < 6)["p_value"].null_count() == category.filter(pl.col("n") < 6).height
 
 
 def test_table11_by_model_equals_pooled_function_on_each_model(two_models) -> None:
     delta, _ = two_models
-    by_model = variation_table_by_model(delta, **BOOT)
+    by_model = variation_table_by_model(delta, resampling=BOOT)
     keys = ["variation_value", "dimension", "group"]
     for model in ("sim-a", "sim-b"):
-        alone = demographic_variation_table(delta.filter(pl.col("model_id") == model), **BOOT)
+        alone = demographic_variation_table(delta.filter(pl.col("model_id") == model), resampling=BOOT)
         mine = by_model.filter(pl.col("model_id") == model).sort(keys)
         for col in ("estimate", "ci_low", "ci_high", "statistic", "p_value", "n", "n_obs"):
             assert np.allclose(mine[col].to_numpy(), alone.sort(keys)[col].to_numpy(), atol=1e-12), col
@@ -194,7 +199,7 @@ def test_table11_by_model_equals_pooled_function_on_each_model(two_models) -> No
 
 def test_table3_by_model_cells_by_numpy(two_models) -> None:
     delta, _ = two_models
-    table = category_table_by_model(delta, **BOOT)
+    table = category_table_by_model(delta, resampling=BOOT)
     assert set(table["model_id"]) == {"sim-a", "sim-b"}
     rows = delta.filter(
         (pl.col("model_id") == "sim-b")
@@ -219,7 +224,7 @@ def test_table3_by_model_cells_by_numpy(two_models) -> None:
 
 def test_crossed_variation_strength_by_numpy(two_models) -> None:
     _, base = two_models
-    table = crossed_variation_strength(base, **BOOT)
+    table = crossed_variation_strength(base, resampling=BOOT)
     crossed = add_crossed_dimensions(base)
     for model in ("sim-a", "sim-b"):
         plugin, corrected = [], []
@@ -240,7 +245,7 @@ def test_crossed_variation_strength_by_numpy(two_models) -> None:
 
 def test_crossed_demographic_tests_by_scipy_and_small_groups(two_models) -> None:
     _, base = two_models
-    tests = crossed_demographic_tests(base, **BOOT)
+    tests = crossed_demographic_tests(base, resampling=BOOT)
     crossed = add_crossed_dimensions(base)
     rows = crossed.filter((pl.col("model_id") == "sim-a") & (pl.col("scenario_id") == "obedient"))
     samples = [part["phi"].to_numpy() for _, part in rows.group_by("age_x_gender")]
@@ -252,7 +257,7 @@ def test_crossed_demographic_tests_by_scipy_and_small_groups(two_models) -> None
     assert row["p_value"] == pytest.approx(st.kruskal(*samples).pvalue, rel=1e-9)
     # every crossed pair, BH within model over all of them; where a crossed group has < 5 faces the
     # chi-square approximation of H is replaced by the label-permutation test (exact at any size)
-    every = crossed_demographic_tests(base, pairs=ALL_PAIRS, **BOOT)
+    every = crossed_demographic_tests(base, pairs=ALL_PAIRS, resampling=BOOT)
     small = every.filter(pl.col("n_group_min") < 5)
     assert small.height > 0 and (small["test"] == "label-permutation").all()
     assert (every.filter(pl.col("n_group_min") >= 5)["test"] == "kruskal-wallis").all()
@@ -287,7 +292,7 @@ def test_missing_dimension_and_unfoldable_model_id_are_one_clear_error(two_model
     with pytest.raises(CueshiftError, match="no column 'age'"):
         add_crossed_dimensions(delta.drop("age"))
     with pytest.raises(CueshiftError, match="model_id"):
-        variation_table_by_model(delta.with_columns(model_id=pl.lit("a\x1fb")), **BOOT)
+        variation_table_by_model(delta.with_columns(model_id=pl.lit("a\x1fb")), resampling=BOOT)
 
 
 def test_planted_cell_also_found_in_crossed_table3(one_model) -> None:
@@ -298,7 +303,7 @@ def test_planted_cell_also_found_in_crossed_table3(one_model) -> None:
         .then(pl.col("delta") + 0.1)
         .otherwise(pl.col("delta"))
     )
-    table = crossed_category_table(planted, **BOOT).filter(
+    table = crossed_category_table(planted, resampling=BOOT).filter(
         pl.col("variation_category") == "Skin irregularities"
     )
     found = table.filter(pl.col("p_adj") < 0.05)["group"].to_list()

@@ -26,11 +26,11 @@ from cueshift.designs.stylisticbias.stats import (
     summed_delta,
     variation_table_by_model,
 )
-from cueshift.stats import coarsen, face_multiplicities, regroup
+from cueshift.stats import Resampling, coarsen, face_multiplicities, regroup
 from tests.simulate.outputs import delta_frame
 from tests.simulate.study import SimulationSpec, simulate_study
 
-BOOT = {"n_resamples": 400, "seed": 3}
+BOOT = {"resampling": Resampling(resamples=400, seed=3)}
 
 
 @pytest.fixture(scope="module")

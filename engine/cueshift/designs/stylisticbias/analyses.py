@@ -124,19 +124,19 @@ def run_analyses(
         if quality is not None:  # --min-identity: a sensitivity analysis without the variations below it
             delta = quality.kept(delta)
         before_audit, delta = delta, audit.kept(delta) if audit is not None else delta  # --audit strict
+        choices = replace(choices, phi=phi.label)
         inputs = Inputs(
             delta,
             base,
             resampling,
+            choices,
             con=con,
-            models=choices.models,
             phi=phi,
             quality=quality,
-            generalise=choices.generalise,
             audit=audit,
             delta_before_audit=before_audit if audit is not None else None,
         )
-        settings = RunSettings.of(resampling, replace(choices, phi=phi.label))
+        settings = RunSettings.of(resampling, choices)
         return run_suite(
             con,
             SUITE,

@@ -41,8 +41,5 @@ def _audit_sensitivity(ctx: Context) -> pl.DataFrame:
         every,
         inputs.audit.variations,
         mode=inputs.audit.mode,
-        n_resamples=inputs.resampling.resamples,
-        seed=inputs.resampling.seed,
-        confidence_level=inputs.resampling.confidence_level,
-        ci_method=inputs.resampling.ci_method,
+        resampling=inputs.resampling,
     )

@@ -89,7 +89,7 @@ def _missing_shift(ctx: Context) -> pl.DataFrame | None:
     counts = _read(ctx, "invalid_answers")
     if counts is None or not (counts["role"] == "variation").any():
         return None
-    return missing_shift(counts, test=ctx.inputs.resampling.test, **ctx.inputs.boot)
+    return missing_shift(counts, resampling=ctx.inputs.resampling)
 
 
 @DECLARED(
@@ -102,7 +102,7 @@ def _missing_shift(ctx: Context) -> pl.DataFrame | None:
 )
 def _missing_by_ordering(ctx: Context) -> pl.DataFrame | None:
     inputs = _named_inputs(ctx)
-    return None if inputs is None else missing_by_ordering(*inputs, **ctx.inputs.boot)
+    return None if inputs is None else missing_by_ordering(*inputs, resampling=ctx.inputs.resampling)
 
 
 @DECLARED(
@@ -115,9 +115,7 @@ def _missing_by_ordering(ctx: Context) -> pl.DataFrame | None:
 )
 def _missing_lean(ctx: Context) -> pl.DataFrame | None:
     inputs = _named_inputs(ctx)
-    return (
-        None if inputs is None else missing_lean(*inputs, test=ctx.inputs.resampling.test, **ctx.inputs.boot)
-    )
+    return None if inputs is None else missing_lean(*inputs, resampling=ctx.inputs.resampling)
 
 
 def _named_inputs(ctx: Context) -> tuple[pl.DataFrame, pl.DataFrame] | None:

@@ -32,8 +32,7 @@ def _model_differences(ctx: Context) -> pl.DataFrame:
     # fewer than two models: an empty table (the report says it needs two)
     return model_differences(
         ctx.inputs.delta,
-        test=ctx.inputs.resampling.test,
         generalise=ctx.inputs.generalise,
         cells=model_cells_once(ctx),
-        **ctx.inputs.boot,
+        resampling=ctx.inputs.resampling,
     )

@@ -47,7 +47,7 @@ def _noise_floor(ctx: Context) -> pl.DataFrame | None:
     placebo = placebo_rows(ctx)
     if placebo is None:
         return None
-    return noise_floor(placebo, test=ctx.inputs.resampling.test, **ctx.inputs.boot)
+    return noise_floor(placebo, resampling=ctx.inputs.resampling)
 
 
 @DECLARED(
@@ -62,4 +62,4 @@ def _noise_floor_attributes(ctx: Context) -> pl.DataFrame | None:
     placebo = placebo_rows(ctx)
     if placebo is None or ctx.inputs.delta.height == 0:
         return None
-    return attributes_vs_floor(ctx.inputs.delta, placebo, test=ctx.inputs.resampling.test, **ctx.inputs.boot)
+    return attributes_vs_floor(ctx.inputs.delta, placebo, resampling=ctx.inputs.resampling)

@@ -67,9 +67,8 @@ def _require_delta(frame: pl.DataFrame) -> pl.DataFrame:
 def _table3_by_model(ctx: Context) -> pl.DataFrame:
     return category_table_by_model(
         _require_delta(ctx.inputs.delta),
-        test=ctx.inputs.resampling.test,
         summed=summed_rows(ctx),
-        **ctx.inputs.boot,
+        resampling=ctx.inputs.resampling,
     )
 
 
@@ -84,9 +83,8 @@ def _table3_by_model(ctx: Context) -> pl.DataFrame:
 def _table11_by_model(ctx: Context) -> pl.DataFrame:
     return variation_table_by_model(
         _require_delta(ctx.inputs.delta),
-        test=ctx.inputs.resampling.test,
         summed=summed_rows(ctx),
-        **ctx.inputs.boot,
+        resampling=ctx.inputs.resampling,
     )
 
 
@@ -102,9 +100,7 @@ def _table2_crossed(ctx: Context) -> pl.DataFrame:
     return crossed_variation_strength(
         _require_pairs(ctx.inputs.base_phi),
         pairs=ALL_PAIRS,
-        n_resamples=ctx.inputs.resampling.resamples,
-        seed=ctx.inputs.resampling.seed,
-        confidence_level=ctx.inputs.resampling.confidence_level,
+        resampling=ctx.inputs.resampling,
     )
 
 
@@ -120,9 +116,7 @@ def _demo_tests_crossed(ctx: Context) -> pl.DataFrame:
     return crossed_demographic_tests(
         _require_pairs(ctx.inputs.base_phi),
         pairs=ALL_PAIRS,
-        test=ctx.inputs.resampling.test,
-        n_resamples=ctx.inputs.resampling.resamples,
-        seed=ctx.inputs.resampling.seed,
+        resampling=ctx.inputs.resampling,
     )
 
 
@@ -152,9 +146,8 @@ def _table9_crossed(ctx: Context) -> pl.DataFrame:
 def _table3_crossed(ctx: Context) -> pl.DataFrame:
     return crossed_category_table(
         _require_pairs(_require_delta(ctx.inputs.delta)),
-        test=ctx.inputs.resampling.test,
         summed=summed_rows(ctx),
-        **ctx.inputs.boot,
+        resampling=ctx.inputs.resampling,
     )
 
 
@@ -169,7 +162,6 @@ def _table3_crossed(ctx: Context) -> pl.DataFrame:
 def _table11_crossed(ctx: Context) -> pl.DataFrame:
     return crossed_variation_table(
         _require_pairs(_require_delta(ctx.inputs.delta)),
-        test=ctx.inputs.resampling.test,
         summed=summed_rows(ctx),
-        **ctx.inputs.boot,
+        resampling=ctx.inputs.resampling,
     )

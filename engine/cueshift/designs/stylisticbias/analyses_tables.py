@@ -45,10 +45,9 @@ DECLARED = Declarations(SUITE)
 def _sbs(ctx: Context) -> pl.DataFrame:
     return sbs_levels(
         ctx.inputs.delta,
-        test=ctx.inputs.resampling.test,
         generalise=ctx.inputs.generalise,
         summed=summed_rows(ctx),
-        **ctx.inputs.boot,
+        resampling=ctx.inputs.resampling,
     )
 
 
@@ -63,9 +62,7 @@ def _sbs(ctx: Context) -> pl.DataFrame:
 def _vs(ctx: Context) -> pl.DataFrame:
     return variation_strength(
         ctx.inputs.base_phi,
-        n_resamples=ctx.inputs.resampling.resamples,
-        seed=ctx.inputs.resampling.seed,
-        confidence_level=ctx.inputs.resampling.confidence_level,
+        resampling=ctx.inputs.resampling,
     )
 
 
@@ -80,9 +77,7 @@ def _vs(ctx: Context) -> pl.DataFrame:
 def _demo_tests(ctx: Context) -> pl.DataFrame:
     return demographic_tests(
         ctx.inputs.base_phi,
-        test=ctx.inputs.resampling.test,
-        n_resamples=ctx.inputs.resampling.resamples,
-        seed=ctx.inputs.resampling.seed,
+        resampling=ctx.inputs.resampling,
     )
 
 
@@ -114,9 +109,7 @@ def _anova(ctx: Context) -> pl.DataFrame:
     return face_anova(
         ctx.inputs.delta,
         ctx.inputs.base_phi,
-        n_resamples=ctx.inputs.resampling.resamples,
-        seed=ctx.inputs.resampling.seed,
-        confidence_level=ctx.inputs.resampling.confidence_level,
+        resampling=ctx.inputs.resampling,
     )
 
 
@@ -151,10 +144,9 @@ def _mixed(ctx: Context) -> pl.DataFrame:
 def _table3(ctx: Context) -> pl.DataFrame:
     return category_demographic_table(
         ctx.inputs.delta,
-        test=ctx.inputs.resampling.test,
         generalise=ctx.inputs.generalise,
         summed=summed_rows(ctx),
-        **ctx.inputs.boot,
+        resampling=ctx.inputs.resampling,
     )
 
 
@@ -172,7 +164,7 @@ def _table4(ctx: Context) -> pl.DataFrame:
     )
     if fashion.height == 0:
         raise NotApplicable(f"no {FASHION_CATEGORY!r} variations of faces with an age label")
-    return fashion_age_table(ctx.inputs.delta, test=ctx.inputs.resampling.test, **ctx.inputs.boot)
+    return fashion_age_table(ctx.inputs.delta, resampling=ctx.inputs.resampling)
 
 
 @DECLARED(
@@ -186,9 +178,7 @@ def _table4(ctx: Context) -> pl.DataFrame:
 def _asym(ctx: Context) -> pl.DataFrame:
     return negativity_asymmetry(
         ctx.inputs.delta,
-        test=ctx.inputs.resampling.test,
-        n_resamples=ctx.inputs.resampling.resamples,
-        seed=ctx.inputs.resampling.seed,
+        resampling=ctx.inputs.resampling,
     )
 
 
@@ -201,7 +191,7 @@ def _asym(ctx: Context) -> pl.DataFrame:
     family="none",
 )
 def _table5(ctx: Context) -> pl.DataFrame:
-    return model_summary(ctx.inputs.delta, **ctx.inputs.boot)
+    return model_summary(ctx.inputs.delta, resampling=ctx.inputs.resampling)
 
 
 @DECLARED(
@@ -227,11 +217,8 @@ def _cumulative(ctx: Context) -> pl.DataFrame:
 def _cross(ctx: Context) -> pl.DataFrame:
     return cross_model(
         ctx.inputs.delta,
-        confidence_level=ctx.inputs.resampling.confidence_level,
-        test=ctx.inputs.resampling.test,
-        n_resamples=ctx.inputs.resampling.resamples,
-        seed=ctx.inputs.resampling.seed,
         cells=model_cells_once(ctx),
+        resampling=ctx.inputs.resampling,
     )
 
 
@@ -257,5 +244,5 @@ def _ranking(ctx: Context) -> pl.DataFrame:
 )
 def _table11(ctx: Context) -> pl.DataFrame:
     return demographic_variation_table(
-        ctx.inputs.delta, test=ctx.inputs.resampling.test, summed=summed_rows(ctx), **ctx.inputs.boot
+        ctx.inputs.delta, summed=summed_rows(ctx), resampling=ctx.inputs.resampling
     )

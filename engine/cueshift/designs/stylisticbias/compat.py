@@ -135,15 +135,12 @@ def release_tables(default: dict[str, pl.DataFrame], base: Inputs, release: Inpu
     the default table under each of its choices alone (module docstring)."""
     out: dict[str, Variants] = {}
     if "table5" in default:
-        summary = model_summary(release.delta, **release.boot)
+        summary = model_summary(release.delta, resampling=release.resampling)
         out["table5"] = summary, {"phi_denominator": summary}
     if "table2_vs" in default:
 
         def vs(base_phi: pl.DataFrame, ddof: int) -> pl.DataFrame:
-            return variation_strength(
-                base_phi, ddof=ddof, n_resamples=base.resampling.resamples, seed=base.resampling.seed,
-                confidence_level=base.resampling.confidence_level,
-            )  # fmt: skip
+            return variation_strength(base_phi, ddof=ddof, resampling=base.resampling)
 
         out["table2_vs"] = (
             vs(release.base_phi, 1),
@@ -153,7 +150,7 @@ def release_tables(default: dict[str, pl.DataFrame], base: Inputs, release: Inpu
             },
         )
     if "table3" in default:
-        phi_only = category_demographic_table(release.delta, test=release.resampling.test, **release.boot)
+        phi_only = category_demographic_table(release.delta, resampling=release.resampling)
         table = default["table3"]
         out["table3"] = (
             table3_release_bh(phi_only, untestable_p1=True, one_family=True),
@@ -164,7 +161,7 @@ def release_tables(default: dict[str, pl.DataFrame], base: Inputs, release: Inpu
             },
         )
     if "table11" in default:
-        phi_only = demographic_variation_table(release.delta, test=release.resampling.test, **release.boot)
+        phi_only = demographic_variation_table(release.delta, resampling=release.resampling)
         out["table11"] = (
             untestable_as_one(phi_only, []),
             {

@@ -1,6 +1,6 @@
-"""What the seed 000 analyses receive: the Δ and base φ rows and the run's
-:class:`~cueshift.stats.Resampling`, shared by every module that declares analyses of the suite
-``stylisticbias``."""
+"""What the seed 000 analyses receive: the Δ and base φ rows, the run's
+:class:`~cueshift.stats.Resampling` and :class:`~cueshift.stats.RunChoices`, shared by every module
+that declares analyses of the suite ``stylisticbias``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import duckdb
 import polars as pl
 
-from cueshift.stats import AnalysisContext, BootstrapOptions, Resampling
+from cueshift.stats import AnalysisContext, Resampling, RunChoices
 from cueshift.views import GREEDY, PhiChoice
 
 if TYPE_CHECKING:
@@ -22,35 +22,41 @@ SUITE = "stylisticbias"
 
 @dataclass(frozen=True)
 class Inputs:
-    """What the seed 000 analyses read: Δ rows, base φ rows, and the run's resampling (one
-    :class:`~cueshift.stats.Resampling`: every bootstrap and permutation test draws with it).
+    """What the seed 000 analyses read: Δ rows, base φ rows, the run's resampling (one
+    :class:`~cueshift.stats.Resampling`: every bootstrap and permutation test draws with it, passed
+    whole to the tables) and its choices (one :class:`~cueshift.stats.RunChoices`: the model subset,
+    the population the intervals generalise to, ...).
 
-    ``con`` (the study database, read only by analyses) and ``models`` (the subset, empty for all)
-    let an analysis read a view the others do not need (e.g. judgment-level answers); ``None`` when
-    the inputs were built from frames alone. ``phi`` is the φ ``delta``/``base_phi`` were read with
-    (``cueshift analyze --phi``); an analysis reading more Δ rows reads them with it. ``quality``:
-    the measured identity preservation (``[quality] encoder``) and the ``--min-identity`` applied
-    to ``delta``; ``None`` when the study measures none. ``generalise``: the question the SBS
-    and Table 3 intervals answer (``cueshift analyze --generalise``): ``'faces'`` or
-    ``'faces+scenarios'``. ``audit``: the edit audit of ``cueshift analyze --audit`` (``None``
-    without the option); ``delta_before_audit``: the Δ rows before its ``strict`` drop.
+    ``con`` (the study database, read only by analyses) and ``choices.models`` (the subset, empty
+    for all) let an analysis read a view the others do not need (e.g. judgment-level answers);
+    ``con`` is ``None`` when the inputs were built from frames alone. ``phi`` is the φ
+    ``delta``/``base_phi`` were read with (``choices.phi`` parsed; ``cueshift analyze --phi``); an
+    analysis reading more Δ rows reads them with it. ``quality``: the measured identity
+    preservation (``[quality] encoder``) and the ``--min-identity`` applied to ``delta``; ``None``
+    when the study measures none. ``audit``: the edit audit of ``cueshift analyze --audit``
+    (``None`` without the option); ``delta_before_audit``: the Δ rows before its ``strict`` drop.
     """
 
     delta: pl.DataFrame
     base_phi: pl.DataFrame
     resampling: Resampling = Resampling()
+    choices: RunChoices = RunChoices()
     con: duckdb.DuckDBPyConnection | None = None
-    models: tuple[str, ...] = ()
     phi: PhiChoice = GREEDY
     quality: IdentityQuality | None = None
-    generalise: str = "faces"
     audit: EditAudit | None = None
     delta_before_audit: pl.DataFrame | None = None
 
     @property
-    def boot(self) -> BootstrapOptions:
-        """The face-level bootstrap settings shared by every interval."""
-        return self.resampling.bootstrap()
+    def models(self) -> tuple[str, ...]:
+        """The model subset analysed (``choices.models``; empty: every model)."""
+        return self.choices.models
+
+    @property
+    def generalise(self) -> str:
+        """The question the SBS, Table 3 and model-difference intervals answer
+        (``choices.generalise``): ``'faces'`` or ``'faces+scenarios'``."""
+        return self.choices.generalise
 
 
 Context = AnalysisContext[Inputs]

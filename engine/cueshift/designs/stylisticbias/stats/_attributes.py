@@ -18,10 +18,8 @@ from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS, pooled
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.stats import (
     ALPHA,
-    DEFAULT_RESAMPLES,
-    CIMethod,
     FaceSums,
-    TestMethod,
+    Resampling,
     ZeroMethod,
     bh_by_family,
     cluster_bootstrap,
@@ -92,23 +90,20 @@ class FaceLevelTest:
     (a face × cell matrix of per-face mean Δ), it adds the bootstrap estimate and CI and the
     one-sample test (WSRT or sign flips) of each column to ``cells``."""
 
-    test: TestMethod
-    n_resamples: int
-    seed: int
-    confidence_level: float
-    ci_method: CIMethod
+    resampling: Resampling
     zero_method: ZeroMethod = "wilcox"
 
     def __call__(self, cells: pl.DataFrame, values: np.ndarray) -> pl.DataFrame:
+        r = self.resampling
         boot, _ = cluster_bootstrap(
             values,
-            n_resamples=self.n_resamples,
-            seed=self.seed,
-            confidence_level=self.confidence_level,
-            method=self.ci_method,
+            n_resamples=r.resamples,
+            seed=r.seed,
+            confidence_level=r.confidence_level,
+            method=r.ci_method,
         )
         statistic, p, effect, name = one_sample_test(
-            values, test=self.test, n_resamples=self.n_resamples, seed=self.seed, zero_method=self.zero_method
+            values, test=r.test, n_resamples=r.resamples, seed=r.seed, zero_method=self.zero_method
         )
         return cells.with_columns(
             estimate=pl.Series(boot.estimate),
@@ -128,11 +123,7 @@ def demographic_variation_table(
     *,
     dimensions: Sequence[str] = DIMENSIONS,
     alpha: float = ALPHA,
-    test: TestMethod = "rank",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
+    resampling: Resampling = Resampling(),
     summed: SummedDelta | None = None,
 ) -> pl.DataFrame:
     r"""Mean Δ per variation value × demographic group with a face-level test (seed 000 Table 11).
@@ -156,6 +147,8 @@ def demographic_variation_table(
     dimension's groups by empirical Bayes, with Morris's interval ``pooled_ci_low``/``high`` and
     the fraction shrunk ``shrinkage`` — a cell of few faces moves most.
 
+    ``resampling``: the tests (``test``), bootstrap resamples, seed, level and interval kind.
+
     ``summed``: the rows of ``delta`` already summed per face (:func:`summed_delta`, relabelled
     as the rows would be); the rows are then not read again. The same table either way.
     """
@@ -165,8 +158,8 @@ def demographic_variation_table(
         cells, values = group_cells(data, keys, dimensions, study_faces(data))
     else:
         cells, values = summed_group_cells(summed.attributes, keys, summed.labels_of(dimensions))
-    out = FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)(cells, values)
-    out = pooled_cells(out, values, keys, confidence_level=confidence_level)
+    out = FaceLevelTest(resampling)(cells, values)
+    out = pooled_cells(out, values, keys, confidence_level=resampling.confidence_level)
     out = bh_by_family(out, [])
     out = reversal_flags(out, values, ["variation_category", "variation_value"], alpha=alpha)
     return (
@@ -192,11 +185,7 @@ def category_demographic_table(
     *,
     category_map: Mapping[str, str] = TABLE3_CATEGORY_MAP,
     dimensions: Sequence[str] = DIMENSIONS,
-    test: TestMethod = "rank",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
+    resampling: Resampling = Resampling(),
     generalise: str = "faces",
     summed: SummedDelta | None = None,
 ) -> pl.DataFrame:
@@ -211,7 +200,8 @@ def category_demographic_table(
     dimension × row kind (a column of the table). ``generalise='faces+scenarios'``
     (``cueshift analyze --generalise``): the group rows' intervals resample faces and scenarios
     together (:func:`crossed_group_intervals`); estimates and tests stay. ``summed``: as
-    :func:`demographic_variation_table` (its categories not yet merged).
+    :func:`demographic_variation_table` (its categories not yet merged). ``resampling``: as
+    there.
     """
 
     def merged(frame: pl.DataFrame) -> pl.DataFrame:
@@ -226,7 +216,7 @@ def category_demographic_table(
         summed = summed.relabelled(merged)
         faces, fine, labels = summed.faces, summed.attributes, summed.labels_of(dimensions)
     cells, values = summed_group_cells(fine, ["variation_category"], labels)
-    face_test = FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)
+    face_test = FaceLevelTest(resampling)
     groups = face_test(cells, values)
     if generalise == "faces+scenarios":
         low, high = crossed_group_intervals(
@@ -234,10 +224,7 @@ def category_demographic_table(
             ["variation_category"],
             dimensions,
             faces,
-            n_resamples=n_resamples,
-            seed=seed,
-            confidence_level=confidence_level,
-            ci_method=ci_method,
+            resampling,
         )
         groups = groups.with_columns(ci_low=pl.Series(low), ci_high=pl.Series(high))
     overall_fm = coarsen(fine, ["variation_category"])  # all faces: the numbers face_matrix gives
@@ -270,9 +257,7 @@ def negativity_asymmetry(
     delta: pl.DataFrame,
     *,
     pairs: Sequence[tuple[str, str]] = ASYMMETRY_PAIRS,
-    test: TestMethod = "rank",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     r"""Do unfavorable cues shift more than their favorable counterparts? (seed 000 §5.2)
 
@@ -285,6 +270,8 @@ def negativity_asymmetry(
 
     :math:`a^\pm_f` and :math:`a^-_f - a^+_f` are exact rationals rounded once
     (:func:`abs_shift_differences`): an exact zero stays 0 and equal differences stay ties.
+    ``resampling``: its ``test``, and the resamples and seed of the sign-flip test (its interval
+    settings are not used).
     """
     per_face = face_shift_sums(valid_delta(delta))
     rows = []
@@ -311,8 +298,10 @@ def negativity_asymmetry(
     matrix = np.full((width, len(diffs)), np.nan)
     for j, d in enumerate(diffs):
         matrix[: d.size, j] = d
-    if test == "permutation":
-        statistic, p = sign_flip_test(matrix, n_resamples=n_resamples, seed=seed, alternative="greater")
+    if resampling.test == "permutation":
+        statistic, p = sign_flip_test(
+            matrix, n_resamples=resampling.resamples, seed=resampling.seed, alternative="greater"
+        )
         effect, name = np.full(len(diffs), np.nan), "sign-flip"
     else:
         res = signed_rank_columns(matrix, alternative="greater")

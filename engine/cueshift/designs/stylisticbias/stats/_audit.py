@@ -16,10 +16,9 @@ import polars as pl
 from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._audit_adjust import CELLS, adjusted_sbs
 from cueshift.stats import (
-    DEFAULT_RESAMPLES,
     POOLED,
-    CIMethod,
     FaceSums,
+    Resampling,
     cluster_bootstrap,
     coarsen,
     face_multiplicities,
@@ -72,10 +71,7 @@ def audit_sensitivity(
     audit: pl.DataFrame,
     *,
     mode: str = "report",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     r"""Each attribute's SBS with every edit, with the audited edits only, and adjusted for the
     measured unintended changes, per model and pooled.
@@ -116,8 +112,8 @@ def audit_sensitivity(
         :func:`audit_variations` of the ``edit_audit`` rows.
     mode : {'strict', 'report'}
         The ``--audit`` of the run (stored with every row).
-    n_resamples, seed, confidence_level, ci_method
-        The face-level bootstrap settings of the SBS tables.
+    resampling : Resampling
+        The face-level bootstrap settings of the SBS tables (its ``test`` is not used).
 
     Returns
     -------
@@ -142,8 +138,10 @@ def audit_sensitivity(
         return _frame([])
     faces = study_faces(rows)
     cells, values = _face_means(face_sums(rows, ["model_id", "feature_key", "failed"], faces=faces))
-    w = face_multiplicities(len(faces), n_resamples, seed)
-    boot, _ = cluster_bootstrap(values, confidence_level=confidence_level, method=ci_method, multiplicities=w)
+    w = face_multiplicities(len(faces), resampling.resamples, resampling.seed)
+    boot, _ = cluster_bootstrap(
+        values, confidence_level=resampling.confidence_level, method=resampling.ci_method, multiplicities=w
+    )
     sbs = cells.with_columns(
         sbs=pl.Series(boot.estimate), ci_low=pl.Series(boot.ci_low), ci_high=pl.Series(boot.ci_high)
     )
@@ -168,9 +166,9 @@ def audit_sensitivity(
                 "feature_key": key,
                 **_set_columns(mine, "all"),
                 **_set_columns(mine, "audited"),
-                **adjusted_sbs(part, confounds, confidence_level),
+                **adjusted_sbs(part, confounds, resampling.confidence_level),
                 **_counts(part),
-                "ci_method": ci_method,
+                "ci_method": resampling.ci_method,
                 "audit": mode,
             }
         )

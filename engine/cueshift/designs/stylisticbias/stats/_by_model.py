@@ -22,7 +22,7 @@ from cueshift.designs.stylisticbias.stats._attributes import (
 )
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.errors import CueshiftError
-from cueshift.stats import ALPHA, DEFAULT_RESAMPLES, CIMethod, TestMethod, returns
+from cueshift.stats import ALPHA, Resampling, returns
 
 #: Joins the model id to an attribute key while the models share one call (ASCII unit separator).
 MODEL_FOLD: Final = "\x1f"
@@ -50,11 +50,7 @@ def variation_table_by_model(
     delta: pl.DataFrame,
     *,
     alpha: float = ALPHA,
-    test: TestMethod = "rank",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
+    resampling: Resampling = Resampling(),
     summed: SummedDelta | None = None,
 ) -> pl.DataFrame:
     r"""Table 11 per model: mean Δ per model × variation value × demographic group.
@@ -75,11 +71,7 @@ def variation_table_by_model(
         summed=summed.relabelled(folded) if summed is not None else None,
         dimensions=DIMENSIONS,
         alpha=alpha,
-        test=test,
-        n_resamples=n_resamples,
-        seed=seed,
-        confidence_level=confidence_level,
-        ci_method=ci_method,
+        resampling=resampling,
     )
     return (
         _unfold(table, "variation_value")
@@ -93,11 +85,7 @@ def category_table_by_model(
     delta: pl.DataFrame,
     *,
     category_map: Mapping[str, str] = TABLE3_CATEGORY_MAP,
-    test: TestMethod = "rank",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
+    resampling: Resampling = Resampling(),
     summed: SummedDelta | None = None,
 ) -> pl.DataFrame:
     r"""Table 3 per model: SBS per model × attribute category × demographic group, and the Table 3
@@ -116,11 +104,7 @@ def category_table_by_model(
         folded(delta) if summed is None else delta,
         summed=summed.relabelled(folded) if summed is not None else None,
         category_map={},
-        test=test,
-        n_resamples=n_resamples,
-        seed=seed,
-        confidence_level=confidence_level,
-        ci_method=ci_method,
+        resampling=resampling,
     )
     return (
         _unfold(table, "variation_category")

@@ -19,10 +19,8 @@ from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._comparison_crossed import crossed_difference_intervals
 from cueshift.designs.stylisticbias.stats._model_cells import FINE_KEYS, ModelCells, model_cells
 from cueshift.stats import (
-    DEFAULT_RESAMPLES,
-    CIMethod,
     FaceMatrix,
-    TestMethod,
+    Resampling,
     bh_by_family,
     cluster_bootstrap,
     clustered_standard_error,
@@ -89,11 +87,7 @@ def model_differences(
     delta: pl.DataFrame,
     *,
     levels: Sequence[str] = tuple(COMPARISON_LEVELS),
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
-    test: TestMethod = "rank",
+    resampling: Resampling = Resampling(),
     generalise: str = "faces",
     cells: ModelCells | None = None,
 ) -> pl.DataFrame:
@@ -121,10 +115,9 @@ def model_differences(
         Rows of the ``delta`` view of two or more models.
     levels : sequence of str
         Keys of :data:`COMPARISON_LEVELS`: the whole model, each variation value, each scenario.
-    n_resamples, seed, confidence_level, ci_method
-        Bootstrap settings (and the sign-flip resamples).
-    test : {'rank', 'permutation'}
-        Paired test on the per-face differences.
+    resampling : Resampling
+        Bootstrap settings (and the sign-flip resamples); its ``test`` (``'rank'`` or
+        ``'permutation'``) is the paired test on the per-face differences.
     generalise : {'faces', 'faces+scenarios'}
         ``'faces+scenarios'`` (``cueshift analyze --generalise``): the model and variation-value
         rows' intervals resample faces and scenarios together
@@ -149,22 +142,15 @@ def model_differences(
     if not pairs:
         return _empty()
     values = np.ascontiguousarray(np.hstack([p.difference.values for p in pairs]))
-    w = face_multiplicities(len(cells.faces), n_resamples, seed)
-    boot, _ = cluster_bootstrap(values, confidence_level=confidence_level, method=ci_method, multiplicities=w)
+    w = face_multiplicities(len(cells.faces), resampling.resamples, resampling.seed)
+    boot, _ = cluster_bootstrap(
+        values, confidence_level=resampling.confidence_level, method=resampling.ci_method, multiplicities=w
+    )
     ci_low, ci_high = boot.ci_low, boot.ci_high
     if generalise == "faces+scenarios":
-        ci_low, ci_high = crossed_difference_intervals(
-            cells,
-            levels,
-            COMPARISON_LEVELS,
-            boot,
-            w,
-            seed=seed,
-            confidence_level=confidence_level,
-            ci_method=ci_method,
-        )
+        ci_low, ci_high = crossed_difference_intervals(cells, levels, COMPARISON_LEVELS, boot, w, resampling)
     statistic, p_value, effect, test_name = one_sample_test(
-        values, test=test, n_resamples=n_resamples, seed=seed
+        values, test=resampling.test, n_resamples=resampling.resamples, seed=resampling.seed
     )
     frames = []
     for p in pairs:
@@ -194,7 +180,7 @@ def model_differences(
         effect_size=pl.Series(effect),
         n=pl.Series(boot.n.astype(np.int64)),
         test=pl.lit(test_name),
-        ci_method=pl.lit(ci_method),
+        ci_method=pl.lit(resampling.ci_method),
     )
     for col in KEY_COLUMNS:
         if col not in out.columns:

@@ -15,8 +15,8 @@ from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._model_cells import ModelCells
 from cueshift.stats import (
     BootstrapResult,
-    CIMethod,
     FaceSums,
+    Resampling,
     crossed_bootstrap,
     scenario_multiplicities,
     scenario_sums,
@@ -29,10 +29,7 @@ def crossed_difference_intervals(
     level_keys: Mapping[str, tuple[str, ...]],
     faces_only: BootstrapResult,
     face_weights: F64,
-    *,
-    seed: int,
-    confidence_level: float,
-    ci_method: CIMethod,
+    resampling: Resampling,
 ) -> tuple[F64, F64]:
     """The intervals of every pair × level × cell row of
     :func:`~cueshift.designs.stylisticbias.stats._comparison.paired_cells` (same order).
@@ -41,13 +38,14 @@ def crossed_difference_intervals(
     :math:`\\Delta^a - \\Delta^b` (as :meth:`ModelCells.paired`); faces are drawn with
     ``face_weights`` (those of the face-level bootstrap), scenarios independently from all of
     the study's scenarios. Rows of the ``scenario`` level keep ``faces_only``'s interval.
+    ``resampling``: the seed of the scenario draws and the interval's level and kind.
 
     Returns
     -------
     (ci_low, ci_high)
     """
     scenarios = sorted(cells.cells["scenario_id"].unique().to_list())
-    v = scenario_multiplicities(len(scenarios), face_weights.shape[0], seed)
+    v = scenario_multiplicities(len(scenarios), face_weights.shape[0], resampling.seed)
     low, high = faces_only.ci_low.copy(), faces_only.ci_high.copy()
     start = 0
     for a, b in combinations(range(len(cells.models)), 2):
@@ -66,8 +64,8 @@ def crossed_difference_intervals(
                     cells.scale,
                     face_weights,
                     v,
-                    confidence_level=confidence_level,
-                    method=ci_method,
+                    confidence_level=resampling.confidence_level,
+                    method=resampling.ci_method,
                 )
                 low[start:stop], high[start:stop] = boot.ci_low, boot.ci_high
             start = stop

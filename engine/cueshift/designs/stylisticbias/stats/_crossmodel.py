@@ -12,9 +12,8 @@ import polars as pl
 from cueshift.designs.stylisticbias.stats._model_cells import ModelCells, model_cells
 from cueshift.designs.stylisticbias.stats._reversals import reversals_of
 from cueshift.stats import (
-    DEFAULT_RESAMPLES,
     POOLED,
-    TestMethod,
+    Resampling,
     group_means,
     pearson_slope,
     ratio_means,
@@ -129,10 +128,7 @@ def _category_ranking(cells: ModelCells) -> pl.DataFrame:
 def cross_model(
     delta: pl.DataFrame,
     *,
-    confidence_level: float = 0.95,
-    test: TestMethod = "rank",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    resampling: Resampling = Resampling(),
     cells: ModelCells | None = None,
 ) -> pl.DataFrame:
     r"""Agreement between every pair of models on per-scenario mean Δ (seed 000 Fig. 5).
@@ -143,13 +139,14 @@ def cross_model(
     :math:`b`), ``n_sign_reversed`` — scenarios whose mean Δ has opposite signs
     (:math:`\bar\Delta_a \bar\Delta_b < 0`; paper: 4 to 12) — split into
     ``n_reversed_significant`` (with evidence: both scenario SBS significant, or their paired
-    difference; :func:`scenario_reversals`, ``test``/``n_resamples``/``seed`` its tests) and
+    difference; :func:`scenario_reversals`, ``resampling``'s test, resamples and seed its tests) and
     ``n_reversed_not_distinguishable``, and ``category_ranking_preserved``: both models rank the
-    scenario categories identically. ``cells``: as :func:`category_ranking`.
+    scenario categories identically (the Fisher-z CI at ``resampling.confidence_level``).
+    ``cells``: as :func:`category_ranking`.
     """
     cells = model_cells(delta) if cells is None else cells
     means = _scenario_means(cells)
-    reversals = reversals_of(cells, test=test, n_resamples=n_resamples, seed=seed)
+    reversals = reversals_of(cells, resampling=resampling)
     evidence = {
         (a, b): int(n)
         for a, b, n in reversals.group_by("model_a", "model_b")
@@ -165,7 +162,7 @@ def cross_model(
     rows = []
     for a, b in combinations(models, 2):
         x, y = wide[a].to_numpy().astype(float), wide[b].to_numpy().astype(float)
-        res = pearson_slope(x, y, confidence_level=confidence_level)
+        res = pearson_slope(x, y, confidence_level=resampling.confidence_level)
         rev = pearson_slope(y, x)
         ok = ~(np.isnan(x) | np.isnan(y))
         n_reversed = int(np.sum(x[ok] * y[ok] < 0))

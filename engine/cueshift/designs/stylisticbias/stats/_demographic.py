@@ -11,9 +11,8 @@ import polars as pl
 from cueshift.designs.stylisticbias.constants import DIMENSIONS, MANN_WHITNEY_DIMENSIONS
 from cueshift.stats import (
     ALPHA,
-    DEFAULT_RESAMPLES,
     MEAN_OF_MODELS,
-    TestMethod,
+    Resampling,
     bh_by_family,
     bias_shifted_interval,
     eta_squared_replicates,
@@ -35,13 +34,12 @@ def demographic_tests(
     *,
     dimensions: Sequence[str] = DIMENSIONS,
     two_group_dimensions: Sequence[str] = MANN_WHITNEY_DIMENSIONS,
-    test: TestMethod = "rank",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     r"""Do base-face φ differ between demographic groups? One test per model × scenario × dimension.
 
-    Each base face contributes its φ in the scenario (one value per face). ``test='rank'``:
+    Each base face contributes its φ in the scenario (one value per face). ``resampling.test``
+    ``'rank'``:
     Kruskal–Wallis H for age, body type and ethnicity, Mann–Whitney U for gender (seed 000
     §4.4, Table 9); ``'permutation'``: label permutation of the group means (between-group sum
     of squares for k > 2, mean difference for two groups). ``p_adj`` is BH within each
@@ -65,9 +63,9 @@ def demographic_tests(
         groups = sorted(set(label.values()))
         codes = np.array([groups.index(label[f]) if f in label else -1 for f in faces], dtype=np.int64)
         df = np.full(fm.n_cells, float(len(groups) - 1))
-        if test == "permutation":
+        if resampling.test == "permutation":
             statistic, p = label_permutation_test(
-                fm.values, codes, len(groups), n_resamples=n_resamples, seed=seed
+                fm.values, codes, len(groups), n_resamples=resampling.resamples, seed=resampling.seed
             )
             effect = np.full(fm.n_cells, np.nan)
             name = "label-permutation"
@@ -150,9 +148,7 @@ def face_anova(
     base_phi: pl.DataFrame | None = None,
     *,
     dimensions: Sequence[str] = DIMENSIONS,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     r"""One-way between-subject ANOVAs at the face level (seed 000 Table 10, "ANOVA" rows).
 
@@ -163,8 +159,9 @@ def face_anova(
     reported; which the paper used is ambiguous. F, df = k − 1 and N − k, p, and
     :math:`\eta^2_p = SS_b/(SS_b+SS_w)` per dimension (see :func:`one_way_anova`).
 
-    ``ci_low``, ``ci_high``: face-level bootstrap of η²p (``n_resamples`` replicates of the faces,
-    drawn by ``seed``; ``0``: none), the percentile interval re-centred on the bias-corrected η²,
+    ``ci_low``, ``ci_high``: face-level bootstrap of η²p (``resampling.resamples`` replicates of
+    the faces, drawn by its seed; ``0``: none), the percentile interval (at its confidence level;
+    its ``ci_method`` is not used) re-centred on the bias-corrected η²,
     clamped to [0, 1] and holding the estimate — η² is biased upward, and near zero a plain
     percentile interval lies above it (:func:`cueshift.stats._effect_intervals.bias_shifted_interval`).
     """
@@ -178,8 +175,8 @@ def face_anova(
             group_means(data, ["face_id"], value).drop("n").join(demographics, on="face_id").sort("face_id")
         )
         draws = (
-            face_multiplicities(per_face.height, n_resamples, seed)
-            if n_resamples and per_face.height
+            face_multiplicities(per_face.height, resampling.resamples, resampling.seed)
+            if resampling.resamples and per_face.height
             else None
         )
         for dim in dimensions:
@@ -191,7 +188,7 @@ def face_anova(
                 codes = np.array([levels.index(g) if g is not None else -1 for g in labels], dtype=np.int64)
                 replicates = eta_squared_replicates(per_face[value].to_numpy(), codes, draws)
                 bounds = bias_shifted_interval(
-                    np.array([res.eta_sq_partial]), replicates[None, :], confidence_level
+                    np.array([res.eta_sq_partial]), replicates[None, :], resampling.confidence_level
                 )
                 low, high = float(bounds[0][0]), float(bounds[1][0])
             rows.append(
@@ -207,7 +204,7 @@ def face_anova(
                     "ci_low": low,
                     "ci_high": high,
                     "n": res.n,
-                    "n_resamples": n_resamples if draws is not None else 0,
+                    "n_resamples": resampling.resamples if draws is not None else 0,
                 }
             )
     return pl.DataFrame(

@@ -14,9 +14,7 @@ from cueshift.designs.stylisticbias.stats._attributes import (
     valid_delta,
 )
 from cueshift.stats import (
-    DEFAULT_RESAMPLES,
-    CIMethod,
-    TestMethod,
+    Resampling,
     bh_by_family,
     face_matrix,
     group_difference_interval,
@@ -34,11 +32,7 @@ def fashion_age_table(
     category: str = FASHION_CATEGORY,
     young: str = YOUNG,
     elderly: str = ELDERLY,
-    test: TestMethod = "rank",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     r"""SBS per fashion style × age group, and elderly − young per style (seed 000 Table 4).
 
@@ -47,18 +41,21 @@ def fashion_age_table(
     Mann–Whitney U on per-face mean Δ of elderly vs young faces (``test='permutation'``: label
     permutation of the mean difference), BH over styles ("all Young vs. Elderly contrasts
     p < 0.001, MWU, BH-corrected"); its CI is the face-level bootstrap of the difference on the
-    age cells' replicates (:func:`cueshift.stats._contrast.group_difference_interval`, ``ci_method``).
+    age cells' replicates (:func:`cueshift.stats._contrast.group_difference_interval`, of
+    ``resampling.ci_method``).
     """
     data = valid_delta(delta).filter(pl.col("variation_category") == category)
     faces = study_faces(data)
     cells, values = group_cells(data, ["variation_value"], ["age"], faces)
-    ages = FaceLevelTest(test, n_resamples, seed, confidence_level, ci_method)(cells, values)
+    ages = FaceLevelTest(resampling)(cells, values)
     ages = bh_by_family(ages, [])
     fm = face_matrix(data, ["variation_value"], faces=faces)
     age_of = dict(data.select("face_id", "age").unique().iter_rows())
     codes = np.array([0 if age_of.get(f) == elderly else 1 if age_of.get(f) == young else -1 for f in faces])
-    if test == "permutation":
-        _, p = label_permutation_test(fm.values, codes, 2, n_resamples=n_resamples, seed=seed)
+    if resampling.test == "permutation":
+        _, p = label_permutation_test(
+            fm.values, codes, 2, n_resamples=resampling.resamples, seed=resampling.seed
+        )
         statistic, effect, name = (
             np.full(fm.n_cells, np.nan),
             np.full(fm.n_cells, np.nan),
@@ -76,10 +73,10 @@ def fashion_age_table(
     _, ci_low, ci_high = group_difference_interval(
         fm.values,
         codes,
-        n_resamples=n_resamples,
-        seed=seed,
-        confidence_level=confidence_level,
-        method=ci_method,
+        n_resamples=resampling.resamples,
+        seed=resampling.seed,
+        confidence_level=resampling.confidence_level,
+        method=resampling.ci_method,
     )
     contrast = fm.cells.with_columns(
         ci_low=pl.Series(ci_low),

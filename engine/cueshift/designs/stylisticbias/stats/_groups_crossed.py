@@ -12,7 +12,7 @@ import polars as pl
 
 from cueshift._types import F64
 from cueshift.stats import (
-    CIMethod,
+    Resampling,
     crossed_bootstrap,
     face_labels,
     face_multiplicities,
@@ -27,18 +27,15 @@ def crossed_group_intervals(
     keys: Sequence[str],
     dimensions: Sequence[str],
     faces: list[str],
-    *,
-    n_resamples: int,
-    seed: int,
-    confidence_level: float,
-    ci_method: CIMethod,
+    resampling: Resampling,
 ) -> tuple[F64, F64]:
     """Crossed-bootstrap intervals of the cells of
     :func:`~cueshift.designs.stylisticbias.stats._attributes.group_cells` (same order: dimension,
     group, then the cells of ``keys`` that the group has).
 
-    The faces are drawn as the face-level bootstrap of the same ``seed`` draws them, the
-    scenarios independently (:func:`~cueshift.stats.scenario_multiplicities`).
+    The faces are drawn as the face-level bootstrap of the same ``resampling`` (resamples, seed)
+    draws them, the scenarios independently (:func:`~cueshift.stats.scenario_multiplicities`); the
+    interval's level and kind are ``resampling``'s.
 
     Returns
     -------
@@ -46,8 +43,8 @@ def crossed_group_intervals(
     """
     fine = face_sums(data, [*keys, "scenario_id"], faces=faces)
     scenarios = sorted(fine.cells["scenario_id"].unique().to_list())
-    w = face_multiplicities(len(faces), n_resamples, seed)
-    v = scenario_multiplicities(len(scenarios), n_resamples, seed)
+    w = face_multiplicities(len(faces), resampling.resamples, resampling.seed)
+    v = scenario_multiplicities(len(scenarios), resampling.resamples, resampling.seed)
     low: list[F64] = []
     high: list[F64] = []
     for labels in face_labels(data, faces, dimensions).values():
@@ -60,8 +57,8 @@ def crossed_group_intervals(
                 fine.scale,
                 w,
                 v,
-                confidence_level=confidence_level,
-                method=ci_method,
+                confidence_level=resampling.confidence_level,
+                method=resampling.ci_method,
             )
             low.append(boot.ci_low)
             high.append(boot.ci_high)

@@ -11,10 +11,9 @@ import polars as pl
 from cueshift.designs.stylisticbias.constants import DIMENSIONS, LARGE_SHIFT
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.stats import (
-    DEFAULT_RESAMPLES,
     MEAN_OF_MODELS,
     POOLED,
-    CIMethod,
+    Resampling,
     cluster_bootstrap,
     face_matrix,
     group_means,
@@ -59,9 +58,7 @@ def variation_strength(
     *,
     dimensions: Sequence[str] = DIMENSIONS,
     ddof: int = 0,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     r"""Variation Strength per model × demographic dimension (seed 000 Eq. 3, Table 2), bias-corrected.
 
@@ -86,10 +83,9 @@ def variation_strength(
         Rows of the ``base_phi`` view.
     ddof : {0, 1}
         0 = population std (default, the paper's 0–0.5 range); 1 = sample std.
-    n_resamples, seed
-        Accepted for the suite's uniform call; the interval is analytic (no resampling).
-    confidence_level : float
-        Coverage of the interval.
+    resampling : Resampling
+        The run's settings: only its ``confidence_level`` (coverage of the interval) is used; the
+        interval is analytic (no resampling).
     """
     if ddof not in (0, 1):
         raise ValueError(f"variation_strength: ddof must be 0 or 1, not {ddof!r}")
@@ -107,7 +103,7 @@ def variation_strength(
         models = fm.cells["model_id"].unique(maintain_order=True).to_list()
         unit = np.array([models.index(m) for m in fm.cells["model_id"]], dtype=np.int64)
         res = variation_strength_kernel(
-            fm.values, codes, len(groups), unit, ddof=ddof, level=confidence_level
+            fm.values, codes, len(groups), unit, ddof=ddof, level=resampling.confidence_level
         )
         for u, model in enumerate(models):
             rows.append(
@@ -167,16 +163,13 @@ def model_summary(
     delta: pl.DataFrame,
     *,
     large_shift: float = LARGE_SHIFT,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     r"""Per-model response style (seed 000 Table 5).
 
     - ``estimate`` — face-level SBS: :math:`\frac{1}{|F|}\sum_f \bar\Delta_f` with
       :math:`\bar\Delta_f` the face's mean Δ over all its variations and scenarios;
-      face-level bootstrap CI.
+      face-level bootstrap CI (``resampling``: resamples, seed, level, interval kind).
     - ``cohens_d`` — face-level one-sample :math:`d_z = \overline{\bar\Delta_f} / s(\bar\Delta_f)`
       (sample std, ddof = 1).
     - ``zero_share`` — share of Δ rows exactly 0 (model × image × scenario).
@@ -188,7 +181,11 @@ def model_summary(
     faces = study_faces(data)
     fm = face_matrix(data, ["model_id"], faces=faces)
     boot, _ = cluster_bootstrap(
-        fm.values, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, method=ci_method
+        fm.values,
+        n_resamples=resampling.resamples,
+        seed=resampling.seed,
+        confidence_level=resampling.confidence_level,
+        method=resampling.ci_method,
     )
     with np.errstate(invalid="ignore", divide="ignore"):
         d = np.nanmean(fm.values, axis=0) / np.nanstd(fm.values, axis=0, ddof=1)

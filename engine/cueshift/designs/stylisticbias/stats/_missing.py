@@ -50,9 +50,7 @@ from cueshift._types import F64
 from cueshift.designs.stylisticbias.constants import DIMENSIONS
 from cueshift.designs.stylisticbias.stats._missing_cells import ALL, FaceCounts, face_counts, sorted_cells
 from cueshift.stats import (
-    DEFAULT_RESAMPLES,
-    CIMethod,
-    TestMethod,
+    Resampling,
     bh_by_family,
     cell_codes,
     cluster_bootstrap,
@@ -81,13 +79,12 @@ def dense(frame: pl.DataFrame, keys: Sequence[str], value: str, faces: list[str]
     return cells, values
 
 
-def face_interval(
-    values: F64, n_resamples: int, seed: int, confidence_level: float, ci_method: CIMethod
-) -> tuple[F64, F64, F64, F64]:
+def face_interval(values: F64, resampling: Resampling) -> tuple[F64, F64, F64, F64]:
     """Per column: face-level mean, cluster-bootstrap interval (widened to contain the mean where a
     degenerate resample distribution leaves it out), faces with data."""
+    r = resampling
     result, _ = cluster_bootstrap(
-        values, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level, method=ci_method
+        values, n_resamples=r.resamples, seed=r.seed, confidence_level=r.confidence_level, method=r.ci_method
     )
     low, high = np.fmin(result.ci_low, result.estimate), np.fmax(result.ci_high, result.estimate)
     return result.estimate, low, high, result.n
@@ -188,11 +185,7 @@ def _paired_with_base(counts: pl.DataFrame) -> pl.DataFrame:
 def missing_shift(
     counts: pl.DataFrame,
     *,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
-    test: TestMethod = "rank",
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     r"""Shift of the invalid and refusal rates, variation image vs the same face's base image.
 
@@ -208,7 +201,7 @@ def missing_shift(
     ----------
     counts : polars.DataFrame
         Rows of the ``invalid_answers`` view (model × image × ordering).
-    n_resamples, seed, confidence_level, ci_method, test
+    resampling : Resampling
         Face-level bootstrap and test settings.
     """
     keys = [*CELL, "rate"]
@@ -227,8 +220,10 @@ def missing_shift(
     cells, order, (values, on_variation, on_base) = sorted_cells(
         _rate_keys(fc, takes), np.concatenate(shift), np.concatenate(variation), np.concatenate(base)
     )
-    estimate, low, high, n = face_interval(values, n_resamples, seed, confidence_level, ci_method)
-    statistic, p_value, effect, name = one_sample_test(values, test=test, n_resamples=n_resamples, seed=seed)
+    estimate, low, high, n = face_interval(values, resampling)
+    statistic, p_value, effect, name = one_sample_test(
+        values, test=resampling.test, n_resamples=resampling.resamples, seed=resampling.seed
+    )
     with np.errstate(invalid="ignore"):
         rate_variation = np.nanmean(on_variation, axis=0)
         rate_base = np.nanmean(on_base, axis=0)
@@ -242,7 +237,7 @@ def missing_shift(
         pl.Series("rate_base", rate_base),
         pl.Series("rate_variation", rate_variation),
         pl.lit(name).alias("test"),
-        pl.lit(ci_method).alias("ci_method"),
+        pl.lit(resampling.ci_method).alias("ci_method"),
         pl.Series("n", n.astype(np.int64)),
         pl.Series("n_obs", np.concatenate([fc.total("n_answers")[take] for take in takes.values()])[order]),
     )

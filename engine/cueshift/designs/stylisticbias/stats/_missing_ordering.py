@@ -16,10 +16,8 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.stats._missing import cell_counts, dense, face_interval
 from cueshift.stats import (
-    DEFAULT_RESAMPLES,
     POOLED,
-    CIMethod,
-    TestMethod,
+    Resampling,
     bh_by_family,
     one_sample_test,
     returns,
@@ -56,10 +54,7 @@ def missing_by_ordering(
     counts: pl.DataFrame,
     named: pl.DataFrame,
     *,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     r"""Invalid answers per model (and pooled) × ordering × the letter they would have named.
 
@@ -76,15 +71,15 @@ def missing_by_ordering(
     named : polars.DataFrame
         ``model_id, face_id, ordering, named_letter, n_invalid``: invalid answers by the letter
         they name (:func:`cueshift.inference.parser.named_letter`).
-    n_resamples, seed, confidence_level, ci_method
-        Face-level bootstrap settings.
+    resampling : Resampling
+        Face-level bootstrap settings (its ``test`` is not used).
     """
     keys = ["model_id", "ordering", "named_letter"]
     rows = _face_rows(counts, named)
     rows = rows.with_columns((pl.col("n_events") / pl.col("n_answers")).alias("share"))
     faces = sorted(rows["face_id"].unique().to_list())
     cells, values = dense(rows, keys, "share", faces)
-    estimate, low, high, n = face_interval(values, n_resamples, seed, confidence_level, ci_method)
+    estimate, low, high, n = face_interval(values, resampling)
     favorable = {o: ORDERING_BY_ID[o].favorable_letter for o in ORDERING_BY_ID}
     pole = [
         None if letter not in ("a", "b") else "favorable" if favorable[o] == letter else "unfavorable"
@@ -95,7 +90,7 @@ def missing_by_ordering(
         pl.Series("estimate", estimate),
         pl.Series("ci_low", low),
         pl.Series("ci_high", high),
-        pl.lit(ci_method).alias("ci_method"),
+        pl.lit(resampling.ci_method).alias("ci_method"),
         pl.Series("n", n.astype(np.int64)),
     ).join(cell_counts(rows, keys, "n_answers", "n_events"), on=keys, how="left")
     return out.select(
@@ -108,11 +103,7 @@ def missing_lean(
     counts: pl.DataFrame,
     named: pl.DataFrame,
     *,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
-    test: TestMethod = "rank",
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     r"""Do the invalid answers lean to a pole? Per model (and pooled), over all orderings.
 
@@ -137,7 +128,7 @@ def missing_lean(
     ----------
     counts, named
         As :func:`missing_by_ordering`.
-    n_resamples, seed, confidence_level, ci_method, test
+    resampling : Resampling
         Face-level bootstrap and test settings.
     """
     rows = _face_rows(counts, named)
@@ -160,8 +151,10 @@ def missing_lean(
     )
     faces = sorted(per_face["face_id"].unique().to_list())
     cells, values = dense(per_face, ["model_id"], "lean", faces)
-    estimate, low, high, n = face_interval(values, n_resamples, seed, confidence_level, ci_method)
-    statistic, p_value, effect, name = one_sample_test(values, test=test, n_resamples=n_resamples, seed=seed)
+    estimate, low, high, n = face_interval(values, resampling)
+    statistic, p_value, effect, name = one_sample_test(
+        values, test=resampling.test, n_resamples=resampling.resamples, seed=resampling.seed
+    )
     with np.errstate(invalid="ignore"):
         shares = {
             c: np.nanmean(dense(per_face, ["model_id"], c, faces)[1], axis=0)
@@ -177,7 +170,7 @@ def missing_lean(
         pl.Series("share_favorable", shares["share_favorable"]),
         pl.Series("share_unfavorable", shares["share_unfavorable"]),
         pl.lit(name).alias("test"),
-        pl.lit(ci_method).alias("ci_method"),
+        pl.lit(resampling.ci_method).alias("ci_method"),
         pl.Series("n", n.astype(np.int64)),
     ).join(per_face.group_by("model_id").agg(pl.col("n_answers").sum()), on="model_id", how="left")
     out = bh_by_family(out.with_columns(pl.col(pl.Float64).fill_nan(None)), [])

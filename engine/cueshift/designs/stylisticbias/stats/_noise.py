@@ -43,7 +43,6 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -60,9 +59,8 @@ from cueshift.designs.stylisticbias.stats._noise_grid import (
     valid,
 )
 from cueshift.stats import (
-    DEFAULT_RESAMPLES,
     POOLED,
-    CIMethod,
+    Resampling,
     TestMethod,
     bh_by_family,
     cluster_bootstrap,
@@ -78,17 +76,6 @@ ALL_PLACEBOS = "(all placebos)"
 TIE_DECIMALS = 12
 
 
-@dataclass(frozen=True)
-class Boot:
-    """Face-level bootstrap and test settings."""
-
-    n_resamples: int
-    seed: int
-    confidence_level: float
-    ci_method: CIMethod
-    test: TestMethod
-
-
 def _floor(cells: F64, quantile: float) -> tuple[float, float, float, int]:
     """Mean, ``quantile`` (linear, as :func:`numpy.quantile`), max and number of the non-NaN cells."""
     kept = cells[~np.isnan(cells)]
@@ -97,7 +84,7 @@ def _floor(cells: F64, quantile: float) -> tuple[float, float, float, int]:
     return float(kept.mean()), float(np.quantile(kept, quantile)), float(kept.max()), int(kept.size)
 
 
-def _tested(columns: F64, boot: Boot, alternative: Literal["two-sided", "greater"]) -> dict[str, F64]:
+def _tested(columns: F64, boot: Resampling, alternative: Literal["two-sided", "greater"]) -> dict[str, F64]:
     """Face-level bootstrap CI of each column's mean and a one-sample test per column.
 
     The per-face values are rounded to :data:`TIE_DECIMALS` decimals first: they are ratios of
@@ -107,13 +94,13 @@ def _tested(columns: F64, boot: Boot, alternative: Literal["two-sided", "greater
     columns = np.round(columns, TIE_DECIMALS)
     result, _ = cluster_bootstrap(
         np.ascontiguousarray(columns),
-        n_resamples=boot.n_resamples,
+        n_resamples=boot.resamples,
         seed=boot.seed,
         confidence_level=boot.confidence_level,
         method=boot.ci_method,
     )
     statistic, p_value, effect, _ = one_sample_test(
-        columns, test=boot.test, n_resamples=boot.n_resamples, seed=boot.seed, alternative=alternative
+        columns, test=boot.test, n_resamples=boot.resamples, seed=boot.seed, alternative=alternative
     )
     return {
         "estimate": result.estimate,
@@ -143,11 +130,7 @@ def noise_floor(
     placebo: pl.DataFrame,
     *,
     quantile: float = 0.95,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
-    test: TestMethod = "rank",
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     r"""The placebo SBS and the distribution of placebo cell |SBS|, per model, pooled, per placebo.
 
@@ -165,7 +148,7 @@ def noise_floor(
         ``delta`` rows of the placebos (``read_delta(con, placebo=True)``).
     quantile : float
         The floor's upper quantile (default the 95th percentile).
-    n_resamples, seed, confidence_level, ci_method, test
+    resampling : Resampling
         Face-level bootstrap and test settings, as :func:`sbs_levels`.
     """
     data = valid(placebo)
@@ -181,9 +164,7 @@ def noise_floor(
             columns.append(ratio(grid.delta[part].sum(axis=(0, 1, 2)), counts))
             floors.append(_floor(cells[part], quantile))
             n_obs.append(int(counts.sum()))
-    tested = _tested(
-        np.column_stack(columns), Boot(n_resamples, seed, confidence_level, ci_method, test), "two-sided"
-    )
+    tested = _tested(np.column_stack(columns), resampling, "two-sided")
     out = pl.DataFrame(
         {
             "model_id": [k[0] for k in keys],
@@ -194,8 +175,8 @@ def noise_floor(
             "abs_sbs_max": [f[2] for f in floors],
             "quantile": quantile,
             "effect_size": tested["effect_size"],
-            "test": _test_name(test),
-            "ci_method": ci_method,
+            "test": _test_name(resampling.test),
+            "ci_method": resampling.ci_method,
             "n_cells": pl.Series([f[3] for f in floors], dtype=pl.Int64),
             "n": pl.Series(tested["n"]).cast(pl.Int64),
             "n_obs": pl.Series(n_obs, dtype=pl.Int64),
@@ -223,11 +204,7 @@ def attributes_vs_floor(
     *,
     quantile: float = 0.95,
     alpha: float = 0.05,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
-    test: TestMethod = "rank",
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     r"""Each attribute value's |SBS| beside the placebo floor, and whether it passes the floor.
 
@@ -247,7 +224,7 @@ def attributes_vs_floor(
         ``delta`` rows of the attribute variations and of the placebos.
     quantile, alpha
         The floor's upper quantile and the FDR level of ``passes``.
-    n_resamples, seed, confidence_level, ci_method, test
+    resampling : Resampling
         As :func:`noise_floor`.
     """
     attr, plac = valid(delta), valid(placebo)
@@ -274,16 +251,15 @@ def attributes_vs_floor(
     names = ["model_id", "variation_category", "variation_value", "abs_sbs", "floor_mean", "floor_quantile",
              "share_cells_above", "n_cells", "n_obs"]  # fmt: skip
     frame = pl.DataFrame(rows, schema=names, orient="row", schema_overrides={"variation_category": pl.String})
-    boot = Boot(n_resamples, seed, confidence_level, ci_method, test)
-    tested = _tested(np.column_stack(columns), boot, "greater") if columns else {}
+    tested = _tested(np.column_stack(columns), resampling, "greater") if columns else {}
     out = frame.with_columns(
         *(pl.Series(name, tested.get(name, np.zeros(0))) for name in ("estimate", "ci_low", "ci_high")),
         *(pl.Series(name, tested.get(name, np.zeros(0))) for name in ("statistic", "p_value", "effect_size")),
         pl.Series("n", tested.get("n", np.zeros(0))).cast(pl.Int64),
         (pl.col("abs_sbs") / pl.col("floor_mean")).alias("ratio"),
         (pl.col("abs_sbs") > pl.col("floor_quantile")).fill_null(False).alias("above_floor"),
-        pl.lit(_test_name(test)).alias("test"),
-        pl.lit(ci_method).alias("ci_method"),
+        pl.lit(_test_name(resampling.test)).alias("test"),
+        pl.lit(resampling.ci_method).alias("ci_method"),
     ).with_columns(pl.col(pl.Float64).fill_nan(None))
     out = bh_by_family(out, ["model_id"]).with_columns(
         (pl.col("p_adj") < alpha).fill_null(False).alias("passes")

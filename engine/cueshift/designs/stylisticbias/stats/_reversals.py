@@ -11,7 +11,7 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.stats._comparison import paired_cells
 from cueshift.designs.stylisticbias.stats._model_cells import ModelCells, model_cells
-from cueshift.stats import ALPHA, DEFAULT_RESAMPLES, TestMethod, bh_by_family, one_sample_test
+from cueshift.stats import ALPHA, Resampling, bh_by_family, one_sample_test
 
 #: Columns of :func:`scenario_reversals` and their types.
 REVERSAL_SCHEMA: Final = {
@@ -28,13 +28,15 @@ REVERSAL_SCHEMA: Final = {
 }
 
 
-def _model_scenario_tests(cells: ModelCells, test: TestMethod, n_resamples: int, seed: int) -> pl.DataFrame:
+def _model_scenario_tests(cells: ModelCells, resampling: Resampling) -> pl.DataFrame:
     """Scenario SBS per model with its test; ``p_adj`` BH within model (as ``result_sbs``'s
     scenario rows)."""
     frames = []
     for m, model in enumerate(cells.models):
         fm = cells.model_means(m, ["scenario_id"])
-        _, p_value, _, _ = one_sample_test(fm.values, test=test, n_resamples=n_resamples, seed=seed)
+        _, p_value, _, _ = one_sample_test(
+            fm.values, test=resampling.test, n_resamples=resampling.resamples, seed=resampling.seed
+        )
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a scenario without faces: NaN
             sbs = np.nanmean(fm.values, axis=0)
@@ -49,9 +51,7 @@ def _model_scenario_tests(cells: ModelCells, test: TestMethod, n_resamples: int,
 def scenario_reversals(
     delta: pl.DataFrame,
     *,
-    test: TestMethod = "rank",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    resampling: Resampling = Resampling(),
     alpha: float = ALPHA,
 ) -> pl.DataFrame:
     r"""Per model pair (:math:`a < b`) × scenario: is the sign of the scenario SBS reversed, and
@@ -65,7 +65,8 @@ def scenario_reversals(
     the model over scenarios, as ``result_sbs``) or the paired difference
     :math:`\mathrm{SBS}_a - \mathrm{SBS}_b` does (per-face differences on the same faces,
     BH within the pair over scenarios; :func:`paired_cells`). A reversal without either is
-    *not distinguishable* from sampling noise.
+    *not distinguishable* from sampling noise. ``resampling``: the tests, their resamples and
+    seed (its interval settings are not used).
 
     References
     ----------
@@ -73,26 +74,27 @@ def scenario_reversals(
        and type M (magnitude) errors. *Perspect. Psychol. Sci.* 9, 641-651.
     .. [2] Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640, §4.
     """
-    return reversals_of(model_cells(delta), test=test, n_resamples=n_resamples, seed=seed, alpha=alpha)
+    return reversals_of(model_cells(delta), resampling=resampling, alpha=alpha)
 
 
 def reversals_of(
     cells: ModelCells,
     *,
-    test: TestMethod = "rank",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    resampling: Resampling = Resampling(),
     alpha: float = ALPHA,
 ) -> pl.DataFrame:
     """:func:`scenario_reversals` of Δ already laid out per model × face × cell."""
     pairs = paired_cells(cells, levels=("scenario",))
     if not pairs:
         return pl.DataFrame(schema=REVERSAL_SCHEMA)
-    per_model = _model_scenario_tests(cells, test, n_resamples, seed)
+    per_model = _model_scenario_tests(cells, resampling)
     frames = []
     for pair in pairs:
         _, p_value, _, _ = one_sample_test(
-            pair.difference.values, test=test, n_resamples=n_resamples, seed=seed
+            pair.difference.values,
+            test=resampling.test,
+            n_resamples=resampling.resamples,
+            seed=resampling.seed,
         )
         frames.append(
             pair.difference.cells.select("scenario_id").with_columns(

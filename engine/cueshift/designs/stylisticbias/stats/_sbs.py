@@ -23,10 +23,8 @@ from cueshift.designs.stylisticbias.stats._sbs_crossed import crossed_sbs_interv
 from cueshift.designs.stylisticbias.stats._sbs_levels import KEY_COLUMNS, LEVELS, level_blocks
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta, summed_delta
 from cueshift.stats import (
-    DEFAULT_RESAMPLES,
     GENERALISE,
-    CIMethod,
-    TestMethod,
+    Resampling,
     ZeroMethod,
     bh_by_family,
     cluster_bootstrap,
@@ -42,11 +40,7 @@ def sbs_levels(
     *,
     levels: Sequence[str] = tuple(LEVELS),
     dimensions: Sequence[str] = DIMENSIONS,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
-    test: TestMethod = "rank",
+    resampling: Resampling = Resampling(),
     zero_method: ZeroMethod = "wilcox",
     generalise: str = "faces",
     summed: SummedDelta | None = None,
@@ -76,8 +70,8 @@ def sbs_levels(
     cells' upper bounds (valid and conservative: the noise-floor bias of a mean of folds does
     not shrink with the number of cells). Both contain ``abs_sbs``. Demographic-group rows have
     no |SBS| CI (their cells are group means of another grouping). Each row is tested with the
-    WSRT on per-face mean Δ (``test='rank'``; seed 000 §4.4) or the sign-flip permutation
-    test (``'permutation'``); ``p_adj`` is BH within level × model × dimension.
+    WSRT on per-face mean Δ (``resampling.test='rank'``; seed 000 §4.4) or the sign-flip
+    permutation test (``'permutation'``); ``p_adj`` is BH within level × model × dimension.
 
     Parameters
     ----------
@@ -85,10 +79,9 @@ def sbs_levels(
         Rows of the ``delta`` view (null Δ are dropped).
     levels : sequence of str
         Keys of :data:`LEVELS` to compute; ``'demographic_group'`` rows come from ``dimensions``.
-    n_resamples, seed, confidence_level, ci_method
-        Bootstrap settings (10,000 replicates, BCa by default).
-    test : {'rank', 'permutation'}
-        WSRT on per-face means (the paper's) or the sign-flip permutation test.
+    resampling : Resampling
+        Bootstrap settings (10,000 replicates, BCa by default) and the test: WSRT on per-face
+        means (``'rank'``, the paper's) or the sign-flip permutation test (``'permutation'``).
     zero_method : {'wilcox', 'pratt', 'zsplit'}
         Zero handling of the WSRT (see :func:`~cueshift.stats._one_sample.one_sample_test`).
     generalise : {'faces', 'faces+scenarios'}
@@ -119,16 +112,20 @@ def sbs_levels(
     faces, fine, labels = summed.faces, summed.fine, summed.labels_of(dimensions)
     blocks = level_blocks(fine, levels, labels)
     values = np.ascontiguousarray(np.hstack([fm.values for _, fm in blocks]))
-    w = face_multiplicities(len(faces), n_resamples, seed)
-    boot, _ = cluster_bootstrap(values, confidence_level=confidence_level, method=ci_method, multiplicities=w)
+    w = face_multiplicities(len(faces), resampling.resamples, resampling.seed)
+    boot, _ = cluster_bootstrap(
+        values, confidence_level=resampling.confidence_level, method=resampling.ci_method, multiplicities=w
+    )
     ci_low, ci_high = boot.ci_low, boot.ci_high
     if generalise == "faces+scenarios":
-        ci_low, ci_high = crossed_sbs_intervals(
-            fine, levels, labels, boot, w, seed=seed, confidence_level=confidence_level, ci_method=ci_method
-        )
-    abs_est, abs_low, abs_high = abs_intervals(blocks, values, boot, confidence_level)
+        ci_low, ci_high = crossed_sbs_intervals(fine, levels, labels, boot, w, resampling)
+    abs_est, abs_low, abs_high = abs_intervals(blocks, values, boot, resampling.confidence_level)
     statistic, p_value, effect, test_name = one_sample_test(
-        values, test=test, n_resamples=n_resamples, seed=seed, zero_method=zero_method
+        values,
+        test=resampling.test,
+        n_resamples=resampling.resamples,
+        seed=resampling.seed,
+        zero_method=zero_method,
     )
     frames = []
     for level, fm in blocks:
@@ -154,7 +151,7 @@ def sbs_levels(
         effect_size=pl.Series(effect),
         n=pl.Series(boot.n.astype(np.int64)),
         test=pl.lit(test_name),
-        ci_method=pl.lit(ci_method),
+        ci_method=pl.lit(resampling.ci_method),
     )
     demo_abs = demographic_abs(fine, labels)
     if demo_abs.height:

@@ -23,8 +23,8 @@ from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._sbs_levels import block_specs
 from cueshift.stats import (
     BootstrapResult,
-    CIMethod,
     FaceSums,
+    Resampling,
     crossed_bootstrap,
     encode_categories,
     scenario_multiplicities,
@@ -41,10 +41,7 @@ def crossed_sbs_intervals(
     labels: Mapping[str, NDArray[np.object_]],
     faces_only: BootstrapResult,
     face_weights: F64,
-    *,
-    seed: int,
-    confidence_level: float,
-    ci_method: CIMethod,
+    resampling: Resampling,
 ) -> tuple[F64, F64]:
     """The SBS rows' intervals over faces and scenarios, in the row order of
     :func:`~cueshift.designs.stylisticbias.stats._sbs_levels.level_blocks`.
@@ -59,8 +56,9 @@ def crossed_sbs_intervals(
         The face-level bootstrap of the same rows (kept for the one-scenario rows).
     face_weights
         The face multiplicities the face-level bootstrap used (shared: the same faces are drawn).
-    seed
-        Seed of the scenario draws.
+    resampling
+        The run's resampling: the seed of the scenario draws, the interval's level and kind (the
+        number of replicates is ``face_weights``').
 
     Returns
     -------
@@ -72,8 +70,8 @@ def crossed_sbs_intervals(
     strata = encode_categories(pairs["scenario_category"], categories)
     n_rep = face_weights.shape[0]
     draws = {
-        False: scenario_multiplicities(len(scenarios), n_rep, seed),
-        True: scenario_multiplicities(len(scenarios), n_rep, seed, strata=strata),
+        False: scenario_multiplicities(len(scenarios), n_rep, resampling.seed),
+        True: scenario_multiplicities(len(scenarios), n_rep, resampling.seed, strata=strata),
     }
     low, high = faces_only.ci_low.copy(), faces_only.ci_high.copy()
     start = 0
@@ -87,8 +85,8 @@ def crossed_sbs_intervals(
                 fine.scale,
                 face_weights,
                 draws[spec.level == "scenario_category"],
-                confidence_level=confidence_level,
-                method=ci_method,
+                confidence_level=resampling.confidence_level,
+                method=resampling.ci_method,
             )
             low[start:stop], high[start:stop] = boot.ci_low, boot.ci_high
         start = stop

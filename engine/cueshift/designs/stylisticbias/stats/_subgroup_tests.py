@@ -6,6 +6,7 @@ crossed groups per model × scenario, composed from :func:`demographic_tests` an
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Final
 
 import polars as pl
@@ -20,7 +21,7 @@ from cueshift.designs.stylisticbias.stats._subgroups import (
     add_crossed_dimensions,
     crossed_name,
 )
-from cueshift.stats import ALPHA, DEFAULT_RESAMPLES, TestMethod, bh_by_family, returns
+from cueshift.stats import ALPHA, Resampling, bh_by_family, returns
 
 #: Fewest faces per group for Kruskal–Wallis' chi-square approximation (scipy.stats.kruskal:
 #: "each sample must have at least 5 measurements").
@@ -32,9 +33,7 @@ def crossed_demographic_tests(
     base_phi: pl.DataFrame,
     *,
     pairs: Sequence[Pair] = DEFAULT_PAIRS,
-    test: TestMethod = "rank",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    resampling: Resampling = Resampling(),
     min_group_faces: int = MIN_KRUSKAL_GROUP_FACES,
 ) -> pl.DataFrame:
     r"""Do base-face φ differ between crossed groups? One test per model × scenario × crossed
@@ -44,8 +43,8 @@ def crossed_demographic_tests(
     H is referred to :math:`\chi^2_{k-1}`, which needs about 5 observations per group [1]_: where
     the smallest crossed group has fewer than ``min_group_faces`` faces with φ (``n_group_min``),
     the rank test is replaced by :func:`demographic_tests`' label-permutation test of the group
-    means, exact at any group size (``test = 'label-permutation'``, its ``n_resamples`` and
-    ``seed``). A cell with fewer than two groups has no test (``untested_reason``).
+    means, exact at any group size (``test = 'label-permutation'``, with ``resampling``'s
+    resamples and seed). A cell with fewer than two groups has no test (``untested_reason``).
     ``p_adj``: BH within each model over every crossed dimension × scenario (Table 9: within
     model × dimension), the larger family.
 
@@ -57,18 +56,16 @@ def crossed_demographic_tests(
     data = add_crossed_dimensions(base_phi.filter(pl.col("phi").is_not_null()), pairs)
     names = [crossed_name(p) for p in pairs if data[crossed_name(p)].null_count() < data.height]
     key = ["model_id", "scenario_id", "dimension"]
-    tests = demographic_tests(
-        data, dimensions=names, two_group_dimensions=(), test=test, n_resamples=n_resamples, seed=seed
-    ).join(_smallest_groups(data, names), on=key, how="left", maintain_order="left")
+    tests = demographic_tests(data, dimensions=names, two_group_dimensions=(), resampling=resampling).join(
+        _smallest_groups(data, names), on=key, how="left", maintain_order="left"
+    )
     small = tests.filter((pl.col("test") == "kruskal-wallis") & (pl.col("n_group_min") < min_group_faces))
     if not small.is_empty():
         exact = demographic_tests(
             data,
             dimensions=small["dimension"].unique().sort().to_list(),
             two_group_dimensions=(),
-            test="permutation",
-            n_resamples=n_resamples,
-            seed=seed,
+            resampling=replace(resampling, test="permutation"),
         )
         replaced = exact.join(small.select(*key, "n_group_min"), on=key).select(tests.columns)
         tests = pl.concat([tests.join(small.select(key), on=key, how="anti"), replaced])

@@ -24,7 +24,7 @@ from cueshift.designs.stylisticbias.stats._metrics import variation_strength
 from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.errors import CueshiftError
-from cueshift.stats import ALPHA, DEFAULT_RESAMPLES, CIMethod, TestMethod, bh_by_family, returns
+from cueshift.stats import ALPHA, Resampling, bh_by_family, returns
 
 Pair = tuple[str, str]
 
@@ -131,11 +131,7 @@ def crossed_variation_table(
     *,
     pairs: Sequence[Pair] = DEFAULT_PAIRS,
     alpha: float = ALPHA,
-    test: TestMethod = "rank",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
+    resampling: Resampling = Resampling(),
     summed: SummedDelta | None = None,
 ) -> pl.DataFrame:
     r"""Table 11 per crossed subgroup: mean Δ per variation value × crossed group (e.g. elderly ×
@@ -159,11 +155,7 @@ def crossed_variation_table(
         summed=crossed,
         dimensions=names,
         alpha=alpha,
-        test=test,
-        n_resamples=n_resamples,
-        seed=seed,
-        confidence_level=confidence_level,
-        ci_method=ci_method,
+        resampling=resampling,
     )
     out = untested_small_cells(table, alpha=alpha)
     return out.select(
@@ -182,11 +174,7 @@ def crossed_category_table(
     *,
     pairs: Sequence[Pair] = DEFAULT_PAIRS,
     alpha: float = ALPHA,
-    test: TestMethod = "rank",
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
-    ci_method: CIMethod = "bca",
+    resampling: Resampling = Resampling(),
     summed: SummedDelta | None = None,
 ) -> pl.DataFrame:
     r"""Table 3 per crossed subgroup: SBS per attribute category (Table 3's merged categories) ×
@@ -203,11 +191,7 @@ def crossed_category_table(
         data,
         summed=crossed,
         dimensions=names,
-        test=test,
-        n_resamples=n_resamples,
-        seed=seed,
-        confidence_level=confidence_level,
-        ci_method=ci_method,
+        resampling=resampling,
     ).filter(pl.col("group") != MEAN_OF_GROUPS)
     out = untested_small_cells(table, alpha=alpha)
     return out.select("variation_category", *GROUP_CELL_COLUMNS, "n_obs", "untested_reason").sort(
@@ -220,9 +204,7 @@ def crossed_variation_strength(
     base_phi: pl.DataFrame,
     *,
     pairs: Sequence[Pair] = DEFAULT_PAIRS,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence_level: float = 0.95,
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     r"""Variation Strength (Table 2, Eq. 3) per model × crossed dimension: the mean over scenarios
     of the std of the crossed groups' mean base-face φ, by :func:`variation_strength` with the
@@ -233,9 +215,7 @@ def crossed_variation_strength(
     """
     data = add_crossed_dimensions(base_phi.filter(pl.col("phi").is_not_null()), pairs)
     names = _crossed_names(data, pairs)
-    vs = variation_strength(
-        data, dimensions=names, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level
-    )
+    vs = variation_strength(data, dimensions=names, resampling=resampling)
     sizes = pl.concat(
         [
             data.filter(pl.col(d).is_not_null())
