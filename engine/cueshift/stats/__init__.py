@@ -142,7 +142,6 @@ from cueshift.stats._reliability import (
 from cueshift.stats._resample import BootstrapResult, cluster_bootstrap, face_multiplicities
 from cueshift.stats._settings import (
     DEFAULT_RESAMPLES,
-    BootstrapOptions,
     CIMethod,
     Resampling,
     RunChoices,
@@ -203,7 +202,6 @@ __all__ = [
     "RunSettings",
     "Resampling",
     "RunChoices",
-    "BootstrapOptions",
     "DEFAULT_RESAMPLES",
     "Declarations",
     "register_suite",

@@ -8,14 +8,14 @@ A multiverse of analysis choices is a loop over such objects.
 
 >>> Resampling().resamples == DEFAULT_RESAMPLES
 True
->>> Resampling(resamples=200, seed=3).bootstrap()["n_resamples"]
+>>> Resampling(resamples=200, seed=3).resamples
 200
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, Literal, TypedDict
+from typing import Final, Literal
 
 #: Family of tests: ``'rank'`` (Wilcoxon signed-rank, Mann-Whitney U, Kruskal-Wallis) or ``'permutation'``.
 TestMethod = Literal["rank", "permutation"]
@@ -26,15 +26,6 @@ CIMethod = Literal["bca", "percentile"]
 DEFAULT_RESAMPLES: Final = 10_000
 #: Confidence level of every interval.
 DEFAULT_CONFIDENCE_LEVEL: Final = 0.95
-
-
-class BootstrapOptions(TypedDict):
-    """Keyword arguments of a face-level bootstrap (:func:`~cueshift.stats.cluster_bootstrap` ...)."""
-
-    n_resamples: int
-    seed: int
-    confidence_level: float
-    ci_method: CIMethod
 
 
 @dataclass(frozen=True)
@@ -61,15 +52,6 @@ class Resampling:
     confidence_level: float = DEFAULT_CONFIDENCE_LEVEL
     ci_method: CIMethod = "bca"
     test: TestMethod = "rank"
-
-    def bootstrap(self) -> BootstrapOptions:
-        """The face-level bootstrap's keyword arguments."""
-        return BootstrapOptions(
-            n_resamples=self.resamples,
-            seed=self.seed,
-            confidence_level=self.confidence_level,
-            ci_method=self.ci_method,
-        )
 
 
 @dataclass(frozen=True)
