@@ -21,6 +21,7 @@ from cueshift.stats import ANALYSES
 TOY = '''
 """A toy design: forced-choice judgments of the base faces, one analysis, a plan, a report."""
 
+from pathlib import Path
 from typing import Literal
 
 import pandera.polars as pa
@@ -30,6 +31,7 @@ from pydantic import Field
 from cueshift import store
 from cueshift.designs.forced_choice import judgment_workload
 from cueshift.designs.protocol import OptionSupport
+from cueshift.designs.page_helpers import NotFound
 from cueshift.designs.viewer_support import ViewerPage, ViewerSupport, design_page
 from cueshift.images import load_image_set
 from cueshift.power.request import DesignPlanner, PlanResult
@@ -82,6 +84,14 @@ CATALOG = Catalog(
 )
 
 
+def _models_page(con, request):
+    """The toy's page with code of its own: the judged models, the filter's if one is set."""
+    if request.query.get("fail"):
+        raise NotFound("fail=1: the toy fails on request")
+    rows = con.execute("SELECT DISTINCT model_id FROM study.main.judgment ORDER BY 1").fetchall()
+    return "toy.html", {"models": [r[0] for r in rows if request.model in (None, r[0])]}
+
+
 class ToyDesign:
     name = "toy"
     study_model = ToyStudy
@@ -90,7 +100,10 @@ class ToyDesign:
     viewer = ViewerSupport(image_sections=("toy",),
                            pages=(ViewerPage("/faces", "Toy faces", "Every face the toy judged →"),
                                   design_page("toy", "counts", "Toy counts", "Judgments per model →",
-                                              title="What the toy judged", tables=CATALOG.tables)))
+                                              title="What the toy judged", tables=CATALOG.tables),
+                                  design_page("toy", "models", "Toy models", "The models →",
+                                              render=_models_page, aliases=("/toy",))),
+                           templates=Path(__file__).parent / "templates")
 
     def workload(self, study, *, progress):
         study = study.model_copy(update={"variations": VariationFilter(whitelist={}, rules=[])})
@@ -118,6 +131,13 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     site = tmp_path / "site"
     (site / "toy_design").mkdir(parents=True)
     (site / "toy_design" / "__init__.py").write_text(textwrap.dedent(TOY))
+    (site / "toy_design" / "templates").mkdir()
+    (site / "toy_design" / "templates" / "toy.html").write_text(
+        '{% extends "base.html" %}{% block content %}<h1>Toy models</h1>'
+        '{% for m in models %}<p class="toy-model">{{ m }}</p>{% endfor %}'
+        '{{ scatter([0, 1], [1, 0], ["a", "b"], "x", "y") | safe }}'
+        "{% endblock %}"
+    )
     (site / "toy-0.0.dist-info").mkdir()
     (site / "toy-0.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: toy\nVersion: 0.0\n")
     (site / "toy-0.0.dist-info" / "entry_points.txt").write_text("[cueshift.designs]\ntoy = toy_design\n")
@@ -204,6 +224,11 @@ def test_a_design_outside_the_package_is_planned_run_analysed_reported_and_viewe
         assert status == 200 and "<h1>What the toy judged</h1>" in page
         assert "Judgments per model" in page and ">48<" in page
         assert fetch(served.url + "/design/toy/nothing")[0] == 404
+        status, _, body = fetch(served.url + "/toy?model=sim")  # its page with code, by its older route
+        page = body.decode()
+        assert status == 200 and '<p class="toy-model">sim</p>' in page and page.count("<circle") == 2
+        status, _, body = fetch(served.url + "/design/toy/models?fail=1")
+        assert status == 404 and "fail=1: the toy fails on request" in body.decode()
 
 
 def test_a_design_without_a_planner_is_refused_by_plan_in_one_line(toy: Path, tmp_path: Path) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import http.client
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import polars as pl
@@ -32,6 +34,35 @@ def _html(url: str) -> str:
     status, _, body = fetch(url)
     assert status == 200, body[:400]
     return body.decode()
+
+
+def _moved(url: str) -> tuple[int, str]:
+    """The status and ``Location`` of ``url``, the redirect not followed."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.netloc, timeout=60)
+    try:
+        connection.request("GET", f"{parts.path}?{parts.query}" if parts.query else parts.path)
+        response = connection.getresponse()
+        return response.status, response.getheader("location") or ""
+    finally:
+        connection.close()
+
+
+def test_design_pages_are_served_from_the_design_and_old_routes_redirect(
+    pairwise_server: Served, probe_server: Served
+) -> None:
+    overview = _html(pairwise_server.url + "/")
+    assert 'href="/design/pairwise/trials" id="nav-design-pairwise-trials">Pairwise trials</a>' in overview
+    assert _moved(pairwise_server.url + "/pairwise?model=sim-strong&page=1") == (
+        301,
+        "/design/pairwise/trials?model=sim-strong&page=1",
+    )
+    new, old = (_html(pairwise_server.url + path) for path in ("/design/pairwise/trials", "/pairwise"))
+    assert new == old and 'action="/design/pairwise/trials"' in new
+    assert _moved(probe_server.url + "/probe") == (301, "/design/probe/humans")
+    assert 'id="nav-design-probe-humans"' in _html(probe_server.url + "/")
+    status, _, body = fetch(probe_server.url + "/pairwise")  # another design's page: the one-line 404
+    assert status == 404 and b"declares no such page" in body
 
 
 def test_pairwise_trials_show_both_images_and_the_choice(pairwise_server: Served) -> None:

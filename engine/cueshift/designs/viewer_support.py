@@ -3,16 +3,71 @@
 The viewer sits above the designs: a design says which of its study-file sections name image
 folders (so the viewer finds the images of its runs) and which pages to link from the navigation
 and the overview (:class:`ViewerSupport`). A page is either one the viewer implements (its route,
-e.g. ``/pairwise``) or one the design declares as data (:func:`design_page`): a title and the
-report's table declarations (:class:`~cueshift.render.TableSpec`: SQL over the study database,
-columns, formatting), which the viewer renders under ``/design/<design>/<page>``.
+e.g. ``/faces``) or one the design declares (:func:`design_page`), served under
+``/design/<design>/<page>``: a title and the report's table declarations
+(:class:`~cueshift.render.TableSpec`: SQL over the study database, columns, formatting), or a
+page function of the design's own (:data:`PageFunction`) whose template lies in the design's
+``templates/`` folder (:attr:`ViewerSupport.templates`). Page functions are built from
+:mod:`cueshift.designs.page_helpers`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from cueshift.designs.page_helpers import BadRequest
 from cueshift.render import TableSpec
+
+if TYPE_CHECKING:
+    import duckdb
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    """What a design's page function reads of a request (the viewer has checked the filters).
+
+    Attributes
+    ----------
+    query
+        The URL's parameters (``cohort``, ``page``, ...), unchecked: the page checks its own.
+    model
+        The model filter (``None``: every model), a model of the study.
+    category
+        The scenario-category filter (``None``: every category), a category of the study.
+    has
+        Whether the study database holds a table (``has("pairwise_trial")``).
+    """
+
+    query: Mapping[str, str]
+    model: str | None = None
+    category: str | None = None
+    has: Callable[[str], bool] = lambda table: False
+
+    def page_number(self) -> int:
+        """The ``page`` parameter (1 when absent).
+
+        >>> PageRequest({"page": "3"}).page_number()
+        3
+
+        Raises
+        ------
+        BadRequest
+            ``page`` is not a number.
+        """
+        text = self.query.get("page", "1")
+        if not text.isdigit():
+            raise BadRequest(f"page={text!r}: expected a page number")
+        return int(text)
+
+
+#: A design's page: from a cursor on the viewer's in-memory study (``phi``, ``delta``, the
+#: dimension tables; the study file's as ``study.main.<table>``) and the request, the template's
+#: name and its context. The template extends ``base.html``; the viewer adds ``f`` (the filters),
+#: ``study``, ``menus``, ``design`` and ``path`` (the page's URL path) to the context.
+PageFunction = Callable[["duckdb.DuckDBPyConnection", PageRequest], tuple[str, dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -22,7 +77,8 @@ class ViewerPage:
     Attributes
     ----------
     path
-        The viewer's route (``"/pairwise"``); the page is implemented by the viewer.
+        The page's route: the viewer's own (``"/faces"``), or ``/design/<design>/<page>``
+        (:func:`design_page`).
     label
         The navigation bar's link text.
     lead
@@ -35,8 +91,11 @@ class ViewerPage:
     tables
         What a declared page shows, in order: each table's SQL (over the study database's tables
         and the viewer's ``phi`` and ``delta``), columns and formatting, as in a report; a table
-        whose ``requires`` the database lacks shows a note instead. Empty: the viewer implements
-        the page.
+        whose ``requires`` the database lacks shows a note instead.
+    render
+        The design's page function (:data:`PageFunction`), instead of ``tables``.
+    aliases
+        Older routes of the page (``"/pairwise"``), redirected to ``path`` with their parameters.
     """
 
     path: str
@@ -45,13 +104,20 @@ class ViewerPage:
     table: str | None = None
     title: str = ""
     tables: tuple[TableSpec, ...] = ()
+    render: PageFunction | None = None
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def declared(self) -> bool:
+        """Whether the design declares the page (tables or a page function), not the viewer."""
+        return bool(self.tables) or self.render is not None
 
     @property
     def key(self) -> str:
         """The page's name in element ids (``nav-<key>``).
 
-        >>> ViewerPage("/pairwise", "Pairwise trials", "Both images and the choice").key
-        'pairwise'
+        >>> ViewerPage("/design/pairwise/trials", "Pairwise trials", "Both images and the choice").key
+        'design-pairwise-trials'
         """
         return self.path.strip("/").replace("/", "-")
 
@@ -62,18 +128,28 @@ def design_page(
     label: str,
     lead: str,
     *,
-    title: str,
-    tables: tuple[TableSpec, ...],
+    title: str = "",
+    tables: tuple[TableSpec, ...] = (),
+    render: PageFunction | None = None,
     table: str | None = None,
+    aliases: tuple[str, ...] = (),
 ) -> ViewerPage:
-    """A page ``design`` declares as data, rendered by the viewer under ``/design/<design>/<page>``.
+    """A page ``design`` declares, served by the viewer under ``/design/<design>/<page>``: its
+    ``tables`` under ``title``, or what its page function ``render`` returns (one of the two).
 
     >>> from cueshift.render import Col
     >>> counts = TableSpec(key="counts", title="Counts", sql="SELECT 1 AS n", columns=(Col("n", "n"),))
     >>> design_page("toy", "counts", "Counts", "How many →", title="Counts", tables=(counts,)).path
     '/design/toy/counts'
+
+    Raises
+    ------
+    ValueError
+        Both or neither of ``tables`` and ``render``.
     """
-    return ViewerPage(f"/design/{design}/{page}", label, lead, table, title, tables)
+    if bool(tables) == (render is not None):
+        raise ValueError(f"page {design}/{page}: declare either tables or a page function")
+    return ViewerPage(f"/design/{design}/{page}", label, lead, table, title, tables, render, aliases)
 
 
 @dataclass(frozen=True)
@@ -92,11 +168,16 @@ class ViewerSupport:
     delta
         Whether the design's judgments have base/variation Δ, so the overview says so when none is
         in view yet (``False``: the overview is silent about Δ).
+    templates
+        The folder of the templates of the design's page functions (``designs/<name>/templates``;
+        ``None``: none). The viewer's own templates (``base.html``, ``pager.html``) come first, so
+        a design names its templates after itself (``pairwise.html``).
     """
 
     image_sections: tuple[str, ...] = ()
     pages: tuple[ViewerPage, ...] = ()
     delta: bool = True
+    templates: Path | None = None
 
 
-__all__ = ["ViewerPage", "ViewerSupport", "design_page"]
+__all__ = ["PageFunction", "PageRequest", "ViewerPage", "ViewerSupport", "design_page"]

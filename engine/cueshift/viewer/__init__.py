@@ -12,8 +12,9 @@ page                   what it shows
                        base/variation examples with the largest, median, smallest shift
 ``/faces``, ``/face``  the identities; one face's base and variations, φ per scenario
 ``/judgments``         one image × scenario: exact prompts, raw answers, parses, P(favorable)
-``/pairwise``          seed 002 trials: both images and the choice
-``/probe``             seed 004: model score vs human rating per attribute
+``/design/<d>/<p>``    the pages a design declares (``Design.viewer``): seed 002's trials,
+                       both images and the choice (``/pairwise`` redirects there); seed 004's
+                       model score vs human rating per attribute (``/probe``)
 ``/failed``            the edits that failed the audit: base and variation, the failed measures
 ``/compare``           two models: paired SBS difference per attribute and scenario, with CI;
                        the faces on which they disagree most, both models' φ

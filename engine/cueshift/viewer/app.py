@@ -17,8 +17,9 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
+from cueshift.designs import designs
 from cueshift.viewer import evidence, pages, review
-from cueshift.viewer.declared import declared_page
+from cueshift.viewer.declared import declared_page, moved_to
 from cueshift.viewer.errors import BadRequest, NotFound
 from cueshift.viewer.filters import Filters
 from cueshift.viewer.menus import load_menus
@@ -35,6 +36,7 @@ def build_viewer(database: Path, *, images: Path | None = None, thumbs: Path = D
     """Open the study read-only, aggregate it, find its images (see :mod:`cueshift.viewer.roots`)."""
     source = open_source(database)
     menus = load_menus(source)
+    design = design_support(source.design)
     if images is not None:
         root: Path | None = images.resolve() if images.is_dir() else None
     else:
@@ -50,8 +52,8 @@ def build_viewer(database: Path, *, images: Path | None = None, thumbs: Path = D
         menus=menus,
         root=root,
         thumbs=thumbs,
-        templates=environment(),
-        design=design_support(source.design),
+        templates=environment(design.templates),
+        design=design,
     )
 
 
@@ -95,6 +97,17 @@ def _image(viewer: Viewer) -> Callable[[Request], Response]:
     return endpoint
 
 
+def _older_routes() -> list[Route]:
+    """The older routes of every registered design's pages (``/pairwise``), each redirected to its
+    page's route: on another design's study, that answers the viewer's one-line 404."""
+    return [
+        Route(alias, moved_to(page.path))
+        for design in designs().values()
+        for page in design.viewer.pages
+        for alias in page.aliases
+    ]
+
+
 def create_app(database: Path, *, images: Path | None = None, thumbs: Path = DEFAULT_CACHE) -> Starlette:
     """The viewer application for one study database (see :func:`cueshift.viewer.serve`)."""
     viewer = build_viewer(database, images=images, thumbs=thumbs)
@@ -104,12 +117,11 @@ def create_app(database: Path, *, images: Path | None = None, thumbs: Path = DEF
         Route("/faces", _page(viewer, evidence.faces)),
         Route("/face", _page(viewer, evidence.face)),
         Route("/judgments", _page(viewer, evidence.judgments)),
-        Route("/pairwise", _page(viewer, evidence.pairwise)),
-        Route("/probe", _page(viewer, evidence.probe)),
         Route("/failed", _page(viewer, review.failed_edits)),
         Route("/compare", _page(viewer, review.models_side_by_side)),
         Route("/design/{design:str}/{page:str}", _page(viewer, declared_page)),
         Route("/image/{image_id:str}", _image(viewer)),
+        *_older_routes(),
     ]
 
     @contextlib.asynccontextmanager

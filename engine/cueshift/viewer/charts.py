@@ -1,7 +1,9 @@
-"""Small inline SVG charts: the cumulative-|SBS| Pareto and the probe scatter.
+"""Small inline SVG charts: the cumulative-|SBS| Pareto and a scatter.
 
 Drawn as text on the server (no plotting library, no script): a page's chart costs
-microseconds and shows in any browser.
+microseconds and shows in any browser. Templates call them as Jinja globals
+(:data:`TEMPLATE_GLOBALS`): a design's page (the probe's score vs human rating) draws its
+points with ``{{ scatter(xs, ys, tips, x_label, y_label) | safe }}``.
 """
 
 from __future__ import annotations
@@ -93,3 +95,7 @@ def scatter(xs: Sequence[float], ys: Sequence[float], tips: Sequence[str], x_lab
         "</svg>",
     ]
     return "".join(parts)
+
+
+#: The charts a template (the viewer's or a design's) may call by name.
+TEMPLATE_GLOBALS = {"pareto": pareto, "scatter": scatter}

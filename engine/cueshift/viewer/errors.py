@@ -1,15 +1,11 @@
-"""What a page answers when a URL asks for something the study database does not hold."""
+"""What a page answers when a URL asks for something the study database does not hold.
+
+Defined below the viewer (:mod:`cueshift.designs.page_helpers`) so that a design's own page
+functions raise the same errors; the viewer answers them as a one-line page with their status.
+"""
 
 from __future__ import annotations
 
+from cueshift.designs.page_helpers import BadRequest, NotFound
 
-class NotFound(LookupError):
-    """An unknown model, scenario, image, face or attribute in the URL (HTTP 404, one line)."""
-
-    status_code = 404
-
-
-class BadRequest(ValueError):
-    """A malformed parameter, e.g. a page number that is not a number (HTTP 400, one line)."""
-
-    status_code = 400
+__all__ = ["BadRequest", "NotFound"]

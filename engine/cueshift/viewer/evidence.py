@@ -1,4 +1,8 @@
-"""The pages that show the evidence: faces, one face's images, judgments, pairwise trials, probes."""
+"""The pages that show the evidence: faces, one face's images, judgments.
+
+The designs' own evidence pages (pairwise trials, probe vs humans) lie in their folders
+(``designs/<name>/viewer_pages.py``), served under ``/design/<name>/<page>``.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 from starlette.requests import Request
 
-from cueshift.render import Col, Pivot, stub
-from cueshift.viewer import audit, charts, designs, drill, quality, tables
+from cueshift.render import Pivot, stub
+from cueshift.viewer import audit, drill, quality, tables
 from cueshift.viewer import faces as face_data
-from cueshift.viewer.errors import BadRequest, NotFound
+from cueshift.viewer.errors import BadRequest
 from cueshift.viewer.filters import Filters
 
 if TYPE_CHECKING:
@@ -123,85 +127,4 @@ def judgments(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         "summary": drill.cell_summary(judged).to_dicts(),
         "identity": identity_rows,
         "audit": edit_audit,
-    }
-
-
-def pairwise(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, Any]]:
-    """Pairwise trials: both images, the raw answer and the choice; choice shares per cohort."""
-    if not viewer.source.has("pairwise_trial"):
-        raise NotFound("this study database has no pairwise trials")
-    con = viewer.source.cursor()
-    try:
-        cohorts = designs.cohorts(con)
-        cohort = request.query_params.get("cohort") or None
-        if cohort is not None and cohort not in cohorts:
-            raise NotFound(f"cohort={cohort!r}: no such cohort in this study")
-        page = designs.trials(con, f.model, cohort, _page_number(request))
-        shares = designs.choice_shares(con, f.model, cohort)
-    finally:
-        con.close()
-    shares_html = tables.render(
-        shares.filter(pl.col("chosen_group").is_not_null()).with_columns(
-            share=pl.col("n_chosen") / pl.col("n_chosen").sum().over("model_id", "cohort")
-        ),
-        key="choices",
-        title="Choices per cohort",
-        columns=[stub("cohort", "Cohort")],
-        pivot=Pivot(on="chosen_group", value="share", fmt=tables.number, spanner="model_id"),
-        notes=["Share of valid choices that picked each stimulus group; invalid answers chose nothing."],
-        empty="No trials stored yet.",
-    )
-    return "pairwise.html", {
-        "cohorts": cohorts,
-        "cohort": cohort,
-        "page": page,
-        "rows": page.rows.to_dicts(),
-        "shares": shares_html,
-        "pager_extra": {"cohort": cohort} if cohort else {},
-    }
-
-
-def probe(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, Any]]:
-    """Model score vs human rating, one point per image, for one attribute (seed 004)."""
-    con = viewer.source.cursor()
-    try:
-        attributes = designs.probe_attributes(con)
-        if not attributes:
-            raise NotFound("this study database has no human ratings to compare with")
-        attribute = request.query_params.get("attribute") or attributes[0]
-        if attribute not in attributes:
-            raise NotFound(f"attribute={attribute!r}: no human ratings for this attribute")
-        points = designs.probe_points(con, attribute, f.model)
-    finally:
-        con.close()
-    plots = []
-    for (model_id,), part in points.group_by("model_id", maintain_order=True):
-        plots.append(
-            {
-                "model_id": model_id,
-                "svg": charts.scatter(
-                    part["human"].to_list(),
-                    part["score"].to_list(),
-                    part["image_id"].to_list(),
-                    "human mean rating",
-                    f"{model_id} score",
-                ),
-            }
-        )
-    correlations = designs.pearson(points)
-    return "probe.html", {
-        "attributes": attributes,
-        "attribute": attribute,
-        "plots": plots,
-        "correlations": correlations.to_dicts(),
-        "correlation_table": tables.render(
-            correlations,
-            key="probe-r",
-            title=f"Model score vs human mean — {attribute}",
-            columns=[
-                stub("model_id", "Model"),
-                Col("r", "Pearson r", tables.number),
-                Col("n", "Images", tables.count),
-            ],
-        ),
     }

@@ -6,12 +6,11 @@ variation is its φ minus its base's φ for the same model and scenario (seed 00
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import duckdb
 import polars as pl
 
 from cueshift import store
+from cueshift.designs.page_helpers import Page, page_count
 from cueshift.viewer.errors import NotFound
 from cueshift.viewer.filters import Filters
 from cueshift.views import PLACEBO_FEATURE_KEY
@@ -20,30 +19,6 @@ from cueshift.views import PLACEBO_FEATURE_KEY
 PER_PAGE = 48
 #: SQL condition on ``image`` rows: a noise-floor placebo (shown apart, never counted as a variation).
 PLACEBO = f"coalesce(lower(feature_key), '') = '{PLACEBO_FEATURE_KEY}'"
-
-
-@dataclass(frozen=True)
-class Page:
-    """One page of a long list."""
-
-    rows: pl.DataFrame
-    page: int
-    n_pages: int
-    total: int
-
-
-def page_count(total: int, per_page: int, page: int, listing: str) -> int:
-    """Pages of ``per_page`` rows that ``total`` rows fill (at least one); a 404 when ``page`` is not one.
-
-    Raises
-    ------
-    NotFound
-        ``page`` is below 1 or past the last page of ``listing`` (e.g. "the face index").
-    """
-    n_pages = max(1, -(-total // per_page))
-    if page < 1 or page > n_pages:
-        raise NotFound(f"page={page}: {listing} has {n_pages} page(s)")
-    return n_pages
 
 
 def faces_index(con: duckdb.DuckDBPyConnection, f: Filters, page: int) -> Page:

@@ -1,7 +1,8 @@
 """Tables of the pages, rendered by the report's own machinery so they look like the report's.
 
 A page hands a polars frame and the report's column declarations (:class:`cueshift.render.Col`,
-:class:`cueshift.render.Pivot`); :class:`cueshift.render.TableSpec` formats it (significance
+:class:`cueshift.render.Pivot`) to :func:`render` (:func:`cueshift.designs.page_helpers.table_html`,
+which the designs' pages use too): :class:`cueshift.render.TableSpec` formats it (significance
 marks from the stored p-values, at render time) and :func:`cueshift.render.to_html` renders the
 great_tables HTML.
 """
@@ -10,11 +11,10 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
-import polars as pl
-
-from cueshift.render import Col, Pivot, TableSpec, fmt_ci, fmt_effect, fmt_integer, fmt_number, to_html
+from cueshift.designs.page_helpers import count, number, table_html
+from cueshift.render import fmt_ci, fmt_effect
 
 #: Fill of the strongest shift in a heatmap (blue: positive, red: negative), as in Table 11.
 _POSITIVE, _NEGATIVE = (33, 102, 172), (178, 24, 43)
@@ -42,14 +42,6 @@ def ci(low: object, high: object) -> str:
     return fmt_ci(low, high, 3, True)
 
 
-def number(value: object) -> str:
-    return fmt_number(value, 3)
-
-
-def count(value: object) -> str:
-    return fmt_integer(value)
-
-
 def linkify(table_html: str, key: str, column: int, hrefs: Mapping[str, str]) -> str:
     """Make the cells of one column links: a cell whose text is a key of ``hrefs`` gets that href.
 
@@ -68,21 +60,7 @@ def linkify(table_html: str, key: str, column: int, hrefs: Mapping[str, str]) ->
     return re.sub(pattern, wrap, table_html)
 
 
-def render(
-    frame: pl.DataFrame,
-    *,
-    key: str,
-    title: str,
-    columns: Sequence[Col],
-    pivot: Pivot | None = None,
-    group: str | None = None,
-    notes: Sequence[str] = (),
-    empty: str = "No rows.",
-) -> str:
-    """great_tables HTML of ``frame`` under the report's declarations (``empty`` when no row)."""
-    if frame.height == 0:
-        return f'<p class="empty" id="tbl-{key}">{empty}</p>'
-    spec = TableSpec(
-        key=key, title=title, sql="", columns=tuple(columns), pivot=pivot, group=group, notes=tuple(notes)
-    )
-    return to_html(spec.build(frame))
+#: great_tables HTML of a frame under the report's declarations (shared with the designs' pages).
+render = table_html
+
+__all__ = ["ci", "count", "heat_fill", "linkify", "number", "render", "signed"]

@@ -13,6 +13,7 @@ from starlette.responses import HTMLResponse
 
 from cueshift.designs import designs
 from cueshift.designs.viewer_support import ViewerSupport
+from cueshift.viewer.charts import TEMPLATE_GLOBALS
 from cueshift.viewer.menus import Menus
 from cueshift.viewer.source import Source
 
@@ -45,10 +46,15 @@ def design_support(name: str) -> ViewerSupport:
     return known[name].viewer if name in known else ViewerSupport()
 
 
-def environment() -> jinja2.Environment:
-    """The Jinja2 environment of the page templates (autoescaped, strict about undefined names)."""
+def environment(design_templates: Path | None = None) -> jinja2.Environment:
+    """The Jinja2 environment of the page templates (autoescaped, strict about undefined names):
+    the viewer's, then those of the study's design (``ViewerSupport.templates``), with the charts
+    as globals (:data:`cueshift.viewer.charts.TEMPLATE_GLOBALS`)."""
+    loader: jinja2.BaseLoader = jinja2.PackageLoader("cueshift.viewer", "templates")
+    if design_templates is not None:
+        loader = jinja2.ChoiceLoader([loader, jinja2.FileSystemLoader(design_templates)])
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("cueshift.viewer", "templates"),
+        loader=loader,
         autoescape=jinja2.select_autoescape(["html"]),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -56,4 +62,5 @@ def environment() -> jinja2.Environment:
     )
     env.filters["signed"] = lambda v: "–" if v is None else f"{v:+.3f}".replace("-", "−")
     env.filters["num"] = lambda v, d=3: "–" if v is None else f"{v:.{d}f}"
+    env.globals.update(TEMPLATE_GLOBALS)
     return env

@@ -8,12 +8,14 @@ refused.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cueshift.designs.pairwise.scenarios import SCENARIO_SETS
 from cueshift.designs.pairwise.section import PairwiseStudy
+from cueshift.designs.pairwise.viewer_pages import trials_page
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
-from cueshift.designs.viewer_support import ViewerPage, ViewerSupport
+from cueshift.designs.viewer_support import ViewerSupport, design_page
 from cueshift.schemas.results_pairwise import RESULT_TABLES
 
 if TYPE_CHECKING:
@@ -37,14 +39,18 @@ class PairwiseDesign:
     viewer = ViewerSupport(
         image_sections=("pairwise",),
         pages=(
-            ViewerPage(
-                "/pairwise",
+            design_page(
+                "pairwise",
+                "trials",
                 "Pairwise trials",
                 "Pairwise trials: both images and the choice →",
+                render=trials_page,
                 table="pairwise_trial",
+                aliases=("/pairwise",),
             ),
         ),
         delta=False,
+        templates=Path(__file__).parent / "templates",
     )
 
     def workload(self, study: PairwiseStudy, *, progress: bool) -> Workload:

@@ -8,12 +8,14 @@ scores to human means; their one random step is the split-half reliability, so `
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cueshift.designs.probe.scenarios import SCENARIO_SETS
 from cueshift.designs.probe.section import ProbeStudy
+from cueshift.designs.probe.viewer_pages import humans_page
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
-from cueshift.designs.viewer_support import ViewerPage, ViewerSupport
+from cueshift.designs.viewer_support import ViewerSupport, design_page
 from cueshift.schemas.results_probe import RESULT_TABLES
 
 if TYPE_CHECKING:
@@ -41,7 +43,17 @@ class ProbeDesign:
     )
     viewer = ViewerSupport(
         image_sections=("probe",),
-        pages=(ViewerPage("/probe", "Probe vs humans", "Model score vs human rating per attribute →"),),
+        pages=(
+            design_page(
+                "probe",
+                "humans",
+                "Probe vs humans",
+                "Model score vs human rating per attribute →",
+                render=humans_page,
+                aliases=("/probe",),
+            ),
+        ),
+        templates=Path(__file__).parent / "templates",
     )
 
     def workload(self, study: ProbeStudy, *, progress: bool) -> Workload:

@@ -1,17 +1,22 @@
-"""The other designs' evidence: pairwise trials (seed 002) and probe scores vs human ratings (seed 004).
+"""The pairwise design's page of ``cueshift view``: each trial with both images, the raw answer and
+the choice; the share of valid choices per stimulus group and cohort (seed 002).
 
-Paired original/filtered studies (seed 001) are stored like StylisticBias ones (the original is
-the base image, the filtered one its variation) and use the face and attribute pages.
+Declared in :class:`~cueshift.designs.pairwise.design.PairwiseDesign` ``.viewer`` and served under
+``/design/pairwise/trials`` (``/pairwise`` redirects there); the template is
+``templates/pairwise.html``.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import duckdb
-import numpy as np
 import polars as pl
 
 from cueshift import store
-from cueshift.viewer.faces import Page, page_count
+from cueshift.designs.page_helpers import NotFound, Page, number, page_count, table_html
+from cueshift.designs.viewer_support import PageRequest
+from cueshift.render import Pivot, stub
 
 #: Trials per page.
 TRIALS_PER_PAGE = 24
@@ -78,47 +83,38 @@ def choice_shares(con: duckdb.DuckDBPyConnection, model: str | None, cohort: str
     )
 
 
-def probe_attributes(con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:
-    """Scenarios that have human ratings (``rating`` by humans or ``human_rating_mean``)."""
-    rows = con.execute(
-        """
-        SELECT s.scenario_id FROM scenario AS s
-        WHERE s.scenario_id IN (SELECT attribute FROM study.main.rating WHERE rater_kind = 'human'
-                                UNION SELECT attribute FROM study.main.human_rating_mean)
-        ORDER BY s.position, s.scenario_id
-        """
-    ).fetchall()
-    return tuple(str(r[0]) for r in rows)
+def trials_page(con: duckdb.DuckDBPyConnection, request: PageRequest) -> tuple[str, dict[str, Any]]:
+    """Pairwise trials: both images, the raw answer and the choice; choice shares per cohort.
 
-
-def probe_points(con: duckdb.DuckDBPyConnection, attribute: str, model: str | None) -> pl.DataFrame:
-    """Per model × image: the model's score (mean P(favorable) where scored, else φ) and the human mean."""
-    condition, params = ("AND p.model_id = ?", [model]) if model else ("", [])
-    return store.query(
-        con,
-        f"""
-        WITH humans AS (
-            SELECT image_id, avg(rating) AS human, count(*)::BIGINT AS n_raters
-            FROM study.main.rating WHERE rater_kind = 'human' AND attribute = ? AND rating IS NOT NULL
-            GROUP BY ALL
-            UNION ALL
-            SELECT image_id, mean, n_raters FROM study.main.human_rating_mean
-            WHERE attribute = ? AND image_id NOT IN
-                (SELECT image_id FROM study.main.rating WHERE rater_kind = 'human' AND attribute = ?))
-        SELECT p.model_id, p.image_id, coalesce(p.phi_expected, p.phi) AS score, h.human, h.n_raters
-        FROM phi AS p JOIN humans AS h USING (image_id)
-        WHERE p.scenario_id = ? {condition} AND coalesce(p.phi_expected, p.phi) IS NOT NULL
-        ORDER BY p.model_id, p.image_id
-        """,
-        [attribute, attribute, attribute, attribute, *params],
+    Raises
+    ------
+    NotFound
+        The study database holds no pairwise trials, or ``cohort`` names no cohort of the study.
+    """
+    if not request.has("pairwise_trial"):
+        raise NotFound("this study database has no pairwise trials")
+    known = cohorts(con)
+    cohort = request.query.get("cohort") or None
+    if cohort is not None and cohort not in known:
+        raise NotFound(f"cohort={cohort!r}: no such cohort in this study")
+    page = trials(con, request.model, cohort, request.page_number())
+    shares = choice_shares(con, request.model, cohort)
+    shares_html = table_html(
+        shares.filter(pl.col("chosen_group").is_not_null()).with_columns(
+            share=pl.col("n_chosen") / pl.col("n_chosen").sum().over("model_id", "cohort")
+        ),
+        key="choices",
+        title="Choices per cohort",
+        columns=[stub("cohort", "Cohort")],
+        pivot=Pivot(on="chosen_group", value="share", fmt=number, spanner="model_id"),
+        notes=["Share of valid choices that picked each stimulus group; invalid answers chose nothing."],
+        empty="No trials stored yet.",
     )
-
-
-def pearson(points: pl.DataFrame) -> pl.DataFrame:
-    """Per model: Pearson's r between model score and human mean, and the number of images."""
-    rows = []
-    for (model_id,), part in points.group_by("model_id", maintain_order=True):
-        x, y = part["score"].to_numpy(), part["human"].to_numpy()
-        r = float(np.corrcoef(x, y)[0, 1]) if len(x) > 2 and x.std() > 0 and y.std() > 0 else None
-        rows.append({"model_id": model_id, "r": r, "n": len(x)})
-    return pl.DataFrame(rows, schema={"model_id": pl.String, "r": pl.Float64, "n": pl.Int64})
+    return "pairwise.html", {
+        "cohorts": known,
+        "cohort": cohort,
+        "page": page,
+        "rows": page.rows.to_dicts(),
+        "shares": shares_html,
+        "pager_extra": {"cohort": cohort} if cohort else {},
+    }
