@@ -90,10 +90,10 @@ class Measured:
 
 def run(sims: int, baseline_sims: int) -> Measured:
     study = load_study("default")
-    identity, image = study_images(study)
+    face, image = study_images(study)
     scenarios = study_scenarios(study)
     protocol = protocol_of(study, scenarios=len(scenarios), faces=FACES)
-    inputs, _ = judge_inputs(study, identity, image, scenarios=scenarios)
+    inputs, _ = judge_inputs(study, face, image, scenarios=scenarios)
     targets = Targets(effect=TARGET)
     power_curve(protocol, inputs, targets, faces=[20], n_sims=2)  # numba compiles (cached after)
     start = time.perf_counter()

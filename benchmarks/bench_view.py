@@ -71,7 +71,7 @@ def _pages(db: Path) -> dict[str, str]:
             "AND model_id = '(pooled)' AND dimension IS NULL ORDER BY abs_sbs DESC LIMIT 1"
         ).fetchall()[0]
         image_id, face, scenario = con.execute(
-            "SELECT image_id, identity_id, (SELECT min(scenario_id) FROM scenario) FROM image "
+            "SELECT image_id, face_id, (SELECT min(scenario_id) FROM scenario) FROM image "
             "WHERE role = 'variation' ORDER BY image_id LIMIT 1 OFFSET 8000"
         ).fetchall()[0]
         (category,) = con.execute("SELECT min(category) FROM scenario").fetchall()[0]

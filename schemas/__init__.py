@@ -6,7 +6,7 @@ One model per table in ``sql/schema.sql``; :data:`TABLE_SCHEMAS` maps table name
 from cueshift.schemas.tables import (
     TABLE_SCHEMAS,
     EmbeddingSchema,
-    IdentitySchema,
+    FaceSchema,
     ImageSchema,
     JudgmentSchema,
     ModelSchema,
@@ -18,7 +18,7 @@ from cueshift.schemas.tables import (
 __all__ = [
     "TABLE_SCHEMAS",
     "EmbeddingSchema",
-    "IdentitySchema",
+    "FaceSchema",
     "ImageSchema",
     "JudgmentSchema",
     "ModelSchema",

@@ -26,8 +26,8 @@ class _Strict(pa.DataFrameModel):
         coerce = False
 
 
-class IdentitySchema(_Strict):
-    identity_id: str = pa.Field(unique=True, str_length={"min_value": 1})
+class FaceSchema(_Strict):
+    face_id: str = pa.Field(unique=True, str_length={"min_value": 1})
     source: str = pa.Field(str_length={"min_value": 1})
     age: str | None = pa.Field(nullable=True)
     gender: str | None = pa.Field(nullable=True)
@@ -38,7 +38,7 @@ class IdentitySchema(_Strict):
 
 class ImageSchema(_Strict):
     image_id: str = pa.Field(unique=True, str_length={"min_value": 1})
-    identity_id: str = pa.Field(str_length={"min_value": 1})
+    face_id: str = pa.Field(str_length={"min_value": 1})
     role: str = pa.Field(isin=["base", "variation"])
     base_image_id: str | None = pa.Field(nullable=True)
     variation_category: str | None = pa.Field(nullable=True)
@@ -227,7 +227,7 @@ class EditAuditSchema(_Strict):
 
 
 TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
-    "identity": IdentitySchema,
+    "face": FaceSchema,
     "image": ImageSchema,
     "scenario": ScenarioSchema,
     "prompt_variant": PromptVariantSchema,

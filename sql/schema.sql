@@ -7,13 +7,13 @@ CREATE TABLE IF NOT EXISTS cueshift_meta (
     key    VARCHAR PRIMARY KEY,
     value  VARCHAR NOT NULL
 );
-INSERT INTO cueshift_meta VALUES ('schema_version', '4') ON CONFLICT DO NOTHING;
+INSERT INTO cueshift_meta VALUES ('schema_version', '5') ON CONFLICT DO NOTHING;
 
--- A person whose identity is held fixed (a StylisticBias base face, a 001 individual,
+-- A face: the person held fixed across its images (a StylisticBias base face, a 001 individual,
 -- a 002/004 stimulus person). Demographics are perceived labels, not ground truth.
-CREATE TABLE IF NOT EXISTS identity (
-    identity_id  VARCHAR PRIMARY KEY,
-    source       VARCHAR NOT NULL,          -- benchmark / dataset the identity comes from
+CREATE TABLE IF NOT EXISTS face (
+    face_id      VARCHAR PRIMARY KEY,
+    source       VARCHAR NOT NULL,          -- image set / dataset the face comes from
     age          VARCHAR,                   -- 'young adult' | 'middle-aged adult' | 'elderly' | dataset labels
     gender       VARCHAR,
     ethnicity    VARCHAR,
@@ -21,17 +21,17 @@ CREATE TABLE IF NOT EXISTS identity (
     attributes   JSON                       -- any further dataset-specific labels
 );
 
--- An image of one identity: its base (reference) image or a condition derived from a base.
+-- An image of one face: its base (reference) image or a condition derived from a base.
 CREATE TABLE IF NOT EXISTS image (
     image_id            VARCHAR PRIMARY KEY,
-    identity_id         VARCHAR NOT NULL REFERENCES identity (identity_id),
+    face_id             VARCHAR NOT NULL REFERENCES face (face_id),
     role                VARCHAR NOT NULL CHECK (role IN ('base', 'variation')),
     base_image_id       VARCHAR,            -- the image this one varies (NULL for a base)
     variation_category  VARCHAR,            -- e.g. 'Fashion', 'Eyewear'; 'Beauty filter' for seed 001
     feature_key         VARCHAR,            -- e.g. 'fashion_style', 'eyewear'
     variation_value     VARCHAR,            -- e.g. 'Worn / Distressed clothing'
     framing             VARCHAR NOT NULL,   -- 'face' (head-and-shoulders) | 'body' (full body) | other
-    path                VARCHAR NOT NULL,   -- relative to the benchmark root
+    path                VARCHAR NOT NULL,   -- relative to the image-set root
     sha256              VARCHAR NOT NULL,
     width               INTEGER,
     height              INTEGER,

@@ -10,11 +10,11 @@ SHA = "0" * 64
 NOW = dt.datetime(2026, 1, 1, 12, 0, 0)
 
 
-def identities(*rows: tuple[str, str, str]) -> pl.DataFrame:
-    """(identity_id, gender, age) rows."""
+def faces(*rows: tuple[str, str, str]) -> pl.DataFrame:
+    """(face_id, gender, age) rows."""
     return pl.DataFrame(
         {
-            "identity_id": [r[0] for r in rows],
+            "face_id": [r[0] for r in rows],
             "source": ["hand"] * len(rows),
             "age": [r[2] for r in rows],
             "gender": [r[1] for r in rows],
@@ -26,11 +26,11 @@ def identities(*rows: tuple[str, str, str]) -> pl.DataFrame:
 
 
 def images(*rows: tuple[str, str, str | None, str | None]) -> pl.DataFrame:
-    """(image_id, identity_id, base_image_id, variation_value) rows; base when base_image_id is None."""
+    """(image_id, face_id, base_image_id, variation_value) rows; base when base_image_id is None."""
     return pl.DataFrame(
         {
             "image_id": [r[0] for r in rows],
-            "identity_id": [r[1] for r in rows],
+            "face_id": [r[1] for r in rows],
             "role": ["base" if r[2] is None else "variation" for r in rows],
             "base_image_id": pl.Series([r[2] for r in rows], dtype=pl.String),
             "variation_category": pl.Series(

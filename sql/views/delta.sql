@@ -6,7 +6,7 @@
 CREATE OR REPLACE VIEW delta AS
 SELECT
     v.model_id,
-    img.identity_id     AS face_id,
+    img.face_id,
     v.image_id,
     img.base_image_id,
     v.scenario_id,
@@ -15,10 +15,10 @@ SELECT
     img.feature_key,
     img.variation_value,
     img.framing,
-    idn.age,
-    idn.gender,
-    idn.ethnicity,
-    idn.body_type,
+    fc.age,
+    fc.gender,
+    fc.ethnicity,
+    fc.body_type,
     v.phi               AS phi_variation,
     b.phi               AS phi_base,
     v.phi - b.phi       AS delta,
@@ -30,5 +30,5 @@ JOIN image    AS img ON img.image_id = v.image_id AND img.role = 'variation' AND
 JOIN phi      AS b   ON b.model_id = v.model_id
                     AND b.scenario_id = v.scenario_id
                     AND b.image_id = img.base_image_id
-JOIN identity AS idn ON idn.identity_id = img.identity_id
+JOIN face AS fc ON fc.face_id = img.face_id
 JOIN scenario AS s   ON s.scenario_id = v.scenario_id;

@@ -23,17 +23,17 @@ WITH counted AS (
 )
 SELECT
     j.model_id,
-    img.identity_id       AS face_id,
+    img.face_id,
     j.image_id,
     img.role,
     img.base_image_id,
     img.variation_category,
     img.feature_key,
     img.variation_value,
-    idn.age,
-    idn.gender,
-    idn.ethnicity,
-    idn.body_type,
+    fc.age,
+    fc.gender,
+    fc.ethnicity,
+    fc.body_type,
     j.ordering,
     j.n_answers,
     j.n_invalid,
@@ -41,4 +41,4 @@ SELECT
     j.n_unrecorded
 FROM counted  AS j
 JOIN image    AS img ON img.image_id = j.image_id AND img.evaluated
-JOIN identity AS idn ON idn.identity_id = img.identity_id;
+JOIN face AS fc ON fc.face_id = img.face_id;

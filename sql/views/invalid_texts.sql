@@ -4,7 +4,7 @@
 CREATE OR REPLACE VIEW invalid_texts AS
 SELECT
     j.model_id,
-    img.identity_id  AS face_id,
+    img.face_id,
     j.scenario_id,
     s.favorable,
     s.unfavorable,

@@ -47,7 +47,7 @@ def _audit(con: duckdb.DuckDBPyConnection, share: float, seed: int) -> pl.DataFr
     """Store a planted edit audit of every evaluated variation; ``share`` of them fail."""
     variations = pl.from_arrow(
         con.sql(
-            "SELECT image_id, base_image_id, identity_id AS face_id, feature_key, variation_value FROM image "
+            "SELECT image_id, base_image_id, face_id, feature_key, variation_value FROM image "
             "WHERE role = 'variation' AND evaluated AND lower(feature_key) <> 'placebo' ORDER BY image_id"
         ).to_arrow_table()
     ).select(VARIATION)
@@ -180,7 +180,7 @@ def test_strict_combines_with_min_identity(study_db: duckdb.DuckDBPyConnection, 
     _audit(con, share=0.15, seed=3)
     variations = pl.from_arrow(
         con.sql(
-            "SELECT image_id, identity_id AS face_id, feature_key, variation_value FROM image "
+            "SELECT image_id, face_id, feature_key, variation_value FROM image "
             "WHERE role = 'variation' AND evaluated ORDER BY image_id"
         ).to_arrow_table()
     )

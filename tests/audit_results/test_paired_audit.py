@@ -50,7 +50,7 @@ def test_strict_leaves_out_the_individuals_whose_filtered_photo_failed(paired_db
     try:
         variations = (
             con.sql(
-                "SELECT image_id, base_image_id, identity_id AS face_id, feature_key, variation_value "
+                "SELECT image_id, base_image_id, face_id, feature_key, variation_value "
                 "FROM image "
                 "WHERE role = 'variation' AND evaluated ORDER BY image_id"
             )

@@ -111,7 +111,7 @@ def _scores(effect: float, n: int = 30, seed: int = 0, scenarios: int = 6) -> pl
                         "family": "traits" if k < 3 else "jobs",
                         "choice_1": "A",
                         "choice_2": "B",
-                        "identity_id": f"p{i}",
+                        "face_id": f"p{i}",
                         "condition": condition,
                         "gender": gender,
                         "age": age,
@@ -207,11 +207,11 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
         con.close()
     assert {f"result_{name}" for name in results} <= stored
     wsr = results["paired_attractiveness"].filter(pl.col("test") == "wilcoxon")
-    images = image_set.image.select("image_id", "identity_id", "role")
+    images = image_set.image.select("image_id", "face_id", "role")
     for row in wsr.iter_rows(named=True):
         pairs = images.with_columns(pl.lit(row["scenario_id"]).alias("scenario_id"))
         truth = pairs.with_columns(pl.Series("e", judge.expected_phi(pairs)))
-        wide = truth.pivot(on="role", index="identity_id", values="e")
+        wide = truth.pivot(on="role", index="face_id", values="e")
         true_gap = float((wide["variation"] - wide["base"]).mean())
         half = (row["ci_high"] - row["ci_low"]) / 2  # ~1.96 SE; allow ~4 SE (8 scenarios, fixed seeds)
         assert abs(row["estimate"] - true_gap) <= 2 * half, row["scenario_id"]

@@ -231,7 +231,7 @@ def test_cli_rejects_bad_input_with_one_line_and_writes_nothing(tmp_path, cache)
 
 def test_cli_rejects_a_malformed_manifest_and_creates_no_database(tmp_path):
     manifest = tmp_path / "images.csv"
-    manifest.write_text("image_id,identity_id,path\nx1,p1,x1.png\n")  # most columns missing
+    manifest.write_text("image_id,face_id,path\nx1,p1,x1.png\n")  # most columns missing
     path = tmp_path / "m.toml"
     path.write_text(
         f'name = "m"\ndatabase = "{(tmp_path / "m.duckdb").as_posix()}"\n'

@@ -85,7 +85,7 @@ def test_counts_sum_to_the_phi_view(analysed_db, tmp_path):
     )
     keys = ["model_id", "image_id", "scenario_id"]
     assert summed.sort(keys).equals(phi.sort(keys).cast({"favourable": pl.Int64, "valid": pl.Int64}))
-    faces = _sql(analysed_db, "SELECT image_id, identity_id AS face_id FROM image")
+    faces = _sql(analysed_db, "SELECT image_id, face_id FROM image")
     assert counts.join(faces, on="image_id")["face_id_right"].equals(counts["face_id"])
 
 

@@ -14,7 +14,7 @@ from PIL import Image
 #: Two identities, each a base and one variation (a beauty filter: seed 001's condition).
 MANIFEST_ROWS: tuple[dict[str, str], ...] = tuple(
     {
-        "image_id": image_id, "identity_id": person, "path": f"img/{image_id}.png", "role": role,
+        "image_id": image_id, "face_id": person, "path": f"img/{image_id}.png", "role": role,
         "base_image_id": base, "feature_key": key, "variation_value": value, "age": "young adult",
         "gender": gender, "ethnicity": "Asian", "body_type": "",
     }

@@ -28,7 +28,7 @@ from tests.hardening.study_db import build_study_db, sha256
 
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 HEADER = [
-    "image_id", "identity_id", "path", "role", "base_image_id", "feature_key", "variation_value",
+    "image_id", "face_id", "path", "role", "base_image_id", "feature_key", "variation_value",
     "age", "gender", "ethnicity", "body_type",
 ]  # fmt: skip
 

@@ -51,7 +51,7 @@ def test_a_missing_study_path_is_shown_literally(tmp_path: Path, name: str) -> N
 def test_a_manifest_cell_is_shown_literally(tmp_path: Path) -> None:
     manifest = tmp_path / "images.csv"
     manifest.write_text(
-        "image_id,identity_id,path,role,base_image_id,feature_key,variation_value,age,gender,ethnicity,"
+        "image_id,face_id,path,role,base_image_id,feature_key,variation_value,age,gender,ethnicity,"
         "body_type\nx1,p1,x1.png,[/]odd[red],,,,,,,\n"
     )
     study = tmp_path / "m.toml"

@@ -22,7 +22,7 @@ from tests.hardening.failing import one_line, run, study_file, tmpfs
 from tests.hardening.study_db import build_study_db, error_lines, tiny_study
 
 HEADER = [
-    "image_id", "identity_id", "path", "role", "base_image_id", "feature_key", "variation_value",
+    "image_id", "face_id", "path", "role", "base_image_id", "feature_key", "variation_value",
     "age", "gender", "ethnicity", "body_type",
 ]  # fmt: skip
 

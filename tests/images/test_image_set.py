@@ -19,7 +19,7 @@ from cueshift.errors import ImageSetError
 from cueshift.images import ImageSet, load_image_set
 from cueshift.images.demo import PAPER_MARGINALS, configuration, face_images, list_demo, render, sample_faces
 from cueshift.images.labels import AGES, BODY_TYPES, ETHNICITIES, GENDERS, normalize_variation_value
-from cueshift.schemas import IdentitySchema, ImageSchema
+from cueshift.schemas import FaceSchema, ImageSchema
 from cueshift.study.config import ImageSetConfig
 from cueshift.study.variations import FEATURES, PAPER_RULES, VariationFilter
 
@@ -53,11 +53,11 @@ def test_configuration_order_covers_the_90_configurations_once() -> None:
 
 def test_list_small_counts() -> None:
     listed = list_demo("small")
-    IdentitySchema.validate(listed.identity)
-    assert listed.identity.height == 90
+    FaceSchema.validate(listed.face)
+    assert listed.face.height == 90
     per_face = (
-        listed.image.join(listed.identity, on="identity_id")
-        .group_by("identity_id", "gender")
+        listed.image.join(listed.face, on="face_id")
+        .group_by("face_id", "gender")
         .agg(
             pl.len().alias("images"),
             (pl.col("evaluated") & (pl.col("role") == "variation")).sum().alias("evaluated"),
@@ -71,7 +71,7 @@ def test_list_small_counts() -> None:
 
 def test_list_paper_counts_and_marginals() -> None:
     listed = list_demo("paper", PAPER_FILTER)
-    identity = listed.identity
+    identity = listed.face
     assert identity.height == 500
     for field, counts in PAPER_MARGINALS.items():
         assert dict(identity[field].value_counts().iter_rows()) == counts
@@ -80,14 +80,14 @@ def test_list_paper_counts_and_marginals() -> None:
     assert evaluated_variations(listed.image).height == 15_726
     assert listed.image["image_id"].n_unique() == listed.image.height
     # the first 90 faces are the 'small' faces
-    assert identity.head(90).equals(list_demo("small").identity)
+    assert identity.head(90).equals(list_demo("small").face)
 
 
 def test_list_int_size_cycles_through_configurations() -> None:
     faces = sample_faces(95)
     assert len(faces) == 95 and faces[-1].face_id == "demo-0095"
     assert (faces[90].age, faces[90].gender, faces[90].ethnicity, faces[90].body_type) == configuration(0)
-    assert list_demo(3).identity.height == 3
+    assert list_demo(3).face.height == 3
 
 
 def test_full_variation_space_respects_only_gender() -> None:
@@ -102,7 +102,7 @@ def test_full_variation_space_respects_only_gender() -> None:
 
 def test_filter_reasons_on_demo_images() -> None:
     listed = list_demo("small")
-    image = listed.image.join(listed.identity.select("identity_id", "gender"), on="identity_id")
+    image = listed.image.join(listed.face.select("face_id", "gender"), on="face_id")
 
     def reasons(feature_key: str, value: str, gender: str) -> set[str | None]:
         rows = image.filter(
@@ -151,11 +151,11 @@ def small_demo(tmp_path_factory: pytest.TempPathFactory) -> ImageSet:
 
 
 def test_small_demo_frames_pass_schemas(small_demo: ImageSet) -> None:
-    IdentitySchema.validate(small_demo.identity)
+    FaceSchema.validate(small_demo.face)
     ImageSchema.validate(small_demo.image)
     assert small_demo.image.columns == list(ImageSchema.to_schema().columns)
     assert small_demo.image.schema["width"] == pl.Int32 and small_demo.image.schema["evaluated"] == pl.Boolean
-    assert small_demo.identity.height == 90 and small_demo.root.is_absolute()
+    assert small_demo.face.height == 90 and small_demo.root.is_absolute()
     assert evaluated_variations(small_demo.image).height == 45 * 31 + 45 * 32
 
 
@@ -184,9 +184,9 @@ def test_demo_render_is_deterministic(tmp_path: Path, small_demo: ImageSet) -> N
     config = {"kind": "demo", "size": 3}
     first = load_image_set(ImageSetConfig(**config, cache_dir=tmp_path / "a"), PAPER_FILTER, progress=False)
     second = load_image_set(ImageSetConfig(**config, cache_dir=tmp_path / "b"), PAPER_FILTER, progress=True)
-    assert first.image.equals(second.image) and first.identity.equals(second.identity)
+    assert first.image.equals(second.image) and first.face.equals(second.face)
     # the first faces of every size are the same faces, drawn the same
-    same = small_demo.image.filter(pl.col("identity_id").is_in(first.identity["identity_id"].to_list()))
+    same = small_demo.image.filter(pl.col("face_id").is_in(first.face["face_id"].to_list()))
     assert same.sort("image_id")["sha256"].equals(first.image.sort("image_id")["sha256"])
 
 
@@ -256,10 +256,10 @@ def load_release(root: Path) -> ImageSet:
 
 def test_release_rows(release: Path) -> None:
     image_set = load_release(release)
-    IdentitySchema.validate(image_set.identity)
+    FaceSchema.validate(image_set.face)
     ImageSchema.validate(image_set.image)
     assert image_set.root == release.absolute()
-    identity = {r["identity_id"]: r for r in image_set.identity.iter_rows(named=True)}
+    identity = {r["face_id"]: r for r in image_set.face.iter_rows(named=True)}
     assert identity["f2"]["gender"] == "female" and identity["f2"]["ethnicity"] == "Middle Eastern"
     assert identity["f1"]["source"] == "stylisticbias"
     rows = {r["image_id"]: r for r in image_set.image.iter_rows(named=True)}
@@ -394,18 +394,18 @@ def test_release_bad_input(release: Path, case: str) -> None:
 # -- generic manifest ---------------------------------------------------------------------
 
 MANIFEST_ROWS: list[dict[str, str]] = [
-    {"image_id": "a0", "identity_id": "a", "path": "img/a0.png", "role": "base", "base_image_id": "",
+    {"image_id": "a0", "face_id": "a", "path": "img/a0.png", "role": "base", "base_image_id": "",
      "feature_key": "", "variation_value": "", "age": "elderly", "gender": "Female", "ethnicity": "Latino",
      "body_type": "obese"},
-    {"image_id": "a1", "identity_id": "a", "path": "img/a1.png", "role": "variation", "base_image_id": "a0",
+    {"image_id": "a1", "face_id": "a", "path": "img/a1.png", "role": "variation", "base_image_id": "a0",
      "feature_key": "fashion_style", "variation_value": "streetwear", "age": "elderly", "gender": "female",
      "ethnicity": "Latino", "body_type": "obese"},
-    {"image_id": "a2", "identity_id": "a", "path": "./img/a2.png", "role": "variation", "base_image_id": "a0",
+    {"image_id": "a2", "face_id": "a", "path": "./img/a2.png", "role": "variation", "base_image_id": "a0",
      "feature_key": "filter", "variation_value": "beauty", "age": "elderly", "gender": "female",
      "ethnicity": "Latino", "body_type": "obese"},
-    {"image_id": "b0", "identity_id": "b", "path": "img/b0.png", "role": "base", "base_image_id": "",
+    {"image_id": "b0", "face_id": "b", "path": "img/b0.png", "role": "base", "base_image_id": "",
      "feature_key": "", "variation_value": "", "age": "", "gender": "male", "ethnicity": "", "body_type": ""},
-    {"image_id": "b1", "identity_id": "b", "path": "img/b1.png", "role": "variation", "base_image_id": "b0",
+    {"image_id": "b1", "face_id": "b", "path": "img/b1.png", "role": "variation", "base_image_id": "b0",
      "feature_key": "hair_style", "variation_value": "Bun", "age": "", "gender": "male", "ethnicity": "",
      "body_type": ""},
 ]  # fmt: skip
@@ -438,10 +438,10 @@ def test_manifest_rows(tmp_path: Path, fmt: str) -> None:
         row.update(variation_category="", framing="", source="")
     rows[2].update(variation_category="Beauty filter", framing="face", source="")
     image_set = load_manifest_file(write_manifest(tmp_path, rows, fmt))
-    IdentitySchema.validate(image_set.identity)
+    FaceSchema.validate(image_set.face)
     ImageSchema.validate(image_set.image)
     assert image_set.root == tmp_path.absolute() and image_set.name == "faces"
-    identity = {r["identity_id"]: r for r in image_set.identity.iter_rows(named=True)}
+    identity = {r["face_id"]: r for r in image_set.face.iter_rows(named=True)}
     assert identity["a"]["gender"] == "female" and identity["a"]["source"] == "faces"
     assert identity["b"]["age"] is None
     image = {r["image_id"]: r for r in image_set.image.iter_rows(named=True)}
@@ -455,7 +455,7 @@ def test_manifest_rows(tmp_path: Path, fmt: str) -> None:
 
 def test_manifest_minimal_columns(tmp_path: Path) -> None:
     image_set = load_manifest_file(write_manifest(tmp_path, MANIFEST_ROWS))
-    assert image_set.image.height == 5 and set(image_set.identity["source"]) == {"faces"}
+    assert image_set.image.height == 5 and set(image_set.face["source"]) == {"faces"}
 
 
 def _edit(index: int, **changes: str) -> Callable[[Path], Path]:
@@ -532,7 +532,7 @@ MANIFEST_BREAKS: dict[str, tuple[Callable[[Path], Path], int | None, tuple[str, 
     "duplicate image id": (_edit(4, image_id="a1"), 5, ("field 'image_id'", "duplicate", "row 2")),
     "missing base": (_edit(1, base_image_id="zz"), 2, ("field 'base_image_id'", "'zz'")),
     "base is a variation": (_edit(2, base_image_id="a1"), 3, ("field 'base_image_id'", "not a base")),
-    "base of another identity": (_edit(4, base_image_id="a0"), 5, ("field 'base_image_id'", "identity")),
+    "base of another identity": (_edit(4, base_image_id="a0"), 5, ("field 'base_image_id'", "face")),
     "conflicting demographics": (_edit(1, body_type="thin"), 2, ("field 'body_type'", "'thin'", "'obese'")),
 }
 

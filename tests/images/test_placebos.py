@@ -48,9 +48,9 @@ def test_every_base_gets_two_evaluated_placebos_with_their_labels(tmp_path):
     per_base = placebos.group_by("base_image_id").agg(pl.col("variation_value").sort())
     assert set(per_base["base_image_id"]) == set(bases["image_id"])
     assert all(v.to_list() == [IDENTICAL_COPY, LOSSLESS_REENCODE] for v in per_base["variation_value"])
-    # the same identity and framing as the base, distinct ids
+    # the same face and framing as the base, distinct ids
     joined = placebos.join(bases, left_on="base_image_id", right_on="image_id", suffix="_base")
-    assert (joined["identity_id"] == joined["identity_id_base"]).all()
+    assert (joined["face_id"] == joined["face_id_base"]).all()
     assert (joined["framing"] == joined["framing_base"]).all()
     assert image["image_id"].n_unique() == image.height
 
@@ -119,7 +119,7 @@ def _manifest(folder: Path, rows: list[dict[str, str]]) -> Path:
 
 def _row(image_id: str, path: str, role: str = "base", **extra: str) -> dict[str, str]:
     row = dict.fromkeys(("base_image_id", "feature_key", "variation_value"), "")
-    row |= {"image_id": image_id, "identity_id": "p1", "path": path, "role": role}
+    row |= {"image_id": image_id, "face_id": "p1", "path": path, "role": role}
     row |= {"age": "", "gender": "male", "ethnicity": "", "body_type": ""}
     return row | extra
 
@@ -185,7 +185,7 @@ def test_the_simulated_judge_plants_nothing_on_placebos():
     columns = {
         "scenario_ids": ["competent"] * n,
         "scenario_categories": ["Personality & Social"] * n,
-        "identity_ids": ["f1"] * n,
+        "face_ids": ["f1"] * n,
         "age": ["elderly"] * n,
         "gender": ["female"] * n,
         "ethnicity": ["Asian"] * n,

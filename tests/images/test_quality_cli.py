@@ -22,7 +22,7 @@ from cueshift.inference.stand_ins.tiny_clip import save_tiny_clip  # noqa: E402
 from tests.hardening.failing import one_line  # noqa: E402
 
 RUNNER = CliRunner()
-COLUMNS = ("image_id", "identity_id", "path", "role", "base_image_id", "feature_key", "variation_value")
+COLUMNS = ("image_id", "face_id", "path", "role", "base_image_id", "feature_key", "variation_value")
 DEMOGRAPHICS = {"age": "young adult", "gender": "female", "ethnicity": "Asian", "body_type": "thin"}
 #: The planted counterfactual failure: this variation shows another picture, not its base.
 SWAPPED = "q2"

@@ -51,7 +51,7 @@ def test_release_rows(checkout: Path, where: str) -> None:
     }
     image_set = load(root[where])
     assert image_set.root == (checkout / "output" / "final_dataset").absolute()
-    identity = {r["identity_id"]: r for r in image_set.identity.iter_rows(named=True)}
+    identity = {r["face_id"]: r for r in image_set.face.iter_rows(named=True)}
     assert set(identity) == {FACE0, FACE1}
     assert identity[FACE1]["body_type"] == "obese"  # body_index 2: thin, normal, obese
     assert (identity[FACE0]["age"], identity[FACE0]["body_type"]) == ("young adult", "thin")

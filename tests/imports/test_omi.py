@@ -34,8 +34,8 @@ def test_images_are_one_identity_each_numeric_order(omi: Path) -> None:
     bench = load_omi(omi, VariationFilter(whitelist={}, rules=[]), progress=False)
     ids = bench.image["image_id"].to_list()
     assert ids[:3] == ["1", "2", "3"] and ids[-1] == "7x" and "10" in ids
-    assert (bench.image["role"] == "base").all() and bench.identity["source"].unique().to_list() == ["omi"]
-    assert bench.identity["identity_id"].to_list() == ids
+    assert (bench.image["role"] == "base").all() and bench.face["source"].unique().to_list() == ["omi"]
+    assert bench.face["face_id"].to_list() == ids
 
 
 def test_numeric_ids_compare_as_numbers(omi: Path) -> None:

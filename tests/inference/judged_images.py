@@ -22,7 +22,7 @@ def judged_image(
     """A face image: the base image when ``feature_key`` is None, else the variation ``value`` of it."""
     return ImageRecord(
         image_id=image_id,
-        identity_id=identity,
+        face_id=identity,
         path=path,
         role="base" if feature_key is None else "variation",
         feature_key=feature_key,

@@ -31,7 +31,7 @@ def make_context(tmp_path: Path) -> StudyContext:
         Image.new("RGB", (16, 16), colour).save(path)
         images[f"img{i}"] = ImageRecord(
             image_id=f"img{i}",
-            identity_id=f"id{i}",
+            face_id=f"id{i}",
             path=path,
             role="base",
             feature_key=None,

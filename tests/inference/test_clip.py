@@ -54,7 +54,7 @@ def context(tmp_path: Path) -> StudyContext:
         path = tmp_path / f"face{i}.png"
         Image.fromarray(rng.integers(0, 256, size=(40, 36, 3), dtype=np.uint8)).save(path)
         images[f"img{i}"] = ImageRecord(
-            image_id=f"img{i}", identity_id=f"id{i}", path=path, role="base", feature_key=None,
+            image_id=f"img{i}", face_id=f"id{i}", path=path, role="base", feature_key=None,
             variation_category=None, variation_value=None, framing="face",
             age=None, gender=None, ethnicity=None, body_type=None,
         )  # fmt: skip

@@ -119,7 +119,7 @@ def truth_columns(image_ids: list[str], scenario_ids: list[str]) -> dict[str, li
     return {
         "scenario_ids": [s.scenario_id for _, s in rows],
         "scenario_categories": [s.category for _, s in rows],
-        "identity_ids": [m[0] for m, _ in rows],
+        "face_ids": [m[0] for m, _ in rows],
         "feature_keys": [m[1] for m, _ in rows],
         "values": [m[2] for m, _ in rows],
         "age": [m[3] for m, _ in rows],
@@ -415,7 +415,7 @@ def test_population_delta_matches_monte_carlo_over_faces() -> None:
         common = {
             "scenario_ids": [scenario_id] * n_faces,
             "scenario_categories": [SCENARIOS[scenario_id].category] * n_faces,
-            "identity_ids": identities,
+            "face_ids": identities,
             **{k: [v] * n_faces for k, v in demographics.items()},
         }
         phi_variation = expected_phi(
@@ -438,7 +438,7 @@ def test_population_delta_matches_monte_carlo_over_faces() -> None:
     row = {
         "scenario_ids": [WEALTHY],
         "scenario_categories": [SCENARIOS[WEALTHY].category],
-        "identity_ids": ["x"],
+        "face_ids": ["x"],
         **{k: [v] for k, v in demographics.items()},
     }
     direct = (

@@ -93,9 +93,9 @@ def test_serving_noise_is_read_from_placebo_shifts() -> None:
 
 def test_the_judges_defaults_are_exact_and_repeatable(pilot_db: tuple[Study, Path]) -> None:
     study, _ = pilot_db
-    identity, image = study_images(study)
-    first, rows = judge_inputs(study, identity, image, scenarios=study_scenarios(study))
-    second, _ = judge_inputs(study, identity, image, scenarios=study_scenarios(study))
+    face, image = study_images(study)
+    first, rows = judge_inputs(study, face, image, scenarios=study_scenarios(study))
+    second, _ = judge_inputs(study, face, image, scenarios=study_scenarios(study))
     assert first == second
     comp = first.models["sim-judge"].components
     assert comp.invalid_rate == 0.02 and comp.serving == 0.0
@@ -106,8 +106,8 @@ def test_the_judges_defaults_are_exact_and_repeatable(pilot_db: tuple[Study, Pat
 
 def test_a_pilot_of_the_simulated_judge_estimates_what_the_judge_plants(pilot_db: tuple[Study, Path]) -> None:
     study, database = pilot_db
-    identity, image = study_images(study)
-    exact, _ = judge_inputs(study, identity, image, scenarios=study_scenarios(study))
+    face, image = study_images(study)
+    exact, _ = judge_inputs(study, face, image, scenarios=study_scenarios(study))
     pilot = open_pilot(database, "stylisticbias")
     try:
         inputs, rows, notes = pilot_inputs(pilot)

@@ -69,9 +69,9 @@ def build_study_db(
         for i in range(n_faces)
     ]
     assert all(f in configs for f in faces)
-    identity = pl.DataFrame(
+    face_frame = pl.DataFrame(
         {
-            "identity_id": [f"f{i:03d}" for i in range(n_faces)],
+            "face_id": [f"f{i:03d}" for i in range(n_faces)],
             "source": ["simulated"] * n_faces,
             "age": [f[0] for f in faces],
             "gender": [f[1] for f in faces],
@@ -87,7 +87,7 @@ def build_study_db(
         rows.append(
             dict(
                 image_id=f"{face}-base",
-                identity_id=face,
+                face_id=face,
                 role="base",
                 base_image_id=None,
                 variation_category=None,
@@ -106,7 +106,7 @@ def build_study_db(
                 rows.append(
                     dict(
                         image_id=f"{face}-{feature.feature_key}-{k}",
-                        identity_id=face,
+                        face_id=face,
                         role="variation",
                         base_image_id=f"{face}-base",
                         variation_category=feature.category,
@@ -122,7 +122,7 @@ def build_study_db(
             rows,
             schema={
                 "image_id": pl.String,
-                "identity_id": pl.String,
+                "face_id": pl.String,
                 "role": pl.String,
                 "base_image_id": pl.String,
                 "variation_category": pl.String,
@@ -141,7 +141,7 @@ def build_study_db(
         )
         .select(
             "image_id",
-            "identity_id",
+            "face_id",
             "role",
             "base_image_id",
             "variation_category",
@@ -187,7 +187,7 @@ def build_study_db(
         }
     ).with_columns(pl.col("n_planned").cast(pl.Int64), pl.col("n_written").cast(pl.Int64))
 
-    judged = image.filter(pl.col("evaluated")).join(identity, on="identity_id")
+    judged = image.filter(pl.col("evaluated")).join(face_frame, on="face_id")
     age_shift = {"young adult": -0.3, "middle-aged adult": 0.0, "elderly": 0.3}
     body_shift = {"thin": 0.1, "normal": 0.2, "obese": -0.4}
     frames = []
@@ -206,7 +206,7 @@ def build_study_db(
                 + judged["body_type"].replace_strict(body_shift).to_numpy()
             )
             face_noise = np.array(
-                [zlib.crc32(f"{f}/{s.scenario_id}".encode()) % 97 / 97 - 0.5 for f in judged["identity_id"]]
+                [zlib.crc32(f"{f}/{s.scenario_id}".encode()) % 97 / 97 - 0.5 for f in judged["face_id"]]
             )
             logit = 0.2 + scale * gain * cue + demo + 0.6 * face_noise
             for ordering in ORDERINGS:
@@ -246,7 +246,7 @@ def build_study_db(
         store.write_tables(
             con,
             {
-                "identity": identity,
+                "face": face_frame,
                 "image": image,
                 "scenario": scenario,
                 "prompt_variant": prompt_variant_frame(RELEASED_TEMPLATE, ORDERINGS),

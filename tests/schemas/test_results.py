@@ -39,7 +39,7 @@ def _paired_scores() -> pl.DataFrame:
                     {
                         **KEYS,
                         "scenario_id": f"s{k}",
-                        "identity_id": f"p{i}",
+                        "face_id": f"p{i}",
                         "condition": condition,
                         "gender": ["female", "male"][i % 2],
                         "age": None if i < 8 else ["young", "old"][i % 2],

@@ -30,13 +30,13 @@ def delta_frame(study: SimulatedStudy) -> pl.DataFrame:
     phi = study.counts.with_columns(
         n_valid=pl.col("n_total") - pl.col("n_invalid"),
     ).with_columns(phi=pl.when(pl.col("n_valid") > 0).then(pl.col("n_favorable") / pl.col("n_valid")))
-    image, identity, scen = study.tables["image"], study.tables["identity"], study.tables["scenario"]
+    image, face, scen = study.tables["image"], study.tables["face"], study.tables["scenario"]
     var = image.filter(
         (pl.col("role") == "variation") & (pl.col("feature_key") != PLACEBO_FEATURE_KEY)
     ).select(
         "image_id",
         "base_image_id",
-        pl.col("identity_id").alias("face_id"),
+        "face_id",
         "variation_category",
         "feature_key",
         "variation_value",
@@ -54,9 +54,7 @@ def delta_frame(study: SimulatedStudy) -> pl.DataFrame:
     out = (
         v.join(b, on=["model_id", "scenario_id", "base_image_id"])
         .join(
-            identity.select(
-                pl.col("identity_id").alias("face_id"), "age", "gender", "ethnicity", "body_type"
-            ),
+            face.select("face_id", "age", "gender", "ethnicity", "body_type"),
             on="face_id",
         )
         .join(scen.select("scenario_id", pl.col("category").alias("scenario_category")), on="scenario_id")

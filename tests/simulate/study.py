@@ -30,8 +30,8 @@ from cueshift.study.variations import PLACEBO_FEATURE_KEY, VariationFilter
 from tests.simulate.tables import (
     POPULATION,
     draw_demographics,
+    face_table,
     fixed_tables,
-    identity_table,
     image_table,
 )
 
@@ -60,7 +60,7 @@ class SimulationSpec:
 
 @dataclass(frozen=True)
 class SimulatedStudy:
-    """Tables of the study (``identity``, ``image``, ``scenario``, ``model``, ``prompt_variant``,
+    """Tables of the study (``face``, ``image``, ``scenario``, ``model``, ``prompt_variant``,
     ``run``), the binomial ``counts`` per model × image × scenario, and the ``truth`` (expected
     Δ per model × variation value × scenario over the face population)."""
 
@@ -121,8 +121,8 @@ def simulate_study(spec: SimulationSpec) -> SimulatedStudy:
             gamma_pop = g_age @ age_pop
     b = rng.uniform(-spec.slope_halfwidth, spec.slope_halfwidth, size=(n_m, n_v, n_f))
     # ---- counts for every model × image × scenario
-    img = image.select("image_id", "identity_id", "variation_value").with_row_index("img")
-    face_idx = np.searchsorted(np.array(face_ids), img["identity_id"].to_numpy())
+    img = image.select("image_id", "face_id", "variation_value").with_row_index("img")
+    face_idx = np.searchsorted(np.array(face_ids), img["face_id"].to_numpy())
     is_var = (img["variation_value"].is_not_null() & ~is_placebo).to_numpy()  # placebos: shift 0
     v_idx = np.where(is_var, np.searchsorted(values, img["variation_value"].fill_null("").to_numpy()), 0)
     p = p_base[:, :, face_idx]  # (m, s, images)
@@ -159,7 +159,7 @@ def simulate_study(spec: SimulationSpec) -> SimulatedStudy:
     )
     n_judgments = int(n_invalid.size * spec.n_prompts)
     tables = {
-        "identity": identity_table(face_ids, demo),
+        "face": face_table(face_ids, demo),
         "image": image,
         **fixed_tables(scenarios, spec.models, seed=spec.seed, n_faces=spec.n_faces, n_judgments=n_judgments),
     }

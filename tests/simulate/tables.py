@@ -40,7 +40,7 @@ POPULATION: dict[str, dict[str, float]] = {
 #: Columns of the ``image`` table built here, in the order its rows are written.
 IMAGE_COLUMNS = (
     "image_id",
-    "identity_id",
+    "face_id",
     "role",
     "base_image_id",
     "variation_category",
@@ -123,11 +123,11 @@ def image_table(
     ).select(cols[:8] + ["path", "sha256", "width", "height", "evaluated", "exclusion_reason"])
 
 
-def identity_table(face_ids: Sequence[str], demo: dict[str, np.ndarray]) -> pl.DataFrame:
-    """The ``identity`` rows: each simulated face with its demographic groups."""
+def face_table(face_ids: Sequence[str], demo: dict[str, np.ndarray]) -> pl.DataFrame:
+    """The ``face`` rows: each simulated face with its demographic groups."""
     return pl.DataFrame(
         {
-            "identity_id": face_ids,
+            "face_id": face_ids,
             "source": "simulated",
             **{k: list(v) for k, v in demo.items()},
             "attributes": pl.Series([None] * len(face_ids), dtype=pl.String),

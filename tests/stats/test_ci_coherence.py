@@ -176,7 +176,7 @@ def test_paired_difference_interval_is_clamped_to_its_range() -> None:
     }
     scores = pl.DataFrame(
         [
-            {**keys, "identity_id": f"i{i}", "condition": condition, "s": s}
+            {**keys, "face_id": f"i{i}", "condition": condition, "s": s}
             for condition, values in (("original", original), ("filtered", filtered))
             for i, s in enumerate(values)
         ]

@@ -67,7 +67,7 @@ def test_default_mode_is_unchanged_and_release_mode_adds_its_tables(runs):
 def test_release_phi_counts_invalid_answers_in_the_denominator(runs):
     con = runs[0]
     answers = con.sql(
-        "SELECT j.model_id, i.identity_id AS face_id, j.scenario_id, j.outcome FROM judgment j "
+        "SELECT j.model_id, i.face_id, j.scenario_id, j.outcome FROM judgment j "
         "JOIN image i USING (image_id) WHERE i.role = 'base'"
     ).pl()
     expected = answers.group_by("model_id", "face_id", "scenario_id").agg(

@@ -89,7 +89,7 @@ def test_phi_aggregates_across_orderings_and_matches_view(tmp_path):
         SimulationSpec(n_faces=1, models=("m1",), scenario_ids=("competent",), variation_values=("Acne",))
     )
     store.write_tables(con, study.tables)
-    con.execute("INSERT INTO identity VALUES ('x', 'test', NULL, NULL, NULL, NULL, NULL)")
+    con.execute("INSERT INTO face VALUES ('x', 'test', NULL, NULL, NULL, NULL, NULL)")
     con.execute(
         "INSERT INTO image VALUES ('img', 'x', 'base', NULL, NULL, NULL, NULL, 'face', 'p', "
         "repeat('a', 64), NULL, NULL, true, NULL)"

@@ -52,13 +52,9 @@ def _study(n_faces: int, models: tuple[str, ...], seed: int) -> tuple[pl.DataFra
     study = simulate_study(spec)
     base_images = study.tables["image"].filter(pl.col("role") == "base")
     base = (
-        study.counts.join(
-            base_images.select("image_id", pl.col("identity_id").alias("face_id")), on="image_id"
-        )
+        study.counts.join(base_images.select("image_id", "face_id"), on="image_id")
         .join(
-            study.tables["identity"].select(
-                pl.col("identity_id").alias("face_id"), "age", "gender", "ethnicity", "body_type"
-            ),
+            study.tables["face"].select("face_id", "age", "gender", "ethnicity", "body_type"),
             on="face_id",
         )
         .with_columns(n_valid=pl.col("n_total") - pl.col("n_invalid"))

@@ -25,8 +25,9 @@ STALE = "(b)"
 
 
 def build_old_study(path: Path, version: int) -> None:
-    """A database of schema ``version`` (2 or 3) at ``path``: 2 images, judgments over 4
-    orderings, and a ``result_manifest`` with the columns of its day."""
+    """A database of schema ``version`` (2, 3 or 4) at ``path``: 1 person (table ``identity``) with 2
+    images, judgments over 4 orderings, (version 4) one ``image_identity`` row, and a
+    ``result_manifest`` with the columns of its day."""
     con = duckdb.connect(str(path))
     try:
         con.execute((FIXTURES / f"schema_v{version}.sql").read_text(encoding="utf-8"))
@@ -59,9 +60,13 @@ def build_old_study(path: Path, version: int) -> None:
             "TIMESTAMP '2026-01-02 03:04:05', 'r1')",
             rows,
         )
-        if version == 3:  # a v3 runner recorded reasons: a stored one is kept even where it differs
+        if version >= 3:  # a v3 runner recorded reasons: a stored one is kept even where it differs
             con.execute(
                 "UPDATE judgment SET invalid_reason = 'conflict' WHERE response_text = 'Yes' AND seed = 5"
+            )
+        if version >= 4:
+            con.execute(
+                "INSERT INTO image_identity VALUES ('enc', 'f1_v', 'f1_base', 'eyewear', 0.9, NULL, false)"
             )
         con.execute("CREATE TABLE result_manifest AS SELECT 'sbs' AS analysis, 42 AS seed")
     finally:

@@ -22,7 +22,7 @@ from cueshift.errors import SchemaViolation
 from cueshift.schemas import TABLE_SCHEMAS
 from cueshift.store import validate
 from cueshift.store.compiled import CompiledSchema, compiled
-from tests.dbrows import NOW, identities, images, judgments
+from tests.dbrows import NOW, faces, images, judgments
 
 #: edge values tried in every column, whatever its dtype (a value of another type casts to null)
 EDGES: list[Any] = [
@@ -55,7 +55,7 @@ def _valid_frames() -> dict[str, pl.DataFrame]:
     )
     return {
         "judgment": judged,
-        "identity": identities(("p1", "f", "young"), ("p2", "m", "old")),
+        "face": faces(("p1", "f", "young"), ("p2", "m", "old")),
         "image": images(("i1", "p1", None, None), ("i2", "p1", "i1", "Glasses")),
         "pairwise_trial": pl.DataFrame(
             {

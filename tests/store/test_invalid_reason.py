@@ -63,7 +63,7 @@ def con(tmp_path):
     store.write_tables(
         con,
         {
-            "identity": dbrows.identities(("f1", "male", "elderly")),
+            "face": dbrows.faces(("f1", "male", "elderly")),
             "image": dbrows.images(("f1_base", "f1", None, None)),
             "scenario": dbrows.scenarios("kind"),
         },

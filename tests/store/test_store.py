@@ -17,7 +17,7 @@ def con(tmp_path):
     store.write_tables(
         con,
         {
-            "identity": dbrows.identities(("f1", "male", "elderly")),
+            "face": dbrows.faces(("f1", "male", "elderly")),
             "image": dbrows.images(("f1_base", "f1", None, None)),
             "scenario": dbrows.scenarios("kind"),
         },
@@ -72,11 +72,11 @@ def test_an_unknown_column_is_rejected(con):
 
 
 def test_one_invalid_table_in_a_batch_writes_no_table(con):
-    good_identity = dbrows.identities(("f9", "female", "elderly"))
+    good_face = dbrows.faces(("f9", "female", "elderly"))
     bad_judgments = dbrows.judgments("m", GOOD).with_columns(pl.lit("??").alias("outcome"))
     with pytest.raises(SchemaViolation):
-        store.write_tables(con, {"identity": good_identity, "judgment": bad_judgments})
-    assert _count(con, "identity") == 1
+        store.write_tables(con, {"face": good_face, "judgment": bad_judgments})
+    assert _count(con, "face") == 1
 
 
 def test_a_judgment_stored_twice_is_refused_before_it_is_used(con):

@@ -1,4 +1,5 @@
-"""`cueshift upgrade`: a version-2 or -3 study database becomes version 4 with every judgment kept."""
+"""`cueshift upgrade`: a version-2, -3 or -4 study database becomes version 5 with every row kept
+(the person table ``identity`` under its new name ``face``)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def _reasons(path) -> dict[tuple[str, int], str | None]:
     return {(text, seed): reason for text, seed, reason in rows}
 
 
-@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("version", [2, 3, 4])
 def test_upgrade_keeps_every_judgment_and_fills_the_reasons(tmp_path, version) -> None:
     path = tmp_path / "study.duckdb"
     build_old_study(path, version)
@@ -33,27 +34,38 @@ def test_upgrade_keeps_every_judgment_and_fills_the_reasons(tmp_path, version) -
     result = run("upgrade", "--db", str(path))
 
     assert result.exit_code == 0, result.output
-    assert f"schema version {version} -> 4" in result.stdout
+    assert f"schema version {version} -> {store.SCHEMA_VERSION}" in result.stdout
+    renamed = "renamed: identity -> face, face.identity_id -> face_id, image.identity_id -> face_id"
+    assert renamed in result.stdout
     assert judgment_rows(path) == before
     reasons = _reasons(path)
     for (text, _seed), reason in reasons.items():
         if text == STALE:
             assert reason is None
-        elif text == "Yes" and version == 3:
+        elif text == "Yes" and version >= 3:
             assert reason == "conflict"  # recorded by the old runner: kept
         else:
             assert reason == ANSWERS[text][1], text
     con = store.open_study(path)  # the current cueshift opens it read-write now
     try:
         tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-        assert "result_manifest" not in tables
+        assert "result_manifest" not in tables and "identity" not in tables
+        assert con.execute("SELECT face_id, source, age, gender FROM face").fetchall() == [
+            ("f1", "demo", "elderly", "female")
+        ]
+        assert con.execute("SELECT image_id, face_id FROM image ORDER BY 1").fetchall() == [
+            ("f1_base", "f1"),
+            ("f1_v", "f1"),
+        ]
+        quality = con.execute("SELECT image_id, cosine FROM image_identity").fetchall()
+        assert quality == ([("f1_v", 0.9)] if version >= 4 else [])
         assert {"image_identity", "release_judgment", "request_failure"} <= tables
         keys = con.execute(
             "SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'judgment' "
             "AND constraint_type = 'PRIMARY KEY'"
         ).fetchall()
         assert keys == [(0,)]
-        assert con.execute("SELECT value FROM cueshift_meta").fetchall() == [("4",)]
+        assert con.execute("SELECT value FROM cueshift_meta").fetchall() == [("5",)]
         assert con.execute("SELECT backend_report FROM run").fetchall() == [(None,)]
     finally:
         con.close()
@@ -67,10 +79,10 @@ def test_upgrade_keeps_every_judgment_and_fills_the_reasons(tmp_path, version) -
     assert again.exit_code == 0 and "nothing to upgrade" in again.stdout
 
 
-@pytest.mark.parametrize("stamp", ["1", "5", None])
+@pytest.mark.parametrize("stamp", ["1", "6", None])
 def test_unknown_or_newer_versions_are_refused_in_one_line(tmp_path, stamp) -> None:
     path = tmp_path / "study.duckdb"
-    build_old_study(path, 3)
+    build_old_study(path, 4)
     con = duckdb.connect(str(path))
     if stamp is None:
         con.execute("DROP TABLE cueshift_meta")
@@ -82,7 +94,7 @@ def test_unknown_or_newer_versions_are_refused_in_one_line(tmp_path, stamp) -> N
     line = one_line(run("upgrade", "--db", str(path)))
 
     assert (f"schema version {stamp}" if stamp else "no cueshift schema version") in line
-    assert "upgrades versions 2, 3 to 4 only" in line
+    assert "upgrades versions 2, 3, 4 to 5 only" in line
     assert path.read_bytes() == data
     assert [p.name for p in tmp_path.iterdir()] == ["study.duckdb"]
 

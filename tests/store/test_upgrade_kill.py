@@ -52,11 +52,11 @@ def _version(path: Path) -> str:
 
 @pytest.mark.parametrize(
     ("point", "after"),
-    [("derive_invalid_reasons", "3"), ("_keep", "3"), ("swap", "3"), ("_sync_folder", "4")],
+    [("derive_invalid_reasons", "4"), ("_keep", "4"), ("swap", "4"), ("_sync_folder", "5")],
 )
 def test_a_killed_upgrade_leaves_a_whole_database(tmp_path, point, after) -> None:
     path = tmp_path / "study.duckdb"
-    build_old_study(path, 3)
+    build_old_study(path, 4)
     before = judgment_rows(path)
     data = path.read_bytes()
     env = {**os.environ, "PYTHONPATH": str(ENGINE) + os.pathsep + str(ROOT)}
@@ -68,13 +68,13 @@ def test_a_killed_upgrade_leaves_a_whole_database(tmp_path, point, after) -> Non
     assert killed.returncode == -9
     assert _version(path) == after
     assert judgment_rows(path) == before
-    if after == "3":
+    if after == "4":
         assert path.read_bytes() == data
     done = upgrade_database(path)
-    assert _version(path) == "4"
+    assert _version(path) == "5"
     assert judgment_rows(path) == before
-    assert judgment_rows(tmp_path / "study.schema-v3.duckdb") == before
-    assert done.copied is None if after == "4" else done.copied is not None
+    assert judgment_rows(tmp_path / "study.schema-v4.duckdb") == before
+    assert done.copied is None if after == "5" else done.copied is not None
     assert not list(tmp_path.glob(".*"))  # no temporary file left
 
 

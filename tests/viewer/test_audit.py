@@ -39,9 +39,9 @@ def _plant(db: Path) -> pl.DataFrame:
     con = duckdb.connect(str(db))
     try:
         images = con.sql(
-            "SELECT image_id, base_image_id, identity_id AS face_id, feature_key, variation_value "
+            "SELECT image_id, base_image_id, face_id, feature_key, variation_value "
             "FROM image WHERE role = 'variation' AND list_contains(?, variation_value) "
-            "ORDER BY variation_value, identity_id",
+            "ORDER BY variation_value, face_id",
             params=[list(AUDITED)],
         ).pl()
         rows = []
@@ -168,7 +168,7 @@ def test_an_empty_audit_shows_nothing(stylisticbias_server: Served) -> None:
     assert scalar(stylisticbias_server.db, "SELECT count(*) FROM edit_audit") == 0
     overview = _page(stylisticbias_server, "/")
     assert 'id="edit-audit"' not in overview and 'id="nav-failed"' not in overview
-    face = scalar(stylisticbias_server.db, "SELECT min(identity_id) FROM identity")
+    face = scalar(stylisticbias_server.db, "SELECT min(face_id) FROM face")
     assert "data-audit=" not in _page(stylisticbias_server, "/face", id=str(face))
     assert 'id="tbl-audit"' not in _page(stylisticbias_server, "/attribute", value=AUDITED[0])
     assert "No edit audit in this study database" in _page(stylisticbias_server, "/failed")

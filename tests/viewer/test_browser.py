@@ -73,9 +73,9 @@ def test_filters_links_and_numbers(page: Any, stylisticbias_server: Served, tmp_
     image_id = card.get_attribute("data-image")
     card.locator("a").first.click()
     page.wait_for_url("**/face?*")
-    identity = scalar(db, "SELECT identity_id FROM image WHERE image_id = ?", [image_id])
+    identity = scalar(db, "SELECT face_id FROM image WHERE image_id = ?", [image_id])
     assert page.inner_text("#face-title") == identity
-    n_images = scalar(db, "SELECT count(*) FROM image WHERE identity_id = ?", [identity])
+    n_images = scalar(db, "SELECT count(*) FROM image WHERE face_id = ?", [identity])
     assert page.locator("#images .card").count() == n_images
     page.locator(f'#images .card[data-image="{image_id}"] a.drill').click()
     page.wait_for_url("**/judgments?*")
@@ -112,11 +112,11 @@ def test_invalid_answers_are_highlighted(page: Any, stylisticbias_server: Served
 def test_face_index_pages_and_group_filter(page: Any, stylisticbias_server: Served) -> None:
     db = stylisticbias_server.db
     page.goto(stylisticbias_server.url + "/faces")
-    assert page.inner_text("#n-identities") == str(scalar(db, "SELECT count(*) FROM identity"))
+    assert page.inner_text("#n-faces") == str(scalar(db, "SELECT count(*) FROM face"))
     page.select_option("#filter-group", "gender:female")
     page.wait_for_url("**group=gender%3Afemale*")
-    females = scalar(db, "SELECT count(*) FROM identity WHERE gender = 'female'")
-    assert page.inner_text("#n-identities") == str(females)
+    females = scalar(db, "SELECT count(*) FROM face WHERE gender = 'female'")
+    assert page.inner_text("#n-faces") == str(females)
     assert page.locator("#faces .card").count() == females
     page.locator("#faces .card").first.click()
     page.wait_for_url("**/face?*")

@@ -95,15 +95,13 @@ def test_pairwise_trials_show_both_images_and_the_choice(pairwise_server: Served
 
 def test_paired_face_shows_original_and_filtered(paired_server: Served) -> None:
     db = paired_server.db
-    identity = str(frame(db, "SELECT min(identity_id) AS i FROM image")["i"][0])
+    identity = str(frame(db, "SELECT min(face_id) AS i FROM image")["i"][0])
     html = _html(f"{paired_server.url}/face?id={identity}")
-    images = frame(db, "SELECT image_id, role FROM image WHERE identity_id = ? ORDER BY role", [identity])
+    images = frame(db, "SELECT image_id, role FROM image WHERE face_id = ? ORDER BY role", [identity])
     assert images["role"].to_list() == ["base", "variation"]
     for image_id, role in images.iter_rows():
         assert f'data-image="{image_id}" data-role="{role}"' in html
-    phi = frame(
-        db, "SELECT count(*) AS n FROM phi JOIN image USING (image_id) WHERE identity_id = ?", [identity]
-    )
+    phi = frame(db, "SELECT count(*) AS n FROM phi JOIN image USING (image_id) WHERE face_id = ?", [identity])
     shown = tables(html)
     cells = sum(len(r) - 1 for key, t in shown.items() if key.startswith("tbl-phi") for r in t[2:-1])
     assert cells == phi["n"][0]

@@ -75,7 +75,7 @@ def test_placebos_are_shown_apart_from_the_variations(stylisticbias_server: Serv
     assert not placebos & {r[1] for r in found["tbl-ranking"][2:-1]}
     assert {r[1] for r in found["tbl-placebos"][2:-1]} == placebos
     assert html.index('id="ranking"') < html.index("Noise floor") < html.index('id="placebos"')
-    face = str(scalar(db, "SELECT min(identity_id) FROM image WHERE feature_key = 'placebo'"))
+    face = str(scalar(db, "SELECT min(face_id) FROM image WHERE feature_key = 'placebo'"))
     page = _page(stylisticbias_server, "/face", id=face)
     cards = page.split('class="card"')[1:]
     roles = [c.split('data-role="')[1].split('"')[0] for c in cards]
@@ -83,12 +83,12 @@ def test_placebos_are_shown_apart_from_the_variations(stylisticbias_server: Serv
     assert all('class="badge placebo"' in c for c in cards[-2:])
     n_variations = scalar(
         db,
-        "SELECT count(*) FROM image WHERE identity_id = ? AND role = 'variation' AND evaluated "
+        "SELECT count(*) FROM image WHERE face_id = ? AND role = 'variation' AND evaluated "
         "AND feature_key <> 'placebo'",
         [face],
     )
     index = _page(stylisticbias_server, "/faces")
-    card = index.split(f'data-identity="{face}"')[1].split("</a>")[0]
+    card = index.split(f'data-face="{face}"')[1].split("</a>")[0]
     assert f"{n_variations} variations · 2 placebos" in card
 
 
@@ -182,7 +182,7 @@ def test_images_are_served_only_when_registered_and_inside_the_root(stylisticbia
     [
         ("/?model=x'; DROP TABLE judgment; --", "no such model"),
         ("/attribute?value=nothing", "no such attribute"),
-        ("/face?id=nobody", "no such identity"),
+        ("/face?id=nobody", "no such face"),
         ("/judgments?image=demo-0001-base&scenario=nope", "no such scenario"),
         ("/faces?page=999", "page(s)"),
         ("/faces?page=abc", "expected a page number"),
@@ -207,5 +207,5 @@ def test_partial_study_pages_and_missing_image(partial_db: Path, tmp_path: Path)
         )
         status, headers, body = fetch(f"{served.url}/image/{lost}?w=160")
         assert status == 200 and headers.get("x-cueshift-placeholder") == "missing" and b"<svg" in body
-        face = str(scalar(partial_db, "SELECT identity_id FROM image WHERE image_id = ?", [lost]))
+        face = str(scalar(partial_db, "SELECT face_id FROM image WHERE image_id = ?", [lost]))
         assert "φ per scenario" in _page(served, "/face", id=face)

@@ -38,9 +38,7 @@ def _build(path: Path, *, identity: bool) -> None:
             "TIMESTAMP '2026-01-01', 1)"
         )
         for face in ("f1", "f2"):
-            con.execute(
-                "INSERT INTO identity VALUES (?, 'demo', 'elderly', 'female', NULL, NULL, '{}')", [face]
-            )
+            con.execute("INSERT INTO face VALUES (?, 'demo', 'elderly', 'female', NULL, NULL, '{}')", [face])
             con.execute(
                 "INSERT INTO image VALUES "
                 "(?, ?, 'base', NULL, NULL, NULL, NULL, 'face', ?, 'x', 8, 8, true, NULL)",

@@ -42,7 +42,7 @@ def con(tmp_path):
     store.write_tables(
         con,
         {
-            "identity": dbrows.identities(("f1", "male", "elderly"), ("f2", "female", "young adult")),
+            "face": dbrows.faces(("f1", "male", "elderly"), ("f2", "female", "young adult")),
             "image": image,
             "scenario": dbrows.scenarios("kind"),
         },

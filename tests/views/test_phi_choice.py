@@ -28,7 +28,7 @@ def con(tmp_path):
     store.write_tables(
         con,
         {
-            "identity": dbrows.identities(("f1", "male", "elderly")),
+            "face": dbrows.faces(("f1", "male", "elderly")),
             "image": dbrows.images(
                 ("f1_base", "f1", None, None), ("f1_glasses", "f1", "f1_base", "Thick-rimmed")
             ),

@@ -16,7 +16,7 @@ def con(tmp_path):
     store.write_tables(
         con,
         {
-            "identity": dbrows.identities(("f1", "male", "elderly"), ("f2", "female", "young adult")),
+            "face": dbrows.faces(("f1", "male", "elderly"), ("f2", "female", "young adult")),
             "image": dbrows.images(
                 ("f1_base", "f1", None, None),
                 ("f1_glasses", "f1", "f1_base", "Thick-rimmed"),

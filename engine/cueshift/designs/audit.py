@@ -65,7 +65,7 @@ def edit_pairs_of(image: pl.DataFrame) -> pl.DataFrame:
         variations.select(
             "image_id",
             "base_image_id",
-            pl.col("identity_id").alias("face_id"),
+            "face_id",
             "feature_key",
             "variation_value",
             "path",

@@ -4,7 +4,7 @@ The protocol of seed 000 (App. C.2), used by the ``stylisticbias``, ``paired`` a
 designs: every evaluated image × scenario × ordering × seed is asked once and stored in
 ``judgment``, keyed by (model, image, scenario, ordering, seed). Scoring backends are
 deterministic (asked once, seed 0); backends without letters (CLIP probes) use the first
-ordering only. Units of one identity (a face, its base and all its variations) stay in one
+ordering only. Units of one face (its base and all its variations) stay in one
 shard.
 """
 
@@ -28,12 +28,12 @@ JUDGMENT_KEY: tuple[str, ...] = ("model_id", "image_id", "scenario_id", "orderin
 
 def image_records(image_set: ImageSet) -> dict[str, ImageRecord]:
     """Every image of ``image_set`` as a backend sees it (absolute path and labels), by image id."""
-    joined = image_set.image.join(image_set.identity, on="identity_id", how="left")
+    joined = image_set.image.join(image_set.face, on="face_id", how="left")
     root = image_set.root
     return {
         row["image_id"]: ImageRecord(
             image_id=row["image_id"],
-            identity_id=row["identity_id"],
+            face_id=row["face_id"],
             path=root / row["path"],
             role=row["role"],
             feature_key=row["feature_key"],
@@ -125,7 +125,7 @@ def judgment_workload(study: Study, image_set: ImageSet, stored: tuple[StoredRow
     """
     scenarios = {s.scenario_id: s for s in study_scenarios(study)}
     orderings = tuple(ORDERING_BY_ID[o] for o in study.prompt.orderings)
-    images = image_set.image.filter(pl.col("evaluated")).select("image_id", "identity_id")
+    images = image_set.image.filter(pl.col("evaluated")).select("image_id", "face_id")
 
     def units(model: ModelConfig, backend: Backend) -> pl.DataFrame:  # noqa: ARG001
         deterministic = bool(getattr(backend, "deterministic", backend.scores))
@@ -148,7 +148,7 @@ def judgment_workload(study: Study, image_set: ImageSet, stored: tuple[StoredRow
             images=image_records(image_set), scenarios=scenarios, template=study.prompt.template
         ),
         dimensions={
-            "identity": (image_set.identity, "identity_id"),
+            "face": (image_set.face, "face_id"),
             "image": (image_set.image, "image_id"),
             "scenario": (scenario_frame(tuple(scenarios.values()), study.scenarios.set), "scenario_id"),
             "prompt_variant": (prompt_variant_frame(study.prompt.template, orderings), "ordering"),
@@ -162,7 +162,7 @@ def judgment_workload(study: Study, image_set: ImageSet, stored: tuple[StoredRow
                 method="judge",
                 units=units,
                 parse=parse,
-                shard_by="identity_id",
+                shard_by="face_id",
                 columns=("image_id", "scenario_id", "ordering", "seed"),
             ),
         ),

@@ -16,7 +16,7 @@ Guarantees
   writing and the run record are the same either way.
 * **Resume.** A run asks only the units missing from the database.
 * **Shards.** ``--shard K/N`` keeps the units whose stable hash (of the unit kind's
-  ``shard_by`` value: an identity, a pair of images, an image) falls in shard K and writes
+  ``shard_by`` value: a face, a pair of images, an image) falls in shard K and writes
   to its own database file; :func:`cueshift.store.merge_databases` joins shard files into one.
 * **Nothing written on bad input.** Backends are built, and checked for the methods the
   design needs, before the database is created or touched.

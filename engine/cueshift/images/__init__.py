@@ -1,6 +1,6 @@
 """Image sets: the embedded demo faces, the StylisticBias release layout, a generic manifest, OMI.
 
-Each loader returns a :class:`ImageSet` with ``identity`` and ``image`` frames shaped
+Each loader returns a :class:`ImageSet` with ``face`` and ``image`` frames shaped
 like the tables of the same names (``schemas/tables.py``), with the study's variation
 filter already applied (``evaluated`` / ``exclusion_reason``).
 """
@@ -47,7 +47,7 @@ def load_image_set(
     Returns
     -------
     ImageSet
-        Identity and image frames that pass ``IdentitySchema`` / ``ImageSchema``; image
+        Identity and image frames that pass ``FaceSchema`` / ``ImageSchema``; image
         paths are relative to ``ImageSet.root``.
 
     Raises

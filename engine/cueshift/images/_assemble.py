@@ -1,6 +1,6 @@
-"""From loader records to validated ``identity`` / ``image`` frames (one path for every loader).
+"""From loader records to validated ``face`` / ``image`` frames (one path for every loader).
 
-Order of checks: identities (conflicting demographics), image ids (duplicates), base links,
+Order of checks: faces (conflicting demographics), image ids (duplicates), base links,
 then the files (path safety, existence, decodability). Nothing is returned unless all pass.
 """
 
@@ -25,11 +25,11 @@ from cueshift.images._files import (
 )
 from cueshift.images.base import ImageSet
 from cueshift.images.labels import DEMOGRAPHIC_FIELDS, default_framing, variation_category
-from cueshift.schemas import IdentitySchema, ImageSchema
+from cueshift.schemas import FaceSchema, ImageSchema
 from cueshift.study.variations import VariationFilter
 
-IDENTITY_SCHEMA: dict[str, type[pl.DataType]] = {
-    "identity_id": pl.String,
+FACE_SCHEMA: dict[str, type[pl.DataType]] = {
+    "face_id": pl.String,
     "source": pl.String,
     "age": pl.String,
     "gender": pl.String,
@@ -40,7 +40,7 @@ IDENTITY_SCHEMA: dict[str, type[pl.DataType]] = {
 #: Image columns known before the files are read (listed frames stop here).
 LISTED_IMAGE_SCHEMA: dict[str, type[pl.DataType]] = {
     "image_id": pl.String,
-    "identity_id": pl.String,
+    "face_id": pl.String,
     "role": pl.String,
     "base_image_id": pl.String,
     "variation_category": pl.String,
@@ -53,16 +53,16 @@ LISTED_IMAGE_SCHEMA: dict[str, type[pl.DataType]] = {
 }
 FILE_SCHEMA: dict[str, type[pl.DataType]] = {"sha256": pl.String, "width": pl.Int32, "height": pl.Int32}
 IMAGE_COLUMNS: tuple[str, ...] = (
-    "image_id", "identity_id", "role", "base_image_id", "variation_category", "feature_key",
+    "image_id", "face_id", "role", "base_image_id", "variation_category", "feature_key",
     "variation_value", "framing", "path", "sha256", "width", "height", "evaluated", "exclusion_reason",
 )  # fmt: skip
 
 
 @dataclass(frozen=True)
-class IdentityRecord:
-    """One identity as stated by one source row / metadata file (demographics already normalised)."""
+class FaceRecord:
+    """One face as stated by one source row / metadata file (demographics already normalised)."""
 
-    identity_id: str
+    face_id: str
     source: str
     age: str | None
     gender: str | None
@@ -77,7 +77,7 @@ class ImageRecord:
     """One image as stated by its source; ``path`` is relative to the image-set root (POSIX)."""
 
     image_id: str
-    identity_id: str
+    face_id: str
     role: Literal["base", "variation"]
     path: str
     where: Location
@@ -89,25 +89,25 @@ class ImageRecord:
     path_field: str = "path"  # how the source names the image-file field, for error messages
 
 
-def merge_identities(records: Iterable[IdentityRecord]) -> dict[str, IdentityRecord]:
-    """One record per identity; a later record that contradicts an earlier one is an error."""
-    merged: dict[str, IdentityRecord] = {}
+def merge_faces(records: Iterable[FaceRecord]) -> dict[str, FaceRecord]:
+    """One record per face; a later record that contradicts an earlier one is an error."""
+    merged: dict[str, FaceRecord] = {}
     for record in records:
-        first = merged.setdefault(record.identity_id, record)
+        first = merged.setdefault(record.face_id, record)
         for field in ("source", *DEMOGRAPHIC_FIELDS, "attributes"):
             mine, theirs = getattr(record, field), getattr(first, field)
             if mine != theirs:
                 raise input_error(
                     record.where,
                     field,
-                    f"identity {record.identity_id!r} has {field} {mine!r} here "
+                    f"face {record.face_id!r} has {field} {mine!r} here "
                     f"but {theirs!r} in {first.where.short}",
                 )
     return merged
 
 
-def check_images(images: list[ImageRecord], identities: Mapping[str, IdentityRecord]) -> None:
-    """Unique image ids, known identities, and variations pointing at a base of the same identity."""
+def check_images(images: list[ImageRecord], faces: Mapping[str, FaceRecord]) -> None:
+    """Unique image ids, known faces, and variations pointing at a base of the same face."""
     by_id: dict[str, ImageRecord] = {}
     for image in images:
         first = by_id.setdefault(image.image_id, image)
@@ -117,8 +117,8 @@ def check_images(images: list[ImageRecord], identities: Mapping[str, IdentityRec
                 "image_id",
                 f"duplicate image_id {image.image_id!r} (first in {first.where.short})",
             )
-        if image.identity_id not in identities:
-            raise input_error(image.where, "identity_id", f"unknown identity {image.identity_id!r}")
+        if image.face_id not in faces:
+            raise input_error(image.where, "face_id", f"unknown face {image.face_id!r}")
     for image in images:
         if image.role == "base":
             continue
@@ -131,37 +131,36 @@ def check_images(images: list[ImageRecord], identities: Mapping[str, IdentityRec
             raise input_error(
                 image.where, "base_image_id", f"{base.image_id!r} is a variation, not a base image"
             )
-        if base.identity_id != image.identity_id:
+        if base.face_id != image.face_id:
             raise input_error(
                 image.where,
                 "base_image_id",
-                f"base image {base.image_id!r} belongs to identity "
-                f"{base.identity_id!r}, not {image.identity_id!r}",
+                f"base image {base.image_id!r} belongs to face {base.face_id!r}, not {image.face_id!r}",
             )
 
 
 def listed_frames(
-    identity_records: Iterable[IdentityRecord],
+    face_records: Iterable[FaceRecord],
     image_records: list[ImageRecord],
     variation_filter: VariationFilter,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Checked identity frame and image frame without the file columns (sha256, width, height)."""
-    identities = merge_identities(identity_records)
-    check_images(image_records, identities)
+    """Checked face frame and image frame without the file columns (sha256, width, height)."""
+    faces = merge_faces(face_records)
+    check_images(image_records, faces)
     reasons: dict[tuple[str, str, str | None], str | None] = {}  # the filter is pure: memoise
     columns: dict[str, list[object]] = {name: [] for name in LISTED_IMAGE_SCHEMA}
     for image in image_records:
         reason = None
         if image.role == "variation":
             assert image.feature_key is not None and image.variation_value is not None
-            gender = identities[image.identity_id].gender
+            gender = faces[image.face_id].gender
             key = (image.feature_key, image.variation_value, gender)
             if key not in reasons:
                 reasons[key] = variation_filter.exclusion_reason(*key)
             reason = reasons[key]
         row = {
             "image_id": image.image_id,
-            "identity_id": image.identity_id,
+            "face_id": image.face_id,
             "role": image.role,
             "base_image_id": image.base_image_id,
             "variation_category": image.variation_category
@@ -175,11 +174,11 @@ def listed_frames(
         }
         for name, value in row.items():
             columns[name].append(value)
-    identity_frame = pl.DataFrame(
-        {name: [getattr(r, name) for r in identities.values()] for name in IDENTITY_SCHEMA},
-        schema=IDENTITY_SCHEMA,
+    face_frame = pl.DataFrame(
+        {name: [getattr(r, name) for r in faces.values()] for name in FACE_SCHEMA},
+        schema=FACE_SCHEMA,
     )
-    return identity_frame, pl.DataFrame(columns, schema=LISTED_IMAGE_SCHEMA)
+    return face_frame, pl.DataFrame(columns, schema=LISTED_IMAGE_SCHEMA)
 
 
 def inspect_files(
@@ -200,7 +199,7 @@ def inspect_files(
 def finish(
     name: str,
     root: Path,
-    identity_frame: pl.DataFrame,
+    face_frame: pl.DataFrame,
     listed_image_frame: pl.DataFrame,
     facts: Mapping[str, FileFacts],
 ) -> ImageSet:
@@ -216,17 +215,17 @@ def finish(
     )
     image_frame = pl.concat([listed_image_frame, file_frame], how="horizontal").select(IMAGE_COLUMNS)
     try:
-        IdentitySchema.validate(identity_frame)
+        FaceSchema.validate(face_frame)
         ImageSchema.validate(image_frame)
     except (pandera.errors.SchemaError, pandera.errors.SchemaErrors) as exc:
         raise ImageSetError(f"{name}: the loaded frames break the table contract: {exc}") from None
-    return ImageSet(name=name, root=root.absolute(), identity=identity_frame, image=image_frame)
+    return ImageSet(name=name, root=root.absolute(), face=face_frame, image=image_frame)
 
 
 def assemble(
     name: str,
     root: Path,
-    identity_records: Iterable[IdentityRecord],
+    face_records: Iterable[FaceRecord],
     image_records: list[ImageRecord],
     variation_filter: VariationFilter,
     *,
@@ -235,6 +234,6 @@ def assemble(
     """Check the records, read the image files and return the validated image set."""
     if not image_records:
         raise ImageSetError(f"{name}: no images found")
-    identity_frame, listed = listed_frames(identity_records, image_records, variation_filter)
+    face_frame, listed = listed_frames(face_records, image_records, variation_filter)
     facts = inspect_files(root, image_records, progress=progress)
-    return finish(name, root, identity_frame, listed, facts)
+    return finish(name, root, face_frame, listed, facts)

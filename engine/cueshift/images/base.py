@@ -14,11 +14,11 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ImageSet:
-    """Identities and images of one image set; ``image.path`` is relative to ``root``."""
+    """Faces and images of one image set; ``image.path`` is relative to ``root``."""
 
     name: str
     root: Path
-    identity: pl.DataFrame  # columns of schemas.IdentitySchema
+    face: pl.DataFrame  # columns of schemas.FaceSchema
     image: pl.DataFrame  # columns of schemas.ImageSchema
     croissant: CroissantInfo | None = None  # the release's Croissant metadata, when it ships one
 

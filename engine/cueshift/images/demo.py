@@ -41,7 +41,7 @@ from pathlib import Path
 
 import polars as pl
 
-from cueshift.images._assemble import IdentityRecord, ImageRecord, finish, listed_frames
+from cueshift.images._assemble import FaceRecord, ImageRecord, finish, listed_frames
 from cueshift.images._demo_body import draw_body
 from cueshift.images._demo_face import draw_face
 from cueshift.images._demo_look import RENDERER_VERSION, Look, base_look
@@ -89,7 +89,7 @@ def _paper_extras() -> list[Configuration]:
 
 @dataclass(frozen=True)
 class DemoFace:
-    """One synthetic identity."""
+    """One synthetic face."""
 
     face_id: str
     age: str
@@ -171,23 +171,23 @@ class DemoListing:
     """
 
     name: str
-    identity: pl.DataFrame
+    face: pl.DataFrame
     image: pl.DataFrame
 
 
-def _records(faces: list[DemoFace], root: Path) -> tuple[list[IdentityRecord], list[ImageRecord]]:
-    identities, images = [], []
+def _records(faces: list[DemoFace], root: Path) -> tuple[list[FaceRecord], list[ImageRecord]]:
+    records, images = [], []
     for face in faces:
         where = Location(root / face.face_id)
-        identities.append(
-            IdentityRecord(face.face_id, SOURCE, face.age, face.gender, face.ethnicity, face.body_type, where)
+        records.append(
+            FaceRecord(face.face_id, SOURCE, face.age, face.gender, face.ethnicity, face.body_type, where)
         )
         base_id = f"{face.face_id}-base"
         for image in face_images(face):
             images.append(
                 ImageRecord(
                     image_id=image.image_id,
-                    identity_id=face.face_id,
+                    face_id=face.face_id,
                     role="base" if image.feature_key is None else "variation",
                     path=image.path,
                     where=Location(root / image.path),
@@ -197,13 +197,13 @@ def _records(faces: list[DemoFace], root: Path) -> tuple[list[IdentityRecord], l
                     framing=image.framing,
                 )
             )
-    return identities, images
+    return records, images
 
 
 def list_demo(
     size: str | int = "small", variation_filter: VariationFilter | None = None, *, placebos: bool = False
 ) -> DemoListing:
-    """List the identities and images of a demo size without drawing anything.
+    """List the faces and images of a demo size without drawing anything.
 
     Parameters
     ----------
@@ -218,15 +218,15 @@ def list_demo(
     Returns
     -------
     DemoListing
-        Identity frame (IdentitySchema) and image frame without the file columns.
+        Face frame (FaceSchema) and image frame without the file columns.
     """
     faces = sample_faces(size)
-    identities, images = _records(faces, Path(size_label(size)))
+    records, images = _records(faces, Path(size_label(size)))
     variation_filter = variation_filter or VariationFilter()
-    identity_frame, image_frame = listed_frames(identities, images, variation_filter)
+    face_frame, image_frame = listed_frames(records, images, variation_filter)
     if placebos:
         image_frame = pl.concat([image_frame, list_placebos(image_frame, variation_filter)])
-    return DemoListing(f"demo-{size_label(size)}", identity_frame, image_frame)
+    return DemoListing(f"demo-{size_label(size)}", face_frame, image_frame)
 
 
 def render_png(image: DemoImage) -> tuple[bytes, int, int]:
@@ -325,4 +325,4 @@ def load_demo(
     """List, draw what is missing, and return the demo image set of ``config.size``."""
     listed = list_demo(config.size, variation_filter)
     root, facts = render(config.size, config.cache_dir, progress=progress)
-    return finish(listed.name, root, listed.identity, listed.image, facts)
+    return finish(listed.name, root, listed.face, listed.image, facts)

@@ -6,13 +6,14 @@ Required (a value may be empty where the column says so):
 
 ==================  ==========================================================================
 image_id            unique, non-empty id of the image
-identity_id         the person held fixed; every row of an identity must state the same
-                    demographics and source
+face_id             the person held fixed; every row of a face must state the same
+                    demographics and source (``identity_id``, its name before cueshift's
+                    schema version 5, is still read)
 path                image file relative to the manifest's folder (no absolute paths, no ``..``,
                     no symlink leaving the folder)
 role                ``base`` or ``variation``
 base_image_id       variations: the ``image_id`` of their base (a ``base`` row of the same
-                    identity); empty for bases
+                    face); empty for bases
 feature_key         variations: e.g. ``eyewear``; empty for bases
 variation_value     variations: e.g. ``Sunglasses``; empty for bases
 age, gender,        demographic labels (may be empty); Table 7 spellings are matched
@@ -26,7 +27,7 @@ Optional:
 variation_category  display category; default: the FEATURES category of ``feature_key``, else
                     the key itself
 framing             default ``body`` for ``fashion_style``, ``face`` otherwise
-source              data set the identity comes from; default: the manifest's file stem
+source              data set the face comes from; default: the manifest's file stem
 ==================  ==========================================================================
 
 Any other column is an error (a misspelt column would otherwise be lost silently).
@@ -42,19 +43,21 @@ from pathlib import Path
 
 import polars as pl
 
-from cueshift.images._assemble import IdentityRecord, ImageRecord, assemble
+from cueshift.images._assemble import FaceRecord, ImageRecord, assemble
 from cueshift.images._files import Location, clean_relative_path, input_error
 from cueshift.images.base import ImageSet
 from cueshift.images.labels import DEMOGRAPHIC_FIELDS, normalize_demographic, normalize_variation_value
 from cueshift.study.variations import VariationFilter
 
 REQUIRED_COLUMNS: tuple[str, ...] = (
-    "image_id", "identity_id", "path", "role", "base_image_id", "feature_key", "variation_value",
+    "image_id", "face_id", "path", "role", "base_image_id", "feature_key", "variation_value",
     "age", "gender", "ethnicity", "body_type",
 )  # fmt: skip
 OPTIONAL_COLUMNS: tuple[str, ...] = ("variation_category", "framing", "source")
 ROLES: tuple[str, ...] = ("base", "variation")
 VARIATION_ONLY: tuple[str, ...] = ("base_image_id", "feature_key", "variation_value")
+#: Columns under an earlier name, still read: earlier name -> current name.
+FORMER_COLUMNS: dict[str, str] = {"identity_id": "face_id"}
 
 
 def _lint_csv(path: Path) -> None:
@@ -126,6 +129,7 @@ def read_manifest_table(path: Path) -> pl.DataFrame:
             f"unreadable manifest: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
         ) from None
     names = [name.strip().lstrip("\ufeff") for name in frame.columns]
+    names = [FORMER_COLUMNS.get(name, name) for name in names]
     repeated = next((name for name in names if names.count(name) > 1), None)
     if repeated is not None:
         raise input_error(where, repeated, "the column appears twice in the header")
@@ -151,14 +155,12 @@ def _text(value: str | None) -> str | None:
     return (value.strip() or None) if value is not None else None
 
 
-def _row_records(
-    row: dict[str, str | None], where: Location, source: str
-) -> tuple[IdentityRecord, ImageRecord]:
-    """Check one manifest row and turn it into its identity and image records."""
+def _row_records(row: dict[str, str | None], where: Location, source: str) -> tuple[FaceRecord, ImageRecord]:
+    """Check one manifest row and turn it into its face and image records."""
     cells = {name: _text(value) for name, value in row.items()}
-    for name in ("image_id", "identity_id", "path", "role"):
+    for name in ("image_id", "face_id", "path", "role"):
         if cells[name] is None:
-            raise input_error(where, name, "empty; every row needs image_id, identity_id, path and role")
+            raise input_error(where, name, "empty; every row needs image_id, face_id, path and role")
     role = cells["role"]
     if role not in ROLES:
         raise input_error(where, "role", f"unknown role {role!r}; expected 'base' or 'variation'")
@@ -170,15 +172,15 @@ def _row_records(
                 where, name, "empty; a variation needs base_image_id, feature_key and variation_value"
             )
     feature_key, value = cells["feature_key"], cells["variation_value"]
-    identity = IdentityRecord(
-        identity_id=str(cells["identity_id"]),
+    face = FaceRecord(
+        face_id=str(cells["face_id"]),
         source=cells.get("source") or source,
         where=where,
         **{name: normalize_demographic(name, cells[name]) for name in DEMOGRAPHIC_FIELDS},
     )
     image = ImageRecord(
         image_id=str(cells["image_id"]),
-        identity_id=str(cells["identity_id"]),
+        face_id=str(cells["face_id"]),
         role="base" if role == "base" else "variation",
         path=clean_relative_path(str(cells["path"]), where, "path"),
         where=where,
@@ -188,7 +190,7 @@ def _row_records(
         variation_category=cells.get("variation_category"),
         framing=cells.get("framing"),
     )
-    return identity, image
+    return face, image
 
 
 def load_manifest(path: Path, variation_filter: VariationFilter, *, progress: bool = True) -> ImageSet:
@@ -210,12 +212,12 @@ def load_manifest(path: Path, variation_filter: VariationFilter, *, progress: bo
     """
     path = Path(path)
     frame = read_manifest_table(path)
-    identities: list[IdentityRecord] = []
+    faces: list[FaceRecord] = []
     images: list[ImageRecord] = []
     for row_number, row in enumerate(frame.iter_rows(named=True), start=1):
         if all(value is None or not value.strip() for value in row.values()):
             continue  # a blank line
-        identity, image = _row_records(row, Location(path, row_number), path.stem)
-        identities.append(identity)
+        face, image = _row_records(row, Location(path, row_number), path.stem)
+        faces.append(face)
         images.append(image)
-    return assemble(path.stem, path.parent, identities, images, variation_filter, progress=progress)
+    return assemble(path.stem, path.parent, faces, images, variation_filter, progress=progress)

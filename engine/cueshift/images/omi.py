@@ -6,7 +6,7 @@ Layout (Peterson et al., 2022; licence CC BY-NC-SA 4.0, so its files are never p
     ├── images/1.jpg … 1004.jpg        one synthetic face per stimulus; the stimulus id is the stem
     └── attribute_ratings.csv          stimulus, attribute, rating, rating_type (one row per rating)
 
-Every image is a base image of its own identity (``identity_id = image_id = stimulus``,
+Every image is a base image of its own face (``face_id = image_id = stimulus``,
 ``source = 'omi'``); OMI states no demographics, so those columns stay empty. Stimulus ids are
 compared as written, except that purely numeric ids are compared as numbers (``"0007"`` is
 stimulus ``7``). The ratings are read by :mod:`cueshift.images.omi_ratings`.
@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from cueshift.errors import ImageSetError
-from cueshift.images._assemble import IdentityRecord, ImageRecord, assemble
+from cueshift.images._assemble import FaceRecord, ImageRecord, assemble
 from cueshift.images._files import Location
 from cueshift.images.base import ImageSet
 from cueshift.study.variations import VariationFilter
@@ -70,7 +70,7 @@ def omi_image_files(root: Path) -> dict[str, str]:
 
 
 def load_omi(root: Path, variation_filter: VariationFilter, *, progress: bool = True) -> ImageSet:
-    """Load the OMI faces under ``root/images`` as base images, one identity each.
+    """Load the OMI faces under ``root/images`` as base images, one face each.
 
     Parameters
     ----------
@@ -90,17 +90,17 @@ def load_omi(root: Path, variation_filter: VariationFilter, *, progress: bool = 
     if not root.is_dir():
         raise ImageSetError(f"{root}: field 'root': no such folder")
     files = omi_image_files(root)
-    identities = []
+    faces = []
     images = []
     for stimulus, relative in files.items():
         where = Location(root / relative)
-        identities.append(
-            IdentityRecord(
-                identity_id=stimulus, source=SOURCE, age=None, gender=None, ethnicity=None, body_type=None,
+        faces.append(
+            FaceRecord(
+                face_id=stimulus, source=SOURCE, age=None, gender=None, ethnicity=None, body_type=None,
                 where=where,
             )
         )  # fmt: skip
         images.append(
-            ImageRecord(image_id=stimulus, identity_id=stimulus, role="base", path=relative, where=where)
+            ImageRecord(image_id=stimulus, face_id=stimulus, role="base", path=relative, where=where)
         )
-    return assemble(SOURCE, root, identities, images, variation_filter, progress=progress)
+    return assemble(SOURCE, root, faces, images, variation_filter, progress=progress)

@@ -206,4 +206,4 @@ def with_placebos(
         ImageSchema.validate(image)
     except (pandera.errors.SchemaError, pandera.errors.SchemaErrors) as exc:
         raise ImageSetError(f"{image_set.name}: the placebo rows break the table contract: {exc}") from None
-    return ImageSet(image_set.name, image_set.root, image_set.identity, image, image_set.croissant)
+    return ImageSet(image_set.name, image_set.root, image_set.face, image, image_set.croissant)

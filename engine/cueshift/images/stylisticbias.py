@@ -38,7 +38,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cueshift.errors import ImageSetError
-from cueshift.images._assemble import IdentityRecord, ImageRecord, assemble
+from cueshift.images._assemble import FaceRecord, ImageRecord, assemble
 from cueshift.images._files import Location, clean_relative_path, input_error
 from cueshift.images.base import ImageSet
 from cueshift.images.croissant import find_croissant, read_croissant
@@ -128,8 +128,8 @@ def _variation(role: str, metadata: Metadata, where: Location) -> tuple[str | No
     return raw_key.strip(), normalize_variation_value(raw_key.strip(), raw_value)
 
 
-def read_face_folder(face_dir: Path) -> tuple[list[IdentityRecord], list[ImageRecord]]:
-    """Identity statements and image records of one face folder (image files not opened yet)."""
+def read_face_folder(face_dir: Path) -> tuple[list[FaceRecord], list[ImageRecord]]:
+    """Face statements and image records of one face folder (image files not opened yet)."""
     face = face_dir.name
     files = sorted(p.name for p in face_dir.iterdir() if p.is_file())
     base_file = f"{face}{METADATA_SUFFIX}"
@@ -137,7 +137,7 @@ def read_face_folder(face_dir: Path) -> tuple[list[IdentityRecord], list[ImageRe
         raise input_error(
             Location(face_dir), "metadata", f"no base metadata file {base_file} in the face folder"
         )
-    identities: list[IdentityRecord] = []
+    faces: list[FaceRecord] = []
     images: list[ImageRecord] = []
     base_demographics: dict[str, str | None] = {}
     # the base first: conflicts are reported at the variation, and a variation may inherit its demographics
@@ -155,13 +155,13 @@ def read_face_folder(face_dir: Path) -> tuple[list[IdentityRecord], list[ImageRe
                     where, "characteristics.base", f"{metadata.base_name!r} does not name the base {face}"
                 )
             demographics = base_demographics
-        identities.append(IdentityRecord(identity_id=face, source=SOURCE, where=where, **demographics))
+        faces.append(FaceRecord(face_id=face, source=SOURCE, where=where, **demographics))
         feature_key, value = _variation(role, metadata, where)
         path, field = _image_file(face_dir, stem, metadata, files, where)
         images.append(
             ImageRecord(
                 image_id=stem,
-                identity_id=face,
+                face_id=face,
                 role="base" if role == "base" else "variation",
                 path=path,
                 where=where,
@@ -172,7 +172,7 @@ def read_face_folder(face_dir: Path) -> tuple[list[IdentityRecord], list[ImageRe
                 path_field=field,
             )
         )
-    return identities, images
+    return faces, images
 
 
 def load_stylisticbias(root: Path, variation_filter: VariationFilter, *, progress: bool = True) -> ImageSet:
@@ -205,11 +205,11 @@ def load_stylisticbias(root: Path, variation_filter: VariationFilter, *, progres
         raise ImageSetError(
             f"{faces_root}: field 'root': no face folders (expected one sub-folder per base face)"
         )
-    identities: list[IdentityRecord] = []
+    faces: list[FaceRecord] = []
     images: list[ImageRecord] = []
     for face_dir in face_dirs:
-        face_identities, face_images = read_face_folder(face_dir)
-        identities.extend(face_identities)
+        face_records, face_images = read_face_folder(face_dir)
+        faces.extend(face_records)
         images.extend(face_images)
-    image_set = assemble(SOURCE, faces_root, identities, images, variation_filter, progress=progress)
+    image_set = assemble(SOURCE, faces_root, faces, images, variation_filter, progress=progress)
     return image_set if croissant is None else image_set.with_croissant(croissant)

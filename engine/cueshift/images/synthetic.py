@@ -5,7 +5,7 @@ r"""Synthetic stand-ins for the seed data sets (no download): image sets and hum
   manifest (``docs/manifest.md``) so the ordinary loader reads them.
 * :func:`pairwise_portraits` — seed 002: per race × gender cohort, portraits of two
   stimulus groups (e.g. 4 Western-styled and 10 local-styled), a neutral colour grade per
-  group (the drawing carries no stereotype); returns the identity, image and stimulus rows.
+  group (the drawing carries no stereotype); returns the face, image and stimulus rows.
 * :func:`synthetic_human_ratings` — deterministic raters around a latent truth.
 
 Faces are drawn by the demo renderer (:mod:`cueshift.images._demo_face`).
@@ -81,9 +81,9 @@ def beauty_filter(picture: Image.Image) -> Image.Image:
     return ImageEnhance.Color(ImageEnhance.Brightness(smoothed).enhance(1.08)).enhance(1.12)
 
 
-def _portrait(identity_id: str, gender: str, race: str | None, age: str | None) -> Image.Image:
+def _portrait(face_id: str, gender: str, race: str | None, age: str | None) -> Image.Image:
     look = base_look(
-        _seed(identity_id),
+        _seed(face_id),
         _DRAW_AGE.get(age or "", "young adult"),
         gender,
         _DRAW_ETHNICITY.get(race or "", "European"),
@@ -101,7 +101,7 @@ def paired_individuals(config: SyntheticPairedFaces) -> list[dict[str, str | Non
             for i in range(config.cfd_per_cell):
                 people.append(
                     {
-                        "identity_id": f"cfd-{race.lower()}-{gender}-{i + 1:02d}",
+                        "face_id": f"cfd-{race.lower()}-{gender}-{i + 1:02d}",
                         "source": "synthetic-cfd",
                         "gender": gender,
                         "ethnicity": race,
@@ -112,7 +112,7 @@ def paired_individuals(config: SyntheticPairedFaces) -> list[dict[str, str | Non
             for i in range(config.faces_per_cell):
                 people.append(
                     {
-                        "identity_id": f"faces-{age}-{gender}-{i + 1:02d}",
+                        "face_id": f"faces-{age}-{gender}-{i + 1:02d}",
                         "source": "synthetic-faces",
                         "gender": gender,
                         "ethnicity": None,
@@ -131,14 +131,14 @@ def paired_image_set(config: SyntheticPairedFaces, feature_key: str = "beauty_fi
     root = Path(config.cache_dir)
     rows = []
     for person in paired_individuals(config):
-        identity_id = str(person["identity_id"])
-        folder = root / identity_id
+        face_id = str(person["face_id"])
+        folder = root / face_id
         folder.mkdir(parents=True, exist_ok=True)
-        original = _portrait(identity_id, str(person["gender"]), person["ethnicity"], person["age"])
+        original = _portrait(face_id, str(person["gender"]), person["ethnicity"], person["age"])
         _write_if_changed(folder / "original.png", _png(original))
         _write_if_changed(folder / "filtered.png", _png(beauty_filter(original)))
         common = {
-            "identity_id": identity_id,
+            "face_id": face_id,
             "age": person["age"] or "",
             "gender": person["gender"],
             "ethnicity": person["ethnicity"] or "",
@@ -149,8 +149,8 @@ def paired_image_set(config: SyntheticPairedFaces, feature_key: str = "beauty_fi
         rows.append(
             {
                 **common,
-                "image_id": f"{identity_id}-original",
-                "path": f"{identity_id}/original.png",
+                "image_id": f"{face_id}-original",
+                "path": f"{face_id}/original.png",
                 "role": "base",
                 "base_image_id": "",
                 "feature_key": "",
@@ -161,10 +161,10 @@ def paired_image_set(config: SyntheticPairedFaces, feature_key: str = "beauty_fi
         rows.append(
             {
                 **common,
-                "image_id": f"{identity_id}-filtered",
-                "path": f"{identity_id}/filtered.png",
+                "image_id": f"{face_id}-filtered",
+                "path": f"{face_id}/filtered.png",
                 "role": "variation",
-                "base_image_id": f"{identity_id}-original",
+                "base_image_id": f"{face_id}-original",
                 "feature_key": feature_key,
                 "variation_value": FILTER_VALUE,
                 "variation_category": FILTER_CATEGORY,
@@ -179,11 +179,11 @@ def pairwise_portraits(config: SyntheticPortraits) -> tuple[Path, pl.DataFrame, 
     Returns
     -------
     manifest : Path
-        Manifest of the portraits (every portrait its own identity, role ``base``).
+        Manifest of the portraits (every portrait its own face, role ``base``).
     stimuli : polars.DataFrame
         ``image_id, cohort, stimulus_group`` (the ``stimulus`` table).
     people : polars.DataFrame
-        ``image_id, identity_id, gender, ethnicity``.
+        ``image_id, face_id, gender, ethnicity``.
     """
     root = Path(config.cache_dir)
     root.mkdir(parents=True, exist_ok=True)
@@ -194,18 +194,18 @@ def pairwise_portraits(config: SyntheticPortraits) -> tuple[Path, pl.DataFrame, 
             cohort = f"{race} {gender}"
             for group, count in config.per_group.items():
                 for i in range(count):
-                    identity_id = f"{race}-{gender}-{group}-{i + 1:02d}".lower().replace(" ", "-")
-                    picture = _portrait(identity_id, gender, race, None)
+                    face_id = f"{race}-{gender}-{group}-{i + 1:02d}".lower().replace(" ", "-")
+                    picture = _portrait(face_id, gender, race, None)
                     color, contrast = tint[group]
                     picture = ImageEnhance.Contrast(
                         ImageEnhance.Color(picture.convert("RGB")).enhance(color)
                     ).enhance(contrast)
-                    path = f"{identity_id}.png"
+                    path = f"{face_id}.png"
                     _write_if_changed(root / path, _png(picture))
                     rows.append(
                         {
-                            "image_id": identity_id,
-                            "identity_id": identity_id,
+                            "image_id": face_id,
+                            "face_id": face_id,
                             "path": path,
                             "role": "base",
                             "base_image_id": "",
@@ -218,9 +218,9 @@ def pairwise_portraits(config: SyntheticPortraits) -> tuple[Path, pl.DataFrame, 
                             "source": "synthetic-002",
                         }
                     )
-                    stimuli.append({"image_id": identity_id, "cohort": cohort, "stimulus_group": group})
+                    stimuli.append({"image_id": face_id, "cohort": cohort, "stimulus_group": group})
     manifest = _write_manifest(root, rows)
-    people = pl.DataFrame(rows).select("image_id", "identity_id", "gender", "ethnicity")
+    people = pl.DataFrame(rows).select("image_id", "face_id", "gender", "ethnicity")
     return manifest, pl.DataFrame(stimuli), people
 
 

@@ -7,7 +7,7 @@ study's design, keyed like every judgment (model, image, scenario, ordering, see
   with ``backend = 'release-import'`` and the folder name as checkpoint (a study file without
   ``[[models]]`` is read as listing every model folder so);
 * **image** — the ``<img>`` folder, an image of the study's image set (the release's
-  ``final_dataset``) whose identity is the ``<face>`` folder;
+  ``final_dataset``) whose face is the ``<face>`` folder;
 * **scenario** — the study scenario whose two descriptors are the file's ``options``; the file
   name's ``scenario<i>`` must follow the study's scenario order (any fixed offset, 0- or 1-based);
 * **ordering** — fixed by which letter holds the favorable descriptor and which option the prompt

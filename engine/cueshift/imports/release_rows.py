@@ -96,17 +96,17 @@ def match_study(
         timestamp, option_a, option_b, answer_start, answer_end`` (the answer's span in ``raw_output``).
     """
     known = pl.DataFrame(
-        {"img": list(images), "identity_id": [record.identity_id for record in images.values()]},
-        schema={"img": pl.String, "identity_id": pl.String},
+        {"img": list(images), "face_id": [record.face_id for record in images.values()]},
+        schema={"img": pl.String, "face_id": pl.String},
     )
     rows = files.join(known, on="img", how="left")
     _fail_first(
-        rows.filter(pl.col("identity_id").is_null()), folder, "face_image_name",
+        rows.filter(pl.col("face_id").is_null()), folder, "face_image_name",
         "image {img!r} is not in the study's image set",
     )  # fmt: skip
     _fail_first(
-        rows.filter(pl.col("identity_id") != pl.col("face")), folder, "face",
-        "image {img!r} belongs to face {identity_id!r} in the image set, not to folder {face!r}",
+        rows.filter(pl.col("face_id") != pl.col("face")), folder, "face",
+        "image {img!r} belongs to face {face_id!r} in the image set, not to folder {face!r}",
     )  # fmt: skip
     rows = _scenario_of_options(rows, scenarios, folder)
     _fail_first(

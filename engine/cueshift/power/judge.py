@@ -40,12 +40,12 @@ def judge_settings(model: ModelConfig) -> tuple[SimulatedSettings, str]:
 
 def _judge_frames(
     settings: SimulatedSettings,
-    identity: pl.DataFrame,
+    face: pl.DataFrame,
     image: pl.DataFrame,
     scenarios: Sequence[Scenario],
     orderings: list[int],
 ) -> tuple[pl.DataFrame, pl.DataFrame, float]:
-    rows = image.filter(pl.col("evaluated")).join(identity, on="identity_id")
+    rows = image.filter(pl.col("evaluated")).join(face, on="face_id")
     n, n_s, n_o = rows.height, len(scenarios), len(orderings)
     img = np.repeat(np.arange(n), n_s * n_o)
     scen = np.tile(np.repeat(np.arange(n_s), n_o), n)
@@ -59,7 +59,7 @@ def _judge_frames(
         orderings=np.tile(np.asarray(orderings), n * n_s),
         scenario_ids=[scenarios[i].scenario_id for i in scen],
         scenario_categories=[scenarios[i].category for i in scen],
-        identity_ids=col("identity_id"),
+        face_ids=col("face_id"),
         age=col("age"),
         gender=col("gender"),
         ethnicity=col("ethnicity"),
@@ -70,13 +70,13 @@ def _judge_frames(
     pq = float((p * (1 - p)).mean())
     phi = (
         rows.select(
-            "image_id", "identity_id", "role", "base_image_id", "feature_key", "variation_value", *DIMENSIONS
+            "image_id", "face_id", "role", "base_image_id", "feature_key", "variation_value", *DIMENSIONS
         )
         .join(pl.DataFrame({"scenario_id": [s.scenario_id for s in scenarios]}), how="cross")
         .with_columns(pl.Series("phi", p.mean(axis=2).ravel()))
     )
     base = phi.filter(pl.col("role") == "base").select(
-        pl.col("identity_id").alias("face_id"), "image_id", "scenario_id", "phi", *DIMENSIONS
+        "face_id", "image_id", "scenario_id", "phi", *DIMENSIONS
     )
     var = phi.filter(pl.col("role") == "variation")
     delta = var.join(
@@ -85,7 +85,7 @@ def _judge_frames(
         ),
         on=["base_image_id", "scenario_id"],
     ).select(
-        pl.col("identity_id").alias("face_id"),
+        "face_id",
         "feature_key",
         "variation_value",
         "scenario_id",
@@ -98,7 +98,7 @@ def _judge_frames(
 
 def judge_inputs(
     study: Study,
-    identity: pl.DataFrame,
+    face: pl.DataFrame,
     image: pl.DataFrame,
     *,
     scenarios: Sequence[Scenario],
@@ -106,9 +106,9 @@ def judge_inputs(
 ) -> tuple[PlanInputs, pl.DataFrame]:
     """Plan inputs of every study model from its simulated judge on the study's ``scenarios``
     (:func:`cueshift.designs.registry.study_scenarios`), and the tidy component rows."""
-    kept = identity.sort("identity_id").head(faces)
-    image = image.filter(pl.col("identity_id").is_in(kept["identity_id"].implode()))
-    face_ids = kept["identity_id"].to_list()
+    kept = face.sort("face_id").head(faces)
+    image = image.filter(pl.col("face_id").is_in(kept["face_id"].implode()))
+    face_ids = kept["face_id"].to_list()
     scenario_ids = [s.scenario_id for s in scenarios]
     models: dict[str, ModelInputs] = {}
     rows: list[dict[str, object]] = []

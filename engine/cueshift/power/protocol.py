@@ -114,7 +114,7 @@ def model_mode(model: ModelConfig) -> Mode:
 
 
 def study_images(study: Study) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The identity and image rows the study would judge, without drawing or reading an image.
+    """The face and image rows the study would judge, without drawing or reading an image.
 
     The demo image_set is listed by :func:`cueshift.images.demo.list_demo`; other image sets are read by
     :func:`cueshift.images.load_image_set` (manifests and releases are metadata only).
@@ -123,16 +123,16 @@ def study_images(study: Study) -> tuple[pl.DataFrame, pl.DataFrame]:
         from cueshift.images.demo import list_demo
 
         listed = list_demo(study.image_set.size, study.variations)
-        return listed.identity, listed.image
+        return listed.face, listed.image
     from cueshift.images import load_image_set
 
     no_placebos = study.image_set.model_copy(update={"placebos": False})  # not attributes; nothing written
     image_set = load_image_set(no_placebos, study.variations, progress=False)
-    return image_set.identity, image_set.image
+    return image_set.face, image_set.image
 
 
 def protocol_from_frames(
-    identity: pl.DataFrame,
+    face: pl.DataFrame,
     image: pl.DataFrame,
     *,
     scenarios: int,
@@ -147,16 +147,14 @@ def protocol_from_frames(
     ConfigError
         The image set has no face or no evaluated variation.
     """
-    if identity.height == 0:
+    if face.height == 0:
         raise ConfigError("the study's image set has no face to plan for")
     evaluated = image.filter((pl.col("role") == "variation") & pl.col("evaluated"))
     if evaluated.height == 0:
         raise ConfigError("the study evaluates no variation image: nothing to plan")
-    faces = identity.select(
-        pl.col("identity_id").alias("face_id"), *[pl.col(d).cast(pl.String) for d in DIMENSIONS]
-    ).sort("face_id")
+    faces = face.select("face_id", *[pl.col(d).cast(pl.String) for d in DIMENSIONS]).sort("face_id")
     by_value = (
-        evaluated.join(identity.select("identity_id", "gender"), on="identity_id")
+        evaluated.join(face.select("face_id", "gender"), on="face_id")
         .group_by("variation_category", "variation_value")
         .agg(pl.col("gender").unique().sort().alias("genders"))
     )
@@ -181,9 +179,9 @@ def protocol_of(
 ) -> Protocol:
     """The protocol of a StylisticBias ``study`` asking ``scenarios`` scenarios (its design's
     scenario set, restricted to ``[scenarios] only``; ``faces`` overrides its number of faces)."""
-    identity, image = study_images(study)
+    face, image = study_images(study)
     protocol = protocol_from_frames(
-        identity,
+        face,
         image,
         scenarios=scenarios,
         orderings=len(study.prompt.orderings),

@@ -11,7 +11,7 @@ from cueshift import store
 from cueshift.errors import CueshiftError
 
 #: Tables a report reads at the least (the data model of ``sql/schema.sql``).
-BASE_TABLES: tuple[str, ...] = ("identity", "image", "scenario", "model", "judgment")
+BASE_TABLES: tuple[str, ...] = ("face", "image", "scenario", "model", "judgment")
 
 
 def parse_models(models: str | Sequence[str] | None) -> list[str]:

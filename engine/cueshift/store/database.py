@@ -24,9 +24,11 @@ from cueshift.store.keys import UNINDEXED_KEYS
 from cueshift.store.snapshot import readable, tell_reader
 
 #: Version of ``sql/schema.sql``; bump it with any change to a table, and say how to migrate.
-SCHEMA_VERSION = "4"  # 3: judgment.invalid_reason; 4: judgment without a primary-key index
+#: 3: judgment.invalid_reason; 4: judgment without a primary-key index; 5: the person table
+#: ``identity`` (key ``identity_id``, also ``image.identity_id``) renamed ``face`` (``face_id``).
+SCHEMA_VERSION = "5"
 #: Older versions ``cueshift upgrade`` brings to :data:`SCHEMA_VERSION` (``store/upgrade.py``).
-UPGRADABLE_VERSIONS: tuple[str, ...] = ("2", "3")
+UPGRADABLE_VERSIONS: tuple[str, ...] = ("2", "3", "4")
 
 #: Views in dependency order; each lives in ``sql/views/<name>.sql``.
 VIEWS: tuple[str, ...] = (

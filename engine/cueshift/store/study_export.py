@@ -33,7 +33,7 @@ EEE_SCHEMA_VERSION: Final = "0.3.0"
 #: Favourable of valid answers per face × image (variation) × scenario × ordering × model; the
 #: same counts as the ``phi`` view (invalid answers leave ``valid``), one level further down.
 COUNTS_SQL: Final = """
-SELECT j.model_id, im.identity_id AS face_id, j.image_id, im.role,
+SELECT j.model_id, im.face_id, j.image_id, im.role,
        coalesce(im.variation_category, 'base') AS variation_category,
        coalesce(im.feature_key, 'base') AS feature_key,
        coalesce(im.variation_value, 'base') AS variation_value,
@@ -42,7 +42,7 @@ SELECT j.model_id, im.identity_id AS face_id, j.image_id, im.role,
        count(*) FILTER (WHERE j.outcome = 'favorable')::BIGINT AS favourable,
        count(*) FILTER (WHERE j.outcome <> 'invalid')::BIGINT AS valid,
        count(*)::BIGINT AS total
-FROM judgment j JOIN image im USING (image_id) JOIN identity id USING (identity_id)
+FROM judgment j JOIN image im USING (image_id) JOIN face id USING (face_id)
      LEFT JOIN scenario s USING (scenario_id)
 GROUP BY ALL
 ORDER BY ALL

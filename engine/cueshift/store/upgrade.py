@@ -6,6 +6,8 @@ What changed in ``sql/schema.sql`` between the versions it upgrades:
   from the raw answer, :func:`~cueshift.store.upgrade_rows.derive_invalid_reasons`);
 * 3 → 4: ``judgment`` without its primary-key index (the key is checked by ``store/keys.py``),
   and the ``image_identity`` table;
+* 4 → 5: the person table ``identity`` renamed ``face``, its key ``identity_id`` (and
+  ``image.identity_id``) renamed ``face_id`` (:data:`~cueshift.store.upgrade_rows.RENAMED_TABLES`);
 * databases stamped 2 before ``run.backend_report``, ``request_failure`` and ``release_judgment``
   existed get them (NULL, empty);
 * ``result_*`` tables (e.g. ``result_manifest.phi`` and ``.min_identity`` came later) are dropped:
@@ -58,6 +60,8 @@ class Upgrade:
             f"invalid_reason derived for {c.reasons_derived:,} invalid answers"
             + (f", left NULL for {c.reasons_unknown:,} (not derivable)" if c.reasons_unknown else ""),
         ]
+        if c.renamed:
+            parts.append("renamed: " + ", ".join(c.renamed))
         others = [n for n in c.new_columns if n != "judgment.invalid_reason"]
         if others:
             parts.append("new columns left NULL: " + ", ".join(others))

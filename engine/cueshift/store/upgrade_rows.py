@@ -1,6 +1,7 @@
 """The rows of an older study database copied into a new one of the current schema (see
-:mod:`cueshift.store.upgrade`): every table by column name, checked row for row, and the
-``judgment.invalid_reason`` an old database did not record derived from the raw answers."""
+:mod:`cueshift.store.upgrade`): every table by column name (a renamed table or column mapped to
+its new name), checked row for row, and the ``judgment.invalid_reason`` an old database did not
+record derived from the raw answers."""
 
 from __future__ import annotations
 
@@ -15,6 +16,13 @@ from cueshift.study.scenarios import ORDERING_BY_ID, Scenario
 
 #: The attached old database while its rows are copied.
 OLD = "old_study"
+#: Old table name -> current one (5: the person table ``identity`` became ``face``).
+RENAMED_TABLES: dict[str, str] = {"identity": "face"}
+#: (current table, old column) -> current column (5: ``identity_id`` became ``face_id``).
+RENAMED_COLUMNS: dict[tuple[str, str], str] = {
+    ("face", "identity_id"): "face_id",
+    ("image", "identity_id"): "face_id",
+}
 
 
 @dataclass
@@ -22,6 +30,7 @@ class CopiedRows:
     """What the copy did: rows per table, columns the old data left NULL, tables dropped or kept."""
 
     rows: dict[str, int] = field(default_factory=dict)
+    renamed: list[str] = field(default_factory=list)
     new_columns: list[str] = field(default_factory=list)
     dropped_results: list[str] = field(default_factory=list)
     kept_as_is: list[str] = field(default_factory=list)
@@ -50,6 +59,7 @@ def _tables(con: duckdb.DuckDBPyConnection, database: str) -> list[str]:
 def copy_rows(con: duckdb.DuckDBPyConnection, path: str) -> CopiedRows:
     """Copy every table of the attached :data:`OLD` database into ``con``'s current-schema tables.
 
+    A table or column of :data:`RENAMED_TABLES` / :data:`RENAMED_COLUMNS` goes to its new name;
     ``result_*`` tables are left behind (``cueshift analyze`` recomputes them), ``cueshift_meta``
     keeps the new schema version; a table the schema does not know is copied as it is. Each
     table's rows are then compared with the old ones (as multisets, on the old columns).
@@ -69,29 +79,48 @@ def copy_rows(con: duckdb.DuckDBPyConnection, path: str) -> CopiedRows:
             )
             continue
         old_columns = _columns(con, OLD, table)
-        if table not in known:
+        target = RENAMED_TABLES.get(table, table)
+        if target not in known:
             con.execute(f'CREATE TABLE "{table}" AS SELECT * FROM {source}')
             copied.kept_as_is.append(table)
+            columns = {c: c for c in old_columns}
         else:
-            new_columns = _columns(con, current, table)
-            unknown = [c for c in old_columns if c not in new_columns]
+            columns = {c: RENAMED_COLUMNS.get((target, c), c) for c in old_columns}
+            copied.renamed += _renames(table, target, columns)
+            new_columns = _columns(con, current, target)
+            unknown = [c for c, new in columns.items() if new not in new_columns]
             if unknown:
                 raise CueshiftError(
                     f"{path}: column {table}.{unknown[0]} is not in the current schema; cannot upgrade"
                 )
-            copied.new_columns += [f"{table}.{c}" for c in new_columns if c not in old_columns]
-            con.execute(f'INSERT INTO "{table}" BY NAME SELECT * FROM {source}')
-        copied.rows[table] = _check_same_rows(con, path, table, old_columns)
+            copied.new_columns += [f"{target}.{c}" for c in new_columns if c not in columns.values()]
+            con.execute(f'INSERT INTO "{target}" BY NAME SELECT {_select(columns)} FROM {source}')
+        copied.rows[target] = _check_same_rows(con, path, table, target, columns)
     return copied
 
 
-def _check_same_rows(con: duckdb.DuckDBPyConnection, path: str, table: str, columns: list[str]) -> int:
-    """The row count of ``table``, after checking it holds exactly the old table's rows."""
-    names = ", ".join(f'"{c}"' for c in columns)
+def _select(columns: dict[str, str]) -> str:
+    """``"old" AS "new", ...``: the old columns under their current names."""
+    return ", ".join(f'"{old}" AS "{new}"' for old, new in columns.items())
+
+
+def _renames(table: str, target: str, columns: dict[str, str]) -> list[str]:
+    """What the copy renames, e.g. ``identity -> face``, ``image.identity_id -> face_id``."""
+    moved = [f"{table} -> {target}"] if target != table else []
+    return moved + [f"{target}.{old} -> {new}" for old, new in columns.items() if old != new]
+
+
+def _check_same_rows(
+    con: duckdb.DuckDBPyConnection, path: str, table: str, target: str, columns: dict[str, str]
+) -> int:
+    """The row count of ``target``, after checking it holds exactly the old ``table``'s rows
+    (``columns``: each old column and its current name)."""
+    old_names = ", ".join(f'"{c}"' for c in columns)
+    new_names = ", ".join(f'"{c}"' for c in columns.values())
     counts = con.execute(
-        f'SELECT (SELECT count(*) FROM {OLD}.main."{table}"), (SELECT count(*) FROM "{table}"), '
-        f'(SELECT count(*) FROM (SELECT {names} FROM {OLD}.main."{table}" '
-        f'EXCEPT ALL SELECT {names} FROM "{table}"))'
+        f'SELECT (SELECT count(*) FROM {OLD}.main."{table}"), (SELECT count(*) FROM "{target}"), '
+        f'(SELECT count(*) FROM (SELECT {old_names} FROM {OLD}.main."{table}" '
+        f'EXCEPT ALL SELECT {new_names} FROM "{target}"))'
     ).fetchall()[0]
     old, new, missing = (int(n) for n in counts)
     if old != new or missing:

@@ -75,9 +75,9 @@ def by_image(frame: pl.DataFrame) -> dict[str, dict[str, object]]:
     return found
 
 
-def of_face(con: duckdb.DuckDBPyConnection, identity_id: str) -> dict[str, dict[str, object]]:
+def of_face(con: duckdb.DuckDBPyConnection, face_id: str) -> dict[str, dict[str, object]]:
     """The audit of one face's variations, by image id (see :func:`by_image`)."""
-    return by_image(_measures(con, "WHERE a.face_id = ?", [identity_id]))
+    return by_image(_measures(con, "WHERE a.face_id = ?", [face_id]))
 
 
 def of_images(con: duckdb.DuckDBPyConnection, image_ids: list[str]) -> dict[str, dict[str, object]]:

@@ -22,7 +22,7 @@ def image_row(con: duckdb.DuckDBPyConnection, image_id: str) -> dict[str, object
     rows = store.query(
         con,
         "SELECT m.*, i.age, i.gender, i.ethnicity, i.body_type FROM image AS m "
-        "JOIN identity AS i USING (identity_id) WHERE m.image_id = ?",
+        "JOIN face AS i USING (face_id) WHERE m.image_id = ?",
         [image_id],
     )
     if rows.height == 0:

@@ -40,14 +40,14 @@ def faces(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, 
 
 def face(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, Any]]:
     """One face: base and variations as a grid, φ per scenario for each image, per model."""
-    identity_id = request.query_params.get("id", "")
+    face_id = request.query_params.get("id", "")
     con = viewer.source.cursor()
     try:
-        person = face_data.identity(con, identity_id)
-        images = face_data.images(con, identity_id)
-        grid = face_data.phi_grid(con, identity_id, f)
-        identity_rows = quality.of_face(con, identity_id, viewer.source.min_identity)
-        audits = audit.of_face(con, identity_id)
+        person = face_data.person(con, face_id)
+        images = face_data.images(con, face_id)
+        grid = face_data.phi_grid(con, face_id, f)
+        identity_rows = quality.of_face(con, face_id, viewer.source.min_identity)
+        audits = audit.of_face(con, face_id)
     finally:
         con.close()
     means = face_data.image_means(grid)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from cueshift.viewer.errors import NotFound
 from cueshift.viewer.source import Source
 
-#: Demographic dimensions of ``identity`` a page can filter by (``group=dimension:value``).
+#: Demographic dimensions of ``face`` a page can filter by (``group=dimension:value``).
 DIMENSIONS: tuple[str, ...] = ("age", "gender", "ethnicity", "body_type")
 
 
@@ -61,7 +61,7 @@ def load_menus(source: Source) -> Menus:
     groups: dict[str, tuple[str, ...]] = {}
     for dimension in DIMENSIONS:
         values = con.execute(
-            f"SELECT DISTINCT {dimension} FROM identity WHERE {dimension} IS NOT NULL ORDER BY 1"
+            f"SELECT DISTINCT {dimension} FROM face WHERE {dimension} IS NOT NULL ORDER BY 1"
         ).fetchall()
         if values:
             groups[dimension] = tuple(str(v[0]) for v in values)

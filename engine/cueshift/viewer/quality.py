@@ -74,10 +74,10 @@ def _rows(
 
 
 def of_face(
-    con: duckdb.DuckDBPyConnection, identity_id: str, min_identity: float | None
+    con: duckdb.DuckDBPyConnection, face_id: str, min_identity: float | None
 ) -> dict[str, list[dict[str, object]]]:
     """The identity rows of one face's variations, by image id."""
-    rows = _rows(con, "JOIN image AS m USING (image_id) WHERE m.identity_id = ?", identity_id, min_identity)
+    rows = _rows(con, "JOIN image AS m USING (image_id) WHERE m.face_id = ?", face_id, min_identity)
     by_image: dict[str, list[dict[str, object]]] = {}
     for row in rows:
         by_image.setdefault(str(row["image_id"]), []).append(row)

@@ -30,9 +30,9 @@ from cueshift.study.config import DEFAULT_DESIGN
 from cueshift.viewer import audit, quality
 
 #: Dimension tables copied into memory (small: at paper scale 16 k images).
-DIMENSIONS: tuple[str, ...] = ("identity", "image", "scenario", "model", "prompt_variant", "stimulus")
+DIMENSIONS: tuple[str, ...] = ("face", "image", "scenario", "model", "prompt_variant", "stimulus")
 #: Tables a cueshift study database always has.
-REQUIRED: tuple[str, ...] = ("identity", "image", "scenario", "model", "judgment", "run")
+REQUIRED: tuple[str, ...] = ("face", "image", "scenario", "model", "judgment", "run")
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def _materialise(con: duckdb.DuckDBPyConnection) -> None:
         SELECT p.model_id, s.category AS scenario_category, i.age, i.gender, i.ethnicity, i.body_type,
                sum(p.n_total)::BIGINT AS n_total, sum(p.n_total - p.n_valid)::BIGINT AS n_invalid
         FROM memory.main.phi AS p JOIN memory.main.image AS m USING (image_id)
-        JOIN memory.main.identity AS i USING (identity_id) JOIN memory.main.scenario AS s USING (scenario_id)
+        JOIN memory.main.face AS i USING (face_id) JOIN memory.main.scenario AS s USING (scenario_id)
         GROUP BY ALL
         """
     )

@@ -112,11 +112,11 @@ def read_delta(
 #: The Δ rows' numbers; their labels come from the tables below, in the view's row order.
 _MEASURES = ("phi_variation", "phi_base", "delta", "n_valid_variation", "n_valid_base")
 _MODELS = "SELECT DISTINCT model_id FROM judgment"
-_IMAGE_ORDER = "img.identity_id, img.variation_value, img.image_id"
+_IMAGE_ORDER = "img.face_id, img.variation_value, img.image_id"
 _IMAGE_LABELS = (
-    "SELECT img.image_id, img.identity_id AS face_id, img.variation_category, img.feature_key, "
-    "img.variation_value, idn.age, idn.gender, idn.ethnicity, idn.body_type "
-    "FROM image AS img LEFT JOIN identity AS idn ON idn.identity_id = img.identity_id"
+    "SELECT img.image_id, img.face_id, img.variation_category, img.feature_key, "
+    "img.variation_value, fc.age, fc.gender, fc.ethnicity, fc.body_type "
+    "FROM image AS img LEFT JOIN face AS fc ON fc.face_id = img.face_id"
 )
 _SCENARIO_ORDER = "scenario_id"
 _SCENARIO_LABELS = "SELECT scenario_id, category AS scenario_category FROM scenario"

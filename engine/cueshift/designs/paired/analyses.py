@@ -35,15 +35,15 @@ SUITE = "paired"
 
 SCORES_SQL = """
 SELECT p.model_id, p.scenario_id, s.category AS scenario_category, coalesce(s.family, s.category) AS family,
-       s.favorable AS choice_1, s.unfavorable AS choice_2, img.identity_id,
+       s.favorable AS choice_1, s.unfavorable AS choice_2, img.face_id,
        CASE WHEN img.role = 'base' THEN 'original' ELSE 'filtered' END AS condition,
-       idn.source, idn.gender, idn.age, idn.ethnicity, p.phi AS s, p.n_valid, p.n_total
+       fc.source, fc.gender, fc.age, fc.ethnicity, p.phi AS s, p.n_valid, p.n_total
 FROM phi AS p
 JOIN image AS img ON img.image_id = p.image_id
-JOIN identity AS idn ON idn.identity_id = img.identity_id
+JOIN face AS fc ON fc.face_id = img.face_id
 JOIN scenario AS s ON s.scenario_id = p.scenario_id
 WHERE img.evaluated AND (img.role = 'base' OR img.feature_key = ?){models}
-ORDER BY p.model_id, s.position, img.identity_id, condition
+ORDER BY p.model_id, s.position, img.face_id, condition
 """
 
 

@@ -3,8 +3,8 @@ r"""Attractiveness bias of the paired original-vs-filtered design (seed 001 §4.
 Input: one row per model × image × scenario with the order-invariant score :math:`s` (the
 share of valid answers naming the scenario's canonical first option over orderings and
 seeds, i.e. the ``phi`` view), the image's ``condition`` (``original`` / ``filtered``),
-the individual (``identity_id``) and its demographics. Columns: ``model_id, scenario_id,
-scenario_category, family, choice_1, choice_2, identity_id, condition, gender, age,
+the individual (``face_id``) and its demographics. Columns: ``model_id, scenario_id,
+scenario_category, family, choice_1, choice_2, face_id, condition, gender, age,
 ethnicity, s``.
 
 Tests follow the paper (Kruskal–Wallis with tie correction, unpaired, "no correction")
@@ -51,7 +51,7 @@ def _attractiveness_rows(part: pl.DataFrame, confidence: float) -> list[dict[str
     est, lo, hi = welch_interval(filtered, original, confidence)
     lo, hi = _within_shares(lo, hi)
     wide = part.filter(pl.col("s").is_not_null()).pivot(
-        on="condition", index="identity_id", values="s", aggregate_function="mean"
+        on="condition", index="face_id", values="s", aggregate_function="mean"
     )
     diffs = (
         (wide[FILTERED] - wide[ORIGINAL]).drop_nulls().to_numpy()

@@ -1,7 +1,7 @@
 """The paired design (seed 001): original vs filtered photos of the same individual.
 
 Running is the forced-choice protocol of seed 000 (:mod:`cueshift.designs.forced_choice`):
-identity = individual, base image = original photo, variation = the filtered photo
+face = individual, base image = original photo, variation = the filtered photo
 (``feature_key`` = ``[paired] filter_feature_key``). The StylisticBias variation filter does
 not apply: every filtered image is judged. With ``[paired.synthetic]`` the synthetic image
 set is drawn first and read through its manifest. The analyses are in :mod:`.analyses`.

@@ -65,7 +65,7 @@ def audited_scores(
     )
     if mode != "strict" or not failed:
         return scores
-    return scores.filter(~pl.col("identity_id").is_in(failed))
+    return scores.filter(~pl.col("face_id").is_in(failed))
 
 
 __all__ = ["audited_scores"]

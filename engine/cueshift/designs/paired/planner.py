@@ -57,7 +57,7 @@ def individuals(study: PairedStudy) -> int:
     prepared = prepared_study(study)
     image_set = load_image_set(prepared.image_set, prepared.variations, progress=False)
     filtered = image_set.image.filter(pl.col("feature_key") == study.paired.filter_feature_key)
-    return int(filtered["identity_id"].n_unique())
+    return int(filtered["face_id"].n_unique())
 
 
 def _pilot(request: PlanRequest, study: PairedStudy) -> tuple[pl.DataFrame, str]:
@@ -70,13 +70,13 @@ def _pilot(request: PlanRequest, study: PairedStudy) -> tuple[pl.DataFrame, str]
         scores = load_scores(pilot.con, study.paired.filter_feature_key)
     finally:
         pilot.close()
-    wide = scores.pivot(on="condition", index=["model_id", "scenario_id", "identity_id"], values="s")
+    wide = scores.pivot(on="condition", index=["model_id", "scenario_id", "face_id"], values="s")
     stats = wide.group_by("model_id", "scenario_id", maintain_order=True).agg(
         (pl.col("filtered") - pl.col("original")).mean().alias("effect"),
         (pl.col("filtered") - pl.col("original")).var().alias("var_diff"),
         ((pl.col("filtered").var() + pl.col("original").var()) / 2).alias("var_within"),
     )
-    return stats, f"pilot {request.pilot} ({wide['identity_id'].n_unique()} individuals)"
+    return stats, f"pilot {request.pilot} ({wide['face_id'].n_unique()} individuals)"
 
 
 def _defaults(study: PairedStudy, scenarios: list[str], request: PlanRequest) -> tuple[pl.DataFrame, str]:

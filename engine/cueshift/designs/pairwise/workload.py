@@ -254,7 +254,7 @@ def pairwise_workload(study: PairwiseStudy, *, progress: bool = False) -> Worklo
             template=config.prompt,
         ),
         dimensions={
-            "identity": (image_set.identity, "identity_id"),
+            "face": (image_set.face, "face_id"),
             "image": (image_set.image, "image_id"),
             "scenario": (scenario_frame((question,), set_name), "scenario_id"),
             "stimulus": (stimuli, "image_id"),

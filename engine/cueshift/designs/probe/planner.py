@@ -106,8 +106,8 @@ def plan_probe(request: PlanRequest) -> PlanResult:
 
     study = request.study
     assert isinstance(study, ProbeStudy)
-    identity, _ = study_images(study)
-    n = request.faces or identity.height
+    face, _ = study_images(study)
+    n = request.faces or face.height
     attributes = [s.scenario_id for s in study_scenarios(study)]
     if request.pilot is not None:
         table, source = _pilot(request, study)

@@ -42,7 +42,7 @@ def human_frames(
         from cueshift.inference.stand_ins.simulated_designs import latent_impressions
 
         ordered = sorted(attributes)
-        z = latent_impressions(images["identity_id"].to_list(), ordered, SYNTHETIC_CLUSTERS)
+        z = latent_impressions(images["face_id"].to_list(), ordered, SYNTHETIC_CLUSTERS)
         latent = pl.DataFrame(
             {
                 "image_id": np.repeat(images["image_id"].to_numpy(), len(ordered)),
@@ -64,7 +64,7 @@ def probe_workload(study: ProbeStudy, *, progress: bool = False) -> Workload:
     """The base faces × attributes × orderings × seeds per model; the human data once."""
     prepared = prepared_study(study)
     image_set = load_image_set(prepared.image_set, prepared.variations, progress=progress)
-    images = image_set.image.filter(pl.col("role") == "base").select("image_id", "identity_id")
+    images = image_set.image.filter(pl.col("role") == "base").select("image_id", "face_id")
     long, means = human_frames(study, study.probe, images)
     stored = []
     if long is not None:

@@ -65,9 +65,9 @@ def power_table(protocol: Protocol, inputs: PlanInputs, request: PlanRequest) ->
 def plan_stylisticbias(request: PlanRequest) -> PlanResult:
     """The whole plan of a StylisticBias study (module docstring)."""
     study = request.study
-    identity, image = study_images(study)
+    face, image = study_images(study)
     protocol = protocol_from_frames(
-        identity,
+        face,
         image,
         scenarios=len(study_scenarios(study)),
         orderings=len(study.prompt.orderings),
@@ -89,7 +89,7 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
         if missing:
             notes.append(f"not in the pilot, planned with the pilot models' mean: {', '.join(missing)}")
     else:
-        inputs, components = judge_inputs(study, identity, image, scenarios=study_scenarios(study))
+        inputs, components = judge_inputs(study, face, image, scenarios=study_scenarios(study))
         notes.append("no pilot: variance components and effects are the simulated judge's (docs/plan.md)")
     power = power_table(protocol, inputs, request)
     curve = pl.DataFrame()

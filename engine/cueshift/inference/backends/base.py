@@ -31,7 +31,7 @@ class ImageRecord:
     """One image as a backend sees it: the file, and (for the simulated judge) its metadata."""
 
     image_id: str
-    identity_id: str
+    face_id: str
     path: Path  # absolute
     role: str
     feature_key: str | None

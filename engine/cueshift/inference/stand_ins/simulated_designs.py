@@ -155,7 +155,7 @@ def default_impression_maps() -> tuple[dict[str, float], dict[str, str]]:
 
 
 def latent_impressions(
-    identity_ids: Sequence[str],
+    face_ids: Sequence[str],
     attributes: Sequence[str],
     clusters: dict[str, str],
     factor_loading: float = 0.7,
@@ -170,8 +170,8 @@ def latent_impressions(
     :math:`F, e \sim N(0, 1)` drawn from ``(LATENT_SEED, identity, cluster / attribute)``: unit
     variance, correlation :math:`\lambda^2` within a cluster and 0 across clusters.
     """
-    ids = string_hashes(list(identity_ids))
-    out = np.empty((len(identity_ids), len(attributes)))
+    ids = string_hashes(list(face_ids))
+    out = np.empty((len(face_ids), len(attributes)))
     for j, attribute in enumerate(attributes):
         unique = standard_normal(
             mix(mix(seed_key(LATENT_SEED, _TAG_UNIQUE), ids), np.uint64(string_hash(attribute)))
@@ -253,7 +253,7 @@ class SimulatedDesignBackend(SimulatedBackend):
         if self.impressions is None:
             return image_codes, image_hash, scenario_codes, scenarios, content
         _, image_ids = factorize(frame.get_column("image_id"))
-        identities = [self.context.images[str(i)].identity_id for i in image_ids]
+        identities = [self.context.images[str(i)].face_id for i in image_ids]
         attributes = [s.scenario_id for s in scenarios]
         z = latent_impressions(identities, attributes, self._clusters, self.impressions.factor_loading)
         weight = np.array([self.impressions.fidelity * self._consistency.get(a, 0.0) for a in attributes])

@@ -37,7 +37,7 @@ STUDY_DESIGN = TableSpec(
          j AS (SELECT * FROM judgment WHERE list_contains($models, model_id))
     SELECT * FROM (
       SELECT 1 AS pos, 'Faces (identities with a base image)' AS quantity,
-             (SELECT count(DISTINCT identity_id) FROM img WHERE role = 'base') AS n
+             (SELECT count(DISTINCT face_id) FROM img WHERE role = 'base') AS n
       UNION ALL SELECT 2, 'Base images', (SELECT count(*) FROM img WHERE role = 'base')
       UNION ALL SELECT 3, 'Variation images (all)', (SELECT count(*) FROM img WHERE role = 'variation')
       UNION ALL SELECT 4, 'Variation images evaluated',
@@ -71,8 +71,8 @@ DEMOGRAPHICS = TableSpec(
     title="Table S2. Base faces per demographic group (perceived labels)",
     sql="""
     WITH faces AS (
-      SELECT DISTINCT i.identity_id, i.age, i.gender, i.ethnicity, i.body_type
-      FROM identity i JOIN image m ON m.identity_id = i.identity_id AND m.role = 'base'
+      SELECT DISTINCT i.face_id, i.age, i.gender, i.ethnicity, i.body_type
+      FROM face i JOIN image m ON m.face_id = i.face_id AND m.role = 'base'
     ), long AS (
       UNPIVOT faces ON age, gender, ethnicity, body_type INTO NAME dimension VALUE grp
     )
@@ -85,7 +85,7 @@ DEMOGRAPHICS = TableSpec(
     """,
     columns=(stub("grp", "Group"), Col("n", "Faces", fmt_integer), Col("share", "Share", percent(1))),
     group="dimension_label",
-    requires=("identity", "image"),
+    requires=("face", "image"),
 )
 
 VARIATIONS = TableSpec(

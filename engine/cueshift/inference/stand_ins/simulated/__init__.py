@@ -19,7 +19,7 @@ variation :math:`v`, or none for a base image) under scenario :math:`s` (categor
 
 where :math:`\beta_s` is the scenario base logit, :math:`u_f \sim N(0, \tau^2)` the
 identity's random intercept (``face_sd`` :math:`=\tau`, drawn deterministically from
-``(seed, identity_id)``), :math:`\delta` the demographic effects, :math:`\theta_v` the
+``(seed, face_id)``), :math:`\delta` the demographic effects, :math:`\theta_v` the
 variation effect, :math:`\gamma_k` the group-specific extra shifts, :math:`\kappa` the
 category scale (semantic alignment), :math:`\lambda` the letter bias with
 :math:`\sigma^{\text{letter}}_o = +1` when the favorable descriptor carries letter

@@ -134,7 +134,7 @@ class SimulatedBackend(Backend):
             "ethnicity": [r.ethnicity for r in records],
             "body_type": [r.body_type for r in records],
         }
-        offset = face_effect(self.settings.seed, [r.identity_id for r in records], self.settings.face_sd)
+        offset = face_effect(self.settings.seed, [r.face_id for r in records], self.settings.face_sd)
         offset = offset + demographic_offset(self.settings, demographics, n)
         shift = variation_shift(
             self.settings,
@@ -145,9 +145,7 @@ class SimulatedBackend(Backend):
         )
         return offset, shift, string_hashes(list(image_ids))
 
-    def content_rows(
-        self, frame: pl.DataFrame
-    ) -> tuple[I64, U64, I64, list[Scenario], F64]:
+    def content_rows(self, frame: pl.DataFrame) -> tuple[I64, U64, I64, list[Scenario], F64]:
         """Factorize image_id/scenario_id of ``frame``: (image codes, image hash per code,
         scenario codes, scenarios, content logit per row i.e. η without the ordering term)."""
         image_codes, image_ids = factorize(frame.get_column("image_id"))

@@ -37,17 +37,17 @@ def logistic(logit: F64) -> F64:
     return out
 
 
-def face_effect(seed: int, identity_ids: StrColumn, face_sd: float) -> F64:
+def face_effect(seed: int, face_ids: StrColumn, face_sd: float) -> F64:
     r"""Per-identity random intercepts :math:`u_f = \tau z_f`, :math:`z_f \sim N(0, 1)`.
 
-    :math:`z_f` is a deterministic function of ``(seed, identity_id)`` only, so an
+    :math:`z_f` is a deterministic function of ``(seed, face_id)`` only, so an
     identity keeps its intercept across images, scenarios, runs and batches.
 
     Parameters
     ----------
     seed
         ``SimulatedSettings.seed``.
-    identity_ids
+    face_ids
         One identity per row (may repeat).
     face_sd
         :math:`\tau`.
@@ -57,7 +57,7 @@ def face_effect(seed: int, identity_ids: StrColumn, face_sd: float) -> F64:
     numpy.ndarray
         The intercept of each row's identity.
     """
-    codes, uniques = factorize(identity_ids)
+    codes, uniques = factorize(face_ids)
     z = standard_normal(mix(seed_key(seed, _TAG_FACE), string_hashes(uniques)))
     return face_sd * z[codes]
 
@@ -88,9 +88,7 @@ def variation_effect(settings: SimulatedSettings, feature_key: str | None, value
     return settings.variation_effects.get(value, 0.0)
 
 
-def demographic_offset(
-    settings: SimulatedSettings, demographics: Mapping[str, StrColumn], n: int
-) -> F64:
+def demographic_offset(settings: SimulatedSettings, demographics: Mapping[str, StrColumn], n: int) -> F64:
     r""":math:`\theta_v`: the shift of ``feature_key=value`` (else of ``value``; 0 for a base image)."""
     r""":math:`\sum_A \delta_{A, g_A}` per row."""
     total = np.zeros(n, dtype=np.float64)

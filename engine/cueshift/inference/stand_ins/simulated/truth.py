@@ -35,7 +35,7 @@ class ContentColumns(TypedDict):
 
     scenario_ids: StrColumn
     scenario_categories: StrColumn
-    identity_ids: StrColumn
+    face_ids: StrColumn
     age: StrColumn
     gender: StrColumn
     ethnicity: StrColumn
@@ -49,7 +49,7 @@ def content_logit(
     *,
     scenario_ids: StrColumn,
     scenario_categories: StrColumn,
-    identity_ids: StrColumn,
+    face_ids: StrColumn,
     age: StrColumn,
     gender: StrColumn,
     ethnicity: StrColumn,
@@ -61,7 +61,7 @@ def content_logit(
     n = check_lengths(
         scenario_ids=scenario_ids,
         scenario_categories=scenario_categories,
-        identity_ids=identity_ids,
+        face_ids=face_ids,
         age=age,
         gender=gender,
         ethnicity=ethnicity,
@@ -76,7 +76,7 @@ def content_logit(
     scale = category_scales(settings, category_uniques)[category_codes]
     return (
         base
-        + face_effect(settings.seed, identity_ids, settings.face_sd)
+        + face_effect(settings.seed, face_ids, settings.face_sd)
         + demographic_offset(settings, demographics, n)
         + scale * variation_shift(settings, feature_keys, values, demographics, n)
     )
@@ -93,7 +93,7 @@ def favorable_logit(
         The judge.
     scenario_ids, scenario_categories
         Scenario of each row and its category (for :math:`\beta_s`, :math:`\kappa_{c(s)}`).
-    identity_ids
+    face_ids
         Identity of each row's image (for :math:`u_f`).
     age, gender, ethnicity, body_type
         Perceived demographics of the identity (``None`` contributes nothing).
