@@ -19,11 +19,16 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.fixture
-def old_db(tmp_path: Path) -> Path:
-    path = tmp_path / "old.duckdb"
-    build_old_study(path, 3)
+@pytest.fixture(params=[3, 4])
+def old_db(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    path = tmp_path / f"old_v{request.param}.duckdb"
+    build_old_study(path, request.param)
     return path
+
+
+def _stamp(path: Path) -> str:
+    """The schema version ``old_db`` was built with (its name says it)."""
+    return path.stem.removeprefix("old_v")
 
 
 @pytest.mark.parametrize(
@@ -41,13 +46,13 @@ def test_commands_name_the_upgrade(old_db: Path, tmp_path: Path, args: tuple[str
     out.mkdir()
     result = run(*(a.format(db=old_db, out=out) for a in args))
     line = one_line(result)
-    assert "schema version 3" in line and f"cueshift upgrade --db {old_db}" in line, line
+    assert f"schema version {_stamp(old_db)}" in line and f"cueshift upgrade --db {old_db}" in line, line
     assert _digest(old_db) == before
     assert list(out.iterdir()) == []
 
 
 def test_view_names_the_upgrade(old_db: Path) -> None:
-    with pytest.raises(CueshiftError, match=r"schema version 3.*cueshift upgrade --db"):
+    with pytest.raises(CueshiftError, match=rf"schema version {_stamp(old_db)}.*cueshift upgrade --db"):
         open_source(old_db)
 
 
