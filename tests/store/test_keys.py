@@ -124,6 +124,14 @@ def test_merge_keys_judgments_by_their_declared_key(single: Path, tmp_path: Path
     assert not (tmp_path / "ac.duckdb").exists()
 
 
+def test_merge_takes_files_whose_names_are_no_sql_identifiers(single: Path, tmp_path: Path) -> None:
+    """A file's catalog is named after it: '-', a space or a quote in the name must not break merge."""
+    a = _copy(single, tmp_path / "shard-1.duckdb")
+    b = _copy(single, tmp_path / 'shard 2 "b".duckdb')
+    merge_databases(tmp_path / "all-shards.duckdb", [a, b])
+    assert _count(tmp_path / "all-shards.duckdb") == _count(a)
+
+
 def test_merge_and_analyze_refuse_a_database_storing_a_judgment_twice(single: Path, tmp_path: Path) -> None:
     a = _copy(single, tmp_path / "a.duckdb")
     out = _copy(single, tmp_path / "out.duckdb", STORE_ONE_TWICE)

@@ -96,19 +96,31 @@ def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyC
     return con
 
 
+def quote_identifier(name: str) -> str:
+    """``name`` as a quoted SQL identifier (a file's catalog is named after it: '-', spaces, quotes).
+
+    >>> quote_identifier('old-v3')
+    '"old-v3"'
+    """
+    return '"' + name.replace('"', '""') + '"'
+
+
 def check_schema_version(con: duckdb.DuckDBPyConnection, path: Path, catalog: str | None = None) -> None:
     """Refuse a database written by another version of ``sql/schema.sql``, naming the remedy.
 
     ``catalog`` is the name the database is attached under (None: the connection's own file).
     A database without tables is new and passes.
     """
-    where = "" if catalog is None else f" WHERE database_name = '{catalog}'"
-    tables = {row[0] for row in con.execute(f"SELECT table_name FROM duckdb_tables(){where}").fetchall()}
+    where, params = ("", []) if catalog is None else (" WHERE database_name = ?", [catalog])
+    tables = {
+        row[0] for row in con.execute(f"SELECT table_name FROM duckdb_tables(){where}", params).fetchall()
+    }
     if not tables:
         return
     if "cueshift_meta" not in tables:
         raise CueshiftError(f"{path}: not a cueshift study database (no cueshift schema version)")
-    meta = "cueshift_meta" if catalog is None else f"{catalog}.cueshift_meta"
+    # a file's catalog is named after it, and a file name may hold '-', spaces or quotes
+    meta = "cueshift_meta" if catalog is None else f"{quote_identifier(catalog)}.cueshift_meta"
     rows = con.execute(f"SELECT value FROM {meta} WHERE key = 'schema_version'").fetchall()
     stored = rows[0][0] if rows else None
     if stored != SCHEMA_VERSION:

@@ -20,6 +20,8 @@ from typing import Any, Final
 
 import duckdb
 
+from cueshift.store.database import quote_identifier
+
 #: Keys of the resolved study that make up its definition. The image set is hashed under its
 #: old key ``benchmark`` whichever key the run recorded (``image_set`` since it was renamed), so
 #: that a database's fingerprint does not change with the name.
@@ -63,5 +65,6 @@ def fingerprint_of(study_name: str, config_json: str) -> StudyFingerprint:
 
 def database_fingerprints(con: duckdb.DuckDBPyConnection, schema: str = "main") -> set[StudyFingerprint]:
     """Every study fingerprint the ``run`` table of ``schema`` (e.g. ``shard_0.main``) records."""
-    rows = con.execute(f"SELECT DISTINCT study_name, config FROM {schema}.run").fetchall()
+    qualified = ".".join(quote_identifier(part) for part in schema.split("."))
+    rows = con.execute(f"SELECT DISTINCT study_name, config FROM {qualified}.run").fetchall()
     return {fingerprint_of(str(name), str(config)) for name, config in rows}
