@@ -23,6 +23,7 @@ from cueshift.execution.runner import run_study
 from cueshift.images.synthetic import synthetic_human_ratings
 from cueshift.inference.stand_ins.impressions import SYNTHETIC_CLUSTERS
 from cueshift.inference.stand_ins.simulated_designs import latent_impressions
+from cueshift.stats import Resampling
 from cueshift.study.sections import SyntheticRaters
 
 STUDY = Path(__file__).resolve().parents[2] / "studies" / "probe-004.toml"
@@ -46,7 +47,7 @@ def test_split_half_spearman_brown_matches_theory() -> None:
     long = synthetic_human_ratings(_latent(600, attributes), raters).rename(
         {"rater": "rater_id", "stimulus": "image_id"}
     )
-    table = pst.reliability_table(long, n_splits=30, seed=0)
+    table = pst.reliability_table(long, Resampling(resamples=30, seed=0))
     for row in table.iter_rows(named=True):
         c = consistency[row["attribute"]]
         # half panels of 10: r = 10c/(1+9c); Spearman-Brown to 20 raters: 20c/(1+19c)

@@ -18,6 +18,7 @@ from cueshift.designs.probe.baseline_table import baseline_table
 from cueshift.designs.probe.stats import model_human_similarity
 from cueshift.designs.probe.twins import random_twins, with_random_twins
 from cueshift.schemas.results_probe import BaselinesSchema
+from cueshift.stats import Resampling
 from cueshift.study.config import ModelConfig
 
 STUDY = Path(__file__).resolve().parents[2] / "studies" / "probe-004.toml"
@@ -110,7 +111,9 @@ def _planted(n: int = 400, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame, p
 def test_planted_brightness_only_humans_and_a_model_with_more_than_brightness() -> None:
     scores, means, pixels = _planted()
     similarity = model_human_similarity(scores, means)
-    table = baseline_table(scores, means, similarity, pixels=pixels, folds=10, ridge=1.0, seed=0)
+    table = baseline_table(
+        scores, means, similarity, pixels=pixels, folds=10, ridge=1.0, resampling=Resampling(seed=0)
+    )
     BaselinesSchema.validate(table)
     row = {(r["model_id"], r["attribute"]): r for r in table.iter_rows(named=True)}
     bright_lamp = row["lamp", "bright"]

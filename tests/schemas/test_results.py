@@ -23,7 +23,7 @@ from cueshift.designs.probe import stats as pst
 from cueshift.designs.probe.baseline_table import baseline_table
 from cueshift.errors import SchemaViolation
 from cueshift.schemas.results import RESULT_SCHEMAS, RESULT_SCHEMAS_BY_DESIGN, validate_result
-from cueshift.stats import krippendorff_by_attribute
+from cueshift.stats import Resampling, krippendorff_by_attribute
 
 KEYS = {"model_id": "m", "family": "traits", "scenario_category": "c", "choice_1": "A", "choice_2": "B"}
 
@@ -149,7 +149,7 @@ def _probe_tables() -> dict[str, pl.DataFrame]:
             for a in attributes
         ]
     )
-    reliability = pst.reliability_table(humans, n_splits=10)
+    reliability = pst.reliability_table(humans, Resampling(resamples=10))
     similarity = pst.model_human_similarity(scores, means)
     correlations, clusters, structure = pst.attribute_structure(scores, means, 2)
     registry = pl.DataFrame({"model_id": ["m1", "m2", "m3", "m4"], "dataset_size": [1e8, 1e8, 2e9, 2e9]})

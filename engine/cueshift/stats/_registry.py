@@ -67,13 +67,28 @@ class RunSettings:
     audit: str | None = None
 
     @classmethod
-    def of(cls, resampling: Resampling, choices: RunChoices) -> RunSettings:
-        """The record of a run drawn with ``resampling`` over ``choices``."""
+    def of(
+        cls,
+        resampling: Resampling | None,
+        choices: RunChoices,
+        *,
+        test: str | None = None,
+        ci_method: str | None = None,
+    ) -> RunSettings:
+        """The record of a run drawn with ``resampling`` over ``choices``.
+
+        ``resampling`` ``None``: the run has no random step (0 resamples, no seed). ``test`` and
+        ``ci_method`` name the design's own tests and intervals where they are not the
+        resampling's (exact or parametric tests, analytic intervals).
+
+        >>> RunSettings.of(None, RunChoices(models=("a",)), test="exact", ci_method="analytic").seed is None
+        True
+        """
         return cls(
-            n_resamples=resampling.resamples,
-            seed=resampling.seed,
-            test=resampling.test,
-            ci_method=resampling.ci_method,
+            n_resamples=resampling.resamples if resampling else 0,
+            seed=resampling.seed if resampling else None,
+            test=test or (resampling.test if resampling else "none"),
+            ci_method=ci_method or (resampling.ci_method if resampling else "none"),
             models=choices.models,
             phi=choices.phi,
             min_identity=choices.min_identity,

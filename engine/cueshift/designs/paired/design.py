@@ -68,7 +68,7 @@ class PairedDesign:
         """Every ``result_paired_*`` table (exact rank tests: no resampling), then the summary."""
         from cueshift.designs.paired.analyses import SUITE, Inputs, load_scores
         from cueshift.designs.paired.console import print_summary
-        from cueshift.stats import RunSettings, run_suite
+        from cueshift.stats import RunChoices, RunSettings, run_suite
 
         config = study.paired
         scores = load_scores(con, config.filter_feature_key, request.models)
@@ -78,11 +78,11 @@ class PairedDesign:
             scores = audited_scores(
                 con, study, self, scores, request.audit, console=console, progress=progress, write=write
             )
-        settings = RunSettings(
+        settings = RunSettings.of(  # no random step: exact rank tests
+            None,
+            RunChoices(models=request.models, audit=request.audit),
             test=self.options.test(request),
             ci_method=self.options.ci_method(request),
-            models=request.models,
-            audit=request.audit,
         )
         results = run_suite(con, SUITE, Inputs(scores, config), settings, write=write, progress=progress)
         print_summary(results, console, config)

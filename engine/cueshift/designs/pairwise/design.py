@@ -72,12 +72,15 @@ class PairwiseDesign:
         """Every ``result_pairwise_*`` table, then the seed 002 Table 4 summary."""
         from cueshift.designs.pairwise.analyses import SUITE, Inputs, load_frames
         from cueshift.designs.pairwise.console import print_summary
-        from cueshift.stats import RunSettings, run_suite
+        from cueshift.stats import RunChoices, RunSettings, run_suite
 
         config = study.pairwise
         trials, ratings = load_frames(con, request.models)
-        settings = RunSettings(
-            test=self.options.test(request), ci_method=self.options.ci_method(request), models=request.models
+        settings = RunSettings.of(  # no random step: exact tests, analytic intervals
+            None,
+            RunChoices(models=request.models),
+            test=self.options.test(request),
+            ci_method=self.options.ci_method(request),
         )
         results = run_suite(
             con, SUITE, Inputs(trials, ratings, config), settings, write=write, progress=progress

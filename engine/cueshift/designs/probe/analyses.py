@@ -31,7 +31,7 @@ from cueshift.designs.probe import stats as pst
 from cueshift.designs.probe.baseline_table import baseline_table
 from cueshift.designs.probe.section import ProbeConfig
 from cueshift.errors import CueshiftError
-from cueshift.stats import AnalysisContext, analysis
+from cueshift.stats import AnalysisContext, Resampling, analysis
 
 SUITE = "probe"
 
@@ -75,7 +75,9 @@ def model_scores(con: duckdb.DuckDBPyConnection, score: str, models: Sequence[st
 
 @dataclass(frozen=True)
 class Inputs:
-    """Model scores, long human ratings, published means and reliability, the ``[probe]`` settings.
+    """Model scores, long human ratings, published means and reliability, the ``[probe]`` settings
+    and the run's resampling (:meth:`.section.ProbeConfig.resampling`: the split-half reliability's
+    random splits and seed, the level of every interval; passed whole to the tables).
 
     Build it with :func:`probe_inputs` (which refuses a study without any human data).
     ``pixels``: ``image_id`` and the image statistics of each base face (``None``: no image
@@ -87,6 +89,7 @@ class Inputs:
     means: pl.DataFrame
     published_reliability: pl.DataFrame | None
     config: ProbeConfig
+    resampling: Resampling
     pixels: pl.DataFrame | None = None
     twins: dict[str, str] = field(default_factory=dict)
 
@@ -96,9 +99,7 @@ class Inputs:
         config = self.config
         reliability = pl.DataFrame()
         if self.humans.height:
-            reliability = pst.reliability_table(
-                self.humans, n_splits=config.n_splits, seed=config.split_seed, method=config.split_correlation
-            )
+            reliability = pst.reliability_table(self.humans, self.resampling, method=config.split_correlation)
         published = self.published_reliability
         if published is not None and published.height:
             published = published.rename({"reliability": "estimate"}).with_columns(
@@ -121,7 +122,9 @@ class Inputs:
 
     @cached_property
     def similarity(self) -> pl.DataFrame:
-        return pst.model_human_similarity(self.scores, self.means, confidence=self.config.confidence)
+        return pst.model_human_similarity(
+            self.scores, self.means, confidence=self.resampling.confidence_level
+        )
 
     @cached_property
     def registry(self) -> pl.DataFrame:
@@ -153,9 +156,10 @@ def probe_inputs(
     *,
     pixels: pl.DataFrame | None = None,
     twins: dict[str, str] | None = None,
+    resampling: Resampling | None = None,
 ) -> Inputs:
     """The inputs of the probe analyses; human means from the long ratings, published means winning
-    where both exist.
+    where both exist. ``resampling``: the run's (default: ``config.resampling()``, the study's).
 
     Raises
     ------
@@ -172,7 +176,16 @@ def probe_inputs(
         )
     if means.height == 0:
         raise CueshiftError("probe: no human ratings or means in the study database")
-    return Inputs(scores, humans, means, published_reliability, config, pixels, dict(twins or {}))
+    return Inputs(
+        scores,
+        humans,
+        means,
+        published_reliability,
+        config,
+        resampling or config.resampling(),
+        pixels,
+        dict(twins or {}),
+    )
 
 
 Context = AnalysisContext[Inputs]
@@ -225,7 +238,7 @@ def _reliability_similarity(ctx: Context) -> pl.DataFrame | None:
         inputs.similarity,
         inputs.used_reliability,
         method=config.irr_correlation,
-        confidence=config.confidence,
+        confidence=inputs.resampling.confidence_level,
         families=families,
     )
     return link
@@ -311,7 +324,9 @@ def _scale_regression(ctx: Context) -> pl.DataFrame | None:
         )
         .join(inputs.registry, on="model_id", how="inner")
     )
-    regression = pst.scale_regression(data, inputs.config.ols_predictors, confidence=inputs.config.confidence)
+    regression = pst.scale_regression(
+        data, inputs.config.ols_predictors, confidence=inputs.resampling.confidence_level
+    )
     return regression if regression.height else None
 
 
@@ -337,6 +352,5 @@ def _baselines(ctx: Context) -> pl.DataFrame | None:
         twins=inputs.twins,
         folds=config.baseline_folds,
         ridge=config.baseline_ridge,
-        seed=config.split_seed,
-        confidence=config.confidence,
+        resampling=inputs.resampling,
     )

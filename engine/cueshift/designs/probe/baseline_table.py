@@ -23,7 +23,7 @@ import polars as pl
 from cueshift.designs.probe import baselines as bl
 from cueshift.designs.probe.section import ProbeStudy
 from cueshift.errors import CueshiftError
-from cueshift.stats import bh_by_family, correlation_columns
+from cueshift.stats import Resampling, bh_by_family, correlation_columns
 
 #: The face region of the One Million Impressions faces (StyleGAN faces in the FFHQ alignment,
 #: 1024 x 1024: eyes near 40% of the height, chin near 80%): forehead to chin, cheek to cheek.
@@ -62,13 +62,14 @@ def _measures(part: pl.DataFrame, columns: list[str]) -> np.ndarray:
 
 
 def _pixel_columns(
-    part: pl.DataFrame, columns: list[str], *, folds: int, ridge: float, seed: int, confidence: float
+    part: pl.DataFrame, columns: list[str], *, folds: int, ridge: float, resampling: Resampling
 ) -> dict[str, float | int | None]:
     if part.height < 4:  # too few stimuli with statistics for any fit
         return {"n_measures": 0, "folds": 0, "ridge": ridge}
     z = bl.varying_columns(_measures(part, columns))
     human = part["mean"].to_numpy().astype(np.float64)
-    predicted = bl.cv_prediction(z, human, folds=folds, ridge=ridge, seed=seed)
+    confidence = resampling.confidence_level
+    predicted = bl.cv_prediction(z, human, folds=folds, ridge=ridge, seed=resampling.seed)
     fitted = correlation_columns(predicted, human, "spearman", confidence)
     partial = bl.partial_spearman(part["score"].to_numpy(), human, z, confidence)
     return {
@@ -96,8 +97,7 @@ def baseline_table(
     twins: dict[str, str] | None = None,
     folds: int = 10,
     ridge: float = 1.0,
-    seed: int = 0,
-    confidence: float = 0.95,
+    resampling: Resampling = Resampling(),
 ) -> pl.DataFrame:
     """One row per model × attribute (:data:`SCHEMA`, and ``partial_p_adj``).
 
@@ -112,8 +112,10 @@ def baseline_table(
         Images without a row are left out of the pixel columns' stimuli.
     twins
         Model id -> the model id of its random-weight twin (:func:`.twins.random_twins`).
-    folds, ridge, seed
-        Cross-validation folds, ridge penalty on the standardised statistics, fold seed.
+    folds, ridge
+        Cross-validation folds, ridge penalty on the standardised statistics.
+    resampling
+        The run's: its ``seed`` deals the folds, every interval is at its ``confidence_level``.
     """
     twins = twins or {}
     sim = {
@@ -145,9 +147,7 @@ def baseline_table(
         }
         if columns:
             measured = part.filter(pl.all_horizontal(pl.col(columns).is_not_null()))
-            row |= _pixel_columns(
-                measured, columns, folds=folds, ridge=ridge, seed=seed, confidence=confidence
-            )
+            row |= _pixel_columns(measured, columns, folds=folds, ridge=ridge, resampling=resampling)
             row["n"] = measured.height
         rows.append(row)
     frame = pl.DataFrame(rows, schema=SCHEMA, orient="row") if rows else pl.DataFrame(schema=SCHEMA)

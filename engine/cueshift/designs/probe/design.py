@@ -79,14 +79,10 @@ class ProbeDesign:
         from cueshift.designs.probe.twins import random_twins
         from cueshift.designs.registry import study_scenarios
         from cueshift.images.human_ratings import read_reliability
-        from cueshift.stats import RunSettings, run_suite
+        from cueshift.stats import RunChoices, RunSettings, run_suite
 
-        update: dict[str, object] = {}
-        if request.seed is not None:
-            update["split_seed"] = request.seed
-        if request.resamples is not None:
-            update["n_splits"] = request.resamples
-        config = study.probe.model_copy(update=update)
+        config = study.probe
+        resampling = config.resampling(resamples=request.resamples, seed=request.seed)
         attributes = {s.scenario_id for s in study_scenarios(study)}
         published = (
             read_reliability(config.reliability, attributes=attributes) if config.reliability else None
@@ -105,13 +101,13 @@ class ProbeDesign:
             config,
             pixels=pixels,
             twins=random_twins(study.models),
+            resampling=resampling,
         )
-        settings = RunSettings(
-            n_resamples=config.n_splits,
-            seed=config.split_seed,
+        settings = RunSettings.of(
+            resampling,
+            RunChoices(models=request.models),
             test=self.options.test(request),
             ci_method=self.options.ci_method(request),
-            models=request.models,
         )
         results = run_suite(con, SUITE, inputs, settings, write=write, progress=progress)
         print_summary(results, console)

@@ -34,7 +34,7 @@ from cueshift.power.cost import cost_frame, cost_rows, question_tokens
 from cueshift.power.pilot import open_pilot
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
 from cueshift.power.throughput import seconds_per_prompt
-from cueshift.stats import bh_adjust, correlation_columns
+from cueshift.stats import Resampling, bh_adjust, correlation_columns
 
 DESIGN_NAME = "probe"
 DEFAULT_RHO, DEFAULT_RELIABILITY = 0.5, 0.8
@@ -89,7 +89,7 @@ def _pilot(request: PlanRequest, study: ProbeStudy) -> tuple[pl.DataFrame, str]:
         "model_id", "attribute", pl.col("estimate").alias("rho")
     )
     if humans.height:
-        rel = reliability_table(humans, n_splits=20, seed=request.seed).select(
+        rel = reliability_table(humans, Resampling(resamples=20, seed=request.seed)).select(
             "attribute", pl.col("estimate").alias("reliability")
         )
     else:

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from cueshift.stats import Resampling
 from cueshift.study.config import Study
 from cueshift.study.sections import Section, SyntheticRaters
 
@@ -75,6 +76,20 @@ class ProbeConfig(Section):
         ):
             raise ValueError("face_box is [x0, y0, x1, y1] with 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1")
         return value
+
+    def resampling(self, *, resamples: int | None = None, seed: int | None = None) -> Resampling:
+        """The design's one random step, the random rater splits of the split-half reliability:
+        ``resamples`` splits (``--resamples``; default ``n_splits``) drawn with ``seed``
+        (``--seed``; default ``split_seed``), every interval at ``confidence``.
+
+        >>> ProbeConfig(human_means="m.csv").resampling(seed=3)
+        Resampling(resamples=100, seed=3, confidence_level=0.95, ci_method='bca', test='rank')
+        """
+        return Resampling(
+            resamples=self.n_splits if resamples is None else resamples,
+            seed=self.split_seed if seed is None else seed,
+            confidence_level=self.confidence,
+        )
 
     @model_validator(mode="after")
     def _some_humans(self) -> ProbeConfig:

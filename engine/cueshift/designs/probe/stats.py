@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike
 from cueshift._types import F64
 from cueshift.stats import (
     CORRELATION_SCHEMA,
+    Resampling,
     adjusted_rand_index,
     attribute_correlations,
     bh_by_family,
@@ -34,15 +35,18 @@ from cueshift.stats import (
 
 def reliability_table(
     ratings: pl.DataFrame,
+    resampling: Resampling,
     *,
-    n_splits: int = 100,
-    seed: int = 0,
     method: Literal["pearson", "spearman"] = "pearson",
 ) -> pl.DataFrame:
-    """Per attribute: split-half (Spearman–Brown) reliability and Krippendorff's α (interval, ordinal)."""
+    """Per attribute: split-half (Spearman–Brown) reliability over ``resampling.resamples`` random
+    rater splits drawn with ``resampling.seed`` (:meth:`.section.ProbeConfig.resampling`), and
+    Krippendorff's α (interval, ordinal)."""
     rows = []
     for (attribute,), part in ratings.group_by("attribute", maintain_order=True):
-        split = split_half_reliability(part, n_splits=n_splits, seed=seed, method=method)
+        split = split_half_reliability(
+            part, n_splits=resampling.resamples, seed=resampling.seed, method=method
+        )
         matrix = rating_matrix(part)
         rows.append(
             {
