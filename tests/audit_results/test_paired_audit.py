@@ -14,6 +14,7 @@ from cueshift import store
 from cueshift.designs import analyze_design
 from cueshift.designs.protocol import AnalysisRequest
 from cueshift.designs.registry import parse_study
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.store import write_tables
 from tests.audit_results.planted import VARIATION, audit_rows
@@ -27,7 +28,7 @@ N_SQL = "SELECT n FROM result_paired_attractiveness WHERE test = 'wilcoxon' ORDE
 def paired_db(tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp("paired-audit")
     study = parse_study(_small_study(tmp), "test")
-    run_study(study, progress=False)
+    run_study(study, RunOptions(progress=False))
     return study
 
 

@@ -29,6 +29,7 @@ from cueshift.designs.paired.summaries import (
     strongest_group,
 )
 from cueshift.designs.registry import scenario_sets
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.study.scenarios import ORDERING_BY_ID
 
@@ -176,11 +177,11 @@ def _small_study(tmp_path: Path) -> dict[str, Any]:
 def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> None:
     assert load_study(STUDY).design == "paired"
     study = parse_study(_small_study(tmp_path), "test")
-    summary = run_study(study, progress=False)
+    summary = run_study(study, RunOptions(progress=False))
     assert (
         summary.n_written == 72 * 8 * 4 * 3
     )  # 36 individuals x 2 images x 8 scenarios x 4 orderings x 3 seeds
-    assert run_study(study, progress=False).n_written == 0  # resumes: nothing left
+    assert run_study(study, RunOptions(progress=False)).n_written == 0  # resumes: nothing left
 
     con = store.open_study(study.database_path)
     try:

@@ -16,6 +16,7 @@ from cueshift.designs import analyze_design, load_study, parse_study
 from cueshift.designs.pairwise.ratings import assign_bins
 from cueshift.designs.pairwise.workload import plan_pairs
 from cueshift.errors import CueshiftError
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.images.human_ratings import read_long_ratings, read_stimuli
 from cueshift.inference.parser_pairwise import parse_pairwise_answer, parse_rating
@@ -121,9 +122,9 @@ def _small(tmp_path: Path, seeds: list[int]) -> dict[str, Any]:
 def test_pairwise_end_to_end_recovers_planted_preference_and_position(tmp_path: Path) -> None:
     assert load_study(STUDY).design == "pairwise"
     study = parse_study(_small(tmp_path, seeds=[0, 1, 2, 3, 4]), "test")
-    summary = run_study(study, progress=False)
+    summary = run_study(study, RunOptions(progress=False))
     assert summary.n_written == 2 * 80 * 5 + 28 * 5  # trials (2 cohorts x 80 x 5 seeds) + model ratings
-    assert run_study(study, progress=False).n_written == 0
+    assert run_study(study, RunOptions(progress=False)).n_written == 0
     con = store.open_study(study.database_path)
     try:
         results = analyze_design(con, study)

@@ -19,6 +19,7 @@ from cueshift import store
 from cueshift.designs import analyze_design, load_study, parse_study
 from cueshift.designs.probe import stats as pst
 from cueshift.designs.probe.scenarios import OMI_34
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.images.synthetic import synthetic_human_ratings
 from cueshift.inference.stand_ins.impressions import SYNTHETIC_CLUSTERS
@@ -136,10 +137,10 @@ def _small_probe(tmp_path: Path) -> dict[str, Any]:
 def test_probe_end_to_end_recovers_planted_reliability_link(tmp_path: Path) -> None:
     assert load_study(STUDY).design == "probe" and len(OMI_34) == 34
     study = parse_study(_small_probe(tmp_path), "test")
-    summary = run_study(study, progress=False)
+    summary = run_study(study, RunOptions(progress=False))
     assert summary.n_written == 2 * 90 * 10 * 4 * 3
     assert (
-        run_study(study, progress=False).n_written == 0
+        run_study(study, RunOptions(progress=False)).n_written == 0
     )  # resume: no new judgments, humans not stored twice
     con = store.open_study(study.database_path)
     try:
@@ -191,7 +192,7 @@ def test_probe_runs_on_the_tiny_clip_backend(tmp_path: Path, monkeypatch: pytest
     data["probe"]["registry"] = []
     study = parse_study(data, "test")
     assert (
-        run_study(study, progress=False).n_written == 12 * 4
+        run_study(study, RunOptions(progress=False)).n_written == 12 * 4
     )  # deterministic, letter-free: 1 ordering, seed 0
     con = store.open_study(study.database_path)
     try:

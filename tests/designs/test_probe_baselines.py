@@ -209,6 +209,7 @@ def test_random_twins_end_to_end_on_the_tiny_clip(tmp_path: Path, monkeypatch: p
     pytest.importorskip("transformers")
     from cueshift import store
     from cueshift.designs import analyze_design, parse_study
+    from cueshift.execution.run_options import RunOptions
     from cueshift.execution.runner import run_study
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -219,7 +220,7 @@ def test_random_twins_end_to_end_on_the_tiny_clip(tmp_path: Path, monkeypatch: p
     data["models"] = [{"model_id": "tiny-clip", "backend": "clip", "checkpoint": "cueshift:tiny-random-clip"}]
     data["probe"] |= {"registry": [], "n_splits": 5, "random_twins": True, "baseline_folds": 3}
     study = parse_study(data, "test")
-    assert run_study(study, progress=False).n_written == 2 * 12 * 3
+    assert run_study(study, RunOptions(progress=False)).n_written == 2 * 12 * 3
     con = store.open_study(study.database_path)
     try:
         results = analyze_design(con, study)

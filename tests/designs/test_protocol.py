@@ -17,6 +17,7 @@ from cueshift import store
 from cueshift.designs import AnalysisRequest, analyze_design, designs, parse_study
 from cueshift.designs import registry as design_registry
 from cueshift.errors import ConfigError
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.schemas.results import RESULT_SCHEMA_VERSION
 from cueshift.stats import ANALYSES
@@ -58,7 +59,7 @@ def _manifest(db: Path) -> pl.DataFrame:
 
 def test_a_design_analysis_writes_one_manifest_row_per_result_table(tmp_path):
     study = _pairwise(tmp_path)
-    run_study(study, progress=False)
+    run_study(study, RunOptions(progress=False))
     con = store.open_study(study.database_path)
     try:
         results = analyze_design(con, study, _quiet(tmp_path))
@@ -75,7 +76,7 @@ def test_a_design_analysis_writes_one_manifest_row_per_result_table(tmp_path):
 
 def test_probe_honours_seed_and_resamples_and_records_them(tmp_path):
     study = _probe(tmp_path)
-    run_study(study, progress=False)
+    run_study(study, RunOptions(progress=False))
     con = store.open_study(study.database_path)
     try:
         default = analyze_design(con, study, _quiet(tmp_path))["probe_reliability"]
@@ -220,7 +221,7 @@ def test_a_new_design_folder_is_a_design_of_the_cli_path(tmp_path, monkeypatch):
             parse_study(
                 {"name": "x", "design": "fifth", "fifth": {"colour": 1}, "models": [{"model_id": "m"}]}, "x"
             )
-        summary = run_study(study, progress=False)
+        summary = run_study(study, RunOptions(progress=False))
         assert summary.n_written == 6 * 2 * 4  # base faces x scenarios x orderings (one seed)
         con = store.open_study(study.database_path)
         try:

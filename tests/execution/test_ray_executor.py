@@ -28,8 +28,8 @@ from cueshift.designs import load_study  # noqa: E402
 from cueshift.designs.work import UnitKind  # noqa: E402
 from cueshift.errors import ConfigError, CueshiftError  # noqa: E402
 from cueshift.execution.executor import Answered  # noqa: E402
-from cueshift.execution.executor_option import make_executor  # noqa: E402
 from cueshift.execution.ray_executor import RayExecutor, actor_resources  # noqa: E402
+from cueshift.execution.run_options import RunOptions  # noqa: E402
 from cueshift.execution.runner import run_study  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from tests.execution.test_runner import KEY, judgments, study_file  # noqa: E402
@@ -52,7 +52,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def reference(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> pl.DataFrame:
     """The local runner's rows of the small simulated study."""
     tmp = tmp_path_factory.mktemp("reference")
-    summary = run_study(load_study(study_file(tmp, cache)), progress=False)
+    summary = run_study(load_study(study_file(tmp, cache)), RunOptions(progress=False))
     return judgments(summary.database)
 
 
@@ -84,10 +84,10 @@ def test_ray_stores_exactly_the_local_rows_and_resumes_to_nothing(
     cluster: None, cache: Path, reference: pl.DataFrame, tmp_path: Path
 ) -> None:
     study = load_study(study_file(tmp_path, cache))
-    summary = run_study(study, progress=False, executor=RayExecutor())
+    summary = run_study(study, RunOptions(progress=False), executor=RayExecutor())
     assert summary.n_written == reference.height
     assert judgments(summary.database).equals(reference)
-    again = run_study(study, progress=False, executor=RayExecutor())
+    again = run_study(study, RunOptions(progress=False), executor=RayExecutor())
     assert again.n_written == 0 and again.n_stored_before == reference.height
 
 
@@ -96,7 +96,7 @@ def test_a_worker_killed_mid_unit_is_restarted_and_its_units_sent_again(
 ) -> None:
     study = load_study(study_file(tmp_path, cache, batch_size=60))  # units of <= 60 rows: many
     executor = KillOneWorker()
-    summary = run_study(study, progress=False, executor=executor)
+    summary = run_study(study, RunOptions(progress=False), executor=executor)
     assert executor.killed is not None and executor.killed[0] != executor.killed[1]
     stored = judgments(summary.database)
     assert stored.select(KEY).is_duplicated().sum() == 0
@@ -107,9 +107,9 @@ def test_a_limited_ray_run_then_a_resume_equals_the_reference(
     cluster: None, cache: Path, reference: pl.DataFrame, tmp_path: Path
 ) -> None:
     study = load_study(study_file(tmp_path, cache))
-    first = run_study(study, progress=False, max_judgments=1000, executor=RayExecutor())
+    first = run_study(study, RunOptions(progress=False, limit=1000), executor=RayExecutor())
     assert first.n_written == 1000
-    run_study(study, progress=False, executor=RayExecutor())
+    run_study(study, RunOptions(progress=False), executor=RayExecutor())
     assert judgments(first.database).equals(reference)
 
 
@@ -179,9 +179,9 @@ def test_tiny_transformers_on_ray_equal_the_local_run_with_a_worker_killed(
             "batch_size": 16,  # units of one image's 16 prompts
         }
     )
-    local = run_study(study, database=tmp_path / "local.duckdb", progress=False)
+    local = run_study(study, RunOptions(database=tmp_path / "local.duckdb", progress=False))
     executor = KillOneWorker()
-    remote = run_study(study, database=tmp_path / "ray.duckdb", progress=False, executor=executor)
+    remote = run_study(study, RunOptions(database=tmp_path / "ray.duckdb", progress=False), executor=executor)
     assert executor.killed is not None
     assert remote.n_written == local.n_written > 0
     columns = "image_id, scenario_id, ordering, seed, response_text, p_favorable, p_neither"
@@ -200,7 +200,7 @@ def test_bad_settings_fail_in_one_line_before_the_database_exists(
 ) -> None:
     path = study_file(tmp_path, cache, settings="seed = 3\nnot_a_setting = 1")
     with pytest.raises(ConfigError, match="not_a_setting") as err:
-        run_study(load_study(path), progress=False, executor=RayExecutor())
+        run_study(load_study(path), RunOptions(progress=False), executor=RayExecutor())
     assert "\n" not in str(err.value)
     assert not (tmp_path / "t.duckdb").exists()
 
@@ -223,13 +223,11 @@ def test_actor_resources_follow_the_model_and_the_cluster() -> None:
     assert all(r.num_gpus == 0 and r.num_cpus < 1 for r in replicas)
 
 
-def test_executor_options_are_checked() -> None:
-    with pytest.raises(ConfigError, match="--executor 'dask'"):
-        make_executor("dask")
-    with pytest.raises(ConfigError, match="go with --executor ray"):
-        make_executor("local", address="auto")
+def test_ray_executor_options_are_checked() -> None:
+    """The names and pairings are checked by RunOptions (tests/execution/test_run_options.py)."""
+    assert isinstance(RunOptions(executor="ray", workers=2).build_executor(), RayExecutor)
     with pytest.raises(ConfigError, match="--workers 0"):
-        make_executor("ray", workers=0)
+        RunOptions(executor="ray", workers=0).build_executor()
 
 
 def test_errors_on_a_worker_reach_the_driver_in_one_line(cluster: None) -> None:
@@ -256,8 +254,10 @@ def test_errors_on_a_worker_reach_the_driver_in_one_line(cluster: None) -> None:
 def test_two_image_trials_and_ratings_on_ray_equal_the_local_run(cluster: None, tmp_path: Path) -> None:
     """The pairwise design (seed 002): trials grouped by left image, ratings by image."""
     study = load_study(Path(__file__).parents[2] / "studies" / "pairwise-002.toml")
-    local = run_study(study, database=tmp_path / "local.duckdb", progress=False)
-    remote = run_study(study, database=tmp_path / "ray.duckdb", progress=False, executor=RayExecutor())
+    local = run_study(study, RunOptions(database=tmp_path / "local.duckdb", progress=False))
+    remote = run_study(
+        study, RunOptions(database=tmp_path / "ray.duckdb", progress=False), executor=RayExecutor()
+    )
     assert remote.n_written == local.n_written > 0
     for table, columns in (
         ("pairwise_trial", "model_id, left_image_id, right_image_id, scenario_id, seed, response_text"),
@@ -288,8 +288,10 @@ def test_an_openai_model_gets_one_client_actor_per_server(cluster: None, cache: 
         data["models"][0]["settings"]["base_urls"] = urls
         data["prompt"] = {"orderings": [1, 2, 3, 4]}
         study = parse_study(data, "test")
-        local = run_study(study, database=tmp_path / "local.duckdb", progress=False)
-        remote = run_study(study, database=tmp_path / "ray.duckdb", progress=False, executor=RayExecutor())
+        local = run_study(study, RunOptions(database=tmp_path / "local.duckdb", progress=False))
+        remote = run_study(
+            study, RunOptions(database=tmp_path / "ray.duckdb", progress=False), executor=RayExecutor()
+        )
     finally:
         next(servers, None)
     columns = "image_id, scenario_id, ordering, seed, response_text, outcome"

@@ -20,6 +20,7 @@ import pytest
 
 from cueshift.designs import load_study
 from cueshift.errors import CueshiftError
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import Shard, run_study
 from cueshift.store import merge_databases
 
@@ -83,7 +84,7 @@ def cache(tmp_path_factory) -> Path:
 def reference(tmp_path_factory, cache) -> tuple[Path, pl.DataFrame]:
     tmp = tmp_path_factory.mktemp("reference")
     study = load_study(study_file(tmp, cache))
-    summary = run_study(study, progress=False)
+    summary = run_study(study, RunOptions(progress=False))
     return tmp, judgments(summary.database)
 
 
@@ -98,15 +99,15 @@ def test_a_run_stores_every_planned_judgment_once_and_resumes_to_nothing(referen
     db = tmp / "t.duckdb"
     assert frame.height == expected_count(db)
     assert frame.select(KEY).is_duplicated().sum() == 0
-    again = run_study(load_study(tmp / "t.toml"), progress=False)
+    again = run_study(load_study(tmp / "t.toml"), RunOptions(progress=False))
     assert again.n_written == 0 and again.n_stored_before == frame.height
 
 
 def test_a_limited_run_then_a_resume_equals_the_reference(reference, cache, tmp_path):
     study = load_study(study_file(tmp_path, cache))
-    first = run_study(study, progress=False, max_judgments=1234)
+    first = run_study(study, RunOptions(progress=False, limit=1234))
     assert first.n_written == 1234
-    run_study(study, progress=False)
+    run_study(study, RunOptions(progress=False))
     assert judgments(first.database).equals(reference[1])
 
 
@@ -114,7 +115,7 @@ def test_shards_merge_to_the_single_run(reference, cache, tmp_path):
     study = load_study(study_file(tmp_path, cache))
     shard_dbs = []
     for k in (1, 2, 3):
-        summary = run_study(study, progress=False, shard=Shard(k, 3))
+        summary = run_study(study, RunOptions(progress=False, shard=Shard(k, 3)))
         shard_dbs.append(summary.database)
     sizes = [judgments(db).height for db in shard_dbs]
     assert sum(size > 0 for size in sizes) >= 2 and sum(sizes) == reference[1].height
@@ -203,7 +204,7 @@ def test_planted_variation_effect_is_visible_in_delta(tmp_path, cache):
         '"eyewear=Thick-rimmed" = 1.5 }'
     )
     study = load_study(study_file(tmp_path, cache, faces=6, settings=settings, scenarios=None))
-    summary = run_study(study, progress=False)
+    summary = run_study(study, RunOptions(progress=False))
     with duckdb.connect(str(summary.database), read_only=True) as con:
         mean_delta = dict(
             con.execute("SELECT variation_value, avg(delta) FROM delta GROUP BY variation_value").fetchall()
@@ -292,7 +293,7 @@ def test_a_partial_study_analyses_and_every_table_passes_its_schema(tmp_path, ca
     from cueshift.stats import Resampling
 
     study = load_study(study_file(tmp_path, cache))
-    summary = run_study(study, progress=False, max_judgments=6000)  # about 4 of the 6 faces
+    summary = run_study(study, RunOptions(progress=False, limit=6000))  # about 4 of the 6 faces
     con = store.open_study(summary.database)
     try:
         results = run_analyses(con, Resampling(resamples=200), progress=False)
@@ -356,9 +357,9 @@ def test_a_sharded_design_run_merges_to_the_single_run(tmp_path, design):
     single_dir, shard_dir = tmp_path / "single", tmp_path / "shards"
     single_dir.mkdir()
     shard_dir.mkdir()
-    single = run_study(_design_study(design, single_dir, "s"), progress=False)
+    single = run_study(_design_study(design, single_dir, "s"), RunOptions(progress=False))
     study = _design_study(design, shard_dir, "s")
-    summaries = [run_study(study, progress=False, shard=Shard(k, 3)) for k in (1, 2, 3)]
+    summaries = [run_study(study, RunOptions(progress=False, shard=Shard(k, 3))) for k in (1, 2, 3)]
     assert sum(s.n_written for s in summaries) == single.n_written > 0
     assert sum(s.n_written > 0 for s in summaries) >= 2  # the work is really split
     merged = tmp_path / "merged.duckdb"
@@ -375,9 +376,9 @@ def test_merge_refuses_conflicting_design_rows(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir()
     b.mkdir()
-    first = run_study(_design_study("pairwise", a, "x"), progress=False)
+    first = run_study(_design_study("pairwise", a, "x"), RunOptions(progress=False))
     study = _design_study("pairwise", b, "x")
-    run_study(study, progress=False)
+    run_study(study, RunOptions(progress=False))
     with duckdb.connect(str(study.database_path)) as con:
         con.execute("UPDATE pairwise_trial SET response_text = 'changed' WHERE rowid = 0")
     with pytest.raises(CueshiftError, match="pairwise_trial has key .* different content"):

@@ -23,6 +23,7 @@ import duckdb
 import pytest
 
 from cueshift.errors import CueshiftError
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from tests.hardening.openai_study import served_study, study_data, toml_of
 from tests.inference.chat_server import ChatServer
@@ -66,7 +67,7 @@ def test_no_form_of_the_key_reaches_messages_logs_or_the_database(
     monkeypatch.setenv("CUESHIFT_LEAK_KEY", KEY)
     caplog.set_level(logging.DEBUG)
     study = served_study(tmp_path, cache, url, api_key_env="CUESHIFT_LEAK_KEY")
-    summary = run_study(study, progress=False)
+    summary = run_study(study, RunOptions(progress=False))
     assert set(chat.auth) == {f"Bearer {KEY}"}  # the key was sent
     assert summary.n_failed > 0 and summary.n_written > 0
     seen = {fault for _, _, fault in chat.hits}
@@ -75,7 +76,9 @@ def test_no_form_of_the_key_reaches_messages_logs_or_the_database(
     chat.fault = lambda tag, attempt: "401-json"  # the error that stops the run, JSON-escaped
     stopping = served_study(tmp_path, cache, url, api_key_env="CUESHIFT_LEAK_KEY")
     with pytest.raises(CueshiftError) as info:
-        run_study(stopping.model_copy(update={"database": tmp_path / "other.duckdb"}), progress=False)
+        run_study(
+            stopping.model_copy(update={"database": tmp_path / "other.duckdb"}), RunOptions(progress=False)
+        )
     message = str(info.value)
     assert "HTTP 401" in message and "[redacted]" in message
 

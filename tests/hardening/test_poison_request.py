@@ -20,6 +20,7 @@ import duckdb
 import pytest
 
 from cueshift.errors import CueshiftError
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from tests.hardening.openai_study import served_study, study_data, toml_of
 from tests.inference.chat_server import ChatServer
@@ -66,7 +67,7 @@ def test_the_other_answers_are_stored_and_the_poison_is_given_up_after_three_run
     study = served_study(tmp_path, cache, url, consistency_probe=0)
     db = study.database_path
 
-    first = run_study(study, progress=False)
+    first = run_study(study, RunOptions(progress=False))
     total, k = first.n_planned, poisoned_units(chat, poison, attempts)
     assert total > 40 and 1 <= k <= 3 and first.n_written == total - k and first.n_failed == k
     failures = rows(db, "SELECT unit_key, attempts, error FROM request_failure")
@@ -77,12 +78,12 @@ def test_the_other_answers_are_stored_and_the_poison_is_given_up_after_three_run
     assert any(f"failed requests: {k}," in note and f"HTTP {status}" in note for note in first.notes)
 
     for run in (2, 3):  # later runs ask it again, and record it again
-        again = run_study(study, progress=False)
+        again = run_study(study, RunOptions(progress=False))
         assert (again.n_planned, again.n_written, again.n_failed) == (k, 0, k)
         assert rows(db, "SELECT count(*), count(DISTINCT unit_key) FROM request_failure") == [(run * k, k)]
 
     asked = chat.n_requests
-    fourth = run_study(study, progress=False)  # failed in 3 runs: reported, not asked
+    fourth = run_study(study, RunOptions(progress=False))  # failed in 3 runs: reported, not asked
     assert (fourth.n_planned, fourth.n_written, fourth.n_failed) == (0, 0, 0)
     assert chat.n_requests == asked
     assert any(f"units not asked: {k}, each failed in 3 runs" in note for note in fourth.notes)
@@ -95,11 +96,11 @@ def test_a_poison_that_heals_is_answered_by_the_next_run(
     chat, url = server
     poison = poison_first(chat, "503")
     study = served_study(tmp_path, cache, url, consistency_probe=0)
-    first = run_study(study, progress=False)
+    first = run_study(study, RunOptions(progress=False))
     k = poisoned_units(chat, poison, 3)
     assert first.n_failed == k >= 1
     chat.fault = lambda tag, attempt: None
-    second = run_study(study, progress=False)
+    second = run_study(study, RunOptions(progress=False))
     assert (second.n_planned, second.n_written, second.n_failed) == (k, k, 0)
     assert not any("failed" in note for note in second.notes)
     assert rows(study.database_path, "SELECT count(*) FROM judgment") == [(first.n_planned,)]
@@ -113,11 +114,11 @@ def test_an_outage_stops_the_run_and_counts_against_no_unit(
     chat.fault = lambda tag, attempt: "503"
     study = served_study(tmp_path, cache, url, consistency_probe=0, health_check_after=4)
     with pytest.raises(CueshiftError, match="health check failed"):
-        run_study(study, progress=False)
+        run_study(study, RunOptions(progress=False))
     assert not study.database_path.exists()  # nothing stored, no failure recorded: a failed first run
     # leaves no database behind (docs/decisions.md#d15)
     chat.fault = lambda tag, attempt: None
-    summary = run_study(study, progress=False)
+    summary = run_study(study, RunOptions(progress=False))
     assert summary.n_written == summary.n_planned > 0 and summary.n_failed == 0
 
 

@@ -27,6 +27,7 @@ from cueshift import store  # noqa: E402
 from cueshift.designs.registry import load_study  # noqa: E402
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E402
 from cueshift.errors import CueshiftError, SchemaViolation  # noqa: E402
+from cueshift.execution.run_options import RunOptions  # noqa: E402
 from cueshift.execution.runner import run_study  # noqa: E402
 from cueshift.inference.backends import clip as clip_module  # noqa: E402
 from cueshift.inference.backends.base import ImageRecord, StudyContext  # noqa: E402
@@ -112,7 +113,9 @@ def test_new_templates_rescore_without_encoding_an_image(
 ) -> None:
     cache = tmp_path / "demo-cache"
     calls = TowerCalls(monkeypatch, tmp_path / "stand-ins")
-    first = run_study(load_study(study_file(tmp_path, cache, [("clip-t1", [T1])])), progress=False)
+    first = run_study(
+        load_study(study_file(tmp_path, cache, [("clip-t1", [T1])])), RunOptions(progress=False)
+    )
     assert first.n_written > 0 and calls.vision > 0 and calls.text > 0
     tiny_dir = str(tmp_path / "stand-ins" / "tiny-random-clip-seed0")
     assert (calls.written, calls.loaded) == ([0], [tiny_dir])  # written once, loaded from its directory
@@ -126,7 +129,7 @@ def test_new_templates_rescore_without_encoding_an_image(
     calls.vision = calls.text = 0
     second = run_study(
         load_study(study_file(tmp_path, cache, [("clip-t1", [T1]), ("clip-t2", [T2, T1])])),
-        progress=False,
+        RunOptions(progress=False),
     )
     assert calls.vision == 0, "an image went through the vision tower again"
     assert calls.written == [0] and calls.loaded[1:] == [tiny_dir] * 2  # loaded again, not rewritten

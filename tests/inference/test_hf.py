@@ -298,6 +298,7 @@ def test_tiny_study_file_runs_end_to_end(tmp_path: Path) -> None:
     import duckdb
 
     from cueshift.designs.registry import load_study
+    from cueshift.execution.run_options import RunOptions
     from cueshift.execution.runner import run_study
 
     study = load_study(Path(__file__).parents[2] / "studies" / "tiny-transformers.toml")
@@ -310,14 +311,15 @@ def test_tiny_study_file_runs_end_to_end(tmp_path: Path) -> None:
         }
     )
     database = tmp_path / "tiny.duckdb"
-    run_study(study, database=database, progress=False)
+    run_study(study, RunOptions(database=database, progress=False))
     with duckdb.connect(str(database), read_only=True) as con:
         seeds, n, n_keys, bad = con.execute(
             "SELECT list(DISTINCT seed), count(*), count(DISTINCT (image_id, scenario_id, ordering)), "
             "count(*) FILTER (p_favorable IS NULL OR outcome = 'invalid') FROM judgment"
         ).fetchone()  # type: ignore[misc]
     assert seeds == [0] and n == n_keys > 0 and bad == 0
-    assert run_study(study, database=database, progress=False).n_written == 0  # resumes to nothing
+    again = run_study(study, RunOptions(database=database, progress=False))
+    assert again.n_written == 0  # resumes to nothing
 
 
 def test_paired_design_runs_on_a_tiny_transformers_model(tmp_path: Path) -> None:
@@ -325,6 +327,7 @@ def test_paired_design_runs_on_a_tiny_transformers_model(tmp_path: Path) -> None
     import duckdb
 
     from cueshift.designs.registry import load_study
+    from cueshift.execution.run_options import RunOptions
     from cueshift.execution.runner import run_study
     from cueshift.study.config import ModelConfig
 
@@ -339,7 +342,7 @@ def test_paired_design_runs_on_a_tiny_transformers_model(tmp_path: Path) -> None
             "database": tmp_path / "paired.duckdb",
         }
     )
-    summary = run_study(study, database=None, progress=False, console=None, max_judgments=None)
+    summary = run_study(study, RunOptions(database=None, progress=False, limit=None), console=None)
     with duckdb.connect(str(summary.database), read_only=True) as con:
         seeds, n, n_keys, n_scored = con.execute(
             "SELECT list(DISTINCT seed), count(*), count(DISTINCT (image_id, scenario_id, ordering)), "

@@ -26,6 +26,7 @@ from PIL import Image  # noqa: E402
 
 from cueshift import store  # noqa: E402
 from cueshift.designs.registry import parse_study  # noqa: E402
+from cueshift.execution.run_options import RunOptions  # noqa: E402
 from cueshift.execution.runner import run_study  # noqa: E402
 from cueshift.inference.backends.base import ImageRecord, StudyContext  # noqa: E402
 from cueshift.inference.backends.hf import TransformersBackend  # noqa: E402
@@ -159,10 +160,10 @@ def test_pairwise_design_end_to_end_on_a_tiny_transformers_model(tmp_path: Path)
         }
     ]
     study = parse_study(data, "test")
-    summary = run_study(study, progress=False)
+    summary = run_study(study, RunOptions(progress=False))
     n_trials, n_ratings = 2 * 2, 3  # 2 pairs x both orders; 3 stimuli
     assert summary.n_written == n_trials + n_ratings
-    assert run_study(study, progress=False).n_written == 0  # resumes: nothing asked again
+    assert run_study(study, RunOptions(progress=False)).n_written == 0  # resumes: nothing asked again
     con = store.open_study(study.database_path)
     try:
         trials = store.query(con, "SELECT * FROM pairwise_trial")

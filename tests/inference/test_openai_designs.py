@@ -29,6 +29,7 @@ from PIL import Image
 from cueshift import store
 from cueshift.designs.registry import parse_study
 from cueshift.errors import CueshiftError
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.inference.backends.base import ImageRecord, StudyContext, rating_prompts
 from cueshift.inference.backends.openai_compat import OpenAIBackend
@@ -315,12 +316,12 @@ def test_pairwise_design_runs_end_to_end_on_the_openai_backend(
 
     server, url = servers(judge)
     study = parse_study(pairwise_study(tmp_path, url), "test")
-    summary = run_study(study, progress=False)
+    summary = run_study(study, RunOptions(progress=False))
     n_trials, n_ratings = 2 * 2 * 2, 3 * 2  # 2 pairs x 2 orders x 2 seeds; 3 stimuli x 2 seeds
     assert summary.n_written == n_trials + n_ratings
     n_probe = 8  # the consistency probe sends 8 answered requests again at the end of the run
     assert len(server.bodies) == n_trials + n_ratings + n_probe
-    assert run_study(study, progress=False).n_written == 0  # resumes: nothing asked again
+    assert run_study(study, RunOptions(progress=False)).n_written == 0  # resumes: nothing asked again
     assert len(server.bodies) == n_trials + n_ratings + n_probe
     con = store.open_study(study.database_path)
     try:

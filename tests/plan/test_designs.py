@@ -14,6 +14,7 @@ import pytest
 
 from cueshift.designs import parse_study
 from cueshift.designs.probe.planner import spearman_half_width
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.plan import PlanRequest, Targets, plan_study
 from cueshift.stats import spearman_with_ci
@@ -48,7 +49,7 @@ def test_pairwise_plan_with_and_without_a_pilot(tmp_path: Path) -> None:
     assert cohort.height == 2 * 4 and (cohort["n_tests"] == 8).all()  # BH over every model x cohort
     assert_agree(defaults.power)
     assert cohort["units_planned"][0] == int(np.floor(4 * 6 * 2 * (1 - 0.02)))  # W x L x both orders
-    run_study(study, progress=False)
+    run_study(study, RunOptions(progress=False))
     piloted = plan_study(PlanRequest(study, pilot=study.database_path, simulations=100))
     assert "pilot" in piloted.source
     strong = piloted.power.filter(
@@ -101,7 +102,7 @@ def test_probe_plan_from_a_pilot_reads_reliability_and_rho(tmp_path: Path) -> No
         image_set={"kind": "demo", "size": 20, "cache_dir": str(tmp_path / "demo")},
         scenarios={"set": "omi-34", "only": ["happy", "age", "trustworthy", "attractive"]},
     )
-    run_study(study, progress=False)
+    run_study(study, RunOptions(progress=False))
     result = plan_study(
         PlanRequest(study, pilot=study.database_path, targets=Targets(effect=0.1), simulations=50)
     )

@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 from cueshift.designs import load_study
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.power.components import Components, Effects, ModelInputs, PlanInputs
 from cueshift.power.protocol import DIMENSIONS, Protocol
@@ -107,5 +108,5 @@ def pilot_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Study, Path]:
     """A 16-face pilot of the simulated judge, run by the real runner."""
     tmp = tmp_path_factory.mktemp("pilot")
     study = pilot_study(tmp, tmp_path_factory.mktemp("demo-cache"))
-    summary = run_study(study, progress=False)
+    summary = run_study(study, RunOptions(progress=False))
     return study, summary.database

@@ -18,6 +18,7 @@ from cueshift.designs.paired.report import CATALOG as PAIRED
 from cueshift.designs.pairwise.report import CATALOG as PAIRWISE
 from cueshift.designs.probe.report import CATALOG as PROBE
 from cueshift.designs.stylisticbias.report import CATALOG as STYLISTICBIAS
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.render import (
     REPORTS_DIR,
@@ -80,7 +81,7 @@ def design_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         tmp = tmp_path_factory.mktemp(design)
         study = load_study(STUDIES / study_file)
         study = study.model_copy(update={"database": tmp / f"{design}.duckdb"})
-        run_study(study, progress=False)
+        run_study(study, RunOptions(progress=False))
         con = store.open_study(study.database_path)
         try:
             with (tmp / "console.txt").open("w") as sink:

@@ -26,6 +26,7 @@ from cueshift.designs import analyze_design, load_study
 from cueshift.designs.paired.attractiveness import attractiveness_bias
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.errors import SchemaViolation
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.schemas.results import RESULT_SCHEMAS, validate_result
 from cueshift.stats import Resampling, welch_interval
@@ -73,7 +74,7 @@ def design_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         tmp = tmp_path_factory.mktemp(design)
         study = load_study(STUDIES / study_file)
         study = study.model_copy(update={"database": tmp / f"{design}.duckdb"})
-        run_study(study, progress=False)
+        run_study(study, RunOptions(progress=False))
         con = store.open_study(study.database_path)
         try:
             with (tmp / "console.txt").open("w") as sink:

@@ -23,6 +23,7 @@ from cueshift.designs.stylisticbias.stats import (
     missing_rates,
     missing_shift,
 )
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.stats import Resampling, wilson_interval
 from cueshift.stats._clustered_share import clustered_wilson
@@ -199,7 +200,7 @@ ANALYSES = ["missing_rates", "missing_shift", "missing_by_ordering", "missing_le
 
 def _simulate(tmp: Path, cache: Path, name: str, extra: str) -> dict[str, pl.DataFrame]:
     path = study_file(tmp, cache, name=name, faces=12, settings=f"seed = 5\n{extra}")
-    summary = run_study(load_study(path), progress=False)
+    summary = run_study(load_study(path), RunOptions(progress=False))
     con = store.open_study(summary.database)
     try:
         return run_analyses(con, Resampling(resamples=400), only=ANALYSES, write=False, progress=False)

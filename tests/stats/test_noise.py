@@ -163,6 +163,7 @@ def test_a_study_plans_judges_analyses_and_shows_its_noise_floor(tmp_path):
     from cueshift.designs.stylisticbias.analyses import run_analyses
     from cueshift.designs.stylisticbias.console import print_headlines
     from cueshift.designs.stylisticbias.report import CATALOG
+    from cueshift.execution.run_options import RunOptions
     from cueshift.execution.runner import run_study
     from cueshift.render import Report
     from cueshift.stats import Resampling
@@ -174,7 +175,7 @@ def test_a_study_plans_judges_analyses_and_shows_its_noise_floor(tmp_path):
         '[scenarios]\nonly = ["competent", "wealthy"]\n'
         '[[models]]\nmodel_id = "sim"\nbackend = "simulated"\n[models.settings]\nseed = 3\n'
     )
-    database = run_study(load_study(path), progress=False).database
+    database = run_study(load_study(path), RunOptions(progress=False)).database
     con = store.open_study(database)
     try:
         placebo_judgments = con.execute(

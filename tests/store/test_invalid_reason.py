@@ -13,6 +13,7 @@ from cueshift.designs import load_study
 from cueshift.designs.forced_choice import judgment_rows
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.errors import CueshiftError, SchemaViolation
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import Shard, run_study
 from cueshift.imports.release_rows import judgment_frames
 from cueshift.inference.backends import BackendAnswers
@@ -147,10 +148,11 @@ def test_shards_merge_with_their_reasons(tmp_path) -> None:
 
     settings = "seed = 2\ninvalid_rate = 0.3"
     single = run_study(
-        load_study(study_file(tmp_path, tmp_path / "c", faces=2, settings=settings)), progress=False
+        load_study(study_file(tmp_path, tmp_path / "c", faces=2, settings=settings)),
+        RunOptions(progress=False),
     )
     study = load_study(study_file(tmp_path, tmp_path / "c", name="s", faces=2, settings=settings))
-    shards = [run_study(study, progress=False, shard=Shard(k, 2)).database for k in (1, 2)]
+    shards = [run_study(study, RunOptions(progress=False, shard=Shard(k, 2))).database for k in (1, 2)]
     store.merge_databases(tmp_path / "merged.duckdb", shards)
     merged = reasons(tmp_path / "merged.duckdb")
     assert merged.equals(reasons(single.database))

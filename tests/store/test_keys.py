@@ -14,6 +14,7 @@ import pytest
 from cueshift import store
 from cueshift.designs import analyze_design, load_study
 from cueshift.errors import CueshiftError
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.store import keys as store_keys
 from cueshift.store.keys import UNINDEXED_KEYS, duplicated_key
@@ -85,7 +86,7 @@ def test_the_schema_keeps_no_index_on_judgment_but_declares_its_key(tmp_path: Pa
 def single(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small simulated study run once; the tests copy its database."""
     tmp = tmp_path_factory.mktemp("keys")
-    return run_study(load_study(study_file(tmp, tmp / "c", faces=2)), progress=False).database
+    return run_study(load_study(study_file(tmp, tmp / "c", faces=2)), RunOptions(progress=False)).database
 
 
 def _copy(single: Path, path: Path, sql: str | None = None) -> Path:

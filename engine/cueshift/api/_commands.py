@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from cueshift.api._locate import DEFAULT, database_of, load_spec, one_line_errors
 from cueshift.api._study import Study, open_study
 from cueshift.errors import CueshiftError
+from cueshift.execution.run_options import SNAPSHOT_EVERY
 
 if TYPE_CHECKING:
     import polars as pl
@@ -30,7 +31,7 @@ def infer(
     progress: bool = True,
     address: str | None = None,
     workers: int | None = None,
-    snapshot_every: float = 30.0,
+    snapshot_every: float = SNAPSHOT_EVERY,
 ) -> RunSummary:
     """Ask every question of the study's design not stored yet, as ``cueshift infer`` (resumes).
 
@@ -75,21 +76,20 @@ def infer(
     >>> cs.infer(study_file, progress=False).n_stored_before
     300
     """
-    from cueshift.execution.executor_option import make_executor
+    from cueshift.execution.run_options import RunOptions
     from cueshift.execution.runner import Shard, run_study
 
-    if snapshot_every < 0:
-        raise CueshiftError(f"--snapshot-every {snapshot_every}: use 0 (none) or more seconds")
-    spec = load_spec(study)
-    return run_study(
-        spec,
+    options = RunOptions(
         database=Path(db) if db is not None else None,
         shard=Shard.parse(shard) if shard is not None else Shard(),
+        limit=limit,
         progress=progress,
-        max_judgments=limit,
-        executor=make_executor(executor, address=address, workers=workers),
+        executor=executor,
+        address=address,
+        workers=workers,
         snapshot_every=snapshot_every,
     )
+    return run_study(load_spec(study), options)
 
 
 @one_line_errors

@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from cueshift.cli._common import DbOption, StudyOption, console, err_console
-from cueshift.errors import CueshiftError
+from cueshift.execution.run_options import SNAPSHOT_EVERY
 
 
 def infer(
@@ -37,31 +37,30 @@ def infer(
             help="Seconds between snapshots that analyze, sql, report, view and status read while "
             "this run holds the database (0: none)."
         ),
-    ] = 30.0,
+    ] = SNAPSHOT_EVERY,
 ) -> None:
     """Ask every question of the study's design not stored yet (resumes after any interruption).
 
     Ctrl-C (exit 130) or SIGTERM (exit 143) rolls back the batch in flight and says how to resume.
     """
     from cueshift.designs import load_study
-    from cueshift.execution.executor_option import make_executor
     from cueshift.execution.interrupts import stop_on_sigterm
+    from cueshift.execution.run_options import RunOptions
     from cueshift.execution.runner import Shard, run_study
 
     stop_on_sigterm()
-    if snapshot_every < 0:
-        raise CueshiftError(f"--snapshot-every {snapshot_every}: use 0 (none) or more seconds")
-    spec = load_study(study)
-    summary = run_study(
-        spec,
+    options = RunOptions(
         database=db,
         shard=Shard.parse(shard),
+        limit=limit,
         progress=progress and sys.stderr.isatty(),
-        console=err_console,
-        max_judgments=limit,
-        executor=make_executor(executor, address=address, workers=workers),
+        executor=executor,
+        address=address,
+        workers=workers,
         snapshot_every=snapshot_every,
     )
+    spec = load_study(study)
+    summary = run_study(spec, options, console=err_console)
     console.print(
         f"study [bold]{escape(spec.name)}[/]: {summary.n_written:,} new answers "
         f"({summary.n_stored_before:,} already stored) in {summary.seconds:.1f} s "

@@ -23,7 +23,7 @@ Guarantees
 * **Stopped from outside.** Ctrl-C or SIGTERM rolls back the batch in flight, closes the
   database (no WAL left) and raises :class:`~cueshift.execution.interrupts.RunInterrupted`.
 * **Readable while it runs.** A snapshot of the database is published after each batch at most
-  every ``snapshot_every`` seconds (:mod:`cueshift.store.snapshot`), removed when the run ends.
+  every ``RunOptions.snapshot_every`` seconds (:mod:`cueshift.store.snapshot`), removed when the run ends.
 """
 
 from __future__ import annotations
@@ -42,15 +42,16 @@ from cueshift import store
 from cueshift.designs.registry import design_of
 from cueshift.designs.work import Workload
 from cueshift.execution.batch_writer import BatchWriter
-from cueshift.execution.executor import Executor, LocalExecutor
+from cueshift.execution.executor import Executor
 from cueshift.execution.failures import MAX_FAILED_RUNS, FailureTally
 from cueshift.execution.pending import count_stored, pending_units
 from cueshift.execution.preflight import check_study_inputs
 from cueshift.execution.progress import progress_bar
+from cueshift.execution.run_options import RunOptions
 from cueshift.execution.run_state import OpenRun
-from cueshift.execution.shard import UNSHARDED, Shard
+from cueshift.execution.shard import Shard
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache
-from cueshift.store.snapshot import SNAPSHOT_SECONDS, SnapshotPublisher
+from cueshift.store.snapshot import SnapshotPublisher
 from cueshift.study.config import ModelConfig, Study
 
 
@@ -85,14 +86,10 @@ def model_frame(models: list[ModelConfig]) -> pl.DataFrame:
 
 def run_study(
     study: Study,
+    options: RunOptions = RunOptions(),
     *,
-    database: Path | None = None,
-    shard: Shard = UNSHARDED,
-    progress: bool = True,
     console: Console | None = None,
-    max_judgments: int | None = None,
     executor: Executor | None = None,
-    snapshot_every: float = SNAPSHOT_SECONDS,
 ) -> RunSummary:
     """Run (or resume) everything ``study``'s design asks of its models that is not stored yet.
 
@@ -100,59 +97,42 @@ def run_study(
     ----------
     study
         A study of any registered design.
-    database
-        Study database (default ``study.database_path``; a shard writes beside it).
-    shard
-        The shard to run (default: everything).
-    progress, console
-        Progress bars on ``console``.
-    max_judgments
-        Stop after this many new answers (smoke tests).
+    options
+        How the run executes: database, shard, answer limit, progress bars, executor, snapshots
+        (:class:`~cueshift.execution.run_options.RunOptions`; default: the whole study, here).
+    console
+        Where the progress bars go.
     executor
-        Where the backends run (default: this process; see :mod:`cueshift.execution.executor`).
-    snapshot_every
-        Seconds between snapshots readers open while the run holds the database (0: none).
+        An executor built already (e.g. a test's); default: the one ``options`` names, built first.
 
     Returns
     -------
     RunSummary
         Counts of the run (``n_written`` sums every kind of answer written).
     """
+    executor = executor if executor is not None else options.build_executor()
     check_study_inputs(study)  # settings first: the workload may write caches (placebos, demo faces)
-    workload = design_of(study).workload(study, progress=progress)
-    return run_workload(
-        workload,
-        study,
-        database=database,
-        shard=shard,
-        progress=progress,
-        console=console,
-        max_judgments=max_judgments,
-        executor=executor,
-        snapshot_every=snapshot_every,
-    )
+    workload = design_of(study).workload(study, progress=options.progress)
+    return run_workload(workload, study, options, console=console, executor=executor)
 
 
 def run_workload(
     workload: Workload,
     study: Study,
+    options: RunOptions = RunOptions(),
     *,
-    database: Path | None = None,
-    shard: Shard = UNSHARDED,
-    progress: bool = True,
     console: Console | None = None,
-    max_judgments: int | None = None,
-    max_failed_runs: int = MAX_FAILED_RUNS,
     executor: Executor | None = None,
-    snapshot_every: float = SNAPSHOT_SECONDS,
 ) -> RunSummary:
     """Ask and store ``workload`` for every model of ``study`` (see :func:`run_study`); units that
-    failed in ``max_failed_runs`` runs are not asked again (:mod:`cueshift.execution.failures`).
-    ``executor`` runs the backends (default :class:`~cueshift.execution.executor.LocalExecutor`)."""
+    failed in :data:`~cueshift.execution.failures.MAX_FAILED_RUNS` runs are not asked again
+    (:mod:`cueshift.execution.failures`). ``executor`` runs the backends (default: the one
+    ``options`` names)."""
     started = time.perf_counter()
-    db_path = shard.database_path(Path(database) if database else study.database_path)
-    executor = executor if executor is not None else LocalExecutor()
-    run = OpenRun(db_path, executor, SnapshotPublisher(db_path, snapshot_every))
+    shard = options.shard
+    db_path = shard.database_path(options.database or study.database_path)
+    executor = executor if executor is not None else options.build_executor()
+    run = OpenRun(db_path, executor, SnapshotPublisher(db_path, options.snapshot_every))
     counts = run.counts
     try:
         executor.start(study, workload)  # backends built and checked before the database is touched
@@ -161,18 +141,18 @@ def run_workload(
         _store_dimensions(con, workload, study.models)
         tally = FailureTally()
         pending = pending_units(
-            con, executor, study.models, workload, shard=shard, max_failed_runs=max_failed_runs, tally=tally
+            con, executor, study.models, workload, shard=shard, max_failed_runs=MAX_FAILED_RUNS, tally=tally
         )
         n_planned = sum(units.height for per_model in pending for units in per_model)
-        if max_judgments is not None:
-            n_planned = min(n_planned, max_judgments)
+        if options.limit is not None:
+            n_planned = min(n_planned, options.limit)
         counts.answer_tables = list(dict.fromkeys(kind.table for kind in workload.units))
         n_stored_before = counts.stored_at_start = count_stored(con, counts.answer_tables)
         record = store.start_run(
             con, store.RunRecord(study.name, str(shard), study.model_dump_json(), n_planned)
         )
         run.snapshots.maybe_publish(con)  # readers see the run record before the first batch
-        with progress_bar(progress, console) as bar:
+        with progress_bar(options.progress, console) as bar:
             writer = BatchWriter(
                 con,
                 record.run_id,
@@ -185,7 +165,7 @@ def run_workload(
             )
             writer.ask_all(executor, study.models, workload.units, pending)
         _store_workload_rows(con, workload, shard)
-        notes = _finish(con, executor, record, counts.n_written, tally, run.snapshots, max_failed_runs)
+        notes = _finish(con, executor, record, counts.n_written, tally, run.snapshots)
     except BaseException as exc:
         run.stop(exc)  # an interrupt raises RunInterrupted, saying what is stored
         raise
@@ -218,12 +198,11 @@ def _finish(
     n_written: int,
     tally: FailureTally,
     snapshots: SnapshotPublisher,
-    max_failed_runs: int,
 ) -> tuple[str, ...]:
     """Record the run as finished (with the executor's reports); the notes to print after it."""
     reports = executor.reports()
     notes = (
-        *tally.lines(max_failed_runs),
+        *tally.lines(MAX_FAILED_RUNS),
         *(line for r in reports.values() for line in r.get("lines", [])),
         *([snapshots.stopped] if snapshots.stopped else []),
     )
@@ -231,4 +210,4 @@ def _finish(
     return notes
 
 
-__all__ = ["RunSummary", "Shard", "model_frame", "run_study", "run_workload"]
+__all__ = ["RunOptions", "RunSummary", "Shard", "model_frame", "run_study", "run_workload"]

@@ -6,10 +6,12 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from cueshift.errors import ConfigError
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class Shard:
 
     def owns(self, values: pl.Series) -> pl.Series:
         """Stable assignment of values to shards (crc32, independent of library versions)."""
+        import polars as pl  # here: the command line imports shards before any frame is read
+
         buckets = [zlib.crc32(str(v).encode()) % self.count for v in values.to_list()]
         return pl.Series(buckets, dtype=pl.Int64) == (self.index - 1)
 

@@ -16,10 +16,10 @@ locked:
 
 Cost measured on the default study (1,863,000 answers, 36 MB): checkpoint 0.01 s + copy 0.03 s,
 0.15-0.2 s in all with starting the copying process; ``COPY FROM DATABASE`` took 4.8 s.
-A snapshot follows the run record, then a batch at most every :data:`SNAPSHOT_SECONDS` and never
-closer than :data:`COST_FACTOR` times its own cost (at most 5 % of the run). Holding the write
-lock only while committing was the alternative: a reader holds its shared lock for as long as it
-reads, so a long ``analyze`` would stall the run.
+A snapshot follows the run record, then a batch at most every ``every`` seconds (``cueshift infer
+--snapshot-every``) and never closer than :data:`COST_FACTOR` times its own cost (at most 5 % of
+the run). Holding the write lock only while committing was the alternative: a reader holds its
+shared lock for as long as it reads, so a long ``analyze`` would stall the run.
 The snapshot costs disk space (one more copy of the file) until the run ends and removes it.
 """
 
@@ -40,8 +40,6 @@ import duckdb
 from cueshift.errors import CueshiftError
 from cueshift.store.files import SAFE_CONFIG
 
-#: Seconds between two snapshots of a running ``infer`` (``--snapshot-every``).
-SNAPSHOT_SECONDS: Final[float] = 30.0
 #: A snapshot waits at least this many times what the previous one cost.
 COST_FACTOR: Final[float] = 20.0
 #: The answer tables and the column naming their model, as counted for readers and ``status``.
@@ -162,7 +160,7 @@ class SnapshotPublisher:
     """
 
     database: Path
-    every: float = SNAPSHOT_SECONDS
+    every: float
     published: int = field(default=0, init=False)
     #: why publishing stopped (a snapshot that cannot be written never stops the run)
     stopped: str | None = field(default=None, init=False)
@@ -205,7 +203,6 @@ class SnapshotPublisher:
 __all__ = [
     "ANSWER_TABLES",
     "COST_FACTOR",
-    "SNAPSHOT_SECONDS",
     "Snapshot",
     "SnapshotPublisher",
     "count_answers",
