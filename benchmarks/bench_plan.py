@@ -44,6 +44,7 @@ from cueshift.power.curve import REPEATS, curve_effects, curve_figure, curve_mod
 from cueshift.power.judge import judge_inputs
 from cueshift.power.model import StudyModel, study_model
 from cueshift.power.protocol import protocol_of, study_images
+from cueshift.power.simulate import Simulations
 
 START, END = "<!-- bench_plan:start -->", "<!-- bench_plan:end -->"
 FACES = 500
@@ -95,9 +96,9 @@ def run(sims: int, baseline_sims: int) -> Measured:
     protocol = protocol_of(study, scenarios=len(scenarios), faces=FACES)
     inputs, _ = judge_inputs(study, face, image, scenarios=scenarios)
     targets = Targets(effect=TARGET)
-    power_curve(protocol, inputs, targets, faces=[20], n_sims=2)  # numba compiles (cached after)
+    power_curve(protocol, inputs, targets, Simulations(2), faces=[20])  # numba compiles (cached after)
     start = time.perf_counter()
-    curve = power_curve(protocol, inputs, targets, n_sims=sims)
+    curve = power_curve(protocol, inputs, targets, Simulations(sims))
     curve_s = time.perf_counter() - start
     rng = np.random.default_rng(0)
     baseline_per_study = []

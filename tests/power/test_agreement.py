@@ -10,7 +10,7 @@ import pytest
 from cueshift.power.curve import power_curve
 from cueshift.power.families import Targets, analytic_frame
 from cueshift.power.model import study_model
-from cueshift.power.simulate import draw_cells, face_means, simulated_power
+from cueshift.power.simulate import Simulations, draw_cells, face_means, simulated_power
 from cueshift.stats import one_sample_test
 from tests.power.conftest import assert_agree, planted_inputs, planted_protocol
 
@@ -21,7 +21,7 @@ def test_analytic_and_simulated_power_agree_on_a_grid(faces: int, scenarios: int
     effects = {f"v{k:02d}": e for k, e in enumerate([0.0, 0.004, 0.008, 0.012, 0.016, 0.024])}
     sm = study_model(planted_protocol(faces, 6, scenarios), planted_inputs(effects))
     analytic = analytic_frame(sm, Targets(), tests=("sbs_attribute",))
-    simulated = simulated_power(sm, n_sims=300, seed=1, tests=("sbs_attribute",))
+    simulated = simulated_power(sm, Simulations(300, seed=1), tests=("sbs_attribute",))
     assert_agree(analytic.join(simulated, on=["test", "family", "target"]))
 
 
@@ -32,7 +32,7 @@ def test_model_pairs_and_table11_cells_agree() -> None:
     sm = study_model(planted_protocol(150, 4, 8, models=("a", "b")), inputs)
     tests = ("model_pair", "table11_cell")
     joined = analytic_frame(sm, Targets(), tests=tests).join(
-        simulated_power(sm, n_sims=200, seed=2, tests=tests), on=["test", "family", "target"]
+        simulated_power(sm, Simulations(200, seed=2), tests=tests), on=["test", "family", "target"]
     )
     assert_agree(joined.filter(pl.col("n_units") >= 30))  # normal theory needs some faces per cell
 
@@ -40,7 +40,7 @@ def test_model_pairs_and_table11_cells_agree() -> None:
 def test_power_curve_methods_agree() -> None:
     protocol = planted_protocol(200, 6, 8)
     inputs = planted_inputs({f"v{k:02d}": 0.01 for k in range(6)})
-    curve = power_curve(protocol, inputs, Targets(effect=0.01), faces=[40, 100, 250], n_sims=100)
+    curve = power_curve(protocol, inputs, Targets(effect=0.01), Simulations(100), faces=[40, 100, 250])
     assert_agree(curve)
 
 

@@ -25,7 +25,7 @@ from cueshift.power.components import PlanInputs
 from cueshift.power.families import Targets, TestSet, attribute_sets
 from cueshift.power.model import StudyModel, study_model
 from cueshift.power.protocol import Protocol
-from cueshift.power.simulate import draw_face_means
+from cueshift.power.simulate import Simulations, draw_face_means
 from cueshift.stats import one_sample_test
 
 #: Columns per effect size in a simulated curve study (more columns, less Monte Carlo error).
@@ -79,14 +79,14 @@ def power_curve(
     protocol: Protocol,
     inputs: PlanInputs,
     targets: Targets,
+    simulations: Simulations = Simulations(),
     *,
     faces: Sequence[int] | None = None,
     effects: Sequence[float] | None = None,
-    n_sims: int = 200,
-    seed: int = 0,
     model_id: str | None = None,
 ) -> pl.DataFrame:
-    """Analytic and simulated power of one value's SBS test per number of faces and effect size.
+    """Analytic and simulated power of one value's SBS test per number of faces and effect size
+    (``simulations.n`` simulated studies per point, drawn from ``simulations.seed``).
 
     Returns
     -------
@@ -96,7 +96,8 @@ def power_curve(
     faces = list(faces or faces_grid(protocol.n_faces))
     effects = list(effects or curve_effects(targets.effect))
     model_id = model_id or protocol.models[0]
-    rng = np.random.default_rng(seed)
+    n_sims = simulations.n
+    rng = np.random.default_rng(simulations.seed)
     rows = []
     for n_faces in faces:
         start = time.perf_counter()

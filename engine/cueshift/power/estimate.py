@@ -123,13 +123,12 @@ def estimate_model(
     serving: float,
     source: str,
     exact: bool = False,
-    n_resamples: int = 200,
-    seed: int = 0,
     level: float = 0.95,
 ) -> ModelEstimate:
     """Estimate one model's components and effects; ``exact`` data (a noise-free truth) get no intervals.
 
-    ``cube`` and ``base`` must share their face axis (one face-level bootstrap draws both).
+    ``cube`` and ``base`` must share their face axis (one leave-one-face-out jackknife weights
+    both); the intervals at ``level`` draw nothing at random, so there is no seed to pass.
     """
     point = pooled_two_way(cube)
     dims = tuple(d for d in DIMENSIONS if any(lab is not None for lab in base.labels[d]))

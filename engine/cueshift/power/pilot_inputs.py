@@ -77,9 +77,7 @@ def _covariance(means_a: np.ndarray, means_b: np.ndarray) -> float | None:
     return total / df if df else None
 
 
-def pilot_inputs(
-    pilot: Pilot, *, n_resamples: int = 200, seed: int = 0
-) -> tuple[PlanInputs, pl.DataFrame, list[str]]:
+def pilot_inputs(pilot: Pilot) -> tuple[PlanInputs, pl.DataFrame, list[str]]:
     """Every pilot model's inputs, the tidy component rows, and notes for the reader.
 
     Raises
@@ -125,8 +123,6 @@ def pilot_inputs(
             invalid_rate=float(info["invalid_rate"] or 0.0),
             serving=serving,
             source=source,
-            n_resamples=n_resamples,
-            seed=seed,
         )
         models[model_id] = est.inputs
         rows += est.rows

@@ -12,6 +12,7 @@ import polars as pl
 from cueshift.errors import ConfigError
 from cueshift.power.cost import CostSettings
 from cueshift.power.families import Targets
+from cueshift.power.simulate import Simulations
 from cueshift.study.config import Study
 
 
@@ -33,7 +34,7 @@ class PlanRequest:
     simulations, curve_simulations
         Simulated studies at the planned size, and per point of the power curve (0: none).
     seed
-        Seed of the simulations and of the pilot's bootstrap intervals.
+        Seed of the simulations (the pilot's intervals are a jackknife: nothing random).
     cost
         Image tokens, question tokens, answer tokens and throughput of the cost arithmetic.
     """
@@ -63,6 +64,11 @@ class PlanRequest:
             raise ConfigError(f"--throughput {self.cost.throughput}: must be positive (prompts per second)")
         if self.cost.image_tokens < 0 or self.cost.answer_tokens < 1:
             raise ConfigError("--image-tokens must be 0 or more and --answer-tokens at least 1")
+
+    def simulated(self, *, curve: bool = False) -> Simulations:
+        """The simulations of the planned size (``--simulations``), or of each point of the power
+        curve (``curve``: ``--curve-simulations``), from ``--seed``."""
+        return Simulations(self.curve_simulations if curve else self.simulations, self.seed)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,24 @@ from cueshift.stats import bh_adjust, kruskal_columns, mann_whitney_columns, one
 
 
 @dataclass(frozen=True)
+class Simulations:
+    """How a power simulation draws: how many whole studies, from which seed (``cueshift plan
+    --simulations``, ``--curve-simulations``, ``--seed``; built by
+    :meth:`cueshift.power.request.PlanRequest.simulated`).
+
+    Examples
+    --------
+    >>> Simulations(n=50, seed=3)
+    Simulations(n=50, seed=3)
+    """
+
+    #: simulated studies (0: none)
+    n: int = 200
+    #: seed of the draws (each simulation starts from it afresh)
+    seed: int = 0
+
+
+@dataclass(frozen=True)
 class Cells:
     """One model's drawn φ: base ``(F, S)``, variations ``(V, F, S)`` and their valid answers."""
 
@@ -196,13 +214,12 @@ def _vs_tests(sm: StudyModel, rng: np.random.Generator, q: float, tally: _Tally)
 
 def simulated_power(
     sm: StudyModel,
+    simulations: Simulations = Simulations(),
     *,
-    n_sims: int = 200,
-    seed: int = 0,
     q: float = 0.05,
     tests: tuple[str, ...] = ("all",),
 ) -> pl.DataFrame:
-    """Share of ``n_sims`` simulated studies in which each test rejects after BH in its family.
+    """Share of ``simulations.n`` simulated studies in which each test rejects after BH in its family.
 
     Returns
     -------
@@ -213,7 +230,8 @@ def simulated_power(
     def want(name: str) -> bool:
         return "all" in tests or name in tests
 
-    rng = np.random.default_rng(seed)
+    n_sims = simulations.n
+    rng = np.random.default_rng(simulations.seed)
     tally = _Tally()
     cells = table11_cells(sm.protocol)
     cell_cols = cells["value_index"].to_numpy()
@@ -253,6 +271,7 @@ def simulated_power(
 
 __all__ = [
     "Cells",
+    "Simulations",
     "correlated_slopes",
     "draw_cells",
     "draw_face_means",

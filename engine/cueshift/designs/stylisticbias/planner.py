@@ -53,7 +53,7 @@ def power_table(protocol: Protocol, inputs: PlanInputs, request: PlanRequest) ->
     sm = study_model(protocol, inputs)
     planned = analytic_frame(sm, request.targets)
     if request.simulations:
-        sim = simulated_power(sm, n_sims=request.simulations, seed=request.seed, q=request.targets.q)
+        sim = simulated_power(sm, request.simulated(), q=request.targets.q)
         planned = planned.join(sim, on=["test", "family", "target"], how="left")
     parts = [planned.with_columns(pl.lit("planned").alias("protocol"))]
     for label, variant in tradeoffs(protocol):
@@ -81,7 +81,7 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
     if request.pilot is not None:
         pilot = open_pilot(request.pilot, DESIGN_NAME)
         try:
-            inputs, components, notes = pilot_inputs(pilot, seed=request.seed)
+            inputs, components, notes = pilot_inputs(pilot)
             seconds = dict(pilot.seconds_per_answer)
         finally:
             pilot.close()
@@ -95,9 +95,7 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
     curve = pl.DataFrame()
     figure = None
     if request.curve_simulations:
-        curve = power_curve(
-            protocol, inputs, request.targets, n_sims=request.curve_simulations, seed=request.seed
-        )
+        curve = power_curve(protocol, inputs, request.targets, request.simulated(curve=True))
         figure = curve_figure(curve, protocol.n_faces, request.targets.power)
     question = request.cost.question_tokens or question_tokens(
         study.prompt.template, study_scenarios(study), list(study.prompt.orderings)
