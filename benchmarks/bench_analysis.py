@@ -53,10 +53,11 @@ from bench_markdown import replace_section
 from rich.console import Console
 
 from cueshift import store
+from cueshift.designs.stylisticbias import analyses as suite_module
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.designs.stylisticbias.console import print_headlines
 from cueshift.stats import (
-    ANALYSES,
+    Declarations,
     Resampling,
     cluster_bootstrap,
     face_matrix,
@@ -122,10 +123,13 @@ def _study_facts(con: duckdb.DuckDBPyConnection, faces: int) -> dict[str, object
 
 
 def _cpu_timed_analyses() -> dict[str, float]:
-    """Wrap every registered analysis so that its CPU seconds (``time.process_time``) are recorded
-    in the returned dict (``result_manifest.seconds`` holds the wall seconds)."""
+    """Wrap every analysis of the suite so that its CPU seconds (``time.process_time``) are recorded
+    in the returned dict (``result_manifest.seconds`` holds the wall seconds): ``run_analyses``
+    runs the wrapped declarations."""
     cpu: dict[str, float] = {}
-    for name, item in list(ANALYSES.items()):
+    timed_suite = Declarations(suite_module.DECLARED.suite)
+    for item in suite_module.DECLARED:
+        name = item.name
 
         def timed(ctx: Any, _compute: Any = item.compute, _name: str = name) -> Any:
             started = time.process_time()
@@ -134,7 +138,8 @@ def _cpu_timed_analyses() -> dict[str, float]:
             finally:
                 cpu[_name] = time.process_time() - started
 
-        ANALYSES[name] = dataclasses.replace(item, compute=timed)
+        timed_suite.add(dataclasses.replace(item, compute=timed))
+    suite_module.DECLARED = timed_suite
     return cpu
 
 

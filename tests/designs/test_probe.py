@@ -206,7 +206,7 @@ def test_published_means_and_reliability_without_long_ratings() -> None:
     import duckdb
 
     from cueshift.designs.probe import ProbeConfig
-    from cueshift.designs.probe.analyses import SUITE, probe_inputs
+    from cueshift.designs.probe.analyses import DECLARED, probe_inputs
     from cueshift.stats import RunSettings, run_suite
 
     attributes = ["happy", "age", "asian", "alert"]
@@ -240,7 +240,7 @@ def test_published_means_and_reliability_without_long_ratings() -> None:
         config,
     )
     with duckdb.connect() as con:
-        results = run_suite(con, SUITE, inputs, RunSettings(), write=False)
+        results = run_suite(con, DECLARED, inputs, RunSettings(), write=False)
     assert results["probe_reliability"]["source"].unique().to_list() == ["published"]
     link = results["probe_reliability_similarity"].row(0, named=True)
     assert link["n"] == 4 and link["estimate"] == pytest.approx(1.0)  # similarity ranks follow reliability

@@ -20,7 +20,6 @@ from cueshift.errors import ConfigError
 from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.schemas.results import RESULT_SCHEMA_VERSION
-from cueshift.stats import ANALYSES
 
 STUDIES = Path(__file__).resolve().parents[2] / "studies"
 
@@ -139,7 +138,7 @@ from cueshift.designs.forced_choice import judgment_workload
 from cueshift.designs.protocol import OptionSupport
 from cueshift.designs.viewer_support import ViewerSupport
 from cueshift.images import load_image_set
-from cueshift.stats import RunSettings, analysis, run_suite
+from cueshift.stats import Declarations, RunSettings, run_suite
 from cueshift.study.config import Study
 from cueshift.study.sections import Section
 from cueshift.study.variations import VariationFilter
@@ -160,8 +159,11 @@ class CountsSchema(pa.DataFrameModel):
     label: str
 
 
-@analysis("fifth_counts", suite="fifth", description="judgments per model", source="judgment",
-          grouping="model", statistic="count", family="none")
+DECLARED = Declarations("fifth")
+
+
+@DECLARED("fifth_counts", description="judgments per model", source="judgment",
+         grouping="model", statistic="count", family="none")
 def _counts(ctx):
     return ctx.inputs
 
@@ -177,9 +179,12 @@ class FifthDesign:
         study = study.model_copy(update={"variations": VariationFilter(whitelist={}, rules=[])})
         return judgment_workload(study, load_image_set(study.image_set, study.variations, progress=False))
 
+    def analyses(self):
+        return DECLARED
+
     def analyze(self, con, study, request, *, console, progress, write):
         counts = store.query(con, "SELECT model_id, count(*) AS n FROM judgment GROUP BY ALL")
-        return run_suite(con, "fifth", counts.with_columns(pl.lit(study.fifth.label).alias("label")),
+        return run_suite(con, self.analyses(), counts.with_columns(pl.lit(study.fifth.label).alias("label")),
                          RunSettings(test="none"), write=write)
 
     def report(self):
@@ -231,7 +236,6 @@ def test_a_new_design_folder_is_a_design_of_the_cli_path(tmp_path, monkeypatch):
         assert results["fifth_counts"].to_dicts() == [{"model_id": "sim", "n": 48, "label": "five"}]
         assert _manifest(study.database_path)["name"].to_list() == ["fifth_counts"]
     finally:
-        ANALYSES.pop("fifth_counts", None)
         sys.modules.pop("cueshift.designs.fifth", None)
         monkeypatch.undo()
         design_registry.clear_caches()

@@ -16,7 +16,6 @@ from typer.testing import CliRunner
 from cueshift.cli import app
 from cueshift.designs import designs, registry
 from cueshift.schemas.results import RESULT_SCHEMAS
-from cueshift.stats import ANALYSES
 
 TOY = '''
 """A toy design: forced-choice judgments of the base faces, one analysis, a plan, a report."""
@@ -36,7 +35,7 @@ from cueshift.designs.viewer_support import ViewerPage, ViewerSupport, design_pa
 from cueshift.images import load_image_set
 from cueshift.power.request import DesignPlanner, PlanResult
 from cueshift.render import Catalog, Col, TableSpec, stub
-from cueshift.stats import RunSettings, analysis, run_suite
+from cueshift.stats import Declarations, RunSettings, run_suite
 from cueshift.study.config import Study
 from cueshift.study.sections import Section
 from cueshift.study.variations import VariationFilter
@@ -60,8 +59,11 @@ class ToyCountsSchema(pa.DataFrameModel):
     label: str
 
 
-@analysis("toy_counts", suite="toy", description="judgments per model", source="judgment",
-          grouping="model", statistic="count", family="none")
+DECLARED = Declarations("toy")
+
+
+@DECLARED("toy_counts", description="judgments per model", source="judgment",
+         grouping="model", statistic="count", family="none")
 def _counts(ctx):
     return ctx.inputs
 
@@ -109,9 +111,12 @@ class ToyDesign:
         study = study.model_copy(update={"variations": VariationFilter(whitelist={}, rules=[])})
         return judgment_workload(study, load_image_set(study.image_set, study.variations, progress=False))
 
+    def analyses(self):
+        return DECLARED
+
     def analyze(self, con, study, request, *, console, progress, write):
         counts = store.query(con, "SELECT model_id, count(*) AS n FROM judgment GROUP BY ALL")
-        return run_suite(con, "toy", counts.with_columns(pl.lit(study.toy.label).alias("label")),
+        return run_suite(con, self.analyses(), counts.with_columns(pl.lit(study.toy.label).alias("label")),
                          RunSettings(test="none"), write=write)
 
     def report(self):
@@ -146,7 +151,6 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     try:
         yield site
     finally:
-        ANALYSES.pop("toy_counts", None)
         sys.modules.pop("toy_design", None)
         monkeypatch.undo()
         registry.clear_caches()
@@ -192,6 +196,7 @@ def test_a_design_outside_the_package_is_planned_run_analysed_reported_and_viewe
     toy: Path, tmp_path: Path
 ) -> None:
     assert "toy" in designs()
+    assert list(registry.analyses())[-1] == "toy_counts"  # declared by the design, not by an import
     study = _study_file(tmp_path)
 
     _cli("plan", "--study", str(study), "--faces", "12", "--out", str(tmp_path / "plan"))

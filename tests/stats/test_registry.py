@@ -1,4 +1,4 @@
-"""Declared analyses end to end: every design's analyses are registered with a schema, a suite runs
+"""Declared analyses end to end: every design's analyses are declared with a schema, a suite runs
 on a stored study into validated tables with its ``result_manifest`` rows, a rerun replaces them,
 and the console summary points at them."""
 
@@ -10,13 +10,14 @@ import polars as pl
 import pytest
 from rich.console import Console
 
+import cueshift.stats._deprecated_registry as _deprecated_registry
 from cueshift import store
-from cueshift.designs import designs
+from cueshift.designs import designs, registry
 from cueshift.designs.stylisticbias.analyses import SUITE, run_analyses
 from cueshift.designs.stylisticbias.console import print_headlines
 from cueshift.errors import CueshiftError, SchemaViolation
 from cueshift.schemas.results import RESULT_SCHEMAS, RESULT_SCHEMAS_BY_DESIGN
-from cueshift.stats import ANALYSES, Resampling, RunChoices, RunSettings, analysis, run_suite, suite_analyses
+from cueshift.stats import ANALYSES, Declarations, Resampling, RunChoices, RunSettings, analysis, run_suite
 from cueshift.stats._checked import validate_result
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
@@ -31,45 +32,62 @@ def study_db(tmp_path_factory):
     con.close()
 
 
-def _declare_every_analysis() -> None:
-    import importlib
-
-    for name in designs():
-        importlib.import_module(f"cueshift.designs.{name}.analyses")
-
-
 def test_every_analysis_is_declared_with_a_schema():
-    _declare_every_analysis()
-    assert set(ANALYSES) == set(RESULT_SCHEMAS) - {"manifest"}
-    assert {item.suite for item in ANALYSES.values()} == set(designs())
-    for item in ANALYSES.values():
+    declared = registry.analyses()
+    assert set(declared) == set(RESULT_SCHEMAS) - {"manifest"}
+    assert [item.suite for item in declared.values()] == [  # designs in order, each's declarations in order
+        name for name, design in designs().items() for _ in design.analyses()
+    ]
+    assert list(ANALYSES) == list(declared)  # the global view is derived from the designs
+    for item in declared.values():
         assert item.table == f"result_{item.name}" and item.family and item.statistic and item.description
     for design, schemas in RESULT_SCHEMAS_BY_DESIGN.items():
-        declared = {a.name for a in suite_analyses(design)}
-        assert declared == {name if design == SUITE else f"{design}_{name}" for name in schemas}
+        names = set(designs()[design].analyses().names)
+        assert names == {name if design == SUITE else f"{design}_{name}" for name in schemas}
 
 
 def test_an_analysis_cannot_be_declared_twice_and_only_names_the_suite():
     with pytest.raises(ValueError, match="registered twice"):
-        analysis("sbs", suite="x", description="", source="", grouping="", statistic="", family="")(
+        Declarations(SUITE, designs()[SUITE].analyses(), designs()[SUITE].analyses())
+    declared = Declarations("x")
+    declared("a", description="", source="", grouping="", statistic="", family="")(lambda ctx: None)
+    with pytest.raises(ValueError, match="registered twice"):
+        declared("a", description="", source="", grouping="", statistic="", family="")(lambda ctx: None)
+    with pytest.raises(CueshiftError, match="not declared for 'stylisticbias'"):
+        run_suite(None, designs()[SUITE].analyses(), None, RunSettings(), only=["paired_halo"], write=False)  # type: ignore[arg-type]
+
+
+def test_the_deprecated_import_time_registry_still_runs(tmp_path, monkeypatch):
+    monkeypatch.setattr(_deprecated_registry, "ANALYSES", {})
+    monkeypatch.setattr(_deprecated_registry, "_LEGACY_SUITES", {})
+    import pandera.polars as pa
+
+    class _X(pa.DataFrameModel):
+        x: float
+
+    monkeypatch.setitem(RESULT_SCHEMAS, "_test_old", _X)
+    with pytest.warns(DeprecationWarning, match="cueshift.stats.analysis is deprecated"):
+        analysis(
+            "_test_old", suite="old", description="d", source="s", grouping="g", statistic="t", family="f"
+        )(lambda ctx: ctx.inputs)
+    assert list(_deprecated_registry.ANALYSES) == ["_test_old"]
+    with pytest.raises(ValueError, match="registered twice"), pytest.warns(DeprecationWarning):
+        analysis("_test_old", suite="old", description="", source="", grouping="", statistic="", family="")(
             lambda ctx: None
         )
-    with pytest.raises(CueshiftError, match="not declared for 'stylisticbias'"):
-        run_suite(None, SUITE, None, RunSettings(), only=["paired_halo"], write=False)  # type: ignore[arg-type]
+    with pytest.warns(DeprecationWarning, match="run_suite"):
+        out = run_suite(None, "old", pl.DataFrame({"x": [1.0]}), RunSettings(), write=False)  # type: ignore[arg-type]
+    assert list(out) == ["_test_old"]
 
 
 def test_a_suite_skips_analyses_that_do_not_apply_and_writes_their_manifest_rows(tmp_path):
-    suite = "test-suite-skips"
+    suite = Declarations("test-suite-skips")
 
-    @analysis(
-        "_test_applies", suite=suite, description="d", source="s", grouping="g", statistic="t", family="f"
-    )
+    @suite("_test_applies", description="d", source="s", grouping="g", statistic="t", family="f")
     def _applies(ctx):
         return ctx.inputs
 
-    @analysis(
-        "_test_skipped", suite=suite, description="d", source="s", grouping="g", statistic="t", family="f"
-    )
+    @suite("_test_skipped", description="d", source="s", grouping="g", statistic="t", family="f")
     def _skipped(ctx):
         return None
 
@@ -95,22 +113,19 @@ def test_a_suite_skips_analyses_that_do_not_apply_and_writes_their_manifest_rows
             con.close()
     finally:
         del RESULT_SCHEMAS["_test_applies"]
-        del ANALYSES["_test_applies"], ANALYSES["_test_skipped"]
 
 
 def test_a_full_run_drops_the_tables_an_earlier_run_wrote_and_it_did_not(tmp_path):
     """An option-gated table (e.g. --audit's) does not outlive its manifest row; a run of named
     analyses (``only``) leaves the other tables alone."""
-    suite = "test-suite-stale"
+    suite = Declarations("test-suite-stale")
     applies = {"gated": True}
 
-    @analysis("_test_kept", suite=suite, description="d", source="s", grouping="g", statistic="t", family="f")
+    @suite("_test_kept", description="d", source="s", grouping="g", statistic="t", family="f")
     def _kept(ctx):
         return ctx.inputs
 
-    @analysis(
-        "_test_gated", suite=suite, description="d", source="s", grouping="g", statistic="t", family="f"
-    )
+    @suite("_test_gated", description="d", source="s", grouping="g", statistic="t", family="f")
     def _gated(ctx):
         return ctx.inputs if applies["gated"] else None
 
@@ -141,7 +156,6 @@ def test_a_full_run_drops_the_tables_an_earlier_run_wrote_and_it_did_not(tmp_pat
             con.close()
     finally:
         del RESULT_SCHEMAS["_test_kept"], RESULT_SCHEMAS["_test_gated"]
-        del ANALYSES["_test_kept"], ANALYSES["_test_gated"]
 
 
 def test_run_analyses_writes_all_tables_and_replaces_on_rerun(study_db):

@@ -15,7 +15,7 @@ import pytest
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.schemas.results import RESULT_SCHEMAS
-from cueshift.stats import ANALYSES, Resampling, RunChoices, RunSettings, analysis, run_suite
+from cueshift.stats import Declarations, Resampling, RunChoices, RunSettings, run_suite
 from cueshift.stats._schedule import _kernels_thread_safe
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
@@ -29,21 +29,18 @@ class _X(pa.DataFrameModel):
 
 @pytest.fixture
 def declare() -> Iterator[object]:
-    """``declare(name, compute, **options)`` registers a test analysis with a one-column schema,
-    unregistered after the test."""
+    """``declare(name, compute, suite, **options)`` declares a test analysis in ``suite`` with a
+    one-column schema, withdrawn from the result check after the test."""
     names: list[str] = []
 
-    def _declare(name: str, compute, suite: str, **options) -> None:
+    def _declare(name: str, compute, suite: Declarations, **options) -> None:
         RESULT_SCHEMAS[name] = _X  # type: ignore[assignment]
         names.append(name)
-        analysis(
-            name, suite=suite, description="d", source="s", grouping="g", statistic="t", family="f", **options
-        )(compute)
+        suite(name, description="d", source="s", grouping="g", statistic="t", family="f", **options)(compute)
 
     yield _declare
     for name in names:
         RESULT_SCHEMAS.pop(name, None)
-        ANALYSES.pop(name, None)
 
 
 def _frame(value: float) -> pl.DataFrame:
@@ -66,7 +63,7 @@ def test_two_at_a_time_gives_the_tables_of_one_at_a_time(tmp_path):
 
 
 def test_an_analysis_starts_after_what_it_reads_and_sees_nothing_else(tmp_path, declare):
-    suite = "test-schedule-after"
+    suite = Declarations("test-schedule-after")
     order: list[str] = []
 
     def slow(ctx):
@@ -96,17 +93,19 @@ def test_an_analysis_starts_after_what_it_reads_and_sees_nothing_else(tmp_path, 
 
 
 def test_after_must_name_an_analysis_declared_before():
+    part = Declarations("x")
+    part(
+        "_t_orphan", description="", source="", grouping="", statistic="", family="", after=("_t_not_there",)
+    )(lambda ctx: None)
     with pytest.raises(ValueError, match="not declared before it"):
-        analysis(
-            "_t_orphan", suite="x", description="", source="", grouping="", statistic="", family="",
-            after=("_t_not_there",),
-        )(lambda ctx: None)  # fmt: skip
-    assert "_t_orphan" not in ANALYSES
+        Declarations("x", part)
+    with pytest.raises(ValueError, match="not declared before it"):
+        run_suite(None, part, None, SETTINGS, write=False)  # type: ignore[arg-type]
 
 
 @pytest.mark.skipif(not _kernels_thread_safe(), reason="numba's threading layer runs one analysis at a time")
 def test_database_analyses_never_overlap_and_others_run_beside_them(tmp_path, declare):
-    suite = "test-schedule-database"
+    suite = Declarations("test-schedule-database")
     spans: dict[str, tuple[float, float]] = {}
 
     def timed(name: str):
@@ -130,7 +129,7 @@ def test_database_analyses_never_overlap_and_others_run_beside_them(tmp_path, de
 
 
 def test_an_error_stops_the_run_and_nothing_is_written(tmp_path, declare):
-    suite = "test-schedule-error"
+    suite = Declarations("test-schedule-error")
     finished = threading.Event()
 
     def slow(ctx):

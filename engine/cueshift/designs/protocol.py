@@ -9,8 +9,9 @@ object with
 - ``options`` — which ``cueshift analyze`` options it honours (:class:`OptionSupport`);
 - ``workload(study)`` — its work units, parsers and prompts as a
   :class:`~cueshift.designs.work.Workload` for the one runner;
-- ``analyze(con, study, request)`` — its analyses, registered with
-  :func:`cueshift.stats.analysis` under the design's name and run by
+- ``analyses()`` — its analyses, declared in one :class:`cueshift.stats.Declarations` under the
+  design's name, in the order they run (nothing is registered by importing a module);
+- ``analyze(con, study, request)`` — loads the design's inputs and hands its ``analyses()`` to
   :func:`cueshift.stats.run_suite` (``result_<name>_*`` tables and ``result_manifest`` rows);
 - ``result_schemas`` — the pandera model of every ``result_*`` table its analyses store, by the
   table's name without ``result_`` (the built-in designs keep theirs in
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from cueshift.designs.work import Workload
     from cueshift.power.request import DesignPlanner
     from cueshift.render import Catalog
+    from cueshift.stats import Declarations
 
 S = TypeVar("S", bound=Study)
 
@@ -244,6 +246,10 @@ class Design(Protocol[S]):
     @property
     def scenario_sets(self) -> Mapping[str, tuple[Scenario, ...]]:
         """The scenario sets the design declares, by the name ``[scenarios] set`` gives them."""
+        ...
+
+    def analyses(self) -> Declarations:
+        """The design's analyses, in the order they run and their tables and manifest rows are listed."""
         ...
 
     def analyze(

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated, Any, Union
+from typing import TYPE_CHECKING, Annotated, Any, Union
 
 from pydantic import Field, TypeAdapter
 
@@ -41,6 +41,9 @@ from cueshift.study import config
 from cueshift.study.config import DEFAULT_DESIGN, Study, read_study_file
 from cueshift.study.scenarios import Scenario
 
+if TYPE_CHECKING:
+    from cueshift.stats import Analysis
+
 _PACKAGE = "cueshift.designs"
 #: The entry-point group an installed distribution declares its designs under.
 ENTRY_POINT_GROUP = "cueshift.designs"
@@ -50,6 +53,7 @@ MEMBERS = (
     "study_model",
     "options",
     "workload",
+    "analyses",
     "analyze",
     "result_schemas",
     "report",
@@ -122,9 +126,43 @@ def clear_caches() -> None:
     of the designs outside the package are withdrawn from the result check."""
     for name in list(RESULT_TABLES_BY_DESIGN):
         withdraw_result_schemas(name)
+    if analyses.cache_info().currsize:
+        from cueshift.stats import declare_analyses
+
+        for suite in {item.suite for item in analyses().values()}:
+            declare_analyses(suite, ())  # no longer shown in cueshift.stats.ANALYSES
     designs.cache_clear()
+    analyses.cache_clear()
     study_schema.cache_clear()
     scenario_sets.cache_clear()
+
+
+@functools.cache
+def analyses() -> dict[str, Analysis[Any]]:
+    """Every design's analyses by name: the designs in :func:`designs` order, each design's in
+    the order it declares them (:meth:`~cueshift.designs.protocol.Design.analyses`).
+
+    The view is also shown as :data:`cueshift.stats.ANALYSES` once asked for here.
+
+    Raises
+    ------
+    ConfigError
+        A design whose analyses belong to another suite, or an analysis two designs declare.
+    """
+    from cueshift.stats import declare_analyses
+
+    found: dict[str, Analysis[Any]] = {}
+    for name, design in designs().items():
+        declared = design.analyses()
+        if declared.suite != name:
+            raise ConfigError(f"design {name!r} declares the analyses of suite {declared.suite!r}")
+        for item in declared:
+            if item.name in found:
+                first = found[item.name].suite
+                raise ConfigError(f"analysis {item.name!r} is declared by {first!r} and {name!r}")
+            found[item.name] = item
+        declare_analyses(name, declared)
+    return found
 
 
 def design_named(name: str) -> Design[Any]:
@@ -200,6 +238,7 @@ def load_study(path: str | Path | None = None) -> Study:
 __all__ = [
     "ENTRY_POINT_GROUP",
     "MEMBERS",
+    "analyses",
     "clear_caches",
     "design_named",
     "design_of",

@@ -35,8 +35,9 @@ Public surface (implementation in private modules); the design statistics
 - model comparisons with error bars — :func:`model_differences` (paired SBS differences of model
   pairs), :func:`clustered_standard_error`, :func:`naive_standard_error`, :func:`design_effect`,
   :func:`scenario_reversals` (sign reversals with evidence)
-- declared analyses — :data:`ANALYSES`, :func:`analysis`, :class:`Declarations`,
-  :func:`register_suite`, :func:`run_suite`; a run's settings: :class:`Resampling`, :class:`RunChoices`
+- declared analyses — :class:`Declarations` (a design's analyses, handed to :func:`run_suite`),
+  :data:`ANALYSES` (every design's, filled by the design registry); :func:`analysis` and
+  :func:`register_suite` are deprecated; a run's settings: :class:`Resampling`, :class:`RunChoices`
 - kernels the design statistics compose — face matrices and sums (:func:`face_matrix`,
   :func:`face_sums`, :func:`study_faces`, :func:`cell_codes`, :func:`encode_categories`,
   :func:`face_labels`, :func:`coarsen`, :func:`regroup`, :func:`group_means`, :func:`row_means`),
@@ -73,7 +74,14 @@ from cueshift.stats._crossed_resample import (
     scenario_multiplicities,
     scenario_sums,
 )
-from cueshift.stats._declarations import Declarations, register_suite
+from cueshift.stats._declarations import Declarations
+from cueshift.stats._deprecated_registry import (
+    ANALYSES,
+    analysis,
+    declare_analyses,
+    register_suite,
+    suite_analyses,
+)
 from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates
 from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
 from cueshift.stats._faces import (
@@ -122,14 +130,11 @@ from cueshift.stats._proportions import (
 )
 from cueshift.stats._ranks import RankTestResult
 from cueshift.stats._registry import (
-    ANALYSES,
     Analysis,
     AnalysisContext,
     NotApplicable,
     RunResults,
     RunSettings,
-    analysis,
-    suite_analyses,
 )
 from cueshift.stats._reliability import (
     Level,
@@ -211,6 +216,7 @@ __all__ = [
     "ZeroMethod",
     "adjusted_rand_index",
     "analysis",
+    "declare_analyses",
     "attribute_correlations",
     "bh_adjust",
     "bh_by_family",

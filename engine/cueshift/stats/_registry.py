@@ -1,8 +1,9 @@
-"""Declared analyses: each result table is registered once — what it is, its grouping, statistic
-and correction family — by the :func:`analysis` decorator, and :func:`~cueshift.stats.run_suite`
-computes and stores the analyses of one suite (a study design) together.
+"""Declared analyses: each result table is declared once — what it is, its grouping, statistic
+and correction family — as an :class:`Analysis` of a suite's
+:class:`~cueshift.stats.Declarations`, and :func:`~cueshift.stats.run_suite` computes and stores
+the analyses of one suite (a study design) together.
 
-The registry knows no design. A design declares its analyses in its own module, under its
+This module knows no design. A design declares its analyses in its own modules, under its
 own suite name, over its own inputs: an analysis is a function ``compute(ctx)`` of an
 :class:`AnalysisContext` whose ``inputs`` are whatever the design loaded (frames, its
 configuration). Analyses run in declaration order, two at a time where the machine allows
@@ -110,9 +111,10 @@ class NotApplicable(Exception):
 class RunResults(dict[str, V]):
     """The results (or skip reasons) computed so far in a run, by analysis name.
 
-    While an analysis runs, it sees only the analyses it declared in ``after`` (:func:`analysis`):
-    asking for any other raises ``RuntimeError``, so a result that two analyses computed at the
-    same time could race for is never read by accident. Outside an analysis every name is visible.
+    While an analysis runs, it sees only the analyses it declared in ``after``
+    (:class:`~cueshift.stats.Declarations`): asking for any other raises ``RuntimeError``, so a
+    result that two analyses computed at the same time could race for is never read by accident.
+    Outside an analysis every name is visible.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401  (dict's signature)
@@ -206,71 +208,3 @@ class Analysis(Generic[I]):
     @property
     def table(self) -> str:
         return f"result_{self.name}"
-
-
-#: Every declared analysis by name, in declaration order.
-ANALYSES: dict[str, Analysis[Any]] = {}
-
-
-def analysis(
-    name: str,
-    *,
-    suite: str,
-    description: str,
-    source: str,
-    grouping: str,
-    statistic: str,
-    family: str,
-    when: Callable[[RunSettings], bool] | None = None,
-    after: Collection[str] = (),
-    database: bool = False,
-) -> Callable[[F], F]:
-    """Register ``compute(ctx) -> frame | None`` as analysis ``name`` of ``suite``.
-
-    Parameters
-    ----------
-    name
-        The result table is ``result_<name>``; unique across suites.
-    suite
-        The group of analyses run together (a study design's name).
-    description, source, grouping, statistic, family
-        What the table holds, what it is computed from, one row per what, the statistic, and
-        the family a multiplicity correction runs over (``"none"``): written to ``result_manifest``.
-    when
-        Run the analysis only when ``when(settings)`` holds; otherwise it is left out without a
-        note (an option that was not asked for, not a study that lacks the inputs).
-    after
-        Analyses (declared before this one) whose results or skip reasons ``compute`` reads from
-        ``ctx.results`` / ``ctx.skipped``: it starts once they are done, and sees no other result.
-    database
-        ``compute`` reads the study database itself (a read shared through the run's memo holds
-        ``ctx.database_lock`` on its own): it runs holding the lock, one such analysis at a time.
-    """
-
-    def register(fn: F) -> F:
-        fields = (description, source, grouping, statistic, family)
-        add_analysis(Analysis(name, suite, *fields, fn, when, tuple(after), database))
-        return fn
-
-    return register
-
-
-def add_analysis(item: Analysis[Any]) -> None:
-    """Register ``item`` after the analyses declared so far (its ``after`` among them).
-
-    Raises
-    ------
-    ValueError
-        ``item.name`` is registered already, or ``item`` runs after an analysis not declared before it.
-    """
-    if item.name in ANALYSES:
-        raise ValueError(f"analysis {item.name!r} registered twice")
-    unknown = [a for a in item.after if a not in ANALYSES]
-    if unknown:
-        raise ValueError(f"analysis {item.name!r} runs after {unknown[0]!r}, which is not declared before it")
-    ANALYSES[item.name] = item
-
-
-def suite_analyses(suite: str) -> list[Analysis[Any]]:
-    """The analyses of ``suite`` in declaration order."""
-    return [item for item in ANALYSES.values() if item.suite == suite]

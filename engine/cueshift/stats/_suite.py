@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -13,7 +14,9 @@ from cueshift import store
 from cueshift.errors import CueshiftError
 from cueshift.schemas.results import RESULT_SCHEMA_VERSION
 from cueshift.stats._checked import validate_result
-from cueshift.stats._registry import ANALYSES, Analysis, AnalysisContext, RunSettings, suite_analyses
+from cueshift.stats._declarations import Declarations
+from cueshift.stats._deprecated_registry import legacy_suite
+from cueshift.stats._registry import Analysis, AnalysisContext, RunSettings
 from cueshift.stats._schedule import Outcome, run_analyses_in_order
 
 #: Where a skipped analysis is told: ``note(name, reason)``.
@@ -22,7 +25,7 @@ Note = Callable[[str, str], None]
 
 def run_suite(
     con: duckdb.DuckDBPyConnection,
-    suite: str,
+    analyses: Declarations | str,
     inputs: Any,
     settings: RunSettings,
     *,
@@ -32,15 +35,17 @@ def run_suite(
     note: Note | None = None,
     workers: int = 1,
 ) -> dict[str, pl.DataFrame]:
-    """Compute the analyses of ``suite`` and store each as ``result_<name>`` with its
+    """Compute the analyses of a suite and store each as ``result_<name>`` with its
     ``result_manifest`` row, all in one transaction.
 
     Parameters
     ----------
     con
         An open study database.
-    suite
-        The suite (design) whose registered analyses run, in declaration order.
+    analyses
+        The suite's analyses (a design's :meth:`~cueshift.designs.protocol.Design.analyses`), run
+        in declaration order. A suite's name (deprecated) runs the analyses declared for it with
+        the deprecated :func:`~cueshift.stats.analysis`.
     inputs
         The suite's inputs, handed to every analysis as ``ctx.inputs``.
     settings
@@ -72,17 +77,28 @@ def run_suite(
     Raises
     ------
     CueshiftError
-        An analysis named in ``only`` that ``suite`` does not declare.
+        An analysis named in ``only`` that the suite does not declare.
+    ValueError
+        An analysis that runs after one not declared before it.
     """
-    declared = suite_analyses(suite)
+    if isinstance(analyses, str):
+        warnings.warn(
+            "run_suite(con, <suite name>, ...) is deprecated: pass the design's Declarations "
+            "(docs/decisions.md D27)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        analyses = legacy_suite(analyses)
+    analyses.check_order()
+    declared = list(analyses)
     if only is not None:
-        unknown = [name for name in only if name not in ANALYSES or ANALYSES[name].suite != suite]
+        unknown = [name for name in only if name not in analyses]
         if unknown:
             raise CueshiftError(
-                f"analysis {unknown[0]!r} is not declared for {suite!r}; "
-                f"known: {', '.join(a.name for a in declared)}"
+                f"analysis {unknown[0]!r} is not declared for {analyses.suite!r}; "
+                f"known: {', '.join(analyses.names)}"
             )
-        declared = [ANALYSES[name] for name in only]
+        declared = [analyses[name] for name in only]
     declared = [item for item in declared if item.when is None or item.when(settings)]
     ctx: AnalysisContext[Any] = AnalysisContext(inputs, settings)
     outcomes: dict[str, Outcome] = {}
@@ -116,7 +132,7 @@ def run_suite(
         manifest = validate_result("manifest", manifest_frame(manifest_rows))
         # a full run leaves no table of an earlier run that this one did not write (an analysis
         # that no longer applies, an option such as --audit left out): the manifest lists them all
-        stale = [a.table for a in suite_analyses(suite) if a.name not in computed] if only is None else []
+        stale = [a.table for a in analyses if a.name not in computed] if only is None else []
         store.replace_results(con, {**computed, "manifest": manifest}, drop=stale)
     return computed
 

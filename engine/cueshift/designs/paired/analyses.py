@@ -1,4 +1,4 @@
-"""The analyses of the paired design (seed 001), declared under the suite ``paired``.
+"""The analyses of the paired design (seed 001), declared in :data:`DECLARED` (suite ``paired``).
 
 Each reads :math:`s` (the ``phi`` view) of original and filtered images and stores one
 ``result_paired_<name>`` table; the statistics are the compositions of
@@ -29,7 +29,7 @@ from cueshift.designs.paired.summaries import (
     strongest_group,
 )
 from cueshift.errors import CueshiftError
-from cueshift.stats import AnalysisContext, analysis
+from cueshift.stats import AnalysisContext, Declarations
 
 SUITE = "paired"
 
@@ -98,10 +98,12 @@ class Inputs:
 
 Context = AnalysisContext[Inputs]
 
+#: The design's analyses, in the order they run and their tables and manifest rows are listed.
+DECLARED = Declarations(SUITE)
 
-@analysis(
+
+@DECLARED(
     "paired_attractiveness",
-    suite=SUITE,
     description="Attractiveness bias: s of filtered vs original per model x scenario (001 §4.1)",
     source="phi",
     grouping="model x scenario x test",
@@ -112,9 +114,8 @@ def _attractiveness(ctx: Context) -> pl.DataFrame:
     return ctx.inputs.bias
 
 
-@analysis(
+@DECLARED(
     "paired_halo",
-    suite=SUITE,
     description="Halo table: mean s filtered vs original on the positive-first traits (001 App. D Table 5)",
     source="result_paired_attractiveness",
     grouping="model x halo scenario",
@@ -126,9 +127,8 @@ def _halo(ctx: Context) -> pl.DataFrame:
     return halo
 
 
-@analysis(
+@DECLARED(
     "paired_significance_share",
-    suite=SUITE,
     description="Share of scenarios with a significant attractiveness bias, overall and per family/category",
     source="result_paired_attractiveness",
     grouping="model x test x level (all, family, scenario category) x group",
@@ -154,9 +154,8 @@ def _share(ctx: Context) -> pl.DataFrame:
     return share
 
 
-@analysis(
+@DECLARED(
     "paired_demographic",
-    suite=SUITE,
     description="Demographic bias: Kruskal-Wallis across gender / age / race groups (001 §4.3.1)",
     source="phi",
     grouping="model x scenario x dimension x image set (all, original, filtered)",
@@ -169,9 +168,8 @@ def _demographic(ctx: Context) -> pl.DataFrame | None:
     return ctx.inputs.demographic[0]
 
 
-@analysis(
+@DECLARED(
     "paired_demographic_means",
-    suite=SUITE,
     description="Mean s per demographic group (001 App. E Table 6, App. F Table 7)",
     source="phi",
     grouping="model x scenario x dimension x image set x group",
@@ -184,9 +182,8 @@ def _demographic_means(ctx: Context) -> pl.DataFrame | None:
     return ctx.inputs.demographic[1]
 
 
-@analysis(
+@DECLARED(
     "paired_attractiveness_by_group",
-    suite=SUITE,
     description="Attractiveness bias within each demographic group (001 §4.3.2, Fig. 5)",
     source="phi",
     grouping="model x scenario x dimension x group x test",
@@ -199,9 +196,8 @@ def _by_group(ctx: Context) -> pl.DataFrame | None:
     return ctx.inputs.by_group
 
 
-@analysis(
+@DECLARED(
     "paired_strongest_group",
-    suite=SUITE,
     description="Group with the strongest significant attractiveness bias, scenario counts (001 App. C)",
     source="result_paired_attractiveness_by_group",
     grouping="model x dimension x group",
@@ -214,9 +210,8 @@ def _strongest(ctx: Context) -> pl.DataFrame | None:
     return strongest_group(ctx.inputs.by_group, alpha=ctx.inputs.config.alpha)
 
 
-@analysis(
+@DECLARED(
     "paired_attractiveness_vs_demographic",
-    suite=SUITE,
     description="Demographic bias stronger among filtered, among original images, or no impact (001 Table 1)",
     source="result_paired_demographic",
     grouping="model x dimension x outcome",
@@ -230,9 +225,8 @@ def _versus(ctx: Context) -> pl.DataFrame | None:
     return table
 
 
-@analysis(
+@DECLARED(
     "paired_overlap",
-    suite=SUITE,
     description="Scenarios with both an attractiveness and a demographic bias (001 §4.3.1, Fig. 4)",
     source="result_paired_attractiveness, result_paired_demographic",
     grouping="model x dimension",
@@ -246,9 +240,8 @@ def _overlap(ctx: Context) -> pl.DataFrame | None:
     return overlap
 
 
-@analysis(
+@DECLARED(
     "paired_race_jobs",
-    suite=SUITE,
     description="The two races stereotypically associated with each race job (001 App. F Table 7)",
     source="phi",
     grouping="model x race job",

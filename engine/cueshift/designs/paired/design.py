@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from cueshift.designs.work import Workload
     from cueshift.power.request import DesignPlanner
     from cueshift.render import Catalog
+    from cueshift.stats import Declarations
 
 
 class PairedDesign:
@@ -66,7 +67,7 @@ class PairedDesign:
         write: bool,
     ) -> dict[str, pl.DataFrame]:
         """Every ``result_paired_*`` table (exact rank tests: no resampling), then the summary."""
-        from cueshift.designs.paired.analyses import SUITE, Inputs, load_scores
+        from cueshift.designs.paired.analyses import Inputs, load_scores
         from cueshift.designs.paired.console import print_summary
         from cueshift.stats import RunChoices, RunSettings, run_suite
 
@@ -84,9 +85,16 @@ class PairedDesign:
             test=self.options.test(request),
             ci_method=self.options.ci_method(request),
         )
-        results = run_suite(con, SUITE, Inputs(scores, config), settings, write=write, progress=progress)
+        inputs = Inputs(scores, config)
+        results = run_suite(con, self.analyses(), inputs, settings, write=write, progress=progress)
         print_summary(results, console, config)
         return results
+
+    def analyses(self) -> Declarations:
+        """The ``result_paired_*`` analyses, in the order they run (:mod:`.analyses`)."""
+        from cueshift.designs.paired.analyses import DECLARED
+
+        return DECLARED
 
     def report(self) -> Catalog:
         """``reports/paired.qmd`` and its tables."""

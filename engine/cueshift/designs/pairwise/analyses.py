@@ -1,4 +1,4 @@
-"""The analyses of the pairwise design (seed 002), declared under the suite ``pairwise``.
+"""The analyses of the pairwise design (seed 002), declared in :data:`DECLARED` (suite ``pairwise``).
 
 Trials give the cohort, stimulus, position and group tables (exact binomial tests, Wilson
 intervals, Bradley–Terry); ratings (models and humans) give the rating tables when any rating
@@ -20,7 +20,7 @@ from cueshift.designs.pairwise.ratings import model_human_rating_agreement, rati
 from cueshift.designs.pairwise.section import PairwiseConfig
 from cueshift.designs.pairwise.win_rates import cohort_preference, position_bias, stimulus_win_rates
 from cueshift.errors import CueshiftError
-from cueshift.stats import AnalysisContext, analysis, krippendorff_by_attribute
+from cueshift.stats import AnalysisContext, Declarations, krippendorff_by_attribute
 
 SUITE = "pairwise"
 
@@ -75,10 +75,12 @@ class Inputs:
 
 Context = AnalysisContext[Inputs]
 
+#: The design's analyses, in the order they run and their tables and manifest rows are listed.
+DECLARED = Declarations(SUITE)
 
-@analysis(
+
+@DECLARED(
     "pairwise_cohort",
-    suite=SUITE,
     description="Trials won by the target group per model x cohort (002 Tables 3-4)",
     source="pairwise_trial",
     grouping="model x cohort",
@@ -97,9 +99,8 @@ def _cohort(ctx: Context) -> pl.DataFrame:
     )
 
 
-@analysis(
+@DECLARED(
     "pairwise_stimulus",
-    suite=SUITE,
     description="Win rate of every stimulus over its valid trials (002 Tables 1-2)",
     source="pairwise_trial",
     grouping="model x stimulus",
@@ -116,9 +117,8 @@ def _stimulus(ctx: Context) -> pl.DataFrame:
     )
 
 
-@analysis(
+@DECLARED(
     "pairwise_position",
-    suite=SUITE,
     description="Position bias: P(left image wins) and the same winner in both orders",
     source="pairwise_trial",
     grouping="model",
@@ -129,9 +129,8 @@ def _position(ctx: Context) -> pl.DataFrame:
     return position_bias(ctx.inputs.trials, confidence=ctx.inputs.config.confidence)
 
 
-@analysis(
+@DECLARED(
     "pairwise_group_effect",
-    suite=SUITE,
     description="Target-group effect on the log-odds of winning, position-adjusted",
     source="pairwise_trial",
     grouping="model x cohort",
@@ -149,9 +148,8 @@ def _group_effect(ctx: Context) -> pl.DataFrame:
     )
 
 
-@analysis(
+@DECLARED(
     "pairwise_bradley_terry",
-    suite=SUITE,
     description="Bradley-Terry strengths of the stimuli with a position term",
     source="pairwise_trial",
     grouping="model x cohort x term (stimuli and position)",
@@ -164,9 +162,8 @@ def _bradley_terry(ctx: Context) -> pl.DataFrame | None:
     return bradley_terry(ctx.inputs.trials, confidence=ctx.inputs.config.confidence)
 
 
-@analysis(
+@DECLARED(
     "pairwise_rating_summary",
-    suite=SUITE,
     description="Mean rating per rater x cohort x stimulus group",
     source="rating",
     grouping="rater x attribute x cohort x stimulus group",
@@ -179,9 +176,8 @@ def _rating_summary(ctx: Context) -> pl.DataFrame | None:
     return rating_summary(ctx.inputs.ratings, confidence=ctx.inputs.config.confidence)
 
 
-@analysis(
+@DECLARED(
     "pairwise_rating_bins",
-    suite=SUITE,
     description="Share of valid ratings in each bin of the scale (002 Fig. 6)",
     source="rating",
     grouping="rater x attribute x cohort x bin",
@@ -196,9 +192,8 @@ def _rating_bins(ctx: Context) -> pl.DataFrame | None:
     return rating_bins(ctx.inputs.ratings, bins, confidence=config.confidence)
 
 
-@analysis(
+@DECLARED(
     "pairwise_rating_reliability",
-    suite=SUITE,
     description="Agreement of the human raters per attribute",
     source="rating (human raters)",
     grouping="attribute",
@@ -211,9 +206,8 @@ def _rating_reliability(ctx: Context) -> pl.DataFrame | None:
     return krippendorff_by_attribute(ctx.inputs.humans)
 
 
-@analysis(
+@DECLARED(
     "pairwise_rating_model_human",
-    suite=SUITE,
     description="Agreement of each model's ratings with the mean human rating per stimulus",
     source="rating",
     grouping="model x attribute",

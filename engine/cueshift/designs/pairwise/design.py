@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from cueshift.designs.work import Workload
     from cueshift.power.request import DesignPlanner
     from cueshift.render import Catalog
+    from cueshift.stats import Declarations
 
 
 class PairwiseDesign:
@@ -70,7 +71,7 @@ class PairwiseDesign:
         write: bool,
     ) -> dict[str, pl.DataFrame]:
         """Every ``result_pairwise_*`` table, then the seed 002 Table 4 summary."""
-        from cueshift.designs.pairwise.analyses import SUITE, Inputs, load_frames
+        from cueshift.designs.pairwise.analyses import Inputs, load_frames
         from cueshift.designs.pairwise.console import print_summary
         from cueshift.stats import RunChoices, RunSettings, run_suite
 
@@ -83,10 +84,16 @@ class PairwiseDesign:
             ci_method=self.options.ci_method(request),
         )
         results = run_suite(
-            con, SUITE, Inputs(trials, ratings, config), settings, write=write, progress=progress
+            con, self.analyses(), Inputs(trials, ratings, config), settings, write=write, progress=progress
         )
         print_summary(results, console, config)
         return results
+
+    def analyses(self) -> Declarations:
+        """The ``result_pairwise_*`` analyses, in the order they run (:mod:`.analyses`)."""
+        from cueshift.designs.pairwise.analyses import DECLARED
+
+        return DECLARED
 
     def report(self) -> Catalog:
         """``reports/pairwise.qmd`` and its tables."""

@@ -1,4 +1,4 @@
-"""The analyses of the probe design (seed 004), declared under the suite ``probe``.
+"""The analyses of the probe design (seed 004), declared in :data:`DECLARED` (suite ``probe``).
 
 =============================  ============================================================
 ``result_probe_reliability``   per attribute: split-half (Spearman–Brown) and Krippendorff α,
@@ -31,7 +31,7 @@ from cueshift.designs.probe import stats as pst
 from cueshift.designs.probe.baseline_table import baseline_table
 from cueshift.designs.probe.section import ProbeConfig
 from cueshift.errors import CueshiftError
-from cueshift.stats import AnalysisContext, Resampling, analysis
+from cueshift.stats import AnalysisContext, Declarations, Resampling
 
 SUITE = "probe"
 
@@ -190,10 +190,12 @@ def probe_inputs(
 
 Context = AnalysisContext[Inputs]
 
+#: The design's analyses, in the order they run and their tables and manifest rows are listed.
+DECLARED = Declarations(SUITE)
 
-@analysis(
+
+@DECLARED(
     "probe_reliability",
-    suite=SUITE,
     description="Reliability of the human impressions per attribute (split-half, Krippendorff, published)",
     source="rating (human raters), [probe] reliability",
     grouping="attribute x source",
@@ -205,9 +207,8 @@ def _reliability(ctx: Context) -> pl.DataFrame | None:
     return reliability if reliability.height else None
 
 
-@analysis(
+@DECLARED(
     "probe_similarity",
-    suite=SUITE,
     description="Model-human similarity of impressions per model x attribute (004 Eq. 4)",
     source="phi (base faces), rating, human_rating_mean",
     grouping="model x attribute",
@@ -218,9 +219,8 @@ def _similarity(ctx: Context) -> pl.DataFrame:
     return ctx.inputs.similarity
 
 
-@analysis(
+@DECLARED(
     "probe_reliability_similarity",
-    suite=SUITE,
     description="Link of human reliability and model-human similarity, per model and family",
     source="result_probe_reliability, result_probe_similarity",
     grouping="level (model, family, all) x name",
@@ -244,9 +244,8 @@ def _reliability_similarity(ctx: Context) -> pl.DataFrame | None:
     return link
 
 
-@analysis(
+@DECLARED(
     "probe_correlations",
-    suite=SUITE,
     description="Attribute x attribute correlation matrices of the humans and of each model",
     source="rating, human_rating_mean, phi",
     grouping="source x attribute pair",
@@ -258,9 +257,8 @@ def _correlations(ctx: Context) -> pl.DataFrame | None:
     return correlations if structure.height else None
 
 
-@analysis(
+@DECLARED(
     "probe_clusters",
-    suite=SUITE,
     description="Ward clusters of the attributes and their dendrogram order, per source (004 Fig. 5)",
     source="result_probe_correlations",
     grouping="source x attribute",
@@ -272,9 +270,8 @@ def _clusters(ctx: Context) -> pl.DataFrame | None:
     return clusters if structure.height else None
 
 
-@analysis(
+@DECLARED(
     "probe_structure",
-    suite=SUITE,
     description="Similarity of each model's impression structure with the humans'",
     source="result_probe_correlations, result_probe_clusters",
     grouping="model",
@@ -286,9 +283,8 @@ def _structure(ctx: Context) -> pl.DataFrame | None:
     return structure if structure.height else None
 
 
-@analysis(
+@DECLARED(
     "probe_structure_anova",
-    suite=SUITE,
     description="Structure similarity across training-set sizes (004: F(2) = 15.71)",
     source="result_probe_structure, [probe] registry",
     grouping="one row",
@@ -303,9 +299,8 @@ def _structure_anova(ctx: Context) -> pl.DataFrame | None:
     return anova if anova.height else None
 
 
-@analysis(
+@DECLARED(
     "probe_scale_regression",
-    suite=SUITE,
     description="Similarity regressed on reliability and model scale (004 Table 2)",
     source="result_probe_similarity, result_probe_reliability, [probe] registry",
     grouping="term",
@@ -330,9 +325,8 @@ def _scale_regression(ctx: Context) -> pl.DataFrame | None:
     return regression if regression.height else None
 
 
-@analysis(
+@DECLARED(
     "probe_baselines",
-    suite=SUITE,
     description="Similarity beside its baselines: random-weight twin, image statistics alone, net of them",
     source="result_probe_similarity, image statistics of the base faces, random-init twins",
     grouping="model x attribute",

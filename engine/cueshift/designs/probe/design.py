@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from cueshift.designs.work import Workload
     from cueshift.power.request import DesignPlanner
     from cueshift.render import Catalog
+    from cueshift.stats import Declarations
 
 
 class ProbeDesign:
@@ -74,7 +75,7 @@ class ProbeDesign:
     ) -> dict[str, pl.DataFrame]:
         """Every ``result_probe_*`` table, then the similarity summary."""
         from cueshift import store
-        from cueshift.designs.probe.analyses import HUMANS_SQL, MEANS_SQL, SUITE, model_scores, probe_inputs
+        from cueshift.designs.probe.analyses import HUMANS_SQL, MEANS_SQL, model_scores, probe_inputs
         from cueshift.designs.probe.console import print_summary
         from cueshift.designs.probe.twins import random_twins
         from cueshift.designs.registry import study_scenarios
@@ -109,9 +110,15 @@ class ProbeDesign:
             test=self.options.test(request),
             ci_method=self.options.ci_method(request),
         )
-        results = run_suite(con, SUITE, inputs, settings, write=write, progress=progress)
+        results = run_suite(con, self.analyses(), inputs, settings, write=write, progress=progress)
         print_summary(results, console)
         return results
+
+    def analyses(self) -> Declarations:
+        """The ``result_probe_*`` analyses, in the order they run (:mod:`.analyses`)."""
+        from cueshift.designs.probe.analyses import DECLARED
+
+        return DECLARED
 
     def report(self) -> Catalog:
         """``reports/probe.qmd`` and its tables."""

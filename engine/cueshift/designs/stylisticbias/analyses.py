@@ -1,7 +1,7 @@
 """The analyses of seed 000 (RQ1-RQ3) under the suite ``stylisticbias``: one ``result_<name>``
 table each, computed from the ``delta`` and ``base_phi`` views by :func:`run_analyses`. Each
 ``analyses_*`` module declares its analyses (:class:`cueshift.stats.Declarations`); this module
-registers them in the order it lists the modules (:func:`cueshift.stats.register_suite`).
+joins them, in the order it lists the modules, into :data:`DECLARED`, the design's analyses.
 
 Every analysis is a thin composition of the statistics kernels of :mod:`cueshift.stats`; the
 face-level bootstrap and the permutation tests share one :class:`~cueshift.stats.Resampling`
@@ -31,16 +31,17 @@ from cueshift.designs.stylisticbias import (
 )
 from cueshift.designs.stylisticbias.inputs import SUITE, Inputs
 from cueshift.errors import CueshiftError
-from cueshift.stats import Resampling, RunChoices, RunSettings, register_suite, run_suite
+from cueshift.stats import Declarations, Resampling, RunChoices, RunSettings, run_suite
 from cueshift.views import check_scored, parse_phi, phi_computed_once, read_base_phi, read_delta
 
 if TYPE_CHECKING:
     from cueshift.designs.stylisticbias.edit_audit import EditAudit
     from cueshift.designs.stylisticbias.quality import IdentityQuality
 
-# The suite's analyses in the order they run and their tables and manifest rows are listed: the
-# paper's tables first (later analyses read them), then each module's additions.
-register_suite(
+#: The suite's analyses in the order they run and their tables and manifest rows are listed: the
+#: paper's tables first (later analyses read them), then each module's additions.
+DECLARED = Declarations(
+    SUITE,
     analyses_tables.DECLARED,
     analyses_audit.DECLARED,
     analyses_compat.DECLARED,
@@ -139,7 +140,7 @@ def run_analyses(
         settings = RunSettings.of(resampling, choices)
         return run_suite(
             con,
-            SUITE,
+            DECLARED,
             inputs,
             settings,
             only=only,

@@ -1,5 +1,5 @@
 """The RQ1-RQ3 tables of seed 000 (SBS, VS, Tables 3-5, 9-11, ANOVA, mixed model, cross-model
-comparisons), declared with :func:`cueshift.stats.analysis` under the suite ``stylisticbias``.
+comparisons), declared in a :class:`cueshift.stats.Declarations` of the suite ``stylisticbias``.
 
 Imported by :mod:`cueshift.designs.stylisticbias.analyses` before the later analyses' modules: the
 suite runs its analyses in declaration order, and later ones may read these tables.

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from cueshift.designs.work import Workload
     from cueshift.power.request import DesignPlanner
     from cueshift.render import Catalog
-    from cueshift.stats import Resampling
+    from cueshift.stats import Declarations, Resampling
 
 
 class StylisticBiasStudy(Study):
@@ -131,6 +131,12 @@ class StylisticBiasDesign:
         if compat == "release":
             print_compat(results, console)
         return results
+
+    def analyses(self) -> Declarations:
+        """The seed 000 analyses (RQ1–RQ3), in the order they run (:mod:`.analyses`)."""
+        from cueshift.designs.stylisticbias.analyses import DECLARED
+
+        return DECLARED
 
     def report(self) -> Catalog:
         """``reports/study.qmd`` and its RQ1–RQ3 tables and figures."""
