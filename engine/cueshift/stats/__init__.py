@@ -36,8 +36,8 @@ Public surface (implementation in private modules); the design statistics
   pairs), :func:`clustered_standard_error`, :func:`naive_standard_error`, :func:`design_effect`,
   :func:`scenario_reversals` (sign reversals with evidence)
 - declared analyses — :class:`Declarations` (a design's analyses, handed to :func:`run_suite`),
-  :data:`ANALYSES` (every design's, filled by the design registry); :func:`analysis` and
-  :func:`register_suite` are deprecated; a run's settings: :class:`Resampling`, :class:`RunChoices`
+  :data:`ANALYSES` (every design's, filled by the design registry); :func:`analysis` is
+  deprecated; a run's settings: :class:`Resampling`, :class:`RunChoices`
 - kernels the design statistics compose — face matrices and sums (:func:`face_matrix`,
   :func:`face_sums`, :func:`study_faces`, :func:`cell_codes`, :func:`encode_categories`,
   :func:`face_labels`, :func:`coarsen`, :func:`regroup`, :func:`group_means`, :func:`row_means`),
@@ -79,7 +79,6 @@ from cueshift.stats._deprecated_registry import (
     ANALYSES,
     analysis,
     declare_analyses,
-    register_suite,
     suite_analyses,
 )
 from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates
@@ -209,7 +208,6 @@ __all__ = [
     "RunChoices",
     "DEFAULT_RESAMPLES",
     "Declarations",
-    "register_suite",
     "SignedRankResult",
     "TestMethod",
     "WaldResult",

@@ -2,7 +2,7 @@
 
 :data:`ANALYSES` is filled by the design registry (:func:`cueshift.designs.registry.analyses`)
 from every design's :meth:`~cueshift.designs.protocol.Design.analyses`, in design order and then
-declaration order; no import fills it. :func:`analysis` and :func:`register_suite`, which registered
+declaration order; no import fills it. :func:`analysis`, which registered
 analyses as a module was imported, still work but are deprecated (docs/decisions.md D27): declare in
 a :class:`~cueshift.stats.Declarations` and hand it to :func:`~cueshift.stats.run_suite`.
 """
@@ -20,7 +20,7 @@ from cueshift.stats._registry import Analysis, F
 #: once the design registry was asked for them; then any declared with the deprecated :func:`analysis`.
 ANALYSES: dict[str, Analysis[Any]] = {}
 
-#: The suites declared with the deprecated :func:`analysis` and :func:`register_suite`, by name.
+#: The suites declared with the deprecated :func:`analysis`, by name.
 _LEGACY_SUITES: dict[str, Declarations] = {}
 
 
@@ -87,12 +87,4 @@ def analysis(name: str, *, suite: str, **fields: Any) -> Callable[[F], F]:  # no
     return register
 
 
-def register_suite(*parts: Declarations) -> None:
-    """Deprecated: register the analyses of ``parts``, in the order given."""
-    _deprecated("register_suite")
-    for part in parts:
-        for item in part:
-            _register(item)
-
-
-__all__ = ["ANALYSES", "analysis", "declare_analyses", "legacy_suite", "register_suite", "suite_analyses"]
+__all__ = ["ANALYSES", "analysis", "declare_analyses", "legacy_suite", "suite_analyses"]
