@@ -26,6 +26,27 @@ app = typer.Typer(
     help="cueshift: how single visual cues shift the social judgments of multimodal models.",
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    """``--version``: print ``cueshift <version>`` and exit 0."""
+    if value:
+        from cueshift import __version__
+
+        typer.echo(f"cueshift {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    pass
+
+
 # Tables are wide: when piped or in CI, print at 120 columns rather than rich's default 80.
 console = Console() if sys.stdout.isatty() else Console(width=120)
 err_console = Console(stderr=True) if sys.stderr.isatty() else Console(stderr=True, width=120)
