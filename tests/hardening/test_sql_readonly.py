@@ -320,7 +320,9 @@ def test_csv_and_parquet_take_the_same_one_megabyte_field(db: Path, tmp_path: Pa
     assert len(from_csv["big"][0]) == 1_048_576 and len(from_csv["nested"][0]) == 1_048_576 + 4
 
 
-def test_export_leaves_no_partial_file_when_the_write_fails(tmp_path: Path, monkeypatch) -> None:
+def test_export_leaves_no_partial_file_when_the_write_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = export.check_target(tmp_path / "r.parquet", force=False)
 
     def fail(self: pl.DataFrame, file: object, **kwargs: object) -> None:
@@ -358,3 +360,13 @@ def test_another_schema_version_is_noted_and_the_query_runs(db: Path) -> None:
 def test_the_current_schema_version_says_nothing(db: Path) -> None:
     code, _, stderr = sql(db, "SELECT 1 AS one")
     assert code == 0 and stderr.strip() == ""
+
+
+def test_the_table_is_clean_no_shape_line_and_no_dtype_row(db: Path) -> None:
+    code, stdout, stderr = sql(db, "SELECT count(*) AS n, 'x' AS label FROM judgment")
+    assert code == 0, stderr
+    lines = stdout.splitlines()
+    assert not any(line.startswith("shape:") for line in lines), stdout
+    assert not any(dtype in line for line in lines for dtype in ("i64", "str", "---")), stdout
+    header = next(line for line in lines if " n " in line)
+    assert "label" in header and lines.index(header) + 2 < len(lines)  # the rule, then the row

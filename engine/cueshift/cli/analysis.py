@@ -155,7 +155,14 @@ def sql(
     if csv:
         sys.stdout.write(frame.write_csv())
         return
-    with pl.Config(tbl_rows=rows, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=60):
+    with pl.Config(
+        tbl_rows=rows,
+        tbl_cols=-1,
+        tbl_width_chars=200,
+        fmt_str_lengths=60,
+        tbl_hide_dataframe_shape=True,  # a clean table: no "shape: (r, c)" line, no dtype row
+        tbl_hide_column_data_types=True,
+    ):
         console.print(str(frame.head(rows)), markup=False, highlight=False, soft_wrap=True)
 
 
