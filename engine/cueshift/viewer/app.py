@@ -18,9 +18,9 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from cueshift.designs import designs
+from cueshift.designs.page_helpers import BadRequest, NotFound
 from cueshift.viewer import evidence, pages, review
 from cueshift.viewer.declared import declared_page, moved_to
-from cueshift.viewer.errors import BadRequest, NotFound
 from cueshift.viewer.filters import Filters
 from cueshift.viewer.menus import load_menus
 from cueshift.viewer.roots import candidate_roots, choose_root, resolve_image

@@ -11,9 +11,9 @@ from urllib.parse import urlencode
 from starlette.responses import RedirectResponse, Response
 
 from cueshift import store
+from cueshift.designs.page_helpers import NotFound
 from cueshift.designs.viewer_support import PageRequest
 from cueshift.render import to_html
-from cueshift.viewer.errors import NotFound
 
 if TYPE_CHECKING:
     from starlette.requests import Request

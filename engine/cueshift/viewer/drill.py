@@ -12,8 +12,8 @@ import duckdb
 import polars as pl
 
 from cueshift import store
+from cueshift.designs.page_helpers import NotFound
 from cueshift.study.scenarios import Ordering, Scenario
-from cueshift.viewer.errors import NotFound
 from cueshift.viewer.menus import Menus
 
 

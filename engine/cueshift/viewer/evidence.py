@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 from starlette.requests import Request
 
+from cueshift.designs.page_helpers import BadRequest
 from cueshift.render import Pivot, stub
 from cueshift.viewer import audit, drill, quality, tables
 from cueshift.viewer import faces as face_data
-from cueshift.viewer.errors import BadRequest
 from cueshift.viewer.filters import Filters
 
 if TYPE_CHECKING:

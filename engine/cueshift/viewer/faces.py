@@ -10,8 +10,7 @@ import duckdb
 import polars as pl
 
 from cueshift import store
-from cueshift.designs.page_helpers import Page, page_count
-from cueshift.viewer.errors import NotFound
+from cueshift.designs.page_helpers import NotFound, Page, page_count
 from cueshift.viewer.filters import Filters
 from cueshift.views import PLACEBO_FEATURE_KEY
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
-from cueshift.viewer.errors import NotFound
+from cueshift.designs.page_helpers import NotFound
 from cueshift.viewer.menus import Menus
 
 

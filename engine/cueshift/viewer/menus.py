@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cueshift.viewer.errors import NotFound
+from cueshift.designs.page_helpers import NotFound
 from cueshift.viewer.source import Source
 
 #: Demographic dimensions of ``face`` a page can filter by (``group=dimension:value``).

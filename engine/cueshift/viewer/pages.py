@@ -12,9 +12,9 @@ import polars as pl
 from starlette.requests import Request
 
 from cueshift import store
+from cueshift.designs.page_helpers import NotFound
 from cueshift.render import Col, Pivot, fmt_percent, fmt_text, stub
 from cueshift.viewer import audit, charts, quality, summaries, tables
-from cueshift.viewer.errors import NotFound
 from cueshift.viewer.filters import Filters
 
 if TYPE_CHECKING:

@@ -7,10 +7,9 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 from starlette.requests import Request
 
-from cueshift.designs.page_helpers import Page, page_count
+from cueshift.designs.page_helpers import BadRequest, NotFound, Page, page_count
 from cueshift.render import Col, stub
 from cueshift.viewer import audit, compare, tables
-from cueshift.viewer.errors import BadRequest, NotFound
 from cueshift.viewer.filters import Filters
 
 if TYPE_CHECKING:
