@@ -21,7 +21,8 @@ import pytest
 from cueshift.designs import load_study
 from cueshift.errors import CueshiftError
 from cueshift.execution.run_options import RunOptions
-from cueshift.execution.runner import Shard, run_study
+from cueshift.execution.runner import run_study
+from cueshift.execution.shard import Shard
 from cueshift.store import merge_databases
 
 COMPARED = [

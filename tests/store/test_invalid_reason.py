@@ -14,7 +14,8 @@ from cueshift.designs.forced_choice import judgment_rows
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.errors import CueshiftError, SchemaViolation
 from cueshift.execution.run_options import RunOptions
-from cueshift.execution.runner import Shard, run_study
+from cueshift.execution.runner import run_study
+from cueshift.execution.shard import Shard
 from cueshift.imports.release_rows import judgment_frames
 from cueshift.inference.backends import BackendAnswers
 from cueshift.inference.parser import REASONS, parse_answer

@@ -77,7 +77,8 @@ def infer(
     300
     """
     from cueshift.execution.run_options import RunOptions
-    from cueshift.execution.runner import Shard, run_study
+    from cueshift.execution.runner import run_study
+    from cueshift.execution.shard import Shard
 
     options = RunOptions(
         database=Path(db) if db is not None else None,

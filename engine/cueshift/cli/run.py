@@ -46,7 +46,8 @@ def infer(
     from cueshift.designs import load_study
     from cueshift.execution.interrupts import stop_on_sigterm
     from cueshift.execution.run_options import RunOptions
-    from cueshift.execution.runner import Shard, run_study
+    from cueshift.execution.runner import run_study
+    from cueshift.execution.shard import Shard
 
     stop_on_sigterm()
     options = RunOptions(

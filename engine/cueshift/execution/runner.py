@@ -210,4 +210,4 @@ def _finish(
     return notes
 
 
-__all__ = ["RunOptions", "RunSummary", "Shard", "model_frame", "run_study", "run_workload"]
+__all__ = ["RunOptions", "RunSummary", "model_frame", "run_study", "run_workload"]
