@@ -3,7 +3,7 @@
 Pipeline order, lowest first (docs/architecture.md)::
 
     _types, errors, extras, schemas < study < images < inference < store < views < stats < render < power
-    < designs < execution < imports < plan < api < cli, viewer
+    < designs < execution < build < imports < plan < api < cli, viewer
 
 A module may import its own layer and any layer below it; ``power`` is the planning machinery the
 designs' planners are built from, ``designs`` wires the layers together, ``plan`` runs a design's
@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("power",),
     ("designs",),
     ("execution",),
+    ("build",),
     ("imports",),
     ("plan",),
     ("api",),

@@ -1,0 +1,1 @@
+"""Image generators for ``cueshift build``: the protocol (``base.py``) and the registry (``registry.py``)."""
