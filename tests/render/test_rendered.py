@@ -150,8 +150,9 @@ def test_pdf_pages_and_section_titles(rendered: dict[str, Path]) -> None:
     assert len(reader.pages) >= 5
     text = " ".join(" ".join(page.extract_text().split()) for page in reader.pages)
     for title in (
-        "Study summary",
-        "Data quality",
+        "Summary",
+        "Appendix: data quality",
+        "Answer validity",
         "RQ1",
         "RQ2",
         "RQ3",
@@ -164,6 +165,72 @@ def test_pdf_pages_and_section_titles(rendered: dict[str, Path]) -> None:
     assert re.findall(r"Figure (\d)\.", text) == ["2", "3", "4", "5"]
     assert "Table 11. Mean prediction shift" in text
     assert "Not computed" not in text
+
+
+def _heading_lines(reader: object) -> list[tuple[int, int, str]]:
+    """(page, line, text) of every numbered section heading in the body (the contents' dotted lines
+    left out)."""
+    found = []
+    for i, page in enumerate(reader.pages):  # type: ignore[attr-defined]
+        for j, line in enumerate(page.extract_text().splitlines()):
+            if re.match(r"^\d+(\.\d+)* [A-Z]", line) and ". . ." not in line:
+                found.append((i, j, line))
+    return found
+
+
+def test_pdf_answers_the_questions_before_the_data_quality_appendix(
+    rendered: dict[str, Path], analysed_db: Path
+) -> None:
+    import duckdb
+    from pypdf import PdfReader
+
+    reader = PdfReader(str(rendered["pdf"]))
+    headings = _heading_lines(reader)
+
+    def where(prefix: str) -> tuple[int, int]:
+        hits = [(page, line) for page, line, text in headings if text.split(" ", 1)[1].startswith(prefix)]
+        assert len(hits) == 1, (prefix, headings)
+        return hits[0]
+
+    order = [where(t) for t in ("Summary", "RQ1:", "RQ2:", "RQ3:", "Appendix: data quality", "Provenance")]
+    assert order == sorted(order)
+    assert order[1][0] <= 2  # RQ1 starts on the first pages, not after the data-quality tables
+    # the data-quality tables (answer validity, the edit audit, the noise floor) follow RQ3
+    pages = [" ".join(page.extract_text().split()) for page in reader.pages]
+    for title in ("Table S3. Why", "Table S6. Judgments", "Table S7. Invalid", "Table N1. The noise"):
+        first = min(i for i, text in enumerate(pages) if title in text)
+        assert first >= order[4][0], title
+    # the summary up front answers each question with the stored numbers
+    summary = pages[order[0][0]]
+    assert all(f"RQ{k}" in summary for k in (1, 2, 3))
+    with duckdb.connect(str(analysed_db), read_only=True) as con:
+        (top, abs_sbs), *_ = con.execute(
+            "SELECT variation_value, abs_sbs FROM result_sbs WHERE level = 'variation_value' "
+            "AND model_id = '(pooled)' AND dimension IS NULL ORDER BY abs_sbs DESC"
+        ).fetchall()
+
+    def bare(text: str) -> str:  # prose may break a word with a hyphen at a line end
+        return re.sub(r"[\s-]", "", text)
+
+    assert bare(f"{top} (|SBS| {abs_sbs:.3f}") in bare(summary)
+
+
+def test_pdf_table_headers_are_not_hyphenated(rendered: dict[str, Path]) -> None:
+    """No word of a table header (the catalog's column labels, the dimensions) is split across
+    lines with a hyphen, as typst's justified text does when hyphenation is on."""
+    from pypdf import PdfReader
+
+    labels = [c.label for spec in CATALOG.tables for c in spec.columns]
+    labels += [v for spec in CATALOG.tables if spec.pivot for v in spec.pivot.labels.values()]
+    words = {w.lower() for label in labels for w in re.findall(r"[A-Za-z]{4,}", label)}
+    words |= {"ethnicity", "gender"}  # dimension headers of the pivoted tables
+    reader = PdfReader(str(rendered["pdf"]))
+    splits = {
+        (m.group(1) + m.group(2)).lower()
+        for page in reader.pages
+        for m in re.finditer(r"([A-Za-z]+)-\n([a-z]+)", page.extract_text())
+    }
+    assert not splits & words, sorted(splits & words)
 
 
 def test_missing_result_tables_render_a_note(raw_db: Path, tmp_path: Path) -> None:

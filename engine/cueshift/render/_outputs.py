@@ -110,7 +110,8 @@ def to_typst(table: Styled, font_size: str | None = None) -> str:
         "  kind: table,",
         f"  caption: figure.caption(position: top, [#{typst_string(table.title)}]),",
         "  {",
-        f"    set text(size: {size})",
+        # no hyphenation in tables: a narrow header or cell wraps whole words ("second", not "sec-ond")
+        f"    set text(size: {size}, hyphenate: false)",
         "    table(",
         f"      columns: {n},",
         "      align: ("

@@ -11,6 +11,7 @@ from __future__ import annotations
 from cueshift.designs.stylisticbias.report.audit import AUDIT_FIGURES, AUDIT_TABLES, AUDIT_TEXTS
 from cueshift.designs.stylisticbias.report.effects import EFFECTS_FIGURES, EFFECTS_TABLES, EFFECTS_TEXTS
 from cueshift.designs.stylisticbias.report.figures import FIGURES, cumulative_summary
+from cueshift.designs.stylisticbias.report.findings import FINDINGS_TEXTS
 from cueshift.designs.stylisticbias.report.labels import delta_class, delta_fill
 from cueshift.designs.stylisticbias.report.missing import MISSING_FIGURES, MISSING_TABLES, MISSING_TEXTS
 from cueshift.designs.stylisticbias.report.models import MODELS_FIGURES, MODELS_TABLES, MODELS_TEXTS
@@ -42,6 +43,7 @@ CATALOG = Catalog(
     tables=(*SUMMARY_TABLES, *RQ1_TABLES, *RQ2_TABLES, *RQ3_TABLES, *(t for s in _SECTIONS for t in s[1])),
     figures=(*FIGURES, *POOLING_FIGURES, *(f for s in _SECTIONS for f in s[2])),
     texts=(
+        *FINDINGS_TEXTS,
         TextSpec("cumulative_summary", cumulative_summary, ("result_cumulative_abs_sbs",)),
         *(t for s in _SECTIONS for t in s[3]),
     ),
