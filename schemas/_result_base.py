@@ -1,7 +1,7 @@
 """Building blocks of the result-table schemas: the strict base model, the invariants every result
 table keeps, and field helpers.
 
-Invariants (checked wherever the columns exist): p-values lie in [0, 1]; ``p_adj >= p_value``
+Invariants (checked wherever the columns exist): p-values lie in [0, 1]; ``p_adj >= p``
 (a multiplicity correction never lowers a p-value); counts are non-negative; and every interval
 is coherent with its estimate: ``ci_low <= estimate <= ci_high`` (and likewise each interval
 pair of :func:`interval_columns`, e.g. ``abs_ci_low <= abs_sbs <= abs_ci_high``) unless the row's
@@ -19,7 +19,7 @@ from typing import Any, Final
 import pandera.polars as pa
 import polars as pl
 
-#: Tolerance of the ordering checks (``p_adj >= p_value``, ``ci_low <= ci_high``).
+#: Tolerance of the ordering checks (``p_adj >= p``, ``ci_low <= ci_high``).
 TOLERANCE: Final = 1e-12
 
 #: The field a frame-level check guards (error messages name it).
@@ -84,10 +84,10 @@ class ResultModel(pa.DataFrameModel):
     @pa.dataframe_check
     @classmethod
     def adjusted_not_below_raw(cls, data: pa.PolarsData) -> pl.LazyFrame:
-        """``p_adj >= p_value`` where both exist: a multiplicity correction never lowers a p-value."""
-        ok = pl.col("p_adj").is_null() | pl.col("p_value").is_null()
+        """``p_adj >= p`` where both exist: a multiplicity correction never lowers a p-value."""
+        ok = pl.col("p_adj").is_null() | pl.col("p").is_null()
         return _where_present(
-            data, ("p_adj", "p_value"), ok | (pl.col("p_adj") >= pl.col("p_value") - TOLERANCE)
+            data, ("p_adj", "p"), ok | (pl.col("p_adj") >= pl.col("p") - TOLERANCE)
         )
 
     @pa.dataframe_check

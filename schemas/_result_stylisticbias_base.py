@@ -17,7 +17,7 @@ class Tested(ResultModel):
     """Columns shared by tables with a test per row."""
 
     statistic: float | None = pa.Field(nullable=True)
-    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    p: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
     p_adj: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
 
 

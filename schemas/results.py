@@ -7,10 +7,10 @@ A design declares its tables through the design protocol
 checked even where no registry was built. :data:`RESULT_SCHEMAS` maps every table name (without
 the ``result_`` prefix) to its model, and :func:`validate_result` checks a frame against it before
 it is stored, so reports, SQL and the console read checked numbers. Column names are fixed across
-tables: ``estimate, ci_low, ci_high, statistic, df, p_value, p_adj, n`` plus grouping columns;
-the invariants every table keeps (p in [0, 1], ``p_adj >= p_value``, ``ci_low <= ci_high``,
+tables: ``estimate, ci_low, ci_high, statistic, df, p, p_adj, n`` plus grouping columns;
+the invariants every table keeps (p in [0, 1], ``p_adj >= p``, ``ci_low <= ci_high``,
 counts ≥ 0) live in :mod:`cueshift.schemas._result_base`. Significance marks are not stored:
-they are drawn from ``p_adj`` / ``p_value`` when a table is rendered.
+they are drawn from ``p_adj`` / ``p`` when a table is rendered.
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #: 5: ``result_manifest.compat`` (``cueshift analyze --compat``) and the ``release_*`` tables.
 #: 6: ``result_manifest.generalise`` (``cueshift analyze --generalise``).
 #: 7: ``result_manifest.audit`` (``cueshift analyze --audit``) and ``result_audit_sensitivity``.
-RESULT_SCHEMA_VERSION = 7
+#: 8: the p-value column is ``p`` (was ``p_value``; ``f_p``, ``pixels_p``, ``partial_p`` likewise),
+#:    the name the statistics on a frame use (docs/decisions.md D29).
+RESULT_SCHEMA_VERSION = 8
 
 
 class AnalysisManifestSchema(ResultModel):

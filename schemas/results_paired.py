@@ -27,7 +27,7 @@ class _Test(ResultModel):
 
     statistic: float = nullable(ge=0.0)
     df: float = nullable(ge=0.0)
-    p_value: float = pvalue()
+    p: float = pvalue()
     p_adj: float = pvalue()
     effect_size: float = nullable()
     n: pl.Int64 = count()

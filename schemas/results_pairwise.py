@@ -17,7 +17,7 @@ class _Proportion(ResultModel):
     estimate: float = share()
     ci_low: float = share()
     ci_high: float = share()
-    p_value: float = pvalue()
+    p: float = pvalue()
     odds_ratio: float = nullable(ge=0.0)
     test: str = one_of("binomial-exact")
 
@@ -63,7 +63,7 @@ class _Wald(ResultModel):
     ci_low: float = nullable()
     ci_high: float = nullable()
     statistic: float = nullable()
-    p_value: float = pvalue()
+    p: float = pvalue()
     n: pl.Int64 = count()
     separated: bool
 
@@ -139,7 +139,7 @@ class RatingModelHumanSchema(ResultModel):
     estimate: float = nullable(ge=-1.0, le=1.0)
     ci_low: float = nullable()
     ci_high: float = nullable()
-    p_value: float = pvalue()
+    p: float = pvalue()
     n: pl.Int64 = count()
     mean_difference: float = nullable()
     test: str = one_of("spearman")

@@ -1,7 +1,7 @@
 """Result tables of the StylisticBias design (seed 000): ``result_<name>`` written by the
 analyses of :mod:`cueshift.designs.stylisticbias` through :mod:`cueshift.stats`.
 
-Column names are fixed across tables: ``estimate, ci_low, ci_high, statistic, df, p_value,
+Column names are fixed across tables: ``estimate, ci_low, ci_high, statistic, df, p,
 p_adj, n`` plus grouping columns.
 """
 

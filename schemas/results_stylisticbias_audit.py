@@ -18,7 +18,7 @@ class AuditSensitivitySchema(Result):
     face-weighted regression of Δ on the confound differences with face-clustered errors), with
     intervals; the changes against ``all_sbs``; the variations, those that failed and the faces;
     the confound measures the adjustment used and their joint face-clustered Wald test
-    (``statistic`` χ², ``df``, ``p_value``: do the unintended changes move Δ at all?)."""
+    (``statistic`` χ², ``df``, ``p``: do the unintended changes move Δ at all?)."""
 
     model_id: str
     feature_key: str
@@ -41,7 +41,7 @@ class AuditSensitivitySchema(Result):
     confounds: str
     statistic: float | None = pa.Field(nullable=True, ge=0.0)
     df: pl.Int64 = pa.Field(ge=0)
-    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    p: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
     ci_method: str = pa.Field(isin=["bca", "percentile"])
     audit: str = pa.Field(isin=["strict", "report"])
 

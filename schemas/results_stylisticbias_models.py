@@ -24,7 +24,7 @@ class CrossModelSchema(Interval, Result):
     estimate: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
     statistic: float | None = pa.Field(nullable=True)
     df: float | None = pa.Field(nullable=True, ge=0.0)
-    p_value: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    p: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
     slope: float | None = pa.Field(nullable=True)
     intercept: float | None = pa.Field(nullable=True)
     slope_reverse: float | None = pa.Field(nullable=True)

@@ -80,7 +80,7 @@ def test_unintended_changes_with_a_planted_shift_are_adjusted_away(delta: pl.Dat
     assert (pooled["adjusted_sbs"] - truth).abs().max() < 0.015
     covered = (pooled["adjusted_ci_low"] <= truth) & (truth <= pooled["adjusted_ci_high"])
     assert covered.mean() >= 0.8  # type: ignore[operator]
-    assert (table["p_value"] < 0.01).all()  # the changes do move Δ: the Wald test sees it
+    assert (table["p"] < 0.01).all()  # the changes do move Δ: the Wald test sees it
     assert (table["confounds"] == "probe_expression,probe_lighting").all()
     assert (table["n_failed"] == 0).all() and (table["audited_sbs"] == table["all_sbs"]).all()
 
@@ -100,7 +100,7 @@ def test_without_a_planted_shift_the_three_agree_within_sampling_error(delta: pl
     assert inside.mean() >= 0.9  # type: ignore[operator]
     assert table["change_audited"].abs().max() < 0.02  # type: ignore[operator]
     assert table["change_adjusted"].abs().max() < 0.03  # type: ignore[operator]
-    assert (table["p_value"] < 0.05).mean() <= 0.25  # type: ignore[operator]
+    assert (table["p"] < 0.05).mean() <= 0.25  # type: ignore[operator]
 
 
 def test_the_adjustment_is_statsmodels_ols_with_face_clustered_errors(delta: pl.DataFrame) -> None:
@@ -127,7 +127,7 @@ def test_the_adjustment_is_statsmodels_ols_with_face_clustered_errors(delta: pl.
     low, high = fit.conf_int(alpha=0.05).loc["Intercept"]
     assert (row["adjusted_ci_low"], row["adjusted_ci_high"]) == (pytest.approx(low), pytest.approx(high))
     assert row["statistic"] == pytest.approx(float(wald.statistic), rel=1e-9)
-    assert row["p_value"] == pytest.approx(float(wald.pvalue), rel=1e-9)
+    assert row["p"] == pytest.approx(float(wald.pvalue), rel=1e-9)
     assert row["df"] == 2 and row["n_adjusted"] == cell["image_id"].nunique()
 
 

@@ -127,14 +127,14 @@ def test_attractiveness_bias_detects_planted_shift_and_bh_matches_statsmodels() 
     scores = _scores(0.15)
     raw = attractiveness_bias(scores, correction="none")
     kw = raw.filter(pl.col("test") == "kruskal-wallis").sort("scenario_id")
-    assert kw["p_adj"].to_list() == kw["p_value"].to_list()  # the paper: no correction
-    assert all(p < 0.01 for p in kw["p_value"][:3]) and all(e > 0.1 for e in kw["estimate"][:3])
+    assert kw["p_adj"].to_list() == kw["p"].to_list()  # the paper: no correction
+    assert all(p < 0.01 for p in kw["p"][:3]) and all(e > 0.1 for e in kw["estimate"][:3])
     paired = raw.filter(pl.col("test") == "wilcoxon").sort("scenario_id")
-    assert all(p < 1e-4 for p in paired["p_value"][:3])  # pairing removes the between-person variance
+    assert all(p < 1e-4 for p in paired["p"][:3])  # pairing removes the between-person variance
     bh = attractiveness_bias(scores, correction="bh")
     for test in ("kruskal-wallis", "wilcoxon"):
         part = bh.filter(pl.col("test") == test)
-        expected = multipletests(part["p_value"].to_numpy(), method="fdr_bh")[1]
+        expected = multipletests(part["p"].to_numpy(), method="fdr_bh")[1]
         assert part["p_adj"].to_numpy() == pytest.approx(expected)
     share = significance_share(raw, ["model_id", "test", "family"])
     traits = share.filter((pl.col("test") == "wilcoxon") & (pl.col("family") == "traits")).row(0, named=True)
@@ -148,7 +148,7 @@ def test_demographic_bias_uses_only_the_rows_carrying_the_attribute() -> None:
     assert set(age["n"].to_list()) == {30}  # 15 individuals with an age label x 2 images
     gender = tests.filter((pl.col("dimension") == "gender") & (pl.col("image_set") == "all"))
     assert set(gender["n"].to_list()) == {60} and gender["group_high"].unique().to_list() == ["male"]
-    assert (gender["p_value"] < 0.01).all()
+    assert (gender["p"] < 0.01).all()
     assert set(means["group"].unique().to_list()) == {"female", "male", "young", "old"}
     table1 = attractiveness_vs_demographic(tests)
     assert table1.group_by("dimension").agg(pl.col("n_scenarios").sum())["n_scenarios"].to_list() == [6, 6]
@@ -217,7 +217,7 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
         half = (row["ci_high"] - row["ci_low"]) / 2  # ~1.96 SE; allow ~4 SE (8 scenarios, fixed seeds)
         assert abs(row["estimate"] - true_gap) <= 2 * half, row["scenario_id"]
         if row["scenario_id"].startswith("trait-"):
-            assert row["p_value"] < 1e-3 and row["estimate"] > 0.1  # planted halo
+            assert row["p"] < 1e-3 and row["estimate"] > 0.1  # planted halo
         if row["scenario_id"].startswith("cond-"):
             assert abs(true_gap) < 1e-12  # planted null (category scale 0)
     halo = results["paired_halo"]
@@ -226,7 +226,7 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
         (pl.col("dimension") == "gender") & (pl.col("image_set") == "all")
     )
     assert (gender["group_high"] == "male").all() and (
-        gender["p_value"] < 0.05
+        gender["p"] < 0.05
     ).sum() >= 5  # planted +0.7 logit
     ethnicity = results["paired_demographic"].filter(pl.col("dimension") == "ethnicity")
     assert set(ethnicity.filter(pl.col("image_set") == "all")["n"].to_list()) == {48}  # CFD-like subset only

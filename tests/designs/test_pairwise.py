@@ -164,7 +164,7 @@ def test_pairwise_end_to_end_recovers_planted_preference_and_position(tmp_path: 
     bins = results["pairwise_rating_bins"].group_by(["rater", "cohort"]).agg(pl.col("estimate").sum())
     assert bins["estimate"].to_numpy() == pytest.approx(1.0)
     agreement = results["pairwise_rating_model_human"].row(0, named=True)
-    assert agreement["estimate"] > 0.5 and agreement["p_value"] < 1e-3  # model and humans share the latent
+    assert agreement["estimate"] > 0.5 and agreement["p"] < 1e-3  # model and humans share the latent
     from cueshift.designs import design_named
     from cueshift.render import Report, TableOutput
 

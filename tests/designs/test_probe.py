@@ -79,11 +79,11 @@ def test_similarity_against_scipy_and_bh_per_model() -> None:
             (pl.col("model_id") == row["model_id"]) & (pl.col("attribute") == row["attribute"])
         )
         ref = stats.spearmanr(part["score"], human.filter(pl.col("attribute") == row["attribute"])["mean"])
-        assert row["estimate"] == pytest.approx(ref.statistic) and row["p_value"] == pytest.approx(ref.pvalue)
+        assert row["estimate"] == pytest.approx(ref.statistic) and row["p"] == pytest.approx(ref.pvalue)
         assert row["ci_low"] < row["estimate"] < row["ci_high"]
     for _, part in sim.group_by("model_id"):
         assert part["p_adj"].to_numpy() == pytest.approx(
-            multipletests(part["p_value"].to_numpy(), method="fdr_bh")[1]
+            multipletests(part["p"].to_numpy(), method="fdr_bh")[1]
         )
     assert (
         sim.filter(pl.col("model_id") == "m2")["estimate"].min()

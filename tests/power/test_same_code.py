@@ -35,7 +35,7 @@ def test_attribute_p_values_are_those_of_sbs_levels() -> None:
         .filter((pl.col("level") == "variation_value") & (pl.col("model_id") == "m"))
         .sort("variation_value")
     )
-    np.testing.assert_allclose(analysis["p_value"].to_numpy(), planner, rtol=1e-12)
+    np.testing.assert_allclose(analysis["p"].to_numpy(), planner, rtol=1e-12)
 
 
 def test_table11_p_values_are_those_of_demographic_variation_table() -> None:
@@ -55,7 +55,7 @@ def test_table11_p_values_are_those_of_demographic_variation_table() -> None:
         keyed, on=["variation_value", "dimension", "group"]
     )
     assert analysis.height == cells.height
-    np.testing.assert_allclose(analysis["p_value"].to_numpy(), analysis["planner"].to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(analysis["p"].to_numpy(), analysis["planner"].to_numpy(), rtol=1e-12)
 
 
 @pytest.mark.parametrize("mode", ["sampling", "score"])

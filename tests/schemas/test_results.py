@@ -203,12 +203,12 @@ def test_violations_name_table_row_and_field():
         pl.when(pl.int_range(pl.len()) == 1).then(0.0).otherwise("p_adj").alias("p_adj")
     )
     with pytest.raises(SchemaViolation, match=r"result_paired_attractiveness: row 1, field 'p_adj'"):
-        validate_result("paired_attractiveness", below.with_columns(pl.col("p_value").clip(1e-3, None)))
-    with pytest.raises(SchemaViolation, match=r"row 2, field 'p_value': value 1\.5"):
+        validate_result("paired_attractiveness", below.with_columns(pl.col("p").clip(1e-3, None)))
+    with pytest.raises(SchemaViolation, match=r"row 2, field 'p': value 1\.5"):
         validate_result(
             "paired_attractiveness",
             bias.with_columns(
-                pl.when(pl.int_range(pl.len()) == 2).then(1.5).otherwise("p_value").alias("p_value")
+                pl.when(pl.int_range(pl.len()) == 2).then(1.5).otherwise("p").alias("p")
             ),
         )
     swapped = bias.with_columns(pl.col("ci_high").alias("ci_low"), pl.col("ci_low").alias("ci_high"))

@@ -108,12 +108,12 @@ def test_sample_std_scales_the_plugin_vs_by_sqrt_k_over_k_minus_1(runs):
 
 def test_untestable_cells_enter_bh_as_p_one():
     frame = pl.DataFrame(
-        {"cell": list("abcde"), "p_value": [0.01, 0.02, None, 0.04, None], "p_adj": [0.0] * 5}
+        {"cell": list("abcde"), "p": [0.01, 0.02, None, 0.04, None], "p_adj": [0.0] * 5}
     )
     out = untestable_as_one(frame, [])
     expected = multipletests([0.01, 0.02, 1.0, 0.04, 1.0], method="fdr_bh")[1]
     np.testing.assert_allclose(out["p_adj"].to_numpy(), expected, rtol=1e-12)
-    assert out["p_value"].null_count() == 2 and out.columns == frame.columns
+    assert out["p"].null_count() == 2 and out.columns == frame.columns
 
 
 def test_table3_cells_are_corrected_all_at_once():
@@ -124,7 +124,7 @@ def test_table3_cells_are_corrected_all_at_once():
             "variation_category": ["c1", "c2", "c3"] * 2,
             "dimension": [d for d in dims for _ in range(3)],
             "group": ["(mean of groups)"] * 6,
-            "p_value": p,
+            "p": p,
             "p_adj": [None] * 6,
         },
         schema_overrides={"p_adj": pl.Float64},

@@ -38,5 +38,5 @@ def test_pearson_through_correlate_equals_scipy() -> None:
     assert (est, p) == (pytest.approx(ref.statistic, rel=1e-12), pytest.approx(ref.pvalue, rel=1e-10))
     assert (lo, hi, n) == (pytest.approx(ci.low, rel=1e-12), pytest.approx(ci.high, rel=1e-12), 30)
     row = correlation_columns(x, y, "spearman")
-    assert list(row) == ["estimate", "ci_low", "ci_high", "p_value", "n"]
+    assert list(row) == ["estimate", "ci_low", "ci_high", "p", "n"]
     assert row["estimate"] == spearman_with_ci(x, y)[0]

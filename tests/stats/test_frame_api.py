@@ -232,7 +232,7 @@ def test_sbs_equals_the_design_table() -> None:
     joined = design.join(mine, on=keys, how="inner", suffix="_f")
     assert joined.height == design.height == mine.height > 10
     for ours, theirs in (("estimate_f", "estimate"), ("ci_low_f", "ci_low"), ("ci_high_f", "ci_high"),
-                         ("statistic_f", "statistic"), ("p", "p_value"), ("p_adj_f", "p_adj")):  # fmt: skip
+                         ("statistic_f", "statistic"), ("p", "p"), ("p_adj_f", "p_adj")):  # fmt: skip
         assert joined[ours].to_numpy() == pytest.approx(joined[theirs].to_numpy(), rel=1e-12, abs=1e-14)
     assert joined["n_f"].to_list() == joined["n"].to_list()
 

@@ -208,7 +208,7 @@ def test_sbs_rows_over_scenarios_widen_and_one_scenario_rows_stay():
     common = {"resampling": Resampling(resamples=1_000, seed=2), "dimensions": ("gender",)}
     faces = sbs_levels(delta, **common)
     crossed = sbs_levels(delta, generalise="faces+scenarios", **common)
-    assert faces["estimate"].equals(crossed["estimate"]) and faces["p_value"].equals(crossed["p_value"])
+    assert faces["estimate"].equals(crossed["estimate"]) and faces["p"].equals(crossed["p"])
     width = (pl.col("ci_high") - pl.col("ci_low")).alias("width")
     joined = faces.select("level", width).with_columns(crossed.select(width.alias("crossed")))
     one_scenario = joined.filter(pl.col("level").is_in(["scenario", "cell"]))
@@ -224,7 +224,7 @@ def test_table3_group_rows_widen_as_the_sbs_demographic_rows_do():
     common = {"resampling": Resampling(resamples=1_000, seed=2), "dimensions": ("gender",)}
     faces = category_demographic_table(delta, **common)
     crossed = category_demographic_table(delta, generalise="faces+scenarios", **common)
-    assert faces["estimate"].equals(crossed["estimate"]) and faces["p_value"].equals(crossed["p_value"])
+    assert faces["estimate"].equals(crossed["estimate"]) and faces["p"].equals(crossed["p"])
     groups = pl.col("group") != "(mean of groups)"
     wide = (crossed.filter(groups)["ci_high"] - crossed.filter(groups)["ci_low"]).to_numpy()
     narrow = (faces.filter(groups)["ci_high"] - faces.filter(groups)["ci_low"]).to_numpy()
@@ -249,7 +249,7 @@ def test_model_differences_widen_with_model_by_scenario_effects_only_over_scenar
     common = {"resampling": Resampling(resamples=1_000, seed=2)}
     faces = model_differences(delta, **common)
     crossed = model_differences(delta, generalise="faces+scenarios", **common)
-    assert faces["estimate"].equals(crossed["estimate"]) and faces["p_value"].equals(crossed["p_value"])
+    assert faces["estimate"].equals(crossed["estimate"]) and faces["p"].equals(crossed["p"])
     width = (pl.col("ci_high") - pl.col("ci_low")).alias("width")
     joined = faces.select("level", width).with_columns(crossed.select(width.alias("crossed")))
     scenario = joined.filter(pl.col("level") == "scenario")

@@ -288,7 +288,7 @@ def test_negativity_asymmetry_one_sided():
     out = negativity_asymmetry(delta_rows(rows), pairs=[("Messy", "Slicked back"), ("Slicked back", "Messy")])
     forward, backward = out.row(0, named=True), out.row(1, named=True)
     assert forward["estimate"] == pytest.approx(2.0, rel=0.1) and forward["p_adj"] < 1e-5
-    assert backward["p_value"] > 0.99  # one-sided: the reverse claim is not supported
+    assert backward["p"] > 0.99  # one-sided: the reverse claim is not supported
 
 
 def test_mixed_model_equals_direct_statsmodels_fit():
@@ -338,7 +338,7 @@ def test_table11_cells_bh_and_sign_reversal():
     study = simulate_study(SimulationSpec(n_faces=60, models=("a",), seed=5))
     table = demographic_variation_table(delta_frame(study), resampling=Resampling(resamples=500))
     assert table.height == 437  # 34 values × 13 groups − 5 not applicable (paper: 437 cells)
-    np.testing.assert_allclose(table["p_adj"].to_numpy(), bh_adjust(table["p_value"].to_numpy()), rtol=1e-12)
+    np.testing.assert_allclose(table["p_adj"].to_numpy(), bh_adjust(table["p"].to_numpy()), rtol=1e-12)
     # constructed reversal: male faces shift down (noisy, ns), female faces up (significant)
     male = np.random.default_rng(1).normal(0.0, 0.1, size=30)
     male = male - male.mean() - 0.006  # mean exactly -0.006

@@ -79,12 +79,12 @@ def test_shift_matches_scipy_wilcoxon_and_statsmodels_bh() -> None:
         reference = sps.wilcoxon(delta)  # two-sided, zero_method 'wilcox'
         assert row["estimate"] == pytest.approx(delta.mean(), abs=1e-15)
         assert row["statistic"] == pytest.approx(reference.statistic)
-        assert row["p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
+        assert row["p"] == pytest.approx(reference.pvalue, rel=1e-12)
         assert row["rate_base"] == pytest.approx(np.mean([f[0] / 8 for f in FACES]))
         assert row["ci_low"] <= row["estimate"] <= row["ci_high"]
         assert (row["n"], row["n_obs"]) == (8, 96)
     family = _overall(out, "invalid", model="m")
-    expected = multipletests(family["p_value"].to_numpy(), method="fdr_bh")[1]
+    expected = multipletests(family["p"].to_numpy(), method="fdr_bh")[1]
     np.testing.assert_allclose(family["p_adj"].to_numpy(), expected, rtol=1e-12)
     refusal = _cell(out, model_id="m", dimension="(all)", variation_value="V", rate="refusal")
     assert refusal["estimate"] == pytest.approx(np.mean([f[3] / 12 - f[1] / 8 for f in FACES]))
@@ -187,7 +187,7 @@ def test_lean_toward_a_pole_against_scipy() -> None:
     lean = np.array([float(Fraction(int(kf) - int(ku), 20)) for kf, ku in zip(k_fav, k_unfav, strict=True)])
     reference = sps.wilcoxon(lean)
     assert row["estimate"] == pytest.approx(lean.mean())
-    assert row["p_value"] == pytest.approx(reference.pvalue, rel=1e-12)
+    assert row["p"] == pytest.approx(reference.pvalue, rel=1e-12)
     assert row["share_favorable"] == pytest.approx(np.mean(k_fav / 20))
     assert row["ci_low"] <= row["estimate"] <= row["ci_high"] and row["n_answers"] == 200
 

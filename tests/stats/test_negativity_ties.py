@@ -50,8 +50,8 @@ def test_planted_ties_and_zeros_survive_and_p_equals_scipy_on_exact_values():
     float_diff = (plain[PAIR[0]] - plain[PAIR[1]]).to_numpy()
     assert (float_diff == 0).sum() < 3  # plain float means lose the planted zeros: this test can fail
     out = negativity_asymmetry(delta, pairs=[PAIR]).row(0, named=True)
-    assert out["p_value"] == pytest.approx(_scipy_p(exact), rel=1e-12)
-    assert out["p_value"] != pytest.approx(_scipy_p(float_diff), rel=1e-6)
+    assert out["p"] == pytest.approx(_scipy_p(exact), rel=1e-12)
+    assert out["p"] != pytest.approx(_scipy_p(float_diff), rel=1e-6)
     assert out["statistic"] == st.wilcoxon(exact, alternative="greater").statistic
     assert out["n"] == exact.size
 

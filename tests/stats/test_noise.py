@@ -87,7 +87,7 @@ def test_cell_abs_sbs_and_the_floor_against_numpy():
     per_face = np.round(cube.mean(axis=(0, 2)) * 120) / 120
     assert row["estimate"] == pytest.approx(per_face.mean(), abs=1e-12)
     reference = sps.wilcoxon(per_face, method="approx")
-    assert row["p_value"] == pytest.approx(reference.pvalue, rel=1e-9)
+    assert row["p"] == pytest.approx(reference.pvalue, rel=1e-9)
     one = floor.filter((pl.col("model_id") == "m000") & (pl.col("variation_value") == PLACEBOS[0]))
     assert one["estimate"][0] == pytest.approx(cube[0].mean(), abs=1e-12)
 
@@ -103,7 +103,7 @@ def test_the_face_level_test_against_scipy():
     p = placebo.sort("face_id")["delta"].abs().to_numpy().reshape(70, -1)  # both placebos, every scenario
     d = np.round((a - p.mean(axis=1)) * 1440) / 1440  # on its exact grid (ties stay ties)
     assert out["estimate"] == pytest.approx(d.mean(), abs=1e-12)
-    assert out["p_value"] == pytest.approx(
+    assert out["p"] == pytest.approx(
         sps.wilcoxon(d, alternative="greater", method="approx").pvalue, rel=1e-9
     )
     cells = np.abs(attr.sort("scenario_id", "face_id")["delta"].to_numpy().reshape(6, 70).mean(axis=1))
@@ -123,7 +123,7 @@ def test_placebo_sbs_intervals_cover_zero_at_the_nominal_rate(ci_method):
     assert rows.height == 200
     covered = ((rows["ci_low"] <= 0) & (rows["ci_high"] >= 0)).mean()
     assert 0.90 <= covered <= 0.99  # 95 % +- 3 Monte Carlo SE (60 faces)
-    assert (rows["p_value"] < 0.05).mean() <= 0.09  # the WSRT keeps its level
+    assert (rows["p"] < 0.05).mean() <= 0.09  # the WSRT keeps its level
 
 
 def test_serving_noise_raises_the_floor_and_keeps_the_placebo_sbs_at_zero():
@@ -148,7 +148,7 @@ def test_planted_attributes_pass_the_floor_and_null_ones_rarely_do():
     null = out.filter(pl.col("variation_value") == "Null")
     assert strong["above_floor"].all() and (strong["ratio"] > 3).all()
     assert strong["passes"].mean() >= 0.9  # the face-level |Δ| test: power ~0.97 here
-    assert (null["p_value"] < 0.05).mean() <= 0.12  # level 0.05 (+- 3 SE at 100 judges)
+    assert (null["p"] < 0.05).mean() <= 0.12  # level 0.05 (+- 3 SE at 100 judges)
     assert not null["above_floor"].any()
     assert 0.7 < null["ratio"].mean() < 1.3  # a null attribute sits on the floor
 

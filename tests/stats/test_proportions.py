@@ -80,9 +80,9 @@ def test_wilson_intervals_reproduce_table4() -> None:
 
 def test_binomial_p_values_and_bh_q_reproduce_table4() -> None:
     table = proportion_rows(_published())
-    for k, p in zip(table["k"], table["p_value"], strict=True):
+    for k, p in zip(table["k"], table["p"], strict=True):
         assert p == pytest.approx(stats.binomtest(k, 40, 0.5).pvalue, rel=1e-9)
-    q = multipletests(table["p_value"].to_numpy(), method="fdr_bh")[1]
+    q = multipletests(table["p"].to_numpy(), method="fdr_bh")[1]
     adjusted = bh_by_family(table, [])
     assert adjusted["p_adj"].to_numpy() == pytest.approx(q)
     by_row = dict(
@@ -123,32 +123,39 @@ def test_wilson_and_binomial_equal_the_libraries_on_every_small_table() -> None:
 def test_proportion_rows_columns_and_empty_cells() -> None:
     frame = pl.DataFrame({"k": [3, 0], "n": [4, 0]}, schema={"k": pl.Int64, "n": pl.Int64})
     rows = proportion_rows(frame, confidence=0.9, pseudo_count="none")
-    assert rows.columns == ["k", "n", "estimate", "ci_low", "ci_high", "p_value", "odds_ratio"]
+    assert rows.columns == ["k", "n", "estimate", "ci_low", "ci_high", "p", "odds_ratio"]
     first = rows.row(0, named=True)
     assert first["estimate"] == 0.75 and first["odds_ratio"] == 3.0
     assert (first["ci_low"], first["ci_high"]) == wilson_interval(3, 4, 0.9)
-    assert first["p_value"] == pytest.approx(0.625)  # P(X = 0, 1, 3, 4 | n = 4, 1/2) = 10/16
+    assert first["p"] == pytest.approx(0.625)  # P(X = 0, 1, 3, 4 | n = 4, 1/2) = 10/16
     assert rows["estimate"][1] is None and math.isnan(rows["ci_low"][1])
 
 
 def test_bh_by_family_per_family_none_and_empty() -> None:
     rng = np.random.default_rng(4)
     frame = pl.DataFrame(
-        {"model": np.repeat(["a", "b"], 20), "p_value": rng.uniform(0, 1, 40) ** 2}
+        {"model": np.repeat(["a", "b"], 20), "p": rng.uniform(0, 1, 40) ** 2}
     ).with_columns(
-        pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise(pl.col("p_value")).alias("p_value")
+        pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise(pl.col("p")).alias("p")
     )
     adjusted = bh_by_family(frame, ["model"])
-    assert adjusted.columns == ["model", "p_value", "p_adj"] and adjusted["p_adj"][5] is None
+    assert adjusted.columns == ["model", "p", "p_adj"] and adjusted["p_adj"][5] is None
     for model in ("a", "b"):
-        part = adjusted.filter(pl.col("model") == model).drop_nulls("p_value")
-        expected = multipletests(part["p_value"].to_numpy(), method="fdr_bh")[1]
+        part = adjusted.filter(pl.col("model") == model).drop_nulls("p")
+        expected = multipletests(part["p"].to_numpy(), method="fdr_bh")[1]
         np.testing.assert_allclose(part["p_adj"].to_numpy(), expected, rtol=1e-12)
     whole = bh_by_family(frame, [])["p_adj"].to_numpy()
     np.testing.assert_allclose(
-        whole, bh_adjust(frame["p_value"].fill_null(np.nan).to_numpy()), equal_nan=True
+        whole, bh_adjust(frame["p"].fill_null(np.nan).to_numpy()), equal_nan=True
     )
-    assert bh_by_family(frame, ["model"], "none")["p_adj"].equals(frame["p_value"].alias("p_adj"))
+    assert bh_by_family(frame, ["model"], "none")["p_adj"].equals(frame["p"].alias("p_adj"))
     empty = bh_by_family(frame.clear(), ["model"])
     assert empty.height == 0 and empty.schema["p_adj"] == pl.Float64
     assert bh_by_family(pl.DataFrame(), [], "none").columns == ["p_adj"]  # no p column needed when empty
+
+
+def test_bh_by_family_reads_the_old_column_name_with_a_warning() -> None:
+    frame = pl.DataFrame({"p_value": [0.01, 0.04, 0.03]})
+    with pytest.warns(DeprecationWarning, match="'p' \\(was 'p_value'\\)"):
+        adjusted = bh_by_family(frame, [])
+    np.testing.assert_allclose(adjusted["p_adj"].to_numpy(), [0.03, 0.04, 0.04], rtol=1e-12)

@@ -102,7 +102,7 @@ def test_bh_controls_false_discoveries_with_mixed_nulls(test):
         )
         null = (cells["delta_true"] == 0).to_numpy()
         assert 0 < null.sum() < cells.height
-        for p_col, sink in (("p_adj", fdp), ("p_value", fdp_raw)):
+        for p_col, sink in (("p_adj", fdp), ("p", fdp_raw)):
             reject = (cells[p_col] < 0.05).to_numpy()
             sink.append((reject & null).sum() / max(reject.sum(), 1))
         power.append(((cells["p_adj"] < 0.05).to_numpy() & ~null).sum() / (~null).sum())

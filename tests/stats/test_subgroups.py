@@ -144,9 +144,9 @@ def test_crossed_cells_by_numpy_and_scipy(one_model) -> None:
             0, named=True
         )
         assert row["n"] == means.size and row["estimate"] == pytest.approx(means.mean(), abs=1e-12)
-        assert row["p_value"] == pytest.approx(st.wilcoxon(means).pvalue, rel=1e-9)
-    tested = table.filter(pl.col("p_value").is_not_null())
-    assert np.allclose(tested["p_adj"], st.false_discovery_control(tested["p_value"].to_numpy()), atol=1e-12)
+        assert row["p"] == pytest.approx(st.wilcoxon(means).pvalue, rel=1e-9)
+    tested = table.filter(pl.col("p").is_not_null())
+    assert np.allclose(tested["p_adj"], st.false_discovery_control(tested["p"].to_numpy()), atol=1e-12)
 
 
 def test_small_crossed_cells_are_not_tested_and_leave_the_family(two_models) -> None:
@@ -155,14 +155,14 @@ def test_small_crossed_cells_are_not_tested_and_leave_the_family(two_models) -> 
     assert table["dimension"].n_unique() == 6
     small = table.filter(pl.col("n") < 6)
     assert small.height > 0 and small["untested_reason"].is_not_null().all()
-    assert small.select("p_value", "p_adj", "statistic", "ci_low").null_count().row(0) == (small.height,) * 4
+    assert small.select("p", "p_adj", "statistic", "ci_low").null_count().row(0) == (small.height,) * 4
     tested = table.filter(pl.col("n") >= 6)
-    assert tested["untested_reason"].is_null().all() and tested["p_value"].is_not_null().all()
-    expected = st.false_discovery_control(tested["p_value"].to_numpy())
+    assert tested["untested_reason"].is_null().all() and tested["p"].is_not_null().all()
+    expected = st.false_discovery_control(tested["p"].to_numpy())
     assert np.allclose(tested["p_adj"], expected, atol=1e-12)
     category = crossed_category_table(delta, pairs=ALL_PAIRS, resampling=BOOT)
     assert "(mean of groups)" not in category["group"].to_list()
-    assert category.filter(pl.col("n") < 6)["p_value"].null_count() == category.filter(pl.col("n") < 6).height
+    assert category.filter(pl.col("n") < 6)["p"].null_count() == category.filter(pl.col("n") < 6).height
 
 
 def test_table11_by_model_equals_pooled_function_on_each_model(two_models) -> None:
@@ -172,7 +172,7 @@ def test_table11_by_model_equals_pooled_function_on_each_model(two_models) -> No
     for model in ("sim-a", "sim-b"):
         alone = demographic_variation_table(delta.filter(pl.col("model_id") == model), resampling=BOOT)
         mine = by_model.filter(pl.col("model_id") == model).sort(keys)
-        for col in ("estimate", "ci_low", "ci_high", "statistic", "p_value", "n", "n_obs"):
+        for col in ("estimate", "ci_low", "ci_high", "statistic", "p", "n", "n_obs"):
             assert np.allclose(mine[col].to_numpy(), alone.sort(keys)[col].to_numpy(), atol=1e-12), col
     # two cells from the Δ rows: numpy face means, scipy's WSRT; BH over every model's cells
     for model, value, group, dim in [
@@ -187,9 +187,9 @@ def test_table11_by_model_equals_pooled_function_on_each_model(two_models) -> No
             (pl.col("model_id") == model) & (pl.col("variation_value") == value) & (pl.col("group") == group)
         ).row(0, named=True)
         assert row["estimate"] == pytest.approx(means.mean(), abs=1e-12)
-        assert row["p_value"] == pytest.approx(st.wilcoxon(means).pvalue, rel=1e-9)
+        assert row["p"] == pytest.approx(st.wilcoxon(means).pvalue, rel=1e-9)
     assert np.allclose(
-        by_model["p_adj"], st.false_discovery_control(by_model["p_value"].to_numpy()), atol=1e-12
+        by_model["p_adj"], st.false_discovery_control(by_model["p"].to_numpy()), atol=1e-12
     )
 
 
@@ -208,7 +208,7 @@ def test_table3_by_model_cells_by_numpy(two_models) -> None:
         & (pl.col("group") == "elderly")
     ).row(0, named=True)
     assert cell["estimate"] == pytest.approx(_face_means(rows).mean(), abs=1e-12)
-    assert cell["p_value"] == pytest.approx(st.wilcoxon(_face_means(rows)).pvalue, rel=1e-9)
+    assert cell["p"] == pytest.approx(st.wilcoxon(_face_means(rows)).pvalue, rel=1e-9)
     groups = table.filter(
         (pl.col("model_id") == "sim-b")
         & (pl.col("variation_category") == "Accessories")
@@ -250,14 +250,14 @@ def test_crossed_demographic_tests_by_scipy_and_small_groups(two_models) -> None
     )
     assert row["test"] == "kruskal-wallis" and row["untested_reason"] is None
     assert row["statistic"] == pytest.approx(st.kruskal(*samples).statistic, rel=1e-9)
-    assert row["p_value"] == pytest.approx(st.kruskal(*samples).pvalue, rel=1e-9)
+    assert row["p"] == pytest.approx(st.kruskal(*samples).pvalue, rel=1e-9)
     # every crossed pair, BH within model over all of them; where a crossed group has < 5 faces the
     # chi-square approximation of H is replaced by the label-permutation test (exact at any size)
     every = crossed_demographic_tests(base, pairs=ALL_PAIRS, resampling=BOOT)
     small = every.filter(pl.col("n_group_min") < 5)
     assert small.height > 0 and (small["test"] == "label-permutation").all()
     assert (every.filter(pl.col("n_group_min") >= 5)["test"] == "kruskal-wallis").all()
-    assert every["p_value"].is_not_null().all() and every["untested_reason"].is_null().all()
+    assert every["p"].is_not_null().all() and every["untested_reason"].is_null().all()
     row = small.filter(pl.col("model_id") == "sim-b").row(0, named=True)
     cell = add_crossed_dimensions(base, ALL_PAIRS).filter(
         (pl.col("model_id") == "sim-b") & (pl.col("scenario_id") == row["scenario_id"])
@@ -270,10 +270,10 @@ def test_crossed_demographic_tests_by_scipy_and_small_groups(two_models) -> None
 
     assert row["statistic"] == pytest.approx(between(*samples), rel=1e-9)
     reference = st.permutation_test(samples, between, n_resamples=3000, alternative="greater", rng=0)
-    assert abs(row["p_value"] - reference.pvalue) < 0.1  # Monte Carlo error of 300 and 3000 resamples
+    assert abs(row["p"] - reference.pvalue) < 0.1  # Monte Carlo error of 300 and 3000 resamples
     for model in ("sim-a", "sim-b"):
-        mine = every.filter((pl.col("model_id") == model) & pl.col("p_value").is_not_null())
-        expected = st.false_discovery_control(mine["p_value"].to_numpy())
+        mine = every.filter((pl.col("model_id") == model) & pl.col("p").is_not_null())
+        expected = st.false_discovery_control(mine["p"].to_numpy())
         assert np.allclose(mine["p_adj"], expected, atol=1e-12)
     share = crossed_significance_share(every)
     tested = every.filter(pl.col("p_adj").is_not_null())

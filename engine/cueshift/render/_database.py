@@ -9,6 +9,7 @@ import duckdb
 
 from cueshift import store
 from cueshift.errors import CueshiftError
+from cueshift.store.result_version import check_result_version
 
 #: Tables a report reads at the least (the data model of ``sql/schema.sql``).
 BASE_TABLES: tuple[str, ...] = ("face", "image", "scenario", "model", "judgment")
@@ -53,7 +54,8 @@ def open_for_report(
     ------
     CueshiftError
         The file is missing, is not a study database, holds no judgments, lacks the views,
-        or the subset names an unknown model.
+        holds result tables an older cueshift wrote (re-run ``cueshift analyze``), or the subset
+        names an unknown model.
     """
     path = Path(path)
     if not path.is_file():
@@ -74,6 +76,7 @@ def open_for_report(
             raise CueshiftError(
                 f"{path}: view(s) {', '.join(missing_views)} missing; open it once with `cueshift analyze`"
             )
+        check_result_version(path, con)  # results of an older result schema: re-run analyze
         # every design's answers: forced-choice judgments, pairwise trials (seed 002), model ratings
         answered = ["SELECT model_id FROM judgment"]
         if "pairwise_trial" in present:

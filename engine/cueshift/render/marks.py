@@ -1,6 +1,6 @@
 """Significance marks, computed from stored p-values at render time: the one place they are computed.
 
-Result tables store p-values only (``p_value``, ``p_adj``); every mark a reader sees — a bold or
+Result tables store p-values only (``p``, ``p_adj``); every mark a reader sees — a bold or
 underlined cell, a star code — is derived here when a table is rendered. Two notations of the
 seed papers are supported, with the same strict thresholds (p = 0.05 is *not* significant):
 

@@ -86,7 +86,7 @@ def spearman_with_ci(
 
         \tanh\!\left(\operatorname{artanh}\rho \pm z_{1-\alpha/2}\sqrt{\frac{1 + \rho^2/2}{n - 3}}\right).
 
-    Returns ``(rho, ci_low, ci_high, p_value, n)`` over the pairs where both values exist;
+    Returns ``(rho, ci_low, ci_high, p, n)`` over the pairs where both values exist;
     everything NaN with fewer than 3 pairs or a constant variable, and the interval NaN when
     :math:`|\rho| = 1`.
 
@@ -115,7 +115,7 @@ def correlate(
     x: ArrayLike, y: ArrayLike, method: Literal["pearson", "spearman"], confidence: float = 0.95
 ) -> tuple[float, float, float, float, int]:
     """Pearson (:func:`pearson_slope`: Fisher-z interval, exact p) or Spearman
-    (:func:`spearman_with_ci`) correlation: ``(estimate, ci_low, ci_high, p_value, n)``."""
+    (:func:`spearman_with_ci`) correlation: ``(estimate, ci_low, ci_high, p, n)``."""
     if method == "spearman":
         return spearman_with_ci(x, y, confidence)
     result = pearson_slope(x, y, confidence_level=confidence)
@@ -127,7 +127,7 @@ CORRELATION_SCHEMA: Final[dict[str, type[pl.DataType]]] = {
     "estimate": pl.Float64,
     "ci_low": pl.Float64,
     "ci_high": pl.Float64,
-    "p_value": pl.Float64,
+    "p": pl.Float64,
     "n": pl.Int64,
 }
 
@@ -135,6 +135,6 @@ CORRELATION_SCHEMA: Final[dict[str, type[pl.DataType]]] = {
 def correlation_columns(
     x: ArrayLike, y: ArrayLike, method: Literal["pearson", "spearman"] = "spearman", confidence: float = 0.95
 ) -> dict[str, float | int]:
-    """:func:`correlate` as the result columns ``estimate, ci_low, ci_high, p_value, n`` of one row."""
+    """:func:`correlate` as the result columns ``estimate, ci_low, ci_high, p, n`` of one row."""
     est, lo, hi, p, n = correlate(x, y, method, confidence)
-    return {"estimate": est, "ci_low": lo, "ci_high": hi, "p_value": p, "n": n}
+    return {"estimate": est, "ci_low": lo, "ci_high": hi, "p": p, "n": n}

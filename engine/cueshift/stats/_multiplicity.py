@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Literal
 
@@ -75,7 +76,7 @@ def bh_adjust(p_values: ArrayLike) -> NDArray[np.float64]:
 
 
 def bh_by_family(
-    frame: pl.DataFrame, family: Sequence[str], correction: Correction = "bh", *, p_col: str = "p_value"
+    frame: pl.DataFrame, family: Sequence[str], correction: Correction = "bh", *, p_col: str = "p"
 ) -> pl.DataFrame:
     """Add ``p_adj``: :func:`bh_adjust` within each family, or the raw p when ``correction='none'``.
 
@@ -88,7 +89,8 @@ def bh_by_family(
     correction : {'bh', 'none'}
         ``'none'`` copies ``p_col`` (the seed papers that report uncorrected p-values).
     p_col : str
-        Column holding the unadjusted p-values.
+        Column holding the unadjusted p-values. A frame with ``p_value`` and no ``p`` (the name of
+        the stored p-values before result schema 8) is read with a ``DeprecationWarning``.
 
     Returns
     -------
@@ -96,6 +98,13 @@ def bh_by_family(
         ``frame`` with ``p_adj`` (Float64, NaN stored as null) appended, rows in their order.
         An empty frame gets an empty ``p_adj`` column, whatever ``correction``.
     """
+    if p_col == "p" and "p" not in frame.columns and "p_value" in frame.columns:
+        warnings.warn(
+            "bh_by_family: the p-value column is 'p' (was 'p_value'); pass p_col='p_value' or rename it",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        p_col = "p_value"
     if frame.height == 0:
         return frame.with_columns(pl.lit(None, dtype=pl.Float64).alias("p_adj"))
     if correction == "none":

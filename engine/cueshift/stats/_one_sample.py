@@ -31,7 +31,7 @@ def one_sample_test(
     Δ are 0 (Table 5: 53–80 %), this leaves only the faces that moved; ``'pratt'`` and
     ``'zsplit'`` keep them.
 
-    Returns ``(statistic, p_value, effect_size, test_name)``; the WSRT statistic is scipy's
+    Returns ``(statistic, p, effect_size, test_name)``; the WSRT statistic is scipy's
     (min(R+, R−) two-sided), its effect size the matched-pairs rank-biserial r; the sign-flip
     statistic is the mean and its effect size Cohen's d_z of the face values.
     """

@@ -112,7 +112,7 @@ def proportion_rows(
     frame: pl.DataFrame, *, confidence: float = 0.95, pseudo_count: PseudoCount = "always", p0: float = 0.5
 ) -> pl.DataFrame:
     """Add ``estimate`` (k/n), Wilson ``ci_low``/``ci_high``, the exact two-sided binomial
-    ``p_value`` against ``p0`` and ``odds_ratio`` to a frame with integer columns ``k`` and ``n``
+    ``p`` against ``p0`` and ``odds_ratio`` to a frame with integer columns ``k`` and ``n``
     (:func:`wilson_interval`, :func:`binomial_test`, :func:`odds_ratio`); null where n is 0."""
     ks, ns = frame["k"].to_list(), frame["n"].to_list()
     pairs = list(zip(ks, ns, strict=True))
@@ -121,6 +121,6 @@ def proportion_rows(
         pl.Series("estimate", [k / n if n else None for k, n in pairs], dtype=pl.Float64),
         pl.Series("ci_low", [b[0] for b in bounds], dtype=pl.Float64),
         pl.Series("ci_high", [b[1] for b in bounds], dtype=pl.Float64),
-        pl.Series("p_value", [binomial_test(k, n, p0) for k, n in pairs], dtype=pl.Float64),
+        pl.Series("p", [binomial_test(k, n, p0) for k, n in pairs], dtype=pl.Float64),
         pl.Series("odds_ratio", [odds_ratio(k, n, pseudo_count) for k, n in pairs], dtype=pl.Float64),
     )

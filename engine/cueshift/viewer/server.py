@@ -65,5 +65,7 @@ def serve(
     print(f"  aggregated in {viewer.source.build_seconds:.1f} s; images: {where}", file=out)
     if host not in LOCAL_HOSTS:
         print(f"  warning: listening on {host}: other machines can open these pages", file=out)
+    if viewer.source.stale_results:
+        print(f"  note: {viewer.source.stale_results}", file=out)
     print(f"  open http://{shown}:{port}/  (Ctrl-C to stop)", file=out, flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

@@ -25,6 +25,7 @@ from cueshift import store
 from cueshift.errors import CueshiftError
 from cueshift.store.database import check_schema_version
 from cueshift.store.readonly import LOCKED_CONFIG
+from cueshift.store.result_version import MANIFEST, stale_results_line
 from cueshift.store.snapshot import readable, tell_reader
 from cueshift.study.config import DEFAULT_DESIGN
 from cueshift.viewer import audit, quality
@@ -55,6 +56,10 @@ class Source:
         The ``--min-identity`` of the latest ``cueshift analyze``, if any (:mod:`cueshift.viewer.quality`).
     audited, failed_edits
         Variations in the edit audit, and those that failed it (:mod:`cueshift.viewer.audit`).
+    stale_results
+        The one line saying an older cueshift wrote the ``result_*`` tables (re-run ``cueshift
+        analyze``); they are then left out of ``tables``, so pages show what they show before
+        ``analyze``. None when the results are current or absent.
     """
 
     path: Path
@@ -67,6 +72,7 @@ class Source:
     min_identity: float | None = None
     audited: int = 0
     failed_edits: int = 0
+    stale_results: str | None = None
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A connection of its own for one request (DuckDB cursors are safe across threads)."""
@@ -162,6 +168,9 @@ def open_source(path: str | Path) -> Source:
         missing = [t for t in REQUIRED if t not in tables]
         if missing:
             raise CueshiftError(f"{path}: not a cueshift study database (no table {missing[0]!r})")
+        stale = stale_results_line(path, con, "study")
+        if stale is not None:  # their columns are not the pages': read as if analyze had not run
+            tables = frozenset(t for t in tables if not t.startswith("result_") or t == MANIFEST)
         configs = tuple(
             json.loads(str(r[0]))
             for r in con.execute("SELECT config FROM study.main.run ORDER BY started_at DESC").fetchall()
@@ -187,4 +196,5 @@ def open_source(path: str | Path) -> Source:
         min_identity=min_identity,
         audited=edits["audited"],
         failed_edits=edits["failed"],
+        stale_results=stale,
     )

@@ -74,7 +74,7 @@ def _attractiveness_rows(part: pl.DataFrame, confidence: float) -> list[dict[str
             "ci_high": hi,
             "statistic": kw.statistic,
             "df": kw.df,
-            "p_value": kw.p_value,
+            "p": kw.p_value,
             "effect_size": kw.epsilon_squared,
             "n": kw.n,
         },
@@ -86,7 +86,7 @@ def _attractiveness_rows(part: pl.DataFrame, confidence: float) -> list[dict[str
             "ci_high": p_hi,
             "statistic": wsr.statistic,
             "df": None,
-            "p_value": wsr.p_value,
+            "p": wsr.p_value,
             "effect_size": wsr.rank_biserial,
             "n": int(diffs.size),
         },
@@ -100,7 +100,7 @@ def string_columns(*columns: str) -> dict[str, type[pl.DataType]]:
 
 #: Columns of a test: statistic, its df, p-value and effect size.
 TEST_COLUMNS: dict[str, type[pl.DataType]] = dict.fromkeys(
-    ("statistic", "df", "p_value", "effect_size"), pl.Float64
+    ("statistic", "df", "p", "effect_size"), pl.Float64
 )
 
 

@@ -79,7 +79,7 @@ def demographic_bias(
                         "group_low": low[0] if means.height else None,
                         "statistic": kw.statistic,
                         "df": kw.df,
-                        "p_value": kw.p_value,
+                        "p": kw.p_value,
                         "effect_size": kw.epsilon_squared,
                         "n_groups": means.height,
                         "n": kw.n,
@@ -132,7 +132,7 @@ def pair_group_bias(
                 "test": "kruskal-wallis",
                 "statistic": kw.statistic,
                 "df": kw.df,
-                "p_value": kw.p_value,
+                "p": kw.p_value,
                 "effect_size": kw.epsilon_squared,
                 "n": kw.n,
             }

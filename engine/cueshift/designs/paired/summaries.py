@@ -29,7 +29,7 @@ def halo_table(bias: pl.DataFrame, halo_scenarios: Sequence[str], *, alpha: floa
             "mean_original",
             "statistic",
             "df",
-            "p_value",
+            "p",
             "p_adj",
             "effect_size",
             "n",

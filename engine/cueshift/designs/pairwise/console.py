@@ -33,7 +33,7 @@ def print_summary(results: dict[str, pl.DataFrame], console: Console, config: Pa
         console.print(
             f"{row['model_id']}: P(left) = {fmt_num(row['estimate'])} "
             f"[{fmt_num(row['ci_low'])}, {fmt_num(row['ci_high'])}], "
-            f"p = {fmt_p(row['p_value'])}; same winner in both orders: "
+            f"p = {fmt_p(row['p'])}; same winner in both orders: "
             f"{fmt_percent(row['consistency'], 1, missing=PLAIN_MISSING)}",
             highlight=False,
         )

@@ -18,11 +18,12 @@ from cueshift.stats import WaldResult, bh_by_family, bradley_terry_fit, logistic
 
 
 def _wald_columns(wald: WaldResult, separated: bool) -> dict[str, float | None]:
-    """``se, ci_low, ci_high, statistic, p_value`` of a Wald test; all null for a separated fit."""
-    columns = ("se", "ci_low", "ci_high", "statistic", "p_value")
+    """``se, ci_low, ci_high, statistic, p`` of a Wald test; all null for a separated fit."""
+    columns = ("se", "ci_low", "ci_high", "statistic", "p")
     if separated:
         return dict.fromkeys(columns)
-    return {c: getattr(wald, c) for c in columns}
+    kept = (wald.se, wald.ci_low, wald.ci_high, wald.statistic, wald.p_value)
+    return dict(zip(columns, kept, strict=True))
 
 
 def bradley_terry(
@@ -88,7 +89,7 @@ def bradley_terry(
         "ci_low": pl.Float64,
         "ci_high": pl.Float64,
         "statistic": pl.Float64,
-        "p_value": pl.Float64,
+        "p": pl.Float64,
         "n": pl.Int64,
         "separated": pl.Boolean,
     }
@@ -127,7 +128,7 @@ def group_effect(
                 "ci_low": wald["ci_low"],
                 "ci_high": wald["ci_high"],
                 "statistic": wald["statistic"],
-                "p_value": wald["p_value"],
+                "p": wald["p"],
                 "odds_ratio": None if fit.separated else math.exp(beta),
                 "position": None if fit.separated else float(fit.params[0]),
                 "n": part.height,
@@ -141,7 +142,7 @@ def group_effect(
         "ci_low": pl.Float64,
         "ci_high": pl.Float64,
         "statistic": pl.Float64,
-        "p_value": pl.Float64,
+        "p": pl.Float64,
         "odds_ratio": pl.Float64,
         "position": pl.Float64,
         "n": pl.Int64,

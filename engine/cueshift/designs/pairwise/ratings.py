@@ -88,7 +88,7 @@ def rating_bins(
     counts = labelled.group_by([*keys, "bin"]).agg(pl.len().cast(pl.Int64).alias("k"))
     rows = grid.join(counts, on=[*keys, "bin"], how="left").with_columns(pl.col("k").fill_null(0))
     rows = proportion_rows(rows.sort([*keys, "bin_order"]), confidence=confidence)
-    return rows.drop("p_value", "odds_ratio")
+    return rows.drop("p", "odds_ratio")
 
 
 def model_human_rating_agreement(ratings: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFrame:

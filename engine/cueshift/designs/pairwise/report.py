@@ -29,7 +29,7 @@ TABLES: tuple[TableSpec, ...] = (
     TableSpec(
         key="pairwise_cohort",
         title="Trials won by the target-group portrait per cohort (seed 002 Tables 3–4)",
-        sql=f"""SELECT model_id, cohort, k, n, estimate, ci_low, ci_high, odds_ratio, p_value, p_adj
+        sql=f"""SELECT model_id, cohort, k, n, estimate, ci_low, ci_high, odds_ratio, p, p_adj
             FROM result_pairwise_cohort WHERE {MODELS_FILTER} ORDER BY cohort, model_id""",
         columns=(
             stub("cohort", "Cohort"),
@@ -50,13 +50,13 @@ TABLES: tuple[TableSpec, ...] = (
     TableSpec(
         key="pairwise_position",
         title="Position bias: share of trials won by the left image",
-        sql=f"""SELECT model_id, k, n, estimate, ci_low, ci_high, p_value, consistency, n_swapped_pairs
+        sql=f"""SELECT model_id, k, n, estimate, ci_low, ci_high, p, consistency, n_swapped_pairs
             FROM result_pairwise_position WHERE {MODELS_FILTER} ORDER BY model_id""",
         columns=(
             stub("model_id", "Model"),
-            Col("estimate", "P(left)", number(3), p="p_value"),
+            Col("estimate", "P(left)", number(3), p="p"),
             Col("ci_low", "95% CI", ci(3, False), args=("ci_high",)),
-            Col("p_value", "p", fmt_pvalue),
+            Col("p", "p", fmt_pvalue),
             Col("consistency", "Same winner both orders", percent(1)),
             Col("n_swapped_pairs", "Swapped pairs", fmt_integer),
         ),

@@ -43,12 +43,12 @@ SCHEMA: dict[str, type[pl.DataType]] = {
     "pixels_estimate": pl.Float64,
     "pixels_low": pl.Float64,
     "pixels_high": pl.Float64,
-    "pixels_p_value": pl.Float64,
+    "pixels_p": pl.Float64,
     "pixels_r2": pl.Float64,
     "partial_estimate": pl.Float64,
     "partial_low": pl.Float64,
     "partial_high": pl.Float64,
-    "partial_p_value": pl.Float64,
+    "partial_p": pl.Float64,
     "n_measures": pl.Int64,
     "folds": pl.Int64,
     "ridge": pl.Float64,
@@ -76,12 +76,12 @@ def _pixel_columns(
         "pixels_estimate": fitted["estimate"],
         "pixels_low": fitted["ci_low"],
         "pixels_high": fitted["ci_high"],
-        "pixels_p_value": fitted["p_value"],
+        "pixels_p": fitted["p"],
         "pixels_r2": bl.cv_r2(human, predicted) if np.isfinite(predicted).all() else math.nan,
         "partial_estimate": partial[0],
         "partial_low": partial[1],
         "partial_high": partial[2],
-        "partial_p_value": partial[3],
+        "partial_p": partial[3],
         "n_measures": int(z.shape[1]),
         "folds": int(min(folds, part.height)),
         "ridge": ridge,
@@ -152,7 +152,7 @@ def baseline_table(
         rows.append(row)
     frame = pl.DataFrame(rows, schema=SCHEMA, orient="row") if rows else pl.DataFrame(schema=SCHEMA)
     frame = frame.with_columns(pl.col(pl.Float64).fill_nan(None))
-    adjusted = bh_by_family(frame, ["model_id"], p_col="partial_p_value").rename({"p_adj": "partial_p_adj"})
+    adjusted = bh_by_family(frame, ["model_id"], p_col="partial_p").rename({"p_adj": "partial_p_adj"})
     return adjusted.sort(["model_id", "attribute"])
 
 

@@ -120,7 +120,7 @@ def partial_spearman(
     Returns
     -------
     tuple
-        ``(estimate, ci_low, ci_high, p_value, n)``; NaN with fewer than :math:`k + 4` stimuli
+        ``(estimate, ci_low, ci_high, p, n)``; NaN with fewer than :math:`k + 4` stimuli
         or a residual that does not vary.
 
     References

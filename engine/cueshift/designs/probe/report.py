@@ -57,14 +57,14 @@ TABLES: tuple[TableSpec, ...] = (
     TableSpec(
         key="probe_reliability_similarity",
         title="Reliability predicts model–human similarity (seed 004 Fig. 3–4)",
-        sql="""SELECT level, name, estimate, ci_low, ci_high, p_value, n, test
+        sql="""SELECT level, name, estimate, ci_low, ci_high, p, n, test
            FROM result_probe_reliability_similarity ORDER BY level DESC, name""",
         columns=(
             stub("level", "Level"),
             stub("name", "Model / family"),
-            Col("estimate", "Correlation", number(2), p="p_value"),
+            Col("estimate", "Correlation", number(2), p="p"),
             Col("ci_low", "95% CI", ci(2), args=("ci_high",)),
-            Col("p_value", "p", fmt_pvalue),
+            Col("p", "p", fmt_pvalue),
             Col("n", "Attributes", fmt_integer),
             Col("test", "Method", align="left"),
         ),
@@ -87,14 +87,14 @@ TABLES: tuple[TableSpec, ...] = (
     TableSpec(
         key="probe_scale_regression",
         title="Similarity regressed on reliability and scale (seed 004 Table 2)",
-        sql="""SELECT term, estimate, ci_low, ci_high, statistic, p_value, adj_r2, f_statistic, n, df_resid
+        sql="""SELECT term, estimate, ci_low, ci_high, statistic, p, adj_r2, f_statistic, n, df_resid
            FROM result_probe_scale_regression""",
         columns=(
             stub("term", "Term"),
-            Col("estimate", "Coef", number(4), p="p_value"),
+            Col("estimate", "Coef", number(4), p="p"),
             Col("ci_low", "95% CI", ci(3), args=("ci_high",)),
             Col("statistic", "t", number(3)),
-            Col("p_value", "p", fmt_pvalue),
+            Col("p", "p", fmt_pvalue),
         ),
         notes_sql="""SELECT 'Adj. R² = ' || printf('%.3f', max(adj_r2)) || ', F = ' || printf('%.1f', max(f_statistic))
                         || ', N = ' || max(n) || ', residual df = ' || max(df_resid)::INT || '; predictors outside '

@@ -85,7 +85,7 @@ def model_human_similarity(
     }
     frame = pl.DataFrame(rows, schema=schema, orient="row")
     return (
-        bh_by_family(frame.with_columns(pl.col("p_value").fill_nan(None)), ["model_id"])
+        bh_by_family(frame.with_columns(pl.col("p").fill_nan(None)), ["model_id"])
         .with_columns(pl.lit("spearman").alias("test"))
         .sort(["model_id", "attribute"])
     )
@@ -143,7 +143,7 @@ def scale_regression(
 
     .. math:: s^a_m = \beta_0 + \beta_1 \text{IRR}_a + \beta_2 \text{DatasetSize}_m + \dots + \varepsilon
 
-    Returns one row per term (``estimate, se, ci_low, ci_high, statistic`` = t, ``p_value``)
+    Returns one row per term (``estimate, se, ci_low, ci_high, statistic`` = t, ``p``)
     with the fit's adjusted R², F, N and degrees of freedom repeated on every row.
     """
     import statsmodels.api as sm
@@ -166,10 +166,10 @@ def scale_regression(
             "ci_low": ci[:, 0],
             "ci_high": ci[:, 1],
             "statistic": fit.tvalues,
-            "p_value": fit.pvalues,
+            "p": fit.pvalues,
             "adj_r2": [fit.rsquared_adj] * len(terms),
             "f_statistic": [float(fit.fvalue)] * len(terms),
-            "f_p_value": [float(fit.f_pvalue)] * len(terms),
+            "f_p": [float(fit.f_pvalue)] * len(terms),
             "n": [int(fit.nobs)] * len(terms),
             "df_model": [float(fit.df_model)] * len(terms),
             "df_resid": [float(fit.df_resid)] * len(terms),
@@ -254,7 +254,7 @@ def structure_anova(structure: pl.DataFrame, registry: pl.DataFrame) -> pl.DataF
             "statistic": [result.statistic],
             "df": [result.df_between],
             "df_resid": [result.df_within],
-            "p_value": [result.p_value],
+            "p": [result.p_value],
             "n": [result.n],
         }
     )

@@ -48,7 +48,7 @@ CHOICES: dict[str, str] = {
     "table3_family": "Table 3 corrected over all category x dimension cells at once",
 }
 #: Keys and compared columns of each reproduced table.
-_TESTED = ("estimate", "ci_low", "ci_high", "p_value", "p_adj")
+_TESTED = ("estimate", "ci_low", "ci_high", "p", "p_adj")
 TABLE_CELLS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "table5": (
         ("model_id",),
@@ -112,7 +112,7 @@ def release_inputs(inputs: Inputs) -> Inputs:
 
 def untestable_as_one(frame: pl.DataFrame, family: Sequence[str]) -> pl.DataFrame:
     """``p_adj`` by BH within ``family`` with every untested cell (null p) entered as p = 1."""
-    keyed = frame.drop("p_adj").with_columns(pl.col("p_value").fill_null(1.0).alias("__p"))
+    keyed = frame.drop("p_adj").with_columns(pl.col("p").fill_null(1.0).alias("__p"))
     return bh_by_family(keyed, family, p_col="__p").select(frame.columns)
 
 
@@ -121,7 +121,7 @@ def table3_release_bh(frame: pl.DataFrame, *, untestable_p1: bool, one_family: b
     paper's table) within each dimension, or all at once (``one_family``); untested cells left
     out, or entered as p = 1 (``untestable_p1``)."""
     mean = pl.col("group") == MEAN_OF_GROUPS
-    p = pl.col("p_value").fill_null(1.0) if untestable_p1 else pl.col("p_value")
+    p = pl.col("p").fill_null(1.0) if untestable_p1 else pl.col("p")
     keyed = frame.drop("p_adj").with_columns(
         p.alias("__p"),
         mean.alias("__mean"),

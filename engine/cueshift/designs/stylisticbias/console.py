@@ -148,8 +148,8 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
             if r["test"] == "wald-F":
                 parts.append(
                     f"{r['term']}: F({fmt_num(r['df'], 0)}, {fmt_num(r['df_resid'], 0)}) = "
-                    f"{fmt_num(r['statistic'], 1)}, p = {fmt_p(r['p_value'])} "
-                    f"{stars(r['p_value'], trend=True)}, η²p = {fmt_num(r['estimate'])}"
+                    f"{fmt_num(r['statistic'], 1)}, p = {fmt_p(r['p'])} "
+                    f"{stars(r['p'], trend=True)}, η²p = {fmt_num(r['estimate'])}"
                 )
             else:
                 parts.append(f"{r['term']} = {fmt_num(r['estimate'])}")

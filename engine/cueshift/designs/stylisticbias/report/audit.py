@@ -35,7 +35,7 @@ AUDIT_SENSITIVITY = TableSpec(
     SELECT CASE WHEN model_id = '{POOLED}' THEN 'Pooled over models' ELSE model_id END AS model,
            feature_key, all_sbs, all_ci_low, all_ci_high, audited_sbs, audited_ci_low, audited_ci_high,
            adjusted_sbs, adjusted_ci_low, adjusted_ci_high, change_audited, change_adjusted,
-           n_variations, n_failed, p_value
+           n_variations, n_failed, p
     FROM result_audit_sensitivity WHERE {_MODELS} AND {_CURRENT}
     ORDER BY model_id = '{POOLED}' DESC, model_id, feature_key
     """,
@@ -51,7 +51,7 @@ AUDIT_SENSITIVITY = TableSpec(
         Col("change_adjusted", "Δ adjusted", number(4)),
         Col("n_variations", "Variations", fmt_integer),
         Col("n_failed", "Failed", fmt_integer),
-        Col("p_value", "p (confounds)", fmt_pvalue),
+        Col("p", "p (confounds)", fmt_pvalue),
     ),
     group="model",
     notes=(

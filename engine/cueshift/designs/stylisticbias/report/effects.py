@@ -53,7 +53,7 @@ CROSSED_VS_FACE = TableSpec(
     SELECT {_TERM_LABELS} AS term, {_TERM_POS} AS pos,
            f.estimate AS face_estimate, f.ci_low AS face_low, f.ci_high AS face_high,
            c.estimate AS crossed_estimate, c.ci_low AS crossed_low, c.ci_high AS crossed_high,
-           c.statistic AS crossed_f, c.p_value AS crossed_p
+           c.statistic AS crossed_f, c.p AS crossed_p
     FROM result_crossed_model c LEFT JOIN result_mixed_model f USING (term)
     ORDER BY pos
     """,

@@ -42,7 +42,7 @@ NOISE_FLOOR = TableSpec(
     title="Table N1. The noise floor: placebo SBS (true value 0) and the |SBS| of placebo cells",
     sql=f"""
     SELECT CASE WHEN model_id = '{POOLED}' THEN 'Pooled over models' ELSE model_id END AS model,
-           variation_value, estimate, ci_low, ci_high, p_value, abs_sbs_mean, abs_sbs_quantile,
+           variation_value, estimate, ci_low, ci_high, p, abs_sbs_mean, abs_sbs_quantile,
            abs_sbs_max, n_cells, n
     FROM result_noise_floor WHERE {_MODELS}
     ORDER BY model_id = '{POOLED}', model_id, variation_value = '{ALL_PLACEBOS}' DESC, variation_value
@@ -51,7 +51,7 @@ NOISE_FLOOR = TableSpec(
         stub("variation_value", "Placebo"),
         Col("estimate", "SBS", number(4)),
         Col("ci_low", "95% CI", ci(4), args=("ci_high",)),
-        Col("p_value", "p", fmt_pvalue),
+        Col("p", "p", fmt_pvalue),
         Col("abs_sbs_mean", "Mean |SBS|", number(4)),
         Col("abs_sbs_quantile", "95th pct |SBS|", number(4)),
         Col("abs_sbs_max", "Max |SBS|", number(4)),

@@ -62,14 +62,14 @@ TABLE10_ETA = TableSpec(
              CASE term WHEN 'variation_category' THEN 'Variation category'
                        ELSE 'Scenario category' END AS factor,
              CASE term WHEN 'variation_category' THEN 1 ELSE 2 END AS pos,
-             df, statistic, estimate, ci_low, ci_high, p_value
+             df, statistic, estimate, ci_low, ci_high, p
       FROM result_mixed_model WHERE test = 'wald-F'
       UNION ALL
       SELECT CASE outcome WHEN 'delta' THEN 'One-way ANOVA, face-level mean Δ'
                           ELSE 'One-way ANOVA, face-level mean base φ' END,
              CASE outcome WHEN 'delta' THEN 2 ELSE 3 END,
              {case("dimension", DIMENSION_LABELS)}, {DIM_POS}, df, statistic, estimate, ci_low, ci_high,
-             p_value
+             p
       FROM result_face_anova
     ) ORDER BY g, pos
     """,
@@ -77,9 +77,9 @@ TABLE10_ETA = TableSpec(
         stub("factor", "Factor"),
         Col("df", "df", number(0)),
         Col("statistic", "F", number(2)),
-        Col("estimate", "η²p", number(3), p="p_value"),
+        Col("estimate", "η²p", number(3), p="p"),
         Col("ci_low", "95% CI", ci(3, signed=False), args=("ci_high",)),
-        Col("p_value", "p", fmt_pvalue),
+        Col("p", "p", fmt_pvalue),
     ),
     group="estimator",
     notes=(

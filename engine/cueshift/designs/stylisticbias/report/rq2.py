@@ -98,7 +98,7 @@ ASYMMETRY = TableSpec(
     title="Table S9. Negativity asymmetry: unfavorable vs favorable cues of the same kind (§5.2)",
     sql="""
     SELECT negative_value, positive_value, median_abs_negative, median_abs_positive, estimate,
-           p_value, p_adj, n
+           p, p_adj, n
     FROM result_negativity_asymmetry ORDER BY estimate DESC NULLS LAST
     """,
     columns=(

@@ -59,7 +59,7 @@ CROSS_MODEL = TableSpec(
     key="cross_model",
     title="Table S11. Agreement between models: per-scenario SBS of model pairs (Fig. 5)",
     sql="""
-    SELECT model_a || ' vs ' || model_b AS pair, estimate, ci_low, ci_high, p_value, slope, slope_reverse,
+    SELECT model_a || ' vs ' || model_b AS pair, estimate, ci_low, ci_high, p, slope, slope_reverse,
            n_sign_reversed, n_reversed_significant,
            CASE WHEN category_ranking_preserved THEN 'yes' ELSE 'no' END AS ranking, n
     FROM result_cross_model
@@ -68,7 +68,7 @@ CROSS_MODEL = TableSpec(
     """,
     columns=(
         stub("pair", "Models (x vs y)"),
-        Col("estimate", "Pearson r", effect(2), p="p_value"),
+        Col("estimate", "Pearson r", effect(2), p="p"),
         Col("ci_low", "95% CI", ci(2), args=("ci_high",)),
         Col("slope", "Slope y~x", number(2)),
         Col("slope_reverse", "Slope x~y", number(2)),

@@ -93,7 +93,7 @@ def audit_sensitivity(
       (:math:`n_f` the face's rows) gives :math:`\tilde\Delta_i = \Delta_i - \hat\beta^\top c_i`
       and :math:`\mathrm{SBS}_{\mathrm{adj}} = \frac{1}{|F|}\sum_f \bar{\tilde\Delta}_f = \hat\alpha`
       (the weights make the intercept the face-level mean). Its interval and the Wald test of
-      :math:`\beta = 0` (``statistic``, ``df``, ``p_value``) use the face-clustered covariance
+      :math:`\beta = 0` (``statistic``, ``df``, ``p``) use the face-clustered covariance
       (Liang & Zeger 1986; statsmodels ``cov_type='cluster'``), so they carry the uncertainty of
       :math:`\hat\beta`. The adjusted SBS is the shift an edit with no measured unintended
       change would have caused, when Δ is linear in the changes.
@@ -227,7 +227,7 @@ def _frame(rows: list[dict[str, object]]) -> pl.DataFrame:
         schema |= {f"{name}_sbs": pl.Float64, f"{name}_ci_low": pl.Float64, f"{name}_ci_high": pl.Float64}
     for count in ("n_variations", "n_failed", "n_audited", "n_adjusted", "n_faces", "df"):
         schema[count] = pl.Int64
-    schema |= {"confounds": pl.String, "statistic": pl.Float64, "p_value": pl.Float64}
+    schema |= {"confounds": pl.String, "statistic": pl.Float64, "p": pl.Float64}
     schema |= {"ci_method": pl.String, "audit": pl.String}
     frame = pl.DataFrame(rows, schema=schema).with_columns(
         change_audited=pl.col("audited_sbs") - pl.col("all_sbs"),

@@ -48,7 +48,7 @@ def adjusted_sbs(
     -------
     dict
         ``adjusted_sbs, adjusted_ci_low, adjusted_ci_high, n_adjusted, confounds, statistic, df,
-        p_value`` (the estimates null when the fit has no more faces than parameters).
+        p`` (the estimates null when the fit has no more faces than parameters).
     """
     import statsmodels.api as sm
 
@@ -62,7 +62,7 @@ def adjusted_sbs(
         "confounds": ",".join(used),
         "statistic": None,
         "df": len(used),
-        "p_value": None,
+        "p": None,
     }
     n_faces = measured["face_id"].n_unique()
     if n_faces <= len(used) + 1:  # no more faces than parameters: no clustered covariance
@@ -89,7 +89,7 @@ def adjusted_sbs(
         slopes = params[1:]
         chi2 = float(slopes @ np.linalg.pinv(cov[1:, 1:]) @ slopes)
         if np.isfinite(chi2) and chi2 >= 0.0:
-            result.update(statistic=chi2, p_value=_finite(sps.chi2.sf(chi2, len(used))))
+            result.update(statistic=chi2, p=_finite(sps.chi2.sf(chi2, len(used))))
     return result
 
 

@@ -49,7 +49,7 @@ def demographic_tests(
     Returns
     -------
     polars.DataFrame
-        ``model_id, dimension, scenario_category, scenario_id, test, statistic, df, p_value,
+        ``model_id, dimension, scenario_category, scenario_id, test, statistic, df, p,
         p_adj, effect_size, n``.
     """
     data = base_phi.filter(pl.col("phi").is_not_null())
@@ -88,7 +88,7 @@ def demographic_tests(
                 test=pl.lit(name),
                 statistic=pl.Series(statistic),
                 df=pl.Series(df),
-                p_value=pl.Series(p),
+                p=pl.Series(p),
                 effect_size=pl.Series(effect),
                 n=pl.Series(n.astype(np.int64)),
             )
@@ -102,7 +102,7 @@ def demographic_tests(
         "test",
         "statistic",
         "df",
-        "p_value",
+        "p",
         "p_adj",
         "effect_size",
         "n",
@@ -199,7 +199,7 @@ def face_anova(
                     "statistic": res.statistic,
                     "df": res.df_between,
                     "df_resid": res.df_within,
-                    "p_value": res.p_value,
+                    "p": res.p_value,
                     "estimate": res.eta_sq_partial,
                     "ci_low": low,
                     "ci_high": high,
@@ -216,7 +216,7 @@ def face_anova(
             "statistic": pl.Float64,
             "df": pl.Float64,
             "df_resid": pl.Float64,
-            "p_value": pl.Float64,
+            "p": pl.Float64,
             "estimate": pl.Float64,
             "ci_low": pl.Float64,
             "ci_high": pl.Float64,

@@ -82,7 +82,7 @@ def fashion_age_table(
         ci_low=pl.Series(ci_low),
         ci_high=pl.Series(ci_high),
         statistic=pl.Series(statistic),
-        p_value=pl.Series(p),
+        p=pl.Series(p),
         effect_size=pl.Series(effect),
         test=pl.lit(name),
         n=pl.Series(((codes >= 0)[:, None] & ~np.isnan(fm.values)).sum(axis=0).astype(np.int64)),

@@ -60,7 +60,7 @@ def opposite_sign_differences(cells: pl.DataFrame, values: F64, key: Sequence[st
     -------
     polars.DataFrame
         ``key``, ``dimension``, ``group_positive``, ``group_negative``, ``statistic`` (U of the
-        positive group), ``p_value``, ``p_adj``, ``n``.
+        positive group), ``p``, ``p_adj``, ``n``.
 
     References
     ----------
@@ -89,7 +89,7 @@ def opposite_sign_differences(cells: pl.DataFrame, values: F64, key: Sequence[st
         pl.col("group").alias("group_positive"),
         pl.col("group_negative"),
         pl.Series("statistic", statistic, dtype=pl.Float64),
-        pl.Series("p_value", p_value, dtype=pl.Float64),
+        pl.Series("p", p_value, dtype=pl.Float64),
         pl.Series("p_adj", bh_adjust(p_value), dtype=pl.Float64),
         pl.Series("n", n, dtype=pl.Float64).cast(pl.Int64),
     )

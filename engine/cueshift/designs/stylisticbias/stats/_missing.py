@@ -232,7 +232,7 @@ def missing_shift(
         pl.Series("ci_low", low),
         pl.Series("ci_high", high),
         pl.Series("statistic", statistic),
-        pl.Series("p_value", p_value),
+        pl.Series("p", p_value),
         pl.Series("effect_size", effect),
         pl.Series("rate_base", rate_base),
         pl.Series("rate_variation", rate_variation),
@@ -243,6 +243,6 @@ def missing_shift(
     )
     out = bh_by_family(out.with_columns(pl.col(pl.Float64).fill_nan(None)), ["model_id", "rate", "dimension"])
     return out.select(
-        *keys, "estimate", "ci_low", "ci_high", "statistic", "p_value", "p_adj", "rate_base",
+        *keys, "estimate", "ci_low", "ci_high", "statistic", "p", "p_adj", "rate_base",
         "rate_variation", "effect_size", "test", "ci_method", "n", "n_obs",
     ).with_columns(pl.col(pl.Float64).fill_nan(None))  # fmt: skip

@@ -165,7 +165,7 @@ def missing_lean(
         pl.Series("ci_low", low),
         pl.Series("ci_high", high),
         pl.Series("statistic", statistic),
-        pl.Series("p_value", p_value),
+        pl.Series("p", p_value),
         pl.Series("effect_size", effect),
         pl.Series("share_favorable", shares["share_favorable"]),
         pl.Series("share_unfavorable", shares["share_unfavorable"]),
@@ -175,6 +175,6 @@ def missing_lean(
     ).join(per_face.group_by("model_id").agg(pl.col("n_answers").sum()), on="model_id", how="left")
     out = bh_by_family(out.with_columns(pl.col(pl.Float64).fill_nan(None)), [])
     return out.select(
-        "model_id", "estimate", "ci_low", "ci_high", "statistic", "p_value", "p_adj", "share_favorable",
+        "model_id", "estimate", "ci_low", "ci_high", "statistic", "p", "p_adj", "share_favorable",
         "share_unfavorable", "effect_size", "test", "ci_method", "n", "n_answers",
     ).with_columns(pl.col(pl.Float64).fill_nan(None))  # fmt: skip

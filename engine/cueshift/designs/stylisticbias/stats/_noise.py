@@ -107,7 +107,7 @@ def _tested(columns: F64, boot: Resampling, alternative: Literal["two-sided", "g
         "ci_low": result.ci_low,
         "ci_high": result.ci_high,
         "statistic": statistic,
-        "p_value": p_value,
+        "p": p_value,
         "effect_size": effect,
         "n": result.n.astype(np.float64),
     }
@@ -169,7 +169,7 @@ def noise_floor(
         {
             "model_id": [k[0] for k in keys],
             "variation_value": [k[1] for k in keys],
-            **{name: tested[name] for name in ("estimate", "ci_low", "ci_high", "statistic", "p_value")},
+            **{name: tested[name] for name in ("estimate", "ci_low", "ci_high", "statistic", "p")},
             "abs_sbs_mean": [f[0] for f in floors],
             "abs_sbs_quantile": [f[1] for f in floors],
             "abs_sbs_max": [f[2] for f in floors],
@@ -190,7 +190,7 @@ def noise_floor(
         "ci_low",
         "ci_high",
         "statistic",
-        "p_value",
+        "p",
         "p_adj",
     ]
     rest = [c for c in out.columns if c not in columns_out]
@@ -254,7 +254,7 @@ def attributes_vs_floor(
     tested = _tested(np.column_stack(columns), resampling, "greater") if columns else {}
     out = frame.with_columns(
         *(pl.Series(name, tested.get(name, np.zeros(0))) for name in ("estimate", "ci_low", "ci_high")),
-        *(pl.Series(name, tested.get(name, np.zeros(0))) for name in ("statistic", "p_value", "effect_size")),
+        *(pl.Series(name, tested.get(name, np.zeros(0))) for name in ("statistic", "p", "effect_size")),
         pl.Series("n", tested.get("n", np.zeros(0))).cast(pl.Int64),
         (pl.col("abs_sbs") / pl.col("floor_mean")).alias("ratio"),
         (pl.col("abs_sbs") > pl.col("floor_quantile")).fill_null(False).alias("above_floor"),
@@ -266,7 +266,7 @@ def attributes_vs_floor(
     )
     return out.select(
         "model_id", "variation_category", "variation_value", "abs_sbs", "floor_mean", "floor_quantile",
-        "ratio", "share_cells_above", "above_floor", "estimate", "ci_low", "ci_high", "statistic", "p_value",
+        "ratio", "share_cells_above", "above_floor", "estimate", "ci_low", "ci_high", "statistic", "p",
         "p_adj", "passes", "effect_size", "test", "ci_method", pl.col("n_cells").cast(pl.Int64), "n",
         pl.col("n_obs").cast(pl.Int64),
     ).with_columns(pl.col(pl.Float64).fill_nan(None))  # fmt: skip

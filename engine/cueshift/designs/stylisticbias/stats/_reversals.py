@@ -42,7 +42,7 @@ def _model_scenario_tests(cells: ModelCells, resampling: Resampling) -> pl.DataF
             sbs = np.nanmean(fm.values, axis=0)
         frames.append(
             fm.cells.select("scenario_id").with_columns(
-                model_id=pl.lit(model), sbs=pl.Series(sbs), p_value=pl.Series(p_value).fill_nan(None)
+                model_id=pl.lit(model), sbs=pl.Series(sbs), p=pl.Series(p_value).fill_nan(None)
             )
         )
     return bh_by_family(pl.concat(frames), ["model_id"])
@@ -100,7 +100,7 @@ def reversals_of(
             pair.difference.cells.select("scenario_id").with_columns(
                 model_a=pl.lit(pair.model_a),
                 model_b=pl.lit(pair.model_b),
-                p_value=pl.Series(p_value).fill_nan(None),
+                p=pl.Series(p_value).fill_nan(None),
             )
         )
     differences = bh_by_family(pl.concat(frames), ["model_a", "model_b"]).rename(

@@ -82,12 +82,12 @@ def untested_small_cells(
     table: pl.DataFrame, *, alpha: float = ALPHA, family: Sequence[str] = ()
 ) -> pl.DataFrame:
     """Withdraw the test and interval of cells with fewer than :func:`min_signed_rank_faces` faces
-    (``statistic, p_value, effect_size, ci_low, ci_high`` null, ``untested_reason`` says why) and
+    (``statistic, p, effect_size, ci_low, ci_high`` null, ``untested_reason`` says why) and
     recompute ``p_adj`` by BH within ``family`` over the cells left (empty: the whole table)."""
     min_faces = min_signed_rank_faces(alpha)
     small = pl.col("n") < min_faces
     reason = f"fewer than {min_faces} faces: a two-sided signed-rank test cannot reach p < {alpha}"
-    withdrawn = ("statistic", "p_value", "effect_size", "ci_low", "ci_high")
+    withdrawn = ("statistic", "p", "effect_size", "ci_low", "ci_high")
     out = table.with_columns(
         *[pl.when(small).then(None).otherwise(pl.col(c)).alias(c) for c in withdrawn],
         untested_reason=pl.when(small).then(pl.lit(reason)),
