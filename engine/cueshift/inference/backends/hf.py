@@ -36,7 +36,11 @@ its key/value cache. Generate mode runs the prefix once per image too and then b
 image's prompts (orderings x seeds x scenarios, grouped by prompt length, ``batch_size`` rows
 per ``generate`` call) on copies of that cache, each row sampled with its own generator
 seeded like the per-prompt call, so the answers equal one seeded call per judgment
-(:mod:`.hf_generate`; ``batch_size = 1`` keeps that per-prompt loop). ``static_cache = true``
+(:mod:`.hf_generate`; ``batch_size = 1`` keeps that per-prompt loop). By default
+(``shared_prefix_attention = true``) those rows share ONE copy of the prefix's cache: each row
+attends to it and to its own suffix, merged exactly by log-sum-exp (cascade attention,
+:mod:`.hf_shared_prefix`), so a decoding step reads the prefix once, not once per row; architectures
+it was not tested on copy the cache per row. ``static_cache = true``
 decodes those batches on a pre-allocated cache, rows padded to bucketed lengths, optionally
 compiled (``compile = true``), with the same answers (:mod:`.hf_static`).
 
@@ -256,6 +260,7 @@ class TransformersBackend(Backend):
         ``batch_size`` rows, each row sampled with its own seeded generator (equal to
         :meth:`_generate_each`)."""
         from cueshift.inference.backends.hf_generate import dynamic_batches
+        from cueshift.inference.backends.hf_shared_prefix import shared_prefix_batches, supports_shared_prefix
         from cueshift.inference.backends.hf_static import StaticPrefix, rows_per_call, static_batches
 
         tokenizer, s = self.processor.tokenizer, self.settings
@@ -265,6 +270,11 @@ class TransformersBackend(Backend):
             calls = static_batches(
                 self._static, cache, prompts, seeds, self._sampling, warpers,
                 prefix_len=len(enc.prefix_ids), batch_size=s.batch_size, compile=s.compile,
+            )  # fmt: skip
+        elif s.shared_prefix_attention and supports_shared_prefix(self.hf_model):
+            calls = shared_prefix_batches(
+                self.hf_model, cache, prompts, seeds, self._sampling, warpers,
+                prefix_len=len(enc.prefix_ids), batch_size=s.batch_size,
             )  # fmt: skip
         else:
             size = rows_per_call(s.batch_size, self.hf_model, len(prompts[0]) + s.max_new_tokens)
@@ -306,7 +316,7 @@ class TransformersBackend(Backend):
             if cache is not None:  # the cache holds the image: pass only the ids and a full mask
                 inputs: dict[str, Any] = {
                     "attention_mask": torch.ones_like(ids),
-                    "past_key_values": copy.deepcopy(cache),
+                    "cache": copy.deepcopy(cache),
                 }
             else:  # the release protocol: the whole prompt with the image, every time
                 inputs = {**image_inputs, **move_inputs(enc.full_token_inputs(k), model)}

@@ -203,7 +203,7 @@ def generate_group(
     out = model.generate(
         input_ids=input_ids,
         attention_mask=torch.ones_like(input_ids),
-        past_key_values=past,
+        cache=past,
         logits_processor=processors,
         **{**kwargs, "do_sample": False, "temperature": None, "top_k": None, "top_p": None},
     )

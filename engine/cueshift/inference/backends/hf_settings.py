@@ -30,6 +30,11 @@ class TransformersSettings(BaseModel):
     static_cache: bool = False
     #: with ``static_cache``: torch.compile the decoding step (also on the CPU)
     compile: bool = False
+    #: generate mode, batched, without ``static_cache``: every row attends to ONE copy of the image
+    #: prefix's key/value cache, merged with its own suffix by log-sum-exp (cascade attention,
+    #: :mod:`.hf_shared_prefix`; same answers); False, or an architecture outside
+    #: ``SHARED_PREFIX_TYPES``: the prefix's cache copied per row
+    shared_prefix_attention: bool = True
     temperature: float = Field(default=0.2, ge=0.0)
     max_new_tokens: int = Field(default=16, ge=1)
     #: generate mode: override the checkpoint's top_k / top_p (0 / 1.0 = pure temperature sampling)

@@ -214,7 +214,7 @@ def generate_static_group(
     out = model.generate(
         input_ids=input_ids,
         attention_mask=torch.tensor(mask, device=model.device),
-        past_key_values=past,
+        cache=past,
         logits_processor=processors,
         **{**kwargs, "do_sample": False, "temperature": None, "top_k": None, "top_p": None},
         **extra,
