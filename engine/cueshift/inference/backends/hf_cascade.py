@@ -116,8 +116,14 @@ def cascade_attention(
     grouped = query.view(batch, kv_heads, group, q_len, dim)
     # prefix: all rows' queries of one key/value head as one (B * group * q) x d matrix
     stacked = grouped.permute(1, 0, 2, 3, 4).reshape(1, kv_heads, batch * group * q_len, dim)
+    fused = None
     if prefix_mask is None and FUSED_PREFIX:
-        out_p, lse_p = _fused_partial(stacked, prefix_keys, prefix_values, scaling)
+        try:
+            fused = _fused_partial(stacked, prefix_keys, prefix_values, scaling)
+        except RuntimeError:  # no fused kernel for these shapes or this device: the matrix products
+            fused = None
+    if fused is not None:
+        out_p, lse_p = fused
     else:
         mask = None
         if prefix_mask is not None:  # (B, 1, q, P) -> (1, 1, B, 1, q, P) -> rows of the stacked queries
