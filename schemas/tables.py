@@ -12,6 +12,7 @@ import pandera.polars as pa
 import polars as pl
 
 from cueshift.schemas.designs import DESIGN_TABLE_SCHEMAS
+from cueshift.schemas.generation import GenerationSchema
 
 OUTCOMES = ["favorable", "unfavorable", "invalid"]
 LETTERS = ["a", "b"]
@@ -240,4 +241,5 @@ TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
     "release_judgment": ReleaseJudgmentSchema,
     "image_identity": ImageIdentitySchema,
     "edit_audit": EditAuditSchema,
+    "generation": GenerationSchema,
 }

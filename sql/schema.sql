@@ -224,3 +224,26 @@ CREATE TABLE IF NOT EXISTS edit_audit (
     reason              VARCHAR,            -- one line saying why, when failed
     PRIMARY KEY (image_id, measure)
 );
+-- Every generator call of `cueshift build` (base faces and their variations): one row per try of an
+-- image slot. outcome 'ok' (kept), 'refused' / 'failed' (the generator's answer), 'rejected' (made,
+-- then turned down by the edit audit; message says why). The last try of a slot is its verdict.
+-- A new table (no schema-version change: created where missing, like every table here).
+CREATE TABLE IF NOT EXISTS generation (
+    image_id         VARCHAR NOT NULL,       -- the image slot (a base, or base--feature--value)
+    parent_id        VARCHAR,                -- a variation's base
+    stage            VARCHAR NOT NULL CHECK (stage IN ('base', 'variation')),
+    backend          VARCHAR NOT NULL,       -- the generator's registry name
+    model            VARCHAR NOT NULL,
+    prompt           VARCHAR NOT NULL,
+    seed             BIGINT NOT NULL,
+    try              INTEGER NOT NULL,       -- 1 .. [build] max_tries
+    outcome          VARCHAR NOT NULL CHECK (outcome IN ('ok', 'refused', 'failed', 'rejected')),
+    message          VARCHAR NOT NULL,
+    sha256           VARCHAR,                -- content hash of the image made (ok, rejected)
+    seconds          DOUBLE NOT NULL,
+    cell             VARCHAR NOT NULL,       -- the base's demographic cell, e.g. 'elderly / female / ...'
+    feature_key      VARCHAR,
+    variation_value  VARCHAR,
+    run_id           VARCHAR NOT NULL,
+    PRIMARY KEY (image_id, try)
+);

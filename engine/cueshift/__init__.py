@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cueshift import stats
-    from cueshift.api import Study, analyze, audit, export, infer, open_study, report
+    from cueshift.api import Study, analyze, audit, build, export, infer, open_study, report
     from cueshift.errors import CueshiftError
 
 try:
@@ -31,13 +31,25 @@ _LAZY: dict[str, str] = {
     "Study": "cueshift.api",
     "analyze": "cueshift.api",
     "audit": "cueshift.api",
+    "build": "cueshift.api",
     "export": "cueshift.api",
     "infer": "cueshift.api",
     "report": "cueshift.api",
     "CueshiftError": "cueshift.errors",
 }
 
-__all__ = ["CueshiftError", "Study", "analyze", "audit", "export", "infer", "open_study", "report", "stats"]
+__all__ = [
+    "CueshiftError",
+    "Study",
+    "analyze",
+    "audit",
+    "build",
+    "export",
+    "infer",
+    "open_study",
+    "report",
+    "stats",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -34,6 +34,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "view": ("starlette", "uvicorn", "jinja2", "great_tables"),
     "croissant": ("mlcroissant",),
     "ray": ("ray",),
+    "build": ("diffusers", "torch", "transformers"),
 }
 
 

@@ -11,8 +11,9 @@ checks; a bad input raises :class:`~cueshift.errors.CueshiftError` with the comm
 
 from __future__ import annotations
 
+from cueshift.api._build import build
 from cueshift.api._commands import analyze, audit, export, infer, report
 from cueshift.api._demo import write_demo_study
 from cueshift.api._study import Study, open_study
 
-__all__ = ["Study", "analyze", "audit", "export", "infer", "open_study", "report", "write_demo_study"]
+__all__ = ["Study", "analyze", "audit", "build", "export", "infer", "open_study", "report", "write_demo_study"]

@@ -28,6 +28,9 @@ variation_category  display category; default: the FEATURES category of ``featur
                     the key itself
 framing             default ``body`` for ``fashion_style``, ``face`` otherwise
 source              data set the face comes from; default: the manifest's file stem
+generator, model,   provenance of a set ``cueshift build`` made (kept as written, not used)
+prompt, seed,
+tries, verdict
 ==================  ==========================================================================
 
 Any other column is an error (a misspelt column would otherwise be lost silently).
@@ -53,7 +56,11 @@ REQUIRED_COLUMNS: tuple[str, ...] = (
     "image_id", "face_id", "path", "role", "base_image_id", "feature_key", "variation_value",
     "age", "gender", "ethnicity", "body_type",
 )  # fmt: skip
-OPTIONAL_COLUMNS: tuple[str, ...] = ("variation_category", "framing", "source")
+OPTIONAL_COLUMNS: tuple[str, ...] = (
+    "variation_category", "framing", "source",
+    # provenance of a set cueshift build made (read, not used): generator, prompt, seed, tries, verdict
+    "generator", "model", "prompt", "seed", "tries", "verdict",
+)  # fmt: skip
 ROLES: tuple[str, ...] = ("base", "variation")
 VARIATION_ONLY: tuple[str, ...] = ("base_image_id", "feature_key", "variation_value")
 #: Columns under an earlier name, still read: earlier name -> current name.

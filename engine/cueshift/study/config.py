@@ -32,6 +32,7 @@ from pydantic import (
 
 from cueshift.errors import ConfigError
 from cueshift.study.audit import AuditConfig
+from cueshift.study.build_config import BuildConfig
 from cueshift.study.checks import check_no_nul, check_seeds, check_template
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, Scenario
 from cueshift.study.variations import VariationFilter
@@ -203,6 +204,9 @@ class Study(_Frozen):
     #: the largest batch (rows per backend call and transaction); batches are sized below it to
     #: take about two seconds each at the measured rate (cueshift.execution.batching)
     batch_size: int = Field(default=250_000, ge=1)
+    build: BuildConfig | None = Field(
+        default=None, description="how cueshift build makes the image set; None: the study makes none"
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -82,9 +82,9 @@ GENERATORS: Final[dict[str, GeneratorSpec]] = {
         ),
         GeneratorSpec(
             "demo-faces",
-            "cueshift.build.generators.demo_faces:DemoFacesGenerator",
+            "cueshift.build.generators.stand_in:DemoFacesGenerator",
             _BOTH,
-            "cueshift.build.generators.demo_faces:parse_settings",
+            "cueshift.build.generators.stand_in:parse_settings",
         ),
     )
 }
