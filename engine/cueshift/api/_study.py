@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -151,22 +153,35 @@ class Study:
         """The model ids of the study (its ``model`` table), sorted."""
         return self._frame("SELECT model_id FROM model ORDER BY model_id")["model_id"].to_list()
 
-    def judgments(self, model: str | None = None) -> pl.DataFrame:
-        """The stored forced-choice answers (``judgment``), of one model when ``model`` is given.
+    def judgments(
+        self, models: str | Sequence[str] | None = None, *, model: str | None = None
+    ) -> pl.DataFrame:
+        """The stored forced-choice answers (``judgment``), of the models ``models`` names when given.
+
+        Parameters
+        ----------
+        models
+            A model id, ``"a,b"`` or a list (``--models``; default: every model).
+        model
+            The old name of ``models`` (one id; a :class:`DeprecationWarning`).
 
         Raises
         ------
         CueshiftError
-            ``model`` is not a model of the study (the message lists them).
+            A model that is not a model of the study (the message lists them).
         """
-        if model is None:
+        from cueshift.store.model_subset import parse_models, unknown_models_line
+
+        if model is not None:
+            warnings.warn("judgments(model=...) is deprecated; use models=", DeprecationWarning, stacklevel=2)
+        wanted = parse_models([*parse_models(models), *parse_models(model)])
+        if not wanted:
             return self._frame("SELECT * FROM judgment")
         known = self.models()
-        if model not in known:
-            raise CueshiftError(
-                f"{self.path}: no model {model!r}; the study has {', '.join(known) or 'none'}"
-            )
-        return self._frame("SELECT * FROM judgment WHERE model_id = ?", [model])
+        unknown = [m for m in wanted if m not in known]
+        if unknown:
+            raise CueshiftError(unknown_models_line(unknown, self.path, known))
+        return self._frame("SELECT * FROM judgment WHERE list_contains(?, model_id)", [wanted])
 
     def sql(self, query: str) -> pl.DataFrame:
         """Run one read-only statement, fenced as ``cueshift sql`` is (:mod:`cueshift.store.readonly`).

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from cueshift.cli._common import DbOption, StudyOption, console, err_console
-from cueshift.errors import CueshiftError
+from cueshift.cli._models_option import ModelsOption, OldModelOption, chosen_models
 
 
 def analyze(
@@ -40,7 +40,8 @@ def analyze(
         str | None,
         typer.Option(help="Intervals: 'bca' or 'percentile' (stylisticbias); 'analytic' (other designs)."),
     ] = None,
-    model: Annotated[list[str] | None, typer.Option(help="Restrict to these model ids (repeatable).")] = None,
+    models: ModelsOption = None,
+    model: OldModelOption = None,
     phi: Annotated[
         str | None,
         typer.Option(
@@ -86,39 +87,30 @@ def analyze(
 ) -> None:
     """Run every analysis of the study's design into result_* tables, print its summary.
 
-    An option the design cannot honour is refused (one line naming it), never ignored.
+    An option the design cannot honour is refused (one line naming it), never ignored; every
+    option, and the models of --models, is checked before anything is printed or written.
     Ctrl-C (exit 130) or SIGTERM (exit 143) stops it at once, a running database statement
     included; nothing is half-written (the result tables are replaced in one transaction).
     """
-    from cueshift import store
-    from cueshift.designs import AnalysisRequest, analyze_design, design_of, load_study
-    from cueshift.execution.interrupts import prompt_interrupts, stop_on_sigterm
+    from cueshift.designs import AnalysisRequest, load_study
+    from cueshift.execution.analysis_run import analyze_study
+    from cueshift.execution.interrupts import stop_on_sigterm
 
     stop_on_sigterm()
-    if resamples is not None and resamples < 100:
-        raise CueshiftError(f"--resamples {resamples}: use at least 100")
-    spec = load_study(study)
     request = AnalysisRequest(
-        seed=seed, resamples=resamples, test=test, ci=ci, models=tuple(model or ()), top=top,
+        seed=seed, resamples=resamples, test=test, ci=ci, models=chosen_models(models, model), top=top,
         overview_only=overview_only, phi=phi, min_identity=min_identity, compat=compat,
         generalise=generalise, audit=audit,
     )  # fmt: skip
-    design = design_of(spec)
-    design.options.check(design.name, request)
+    spec = load_study(study)
     path = Path(db or spec.database_path)
-    if not path.is_file():
-        raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
-    from cueshift.store.analysis_target import analysis_target
+    analyze_study(
+        path, spec, request, console=console, progress=progress and sys.stderr.isatty(), note=_print_note
+    )
 
-    target, note = analysis_target(path)
-    if note is not None:
-        err_console.print(note, markup=False, highlight=False, soft_wrap=True)
-    con = store.open_study(target)
-    try:
-        with prompt_interrupts(con):
-            analyze_design(con, spec, console, request=request, progress=progress and sys.stderr.isatty())
-    finally:
-        con.close()
+
+def _print_note(line: str) -> None:
+    err_console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def sql(

@@ -47,7 +47,8 @@ class RunOptions:
     Raises
     ------
     CueshiftError
-        A negative ``snapshot_every``, an unknown executor, or Ray options with the local one.
+        A negative ``limit`` or ``snapshot_every``, ``workers`` below 1, an unknown executor, or
+        Ray options with the local one.
 
     Examples
     --------
@@ -69,6 +70,10 @@ class RunOptions:
     snapshot_every: float = SNAPSHOT_EVERY
 
     def __post_init__(self) -> None:
+        if self.limit is not None and self.limit < 0:
+            raise ConfigError(f"--limit {self.limit}: use 0 or more new answers")
+        if self.workers is not None and self.workers < 1:
+            raise ConfigError(f"--workers {self.workers}: use at least 1")
         if self.snapshot_every < 0:
             raise CueshiftError(f"--snapshot-every {self.snapshot_every}: use 0 (none) or more seconds")
         if self.executor not in EXECUTORS:

@@ -61,7 +61,7 @@ class RunChoices:
     Attributes
     ----------
     models
-        The model subset analysed (``--model``; empty: every model).
+        The model subset analysed (``--models``; empty: every model).
     phi
         Which φ the analyses read (``--phi``): ``'greedy'`` (the stored answers), ``'expected'``
         or ``'T=<t>'`` (answers drawn from the stored scores).

@@ -49,14 +49,17 @@ def sql_text(relative: str) -> str:
     return resources.files("cueshift.sql").joinpath(relative).read_text(encoding="utf-8")
 
 
-def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def open_study(
+    path: str | Path, *, read_only: bool = False, announce: bool = True
+) -> duckdb.DuckDBPyConnection:
     """Open (creating if needed) a study database with its tables and views in place.
 
     Everything is checked before the file is opened for writing (:mod:`cueshift.store.files`):
     a damaged, truncated or foreign file, a file of another schema version, or a folder that
     cannot be written is refused with one line, and the file is left byte for byte as it was.
     Read-only, a database that a running ``cueshift infer`` holds is read from its snapshot
-    (:mod:`cueshift.store.snapshot`), and stderr says which.
+    (:mod:`cueshift.store.snapshot`), and stderr says which (unless not ``announce``: a check
+    before the command's real work). Read-write, a current database keeps its bytes until written.
     """
     path = Path(path)
     if read_only:
@@ -70,7 +73,8 @@ def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyC
         except BaseException:
             con.close()
             raise
-        tell_reader(snapshot, con)
+        if announce:
+            tell_reader(snapshot, con)
         return con
     existed = check_database_path(path)
     probe = probe_connection(path) if existed else None
@@ -84,8 +88,8 @@ def open_study(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyC
         con = connect(path, read_only=False)
         try:
             check_schema_version(con, path)
-            con.execute(sql_text("schema.sql"))
-            create_views(con)
+            con.execute(sql_text("schema.sql"))  # CREATE ... IF NOT EXISTS: a whole file keeps its bytes
+            refresh_views(con)
         except BaseException:
             close_quietly(con)
             raise
@@ -148,6 +152,39 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
     """(Re)create every view of ``sql/views/`` in dependency order."""
     for name in (*VIEWS, *MACRO_FILES):
         con.execute(sql_text(f"views/{name}.sql"))
+
+
+def refresh_views(con: duckdb.DuckDBPyConnection) -> None:
+    """:func:`create_views`, committed only where a view or macro differs from ``sql/views/``.
+
+    ``CREATE OR REPLACE VIEW`` rewrites the catalog even when nothing changes, and closing the
+    connection then checkpoints new bytes into the file: a command that opened a current database
+    and failed would have changed it. The views are recreated in a transaction that is rolled
+    back when the catalog reads the same after it.
+    """
+    before = _view_catalog(con)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        create_views(con)
+        changed = _view_catalog(con) != before
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT" if changed else "ROLLBACK")
+
+
+def _view_catalog(con: duckdb.DuckDBPyConnection) -> list[tuple[object, ...]]:
+    """The definitions of the database's own views and macros, as its catalog holds them."""
+    views = con.execute(
+        "SELECT view_name, sql FROM duckdb_views() "
+        "WHERE NOT internal AND database_name = current_database() ORDER BY view_name"
+    ).fetchall()
+    macros = con.execute(
+        "SELECT function_name, macro_definition, parameters FROM duckdb_functions() "
+        "WHERE function_type IN ('macro', 'table_macro') AND NOT internal "
+        "AND database_name = current_database() ORDER BY function_name"
+    ).fetchall()
+    return [*views, *macros]
 
 
 @dataclass(frozen=True)

@@ -65,13 +65,19 @@ def check_existing_database(path: Path) -> None:
     Raises
     ------
     CueshiftError
-        Not a regular file, empty, not DuckDB (SQLite is named), shorter than its header says
-        (truncated), or unreadable by DuckDB.
+        Not a regular file, a study file (``.toml``) given as the database, empty, not DuckDB
+        (SQLite is named), shorter than its header says (truncated), or unreadable by DuckDB.
     """
     if not path.is_file():
         raise CueshiftError(f"{path}: not a regular file")
     with path.open("rb") as handle:
         head = handle.read(16)
+    if head[8:12] != DUCKDB_MAGIC and path.suffix.lower() == ".toml":  # --db given the study file
+        empty = ", empty" if not head else ""
+        raise CueshiftError(
+            f"{path}: a study file (TOML{empty}), not a study database: "
+            "--db takes the database (e.g. runs/<name>.duckdb), --study the study file"
+        )
     if not head:
         raise CueshiftError(f"{path}: the file is empty, not a DuckDB database (remove it to start anew)")
     if head.startswith(_SQLITE_MAGIC):

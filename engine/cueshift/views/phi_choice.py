@@ -90,5 +90,5 @@ def check_scored(con: duckdb.DuckDBPyConnection, choice: PhiChoice, models: Sequ
     if unscored:
         raise CueshiftError(
             f"--phi {choice.label}: model(s) {', '.join(unscored)} stored no score for some judgments "
-            "(generate-mode backends); use --phi greedy or restrict the analysis with --model"
+            "(generate-mode backends); use --phi greedy or restrict the analysis with --models"
         )
