@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cueshift import stats
-    from cueshift.api import Study, analyze, audit, build, export, infer, open_study, report
+    from cueshift.api import Study, analyze, audit, build, describe, export, infer, open_study, report
     from cueshift.errors import CueshiftError
 
 try:
@@ -31,6 +31,7 @@ _LAZY: dict[str, str] = {
     "Study": "cueshift.api",
     "analyze": "cueshift.api",
     "audit": "cueshift.api",
+    "describe": "cueshift.api",
     "build": "cueshift.api",
     "export": "cueshift.api",
     "infer": "cueshift.api",
@@ -44,6 +45,7 @@ __all__ = [
     "analyze",
     "audit",
     "build",
+    "describe",
     "export",
     "infer",
     "open_study",

@@ -111,7 +111,8 @@ def test_import_cueshift_stays_light() -> None:
     assert done.returncode == 0, done.stderr
     exported, heavy = done.stdout.splitlines()
     assert exported == str(
-        ["CueshiftError", "Study", "analyze", "audit", "export", "infer", "open_study", "report", "stats"]
+        ["CueshiftError", "Study", "analyze", "audit", "build", "describe", "export", "infer", "open_study"]
+        + ["report", "stats"]
     )
     assert heavy == "[]"
 
@@ -124,7 +125,7 @@ def test_the_curated_names_are_the_api_and_infer_is_the_function() -> None:
     assert cs.open_study is cueshift.api.open_study and cs.Study is cueshift.api.Study
     assert cs.analyze is cueshift.api.analyze and cs.report is cueshift.api.report
     assert cs.audit is cueshift.api.audit and cs.infer is cueshift.api.infer
-    assert cs.export is cueshift.api.export
+    assert cs.export is cueshift.api.export and cs.describe is cueshift.api.describe
     assert cs.stats is cueshift.stats and cs.CueshiftError is cueshift.errors.CueshiftError
     assert type(cs) is types.ModuleType  # no module-class swap
     with pytest.raises(AttributeError, match="no attribute 'nope'"):

@@ -3,7 +3,7 @@
 
 Public surface::
 
-    from cueshift.api import open_study, Study, infer, analyze, report, export, write_demo_study
+    from cueshift.api import open_study, Study, infer, analyze, report, export, describe, write_demo_study
 
 Each function does what its ``cueshift`` command does, with the same internals, defaults and
 checks; a bad input raises :class:`~cueshift.errors.CueshiftError` with the command's one line.
@@ -14,6 +14,18 @@ from __future__ import annotations
 from cueshift.api._build import build
 from cueshift.api._commands import analyze, audit, export, infer, report
 from cueshift.api._demo import write_demo_study
+from cueshift.api._describe import describe
 from cueshift.api._study import Study, open_study
 
-__all__ = ["Study", "analyze", "audit", "build", "export", "infer", "open_study", "report", "write_demo_study"]
+__all__ = [
+    "Study",
+    "analyze",
+    "audit",
+    "build",
+    "describe",
+    "export",
+    "infer",
+    "open_study",
+    "report",
+    "write_demo_study",
+]

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from cueshift.designs import designs
+from cueshift.designs.descriptions import result_description
 from cueshift.designs.viewer_support import ViewerSupport
 from cueshift.viewer.charts import TEMPLATE_GLOBALS
 from cueshift.viewer.menus import Menus
@@ -49,7 +50,8 @@ def design_support(name: str) -> ViewerSupport:
 def environment(design_templates: Path | None = None) -> jinja2.Environment:
     """The Jinja2 environment of the page templates (autoescaped, strict about undefined names):
     the viewer's, then those of the study's design (``ViewerSupport.templates``), with the charts
-    as globals (:data:`cueshift.viewer.charts.TEMPLATE_GLOBALS`)."""
+    as globals (:data:`cueshift.viewer.charts.TEMPLATE_GLOBALS`) and ``result_description(table)``
+    (:func:`cueshift.designs.descriptions.result_description`)."""
     loader: jinja2.BaseLoader = jinja2.PackageLoader("cueshift.viewer", "templates")
     if design_templates is not None:
         loader = jinja2.ChoiceLoader([loader, jinja2.FileSystemLoader(design_templates)])
@@ -63,4 +65,5 @@ def environment(design_templates: Path | None = None) -> jinja2.Environment:
     env.filters["signed"] = lambda v: "–" if v is None else f"{v:+.3f}".replace("-", "−")
     env.filters["num"] = lambda v, d=3: "–" if v is None else f"{v:.{d}f}"
     env.globals.update(TEMPLATE_GLOBALS)
+    env.globals["result_description"] = result_description  # the analysis's declared one line
     return env
