@@ -9,18 +9,11 @@ import duckdb
 
 from cueshift import store
 from cueshift.errors import CueshiftError
+from cueshift.store.model_subset import answered_models, parse_models, unknown_models_line
 from cueshift.store.result_version import check_result_version
 
 #: Tables a report reads at the least (the data model of ``sql/schema.sql``).
 BASE_TABLES: tuple[str, ...] = ("face", "image", "scenario", "model", "judgment")
-
-
-def parse_models(models: str | Sequence[str] | None) -> list[str]:
-    """Model subset as a list: ``"a, b"`` or ``["a", "b"]``; empty or ``None`` means all models."""
-    if models is None:
-        return []
-    items = models.split(",") if isinstance(models, str) else list(models)
-    return [m.strip() for m in items if m and m.strip()]
 
 
 def relations(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -78,17 +71,7 @@ def open_for_report(
             )
         check_result_version(path, con)  # results of an older result schema: re-run analyze
         # every design's answers: forced-choice judgments, pairwise trials (seed 002), model ratings
-        answered = ["SELECT model_id FROM judgment"]
-        if "pairwise_trial" in present:
-            answered.append("SELECT model_id FROM pairwise_trial")
-        if "rating" in present:
-            answered.append("SELECT rater_id FROM rating WHERE rater_kind = 'model'")
-        available = [
-            r[0]
-            for r in con.sql(
-                f"SELECT DISTINCT model_id FROM ({' UNION ALL '.join(answered)}) ORDER BY model_id"
-            ).fetchall()
-        ]
+        available = answered_models(con)
         if not available:
             raise CueshiftError(
                 f"{path}: the study database holds no judgments yet (run `cueshift infer` first)"
@@ -96,9 +79,7 @@ def open_for_report(
         wanted = parse_models(models)
         unknown = [m for m in wanted if m not in available]
         if unknown:
-            raise CueshiftError(
-                f"--models: unknown model(s) {', '.join(unknown)}; the database has {', '.join(available)}"
-            )
+            raise CueshiftError(unknown_models_line(unknown, path, available))
         selected = [m for m in available if m in wanted] if wanted else available
     except BaseException:
         con.close()
