@@ -102,3 +102,29 @@ def frame(db: Path, sql: str, params: list[object] | None = None) -> pl.DataFram
         return con.sql(sql, params=params).pl()
     finally:
         con.close()
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("style", "script"):
+            self._hidden += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("style", "script"):
+            self._hidden -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._hidden:
+            self.parts.append(data)
+
+
+def visible_text(html: str) -> str:
+    """The text a reader sees on a page (and an SVG's hover titles): no markup, styles or scripts."""
+    parser = _Text()
+    parser.feed(html)
+    return " ".join(" ".join(parser.parts).split())

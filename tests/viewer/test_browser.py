@@ -46,7 +46,7 @@ def test_filters_links_and_numbers(page: Any, stylisticbias_server: Served, tmp_
     page.wait_for_url("**/attribute?*")
     assert page.inner_text("#attribute-title").startswith(value)
     assert "model=sim-b" in page.url
-    # example strip: largest / median / smallest face shift of sim-b, with both pictures loaded
+    # example strip: the highest / median / lowest face shift of sim-b, with both pictures loaded
     per_face = (
         delta_frame(db)
         .filter((pl.col("variation_value") == value) & (pl.col("model_id") == "sim-b"))
@@ -68,7 +68,7 @@ def test_filters_links_and_numbers(page: Any, stylisticbias_server: Served, tmp_
     page.wait_for_url("**category=Socioeconomic*")
     labels = [r[0] for r in _table(page, "scenarios")[2:] if len(r) > 1]
     assert sorted(labels) == ["Attractive / Unattractive", "Wealthy / Poor"]
-    # into the largest-shift face, then its variation's judgments
+    # into the highest-shift face, then its variation's judgments
     card = examples.first
     image_id = card.get_attribute("data-image")
     card.locator("a").first.click()
@@ -154,3 +154,23 @@ def test_two_models_side_by_side(page: Any, stylisticbias_server: Served) -> Non
     assert abs(float(first.locator(".value").inner_text().replace("−", "-"))) == round(deltas.item(), 3)
     widths = first.locator("img").evaluate_all("imgs => imgs.map(i => i.complete && i.naturalWidth)")
     assert len(widths) == 2 and all(w and w > 0 for w in widths)
+
+
+def test_pages_fit_a_1400_px_window(browser: Any, stylisticbias_server: Served) -> None:
+    """Nothing on the overview, the noise-floor page or an attribute page is wider than the window."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        tab = context.new_page()
+        for path in ("/", "/?model=sim-b", "/design/stylisticbias/noise-floor", "/attribute?value=Gray"):
+            tab.goto(stylisticbias_server.url + path)
+            assert tab.locator("table").count() > 0, path
+            page_width, window = tab.evaluate(
+                "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+            )
+            widest = tab.evaluate(
+                "Math.max(...[...document.querySelectorAll('table, svg')]"
+                ".map(e => e.getBoundingClientRect().right))"
+            )
+            assert page_width <= window == 1400 and widest <= window, (path, page_width, widest)
+    finally:
+        context.close()

@@ -106,7 +106,7 @@ def test_paired_face_shows_original_and_filtered(paired_server: Served) -> None:
     cells = sum(len(r) - 1 for key, t in shown.items() if key.startswith("tbl-phi") for r in t[2:-1])
     assert cells == phi["n"][0]
     attribute = _html(f"{paired_server.url}/attribute?value=Beautified")
-    assert 'data-pick="largest"' in attribute and "Δ per scenario" in attribute
+    assert 'data-pick="median"' in attribute and "Δ per scenario" in attribute
 
 
 def test_probe_scatter_against_human_means(probe_server: Served) -> None:

@@ -74,7 +74,7 @@ def test_placebos_are_shown_apart_from_the_variations(stylisticbias_server: Serv
     found = tables(html)
     assert not placebos & {r[1] for r in found["tbl-ranking"][2:-1]}
     assert {r[1] for r in found["tbl-placebos"][2:-1]} == placebos
-    assert html.index('id="ranking"') < html.index("Noise floor") < html.index('id="placebos"')
+    assert html.index('id="ranking"') < html.index("<h2>Noise floor") < html.index('id="placebos"')
     face = str(scalar(db, "SELECT min(face_id) FROM image WHERE feature_key = 'placebo'"))
     page = _page(stylisticbias_server, "/face", id=face)
     cards = page.split('class="card"')[1:]
@@ -108,15 +108,22 @@ def test_attribute_page_numbers(stylisticbias_server: Served) -> None:
     for row in stored.iter_rows(named=True):
         cell = shown[favorable[row["scenario_id"]]][header.index(row["model_id"])]
         assert cell.split(" ")[0] == signed(row["estimate"])
-    # example strip: largest, median and smallest face mean shift over both models and all scenarios
+    # example strip: the highest, median and lowest face mean shift over both models and all scenarios,
+    # each named by its direction (the highest is an increase only when it is positive)
     per_face = (
         delta_frame(db)
         .filter(pl.col("variation_value") == value)
         .group_by("image_id")
         .agg(pl.col("delta").mean())
     ).sort(["delta", "image_id"], descending=[True, False])
-    picks = [0, (per_face.height - 1) // 2, per_face.height - 1]
-    for label, row in zip(("largest", "median", "smallest"), picks, strict=True):
+    last = per_face.height - 1
+    high, low = per_face["delta"][0], per_face["delta"][last]
+    labels = (
+        "largest increase" if high > 0 else "smallest decrease",
+        "median",
+        "largest decrease" if low < 0 else "smallest increase",
+    )
+    for label, row in zip(labels, [0, last // 2, last], strict=True):
         image_id = per_face["image_id"][row]
         assert f'data-pick="{label}" data-image="{image_id}"' in html
     assert f"/image/{per_face['image_id'][0]}?w=160" in html

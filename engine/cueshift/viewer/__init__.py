@@ -8,8 +8,10 @@ page                   what it shows
 =====================  ===================================================================
 ``/``                  models with answer counts and invalid rates; SBS/|SBS| ranking of
                        attributes with CIs; the cumulative-|SBS| Pareto; the noise floor
+                       (placebos in view; the stored floor summarised per model)
 ``/attribute``         Δ per scenario with face-level CIs; demographic group × model;
-                       base/variation examples with the largest, median, smallest shift
+                       base/variation examples: the largest increase, the median, the
+                       largest decrease of a face's mean Δ
 ``/faces``, ``/face``  the identities; one face's base and variations, φ per scenario
 ``/judgments``         one image × scenario: exact prompts, raw answers, parses, P(favorable)
 ``/design/<d>/<p>``    the pages a design declares (``Design.viewer``): seed 002's trials,

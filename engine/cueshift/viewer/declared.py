@@ -10,7 +10,6 @@ from urllib.parse import urlencode
 
 from starlette.responses import RedirectResponse, Response
 
-from cueshift import store
 from cueshift.designs.page_helpers import NotFound
 from cueshift.designs.viewer_support import PageRequest
 from cueshift.render import to_html
@@ -38,13 +37,15 @@ def declared_page(viewer: Viewer, request: Request, f: Filters) -> tuple[str, di
             )
             return page.render(con, asked)
         con.execute(f"SET search_path = '{SEARCH_PATH}'")
+        # a table's ``$models`` (the report's model subset): the model filter, else every model
+        models = {"models": [f.model] if f.model else list(viewer.menus.models)}
         sections = []
         for spec in page.tables:
             missing = [name for name in spec.requires if not viewer.source.has(name)]
             if missing:
                 html = f'<p class="empty" id="tbl-{spec.key}">No {missing[0]} in this study yet.</p>'
             else:
-                html = to_html(spec.build(store.query(con, spec.sql)))
+                html = to_html(spec.render(con, models))
             sections.append({"key": spec.key, "html": html})
     finally:
         con.close()

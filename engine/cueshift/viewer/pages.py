@@ -14,7 +14,7 @@ from starlette.requests import Request
 from cueshift import store
 from cueshift.designs.page_helpers import NotFound
 from cueshift.render import Col, Pivot, fmt_percent, fmt_text, stub
-from cueshift.viewer import audit, charts, quality, summaries, tables
+from cueshift.viewer import audit, charts, noise, quality, summaries, tables
 from cueshift.viewer.filters import Filters
 
 if TYPE_CHECKING:
@@ -81,7 +81,8 @@ def _counts_table(frame: pl.DataFrame) -> str:
 
 
 def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, Any]]:
-    """Models and answer counts, the SBS/|SBS| ranking of attributes, the Pareto, the noise floor."""
+    """Models and answer counts, the SBS/|SBS| ranking of attributes, the Pareto, the noise floor
+    (the placebos in view, the stored floor summarised: its full tables are the design's page)."""
     con = viewer.source.cursor()
     try:
         counts = _model_counts(con, f)
@@ -89,19 +90,7 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
         floor = summaries.noise_floor(con, f)
         identity = quality.summary(con)
         edits = audit.summary(con)
-        noise = [t for t in sorted(viewer.source.tables) if t.startswith("result_") and "noise" in t]
-        noise_html = [
-            tables.render(
-                store.query(con, f"SELECT * FROM study.main.{t}"),
-                key=t,
-                title=t.removeprefix("result_").replace("_", " "),
-                columns=[
-                    Col(c, c, fmt_text, align="left")
-                    for c in store.query(con, f"DESCRIBE study.main.{t}")["column_name"]
-                ],
-            )
-            for t in noise
-        ]
+        stored_floor = noise.summary(con, f, viewer.source.tables)
     finally:
         con.close()
     stored = ranking.height > 0 and ranking["source"][0] == "stored"
@@ -144,7 +133,8 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
         "pareto": charts.pareto(
             ranking["variation_value"].to_list(), ranking["abs_sbs"].fill_null(0).to_list()
         ),
-        "noise": noise_html,
+        "stored_floor": stored_floor,
+        "floor_pages": [p for p in viewer.design.pages if p.table and p.table.startswith("result_noise")],
         "placebos": tables.linkify(
             floor_html, "placebos", 1, {v: "/attribute" + f.query(value=v) for v in floor["variation_value"]}
         )

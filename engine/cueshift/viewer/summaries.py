@@ -159,13 +159,37 @@ def face_shifts(con: duckdb.DuckDBPyConnection, value: str, f: Filters) -> pl.Da
     return frame.sort(["delta", "image_id"], descending=[True, False])
 
 
+def _extreme(delta: float, increase: bool) -> str:
+    """The label of the highest (``increase``) or lowest face shift, by the shift's sign."""
+    if delta == 0:
+        return "no shift"
+    if (delta > 0) == increase:
+        return "largest increase" if increase else "largest decrease"
+    return "smallest decrease" if increase else "smallest increase"
+
+
 def examples(shifts: pl.DataFrame) -> pl.DataFrame:
-    """The faces with the largest, the median and the smallest shift (distinct, in that order)."""
+    """The faces with the highest, the median and the lowest mean Δ (distinct, in that order), each
+    labelled by direction and size: the highest is the "largest increase" when it is positive (the
+    "smallest decrease" when every face's Δ is negative), the lowest the "largest decrease" when it is
+    negative; ``shifts`` is :func:`face_shifts`' frame, highest Δ first.
+
+    >>> shifts = pl.DataFrame({"delta": [0.043, 0.01, -0.1]})
+    >>> examples(shifts)["pick"].to_list()
+    ['largest increase', 'median', 'largest decrease']
+    >>> examples(pl.DataFrame({"delta": [-0.02, -0.1]}))["pick"].to_list()
+    ['smallest decrease', 'largest decrease']
+    """
     if shifts.height == 0:
         return shifts.with_columns(pick=pl.lit(None, pl.String))
-    picks = {"largest": 0, "median": (shifts.height - 1) // 2, "smallest": shifts.height - 1}
+    last = shifts.height - 1
+    picks = [
+        (_extreme(float(shifts["delta"][0]), increase=True), 0),
+        ("median", last // 2),
+        (_extreme(float(shifts["delta"][last]), increase=False), last),
+    ]
     seen: dict[int, str] = {}
-    for label, row in picks.items():
+    for label, row in picks:
         seen.setdefault(row, label)
     rows = sorted(seen)
     return shifts[rows].with_columns(pick=pl.Series([seen[r] for r in rows]))

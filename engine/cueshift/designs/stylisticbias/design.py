@@ -14,6 +14,7 @@ from pydantic import Field
 
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
 from cueshift.designs.stylisticbias.scenarios import SCENARIO_SETS
+from cueshift.designs.stylisticbias.viewer_pages import NOISE_FLOOR_PAGE
 from cueshift.designs.viewer_support import ViewerSupport
 from cueshift.errors import ConfigError
 from cueshift.schemas.results_stylisticbias import RESULT_TABLES
@@ -61,7 +62,7 @@ class StylisticBiasDesign:
         generalise=True,
         audit=True,
     )
-    viewer = ViewerSupport()
+    viewer = ViewerSupport(pages=(NOISE_FLOOR_PAGE,))
 
     def workload(self, study: StylisticBiasStudy, *, progress: bool) -> Workload:
         """Every evaluated image × scenario × ordering × seed (the variation filter applies)."""
