@@ -1,0 +1,58 @@
+"""Tiny randomly initialised diffusers pipelines of the real classes, saved to a folder (no hub)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def _tokenizer(folder: Path) -> Any:
+    from transformers import CLIPTokenizer
+
+    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    vocab = {"<|startoftext|>": 0, "<|endoftext|>": 1, "!": 2}
+    for letter in letters:
+        vocab[letter] = len(vocab)
+        vocab[f"{letter}</w>"] = len(vocab)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "vocab.json").write_text(json.dumps(vocab))
+    (folder / "merges.txt").write_text("#version: 0.2\n")
+    return CLIPTokenizer(str(folder / "vocab.json"), str(folder / "merges.txt"), model_max_length=77)
+
+
+def tiny_pipeline(folder: Path, *, edit: bool) -> Path:
+    """A StableDiffusionPipeline (``edit``: StableDiffusionInstructPix2PixPipeline) saved in ``folder``."""
+    import diffusers
+    import torch
+    from diffusers import StableDiffusionInstructPix2PixPipeline, StableDiffusionPipeline
+    from transformers import CLIPTextConfig, CLIPTextModel
+
+    classes: Any = diffusers  # untyped constructors
+    torch.manual_seed(0)
+    tokenizer = _tokenizer(folder / "_tok")
+    text = CLIPTextModel(
+        CLIPTextConfig(
+            vocab_size=len(tokenizer), hidden_size=32, intermediate_size=37, num_attention_heads=4,
+            num_hidden_layers=2, max_position_embeddings=77, bos_token_id=0, eos_token_id=1, pad_token_id=1,
+        )
+    )  # fmt: skip
+    unet = classes.UNet2DConditionModel(
+        block_out_channels=(32, 64), layers_per_block=1, sample_size=16, in_channels=8 if edit else 4,
+        out_channels=4, down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"),
+        up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"), cross_attention_dim=32, attention_head_dim=4,
+        norm_num_groups=16,
+    )  # fmt: skip
+    vae = classes.AutoencoderKL(
+        block_out_channels=(16, 32), in_channels=3, out_channels=3, latent_channels=4, norm_num_groups=16,
+        down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+        up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"),
+    )  # fmt: skip
+    cls: Any = StableDiffusionInstructPix2PixPipeline if edit else StableDiffusionPipeline
+    pipe = cls(
+        unet=unet, vae=vae, text_encoder=text, tokenizer=tokenizer, scheduler=classes.DDIMScheduler(),
+        safety_checker=None, feature_extractor=None, requires_safety_checker=False,
+    )  # fmt: skip
+    target = folder / ("edit" if edit else "base")
+    pipe.save_pretrained(target)
+    return target
