@@ -24,7 +24,9 @@ Usage::
     .venv/bin/python benchmarks/bench_backend_hf.py [--arch qwen2_vl] [--images 2] [--threads 1] \
         [--device cpu|cuda] [--dtype float32|bfloat16] [--scale tiny|small] [--markdown BENCHMARKS.md]
     python3 benchmarks/bench_backend_hf.py --scale 7b --dtype bfloat16 --images 2 [--batches 32,64,128] \
-        [--compile-batches 64] [--bandwidth 4.8e12] [--csv rates.csv] [--markdown-out 7b.md]
+        [--compile-batches 64] [--shared-batches 128,256,300] [--variants shared,static] \
+        [--bandwidth 4.8e12] [--flops 989e12] [--csv rates.csv] [--markdown-out 7b.md]
+    .venv/bin/python benchmarks/bench_backend_hf.py --scale 7b --smoke  # same code, CPU, test widths
 
 A run on ``cuda``, or at ``--scale small``, writes its own section beside the CPU one.
 """
@@ -284,6 +286,17 @@ def main(argv: list[str] | None = None) -> int:
     seven.add_argument("--max-new-tokens", type=int, default=16)
     seven.add_argument("--csv", type=Path, help="append the measured rates (throughput.csv columns)")
     seven.add_argument("--markdown-out", type=Path, help="write the 7b section to this file")
+    seven.add_argument(
+        "--shared-batches", type=sizes, default=[128, 256, 300], help="shared-prefix batch sizes"
+    )
+    seven.add_argument("--flops", type=float, default=989e12, help="peak FLOP/s (H100/H200 bfloat16 dense)")
+    seven.add_argument(
+        "--variants",
+        type=lambda text: set(text.split(",")),
+        default={"score", "release", "dynamic", "static", "static+compile", "shared"},
+        help="measures to run (comma list of score, release, dynamic, static, static+compile, shared)",
+    )
+    seven.add_argument("--smoke", action="store_true", help="the CPU at test widths: a check, no rates")
     args = ap.parse_args(argv)
     if args.scale == "7b":
         from bench_backend_hf_7b import run_7b
