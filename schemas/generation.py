@@ -33,8 +33,7 @@ class GenerationSchema(pa.DataFrameModel):
 
     class Config:
         strict = True
-        coerce = False
-        unique = ["image_id", "try"]
+        coerce = False  # (image_id, try) is unique by the table's primary key
 
 
 #: The dtypes of a ``generation`` frame, as written.
