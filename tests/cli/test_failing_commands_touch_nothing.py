@@ -147,3 +147,13 @@ def test_a_study_file_given_as_the_database_is_named_as_such(study: Path, comman
         f"error: {toml}: a study file (TOML{empty}), not a study database: "
         "--db takes the database (e.g. runs/<name>.duckdb), --study the study file"
     )
+
+
+@pytest.mark.parametrize(
+    "subset", [["--models", "nope"], ["-m", MODELS[0], "-m", "nope"], ["-m", f"nope,{MODELS[1]}"]]
+)
+def test_report_takes_models_as_analyze_does(study: Path, subset: list[str]) -> None:
+    pytest.importorskip("great_tables")
+    db = study.with_suffix(".duckdb")
+    line = _fails_untouched(study.parent, "report", "--study", study, "--tables", *subset)
+    assert line == f"error: unknown model 'nope' in {db}; models: {', '.join(MODELS)}"
