@@ -110,8 +110,10 @@ def to_typst(table: Styled, font_size: str | None = None) -> str:
         "  kind: table,",
         f"  caption: figure.caption(position: top, [#{typst_string(table.title)}]),",
         "  {",
-        # no hyphenation in tables: a narrow header or cell wraps whole words ("second", not "sec-ond")
+        # no hyphenation in tables: a narrow header or cell wraps whole words ("second", not "sec-ond"),
+        # ragged, not justified (the document's paragraphs are)
         f"    set text(size: {size}, hyphenate: false)",
+        "    set par(justify: false)",
         "    table(",
         f"      columns: {n},",
         "      align: ("
