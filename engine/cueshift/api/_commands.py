@@ -164,9 +164,8 @@ def analyze(
     ...
     cueshift.errors.CueshiftError: --resamples 10: use at least 100
     """
-    from rich.console import Console
-
     from cueshift import store
+    from cueshift._console import console_for
     from cueshift.designs import AnalysisRequest, analyze_design, design_of
     from cueshift.execution.interrupts import prompt_interrupts
     from cueshift.store.analysis_target import analysis_target
@@ -197,7 +196,7 @@ def analyze(
     con = store.open_study(target)
     try:
         with prompt_interrupts(con):
-            analyze_design(con, spec, Console(quiet=quiet), request=request, progress=progress)
+            analyze_design(con, spec, console_for(quiet=quiet), request=request, progress=progress)
     finally:
         con.close()
     return open_study(study, db=target)
@@ -317,11 +316,10 @@ def audit(
     >>> rows.filter("failed")["image_id"].n_unique()  # doctest: +SKIP
     12
     """
-    from rich.console import Console
-
+    from cueshift._console import console_for
     from cueshift.designs.audit import audit_study
 
     path, spec = database_of(study, db)
     if spec is None:
         raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
-    return audit_study(spec, path, console=Console(quiet=quiet), progress=progress)
+    return audit_study(spec, path, console=console_for(quiet=quiet), progress=progress)

@@ -12,9 +12,9 @@ from typing import Annotated, NoReturn, ParamSpec, TypeVar
 
 import duckdb
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from cueshift._console import console_for
 from cueshift.errors import CueshiftError
 
 P = ParamSpec("P")
@@ -47,9 +47,9 @@ def _options(
     pass
 
 
-# Tables are wide: when piped or in CI, print at 120 columns rather than rich's default 80.
-console = Console() if sys.stdout.isatty() else Console(width=120)
-err_console = Console(stderr=True) if sys.stderr.isatty() else Console(stderr=True, width=120)
+# The terminal's width; COLUMNS where set (piped too); piped without it, 120 rather than rich's 80.
+console = console_for()
+err_console = console_for(stderr=True)
 
 StudyOption = Annotated[
     str,

@@ -63,15 +63,15 @@ def analyze_design(
     dict of str to polars.DataFrame
         Result frames by analysis name (the table is ``result_<name>``).
     """
-    from rich.console import Console
-
+    from cueshift._console import console_for
     from cueshift.store.keys import check_unique_keys
 
     check_unique_keys(con)  # each judgment once: unique by construction, verified before use
     design = design_of(study)
     request = request or AnalysisRequest()
     design.options.check(design.name, request)
-    return design.analyze(con, study, request, console=console or Console(), progress=progress, write=write)
+    console = console or console_for()
+    return design.analyze(con, study, request, console=console, progress=progress, write=write)
 
 
 __all__ = [

@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 from rich.console import Console
 
+from cueshift._console import FitTable
 from cueshift.designs._audit_clip import clip_rows
 from cueshift.designs._audit_rows import (
     EditPairs,
@@ -234,8 +235,6 @@ def audit_study(study: Study, database: Path, *, console: Console, progress: boo
 
 def print_audit(rows: pl.DataFrame, console: Console) -> None:
     """One line ("12 of 1,530 variations failed the audit") and the failures by measure."""
-    from rich.table import Table
-
     n_variations = rows["image_id"].n_unique()
     failed = rows.filter(pl.col("failed"))
     n_failed = failed["image_id"].n_unique()
@@ -243,7 +242,8 @@ def print_audit(rows: pl.DataFrame, console: Console) -> None:
     _say(console, f"{n_failed:,} of {n_variations:,} variation{plural} failed the audit")
     if not failed.height:
         return
-    table = Table("check", "measure", "variations failed", title="Failures by measure")
+    table = FitTable("check", "measure", title="Failures by measure")
+    table.add_column("variations failed", justify="right")
     by_measure = failed.group_by("check_kind", "measure").agg(n=pl.col("image_id").n_unique())
     for kind, measure, n in by_measure.sort("n", "measure", descending=[True, False]).iter_rows():
         table.add_row(kind, measure, f"{n:,}")

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import duckdb
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from cueshift import store
+from cueshift._console import FitTable
 from cueshift.errors import CueshiftError
 from cueshift.render import fmt_integer, fmt_percent
 from cueshift.store.snapshot import ANSWER_TABLES, Snapshot, readable
@@ -157,7 +157,9 @@ def print_status(status: StudyStatus, console: Console) -> None:
         if status.state == "stopped":
             parts.append("run `cueshift infer` again to resume")
         console.print("; ".join(parts), markup=False, soft_wrap=True)
-    table = Table("model", "stored", "this run", "failed this run", "failed units (any run)")
+    table = FitTable("model")
+    for number in ("stored", "this run", "failed this run", "failed units (any run)"):
+        table.add_column(number, justify="right")
     for model in status.models:
         table.add_row(
             Text(model.model_id),

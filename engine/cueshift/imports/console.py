@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 import polars as pl
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
+from cueshift._console import FitTable
 from cueshift.render import fmt_integer, fmt_num
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def print_omi_summary(result: OmiImport, console: Console) -> None:
             markup=False,
             soft_wrap=True,
         )
-    table = Table(title="Split-half reliability of the pseudo-raters (Pearson, random halves)")
+    table = FitTable(title="Split-half reliability of the pseudo-raters (Pearson, random halves)")
     table.add_column("attribute")
     table.add_column("split-half r (uncorrected)", justify="right")
     table.add_column("Spearman-Brown 2r/(1+r)", justify="right")
@@ -95,7 +95,7 @@ def print_judgment_summary(result: JudgmentImport, console: Console) -> None:
     )
     if result.croissant:
         console.print(f"release: {result.croissant}", markup=False, soft_wrap=True)
-    table = Table(title="Our strict parser vs the release's chosen_option (per judgment)")
+    table = FitTable(title="Our strict parser vs the release's chosen_option (per judgment)")
     columns = {
         "n": "judgments",
         "agree": "same reading",

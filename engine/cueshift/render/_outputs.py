@@ -13,6 +13,7 @@ import polars as pl
 from rich.table import Table
 from rich.text import Text
 
+from cueshift._console import FitTable
 from cueshift.extras import importing
 from cueshift.render._cells import Cell, Styled
 
@@ -191,8 +192,8 @@ def to_markdown(table: Styled) -> str:
 
 
 def to_rich(table: Styled) -> Table:
-    """A rich console table (bold, underline and fill as console styles)."""
-    out = Table(title=table.title, title_justify="left", show_lines=False)
+    """A rich console table (bold, underline and fill as console styles) that never cuts a number."""
+    out = FitTable(title=table.title, title_justify="left", show_lines=False)
     for label, align in zip(table.labels, table.align, strict=True):
         out.add_column(label, justify=align)
     current: str | None = None

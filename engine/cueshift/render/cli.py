@@ -20,17 +20,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from cueshift._console import console_for
 from cueshift.extras import require
 from cueshift.render._paths import DEFAULT_OUT
 
 if TYPE_CHECKING:  # the report machinery is imported when the command runs, not when the CLI starts
     from cueshift.render._catalog import Catalog
 
-console = Console()
-err_console = Console(stderr=True)
+console = console_for()
+err_console = console_for(stderr=True)
 
 #: ``--study`` value → (the report catalog of the study's design, the study's database)
 ReportTarget = Callable[[str], "tuple[Catalog, Path]"]

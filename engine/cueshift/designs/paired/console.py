@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 from rich.console import Console
-from rich.table import Table
 
+from cueshift._console import FitTable
 from cueshift.designs.paired.section import PairedConfig
 from cueshift.render import fmt_num, fmt_percent
 from cueshift.render.marks import stars
@@ -14,7 +14,7 @@ from cueshift.render.marks import stars
 def print_summary(results: dict[str, pl.DataFrame], console: Console, config: PairedConfig) -> None:
     """R-style console summary: significant scenarios per family and the top of the halo table."""
     share = results["paired_significance_share"].filter(pl.col("level").is_in(["all", "family"]))
-    table = Table(
+    table = FitTable(
         title=f"Attractiveness bias: scenarios with p{'_BH' if config.correction == 'bh' else ''} "
         f"< {config.alpha} (seed 001 §4.1)"
     )
@@ -31,7 +31,7 @@ def print_summary(results: dict[str, pl.DataFrame], console: Console, config: Pa
         )
     console.print(table)
     halo = results["paired_halo"]
-    top = Table(title="Halo table (App. D Table 5): mean s filtered vs original, top 10 by H")
+    top = FitTable(title="Halo table (App. D Table 5): mean s filtered vs original, top 10 by H")
     for column in ("model", "choice 1", "choice 2", "gap", "s filtered", "s original", "H", ""):
         top.add_column(column, justify="left" if column in ("model", "choice 1", "choice 2") else "right")
     for (model_id,), part in halo.group_by("model_id", maintain_order=True):

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import polars as pl
 from rich.console import Console
-from rich.table import Table
 
+from cueshift._console import FitTable
 from cueshift.designs.pairwise.section import PairwiseConfig
 from cueshift.render import PLAIN_MISSING, fmt_num, fmt_p, fmt_percent, fmt_percent_ci, fmt_pvalue
 
 
 def print_summary(results: dict[str, pl.DataFrame], console: Console, config: PairwiseConfig) -> None:
     """Seed 002 Table 4 layout: k/n, p̂, Wilson CI, OR, BH q per model × cohort; position bias."""
-    table = Table(
+    table = FitTable(
         title=f"Trials won by the {config.target_group} stimulus "
         "(seed 002 Table 4; exact binomial vs 0.5, BH)"
     )

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import polars as pl
 from rich.console import Console
-from rich.table import Table
 
+from cueshift._console import FitTable
 from cueshift.render import fmt_num
 
 
 def print_summary(results: dict[str, pl.DataFrame], console: Console) -> None:
     """Mean model–human similarity per model, its correlation with reliability, structure similarity."""
-    table = Table(
+    table = FitTable(
         title="Model-human similarity of impressions (seed 004 Eq. 4) and its link to human reliability"
     )
     for column in ("model", "mean ρ", "attributes p_BH < .05", "ρ(IRR, similarity)", "Frobenius", "ARI"):
@@ -50,7 +50,7 @@ def print_summary(results: dict[str, pl.DataFrame], console: Console) -> None:
 def print_baselines(baselines: pl.DataFrame, console: Console) -> None:
     """Per model, means over attributes: similarity, its random twin's, image statistics alone, and
     the similarity net of them."""
-    table = Table(title="Similarity beside its baselines (means over attributes; result_probe_baselines)")
+    table = FitTable(title="Similarity beside its baselines (means over attributes; result_probe_baselines)")
     columns = ("model", "ρ model", "ρ random twin", "ρ image statistics", "ρ net of image statistics")
     for column in columns:
         table.add_column(column, justify="left" if column == "model" else "right")

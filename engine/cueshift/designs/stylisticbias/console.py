@@ -9,8 +9,8 @@ import duckdb
 import polars as pl
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
+from cueshift._console import FitTable, console_for
 from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS
 from cueshift.render import PLAIN_MINUS, fmt_ci, fmt_num, fmt_p, fmt_percent
 from cueshift.render.marks import stars
@@ -56,7 +56,7 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
     (Table 2) with Table 9 shares, the strongest attributes, the most and least sensitive
     scenarios (Fig. 3), the mixed model (Table 10), and cross-model agreement (Fig. 5) — with
     CIs and R-style stars on BH-adjusted p — then where the full tables live."""
-    console = console or Console()
+    console = console or console_for()
     t5 = _read(con, "result_table5", "SELECT * FROM {t}")
     if t5 is None:
         console.print("[yellow]no stored results: run the analysis first[/]")
@@ -70,7 +70,7 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
         model_p = dict(model_rows.select("model_id", "p_adj").iter_rows())
         model_abs = dict(model_rows.select("model_id", "abs_sbs").iter_rows())
     floor = _noise_floor(con)
-    tab = Table(title="Per-model shifts (Table 5; face-level)", title_justify="left")
+    tab = FitTable(title="Per-model shifts (Table 5; face-level)", title_justify="left")
     columns = ("model", "SBS", "95% CI", "", "|SBS|", "floor", "Cohen's d", "zero", "|Δ|≥0.25", "faces")
     for col in columns:
         tab.add_column(col, justify="left" if col in ("model", "") else "right")
@@ -102,7 +102,7 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
             else {(r["model_id"], r["dimension"]): r["estimate"] for r in t9.iter_rows(named=True)}
         )
         dims = vs["dimension"].unique(maintain_order=True).to_list()
-        tab = Table(
+        tab = FitTable(
             title="Variation Strength of base faces (Table 2) [% scenarios significant, Table 9]",
             title_justify="left",
         )
@@ -187,7 +187,7 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
 
 def _sbs_table(console: Console, rows: pl.DataFrame, key: str, title: str) -> None:
     with_floor = "ratio" in rows.columns
-    tab = Table(title=title, title_justify="left")
+    tab = FitTable(title=title, title_justify="left")
     floor_columns = ("× floor", "passes") if with_floor else ()
     for col in (key.replace("_", " "), "SBS", "95% CI", "", "|SBS|", *floor_columns, "p_adj", "faces"):
         tab.add_column(col, justify="left" if col in (key.replace("_", " "), "") else "right")
@@ -292,7 +292,7 @@ def print_compat(results: dict[str, pl.DataFrame], console: Console) -> None:
     )
     if differences is None:
         return
-    table = Table(title=f"Cells where --compat release differs from the default ({differences.height:,})")
+    table = FitTable(title=f"Cells where --compat release differs from the default ({differences.height:,})")
     table.add_column("release choice")
     table.add_column("cells", justify="right")
     counts = differences.group_by("choice").len().sort("len", "choice", descending=[True, False])

@@ -15,9 +15,9 @@ import duckdb
 import polars as pl
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from cueshift import store
+from cueshift._console import FitTable
 from cueshift.views.frames import PLACEBO_FEATURE_KEY
 
 #: SQL condition: the row is a noise-floor placebo (a null ``feature_key`` is an attribute).
@@ -104,14 +104,14 @@ def print_overview(result: Overview, console: Console, database: str) -> None:
         console.print(
             f"judgments: {row['n_judgments']:,}   invalid: {row['n_invalid']:,} ({row['invalid_rate']:.2%})"
         )
-        phi = Table(title="mean φ per scenario category", title_justify="left")
+        phi = FitTable(title="mean φ per scenario category", title_justify="left")
         phi.add_column("scenario category")
         phi.add_column("mean φ", justify="right")
         phi.add_column("cells", justify="right")
         for cat in result.phi_by_category.filter(pl.col("model_id") == model_id).iter_rows(named=True):
             phi.add_row(escape(cat["scenario_category"]), f"{cat['mean_phi']:.3f}", f"{cat['n_cells']:,}")
         console.print(phi)
-        top = Table(title="top variations by |mean Δ|", title_justify="left")
+        top = FitTable(title="top variations by |mean Δ|", title_justify="left")
         for name, justify in (
             ("category", "left"),
             ("variation", "left"),

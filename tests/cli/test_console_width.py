@@ -1,0 +1,124 @@
+"""The commands' tables at 80 and 120 columns, in a pseudo-terminal and piped with ``COLUMNS``: no
+table line wider than the terminal, no cell cut ("…"), and the numbers the command stored (read back
+from its files and database here) printed whole."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+import cueshift as cs
+from cueshift.api import write_demo_study
+from tests.cli.terminal import run_in_terminal, table_lines, too_wide
+
+CUESHIFT = (sys.executable, "-m", "cueshift.cli")
+PLAN = ("plan", "--simulations", "0", "--curve-simulations", "0")
+WIDTHS = (80, 120)
+
+
+def _whole(text: str, printed: str) -> bool:
+    """Whether ``printed`` stands whole in one table cell of ``text`` (not part of a longer value)."""
+    return any(f" {printed} " in line for line in table_lines(text))
+
+
+def _readable(text: str, width: int) -> None:
+    assert table_lines(text), text
+    assert not too_wide(text, width), "\n".join(too_wide(text, width))
+    assert "…" not in text, text
+
+
+def _piped(args: tuple[str, ...], columns: int) -> str:
+    env = {**os.environ, "COLUMNS": str(columns)}
+    done = subprocess.run([*CUESHIFT, *args], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _plan_numbers(out: Path) -> list[str]:
+    """The cost table's counts and the summary's units needed, from the plan's own parquet files."""
+    cost = pl.read_parquet(out / "plan_cost.parquet")
+    counts = ("images", "prompts", "forward_passes", "prefill_tokens", "prefill_tokens_shared_prefix")
+    numbers = [f"{round(value):,}" for column in counts for value in cost[column].drop_nulls()]
+    power = pl.read_parquet(out / "plan_power.parquet").filter(pl.col("protocol") == "planned")
+    needed = power.group_by("test", "model_id").agg(pl.col("units_for_target").max())["units_for_target"]
+    return numbers + [f"{round(value):,}" for value in needed.drop_nulls()]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_plan_in_a_terminal(width: int, tmp_path: Path) -> None:
+    text = run_in_terminal([*CUESHIFT, *PLAN, "--out", str(tmp_path)], width)
+    _readable(text, width)
+    assert "Cost per model" in text
+    numbers = _plan_numbers(tmp_path)
+    assert any(len(n) >= 11 for n in numbers)  # hundreds of millions of tokens: the numbers once cut
+    missing = [n for n in numbers if not _whole(text, n)]
+    assert not missing, (missing, text)
+
+
+def test_plan_piped_honours_columns(tmp_path: Path) -> None:
+    text = _piped((*PLAN, "--out", str(tmp_path)), 80)
+    _readable(text, 80)
+    missing = [n for n in _plan_numbers(tmp_path) if not _whole(text, n)]
+    assert not missing, (missing, text)
+    assert "Cost per model (continued)" in text  # wider than 80: printed in parts, none wider
+
+
+@dataclass(frozen=True)
+class Demo:
+    study_file: Path
+    raw: Path
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    """The demo study (two faces, the simulated judge) judged once; its database kept unanalysed."""
+    folder = tmp_path_factory.mktemp("console-width")
+    study_file = write_demo_study(folder)
+    summary = cs.infer(study_file, progress=False)
+    raw = summary.database.with_name("raw.duckdb")
+    shutil.copyfile(summary.database, raw)
+    return Demo(study_file, raw)
+
+
+def _headline_numbers(database: Path) -> list[str]:
+    """Table 5's SBS, CI and Cohen's d and each model's |SBS|, read from the analysed database."""
+    con = duckdb.connect(str(database), read_only=True)
+    try:
+        rows = con.execute("SELECT estimate, ci_low, ci_high, cohens_d FROM result_table5").fetchall()
+        abs_sbs = con.execute("SELECT abs_sbs FROM result_sbs WHERE level = 'model'").fetchall()
+    finally:
+        con.close()
+    numbers = [f"{estimate:+.4f}" for estimate, *_ in rows] + [f"{d:+.3f}" for *_, d in rows]
+    numbers += [f"[{low:+.4f}, {high:+.4f}]" for _, low, high, _ in rows if low is not None]
+    return numbers + [f"{value:.4f}" for (value,) in abs_sbs]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_analyze_and_status_in_a_terminal(width: int, demo: Demo, tmp_path: Path) -> None:
+    database = tmp_path / "study.duckdb"
+    shutil.copyfile(demo.raw, database)
+    args = ("--study", str(demo.study_file), "--db", str(database))
+    text = run_in_terminal([*CUESHIFT, "analyze", *args, "--no-progress", "--resamples", "100"], width)
+    _readable(text, width)
+    assert "Per-model shifts" in text
+    missing = [n for n in _headline_numbers(database) if not _whole(text, n)]
+    assert not missing, (missing, text)
+
+    con = duckdb.connect(str(database), read_only=True)
+    try:
+        stored = con.execute("SELECT model_id, count(*) FROM judgment GROUP BY model_id").fetchall()
+    finally:
+        con.close()
+    in_terminal = run_in_terminal([*CUESHIFT, "status", "--db", str(database)], width)
+    for status in (in_terminal, _piped(("status", "--db", str(database)), width)):
+        _readable(status, width)
+        for model_id, n in stored:
+            assert any(model_id in line and f" {n:,} " in line for line in table_lines(status)), status

@@ -1,0 +1,96 @@
+"""``cueshift._console``: a FitTable never cuts a number at any width, and the consoles' widths
+(the terminal's, ``COLUMNS`` when set, 120 when piped without it)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from rich.console import Console
+from rich.table import Table
+
+from cueshift._console import PIPED_WIDTH, FitTable
+from tests.cli.terminal import BOX, run_in_terminal
+
+LABELS = ("model", "mode", "images", "prompts", "forward passes", "prefill tokens", "GPU-hours", "throughput")
+NO_PILOT = "none (give --throughput or a pilot)"
+ROWS = (
+    ("sim-judge", "sampling", 3105, 931_500, 3_726_000, 589_257_585, 12.5, NO_PILOT),
+    ("Qwen/Qwen2.5-VL-7B-Instruct", "score", 180, 1_863_000, 7_452_000, 1_178_515_170, 0.25, "pilot"),
+)
+
+
+def _cost_table(table_class: type[Table] = FitTable) -> Table:
+    table = table_class(title="Cost per model", caption="GPU-hours: the pilot's latencies times the prompts")
+    for label in LABELS:
+        table.add_column(label, justify="left" if label in ("model", "mode", "throughput") else "right")
+    for row in ROWS:
+        table.add_row(*(f"{v:,}" if isinstance(v, int) else str(v) for v in row))
+    return table
+
+
+def _printed(table: Table, width: int) -> str:
+    console = Console(width=width, record=True, color_system=None)
+    console.print(table)
+    return console.export_text()
+
+
+@pytest.mark.parametrize("width", [16, 20, 33, 40, 52, 60, 80, 100, 120, 160])
+def test_every_line_fits_and_every_number_is_whole(width: int) -> None:
+    text = _printed(_cost_table(), width)
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= width, text
+    for _, _, *numbers, _ in ROWS:
+        for number in numbers:
+            printed = f"{number:,}" if isinstance(number, int) else str(number)
+            # whole on one line, and not part of a longer number
+            assert any(f" {printed} " in f" {line} " for line in text.splitlines()), (printed, text)
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_a_table_too_wide_is_split_repeating_its_label_columns(width: int) -> None:
+    text = _printed(_cost_table(), width)
+    assert "Cost per model (continued)" in text
+    headers = [line for line in text.splitlines() if line.startswith("┃")]
+    assert sum("model" in line for line in headers) >= 2  # the stub in every part
+    assert text.count("GPU-hours: the pilot's") == 1  # the caption once, under the last part
+
+
+def test_too_narrow_for_any_table_prints_label_value_blocks() -> None:
+    text = _printed(_cost_table(), 24)
+    assert not any(ch in text for ch in BOX)
+    assert "  prompts: 931,500" in text and "  images: 3,105" in text
+
+
+def test_a_table_that_fits_prints_as_rich_prints_it() -> None:
+    assert _printed(_cost_table(FitTable), 220) == _printed(_cost_table(Table), 220)
+
+
+def _width(env: dict[str, str], code: str = "print(console_for().width)") -> int:
+    """The width a console gets in a new process whose stdout is a pipe."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"from cueshift._console import console_for; {code}"],
+        capture_output=True, text=True, env=env, timeout=60, check=True,
+    )  # fmt: skip
+    return int(done.stdout)
+
+
+@pytest.mark.parametrize("columns", ["80", "120", "57"])
+def test_columns_is_honoured_when_piped(columns: str) -> None:
+    assert _width({**os.environ, "COLUMNS": columns}) == int(columns)
+    stderr_width = "import sys; print(console_for(stderr=True).width, file=sys.stdout)"
+    assert _width({**os.environ, "COLUMNS": columns}, stderr_width) == int(columns)
+
+
+def test_piped_without_columns_is_120_wide() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    assert _width(env) == PIPED_WIDTH
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_a_terminal_gives_its_own_width(width: int) -> None:
+    code = "from cueshift._console import console_for; print('width', console_for().width)"
+    output = run_in_terminal([sys.executable, "-c", code], width)
+    assert f"width {width}" in output
