@@ -81,6 +81,12 @@ GENERATORS: Final[dict[str, GeneratorSpec]] = {
             "cueshift.build.generators.diffusers_settings:parse_settings",
         ),
         GeneratorSpec(
+            "openai-images",
+            "cueshift.build.generators.openai_images:OpenAIImagesGenerator",
+            _BOTH,
+            "cueshift.build.generators.openai_images_settings:parse_settings",
+        ),
+        GeneratorSpec(
             "demo-faces",
             "cueshift.build.generators.stand_in:DemoFacesGenerator",
             _BOTH,
