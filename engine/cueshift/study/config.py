@@ -35,6 +35,7 @@ from cueshift.study.audit import AuditConfig
 from cueshift.study.build_config import BuildConfig
 from cueshift.study.checks import check_no_nul, check_seeds, check_template
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, Scenario
+from cueshift.study.validation_errors import describe
 from cueshift.study.variations import VariationFilter
 
 DEFAULT_STUDY = "default"
@@ -269,24 +270,6 @@ class Study(_Frozen):
 StudyT = TypeVar("StudyT", bound=Study)
 
 
-def _format_error(source: str, exc: ValidationError, tag: object = None) -> str:
-    err = exc.errors()[0]
-    loc = list(err["loc"])
-    if loc and tag is not None and loc[0] == tag:
-        loc = loc[1:]  # a discriminated union puts the design's tag first
-    if err["type"] == "union_tag_invalid":
-        loc = ["design"]
-    field = ".".join(str(p) for p in loc) or "<top>"
-    more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-    message = err["msg"]
-    if field == "models" and err["type"] in ("missing", "too_short"):
-        message = (
-            "no judge: add one [[models]] table per model, "
-            'e.g. [[models]] model_id = "llava-v1.6" backend = "simulated"'
-        )
-    return f"{source}: field '{field}': {message}{more}"
-
-
 def parse_study(
     data: dict[str, Any],
     source: str,
@@ -310,7 +293,8 @@ def parse_study(
     Raises
     ------
     ConfigError
-        One line naming ``source`` and the first bad field.
+        One line naming ``source`` and every bad field (a misspelt key: the closest field names,
+        :mod:`cueshift.study.validation_errors`).
     """
     data = {"design": DEFAULT_DESIGN, **data}
     context = {"scenario_sets": scenario_sets} if scenario_sets is not None else None
@@ -319,7 +303,7 @@ def parse_study(
             return schema.validate_python(data, context=context)
         return schema.model_validate(data, context=context)
     except ValidationError as exc:
-        raise ConfigError(_format_error(source, exc, tag=data["design"])) from None
+        raise ConfigError(describe(source, exc, schema, tag=data["design"])) from None
 
 
 def read_study_file(path: str | Path | None = None) -> tuple[dict[str, Any], str]:

@@ -8,15 +8,17 @@ from pydantic import BaseModel, ValidationError
 
 from cueshift.errors import ConfigError
 from cueshift.study.config import ModelConfig
+from cueshift.study.validation_errors import did_you_mean
 
 SettingsT = TypeVar("SettingsT", bound=BaseModel)
 
 
 def validate_settings(schema: type[SettingsT], model: ModelConfig) -> SettingsT:
-    """Validate ``model.settings`` against ``schema``; a bad field raises a one-line :class:`ConfigError`.
+    """Validate ``model.settings`` against ``schema``; bad fields raise a :class:`ConfigError`.
 
-    The message names the model, the first bad field and how many more there are, e.g.
-    ``model 'sim-judge': settings.letter_bias: Input should be a valid number (+1 more)``.
+    One line naming the model and every bad field (``; `` between them), a misspelt key with the
+    closest setting names, e.g. ``model 'sim-judge': settings.letter_bias: Input should be a valid
+    number; settings.seeed: Extra inputs are not permitted (did you mean 'seed'?)``.
 
     Raises
     ------
@@ -26,10 +28,12 @@ def validate_settings(schema: type[SettingsT], model: ModelConfig) -> SettingsT:
     try:
         return schema.model_validate(model.settings)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(part) for part in err["loc"]) or "<settings>"
-        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(f"model {model.model_id!r}: settings.{field}: {err['msg']}{more}") from None
+        parts: list[str] = []
+        for err in exc.errors():
+            field = ".".join(str(part) for part in err["loc"]) or "<settings>"
+            hint = did_you_mean(schema, err["loc"]) if err["type"] == "extra_forbidden" else ""
+            parts.append(f"settings.{field}: {err['msg']}{hint}")
+        raise ConfigError(f"model {model.model_id!r}: {'; '.join(dict.fromkeys(parts))}") from None
 
 
 __all__ = ["validate_settings"]

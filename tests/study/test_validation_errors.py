@@ -1,0 +1,65 @@
+"""Study-file errors: one line naming the file and every bad field; misspelt keys get the closest
+field names (issue 30)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cueshift.cli import app
+from cueshift.designs import load_study
+from cueshift.errors import ConfigError
+
+MODEL = '[[models]]\nmodel_id = "m"\n'
+
+
+def _error(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "bad.toml"
+    path.write_text(f'name = "x"\n{body}')
+    with pytest.raises(ConfigError) as info:
+        load_study(path)
+    return str(info.value)
+
+
+EXTRA = "Extra inputs are not permitted"
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        (f"seeeds = [1]\n{MODEL}", f"field 'seeeds': {EXTRA} (did you mean 'seeds'?)"),
+        (f"[image_set]\nsise = 2\n{MODEL}", f"field 'image_set.sise': {EXTRA} (did you mean 'size'?)"),
+        (f'{MODEL}backned = "simulated"\n', f"field 'models.0.backned': {EXTRA} (did you mean 'backend'?)"),
+        (
+            f'design = "paired"\n[paired]\nalpah = 0.1\n{MODEL}',
+            f"field 'paired.alpah': {EXTRA} (did you mean 'alpha'?)",
+        ),
+        (f"colour = 1\n{MODEL}", f"field 'colour': {EXTRA}"),
+    ],
+)
+def test_a_misspelt_key_names_the_closest_fields(tmp_path, body, line):
+    message = _error(tmp_path, body)
+    assert message == f"{tmp_path / 'bad.toml'}: {line}"
+
+
+def test_every_error_is_shown_on_the_one_line(tmp_path):
+    message = _error(tmp_path, f"seeds = [1, 1]\nbatch_size = 0\n[prompt]\norderngs = [1]\n{MODEL}")
+    source, _, errors = message.partition(": ")
+    fields = sorted(part.split("'")[1] for part in errors.split("; "))
+    assert (source, fields) == (str(tmp_path / "bad.toml"), ["batch_size", "prompt.orderngs", "seeds"])
+    assert "\n" not in message and "more)" not in message
+
+
+def test_the_command_line_prints_every_error_and_exits_2(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(f'name = "x"\nbatch_size = 0\n[prompt]\norderngs = [1]\n{MODEL}')
+    result = CliRunner().invoke(app, ["show-study", "--study", str(path)])
+    assert result.exit_code == 2 and (result.exception is None or isinstance(result.exception, SystemExit))
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines == [
+        f"error: {path}: field 'prompt.orderngs': {EXTRA} (did you mean 'orderings'?); "
+        "field 'batch_size': Input should be greater than or equal to 1"
+    ], result.stderr
+    assert result.stdout == ""
