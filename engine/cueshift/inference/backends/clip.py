@@ -43,6 +43,7 @@ from cueshift._types import F64
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.extras import importing
 from cueshift.inference.backends.base import Backend, BackendAnswers, StudyContext
+from cueshift.inference.backends.checkpoints import checkpoint_source
 from cueshift.inference.backends.clip_probe import (
     ClipSettings,
     favorable_probability,
@@ -289,15 +290,17 @@ def load_clip(
         import torch
         from transformers import CLIPConfig, CLIPModel, CLIPProcessor
     revision = revision or "main"  # transformers' default revision
+    # a local folder or the cache, else one probe of the hub: unreachable fails in seconds
+    source, where = checkpoint_source(model_id, path, revision, what="CLIP checkpoint")
     try:
         if random_seed is None:
-            model = CLIPModel.from_pretrained(path, revision=revision)
+            model = CLIPModel.from_pretrained(source, revision=revision, **where)
         else:
-            config = CLIPConfig.from_pretrained(path, revision=revision)
+            config = CLIPConfig.from_pretrained(source, revision=revision, **where)
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(random_seed)
                 model = CLIPModel(config)
-        processor = CLIPProcessor.from_pretrained(path, revision=revision)
+        processor = CLIPProcessor.from_pretrained(source, revision=revision, **where)
     except (OSError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ConfigError(f"model {model_id!r}: cannot load CLIP checkpoint {path!r}: {first}") from None

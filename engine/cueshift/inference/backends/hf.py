@@ -56,7 +56,6 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, ClassVar
 
 import polars as pl
@@ -64,6 +63,7 @@ import polars as pl
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.extras import importing
 from cueshift.inference.backends.base import Backend, BackendAnswers, JudgmentRequest, StudyContext
+from cueshift.inference.backends.checkpoints import checkpoint_source
 from cueshift.inference.backends.hf_answers import answer_from_logprobs, judgment_seed, pair_seed, rating_seed
 from cueshift.inference.backends.hf_settings import Mode, parse_settings, pick_device, pick_dtype
 from cueshift.study.config import ModelConfig
@@ -126,10 +126,12 @@ class TransformersBackend(Backend):
         cfg, s = self.model, self.settings
         if not cfg.checkpoint:
             raise ConfigError(f"model {cfg.model_id}: checkpoint is empty (a local directory or a hub id)")
-        local = Path(cfg.checkpoint).expanduser()
+        # a local folder or the cache, else one probe of the hub: unreachable fails in seconds
+        source, where = checkpoint_source(cfg.model_id, cfg.checkpoint, cfg.revision)
         try:
-            source = str(local) if local.is_dir() else cfg.checkpoint
-            common: dict[str, Any] = {"revision": cfg.revision, "trust_remote_code": s.trust_remote_code}
+            common: dict[str, Any] = {
+                "revision": cfg.revision, "trust_remote_code": s.trust_remote_code, **where
+            }
             processor = AutoProcessor.from_pretrained(source, **common)  # type: ignore[no-untyped-call]
             extra = {"attn_implementation": s.attn_implementation} if s.attn_implementation else {}
             hf_model = AutoModelForImageTextToText.from_pretrained(
