@@ -56,3 +56,34 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
             return True
         raise
     return None
+
+
+# The slow tests: each file here is marked ``slow`` as collected, so ``pytest -m "not slow"`` (``just
+# test-quick``) leaves them out while ``just test`` (what CI runs) keeps them. Subprocesses killed mid-run,
+# a browser, R, rendered reports and notebooks, Ray, the tiny real-architecture checkpoints; every layer
+# keeps faster tests in the quick run. A path relative to this folder; a folder marks every file in it.
+SLOW_TESTS = (
+    "tests/hardening/test_analyze_interrupt.py",
+    "tests/hardening/test_running.py",
+    "tests/hardening/test_sql_readonly.py",
+    "tests/hardening/test_fuzz.py",
+    "tests/hardening/test_poison_request.py",
+    "tests/hardening/test_api_key_leaks.py",
+    "tests/hardening/test_markup.py",
+    "tests/hardening/test_merge_trust.py",
+    "tests/viewer/test_browser.py",
+    "tests/exports/test_lme4_reference.py",
+    "tests/test_notebooks.py",
+    "tests/render/test_rendered.py",
+    "tests/execution/test_ray_executor.py",
+    "tests/store/test_upgrade_kill.py",
+    "tests/inference/test_stand_in_checkpoints.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests of :data:`SLOW_TESTS` ``slow``."""
+    slow = tuple(ROOT / path for path in SLOW_TESTS)
+    for item in items:
+        if any(item.path == path or path in item.path.parents for path in slow):
+            item.add_marker(pytest.mark.slow)

@@ -1,5 +1,7 @@
 # cueshift recipes: thin wrappers over the `cueshift` command line.
-# Every recipe sets up .venv on first use (Python >= 3.11, torch pinned to 2.13.0).
+# Every recipe sets up .venv on first use (Python >= 3.11) with what it needs: infer, analyze, sql,
+# merge the base dependencies only; report, plan, view their extra; test and lint every extra
+# (`just setup`), torch pinned to 2.13.0 wherever it is installed.
 
 set shell := ["bash", "-euo", "pipefail", "-c"]
 set positional-arguments := true
@@ -10,56 +12,76 @@ bin := venv / "bin"
 # infer then analyze the embedded default study (a SIMULATED judge)
 default: infer analyze
 
-# create .venv and install cueshift (editable) with all extras; reruns only when pyproject.toml changes
-setup:
+# every extra: what `just test` and `just lint` need (the others install only their own)
+all_extras := "models,report,dev,view,croissant,ray"
+
+# install every extra into .venv, or those named (just setup models: before infer with real models)
+setup EXTRAS=(all_extras): (_install EXTRAS)
+
+# create .venv and install cueshift (editable) with EXTRAS ("" = base dependencies only, a comma list
+# of pyproject.toml's extras otherwise). One stamp per extra set, holding pyproject.toml's hash: a set
+# reinstalls only when pyproject.toml changes; the full set's stamp satisfies every other set.
+[private]
+_install EXTRAS:
     #!/usr/bin/env bash
     set -euo pipefail
-    stamp="{{venv}}/.cueshift-installed"
     want=$(sha256sum pyproject.toml | cut -d' ' -f1)
-    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then exit 0; fi
+    stamp="{{venv}}/.cueshift-installed-{{ if EXTRAS == "" { "base" } else { replace(EXTRAS, ",", "+") } }}"
+    full="{{venv}}/.cueshift-installed-{{ replace(all_extras, ",", "+") }}"
+    for done in "$stamp" "$full"; do
+        if [ -f "$done" ] && [ "$(cat "$done")" = "$want" ]; then exit 0; fi
+    done
     py=${PYTHON:-python3}
     "$py" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "cueshift needs Python >= 3.11, found " + sys.version.split()[0])'
     [ -x "{{bin}}/python" ] || "$py" -m venv "{{venv}}"
-    echo "setting up {{venv}} (first run: a few minutes)..." >&2
-    "{{bin}}/python" -m pip install --quiet --upgrade pip
-    # exact pin, only here and before the extras: on the project's machines torch 2.13.0 is the CPU
-    # wheel on disk and any other spec downloads several GB of CUDA wheels; the 'models' extra then
-    # finds its range (torch>=2.2) satisfied
-    "{{bin}}/python" -m pip install --quiet "torch==2.13.0"
-    "{{bin}}/python" -m pip install --quiet -e ".[models,report,dev,view,croissant,ray]"
+    echo "setting up {{venv}} with {{ if EXTRAS == "" { "the base dependencies" } else { "extras " + EXTRAS } }} (once)..." >&2
+    "{{bin}}/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+    case ",{{EXTRAS}}," in
+        *,models,*)
+            # exact pin, only here and before the extras: on the project's machines torch 2.13.0 is
+            # the CPU wheel on disk and any other spec downloads several GB of CUDA wheels; the
+            # 'models' extra then finds its range (torch>=2.2) satisfied. Sets without 'models'
+            # (infer/analyze of the simulated default study) never import torch.
+            "{{bin}}/python" -m pip install --quiet --disable-pip-version-check "torch==2.13.0" ;;
+    esac
+    "{{bin}}/python" -m pip install --quiet --disable-pip-version-check -e ".{{ if EXTRAS == "" { "" } else { "[" + EXTRAS + "]" } }}"
     echo "$want" > "$stamp"
 
 # judge every image x scenario x ordering x seed not stored yet (e.g. just infer --study studies/x.toml)
-infer *ARGS: setup
+infer *ARGS: (_install "")
     {{bin}}/cueshift infer "$@"
 
 # build the views and print the summary (e.g. just analyze --study studies/x.toml)
-analyze *ARGS: setup
+analyze *ARGS: (_install "")
     {{bin}}/cueshift analyze "$@"
 
 # plan a study before running it: power, minimum detectable effects, cost (e.g. just plan --pilot runs/pilot.duckdb)
-plan *ARGS: setup
+plan *ARGS: (_install "report")
     {{bin}}/cueshift plan "$@"
 
 # ad-hoc read-only SQL, e.g. just sql "SELECT * FROM delta LIMIT 5"
-sql QUERY *ARGS: setup
+sql QUERY *ARGS: (_install "")
     {{bin}}/cueshift sql "$@"
 
 # merge shard databases: just merge runs/all.duckdb runs/default.shard-*.duckdb
-merge *ARGS: setup
+merge *ARGS: (_install "")
     {{bin}}/cueshift merge "$@"
 
 # render the study report to HTML and PDF (e.g. just report --db runs/x.duckdb --models a,b)
-report *ARGS: setup
+report *ARGS: (_install "report")
     {{bin}}/cueshift report "$@"
 
 # browse a study database in the browser, read-only (e.g. just view --db runs/x.duckdb --port 8000)
-view *ARGS: setup
+view *ARGS: (_install "view")
     {{bin}}/cueshift view "$@"
 
-# run the test suite (arguments go to pytest)
+# run the test suite (arguments go to pytest; what CI runs)
 test *ARGS: setup
     {{bin}}/python -m pytest "$@"
+
+# the quick subset: the suite without the tests marked slow (conftest.py SLOW_TESTS); every layer still tested
+test-quick *ARGS: setup
+    {{bin}}/python -m pytest -m "not slow" "$@"
 
 # lint and type-check (strict mypy over the whole package, schemas included)
 lint: setup
