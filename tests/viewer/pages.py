@@ -6,6 +6,7 @@ file's own ``delta`` view with polars, face-level, as seed 000 §4.4 defines the
 
 from __future__ import annotations
 
+import re
 import urllib.error
 import urllib.request
 from html.parser import HTMLParser
@@ -121,6 +122,12 @@ class _Text(HTMLParser):
     def handle_data(self, data: str) -> None:
         if not self._hidden:
             self.parts.append(data)
+
+
+#: A number printed with more decimals than any formatter of the pages uses.
+RAW_FLOAT = re.compile(r"\d\.\d{5,}")
+#: Python's reprs of a boolean or a missing value (not the prose "true Δ = 0").
+RAW_BOOLEAN = re.compile(r"\b(True|False|None|nan|NaN)\b")
 
 
 def visible_text(html: str) -> str:

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from tests.viewer.conftest import Served, serve_in_thread
-from tests.viewer.pages import fetch, frame, tables
+from tests.viewer.pages import RAW_BOOLEAN, RAW_FLOAT, fetch, frame, tables, visible_text
 
 
 @pytest.fixture(scope="module")
@@ -123,3 +123,21 @@ def test_probe_scatter_against_human_means(probe_server: Served) -> None:
     r = float(np.corrcoef(points["score"].to_numpy(), points["human"].to_numpy())[0, 1])
     (row,) = [r for r in tables(html)["tbl-probe-r"] if r and r[0] == "sim-80m"]
     assert row[1] == f"{r:.3f}" and row[2] == str(points.height)
+
+
+@pytest.mark.parametrize(
+    ("server", "paths"),
+    [
+        ("pairwise_server", ["/", "/design/pairwise/trials"]),
+        ("probe_server", ["/", "/design/probe/humans"]),
+        ("paired_server", ["/", "/attribute?value=Beautified"]),
+    ],
+)
+def test_pages_show_rounded_numbers_and_words(
+    request: pytest.FixtureRequest, server: str, paths: list[str]
+) -> None:
+    served: Served = request.getfixturevalue(server)
+    for path in paths:
+        text = visible_text(_html(served.url + path))
+        assert not RAW_FLOAT.findall(text), (path, RAW_FLOAT.findall(text)[:5])
+        assert not RAW_BOOLEAN.findall(text), (path, RAW_BOOLEAN.findall(text)[:5])

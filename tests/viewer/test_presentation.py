@@ -10,11 +10,8 @@ import pytest
 
 from cueshift.viewer.summaries import examples
 from tests.viewer.conftest import Served
-from tests.viewer.pages import delta_frame, fetch, frame, signed, tables, visible_text
+from tests.viewer.pages import RAW_BOOLEAN, RAW_FLOAT, delta_frame, fetch, frame, signed, tables, visible_text
 
-#: A number printed with more decimals than any formatter of the pages uses.
-RAW_FLOAT = re.compile(r"\d\.\d{5,}")
-RAW_BOOLEAN = re.compile(r"\b(True|False|None|nan|NaN)\b")  # Python reprs, not prose
 FLOOR_PAGE = "/design/stylisticbias/noise-floor"
 
 
