@@ -16,6 +16,7 @@ def build(
     shard: str | None = None,
     limit: int | None = None,
     progress: bool = True,
+    prompts: str | None = None,
 ) -> BuildSummary:
     """Make (or resume) the base faces and variations of the study's ``[build]`` section.
 
@@ -31,6 +32,9 @@ def build(
         Make only the first ``limit`` base faces (and their variations): try a few first.
     progress
         Show a progress bar with ETA.
+    prompts
+        The prompt family, ``"default"`` or ``"release"`` (the release's prompt builders);
+        ``None``: the study's ``[build.prompts] family``.
 
     Returns
     -------
@@ -54,7 +58,9 @@ def build(
         limit=limit,
         progress=progress,
     )
-    return build_study(load_study(study), options)
+    from cueshift.build.prompts_release import with_prompt_family
+
+    return build_study(with_prompt_family(load_study(study), prompts), options)
 
 
 __all__ = ["build"]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from cueshift.build.features import allowed, feature_space
 from cueshift.build.prompts import check_template, feature_label, fill
+from cueshift.build.prompts_release import check_release_family, release_base_prompt, release_variation_prompt
 from cueshift.errors import ConfigError
 from cueshift.images.labels import slug
 from cueshift.study.build_config import EDIT_SLOTS, BuildConfig
@@ -71,7 +72,9 @@ def base_slots(config: BuildConfig) -> list[Slot]:
     for number, index in enumerate(order, start=1):
         image_id = f"base-{number:05d}"
         cell = cells[index]
-        slots.append(Slot(image_id, image_id, "base", fill(config.prompts.base, cell), cell))
+        release = config.prompts.family == "release"
+        prompt = release_base_prompt(cell) if release else fill(config.prompts.base, cell)
+        slots.append(Slot(image_id, image_id, "base", prompt, cell))
     return slots
 
 
@@ -81,6 +84,9 @@ def variation_slots(config: BuildConfig, bases: list[Slot]) -> list[Slot]:
     if not space:
         raise ConfigError("[build.variations]: no feature value is left to make (check the whitelist)")
     body = set(config.variations.body_features)
+    release = config.prompts.family == "release"
+    if release:
+        check_release_family(list(space))
     slots = []
     for base in bases:
         for key, values in space.items():
@@ -88,7 +94,11 @@ def variation_slots(config: BuildConfig, bases: list[Slot]) -> list[Slot]:
             for value in values:
                 if not allowed(config.variations, key, value, base.cell):
                     continue
-                prompt = fill(template, {**base.cell, "feature": feature_label(key), "value": value})
+                prompt = (
+                    release_variation_prompt(base.cell, key, value)
+                    if release
+                    else fill(template, {**base.cell, "feature": feature_label(key), "value": value})
+                )
                 slots.append(
                     Slot(
                         f"{base.image_id}--{key}--{slug(value)}",

@@ -21,6 +21,10 @@ def build(
         int | None, typer.Option(help="Make only the first N base faces (try a few first).")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar with ETA.")] = True,
+    prompts: Annotated[
+        str | None,
+        typer.Option(help="Prompt family: default, or release (the release's prompt builders)."),
+    ] = None,
 ) -> None:
     """Make the study's image set: base faces from the [build] grid, then one audited edit per
     variation; resumes after any interruption, nothing made twice."""
@@ -32,7 +36,9 @@ def build(
     options = BuildOptions(
         database=db, shard=Shard.parse(shard), limit=limit, progress=progress and sys.stderr.isatty()
     )
-    spec = load_study(study)
+    from cueshift.build.prompts_release import with_prompt_family
+
+    spec = with_prompt_family(load_study(study), prompts)
     summary = build_study(spec, options, console=err_console)
     console.print(
         f"study [bold]{escape(spec.name)}[/]: {summary.n_tries_this_run:,} generator calls this run "

@@ -83,11 +83,20 @@ class GridConfig(Section):
 
 
 class PromptFamily(Section):
-    """``[build.prompts]``: the prompt templates, ``{slot}`` filled per image."""
+    """``[build.prompts]``: the prompt templates, ``{slot}`` filled per image; ``family = "release"``
+    writes the release's prompts instead (:mod:`cueshift.build.prompts_release`)."""
 
+    family: Literal["default", "release"] = "default"
     base: str = BASE_PROMPT
     face: str = FACE_PROMPT
     body: str = BODY_PROMPT
+
+    @model_validator(mode="after")
+    def _templates_or_release(self) -> PromptFamily:
+        templates = (self.base, self.face, self.body)
+        if self.family == "release" and templates != (BASE_PROMPT, FACE_PROMPT, BODY_PROMPT):
+            raise ValueError("family = 'release' writes its own prompts: give templates or it, not both")
+        return self
 
 
 class GeneratorEntry(Section):
