@@ -104,7 +104,7 @@ def analyze(
     ci: str | None = None,
     phi: str | None = None,
     min_identity: float | None = None,
-    models: Sequence[str] | None = None,
+    models: str | Sequence[str] | None = None,
     generalise: str | None = None,
     audit: str | None = None,
     progress: bool = False,
@@ -120,9 +120,13 @@ def analyze(
     ----------
     study, db
         A study file or ``"default"``, and its database (default: the study's ``database``).
-    resamples, seed, test, ci, phi, min_identity, models
-        ``--resamples`` (at least 100), ``--seed``, ``--test``, ``--ci``, ``--phi``,
-        ``--min-identity`` and ``--model`` of ``cueshift analyze``.
+    resamples, seed, test, ci, phi, min_identity
+        ``--resamples`` (at least 100), ``--seed``, ``--test``, ``--ci``, ``--phi`` and
+        ``--min-identity`` of ``cueshift analyze``.
+    models
+        ``--models``: the model subset (a list or ``"a,b"``; default: every model). A model
+        without answers in the database is refused before anything is written, naming the
+        models present.
     generalise
         ``--generalise``: ``'faces'`` (default: intervals for the study's own scenarios) or
         ``'faces+scenarios'`` (for scenarios in general; crossed bootstrap of faces and scenarios).
@@ -142,7 +146,8 @@ def analyze(
     Raises
     ------
     CueshiftError
-        A bad option, a missing or unusable database, as the command's one line.
+        A bad option, an unknown model, a missing or unusable database, as the command's one
+        line; the database is left as it was.
     KeyboardInterrupt
         Ctrl-C; the result tables are replaced in one transaction, so none is half-written.
 
@@ -162,16 +167,17 @@ def analyze(
     >>> cs.analyze(study_file, resamples=10)
     Traceback (most recent call last):
     ...
-    cueshift.errors.CueshiftError: --resamples 10: use at least 100
+    cueshift.errors.ConfigError: --resamples 10: use at least 100
+    >>> cs.analyze(study_file, models="nope")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cueshift.errors.CueshiftError: unknown model 'nope' in ...demo.duckdb; models: sim
     """
-    from cueshift import store
     from cueshift._console import console_for
-    from cueshift.designs import AnalysisRequest, analyze_design, design_of
-    from cueshift.execution.interrupts import prompt_interrupts
-    from cueshift.store.analysis_target import analysis_target
+    from cueshift.designs import AnalysisRequest
+    from cueshift.execution.analysis_run import analyze_study
+    from cueshift.store.model_subset import parse_models
 
-    if resamples is not None and resamples < 100:
-        raise CueshiftError(f"--resamples {resamples}: use at least 100")
     path, spec = database_of(study, db)
     if spec is None:
         raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
@@ -180,26 +186,20 @@ def analyze(
         resamples=resamples,
         test=test,
         ci=ci,
-        models=tuple(models or ()),
+        models=tuple(parse_models(models)),
         phi=phi,
         min_identity=min_identity,
         generalise=generalise,
         audit=audit,
     )
-    design = design_of(spec)
-    design.options.check(design.name, request)
-    if not path.is_file():
-        raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
-    target, note = analysis_target(path)
-    if note is not None:
-        sys.stderr.write(note + "\n")
-    con = store.open_study(target)
-    try:
-        with prompt_interrupts(con):
-            analyze_design(con, spec, console_for(quiet=quiet), request=request, progress=progress)
-    finally:
-        con.close()
+    target = analyze_study(
+        path, spec, request, console=console_for(quiet=quiet), progress=progress, note=_print_note
+    )
     return open_study(study, db=target)
+
+
+def _print_note(line: str) -> None:
+    sys.stderr.write(line + "\n")
 
 
 @one_line_errors

@@ -48,9 +48,11 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
             Path | None, typer.Option("--db", help="Study database (default: the study's `database`).")
         ] = None,
         models: Annotated[
-            str,
-            typer.Option("--models", "-m", help="Comma-separated model subset (default: every model)."),
-        ] = "",
+            list[str] | None,
+            typer.Option(
+                "--models", "-m", help="Model subset: ids, comma-separated or repeated (default: every model)"
+            ),
+        ] = None,
         out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = DEFAULT_OUT,
         formats: Annotated[
             str, typer.Option("--format", "-f", help="Formats: html, pdf or html,pdf.")
@@ -77,17 +79,19 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
             quarto_available,
             render_report,
         )
+        from cueshift.store.model_subset import parse_models
 
+        chosen = ",".join(parse_models(models))  # --models a,b --models c
         catalog, database = resolve(study)
         path = db or database
         if tables:
-            print_tables(path, catalog, models)
+            print_tables(path, catalog, chosen)
             return
         how = check_engine(engine)
         check_out_dir(out)  # before anything renders: a file named --out, a read-only folder
         wanted = check_formats(f.strip() for f in formats.split(",") if f.strip())
         con, _, _ = open_for_report(
-            path, models
+            path, chosen
         )  # a database it cannot render: one line, nothing said before
         con.close()
         if how == "auto":
@@ -100,7 +104,7 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
         result = render_report(
             path,
             document=document or catalog.document_path,
-            models=models,
+            models=chosen,
             out_dir=out,
             formats=wanted,
             engine=how,
