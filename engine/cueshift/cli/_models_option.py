@@ -12,7 +12,10 @@ from cueshift.cli._common import err_console
 ModelsOption = Annotated[
     list[str] | None,
     typer.Option(
-        "--models", "-m", help="Model subset: ids, comma-separated or repeated (default: every model)."
+        "--models",
+        "-m",
+        metavar="ID,ID",
+        help="Model subset: ids, comma-separated or repeated (default: every model).",
     ),
 ]
 #: The old spelling of ``--models`` (``analyze --model a --model b``), hidden from ``--help``.

@@ -50,7 +50,10 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
         models: Annotated[
             list[str] | None,
             typer.Option(
-                "--models", "-m", help="Model subset: ids, comma-separated or repeated (default: every model)"
+                "--models",
+                "-m",
+                metavar="ID,ID",
+                help="Model subset: ids, comma-separated or repeated (default: every model)",
             ),
         ] = None,
         out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = DEFAULT_OUT,
