@@ -123,13 +123,13 @@ def test_a_bad_model_backend_touches_no_database(study: Path) -> None:
     assert "nope" in line
 
 
-def test_audit_with_a_missing_encoder_touches_nothing(study: Path) -> None:
-    pytest.importorskip("transformers")
+@pytest.mark.parametrize("database", ["two.duckdb", "new.duckdb"])
+def test_audit_with_a_missing_encoder_touches_nothing(study: Path, database: str) -> None:
     bad = study.with_name("bad.toml")
     bad.write_text(study.read_text(encoding="utf-8") + f'[audit]\nencoder = "{study.parent / "nope"}"\n')
-    db = study.with_suffix(".duckdb")
+    db = study.parent / database  # the study's database, or a new one (none is left behind)
     line = _fails_untouched(study.parent, "audit", "--study", bad, "--db", db, "--no-progress")
-    assert "encoder" in line and "nope" in line
+    assert line == f"error: [audit] encoder '{study.parent / 'nope'}': not a folder (a local CLIP checkpoint)"
 
 
 @pytest.mark.parametrize("command", ["infer", "analyze", "audit", "sql", "status", "report"])

@@ -40,6 +40,7 @@ from cueshift.designs._audit_rows import (
     unintended_verdicts,
     with_robust_z,
 )
+from cueshift.errors import ConfigError
 from cueshift.images import load_image_set
 from cueshift.images.pixel_stats import PIXEL_MEASURES, changed_fraction_of, read_rgb, statistics_of
 from cueshift.store.edit_audit import replace_edit_audit
@@ -210,27 +211,45 @@ def stored_or_measured(
 def audit_study(study: Study, database: Path, *, console: Console, progress: bool) -> pl.DataFrame:
     """``cueshift audit``: audit every edit of ``study`` into ``edit_audit`` of ``database``, print it.
 
-    The database is created when missing (an image set can be audited before any model runs).
+    The database is created when missing (an image set can be audited before any model runs); a
+    failed audit leaves none behind, and an existing one as it was.
 
     Raises
     ------
     CueshiftError
-        The database cannot be opened or an image cannot be read (one line).
+        The encoder is not a folder, the database cannot be opened or an image cannot be read
+        (one line).
     """
     from cueshift.designs.registry import design_of
     from cueshift.store import open_study
+    from cueshift.store.files import close_quietly, remove_database
 
     design = design_of(study)
     if getattr(design, "edit_pairs", None) is None:
         _say(console, f"design {study.design} has no base/variation pairs: nothing to audit")
         return empty_audit()
+    _check_encoder(study)  # before the database opens: a missing checkpoint is one line
+    created = not database.exists()
     con = open_study(database)
     try:
         rows = measure_edit_audit(con, study, design, console=console, progress=progress, write=True)
-    finally:
-        con.close()
+    except BaseException:
+        close_quietly(con)
+        if created:
+            remove_database(database)
+        raise
+    con.close()
     print_audit(rows, console)
     return rows
+
+
+def _check_encoder(study: Study) -> None:
+    """Refuse an encoder (``[audit]``, else ``[quality]``) that names no folder."""
+    config = study.audit or AuditConfig()
+    encoder = _encoder_of(study, config)
+    if encoder is not None and not encoder.expanduser().is_dir():
+        section = "[audit]" if config.encoder is not None else "[quality]"
+        raise ConfigError(f"{section} encoder {str(encoder)!r}: not a folder (a local CLIP checkpoint)")
 
 
 def print_audit(rows: pl.DataFrame, console: Console) -> None:
