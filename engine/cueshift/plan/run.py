@@ -17,6 +17,7 @@ import polars as pl
 from cueshift.designs import design_named, designs
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.power.families import Targets
+from cueshift.power.kernels import prepare_kernels
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
 from cueshift.schemas.plan import PLAN_SCHEMAS, validate_plan
 
@@ -77,6 +78,9 @@ def _conform(name: str, frame: pl.DataFrame, design: str, unit: str) -> pl.DataF
 def plan_study(request: PlanRequest) -> PlanResult:
     """Plan ``request.study``: its design's planner, then every table conformed and validated.
 
+    A first run compiles the statistics kernels first, with a one-line note on
+    ``request.progress`` (:func:`cueshift.power.kernels.prepare_kernels`).
+
     Raises
     ------
     ConfigError
@@ -86,6 +90,7 @@ def plan_study(request: PlanRequest) -> PlanResult:
     """
     design = request.study.design
     planner = planner_of(design)
+    prepare_kernels(request.progress)
     result = planner.plan(request)
     return replace(
         result,

@@ -10,6 +10,7 @@ signed-rank test as :mod:`cueshift.power.simulate`.
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -24,12 +25,21 @@ from cueshift.power.analytic import bh_threshold, wsrt_power
 from cueshift.power.components import PlanInputs
 from cueshift.power.families import Targets, TestSet, attribute_sets
 from cueshift.power.model import StudyModel, study_model
+from cueshift.power.progress import SILENT, Progress
 from cueshift.power.protocol import Protocol
-from cueshift.power.simulate import Simulations, draw_face_means
+from cueshift.power.replicates import batch_size, draw_batch
+from cueshift.power.simulate import Simulations
 from cueshift.stats import one_sample_test
 
 #: Columns per effect size in a simulated curve study (more columns, less Monte Carlo error).
 REPEATS = 8
+#: The plan's note where :func:`figure_available` is false.
+FIGURE_SKIPPED = (
+    "power-curve figure skipped: it needs the 'report' extra (matplotlib is not installed): "
+    "pip install 'cueshift[report]'; the curve's table (plan_curve) is written"
+)
+#: The progress task of the curve's simulated studies.
+CURVE_TASK = "power curve"
 
 
 def faces_grid(planned: int, points: int = 10) -> list[int]:
@@ -84,9 +94,11 @@ def power_curve(
     faces: Sequence[int] | None = None,
     effects: Sequence[float] | None = None,
     model_id: str | None = None,
+    progress: Progress = SILENT,
 ) -> pl.DataFrame:
     """Analytic and simulated power of one value's SBS test per number of faces and effect size
-    (``simulations.n`` simulated studies per point, drawn from ``simulations.seed``).
+    (``simulations.n`` simulated studies per point, drawn from ``simulations.seed`` in batches;
+    ``progress`` gets the task ``power curve``'s studies done over all points).
 
     Returns
     -------
@@ -99,6 +111,8 @@ def power_curve(
     n_sims = simulations.n
     rng = np.random.default_rng(simulations.seed)
     rows = []
+    points_done, total = 0, n_sims * len(faces)
+    progress.step(CURVE_TASK, 0, total)
     for n_faces in faces:
         start = time.perf_counter()
         sm = study_model(protocol.with_faces(n_faces), inputs)
@@ -110,12 +124,8 @@ def power_curve(
             curve.slope_sd[0, 0] ** 2 + (curve.fs_sd[0] ** 2 + 2 * curve.phi_error[0]) / curve.scenarios
         )
         analytic = wsrt_power(np.asarray(effects), np.sqrt(sd), n_faces, level)
-        # per replicate, the share of an effect's columns that reject (the columns share base φ,
-        # so the Monte Carlo error comes from the spread of these shares, not a binomial count)
-        shares = np.zeros((n_sims, len(effects)))
-        for i in range(n_sims):
-            means = draw_face_means(curve, rng)[0]
-            shares[i] = (one_sample_test(means.T)[1] <= level).reshape(len(effects), REPEATS).mean(axis=1)
+        shares = _shares(curve, rng, n_sims, level, len(effects), progress, (points_done, total))
+        points_done += n_sims
         power_sim: F64 = shares.mean(axis=0)
         power_se: F64 = (
             shares.std(axis=0, ddof=1) / np.sqrt(n_sims) if n_sims > 1 else np.full(len(effects), np.nan)
@@ -136,6 +146,36 @@ def power_curve(
                 }
             )
     return pl.DataFrame(rows).with_columns(pl.col("units", "n_sims").cast(pl.Int64))
+
+
+def _shares(
+    curve: StudyModel,
+    rng: np.random.Generator,
+    n_sims: int,
+    level: float,
+    n_effects: int,
+    progress: Progress,
+    position: tuple[int, int],
+) -> F64:
+    """Per replicate, each effect's share of rejecting columns (``n_sims × effects``), batch by batch."""
+    # the columns share base φ, so the Monte Carlo error comes from the spread of these shares,
+    # not a binomial count
+    shares = np.zeros((n_sims, n_effects))
+    done = 0
+    while done < n_sims:
+        reps = min(batch_size(curve, n_sims), n_sims - done)
+        means = draw_batch(curve, rng, reps).means[:, 0]  # R × columns × faces
+        p = one_sample_test(means.reshape(-1, curve.n_faces).T)[1].reshape(reps, n_effects, REPEATS)
+        shares[done : done + reps] = (p <= level).mean(axis=2)
+        done += reps
+        progress.step(CURVE_TASK, position[0] + done, position[1])
+    return shares
+
+
+def figure_available() -> bool:
+    """Whether :func:`curve_figure` can draw (matplotlib, of the ``report`` extra, is installed);
+    checked before any simulation, so a missing extra skips the figure instead of the plan."""
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 def curve_figure(curve: pl.DataFrame, planned: int, target_power: float) -> bytes:
@@ -176,4 +216,14 @@ def curve_figure(curve: pl.DataFrame, planned: int, target_power: float) -> byte
     return buf.getvalue()
 
 
-__all__ = ["REPEATS", "curve_effects", "curve_figure", "curve_model", "faces_grid", "power_curve"]
+__all__ = [
+    "CURVE_TASK",
+    "FIGURE_SKIPPED",
+    "REPEATS",
+    "curve_effects",
+    "curve_figure",
+    "curve_model",
+    "faces_grid",
+    "figure_available",
+    "power_curve",
+]

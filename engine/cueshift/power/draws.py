@@ -104,35 +104,101 @@ def _face_mean_kernel(  # pragma: no cover - numba
     applies: NDArray[np.bool_],
     scale: float,
 ) -> F64:
-    n_v, n_f = offset.shape
-    n_s = p_base.shape[1]
+    n_r, n_v, n_f = offset.shape
+    n_s = p_base.shape[2]
     size = n_v * n_f * n_s
+    noisy = serving.shape[1] > 0
     all_valid = (1.0 - invalid) ** n  # P(no invalid answer): most φ skip the invalid walk
-    out = np.full((n_v, n_f), np.nan)
-    for k in numba.prange(n_v * n_f):
-        v, f = k // n_f, k % n_f
+    out = np.full((n_r, n_v, n_f), np.nan)
+    for k in numba.prange(n_r * n_v * n_f):
+        r, vf = k // (n_v * n_f), k % (n_v * n_f)
+        v, f = vf // n_f, vf % n_f
         if not applies[f, v]:
             continue
         total, count = 0.0, 0
         for s in range(n_s):
             i = (v * n_f + f) * n_s + s
-            p = p_base[f, s] + (offset[v, f] + dev[v, s] + fs_sd * z[i])
+            p = p_base[r, f, s] + (offset[r, v, f] + dev[v, s] + fs_sd * z[r, i])
             p = min(max(p, 0.0), 1.0)
             if scored:
                 phi = p
             else:
-                n_valid = n if u[i] <= all_valid else n - _binomial_inverse(n, invalid, u[i])
+                u_valid = u[r, i]
+                n_valid = n if u_valid <= all_valid else n - _binomial_inverse(n, invalid, u_valid)
                 if n_valid == 0:
                     continue
-                phi = _binomial_inverse(n_valid, p, u[size + i]) / n_valid
-            d = phi + serving[i] - phi_base[f, s]
+                phi = _binomial_inverse(n_valid, p, u[r, size + i]) / n_valid
+            d = phi + (serving[r, i] if noisy else 0.0) - phi_base[r, f, s]
             if np.isnan(d):
                 continue
             total += np.rint(d * scale)  # integers: exact in any order (mean_scale)
             count += 1
         if count:
-            out[v, f] = total / (count * scale)
+            out[r, v, f] = total / (count * scale)
     return out
+
+
+def fill_shift_draws(
+    rng: np.random.Generator, z: F64, u: F64, serving: F64, *, scored: bool, serving_sd: float
+) -> None:
+    """Fill one replicate's random numbers of :func:`shift_face_means` in place, in its order:
+    normals ``z``, the two uniforms per φ (``u``; none drawn scored), the serving noise (none
+    drawn without)."""
+    rng.standard_normal(out=z)
+    if not scored:
+        rng.random(out=u)
+    if serving_sd > 0:
+        serving[:] = rng.normal(0.0, serving_sd, z.size)
+
+
+def shift_draws(
+    rng: np.random.Generator, size: int, *, scored: bool, serving_sd: float
+) -> tuple[F64, F64, F64]:
+    """The random numbers of one replicate's :func:`shift_face_means` (:func:`fill_shift_draws`)."""
+    z, u = np.empty(size), np.empty(0 if scored else 2 * size)
+    serving = np.empty(size if serving_sd > 0 else 0)
+    fill_shift_draws(rng, z, u, serving, scored=scored, serving_sd=serving_sd)
+    return z, u, serving
+
+
+def batch_face_means(
+    phi_base: F64,
+    p_base: F64,
+    offset: F64,
+    dev: F64,
+    fs_sd: float,
+    draws: tuple[F64, F64, F64],
+    *,
+    n: int,
+    invalid_rate: float,
+    scored: bool,
+    serving_sd: float,
+    applies: NDArray[np.bool_],
+) -> F64:
+    r"""Per-face mean shifts of ``R`` replicates of one model (``R × values × faces``) in one
+    parallel pass: replicate ``r``'s :func:`shift_face_means` from its base φ and probabilities
+    (``R × faces × scenarios``), offsets (``R × values × faces``) and the stacked
+    :func:`shift_draws` (``R × ...``) — the same numbers, one kernel call for all of them."""
+    z, u, serving = draws
+    n_r = offset.shape[0]
+    return np.asarray(
+        _face_mean_kernel(
+            np.ascontiguousarray(phi_base, dtype=np.float64),
+            np.ascontiguousarray(p_base, dtype=np.float64),
+            np.ascontiguousarray(offset, dtype=np.float64),
+            np.ascontiguousarray(dev, dtype=np.float64),
+            float(fs_sd),
+            np.ascontiguousarray(z, dtype=np.float64).reshape(n_r, -1),
+            np.ascontiguousarray(u, dtype=np.float64).reshape(n_r, -1),
+            np.ascontiguousarray(serving, dtype=np.float64).reshape(n_r, -1),
+            int(n),
+            float(invalid_rate),
+            bool(scored),
+            np.ascontiguousarray(applies),
+            mean_scale(int(n), ratios=not scored and serving_sd <= 0),
+        ),
+        dtype=np.float64,
+    )
 
 
 def shift_face_means(
@@ -159,38 +225,39 @@ def shift_face_means(
     (``z``, the uniforms, the serving noise), so the two give the same means from the same
     generator without holding the values × faces × scenarios arrays.
     """
-    n_v, n_f = offset.shape
-    size = n_v * n_f * p_base.shape[1]
-    z = rng.standard_normal(size)
-    u = np.zeros(2 * size) if scored else rng.random((2, size)).ravel()
-    serving = rng.normal(0.0, serving_sd, size) if serving_sd > 0 else np.zeros(size)
-    return np.asarray(
-        _face_mean_kernel(
-            np.ascontiguousarray(phi_base),
-            np.ascontiguousarray(p_base),
-            np.ascontiguousarray(offset),
-            np.ascontiguousarray(dev),
-            float(fs_sd),
-            z,
-            u,
-            serving,
-            int(n),
-            float(invalid_rate),
-            bool(scored),
-            np.ascontiguousarray(applies),
-            mean_scale(int(n), ratios=not scored and serving_sd <= 0),
-        ),
-        dtype=np.float64,
+    size = offset.size * p_base.shape[1]
+    draws = shift_draws(rng, size, scored=scored, serving_sd=serving_sd)
+    means = batch_face_means(
+        phi_base[None],
+        p_base[None],
+        offset[None],
+        dev,
+        fs_sd,
+        draws,
+        n=n,
+        invalid_rate=invalid_rate,
+        scored=scored,
+        serving_sd=serving_sd,
+        applies=applies,
     )
+    return np.asarray(means[0], dtype=np.float64)
 
 
 def binomial_phi(p: F64, n: int, invalid_rate: float, rng: np.random.Generator) -> F64:
     r"""φ of ``n`` prompts per cell at favorable probabilities ``p``: :math:`k/n_v` with
     :math:`n_v \sim \operatorname{Bin}(n, 1-q)`, :math:`k \sim \operatorname{Bin}(n_v, p)`; NaN
     where no answer is valid."""
+    u = rng.random((2, np.size(p)))
+    phi = batch_phi(np.asarray(p, dtype=np.float64)[None], n, invalid_rate, u[None])
+    return np.asarray(phi[0], dtype=np.float64)
+
+
+def batch_phi(p: F64, n: int, invalid_rate: float, uniforms: F64) -> F64:
+    """:func:`binomial_phi` of ``R`` replicates in one kernel call: ``p`` is ``R × ...``,
+    ``uniforms`` ``R × 2 × p[0].size`` (each replicate's ``rng.random((2, size))``)."""
     flat = np.ascontiguousarray(np.clip(p, 0.0, 1.0), dtype=np.float64).ravel()
-    u = rng.random((2, flat.size))
-    phi = _phi_kernel(flat, int(n), float(invalid_rate), u[0], u[1])
+    u = np.asarray(uniforms, dtype=np.float64)
+    phi = _phi_kernel(flat, int(n), float(invalid_rate), u[:, 0].ravel(), u[:, 1].ravel())
     return np.asarray(phi.reshape(np.shape(p)), dtype=np.float64)
 
 
@@ -204,4 +271,15 @@ def binomial_counts(p: F64, n: int, invalid_rate: float, rng: np.random.Generato
     return n_valid.reshape(np.shape(p)).astype(np.float64), k.reshape(np.shape(p)).astype(np.float64)
 
 
-__all__ = ["GRID", "MAX_DENOMINATOR", "binomial_counts", "binomial_phi", "mean_scale", "shift_face_means"]
+__all__ = [
+    "GRID",
+    "MAX_DENOMINATOR",
+    "batch_face_means",
+    "batch_phi",
+    "binomial_counts",
+    "binomial_phi",
+    "fill_shift_draws",
+    "mean_scale",
+    "shift_draws",
+    "shift_face_means",
+]

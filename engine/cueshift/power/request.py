@@ -12,6 +12,7 @@ import polars as pl
 from cueshift.errors import ConfigError
 from cueshift.power.cost import CostSettings
 from cueshift.power.families import Targets
+from cueshift.power.progress import SILENT, Progress
 from cueshift.power.simulate import Simulations
 from cueshift.study.config import Study
 
@@ -37,6 +38,9 @@ class PlanRequest:
         Seed of the simulations (the pilot's intervals are a jackknife: nothing random).
     cost
         Image tokens, question tokens, answer tokens and throughput of the cost arithmetic.
+    progress
+        Where the plan reports its progress (:mod:`cueshift.power.progress`; default: nowhere;
+        ``cueshift plan``: :func:`cueshift.plan.plan_progress`'s bars on stderr).
     """
 
     study: Study
@@ -47,6 +51,7 @@ class PlanRequest:
     curve_simulations: int = 200
     seed: int = 0
     cost: CostSettings = field(default_factory=CostSettings)
+    progress: Progress = field(default=SILENT, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         t = self.targets

@@ -21,8 +21,10 @@ import polars as pl
 from numpy.typing import NDArray
 
 from cueshift._types import F64
-from cueshift.power.draws import GRID, MAX_DENOMINATOR, binomial_counts, binomial_phi, shift_face_means
+from cueshift.power.draws import GRID, MAX_DENOMINATOR, binomial_counts, binomial_phi
 from cueshift.power.model import StudyModel, group_levels, table11_cells
+from cueshift.power.progress import SILENT, Progress
+from cueshift.power.replicates import ScenarioDraws, batch_size, correlated_slopes, draw_batch
 from cueshift.stats import bh_adjust, kruskal_columns, mann_whitney_columns, one_sample_test
 
 
@@ -75,14 +77,6 @@ def draw_phi(
     return phi, n_valid
 
 
-def correlated_slopes(sm: StudyModel, rng: np.random.Generator) -> F64:
-    """Face slopes ``b`` of every model (M × V × F), correlated across models by ``slope_corr``."""
-    n_m, n_v, n_f = sm.beta.shape[0], len(sm.values), sm.n_faces
-    chol = np.linalg.cholesky(sm.slope_corr)
-    z = rng.standard_normal((n_v, n_f, n_m)) @ chol.T
-    return np.asarray(np.moveaxis(z, 2, 0) * sm.slope_sd[:, :, None], dtype=np.float64)
-
-
 def draw_cells(sm: StudyModel, rng: np.random.Generator, *, counts: bool = False) -> Iterator[Cells]:
     """Every model's φ of one simulated study, model by model."""
     n_v, n_f, n_s = len(sm.values), sm.n_faces, sm.scenarios
@@ -105,28 +99,8 @@ def draw_cells(sm: StudyModel, rng: np.random.Generator, *, counts: bool = False
 def draw_face_means(sm: StudyModel, rng: np.random.Generator) -> F64:
     """Every model's per-face mean shifts of one simulated study (``M × V × F``): the same numbers
     as :func:`face_means` of :func:`draw_cells` from the same generator, drawn and averaged in one
-    numba pass (:func:`cueshift.power.draws.shift_face_means`)."""
-    n_f, n_s = sm.n_faces, sm.scenarios
-    slopes = correlated_slopes(sm, rng)
-    out = np.empty((len(sm.models), len(sm.values), n_f))
-    for j in range(len(sm.models)):
-        p_base = sm.p0[j] + rng.normal(0.0, sm.base_sd[j], size=(n_f, n_s))
-        phi_b, _ = draw_phi(sm, j, p_base, rng)
-        offset = sm.beta[j][:, None] + np.nan_to_num(sm.gamma[j])
-        out[j] = shift_face_means(
-            phi_b,
-            p_base,
-            offset + slopes[j],
-            sm.scenario_dev[j],
-            float(sm.fs_sd[j]),
-            n=int(sm.prompts[j]),
-            invalid_rate=float(sm.invalid[j]),
-            scored=bool(sm.score[j]),
-            serving_sd=float(sm.serving_sd[j]),
-            applies=sm.applies,
-            rng=rng,
-        )
-    return out
+    numba pass (:func:`cueshift.power.replicates.draw_batch` of one replicate)."""
+    return np.asarray(draw_batch(sm, rng, 1).means[0], dtype=np.float64)
 
 
 def face_means(cells: Cells) -> F64:
@@ -188,28 +162,26 @@ class _Tally:
         return pl.concat(parts) if parts else pl.DataFrame()
 
 
-def _vs_tests(sm: StudyModel, rng: np.random.Generator, q: float, tally: _Tally) -> None:
-    for dim, shifts in sm.group_shift.items():
-        groups, codes = group_levels(sm.protocol, dim)
-        if len(groups) < 2:
-            continue
-        keep = codes >= 0
-        for j, model_id in enumerate(sm.models):
-            if np.all(np.isnan(shifts[j])):
-                continue
-            pure = max(float(sm.base_within[dim][j] - sm.phi_error[j]), 0.0)
-            p = (
-                sm.p0[j]
-                + shifts[j][keep, None]
-                + rng.normal(0.0, np.sqrt(pure), (int(keep.sum()), sm.scenarios))
-            )
-            phi, _ = draw_phi(sm, j, p, rng)
-            if len(groups) == 2:
-                p_values = mann_whitney_columns(phi, codes[keep]).p_value
-            else:
-                p_values = kruskal_columns(phi, codes[keep], len(groups)).p_value
-            share = np.array([_reject(p_values, q).mean()])
-            tally.add("vs_scenario", f"{model_id} | {dim}", model_id, [dim], share)
+def _scenario_tests(sm: StudyModel, drawn: list[ScenarioDraws], q: float, tally: _Tally) -> None:
+    """Each replicate's Kruskal–Wallis (Mann–Whitney for two groups) tests of the scenarios' φ
+    across a grouping's groups: one kernel call per family over the batch's columns."""
+    for family in drawn:
+        n_r, n_kept, n_s = family.phi.shape
+        columns = family.phi.transpose(1, 0, 2).reshape(n_kept, n_r * n_s)
+        if len(family.groups) == 2:
+            p_values = mann_whitney_columns(columns, family.codes).p_value
+        else:
+            p_values = kruskal_columns(columns, family.codes, len(family.groups)).p_value
+        model_id = sm.models[family.j]
+        for p in p_values.reshape(n_r, n_s):
+            share = np.array([_reject(p, q).mean()])
+            tally.add("vs_scenario", f"{model_id} | {family.dim}", model_id, [family.dim], share)
+
+
+def _one_sample_rows(values: F64) -> F64:
+    """Signed-rank p of every row of ``values`` (``R × tests × faces``) in one call: ``R × tests``."""
+    n_r, n_t, n_f = values.shape
+    return one_sample_test(values.reshape(n_r * n_t, n_f).T)[1].reshape(n_r, n_t)
 
 
 def simulated_power(
@@ -218,8 +190,11 @@ def simulated_power(
     *,
     q: float = 0.05,
     tests: tuple[str, ...] = ("all",),
+    progress: Progress = SILENT,
+    task: str = "simulated studies",
 ) -> pl.DataFrame:
-    """Share of ``simulations.n`` simulated studies in which each test rejects after BH in its family.
+    """Share of ``simulations.n`` simulated studies in which each test rejects after BH in its family
+    (drawn in batches, :mod:`cueshift.power.replicates`; ``progress`` gets ``task``'s studies done).
 
     Returns
     -------
@@ -248,31 +223,35 @@ def simulated_power(
     cell_labels = [
         f"{v} | {d}={g}" for v, d, g in cells.select("variation_value", "dimension", "group").iter_rows()
     ]
-    for _ in range(n_sims):
-        means = draw_face_means(sm, rng)  # M × V × F
+    done = 0
+    progress.step(task, done, n_sims)
+    while done < n_sims:
+        reps = min(batch_size(sm, n_sims), n_sims - done)
+        batch = draw_batch(sm, rng, reps, scenario=want("vs_scenario"))
+        means = batch.means  # R × M × V × F
         if want("sbs_attribute"):
             for j, model_id in enumerate(sm.models):
-                p = one_sample_test(means[j].T)[1]
-                tally.add("sbs_attribute", model_id, model_id, sm.values, _reject(p, q))
+                for p in _one_sample_rows(means[:, j]):
+                    tally.add("sbs_attribute", model_id, model_id, sm.values, _reject(p, q))
         if want("model_pair"):
             for a, b in combinations(range(len(sm.models)), 2):
                 label = f"{sm.models[a]} - {sm.models[b]}"
-                p = one_sample_test((means[a] - means[b]).T)[1]
-                tally.add("model_pair", label, label, sm.values, _reject(p, q))
+                for p in _one_sample_rows(means[:, a] - means[:, b]):
+                    tally.add("model_pair", label, label, sm.values, _reject(p, q))
         if want("table11_cell") and cells.height:
-            pooled = means.mean(axis=0)
-            values = np.where(member, pooled[cell_cols], np.nan)
-            p = one_sample_test(values.T)[1]
-            tally.add("table11_cell", "all cells", "(pooled)", cell_labels, _reject(p, q))
-        if want("vs_scenario"):
-            _vs_tests(sm, rng, q, tally)
+            pooled = means.mean(axis=1)
+            values = np.where(member[None], pooled[:, cell_cols], np.nan)
+            for p in _one_sample_rows(values):
+                tally.add("table11_cell", "all cells", "(pooled)", cell_labels, _reject(p, q))
+        _scenario_tests(sm, batch.scenario, q, tally)
+        done += reps
+        progress.step(task, done, n_sims)
     return tally.frame(n_sims)
 
 
 __all__ = [
     "Cells",
     "Simulations",
-    "correlated_slopes",
     "draw_cells",
     "draw_face_means",
     "draw_phi",

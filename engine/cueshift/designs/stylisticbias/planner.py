@@ -9,7 +9,7 @@ import polars as pl
 from cueshift.designs.registry import study_scenarios
 from cueshift.power.components import PlanInputs
 from cueshift.power.cost import cost_frame, cost_rows, question_tokens
-from cueshift.power.curve import curve_figure, power_curve
+from cueshift.power.curve import FIGURE_SKIPPED, curve_figure, figure_available, power_curve
 from cueshift.power.families import analytic_frame
 from cueshift.power.judge import judge_inputs
 from cueshift.power.model import study_model
@@ -53,7 +53,13 @@ def power_table(protocol: Protocol, inputs: PlanInputs, request: PlanRequest) ->
     sm = study_model(protocol, inputs)
     planned = analytic_frame(sm, request.targets)
     if request.simulations:
-        sim = simulated_power(sm, request.simulated(), q=request.targets.q)
+        sim = simulated_power(
+            sm,
+            request.simulated(),
+            q=request.targets.q,
+            progress=request.progress,
+            task=f"simulated studies at {protocol.n_faces} faces",
+        )
         planned = planned.join(sim, on=["test", "family", "target"], how="left")
     parts = [planned.with_columns(pl.lit("planned").alias("protocol"))]
     for label, variant in tradeoffs(protocol):
@@ -95,8 +101,13 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
     curve = pl.DataFrame()
     figure = None
     if request.curve_simulations:
-        curve = power_curve(protocol, inputs, request.targets, request.simulated(curve=True))
-        figure = curve_figure(curve, protocol.n_faces, request.targets.power)
+        curve = power_curve(
+            protocol, inputs, request.targets, request.simulated(curve=True), progress=request.progress
+        )
+        if figure_available():
+            figure = curve_figure(curve, protocol.n_faces, request.targets.power)
+        else:
+            notes.append(FIGURE_SKIPPED)
     question = request.cost.question_tokens or question_tokens(
         study.prompt.template, study_scenarios(study), list(study.prompt.orderings)
     )
