@@ -2,13 +2,32 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from cueshift.cli._common import StudyOption, console
+from cueshift.cli._common import StudyOption, console, err_console
+
+if TYPE_CHECKING:
+    import polars as pl
+
+
+def _print_build_cost(frame: pl.DataFrame, folder: Path) -> Path:
+    """Print the [build] cost lines and write ``plan_build_cost.csv`` under ``folder``; its path."""
+    from cueshift.build.cost import cost_lines
+    from cueshift.errors import CueshiftError
+
+    for line in cost_lines(frame):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CueshiftError(f"{folder}: cannot create the folder ({exc.strerror})") from None
+    frame.write_csv(folder / "plan_build_cost.csv")
+    return folder / "plan_build_cost.csv"
 
 
 def plan_command(
@@ -41,24 +60,50 @@ def plan_command(
         ),
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Output folder (default: runs/<study>-plan/).")] = None,
+    progress: Annotated[
+        bool, typer.Option(help="Show progress bars on stderr (a terminal only) and the compile note.")
+    ] = True,
 ) -> None:
     """Plan a study before running it: power, minimum detectable effects, half-widths, units and cost."""
+    from cueshift.build.cost import generation_cost
     from cueshift.designs import load_study
-    from cueshift.plan import CostSettings, PlanRequest, plan_study, print_plan, targets_for, write_plan
+    from cueshift.plan import (
+        CostSettings,
+        PlanRequest,
+        plan_progress,
+        plan_study,
+        print_plan,
+        targets_for,
+        write_plan,
+    )
 
     spec = load_study(study)
+    targets = targets_for(spec.design, target_effect, power, alpha)  # checked before anything is written
+    build_cost = generation_cost(spec)  # [build] calls and price; a bad grid stops here, before the plan
+    folder = out or Path("runs") / f"{spec.name}-plan"
+    manifest = spec.image_set.manifest
+    if build_cost.height and manifest is not None and not Path(str(manifest)).is_file():
+        _print_build_cost(build_cost, folder)
+        console.print(
+            "no image set yet: the judgments' power and cost are planned from it; plan again after "
+            "`cueshift build` (a --limit build is enough)",
+            soft_wrap=True,
+        )
+        return
     request = PlanRequest(
         spec,
         pilot=pilot,
-        targets=targets_for(spec.design, target_effect, power, alpha),
+        targets=targets,
         faces=faces,
         simulations=simulations,
         curve_simulations=curve_simulations,
         seed=seed,
         cost=CostSettings(image_tokens, question_tokens, answer_tokens, throughput),
     )
-    result = plan_study(request)
+    with plan_progress(err_console, enabled=progress) as shown:
+        result = plan_study(replace(request, progress=shown))
     print_plan(result, console)
-    folder = out or Path("runs") / f"{spec.name}-plan"
     written = write_plan(result, folder)
+    if build_cost.height:
+        written.append(_print_build_cost(build_cost, folder))
     console.print(f"{len(written)} files -> {escape(str(folder))} (report section: plan.md)", soft_wrap=True)
