@@ -10,6 +10,10 @@ planners are built from is :mod:`cueshift.power`, below the designs.
 The package sits above :mod:`cueshift.designs` and below the command line. Public surface::
 
     from cueshift.plan import PlanRequest, Targets, CostSettings, plan_study, write_plan, print_plan
+    from cueshift.plan import plan_progress  # progress bars on stderr, or in a notebook
+
+A plan reports its progress through ``PlanRequest(progress=...)`` (:mod:`cueshift.power.progress`);
+:func:`plan_progress` gives rich bars (:mod:`.progress`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import warnings
 
 from cueshift.plan.console import plan_markdown, print_plan
+from cueshift.plan.progress import plan_progress
 from cueshift.plan.run import plan_study, planner_of, planners, targets_for, write_plan
 from cueshift.power.cost import CostSettings
 from cueshift.power.families import Targets
@@ -43,6 +48,7 @@ __all__ = [
     "PlanResult",
     "Targets",
     "plan_markdown",
+    "plan_progress",
     "plan_study",
     "planner_of",
     "planners",
