@@ -94,9 +94,10 @@ class FitTable(Table):
         wide = options.update_width(_UNBOUNDED)
         measured = [_widths(console, wide, column) for column in self.columns]
         need, want = [m[0] for m in measured], [m[1] for m in measured]
-        parts = _parts(self, need, width)
+        full = _stub(self)  # the leading labels; where they are too wide, the first column alone
+        parts = _parts(self, need, width, full) or _parts(self, need, width, min(full, 1))
         if parts is None:
-            yield from _stacked(self, console)
+            yield from _stacked(self, console, min(full, 1))
             return
         for number, part in enumerate(parts):
             if number:
@@ -136,12 +137,11 @@ def _stub(table: Table) -> int:
     return stub
 
 
-def _parts(table: Table, need: list[int], width: int) -> list[list[int]] | None:
-    """Column groups that each fit ``width`` (the stub repeated), or None where none can."""
+def _parts(table: Table, need: list[int], width: int, stub: int) -> list[list[int]] | None:
+    """Column groups that each fit ``width``, the first ``stub`` columns in each, or None where none can."""
     n = len(need)
     if sum(need) + _overhead(table, n) <= width:
         return [list(range(n))]
-    stub = _stub(table)
     parts: list[list[int]] = []
     current: list[int] = list(range(stub))
     for index in range(stub, n):
@@ -233,11 +233,10 @@ def _as_text(console: Console, cell: RenderableType) -> Text:
     return cell if isinstance(cell, Text) else Text(str(cell))
 
 
-def _stacked(table: Table, console: Console) -> Iterable[RenderableType]:
-    """One ``label: value`` block per row, the stub's values as its heading (nothing is cut)."""
+def _stacked(table: Table, console: Console, stub: int) -> Iterable[RenderableType]:
+    """One ``label: value`` block per row, the first ``stub`` columns' values as its heading."""
     if table.title is not None:
         yield Text.assemble(table.title, style=table.title_style or "italic")
-    stub = _stub(table)
     text = functools.partial(_as_text, console)
     cells = [list(column.cells) for column in table.columns]
     for row in range(table.row_count):

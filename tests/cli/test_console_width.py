@@ -117,8 +117,27 @@ def test_analyze_and_status_in_a_terminal(width: int, demo: Demo, tmp_path: Path
         stored = con.execute("SELECT model_id, count(*) FROM judgment GROUP BY model_id").fetchall()
     finally:
         con.close()
+    _sql_in_a_terminal(database, width)
     in_terminal = run_in_terminal([*CUESHIFT, "status", "--db", str(database)], width)
     for status in (in_terminal, _piped(("status", "--db", str(database)), width)):
         _readable(status, width)
         for model_id, n in stored:
             assert any(model_id in line and f" {n:,} " in line for line in table_lines(status)), status
+
+
+def _sql_in_a_terminal(database: Path, width: int) -> None:
+    """``cueshift sql`` of a result table wider than the terminal: every value whole, every column shown."""
+    query = "SELECT * FROM result_sbs WHERE level = 'model'"
+    con = duckdb.connect(str(database), read_only=True)
+    try:
+        found = con.execute(query)
+        names = [column[0] for column in found.description]
+        rows = found.fetchall()
+    finally:
+        con.close()
+    text = run_in_terminal([*CUESHIFT, "sql", "--db", str(database), query], width)
+    _readable(text, width)
+    assert all(_whole(text, name) for name in names), text
+    values = [v for row in rows for v in row if isinstance(v, float | int) and not isinstance(v, bool)]
+    missing = [v for v in values if not _whole(text, f"{v:.6g}" if isinstance(v, float) else str(v))]
+    assert not missing, (missing, text)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from cueshift._console import FitTable
 from cueshift.cli._common import DbOption, StudyOption, console, err_console
 from cueshift.cli._models_option import ModelsOption, OldModelOption, chosen_models
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def analyze(
@@ -132,8 +136,6 @@ def sql(
 
     Nested values (lists, structs, maps) come out as JSON text; --out writes a CSV or Parquet file.
     """
-    import polars as pl
-
     from cueshift.designs import load_study
     from cueshift.store import export, readonly
 
@@ -147,15 +149,27 @@ def sql(
     if csv:
         sys.stdout.write(frame.write_csv())
         return
-    with pl.Config(
-        tbl_rows=rows,
-        tbl_cols=-1,
-        tbl_width_chars=200,
-        fmt_str_lengths=60,
-        tbl_hide_dataframe_shape=True,  # a clean table: no "shape: (r, c)" line, no dtype row
-        tbl_hide_column_data_types=True,
-    ):
-        console.print(str(frame.head(rows)), markup=False, highlight=False, soft_wrap=True)
+    console.print(_result_table(frame.head(rows)))  # numbers whole at any width (cueshift._console)
+
+
+def _result_table(frame: pl.DataFrame) -> FitTable:
+    """A query's rows as a console table: numbers right-aligned and never cut, text as it is, null as null."""
+    from rich.text import Text
+
+    table = FitTable()
+    for name, dtype in frame.schema.items():
+        table.add_column(Text(name), justify="right" if dtype.is_numeric() else "left")
+    for row in frame.iter_rows():
+        table.add_row(*(Text(_cell(value)) for value in row))
+    return table
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
 
 
 def _note(line: str) -> None:
