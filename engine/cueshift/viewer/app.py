@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from cueshift.designs import designs
 from cueshift.designs.page_helpers import BadRequest, NotFound
-from cueshift.viewer import evidence, pages, review
+from cueshift.viewer import evidence, generation, pages, review
 from cueshift.viewer.declared import declared_page, moved_to
 from cueshift.viewer.filters import Filters
 from cueshift.viewer.menus import load_menus
@@ -120,6 +120,9 @@ def create_app(database: Path, *, images: Path | None = None, thumbs: Path = DEF
         Route("/failed", _page(viewer, review.failed_edits)),
         Route("/compare", _page(viewer, review.models_side_by_side)),
         Route("/design/{design:str}/{page:str}", _page(viewer, declared_page)),
+        Route("/build", _page(viewer, generation.build_overview)),
+        Route("/build/base", _page(viewer, generation.build_base)),
+        Route("/build/image/{sha256:str}", generation.generation_image(viewer)),
         Route("/image/{image_id:str}", _image(viewer)),
         *_older_routes(),
     ]
