@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
-from cueshift._console import PIPED_WIDTH, FitTable
+from cueshift._console import LABEL_WORD, PIPED_WIDTH, FitTable
 from tests.cli.terminal import BOX, run_in_terminal
 
 LABELS = ("model", "mode", "images", "prompts", "forward passes", "prefill tokens", "GPU-hours", "throughput")
@@ -94,3 +94,18 @@ def test_a_terminal_gives_its_own_width(width: int) -> None:
     code = "from cueshift._console import console_for; print('width', console_for().width)"
     output = run_in_terminal([sys.executable, "-c", code], width)
     assert f"width {width}" in output
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_a_label_word_up_to_label_word_stays_whole_and_longer_text_wraps(width: int) -> None:
+    table = FitTable(title="Analysis provenance")
+    for label, justify in (("Table", "left"), ("What", "left"), ("Rows", "right"), ("Resamples", "right")):
+        table.add_column(label, justify=justify)  # type: ignore[arg-type]
+    name = "result_demographic_tests_crossed"
+    assert len(name) <= LABEL_WORD
+    what = "Kruskal-Wallis per model x scenario x crossed dimension (every pair of dimensions) on base phi"
+    table.add_row(name, what, "1,150", "100")
+    text = _printed(table, width)
+    assert name in text and " 1,150 " in text and "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= width
+    assert "Kruskal-Wallis" in text and what not in text  # the description wrapped at its spaces

@@ -49,7 +49,7 @@ from rich.text import Text
 #: Width of a console whose stream is not a terminal and ``COLUMNS`` is not set.
 PIPED_WIDTH = 120
 #: A label word longer than this folds rather than widening its column.
-LABEL_WORD = 20
+LABEL_WORD = 32
 _UNBOUNDED = 10_000
 
 
