@@ -13,6 +13,7 @@ from scipy import stats
 
 from cueshift.power.components import Effects, ModelInputs, PlanInputs
 from cueshift.power.model import StudyModel, group_levels, study_model
+from cueshift.power.protocol import Mode
 from cueshift.power.replicates import batch_size, draw_batch
 from cueshift.power.simulate import Simulations, draw_cells, draw_phi, face_means, simulated_power
 from cueshift.stats import bh_adjust
@@ -21,7 +22,7 @@ from tests.power.conftest import PLANTED, planted_protocol
 VS = {"gender": 0.03, "age": 0.02}
 
 
-def _model(modes: dict[str, str], serving: float = 0.0) -> StudyModel:
+def _model(modes: dict[str, Mode], serving: float = 0.0) -> StudyModel:
     effects = Effects({f"v{k:02d}": e for k, e in enumerate([0.0, 0.01, 0.03])}, vs=VS)
     components = replace(PLANTED, serving=serving)
     inputs = PlanInputs({m: ModelInputs(m, components, effects, "planted") for m in modes}, {}, "planted")
@@ -57,7 +58,7 @@ def _one_at_a_time(sm: StudyModel, rng: np.random.Generator) -> tuple[np.ndarray
         ({"a": "sampling"}, 0.02**2),
     ],
 )
-def test_a_batch_is_its_replicates_one_at_a_time(modes: dict[str, str], serving: float) -> None:
+def test_a_batch_is_its_replicates_one_at_a_time(modes: dict[str, Mode], serving: float) -> None:
     sm = _model(modes, serving)
     batch = draw_batch(sm, np.random.default_rng(5), 3, scenario=True)
     rng = np.random.default_rng(5)
