@@ -157,3 +157,15 @@ def test_report_takes_models_as_analyze_does(study: Path, subset: list[str]) -> 
     db = study.with_suffix(".duckdb")
     line = _fails_untouched(study.parent, "report", "--study", study, "--tables", *subset)
     assert line == f"error: unknown model 'nope' in {db}; models: {', '.join(MODELS)}"
+
+
+def test_infer_of_a_changed_model_writes_no_new_face(study: Path) -> None:
+    """A third face is new, the changed model conflicts: neither is written (was: the face was)."""
+    changed = study.with_name("changed.toml")
+    text = study.read_text(encoding="utf-8").replace("size = 2", "size = 3")
+    changed.write_text(
+        text.replace('backend = "simulated"\n', 'backend = "simulated"\ncheckpoint = "other"\n', 1)
+    )
+    db = study.with_suffix(".duckdb")
+    line = _fails_untouched(study.parent, "infer", "--study", changed, "--db", db, "--no-progress")
+    assert line.startswith(f"error: model: model_id='{MODELS[0]}' is stored with checkpoint=''")

@@ -34,11 +34,12 @@ def run(*args: str | Path) -> Result:
 
 
 def fingerprint(folder: Path) -> dict[str, str]:
-    """The SHA-256 of every file in ``folder`` (a database, its WAL, anything a command left)."""
+    """The SHA-256 of every file in ``folder`` (a database, its WAL, anything a command left) but
+    the demo image cache (``cache/``: rendered faces, which a study of more faces adds to)."""
     return {
         str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(folder.rglob("*"))
-        if p.is_file()
+        if p.is_file() and p.relative_to(folder).parts[0] != "cache"
     }
 
 

@@ -178,10 +178,9 @@ def run_workload(
 
 
 def _store_dimensions(con: duckdb.DuckDBPyConnection, workload: Workload, models: list[ModelConfig]) -> None:
-    """The workload's dimension rows and the study's models, before any answer refers to them."""
-    for table, (rows, key) in workload.dimensions.items():
-        store.upsert_dimension(con, table, rows, key)
-    store.upsert_dimension(con, "model", model_frame(models), "model_id")
+    """The workload's dimension rows and the study's models, before any answer refers to them (all
+    checked first, then written in one transaction: a changed model writes no new face either)."""
+    store.upsert_dimensions(con, {**workload.dimensions, "model": (model_frame(models), "model_id")})
 
 
 def _store_workload_rows(con: duckdb.DuckDBPyConnection, workload: Workload, shard: Shard) -> None:

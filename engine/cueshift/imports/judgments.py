@@ -194,9 +194,8 @@ def import_judgments(
     report = json.dumps({"release_import": agreement.rows_by_key("model_id", named=True, unique=True)})
     con = store.open_study(database or study.database_path)
     try:
-        for table, (rows, key) in workload.dimensions.items():
-            store.upsert_dimension(con, table, rows, key)
-        store.upsert_dimension(con, "model", _model_rows(study, models), "model_id")
+        models_rows = (_model_rows(study, models), "model_id")
+        store.upsert_dimensions(con, {**workload.dimensions, "model": models_rows})  # all or none
         new = _new_rows(con, judgments)
         new_releases = releases.join(new.select(JUDGMENT_KEY), on=list(JUDGMENT_KEY), how="semi")
         store.start_run(con, run)

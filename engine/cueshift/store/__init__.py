@@ -25,7 +25,7 @@ from cueshift.store.merge import merge_databases
 from cueshift.store.merge_rows import CACHE_TABLES
 from cueshift.store.results import replace_results
 from cueshift.store.runs import RunRecord, finish_run, start_run, versions
-from cueshift.store.writes import insert_missing, upsert_dimension, validate, write_tables
+from cueshift.store.writes import insert_missing, upsert_dimension, upsert_dimensions, validate, write_tables
 
 __all__ = [
     "CACHE_TABLES",
@@ -44,6 +44,7 @@ __all__ = [
     "start_run",
     "study_tables",
     "upsert_dimension",
+    "upsert_dimensions",
     "validate",
     "versions",
     "write_tables",

@@ -86,9 +86,32 @@ def upsert_dimension(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataF
     Studies are re-run: identities, images, scenarios, variants and models are written
     on each run, and must not change under judgments already stored.
     """
+    upsert_dimensions(con, {table: (frame, key)})
+
+
+def upsert_dimensions(
+    con: duckdb.DuckDBPyConnection, dimensions: Mapping[str, tuple[pl.DataFrame, str]]
+) -> None:
+    """:func:`upsert_dimension` for several tables (``table -> (rows, key)``, referenced tables
+    first): every table is checked against its stored rows before any is written, then the new
+    rows of all are written in one transaction, so a conflict in one writes none of them."""
+    new = {table: _new_dimension_rows(con, table, rows, key) for table, (rows, key) in dimensions.items()}
+    write_tables(con, new)
+
+
+def _new_dimension_rows(
+    con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame, key: str
+) -> pl.DataFrame:
+    """The rows of ``frame`` whose key is not stored yet, after checking the stored ones agree.
+
+    Raises
+    ------
+    CueshiftError
+        A stored row whose other columns differ from the study's (one line naming key and column).
+    """
     frame = validate(table, frame)
     if frame.height == 0:
-        return
+        return frame
     stored = query(con, f"SELECT * FROM {table}")
     if stored.height:
         both = frame.join(stored.select(frame.columns), on=key, how="inner", suffix="__stored")
@@ -105,7 +128,7 @@ def upsert_dimension(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataF
                     f"but the study now says {row[column]!r}; use a new database for a changed study"
                 )
         frame = frame.join(stored.select(key), on=key, how="anti")
-    write_tables(con, {table: frame})
+    return frame
 
 
 def insert_missing(
