@@ -69,7 +69,7 @@ def test_a_base_page_shows_every_try_of_every_variation_and_why_it_was_turned_do
     rows = _tries(built.db)
     rejected = rows.filter(pl.col("outcome") == "rejected").row(0, named=True)
     base_id = str(rejected["parent_id"])
-    status, page = _get(built, "/build/base", id=base_id)
+    status, page = _get(built, "/build", base=base_id)
     assert status == 200
     variations = rows.filter(pl.col("parent_id") == base_id)
     sections = re.findall(r'<section class="variation" data-image="([^"]+)" data-outcome="([^"]+)">', page)
@@ -104,10 +104,10 @@ def test_a_try_image_is_served_by_its_hash_and_nothing_else(built: Served) -> No
 @pytest.mark.parametrize(
     ("query", "status", "line"),
     [
-        ({}, 400, "id=: name a base image"),
-        ({"id": "base-99999"}, 404, "id=&#39;base-99999&#39;: no such base"),
+        ({"base": ""}, 400, "base=: name a base image"),
+        ({"base": "base-99999"}, 404, "base=&#39;base-99999&#39;: no such base"),
     ],
 )
 def test_a_bad_base_is_one_line(built: Served, query: dict[str, str], status: int, line: str) -> None:
-    got, page = _get(built, "/build/base", **query)
+    got, page = _get(built, "/build", **query)
     assert got == status and line in page

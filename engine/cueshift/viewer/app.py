@@ -121,7 +121,6 @@ def create_app(database: Path, *, images: Path | None = None, thumbs: Path = DEF
         Route("/compare", _page(viewer, review.models_side_by_side)),
         Route("/design/{design:str}/{page:str}", _page(viewer, declared_page)),
         Route("/build", _page(viewer, generation.build_overview)),
-        Route("/build/base", _page(viewer, generation.build_base)),
         Route("/build/image/{sha256:str}", generation.generation_image(viewer)),
         Route("/image/{image_id:str}", _image(viewer)),
         *_older_routes(),

@@ -2,7 +2,7 @@
 
 Reads the ``generation`` table that ``cueshift build`` writes (one row per generator call) from
 the attached study file; a study without one shows no Build page. ``/build`` lists the bases
-(their tries, and how many of their variations were kept); ``/build/base?id=...`` shows one base:
+(their tries, and how many of their variations were kept); ``/build?base=...`` shows one base:
 its tries, then each variation with every try's image, outcome, seed and message (the refusal,
 the failure, or the edit audit's reason for a rejection). A try's image is served by its content
 hash from the build's ``images/`` folder (``/build/image/<sha256>``), only when the table names it.
@@ -51,8 +51,10 @@ def _require(viewer: Viewer) -> None:
 
 
 def build_overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, Any]]:
-    """Every base: its tries and outcome, and its variations kept of those made."""
+    """Every base: its tries and outcome, and its variations kept of those made (``?base=``: one base)."""
     _require(viewer)
+    if "base" in request.query_params:
+        return build_base(viewer, request, f)
     bases = _rows(
         viewer,
         f"""
@@ -76,9 +78,9 @@ def build_overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, d
 def build_base(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, Any]]:
     """One base: its tries, then each variation with all its tries."""
     _require(viewer)
-    base_id = request.query_params.get("id")
+    base_id = request.query_params.get("base")
     if not base_id:
-        raise BadRequest("id=: name a base image, e.g. /build/base?id=base-00001")
+        raise BadRequest("base=: name a base image, e.g. /build?base=base-00001")
     tries = _rows(
         viewer,
         "SELECT * FROM study.main.generation WHERE image_id = ? OR parent_id = ? "
@@ -87,7 +89,7 @@ def build_base(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[
     )
     own = [t for t in tries if t["image_id"] == base_id]
     if not own or own[0]["stage"] != "base":
-        raise NotFound(f"id={base_id!r}: no such base in this build")
+        raise NotFound(f"base={base_id!r}: no such base in this build")
     variations: dict[str, dict[str, Any]] = {}
     for attempt in tries:
         if attempt["image_id"] == base_id:
