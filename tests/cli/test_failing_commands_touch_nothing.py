@@ -144,8 +144,8 @@ def test_a_study_file_given_as_the_database_is_named_as_such(study: Path, comman
     line = _fails_untouched(study.parent, *args)
     empty = ", empty" if not content else ""
     assert line == (
-        f"error: {toml}: a study file (TOML{empty}), not a study database: "
-        "--db takes the database (e.g. runs/<name>.duckdb), --study the study file"
+        f"error: {toml}: a study file (TOML{empty}), not a study database (a .duckdb file such as "
+        "runs/<name>.duckdb); a study file goes to --study"
     )
 
 

@@ -75,8 +75,8 @@ def check_existing_database(path: Path) -> None:
     if head[8:12] != DUCKDB_MAGIC and path.suffix.lower() == ".toml":  # --db given the study file
         empty = ", empty" if not head else ""
         raise CueshiftError(
-            f"{path}: a study file (TOML{empty}), not a study database: "
-            "--db takes the database (e.g. runs/<name>.duckdb), --study the study file"
+            f"{path}: a study file (TOML{empty}), not a study database (a .duckdb file such as "
+            "runs/<name>.duckdb); a study file goes to --study"
         )
     if not head:
         raise CueshiftError(f"{path}: the file is empty, not a DuckDB database (remove it to start anew)")
