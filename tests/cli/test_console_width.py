@@ -35,6 +35,11 @@ def _readable(text: str, width: int) -> None:
     assert "…" not in text, text
 
 
+def _long_prose(text: str, width: int) -> list[str]:
+    """Lines wider than ``width``, but the one naming where files went (a path is not broken)."""
+    return [line for line in text.splitlines() if len(line) > width and " -> " not in line]
+
+
 def _piped(args: tuple[str, ...], columns: int) -> str:
     env = {**os.environ, "COLUMNS": str(columns)}
     done = subprocess.run([*CUESHIFT, *args], capture_output=True, text=True, env=env, timeout=300)
@@ -56,6 +61,7 @@ def _plan_numbers(out: Path) -> list[str]:
 def test_plan_in_a_terminal(width: int, tmp_path: Path) -> None:
     text = run_in_terminal([*CUESHIFT, *PLAN, "--out", str(tmp_path)], width)
     _readable(text, width)
+    assert not _long_prose(text, width), text  # the notes wrap too
     assert "Cost per model" in text
     numbers = _plan_numbers(tmp_path)
     assert any(len(n) >= 11 for n in numbers)  # hundreds of millions of tokens: the numbers once cut
@@ -66,6 +72,7 @@ def test_plan_in_a_terminal(width: int, tmp_path: Path) -> None:
 def test_plan_piped_honours_columns(tmp_path: Path) -> None:
     text = _piped((*PLAN, "--out", str(tmp_path)), 80)
     _readable(text, 80)
+    assert not _long_prose(text, 80), text
     missing = [n for n in _plan_numbers(tmp_path) if not _whole(text, n)]
     assert not missing, (missing, text)
     assert "Cost per model (continued)" in text  # wider than 80: printed in parts, none wider

@@ -10,6 +10,9 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 from rich.console import Console
+from rich.markup import escape
+from rich.padding import Padding
+from rich.text import Text
 
 from cueshift.power.request import PlanResult
 from cueshift.render import Col, TableSpec, fmt_integer, number, percent, stub, to_markdown, to_rich
@@ -136,9 +139,9 @@ def print_plan(result: PlanResult, console: Console) -> None:
     """The plan's summary, trade-offs and cost on the console."""
     con = _connection(result)
     try:
-        console.print(f"[bold]plan[/] ({result.design}): inputs from {result.source}", soft_wrap=True)
-        for note in result.notes:
-            console.print(f"  {note}", markup=False, soft_wrap=True)
+        console.print(f"[bold]plan[/] ({result.design}): inputs from {escape(result.source)}")
+        for note in result.notes:  # wrapped at the console's width, indented
+            console.print(Padding(Text(note), (0, 0, 0, 2), expand=False))
         for spec in _tables(result)[:-1]:
             console.print(to_rich(spec.render(con)))
     finally:
