@@ -107,6 +107,11 @@ def test_the_order_of_sources() -> None:
     assert seconds_per_prompt(20.0, model, "sampling", {"judge": 0.5}) == (0.05, "--throughput")
     assert seconds_per_prompt(None, model, "sampling", {"judge": 0.5}) == (0.5, "pilot latencies")
     seconds, source = seconds_per_prompt(None, model, "sampling", {})
+    # the default generate path is shared-prefix decoding: no row at batch 32, the nearest is
+    # batch 128 (the 2026-11-27 H200 run's 81.6/s)
+    assert seconds == pytest.approx(1 / 81.6) and "batch 128, shared cache" in source
+    copied = _model(shared_prefix_attention=False)
+    seconds, source = seconds_per_prompt(None, copied, "sampling", {})
     # batch 32, dynamic cache: the newest of the two such rows (the 7 B benchmark's 41.6/s)
     assert seconds == pytest.approx(1 / 41.6) and source.startswith("measured: NVIDIA H200")
     simulated = _model("", backend="simulated")
@@ -124,7 +129,7 @@ def test_plan_names_the_measured_rate(tmp_path: Path) -> None:
             "model_id": "llava7b",
             "backend": "transformers",
             "checkpoint": LLAVA_7B,
-            "settings": {"mode": "generate"},
+            "settings": {"mode": "generate", "shared_prefix_attention": False},
         }
     ]
     study = parse_study(data, "paired-001")

@@ -62,6 +62,8 @@ def measured_rate(table: pl.DataFrame, model: ModelConfig, mode: str) -> tuple[f
         if settings.get("compile")
         else "static"
         if settings.get("static_cache")
+        else "shared"
+        if settings.get("shared_prefix_attention", True)
         else "dynamic"
     )
     batch = settings.get("batch_size", 32)
