@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from cueshift.render._catalog import Catalog, FigureSpec, Source, TextSpec, to_png
 from cueshift.render._cells import Cell, Col, Pivot, Styled, stub
-from cueshift.render._database import open_for_report, parse_models, relations
+from cueshift.render._database import open_for_report, relations
 from cueshift.render._display import FigureOutput, MarkdownOutput, TableOutput, not_computed
 from cueshift.render._document import Report
 from cueshift.render._formats import (
@@ -57,6 +57,7 @@ from cueshift.render.marks import (
     significance_mark,
     stars,
 )
+from cueshift.store.model_subset import parse_models
 
 __all__ = [
     "DEFAULT_OUT",

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Literal
 
 from cueshift.errors import CueshiftError
-from cueshift.render._database import open_for_report, parse_models
+from cueshift.render._database import open_for_report
 from cueshift.render._pandoc import FALLBACK, Format, render_fallback
 from cueshift.render._paths import DEFAULT_OUT
+from cueshift.store.model_subset import parse_models
 
 Engine = Literal["auto", "quarto", "jupyter"]
 FORMATS: tuple[Format, ...] = ("html", "pdf")
