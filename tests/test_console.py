@@ -11,7 +11,8 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
-from cueshift._console import LABEL_WORD, PIPED_WIDTH, FitTable
+from cueshift._console import PIPED_WIDTH, FitTable
+from cueshift._table_layout import LABEL_WORD
 from tests.cli.terminal import BOX, run_in_terminal
 
 LABELS = ("model", "mode", "images", "prompts", "forward passes", "prefill tokens", "GPU-hours", "throughput")

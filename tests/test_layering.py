@@ -2,8 +2,8 @@
 
 Pipeline order, lowest first (docs/architecture.md)::
 
-    _types, _console, errors, extras, schemas < study < images < inference < store < views < stats < render
-    < power < designs < execution < build < imports < plan < api < cli, viewer
+    _types, _console, _table_layout, errors, extras, schemas < study < images < inference < store < views
+    < stats < render < power < designs < execution < build < imports < plan < api < cli, viewer
 
 A module may import its own layer and any layer below it; ``power`` is the planning machinery the
 designs' planners are built from, ``designs`` wires the layers together, ``plan`` runs a design's
@@ -21,7 +21,7 @@ import pytest
 PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "engine" / "cueshift"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("_types", "_console", "errors", "extras", "schemas", "sql", "studies"),
+    ("_types", "_console", "_table_layout", "errors", "extras", "schemas", "sql", "studies"),
     ("study",),
     ("images",),
     ("inference",),
