@@ -78,6 +78,26 @@ SLOW_TESTS = (
     "tests/execution/test_ray_executor.py",
     "tests/store/test_upgrade_kill.py",
     "tests/inference/test_stand_in_checkpoints.py",
+    # the slowest of the rest (pytest --durations, issue 30): kill -9 and sharded runs, end-to-end
+    # audits, coverage and property simulations, power agreement grids, the entry point in subprocesses
+    "tests/execution/test_runner.py",
+    "tests/api/test_errors.py",
+    "tests/audit_results/test_paired_audit.py",
+    "tests/audit_results/test_analyze_audit.py",
+    "tests/audit/test_clip_audit.py",
+    "tests/stats/test_simulation.py",
+    "tests/stats/test_properties.py",
+    "tests/stats/test_judge_coverage.py",
+    "tests/stats/test_schedule.py",
+    "tests/power/test_agreement.py",
+    "tests/designs/test_protocol.py",
+    "tests/designs/test_paired.py",
+    "tests/viewer/test_designs.py",
+    "tests/render/test_designs.py",
+    "tests/cli/test_entry.py",
+    "tests/cli/test_version.py",
+    "tests/inference/test_hf_generate.py",
+    "tests/plan/test_designs.py",
 )
 
 
