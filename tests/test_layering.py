@@ -3,7 +3,7 @@
 Pipeline order, lowest first (docs/architecture.md)::
 
     _types, _console, _table_layout, errors, extras, schemas < study < images < inference < store < views
-    < stats < render < power < designs < execution < build < imports < plan < api < cli, viewer
+    < stats < render < power < designs < execution < stimuli < imports < plan < api < cli, viewer
 
 A module may import its own layer and any layer below it; ``power`` is the planning machinery the
 designs' planners are built from, ``designs`` wires the layers together, ``plan`` runs a design's
@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("power",),
     ("designs",),
     ("execution",),
-    ("build",),
+    ("stimuli",),
     ("imports",),
     ("plan",),
     ("api",),

@@ -10,10 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 import cueshift as cs
-from cueshift.build.cost import cost_lines, expected_tries, generation_cost
 from cueshift.cli import app
 from cueshift.designs import load_study
-from tests.build.studies import write_study
+from cueshift.stimuli.cost import cost_lines, expected_tries, generation_cost
+from tests.stimuli.studies import write_study
 
 API = '{base_url = "http://127.0.0.1:9/v1", price_per_image = 0.04}'
 

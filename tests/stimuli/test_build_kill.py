@@ -11,11 +11,11 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from cueshift.build.command import build_study
-from cueshift.build.run import BuildOptions
 from cueshift.designs import load_study
 from cueshift.images.manifest import read_manifest_table
-from tests.build.studies import write_study
+from cueshift.stimuli.command import build_study
+from cueshift.stimuli.run import BuildOptions
+from tests.stimuli.studies import write_study
 
 
 def _images(root: Path) -> int:

@@ -9,12 +9,12 @@ import duckdb
 import polars as pl
 import pytest
 
-from cueshift.build.command import build_study
-from cueshift.build.run import BuildOptions
 from cueshift.designs import load_study
 from cueshift.errors import ConfigError
 from cueshift.images.manifest import read_manifest_table
-from tests.build.studies import write_study
+from cueshift.stimuli.command import build_study
+from cueshift.stimuli.run import BuildOptions
+from tests.stimuli.studies import write_study
 
 QUIET = BuildOptions(progress=False)
 

@@ -11,10 +11,10 @@ pytest.importorskip("diffusers")
 
 from PIL import Image  # noqa: E402
 
-from cueshift.build.generators.base import ImageRequest  # noqa: E402
-from cueshift.build.generators.registry import generator_spec  # noqa: E402
 from cueshift.errors import ConfigError  # noqa: E402
-from tests.build.tiny_pipelines import tiny_pipeline  # noqa: E402
+from cueshift.stimuli.generators.base import ImageRequest  # noqa: E402
+from cueshift.stimuli.generators.registry import generator_spec  # noqa: E402
+from tests.stimuli.tiny_pipelines import tiny_pipeline  # noqa: E402
 
 SETTINGS = {"steps": 2, "guidance": 1.0, "dtype": "float32", "device": "cpu"}
 
@@ -73,7 +73,7 @@ def test_a_build_with_the_tiny_pipelines_writes_a_set_infer_reads(
     folders: tuple[Path, Path], tmp_path: Path
 ) -> None:
     import cueshift as cs
-    from tests.build.studies import write_study
+    from tests.stimuli.studies import write_study
 
     edit = '{steps = 2, guidance = 1.0, device = "cpu", pipeline = "StableDiffusionInstructPix2PixPipeline"}'
     path = write_study(

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 
 import pytest
 
-from cueshift.build.generators import registry
-from cueshift.build.generators.base import ImageGenerator, ImageRequest, ImageResult
 from cueshift.errors import ConfigError
+from cueshift.stimuli.generators import registry
+from cueshift.stimuli.generators.base import ImageGenerator, ImageRequest, ImageResult
 
 
 class _Echo:

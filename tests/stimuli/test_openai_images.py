@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from cueshift.build.generators.base import ImageRequest
-from cueshift.build.generators.openai_images import OpenAIImagesGenerator
-from cueshift.build.generators.registry import generator_spec
 from cueshift.errors import ConfigError
-from tests.build.images_server import ImagesServer, png_for, serve
+from cueshift.stimuli.generators.base import ImageRequest
+from cueshift.stimuli.generators.openai_images import OpenAIImagesGenerator
+from cueshift.stimuli.generators.registry import generator_spec
+from tests.stimuli.images_server import ImagesServer, png_for, serve
 
 Make = Callable[..., tuple[ImagesServer, str]]
 BASE = ImageRequest("base", "a face", seed=7, parent_png=None, width=64, height=32)

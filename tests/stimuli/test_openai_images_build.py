@@ -12,8 +12,8 @@ import pytest
 
 import cueshift as cs
 from cueshift.images.manifest import read_manifest_table
-from tests.build.images_server import ImagesServer, png_for, serve
-from tests.build.studies import write_study
+from tests.stimuli.images_server import ImagesServer, png_for, serve
+from tests.stimuli.studies import write_study
 
 Make = Callable[..., tuple[ImagesServer, str]]
 

@@ -16,12 +16,12 @@ import duckdb
 import pytest
 
 import cueshift as cs
-from cueshift.build.prompts_release import release_base_prompt, release_variation_prompt
-from cueshift.build.slots import base_slots, variation_slots
 from cueshift.designs import load_study
 from cueshift.errors import ConfigError
+from cueshift.stimuli.prompts_release import release_base_prompt, release_variation_prompt
+from cueshift.stimuli.slots import base_slots, variation_slots
 from cueshift.study.build_config import BuildConfig
-from tests.build.studies import write_study
+from tests.stimuli.studies import write_study
 
 CASES: dict[str, Any] = json.loads(
     (Path(__file__).parent / "fixtures" / "release_prompts.json").read_text(encoding="utf-8")

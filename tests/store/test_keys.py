@@ -171,3 +171,23 @@ def test_a_checked_table_is_not_checked_again_until_rows_are_appended(
         assert calls == ["judgment", "judgment"]
     finally:
         con.close()
+
+
+GENERATION_ROW = (
+    "INSERT INTO generation VALUES ('base-1', NULL, 'base', 'demo-faces', 'demo', 'a face', 7, 1, "
+    "'ok', '', 'ab12', 0.5, 'young / female / white / average', NULL, NULL, 'run-1')"
+)
+
+
+def test_merge_takes_a_database_written_before_the_generation_table(single: Path, tmp_path: Path) -> None:
+    """`generation` joined schema 5 without a new version: an input without it merges as if it
+    were empty, and the other input's build rows are kept."""
+    older = _copy(single, tmp_path / "older.duckdb", "DROP TABLE generation")
+    built = _copy(single, tmp_path / "built.duckdb", GENERATION_ROW)
+    merge_databases(tmp_path / "all.duckdb", [older, built])
+    con = duckdb.connect(str(tmp_path / "all.duckdb"), read_only=True)
+    try:
+        assert con.execute("SELECT image_id, try FROM generation").fetchall() == [("base-1", 1)]
+    finally:
+        con.close()
+    assert _count(tmp_path / "all.duckdb") == _count(single)

@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 
 import cueshift as cs
-from tests.build.studies import write_study
+from tests.stimuli.studies import write_study
 from tests.viewer.conftest import Served, serve_in_thread
 from tests.viewer.pages import fetch, tables
 

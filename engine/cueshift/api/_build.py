@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cueshift.build.summary import BuildSummary
+    from cueshift.stimuli.summary import BuildSummary
 
 
 def build(
@@ -47,10 +47,10 @@ def build(
         A bad study, grid, prompt family or generator setting, as the command's one line
         (nothing written).
     """
-    from cueshift.build.command import build_study
-    from cueshift.build.run import BuildOptions
     from cueshift.designs import load_study
     from cueshift.execution.shard import Shard
+    from cueshift.stimuli.command import build_study
+    from cueshift.stimuli.run import BuildOptions
 
     options = BuildOptions(
         database=Path(db) if db is not None else None,
@@ -58,7 +58,7 @@ def build(
         limit=limit,
         progress=progress,
     )
-    from cueshift.build.prompts_release import with_prompt_family
+    from cueshift.stimuli.prompts_release import with_prompt_family
 
     return build_study(with_prompt_family(load_study(study), prompts), options)
 

@@ -28,15 +28,15 @@ def build(
 ) -> None:
     """Make the study's image set: base faces from the [build] grid, then one audited edit per
     variation; resumes after any interruption, nothing made twice."""
-    from cueshift.build.command import build_study
-    from cueshift.build.run import BuildOptions
     from cueshift.designs import load_study
     from cueshift.execution.shard import Shard
+    from cueshift.stimuli.command import build_study
+    from cueshift.stimuli.run import BuildOptions
 
     options = BuildOptions(
         database=db, shard=Shard.parse(shard), limit=limit, progress=progress and sys.stderr.isatty()
     )
-    from cueshift.build.prompts_release import with_prompt_family
+    from cueshift.stimuli.prompts_release import with_prompt_family
 
     spec = with_prompt_family(load_study(study), prompts)
     summary = build_study(spec, options, console=err_console)

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 def _print_build_cost(frame: pl.DataFrame, folder: Path) -> Path:
     """Print the [build] cost lines and write ``plan_build_cost.csv`` under ``folder``; its path."""
-    from cueshift.build.cost import cost_lines
     from cueshift.errors import CueshiftError
+    from cueshift.stimuli.cost import cost_lines
 
     for line in cost_lines(frame):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
@@ -65,7 +65,6 @@ def plan_command(
     ] = True,
 ) -> None:
     """Plan a study before running it: power, minimum detectable effects, half-widths, units and cost."""
-    from cueshift.build.cost import generation_cost
     from cueshift.designs import load_study
     from cueshift.plan import (
         CostSettings,
@@ -76,6 +75,7 @@ def plan_command(
         targets_for,
         write_plan,
     )
+    from cueshift.stimuli.cost import generation_cost
 
     spec = load_study(study)
     targets = targets_for(spec.design, target_effect, power, alpha)  # checked before anything is written

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from cueshift.build.prompts import feature_label
 from cueshift.designs.audit import LOG_MEASURES, audit_measure
 from cueshift.errors import ConfigError
 from cueshift.images.pixel_stats import PIXEL_MEASURES, changed_fraction_of, read_rgb, statistics_of
+from cueshift.stimuli.prompts import feature_label
 from cueshift.study.audit import AuditConfig
 from cueshift.study.build_config import BuildAudit
 from cueshift.study.config import Study

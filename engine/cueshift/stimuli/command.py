@@ -5,11 +5,11 @@ from __future__ import annotations
 from rich.console import Console
 
 from cueshift import store
-from cueshift.build.audit_gate import EditGate
-from cueshift.build.files import sweep_orphans
-from cueshift.build.output import manifest_rows, write_croissant, write_manifest, write_release_layout
-from cueshift.build.run import BuildOptions, Maker, features_of, make_all, plan_build
-from cueshift.build.summary import BuildSummary, summarize
+from cueshift.stimuli.audit_gate import EditGate
+from cueshift.stimuli.files import sweep_orphans
+from cueshift.stimuli.output import manifest_rows, write_croissant, write_manifest, write_release_layout
+from cueshift.stimuli.run import BuildOptions, Maker, features_of, make_all, plan_build
+from cueshift.stimuli.summary import BuildSummary, summarize
 from cueshift.study.config import Study
 
 

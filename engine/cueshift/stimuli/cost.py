@@ -31,7 +31,7 @@ from typing import Final
 import duckdb
 import polars as pl
 
-from cueshift.build.slots import base_slots, variation_slots
+from cueshift.stimuli.slots import base_slots, variation_slots
 from cueshift.study.config import Study
 
 #: Generators that are paid services.

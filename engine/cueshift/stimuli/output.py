@@ -20,9 +20,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from cueshift.build.files import content_path
-from cueshift.build.slots import Slot
 from cueshift.images.labels import DEMOGRAPHIC_FIELDS
+from cueshift.stimuli.files import content_path
+from cueshift.stimuli.slots import Slot
 
 #: The provenance columns a built manifest adds (optional columns of every manifest).
 PROVENANCE_COLUMNS: tuple[str, ...] = ("generator", "model", "prompt", "seed", "tries", "verdict")

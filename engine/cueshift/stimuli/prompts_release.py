@@ -11,7 +11,7 @@ functions write the same text for the same base cell and variation, quirks inclu
 of a feature key the release does not know is left out of its prompt, and so is a
 gender-restricted feature on a base of the other gender. :func:`check_release_family` refuses
 a study whose variations would meet those quirks, since the edit would not ask for its cue.
-``tests/build/test_prompts_release.py`` checks the text against the release functions' output.
+``tests/stimuli/test_prompts_release.py`` checks the text against the release functions' output.
 
 >>> release_gender({"gender": "Female"})
 'female'

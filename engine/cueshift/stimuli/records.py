@@ -8,8 +8,8 @@ import duckdb
 import polars as pl
 
 from cueshift import store
-from cueshift.build.slots import Slot
 from cueshift.schemas.generation import GENERATION_DTYPES
+from cueshift.stimuli.slots import Slot
 
 
 @dataclass(frozen=True)

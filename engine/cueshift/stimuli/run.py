@@ -23,16 +23,16 @@ from pathlib import Path
 import duckdb
 from rich.console import Console
 
-from cueshift.build.audit_gate import EditGate
-from cueshift.build.features import feature_space
-from cueshift.build.files import content_path, store_png
-from cueshift.build.generators.base import ImageGenerator, ImageRequest, ImageResult
-from cueshift.build.generators.registry import generator_spec
-from cueshift.build.records import SlotState, Try, stored_states, write_try
-from cueshift.build.slots import Slot, base_slots, variation_slots
 from cueshift.errors import ConfigError
 from cueshift.execution.progress import progress_bar
 from cueshift.execution.shard import UNSHARDED, Shard
+from cueshift.stimuli.audit_gate import EditGate
+from cueshift.stimuli.features import feature_space
+from cueshift.stimuli.files import content_path, store_png
+from cueshift.stimuli.generators.base import ImageGenerator, ImageRequest, ImageResult
+from cueshift.stimuli.generators.registry import generator_spec
+from cueshift.stimuli.records import SlotState, Try, stored_states, write_try
+from cueshift.stimuli.slots import Slot, base_slots, variation_slots
 from cueshift.study.build_config import BuildConfig
 from cueshift.study.config import Study
 

@@ -14,11 +14,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from cueshift.build.features import allowed, feature_space
-from cueshift.build.prompts import check_template, feature_label, fill
-from cueshift.build.prompts_release import check_release_family, release_base_prompt, release_variation_prompt
 from cueshift.errors import ConfigError
 from cueshift.images.labels import slug
+from cueshift.stimuli.features import allowed, feature_space
+from cueshift.stimuli.prompts import check_template, feature_label, fill
+from cueshift.stimuli.prompts_release import (
+    check_release_family,
+    release_base_prompt,
+    release_variation_prompt,
+)
 from cueshift.study.build_config import EDIT_SLOTS, BuildConfig
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from cueshift.build.slots import Slot
+from cueshift.stimuli.slots import Slot
 
 #: A value whose kept share is this far below the build's is reported as unbalancing the pool.
 UNBALANCED_GAP = 0.10

@@ -19,6 +19,11 @@ from cueshift.store.fingerprint import StudyFingerprint, database_fingerprints
 Columns = dict[str, tuple[str, bool]]  # column name -> (DuckDB type, nullable)
 
 
+#: Tables added to ``schema.sql`` without a new schema version (created where missing on open):
+#: an input written before one was added lacks it and merges as if it were empty.
+ADDED_WITHOUT_VERSION: frozenset[str] = frozenset({"generation"})
+
+
 def expected_tables() -> dict[str, Columns]:
     """The data tables of this cueshift's schema and their columns (from an in-memory database).
 
@@ -62,6 +67,8 @@ def check_input(path: Path, expected: dict[str, Columns]) -> set[StudyFingerprin
         check_schema_version(con, path, database)
         for table, columns in expected.items():
             found = table_columns(con, database, table)
+            if not found and table in ADDED_WITHOUT_VERSION:
+                continue  # a database written before the table existed: it holds no rows of it
             if not found:
                 raise CueshiftError(f"{path}: table {table} is missing")
             problem = _column_difference(found, columns)

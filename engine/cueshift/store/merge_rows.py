@@ -116,7 +116,10 @@ def _merge_table(
     union = " UNION ALL ".join(
         f"SELECT {by_name(present)}, {i + 1} AS __source FROM shard_{i}.main.{table}"
         for i, present in enumerate(inputs_columns)
+        if present  # an input without the table (added without a schema version) adds no rows
     )
+    if not union:
+        return 0
     key_list = ", ".join(f'"{k}"' for k in key)
     content = [c for c in columns if c in key or c not in PROVENANCE_COLUMNS]
     if table not in CACHE_TABLES and len(key) < len(content):

@@ -51,7 +51,7 @@ BODY_PROMPT = (
     "Using the reference portrait, show the same person full-body wearing {value} clothing ({feature}). "
     "Keep the same identity and face, neutral expression, plain white studio backdrop, even lighting."
 )
-#: The edit-audit measures a build can gate on (cueshift.build.audit_gate).
+#: The edit-audit measures a build can gate on (cueshift.stimuli.audit_gate).
 AuditMeasure = Literal["changed_pixels", "unintended", "identity", "cue"]
 #: The slots each prompt of the family may name (a base's grid fields; an edit's feature and value).
 EDIT_SLOTS: frozenset[str] = frozenset({"feature", "value"})
@@ -84,7 +84,7 @@ class GridConfig(Section):
 
 class PromptFamily(Section):
     """``[build.prompts]``: the prompt templates, ``{slot}`` filled per image; ``family = "release"``
-    writes the release's prompts instead (:mod:`cueshift.build.prompts_release`)."""
+    writes the release's prompts instead (:mod:`cueshift.stimuli.prompts_release`)."""
 
     family: Literal["default", "release"] = "default"
     base: str = BASE_PROMPT

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
-from cueshift.build.files import content_path
 from cueshift.designs.page_helpers import BadRequest, NotFound
+from cueshift.stimuli.files import content_path
 from cueshift.viewer.filters import Filters
 from cueshift.viewer.roots import candidate_roots
 from cueshift.viewer.thumbs import WIDTHS, placeholder_svg, thumbnail

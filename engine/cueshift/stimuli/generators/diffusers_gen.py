@@ -16,9 +16,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from cueshift.build.generators.base import ImageRequest, ImageResult
-from cueshift.build.generators.diffusers_settings import parse_settings
 from cueshift.extras import importing
+from cueshift.stimuli.generators.base import ImageRequest, ImageResult
+from cueshift.stimuli.generators.diffusers_settings import parse_settings
 
 
 class DiffusersGenerator:

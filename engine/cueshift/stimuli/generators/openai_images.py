@@ -29,12 +29,12 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
-from cueshift.build.generators.base import ImageRequest, ImageResult
-from cueshift.build.generators.openai_images_settings import REFUSAL_CODES, parse_settings
 from cueshift.errors import ConfigError
 from cueshift.inference.backends.openai_http import HttpResponse, TransportError
 from cueshift.inference.backends.openai_redact import redact
 from cueshift.inference.backends.openai_retry import RetryableFailure, backoff_delay, retry_after, retryable
+from cueshift.stimuli.generators.base import ImageRequest, ImageResult
+from cueshift.stimuli.generators.openai_images_settings import REFUSAL_CODES, parse_settings
 
 
 def one_line(text: str, limit: int = 300) -> str:

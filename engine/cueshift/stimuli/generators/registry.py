@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from cueshift.build.generators.base import ImageGenerator
 from cueshift.errors import ConfigError
+from cueshift.stimuli.generators.base import ImageGenerator
 
 
 def _load(target: str) -> Any:
@@ -76,21 +76,21 @@ GENERATORS: Final[dict[str, GeneratorSpec]] = {
     for spec in (
         GeneratorSpec(
             "diffusers",
-            "cueshift.build.generators.diffusers_gen:DiffusersGenerator",
+            "cueshift.stimuli.generators.diffusers_gen:DiffusersGenerator",
             _BOTH,
-            "cueshift.build.generators.diffusers_settings:parse_settings",
+            "cueshift.stimuli.generators.diffusers_settings:parse_settings",
         ),
         GeneratorSpec(
             "openai-images",
-            "cueshift.build.generators.openai_images:OpenAIImagesGenerator",
+            "cueshift.stimuli.generators.openai_images:OpenAIImagesGenerator",
             _BOTH,
-            "cueshift.build.generators.openai_images_settings:parse_settings",
+            "cueshift.stimuli.generators.openai_images_settings:parse_settings",
         ),
         GeneratorSpec(
             "demo-faces",
-            "cueshift.build.generators.stand_in:DemoFacesGenerator",
+            "cueshift.stimuli.generators.stand_in:DemoFacesGenerator",
             _BOTH,
-            "cueshift.build.generators.stand_in:parse_settings",
+            "cueshift.stimuli.generators.stand_in:parse_settings",
         ),
     )
 }

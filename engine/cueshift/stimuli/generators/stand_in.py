@@ -21,10 +21,10 @@ from collections.abc import Mapping
 
 from PIL import Image, PngImagePlugin
 
-from cueshift.build.generators.base import ImageRequest, ImageResult
 from cueshift.errors import ConfigError
 from cueshift.images.demo import DemoFace, DemoImage, render_png
 from cueshift.images.labels import AGES, BODY_TYPES, ETHNICITIES, default_framing
+from cueshift.stimuli.generators.base import ImageRequest, ImageResult
 from cueshift.study.variations import FEATURES
 
 _CHUNK = "cueshift-demo-face"
