@@ -13,13 +13,20 @@ against the straightforward loop, side by side; and the whole plan of the defaul
   simulated studies at the planned size and the 200-per-point curve (the simulated judge's exact
   defaults, every test family, the trade-offs, the cost).
 
+* **cold and warm** (``--part cli``): the whole ``cueshift plan`` command on the default study
+  (its defaults: 90 faces, 200 simulated studies, 200 per curve point), first with a fresh
+  ``NUMBA_CACHE_DIR`` (a first run after install: every kernel compiles), then again with that
+  cache (every later run), side by side: wall seconds, CPU seconds of the process and the load
+  average of the machine before each run.
+
 Usage::
 
-    .venv/bin/python benchmarks/bench_plan.py [--sims 200] [--baseline-sims 5] \\
-        [--out BENCHMARKS.md] [--figure docs/plan-power-curve.png]
+    .venv/bin/python benchmarks/bench_plan.py [--part all|curve|cli] [--sims 200] \\
+        [--baseline-sims 5] [--out BENCHMARKS.md] [--figure docs/plan-power-curve.png]
 
-With ``--out`` the section between the ``bench_plan`` markers of that file is replaced; with
-``--figure`` the power curve is written there (the figure of the BENCHMARKS section).
+With ``--out`` the sections between the ``bench_plan`` (curve) and ``bench_plan_cli`` (cold and
+warm) markers of that file are replaced; with ``--figure`` the power curve is written there (the
+figure of the BENCHMARKS section).
 """
 
 from __future__ import annotations
@@ -28,6 +35,9 @@ import argparse
 import datetime as dt
 import os
 import platform
+import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +57,7 @@ from cueshift.power.protocol import protocol_of, study_images
 from cueshift.power.simulate import Simulations
 
 START, END = "<!-- bench_plan:start -->", "<!-- bench_plan:end -->"
+CLI_START, CLI_END = "<!-- bench_plan_cli:start -->", "<!-- bench_plan_cli:end -->"
 FACES = 500
 TARGET = 0.01
 
@@ -184,18 +195,144 @@ target (< 120 s) held in both.
 {END}"""
 
 
+@dataclass(frozen=True)
+class CommandRun:
+    """One ``cueshift plan`` run: wall and CPU seconds, the load average before, the compile note."""
+
+    label: str
+    wall_s: float
+    cpu_s: float
+    load: float
+    noted: bool
+
+
+def run_command(label: str, cache: Path, out: Path, engine: Path | None = None) -> CommandRun:
+    """``cueshift plan --out out`` with ``NUMBA_CACHE_DIR=cache`` (the package of ``engine``, a
+    folder holding ``cueshift/``, where given), timed (stdout and stderr kept)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    if engine is not None:
+        env["PYTHONPATH"] = str(engine)
+    load = os.getloadavg()[0]
+    before = os.times()
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "cueshift.cli", "plan", "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    wall = time.perf_counter() - start
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return CommandRun(label, wall, cpu, load, "compiling statistics kernels" in done.stderr)
+
+
+def launch_cost(calls: int = 300) -> tuple[float, float]:
+    """Wall and CPU milliseconds of one launch of a parallel kernel on 10 elements (the pool's cost)."""
+    from cueshift.power.draws import binomial_phi
+
+    rng = np.random.default_rng(0)
+    p = np.full(10, 0.5)
+    binomial_phi(p, 12, 0.01, rng)
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(calls):
+        binomial_phi(p, 12, 0.01, rng)
+    return (time.perf_counter() - wall) / calls * 1e3, (time.process_time() - cpu) / calls * 1e3
+
+
+def run_cli(before: Path | None) -> list[CommandRun]:
+    """A cold run (fresh numba cache) and a warm run (the same cache again) of the default plan;
+    with ``before`` (an exported earlier tree), its cold and warm runs interleaved with these."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cache, out = Path(tmp) / "numba", Path(tmp) / "plan"
+        old_cache, old = Path(tmp) / "numba-before", None if before is None else before / "engine"
+        runs = [run_command("cold: fresh NUMBA_CACHE_DIR", cache, out)]
+        if old is not None:
+            runs.append(run_command("before, cold", old_cache, out, old))
+        runs.append(run_command("warm", cache, out))
+        if old is not None:
+            runs.append(run_command("before, warm", old_cache, out, old))
+        return runs
+
+
+def cli_section(runs: list[CommandRun], launch: tuple[float, float], command: str) -> str:
+    by_label = {r.label: r for r in runs}
+    compile_cpu = by_label["cold: fresh NUMBA_CACHE_DIR"].cpu_s - by_label["warm"].cpu_s
+    rows = "\n".join(
+        f"| {r.label} | {r.wall_s:.1f} | {r.cpu_s:.1f} | {r.load:.1f} | {'yes' if r.noted else 'no'} |"
+        for r in runs
+    )
+    return f"""{CLI_START}
+## `cueshift plan` on the default study: cold and warm (`benchmarks/bench_plan.py --part cli`)
+
+Command (from the repository root, {dt.date.today().isoformat()}, {os.cpu_count()} CPUs visible):
+
+```bash
+{command}
+```
+
+The whole command with its defaults (90 faces, 200 simulated studies at the planned size, 200 per
+point of the 10-point curve, the figure); cold: a fresh `NUMBA_CACHE_DIR`, as on the first run of a
+new install, every statistics kernel compiles (the command says so on one line first); warm: the
+same cache again. CPU s: user + system seconds of the process (numba's 2 threads together).
+
+| run | wall s | CPU s | load average before | compile note |
+|---|---:|---:|---:|---|
+{rows}
+
+The cold run's extra CPU, the compilation: {compile_cpu:.1f} s. One launch of a parallel kernel
+on 10 elements, measured after the runs: {launch[0]:.2f} ms wall, {launch[1]:.2f} ms CPU (load
+average {os.getloadavg()[0]:.1f}).
+
+{CLI_NOTES}
+{CLI_END}"""
+
+
+#: What the numbers mean and the earlier ones (kept by hand: the script fills the table above).
+CLI_NOTES = """\
+"before": commit 75b0bf5, the tree before issue 30's changes, run the same way, interleaved with
+the runs of this tree (the machine is shared: compare rows of one table). Each replicate then
+called the parallel kernels itself (about 13,000 launches in a plan, cProfile's count); a launch
+of numba's OpenMP pool is cheap on a quiet machine (the line above) but costs milliseconds on a
+loaded one (1.57 ms wall, 0.63 ms CPU at a load average of 8.6 in an earlier run of this script;
+6.5 ms at about 7 with another load), which is where a loaded machine's minutes went. Now a batch
+of replicates is one launch per kernel (about 500 in a plan) with the same random numbers, so the
+same plan to the last digit (docs/decisions.md). The compilation comes once per install: numba
+keeps the machine code in `__pycache__`, or in `~/.cache/numba` where the package folder is
+read-only (checked: a copy of the package whose `__pycache__` cannot be created compiled into
+`~/.cache/numba`, and the next run loaded it), or under `NUMBA_CACHE_DIR`."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--part", choices=("all", "curve", "cli"), default="all")
+    parser.add_argument("--before", type=Path, help="an exported earlier tree (git archive) to run beside")
     parser.add_argument("--sims", type=int, default=200)
     parser.add_argument("--baseline-sims", type=int, default=5)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--figure", type=Path)
     args = parser.parse_args()
+    if args.part in ("all", "cli"):
+        command = ".venv/bin/python benchmarks/bench_plan.py --part cli"
+        if args.before:
+            export = (
+                f"mkdir -p {args.before} && git archive 75b0bf5 engine schemas sql studies reports"
+                f" | tar -x -C {args.before}"
+            )
+            command = f"{export}\n{command} --before {args.before}"
+        command += " --out BENCHMARKS.md" * bool(args.out)
+        text = cli_section(run_cli(args.before), launch_cost(), command)
+        print(text)
+        if args.out:
+            replace_section(args.out, text + "\n", CLI_START, CLI_END)
+    if args.part == "cli":
+        return
     result = run(args.sims, args.baseline_sims)
     command = ".venv/bin/python benchmarks/bench_plan.py" + (
-        f" --sims {args.sims} --baseline-sims {args.baseline_sims} --out BENCHMARKS.md "
+        f" --part curve --sims {args.sims} --baseline-sims {args.baseline_sims} --out BENCHMARKS.md "
         "--figure docs/plan-power-curve.png"
     )
     text = section(result, command)

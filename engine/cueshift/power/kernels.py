@@ -26,7 +26,7 @@ KERNEL_MODULES = (
     "cueshift.stats._group_rank",
 )
 #: Seconds the plan's kernels take to compile on a quiet 2-core machine (BENCHMARKS.md).
-COMPILE_SECONDS = 30
+COMPILE_SECONDS = 20
 #: The progress task of the compilation.
 COMPILE_TASK = "compiling statistics kernels"
 

@@ -83,6 +83,9 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
     if request.faces is not None:
         protocol = protocol.with_faces(request.faces)
     notes: list[str] = []
+    drawable = figure_available()  # before any work: a missing extra skips the figure, not the plan
+    if request.curve_simulations and not drawable:
+        notes.append(FIGURE_SKIPPED)
     seconds: dict[str, float] = {}
     if request.pilot is not None:
         pilot = open_pilot(request.pilot, DESIGN_NAME)
@@ -104,10 +107,8 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
         curve = power_curve(
             protocol, inputs, request.targets, request.simulated(curve=True), progress=request.progress
         )
-        if figure_available():
+        if drawable:
             figure = curve_figure(curve, protocol.n_faces, request.targets.power)
-        else:
-            notes.append(FIGURE_SKIPPED)
     question = request.cost.question_tokens or question_tokens(
         study.prompt.template, study_scenarios(study), list(study.prompt.orderings)
     )
