@@ -1,5 +1,6 @@
 """Fixtures of the API tests: the demo study (two faces, the simulated judge) judged once through
-``cs.infer``, and copies of its database analysed through ``cs.analyze`` and through the CLI."""
+``cs.infer``, and copies of its database analysed through ``cs.analyze`` and through the CLI; the
+default study's two judges on two demo faces, analysed (``small_default``, for the docs' examples)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,25 @@ def cli_db(demo: Demo) -> Path:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return database
+
+
+@dataclass(frozen=True)
+class SmallDefault:
+    """The default study's two simulated judges on two demo faces, judged and analysed."""
+
+    study_file: Path
+    database: Path
+
+
+@pytest.fixture(scope="session")
+def small_default(tmp_path_factory: pytest.TempPathFactory) -> SmallDefault:
+    """The embedded default study's models on two demo faces: its study file and analysed database."""
+    folder = tmp_path_factory.mktemp("small-default")
+    study_file = write_demo_study(folder, name="default")
+    default = (Path(__file__).resolve().parents[2] / "studies" / "default.toml").read_text("utf-8")
+    text = study_file.read_text(encoding="utf-8")
+    models = default[default.index("[[models]]") :]
+    study_file.write_text(text[: text.index("[[models]]")] + models, encoding="utf-8")
+    summary = cs.infer(study_file, progress=False)
+    cs.analyze(study_file, db=summary.database, resamples=RESAMPLES, seed=SEED)
+    return SmallDefault(study_file, summary.database)
