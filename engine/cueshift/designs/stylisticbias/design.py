@@ -94,7 +94,7 @@ class StylisticBiasDesign:
         from cueshift.stats import RunChoices
         from cueshift.views import GREEDY, parse_phi
 
-        first_cut = overview(con, top=10 if request.top is None else request.top)
+        first_cut = overview(con, top=10 if request.top is None else request.top, models=request.models)
         print_overview(first_cut, console, _database_name(con))
         if request.overview_only or first_cut.judgments.height == 0:
             return {}

@@ -4,11 +4,12 @@ Per model: judgments, invalid rate, mean φ per scenario category, the ten attri
 with the largest mean Δ (by absolute value) and, apart from them, the noise floor: mean Δ and
 mean |Δ| of the placebo variations (``feature_key = 'placebo'``: an identical copy and a lossless
 re-encode of each base, true Δ = 0), never ranked among the variations. All read from the
-``phi``/``delta`` views.
+``phi``/``delta`` views, of the models ``--models`` chose (every model when it is left out).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import duckdb
@@ -34,33 +35,43 @@ class Overview:
     noise_floor: pl.DataFrame
 
 
-def overview(con: duckdb.DuckDBPyConnection, top: int = 10) -> Overview:
-    """Compute the first-cut summary from the views (recreated first, so an old DB works)."""
+def _of_models(models: Sequence[str]) -> tuple[str, list[object] | None]:
+    """The SQL condition keeping the rows of ``models`` (all rows when empty), and its parameters."""
+    if not models:
+        return "TRUE", None
+    return "list_contains(?::VARCHAR[], model_id)", [list(models)]
+
+
+def overview(con: duckdb.DuckDBPyConnection, top: int = 10, models: Sequence[str] = ()) -> Overview:
+    """Compute the first-cut summary from the views, of ``models`` (empty: every model)."""
+    chosen, params = _of_models(models)
     judgments = store.query(
         con,
-        """
+        f"""
         SELECT model_id,
                count(*) AS n_judgments,
                count(*) FILTER (WHERE outcome = 'invalid') AS n_invalid,
                n_invalid / count(*) AS invalid_rate
-        FROM judgment GROUP BY model_id ORDER BY model_id
+        FROM judgment WHERE {chosen} GROUP BY model_id ORDER BY model_id
         """,
+        params,
     )
     phi_by_category = store.query(
         con,
-        """
+        f"""
         SELECT p.model_id, s.category AS scenario_category,
                avg(p.phi) AS mean_phi, count(p.phi) AS n_cells
-        FROM phi AS p JOIN scenario AS s USING (scenario_id)
+        FROM phi AS p JOIN scenario AS s USING (scenario_id) WHERE {chosen}
         GROUP BY ALL ORDER BY p.model_id, s.category
         """,
+        params,
     )
     top_variations = store.query(
         con,
         f"""
         SELECT model_id, variation_category, variation_value,
                avg(delta) AS mean_delta, count(delta) AS n_cells, count(DISTINCT face_id) AS n_faces
-        FROM delta WHERE delta IS NOT NULL AND NOT {IS_PLACEBO}
+        FROM delta WHERE delta IS NOT NULL AND NOT {IS_PLACEBO} AND {chosen}
         GROUP BY model_id, variation_category, variation_value
         -- rounded, then by name: a parallel float sum moves its last digits run to run, not the order
         QUALIFY row_number() OVER (
@@ -69,15 +80,17 @@ def overview(con: duckdb.DuckDBPyConnection, top: int = 10) -> Overview:
         ) <= {int(top)}
         ORDER BY model_id, round(abs(mean_delta), 12) DESC, variation_category, variation_value
         """,
+        params,
     )
     noise_floor = store.query(
         con,
         f"""
         SELECT model_id, variation_value, avg(delta) AS mean_delta, avg(abs(delta)) AS mean_abs_delta,
                count(delta) AS n_cells, count(DISTINCT face_id) AS n_faces
-        FROM delta WHERE delta IS NOT NULL AND {IS_PLACEBO}
+        FROM delta WHERE delta IS NOT NULL AND {IS_PLACEBO} AND {chosen}
         GROUP BY model_id, variation_value ORDER BY model_id, variation_value
         """,
+        params,
     )
     return Overview(judgments, phi_by_category, top_variations, noise_floor)
 
