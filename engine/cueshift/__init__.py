@@ -17,7 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cueshift import stats
-    from cueshift.api import Study, analyze, audit, build, describe, export, infer, open_study, report
+    from cueshift.api import (
+        Study,
+        analyze,
+        audit,
+        build,
+        describe,
+        export,
+        infer,
+        multiverse,
+        open_study,
+        report,
+    )  # fmt: skip
     from cueshift.errors import CueshiftError
 
 try:
@@ -35,6 +46,7 @@ _LAZY: dict[str, str] = {
     "build": "cueshift.api",
     "export": "cueshift.api",
     "infer": "cueshift.api",
+    "multiverse": "cueshift.api",
     "report": "cueshift.api",
     "CueshiftError": "cueshift.errors",
 }
@@ -48,6 +60,7 @@ __all__ = [
     "describe",
     "export",
     "infer",
+    "multiverse",
     "open_study",
     "report",
     "stats",

@@ -15,6 +15,7 @@ from cueshift.api._build import build
 from cueshift.api._commands import analyze, audit, export, infer, report
 from cueshift.api._demo import write_demo_study
 from cueshift.api._describe import describe
+from cueshift.api._multiverse import multiverse
 from cueshift.api._study import Study, open_study
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "describe",
     "export",
     "infer",
+    "multiverse",
     "open_study",
     "report",
     "write_demo_study",

@@ -6,12 +6,13 @@ start-up signal handlers, or on first access of ``cueshift.cli.app``.
 
 from __future__ import annotations
 
-from cueshift.cli import analysis, audit, build, data, plan, publish, run
+from cueshift.cli import analysis, audit, build, data, multiverse, plan, publish, run
 from cueshift.cli._common import app, guard
 
 app.command()(guard(build.build))
 app.command()(guard(run.infer))
 app.command()(guard(analysis.analyze))
+app.command("multiverse")(guard(multiverse.multiverse))
 app.command()(guard(audit.audit))
 app.command()(guard(run.status))
 app.command()(guard(analysis.sql))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
+from cueshift.designs.stylisticbias.multiverse.choices import MultiverseConfig
 from cueshift.designs.stylisticbias.scenarios import SCENARIO_SETS
 from cueshift.designs.stylisticbias.viewer_pages import NOISE_FLOOR_PAGE
 from cueshift.designs.viewer_support import ViewerSupport
@@ -40,6 +41,10 @@ class StylisticBiasStudy(Study):
     design: Literal["stylisticbias"] = "stylisticbias"
     quality: QualityConfig | None = Field(
         default=None, description="counterfactual quality: identity preservation of each variation"
+    )
+    multiverse: MultiverseConfig = Field(
+        default_factory=MultiverseConfig,
+        description="cueshift multiverse: the analysis choices crossed (first option: the reference)",
     )
 
 

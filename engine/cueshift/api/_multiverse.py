@@ -1,0 +1,75 @@
+""":func:`multiverse`: ``cueshift multiverse`` from Python."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from cueshift.api._locate import DEFAULT, database_of
+from cueshift.api._study import Study, open_study
+from cueshift.errors import CueshiftError
+
+
+def multiverse(
+    study: str | Path = DEFAULT,
+    *,
+    db: str | Path | None = None,
+    resamples: int | None = None,
+    seed: int | None = None,
+    models: str | Sequence[str] | None = None,
+) -> Study:
+    """Run the headline analyses on every path of the study's ``[multiverse]`` choices, as
+    ``cueshift multiverse``: ``result_multiverse`` (one row per specification × claim) and
+    ``result_multiverse_summary`` (per claim: share of specifications holding it, the choice that
+    moves it most), from the stored judgments (docs/multiverse.md).
+
+    Parameters
+    ----------
+    study, db
+        A study file or ``"default"``, and its database (default: the study's ``database``).
+    resamples, seed
+        Face-level bootstrap resamples per specification (default ``[multiverse] resamples``, 200;
+        at least 100) and seed (default 0).
+    models
+        The model subset (a list or ``"a,b"``; default: every model).
+
+    Returns
+    -------
+    Study
+        The database, read-only: ``.results("multiverse")``, ``.results("multiverse_summary")``.
+
+    Raises
+    ------
+    CueshiftError
+        A bad option, a design other than ``stylisticbias``, an unknown model, a missing database,
+        as the command's one line; the database is left as it was.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import cueshift as cs
+    >>> from cueshift.api import write_demo_study
+    >>> study_file = write_demo_study(Path(tempfile.mkdtemp()))
+    >>> cs.multiverse(study_file, resamples=10)
+    Traceback (most recent call last):
+    ...
+    cueshift.errors.ConfigError: --resamples 10: use at least 100
+    """
+    from cueshift.execution.multiverse_run import multiverse_study
+    from cueshift.store.model_subset import parse_models
+
+    path, spec = database_of(study, db)
+    if spec is None:
+        raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
+    target, _ = multiverse_study(
+        path, spec, models=parse_models(models), resamples=resamples, seed=seed, note=_print_note
+    )
+    return open_study(study, db=target)
+
+
+def _print_note(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+__all__ = ["multiverse"]

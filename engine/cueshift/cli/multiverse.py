@@ -1,0 +1,89 @@
+"""``cueshift multiverse``: the headline claims over every path of the study's ``[multiverse]``
+choices (``result_multiverse``, ``result_multiverse_summary``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from cueshift._console import FitTable
+from cueshift.cli._common import DbOption, StudyOption, console, err_console
+from cueshift.cli._models_option import ModelsOption
+
+if TYPE_CHECKING:
+    import polars as pl
+
+#: Claims listed on the console, those holding in the fewest specifications first.
+SHOWN = 15
+
+
+def multiverse(
+    study: StudyOption = "default",
+    db: DbOption = None,
+    resamples: Annotated[
+        int | None,
+        typer.Option(
+            help="Face-level bootstrap resamples per specification (default [multiverse] resamples, 200)."
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Seed of the bootstrap and permutations (default 0).")
+    ] = None,
+    models: ModelsOption = None,
+    progress: Annotated[bool, typer.Option(help="Show progress.")] = True,
+) -> None:
+    """Run the headline analyses (SBS per model and attribute, the top VS dimension) on every
+    combination of the study's [multiverse] choices, from the stored judgments (no inference).
+
+    Writes result_multiverse (one row per specification x claim) and result_multiverse_summary (per
+    claim: the share of specifications in which it holds and the choice that moves it most).
+    """
+    from cueshift.designs import load_study
+    from cueshift.execution.interrupts import stop_on_sigterm
+    from cueshift.execution.multiverse_run import multiverse_study
+    from cueshift.store.model_subset import parse_models
+
+    stop_on_sigterm()
+    spec = load_study(study)
+    path = Path(db or spec.database_path)
+    show = progress and sys.stderr.isatty()
+
+    def report(done: int, total: int) -> None:
+        if show:
+            err_console.print(f"specification {done}/{total}", markup=False, highlight=False)
+
+    target, result = multiverse_study(
+        path, spec, models=parse_models(models), resamples=resamples, seed=seed, progress=report, note=_note
+    )
+    _print_summary(result.summary, result.claims["specification"].n_unique(), target)
+
+
+def _note(line: str) -> None:
+    err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def _print_summary(summary: pl.DataFrame, n_specifications: int, target: Path) -> None:
+    import polars as pl
+
+    everywhere = summary.filter(pl.col("share_holds") == 1.0).height
+    console.print(
+        f"{n_specifications} specifications, {summary.height} claims: {everywhere} hold in every one "
+        f"-> {target} (result_multiverse, result_multiverse_summary)",
+        markup=False,
+        soft_wrap=True,
+    )
+    fragile = summary.filter(pl.col("share_holds") < 1.0).sort("share_holds", "claim").head(SHOWN)
+    if fragile.height == 0:
+        return
+    table = FitTable(title="claims that do not hold on every path (fewest first)")
+    for column in ("claim", "holds", "moved most by"):
+        table.add_column(column)
+    for claim, share, moved in fragile.select("claim", "share_holds", "moved_most").iter_rows():
+        table.add_row(claim, f"{share:.0%}", moved or "")
+    console.print(table)
+
+
+__all__ = ["multiverse"]

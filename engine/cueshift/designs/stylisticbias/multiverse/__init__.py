@@ -1,0 +1,24 @@
+"""The multiverse of the StylisticBias headline analyses (``cueshift multiverse``): the study's
+choices (:mod:`.choices`), the stored judgments read once (:mod:`.cells`), the claims and their
+summary (:mod:`.claims`), the run (:mod:`.run`)."""
+
+from cueshift.designs.stylisticbias.multiverse.choices import (
+    CHOICES,
+    DEFAULT_MULTIVERSE_RESAMPLES,
+    MultiverseConfig,
+    Specification,
+    specifications,
+)
+from cueshift.designs.stylisticbias.multiverse.claims import CLAIM_KINDS
+from cueshift.designs.stylisticbias.multiverse.run import MultiverseResult, run_multiverse
+
+__all__ = [
+    "CHOICES",
+    "CLAIM_KINDS",
+    "DEFAULT_MULTIVERSE_RESAMPLES",
+    "MultiverseConfig",
+    "MultiverseResult",
+    "Specification",
+    "run_multiverse",
+    "specifications",
+]

@@ -1,0 +1,107 @@
+"""``cueshift multiverse``: planted effects over the specifications, and the reference path equal to
+``cueshift analyze``'s stored tables (the same options)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from cueshift import store
+from cueshift.designs.stylisticbias.analyses import run_analyses
+from cueshift.designs.stylisticbias.multiverse import MultiverseConfig, run_multiverse
+from cueshift.designs.stylisticbias.multiverse.cells import read_cells, specification_rows
+from cueshift.designs.stylisticbias.multiverse.choices import specifications
+from cueshift.errors import CueshiftError
+from cueshift.stats import Resampling
+from cueshift.views import read_base_phi, read_delta
+from tests.simulate.outputs import write_study
+from tests.simulate.study import SimulationSpec, simulate_study
+
+RESAMPLING = Resampling(resamples=100, seed=3)
+#: Shifted in every specification (answers and scores): m-a's SBS of it is negative on every path.
+EVERYWHERE = "Acne"
+#: Only its invalid answers change: a shift only when they count as unfavourable.
+INVALID_ONLY = "Sunglasses"
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory):
+    connection = store.open_study(tmp_path_factory.mktemp("multiverse") / "study.duckdb")
+    write_study(
+        connection, simulate_study(SimulationSpec(n_faces=24, models=("m-a", "m-b"), planted=False, seed=5))
+    )
+    variation = "SELECT image_id FROM image WHERE variation_value = ?"
+    connection.execute(
+        f"UPDATE judgment SET outcome = 'unfavorable', p_favorable = 0.05, response_text = '(' || "
+        f"CASE WHEN ordering IN (1, 2) THEN 'b' ELSE 'a' END || ')', "
+        f"chosen_letter = CASE WHEN ordering IN (1, 2) THEN 'b' ELSE 'a' END, invalid_reason = NULL "
+        f"WHERE model_id = 'm-a' AND image_id IN ({variation})",
+        [EVERYWHERE],
+    )
+    connection.execute(
+        "UPDATE judgment SET outcome = 'invalid', response_text = 'I cannot tell.', chosen_letter = NULL, "
+        f"invalid_reason = 'refusal' WHERE model_id = 'm-b' AND seed IN (1, 2) AND image_id IN ({variation})",
+        [INVALID_ONLY],
+    )
+    yield connection
+    connection.close()
+
+
+def _claim(frame: pl.DataFrame, model: str, subject: str) -> dict[str, object]:
+    return frame.filter(kind="sbs_attribute", model_id=model, subject=subject).row(0, named=True)
+
+
+def test_the_reference_rows_are_the_views(con):
+    stored = read_cells(con, (), ["greedy"])
+    delta, base_phi = specification_rows(stored, specifications(MultiverseConfig())[0])
+    assert delta.equals(read_delta(con))
+    assert base_phi.equals(read_base_phi(con))
+
+
+def test_an_effect_on_every_path_holds_in_every_specification(con):
+    config = MultiverseConfig(orderings=["all", "2"], generalise=["faces"])
+    result = run_multiverse(con, config, resampling=RESAMPLING)
+    summary = _claim(result.summary, "m-a", EVERYWHERE)
+    assert summary["reference_verdict"] == "-"
+    assert summary["n_specifications"] == 2 * 2 * 2 * 2  # parsing, phi, invalid, orderings (no audit stored)
+    assert summary["share_holds"] == 1.0
+    assert result.notes and "audit" in result.notes[0]
+
+
+def test_an_effect_under_one_choice_is_moved_most_by_it(con):
+    config = MultiverseConfig(phi=["greedy"], orderings=["all", "3"])
+    result = run_multiverse(con, config, resampling=RESAMPLING)
+    summary = _claim(result.summary, "m-b", INVALID_ONLY)
+    assert summary["reference_verdict"] == "0"
+    assert summary["moved_most"] == "invalid"
+    assert summary["holds_shift"] == 1.0
+    assert summary["share_holds"] == 0.5
+    counted = result.claims.filter(
+        kind="sbs_attribute", model_id="m-b", subject=INVALID_ONLY, invalid="unfavorable"
+    )
+    assert (counted["verdict"] == "-").all()
+
+
+def test_the_reference_specification_equals_analyze(con):
+    analyzed = run_analyses(con, RESAMPLING, only=["sbs", "table2_vs"], progress=False, workers=1)
+    result = run_multiverse(con, MultiverseConfig(phi=["greedy"], orderings=["all"]), resampling=RESAMPLING)
+    reference = result.claims.filter(pl.col("is_reference"), kind="sbs_attribute")
+    stored = store.query(con, "SELECT * FROM result_sbs WHERE level = 'variation_value'")
+    assert analyzed["sbs"].height == store.query(con, "SELECT count(*) AS n FROM result_sbs")["n"].item()
+    joined = reference.join(
+        stored, left_on=["model_id", "subject"], right_on=["model_id", "variation_value"], suffix="_analyze"
+    )
+    assert joined.height == reference.height == stored.height
+    for column in ("estimate", "ci_low", "ci_high", "p", "p_adj"):
+        assert joined[column].to_list() == joined[f"{column}_analyze"].to_list(), column
+    vs = store.query(con, "SELECT model_id, dimension, estimate FROM result_table2_vs")
+    top = vs.sort("estimate", descending=True).group_by("model_id", maintain_order=True).first()
+    claimed = result.claims.filter(pl.col("is_reference"), kind="vs_top")
+    assert dict(claimed.select("model_id", "verdict").iter_rows()) == dict(
+        top.select("model_id", "dimension").iter_rows()
+    )
+
+
+def test_no_judgments_is_one_line(con):
+    with pytest.raises(CueshiftError, match="^no judgments stored: run `cueshift infer` first$"):
+        run_multiverse(con, MultiverseConfig(), models=("nope",))
