@@ -14,6 +14,7 @@ from cueshift import store
 from cueshift.api._locate import database_of, one_line_errors
 from cueshift.errors import CueshiftError
 from cueshift.store.readonly import run_query
+from cueshift.store.result_version import check_result_version
 from cueshift.store.snapshot import count_answers
 
 _MANIFEST = "result_manifest"
@@ -69,6 +70,15 @@ class Study:
             raise CueshiftError(f"{self.path}: the study is closed; open it again with cs.open_study")
         return store.open_study(self.path, read_only=True)
 
+    @one_line_errors
+    def _check_result_version(self) -> None:
+        """Refuse result tables an older cueshift wrote (one line naming ``cueshift analyze``)."""
+        con = self._connect()
+        try:
+            check_result_version(self.path, con)
+        finally:
+            con.close()
+
     def _tables(self) -> set[str]:
         names = self._frame("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()")
         return set(names["table_name"].to_list())
@@ -102,7 +112,10 @@ class Study:
         ------
         CueshiftError
             No such result; the message lists the stored ones, or says to run ``cueshift analyze``.
+            Result tables an older cueshift wrote (an older result schema): the line says to re-run
+            ``cueshift analyze``, as ``cueshift report`` does.
         """
+        self._check_result_version()
         tables = self._result_tables()
         key = name if name in tables else name.removeprefix("result_")
         if key not in tables:
