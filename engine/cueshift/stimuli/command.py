@@ -6,8 +6,9 @@ from rich.console import Console
 
 from cueshift import store
 from cueshift.stimuli.audit_gate import EditGate
+from cueshift.stimuli.croissant_record import write_croissant
 from cueshift.stimuli.files import sweep_orphans
-from cueshift.stimuli.output import manifest_rows, write_croissant, write_manifest, write_release_layout
+from cueshift.stimuli.output import manifest_rows, write_manifest, write_release_layout
 from cueshift.stimuli.run import BuildOptions, Maker, features_of, make_all, plan_build
 from cueshift.stimuli.summary import BuildSummary, summarize
 from cueshift.study.config import Study
@@ -60,7 +61,7 @@ def build_study(
             named = con.execute("SELECT DISTINCT sha256 FROM generation WHERE sha256 IS NOT NULL").fetchall()
             sweep_orphans(plan.root, [str(n[0]) for n in named])
         release = write_release_layout(rows, plan.root)
-        write_croissant(release.parent.parent, study.name, rows.height)
+        write_croissant(release.parent.parent, study.name, rows)
         store.finish_run(con, record, maker.n_tries)
         return summarize(con, slots, db_path, manifest, maker.n_tries)
     finally:  # every try made is committed already: closing loses nothing

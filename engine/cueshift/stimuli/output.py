@@ -7,7 +7,8 @@ The manifest is the file the study's ``[image_set] manifest`` names, so ``cueshi
 ``prompt``, ``seed``, ``tries`` and ``verdict`` (``passed``: the edit audit passed it;
 ``not audited``: a base, or no measure configured). The release layout
 (``release/output/final_dataset/<face>/``, the compact metadata spelling of
-:mod:`cueshift.images.stylisticbias_metadata`) links the same files, beside ``release/croissant.json``.
+:mod:`cueshift.images.stylisticbias_metadata`) links the same files, beside ``release/croissant.json``
+(:mod:`cueshift.stimuli.croissant_record`).
 """
 
 from __future__ import annotations
@@ -90,18 +91,22 @@ def _link(source: Path, target: Path) -> None:
         shutil.copyfile(source, target)
 
 
+def release_stem(row: dict[str, object]) -> str:
+    """The release's file stem of a manifest row: ``<face>`` or ``<face>_<face|body>_<feature>-<value>``."""
+    face = str(row["face_id"])
+    if row["role"] == "base":
+        return face
+    tag = str(row["image_id"]).removeprefix(f"{face}--").replace("--", "-")
+    return f"{face}_{'body' if row['framing'] == 'body' else 'face'}_{tag}"
+
+
 def write_release_layout(rows: pl.DataFrame, root: Path) -> Path:
     """``root/release/output/final_dataset/<face>/`` with every image and its metadata; returns the folder."""
     final = root / "release" / "output" / "final_dataset"
     for row in rows.iter_rows(named=True):
-        face = str(row["face_id"])
-        folder = final / face
+        folder = final / str(row["face_id"])
         folder.mkdir(parents=True, exist_ok=True)
-        if row["role"] == "base":
-            stem = face
-        else:
-            tag = str(row["image_id"]).removeprefix(f"{face}--").replace("--", "-")
-            stem = f"{face}_{'body' if row['framing'] == 'body' else 'face'}_{tag}"
+        stem = release_stem(row)
         _link(root / str(row["path"]), folder / f"{stem}.png")
         characteristics: dict[str, object] = {name: row[name] for name in DEMOGRAPHIC_FIELDS}
         if row["role"] != "base":
@@ -111,37 +116,4 @@ def write_release_layout(rows: pl.DataFrame, root: Path) -> Path:
     return final
 
 
-def write_croissant(folder: Path, name: str, n_images: int) -> Path:
-    """A Croissant record (JSON-LD) of the release layout under ``folder``."""
-    context = {
-        "@language": "en", "@vocab": "https://schema.org/", "sc": "https://schema.org/",
-        "cr": "http://mlcommons.org/croissant/", "dct": "http://purl.org/dc/terms/",
-        "citeAs": "cr:citeAs", "conformsTo": "dct:conformsTo", "includes": "cr:includes",
-        "fileSet": "cr:fileSet", "recordSet": "cr:recordSet", "field": "cr:field",
-    }  # fmt: skip
-    record = {
-        "@context": context,
-        "@type": "sc:Dataset",
-        "name": name,
-        "description": f"{n_images} images made by cueshift build: base faces and single-cue variations.",
-        "conformsTo": "http://mlcommons.org/croissant/1.0",
-        "license": "https://creativecommons.org/licenses/by/4.0/",
-        "url": "https://example.org/cueshift-build",
-        "version": "1.0.0",
-        "citeAs": f"{name} (cueshift build)",
-        "distribution": [
-            {
-                "@type": "cr:FileSet",
-                "@id": "images",
-                "name": "images",
-                "encodingFormat": "image/png",
-                "includes": "output/final_dataset/*/*.png",
-            }
-        ],
-    }
-    path = folder / "croissant.json"
-    path.write_text(json.dumps(record, indent=1), encoding="utf-8")
-    return path
-
-
-__all__ = ["PROVENANCE_COLUMNS", "manifest_rows", "write_croissant", "write_manifest", "write_release_layout"]
+__all__ = ["PROVENANCE_COLUMNS", "manifest_rows", "release_stem", "write_manifest", "write_release_layout"]
