@@ -105,3 +105,41 @@ def test_the_reference_specification_equals_analyze(con):
 def test_no_judgments_is_one_line(con):
     with pytest.raises(CueshiftError, match="^no judgments stored: run `cueshift infer` first$"):
         run_multiverse(con, MultiverseConfig(), models=("nope",))
+
+
+class _Source:
+    """The report's reads over a plain connection (every model)."""
+
+    def __init__(self, con) -> None:
+        self.con = con
+        self.models = ["m-a", "m-b"]
+
+    def query(self, sql, params=None):
+        return store.query(self.con, sql.replace("$models", "['m-a', 'm-b']"))
+
+    def has(self, *names):
+        return True
+
+
+def test_the_specification_curve_draws_the_stored_tables(con):
+    from cueshift.designs.stylisticbias.report.multiverse import draw_specification_curve
+    from cueshift.schemas.multiverse import validate_multiverse
+
+    result = run_multiverse(
+        con, MultiverseConfig(phi=["greedy"], orderings=["all", "1"]), resampling=RESAMPLING
+    )
+    store.replace_results(
+        con,
+        {
+            "multiverse": validate_multiverse("multiverse", result.claims),
+            "multiverse_summary": validate_multiverse("multiverse_summary", result.summary),
+        },
+    )
+    figure = draw_specification_curve(_Source(con))
+    assert figure is not None
+    top, bottom = figure.axes
+    assert len(top.collections[0].get_offsets()) == 16  # parsing, invalid, generalise, orderings: 2 each
+    assert [t.get_text() for t in bottom.get_yticklabels()] == [
+        "parsing: lenient", "parsing: strict", "invalid: dropped", "invalid: unfavorable",
+        "generalise: faces", "generalise: faces+scenarios", "orderings: 1", "orderings: all",
+    ]  # fmt: skip

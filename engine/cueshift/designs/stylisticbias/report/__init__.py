@@ -15,6 +15,11 @@ from cueshift.designs.stylisticbias.report.findings import FINDINGS_TEXTS
 from cueshift.designs.stylisticbias.report.labels import delta_class, delta_fill
 from cueshift.designs.stylisticbias.report.missing import MISSING_FIGURES, MISSING_TABLES, MISSING_TEXTS
 from cueshift.designs.stylisticbias.report.models import MODELS_FIGURES, MODELS_TABLES, MODELS_TEXTS
+from cueshift.designs.stylisticbias.report.multiverse import (
+    MULTIVERSE_FIGURES,
+    MULTIVERSE_TABLES,
+    MULTIVERSE_TEXTS,
+)
 from cueshift.designs.stylisticbias.report.noise import NOISE_FIGURES, NOISE_TABLES, NOISE_TEXTS
 from cueshift.designs.stylisticbias.report.pooling import POOLING_FIGURES
 from cueshift.designs.stylisticbias.report.rq1 import RQ1_TABLES
@@ -36,6 +41,7 @@ _SECTIONS: tuple[tuple[str, tuple[TableSpec, ...], tuple[FigureSpec, ...], tuple
     ("effects", EFFECTS_TABLES, EFFECTS_FIGURES, EFFECTS_TEXTS),
     ("model_comparison", MODELS_TABLES, MODELS_FIGURES, MODELS_TEXTS),
     ("edit_audit", AUDIT_TABLES, AUDIT_FIGURES, AUDIT_TEXTS),
+    ("multiverse", MULTIVERSE_TABLES, MULTIVERSE_FIGURES, MULTIVERSE_TEXTS),
 )
 
 CATALOG = Catalog(
