@@ -143,3 +143,22 @@ def test_the_specification_curve_draws_the_stored_tables(con):
         "parsing: lenient", "parsing: strict", "invalid: dropped", "invalid: unfavorable",
         "generalise: faces", "generalise: faces+scenarios", "orderings: 1", "orderings: all",
     ]  # fmt: skip
+
+
+def test_lenient_parsing_counts_an_invalid_answer_naming_one_option(tmp_path):
+    connection = store.open_study(tmp_path / "lenient.duckdb")
+    try:
+        write_study(connection, simulate_study(SimulationSpec(n_faces=3, models=("m-a",), seed=2)))
+        # ordering 1: (a) is the favourable pole; ordering 3: (b) is
+        connection.execute(
+            "UPDATE judgment SET outcome = 'invalid', response_text = 'Maybe (a), hard to say.', "
+            "chosen_letter = NULL, invalid_reason = 'hedge' WHERE seed = 1 AND ordering IN (1, 3)"
+        )
+        cells = read_cells(connection, (), ["greedy"]).cells
+        by_ordering = cells.group_by("ordering").agg(pl.col("lenient_favorable", "lenient_unfavorable").sum())
+        counts = {o: (f, u) for o, f, u in by_ordering.sort("ordering").iter_rows()}
+        n_cells = cells.filter(ordering=1).height
+        assert counts[1] == (n_cells, 0) and counts[3] == (0, n_cells)
+        assert counts[2] == counts[4] == (0, 0)
+    finally:
+        connection.close()
