@@ -13,7 +13,7 @@ bin := venv / "bin"
 default: infer analyze
 
 # every extra: what `just test` and `just lint` need (the others install only their own)
-all_extras := "models,report,dev,view,croissant,ray"
+all_extras := "models,report,dev,view,croissant,ray,faces"
 
 # install every extra into .venv, or those named (just setup models: before infer with real models)
 setup EXTRAS=(all_extras): (_install EXTRAS)
@@ -37,7 +37,7 @@ _install EXTRAS:
     echo "setting up {{venv}} with {{ if EXTRAS == "" { "the base dependencies" } else { "extras " + EXTRAS } }} (once)..." >&2
     "{{bin}}/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
     case ",{{EXTRAS}}," in
-        *,models,*)
+        *,models,*|*,faces,*)
             # exact pin, only here and before the extras: on the project's machines torch 2.13.0 is
             # the CPU wheel on disk and any other spec downloads several GB of CUDA wheels; the
             # 'models' extra then finds its range (torch>=2.2) satisfied. Sets without 'models'
@@ -45,6 +45,12 @@ _install EXTRAS:
             "{{bin}}/python" -m pip install --quiet --disable-pip-version-check "torch==2.13.0" ;;
     esac
     "{{bin}}/python" -m pip install --quiet --disable-pip-version-check -e ".{{ if EXTRAS == "" { "" } else { "[" + EXTRAS + "]" } }}"
+    case ",{{EXTRAS}}," in
+        *,faces,*)
+            # 'faces' builds dlib from source (minutes, once); facenet-pytorch only for its MTCNN
+            # weights, without its dependencies (their pins clash with torch 2.13; docs/faces.md)
+            "{{bin}}/python" -m pip install --quiet --disable-pip-version-check --no-deps "facenet-pytorch>=2.5" ;;
+    esac
     echo "$want" > "$stamp"
 
 # judge every image x scenario x ordering x seed not stored yet (e.g. just infer --study studies/x.toml)

@@ -35,6 +35,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "croissant": ("mlcroissant",),
     "ray": ("ray",),
     "build": ("diffusers", "torch", "transformers"),
+    "faces": ("dlib", "face_recognition_models", "facenet_pytorch", "torch"),
 }
 
 
