@@ -90,8 +90,19 @@ def audit_measure(name: str) -> str:
     return name.replace("sharpness", "log_sharpness") if name in LOG_MEASURES else name
 
 
-def pixel_rows(edits: EditPairs, config: AuditConfig, *, progress: bool) -> pl.DataFrame:
-    """``changed_pixels`` and every image statistic of every pair, with robust z and verdicts."""
+def pixel_rows(
+    edits: EditPairs,
+    config: AuditConfig,
+    *,
+    progress: bool,
+    face_boxes: dict[str, tuple[float, float, float, float]] | None = None,
+) -> pl.DataFrame:
+    """``changed_pixels`` and every image statistic of every pair, with robust z and verdicts.
+
+    ``face_boxes`` (image path to fractional box): the detected faces, used instead of ``[audit]
+    face_box`` for the ``face_*`` statistics of the images they hold.
+    """
+    boxes = face_boxes or {}
     pairs = edits.pairs
     stats: dict[str, dict[str, float]] = {}
     changed = np.zeros(pairs.height)
@@ -101,7 +112,7 @@ def pixel_rows(edits: EditPairs, config: AuditConfig, *, progress: bool) -> pl.D
             for name in (base_path, path):
                 if name not in stats:
                     pixels[name] = read_rgb(edits.root / name)
-                    stats[name] = statistics_of(pixels[name], face_box=config.face_box)
+                    stats[name] = statistics_of(pixels[name], face_box=boxes.get(name, config.face_box))
             changed[i] = changed_fraction_of(pixels[base_path], pixels[path])
             pixels.pop(path, None)  # a variation has one base: keep only bases
             advance()
@@ -123,6 +134,26 @@ def _scaled(name: str, values: list[float]) -> np.ndarray:
     """``values`` on the audit's scale of the statistic ``name`` (log10 for :data:`LOG_MEASURES`)."""
     array = np.asarray(values, dtype=np.float64)
     return np.log10(np.maximum(array, 1e-12)) if name in LOG_MEASURES else array
+
+
+def _face_model_rows(
+    edits: EditPairs, config: AuditConfig, console: Console
+) -> tuple[list[pl.DataFrame], dict[str, tuple[float, float, float, float]] | None]:
+    """``[audit.faces]``: the face-model rows and the detected face boxes (none when it is off)."""
+    if config.faces is None or not edits.pairs.height:
+        return [], None
+    from cueshift.designs._audit_faces import face_boxes, face_rows, measure_faces
+
+    pairs = edits.pairs
+    measured = measure_faces(edits.root, [*pairs["base_path"], *pairs["path"]], config.faces)
+    rows = face_rows(edits, config.faces, measured)
+    found = rows.filter(pl.col("measure") == "face_count")
+    _say(
+        console,
+        f"edit audit: face models ({config.faces.detector}): {found['failed'].sum():,} of "
+        f"{found.height:,} pairs without exactly one face on each image",
+    )
+    return [rows], face_boxes(measured)
 
 
 def _encoder_of(study: Study, config: AuditConfig) -> Path | None:
@@ -167,7 +198,8 @@ def measure_edit_audit(
     if edits is None:
         _say(console, f"design {study.design} has no base/variation pairs: nothing to audit")
         return empty_audit()
-    frames = [pixel_rows(edits, config, progress=progress)]
+    face_frames, boxes = _face_model_rows(edits, config, console)
+    frames = [pixel_rows(edits, config, progress=progress, face_boxes=boxes), *face_frames]
     encoder = _encoder_of(study, config)
     if encoder is None:
         _say(

@@ -10,6 +10,7 @@ section is optional: every key has a default (docs/decisions.md, the edit audit 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -69,6 +70,21 @@ def _confounds() -> list[ConfoundProbe]:
     return [ConfoundProbe(name=n, prompts=[a, b], skip_for=list(skip)) for n, a, b, skip in _PROBES]
 
 
+class FacesConfig(Section):
+    """``[audit.faces]``: the real face models of the audit (the ``faces`` extra; docs/faces.md)."""
+
+    detector: Literal["dlib-hog", "dlib-cnn", "mtcnn"] = Field(
+        default="mtcnn", description="finds the face (box, landmarks, score) of every base and variation"
+    )
+    recognizer: Literal["dlib-resnet"] | None = Field(
+        default="dlib-resnet", description="identity distance base <-> variation; None: no recogniser"
+    )
+    ita_bound: float = Field(default=8.0, gt=0.0, description="largest |ITA° change| before an edit fails")
+    skin_tone_cues: list[str] = Field(
+        default_factory=list, description="feature keys whose cue IS skin tone (ITA never fails them)"
+    )
+
+
 class AuditConfig(Section):
     """``[audit]``: thresholds of the cue check, the confound probes, and the bounds on side changes."""
 
@@ -98,6 +114,9 @@ class AuditConfig(Section):
     )
     face_box: tuple[float, float, float, float] = DEFAULT_FACE_BOX
     batch_size: int = Field(default=32, ge=1, description="images per CLIP forward pass")
+    faces: FacesConfig | None = Field(
+        default=None, description="real face models (detector, recogniser, skin tone); None: off"
+    )
 
     @field_validator("cue_thresholds")
     @classmethod
