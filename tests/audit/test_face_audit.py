@@ -93,7 +93,7 @@ def test_no_face_is_a_finding_not_an_error(rows: pl.DataFrame) -> None:
 def test_skin_tone_as_the_cue_never_fails_on_ita(edits: EditPairs) -> None:
     from cueshift.designs._audit_faces import face_rows, measure_faces
 
-    config = FacesConfig(detector="mtcnn", recognizer=None, ita_bound=5.0, skin_tone_cues=["lighting"])
+    config = FacesConfig(detector="mtcnn", recognizer="none", ita_bound=5.0, skin_tone_cues=["lighting"])
     paths = [*edits.pairs["base_path"], *edits.pairs["path"]]
     rows = face_rows(edits, config, measure_faces(edits.root, paths, config))
     assert not _failed(rows, "darker", "skin_ita")
@@ -104,7 +104,7 @@ def test_the_pixel_measures_use_the_detected_face_box(edits: EditPairs) -> None:
     from cueshift.designs._audit_faces import face_boxes, measure_faces
     from cueshift.designs.audit import pixel_rows
 
-    config = AuditConfig(faces=FacesConfig(detector="mtcnn", recognizer=None))
+    config = AuditConfig(faces=FacesConfig(detector="mtcnn", recognizer="none"))
     assert config.faces is not None
     boxes = face_boxes(measure_faces(edits.root, ["base.png", "jpeg.png"], config.faces))
     x0, y0, x1, y1 = boxes["base.png"]
@@ -116,3 +116,14 @@ def test_the_pixel_measures_use_the_detected_face_box(edits: EditPairs) -> None:
     assert estimated.filter(pick)["measured_base"][0] != pytest.approx(
         detected.filter(pick)["measured_base"][0], abs=1e-3
     )
+
+
+def test_the_section_is_off_by_default_and_refuses_unknown_models() -> None:
+    import pydantic
+
+    assert AuditConfig().faces is None
+    assert AuditConfig.model_validate({"faces": {}}).faces == FacesConfig()
+    with pytest.raises(pydantic.ValidationError, match="detector"):
+        AuditConfig.model_validate({"faces": {"detector": "retinaface"}})
+    with pytest.raises(pydantic.ValidationError, match="extra"):
+        AuditConfig.model_validate({"faces": {"treshold": 0.5}})

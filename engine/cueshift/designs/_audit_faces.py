@@ -51,7 +51,7 @@ class FaceMeasure:
 def measure_faces(root: Path, paths: list[str], config: FacesConfig) -> dict[str, FaceMeasure]:
     """:class:`FaceMeasure` of every image ``root / path`` (each path once)."""
     detector = face_detector(config.detector)
-    recognizer = face_recognizer(config.recognizer) if config.recognizer is not None else None
+    recognizer = face_recognizer(config.recognizer) if config.recognizer != "none" else None
     measured: dict[str, FaceMeasure] = {}
     for path in dict.fromkeys(paths):
         with Image.open(root / path) as image:
@@ -98,7 +98,7 @@ def face_rows(edits: EditPairs, config: FacesConfig, measured: dict[str, FaceMea
             none,
         )
     )
-    if config.recognizer is not None:
+    if config.recognizer != "none":
         distance = np.array([_distance(b, v) for b, v in zip(kb, kv, strict=True)])
         threshold = SAME_PERSON_DISTANCE
         rows = measure_rows(

@@ -76,8 +76,8 @@ class FacesConfig(Section):
     detector: Literal["dlib-hog", "dlib-cnn", "mtcnn"] = Field(
         default="mtcnn", description="finds the face (box, landmarks, score) of every base and variation"
     )
-    recognizer: Literal["dlib-resnet"] | None = Field(
-        default="dlib-resnet", description="identity distance base <-> variation; None: no recogniser"
+    recognizer: Literal["dlib-resnet", "none"] = Field(
+        default="dlib-resnet", description='identity distance base <-> variation; "none": no recogniser'
     )
     ita_bound: float = Field(default=8.0, gt=0.0, description="largest |ITA° change| before an edit fails")
     skin_tone_cues: list[str] = Field(
