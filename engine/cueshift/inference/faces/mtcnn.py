@@ -97,7 +97,7 @@ class MTCNN:
         import torch.nn.functional as functional
 
         with torch.inference_mode():
-            image = torch.as_tensor(np.ascontiguousarray(rgb)).permute(2, 0, 1)[None].float()
+            image = torch.from_numpy(np.array(rgb, dtype=np.float32)).permute(2, 0, 1)[None]
             height, width = rgb.shape[0], rgb.shape[1]
             scale, shortest, found = 12.0 / self.min_face, min(height, width) * 12.0 / self.min_face, []
             while shortest >= 12:
