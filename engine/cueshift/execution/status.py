@@ -46,6 +46,9 @@ class StudyStatus:
     as_of: dt.datetime
     planned: int
     models: tuple[ModelStatus, ...]
+    #: one line per model and comparison whose re-asked answers differ beyond the bound
+    #: (``result_invariance`` of ``cueshift check-invariance``; docs/invariance.md)
+    invariance_flags: tuple[str, ...] = ()
 
     @property
     def stored(self) -> int:
@@ -95,7 +98,8 @@ def study_status(path: Path) -> StudyStatus:
         else:
             state, as_of = "stopped", dt.datetime.now()
         models = _models(con, run_id, started_at)
-        return StudyStatus(path, snapshot, state, started_at, as_of, int(planned), models)
+        flags = _invariance_flags(con)
+        return StudyStatus(path, snapshot, state, started_at, as_of, int(planned), models, flags)
     finally:
         con.close()
 
@@ -129,6 +133,21 @@ def _models(
             tally = counts.setdefault(model_id, [0, 0, 0, 0])
             tally[2], tally[3] = int(failed_this_run), int(failed_units)
     return tuple(ModelStatus(model_id, *tally) for model_id, tally in sorted(counts.items()))
+
+
+def _invariance_flags(con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:
+    """The flagged rows of ``result_invariance`` (none when the check has not run), as lines."""
+    if not con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = 'result_invariance'").fetchall():
+        return ()
+    rows = con.execute(
+        "SELECT model_id, comparison, n_identical, n, bound FROM result_invariance WHERE flagged "
+        "ORDER BY model_id, comparison"
+    ).fetchall()
+    return tuple(
+        f"model {model_id}: answers depend on batching: {same} of {n} sampled judgments identical "
+        f"{comparison.replace('_', ' ')} ({same / n:.1%} < bound {bound:.0%}; cueshift check-invariance)"
+        for model_id, comparison, same, n, bound in rows
+    )
 
 
 def _duration(seconds: float) -> str:
@@ -169,6 +188,8 @@ def print_status(status: StudyStatus, console: Console) -> None:
             fmt_integer(model.failed_units),
         )
     console.print(table)
+    for line in status.invariance_flags:
+        console.print(f"FLAG {line}", markup=False, soft_wrap=True)
 
 
 __all__ = ["ModelStatus", "StudyStatus", "print_status", "study_status"]

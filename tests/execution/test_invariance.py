@@ -1,0 +1,128 @@
+"""``check-invariance`` on a tiny LLaVA-NeXT study run by the runner on the CPU: a correct backend
+answers identically one at a time and batched; a planted padding bug (suffixes left-padded without
+an attention mask, so real tokens attend to padding in batches only) is found and flagged."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+import cueshift.inference.backends.hf_score as hf_score  # noqa: E402
+from cueshift.designs.registry import load_study  # noqa: E402
+from cueshift.errors import ConfigError  # noqa: E402
+from cueshift.execution.invariance import check_invariance_study  # noqa: E402
+from cueshift.execution.run_options import RunOptions  # noqa: E402
+from cueshift.execution.runner import run_study  # noqa: E402
+from cueshift.execution.status import study_status  # noqa: E402
+from cueshift.inference.stand_ins.tiny import build_tiny_model  # noqa: E402
+from cueshift.study.config import Study  # noqa: E402
+
+ROOT = Path(__file__).parents[2]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread() -> Iterator[None]:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_model("llava_next", tmp_path_factory.mktemp("ckpt") / "llava_next")
+
+
+def _study(checkpoint: Path, root: Path, **settings: Any) -> Study:
+    study = load_study(ROOT / "studies" / "tiny-transformers.toml")
+    (model,) = study.models
+    model = model.model_copy(
+        update={
+            "checkpoint": str(checkpoint),
+            "settings": {**model.settings, "device": "cpu", "dtype": "float32", **settings},
+        }
+    )
+    return study.model_copy(
+        update={
+            "models": [model],
+            "image_set": study.image_set.model_copy(update={"cache_dir": root / "demo"}),
+            "database": root / "tiny.duckdb",
+        }
+    )
+
+
+def _left_padded(model: Any, enc: Any, *, batch_size: int) -> list[tuple[float, float]]:
+    """score_shared_prefix with the padding side flipped: rows of a batch are left-padded and no
+    attention mask hides the padding (the lmms-eval #236 kind of bug); a batch of one is exact."""
+    import copy
+
+    cache = hf_score.prefix_cache(model, enc)
+    rows = hf_score.score_rows(enc)
+    result = [[float("nan"), float("nan")] for _ in enc.suffix_ids]
+    with torch.inference_mode():
+        for lo in range(0, len(rows), batch_size):
+            chunk = rows[lo : lo + batch_size]
+            width = max(len(r.tokens) for r in chunk)
+            keep = max(len(r.tokens) - r.start for r in chunk)
+            ids = torch.tensor([[r.tokens[0]] * (width - len(r.tokens)) + r.tokens for r in chunk])
+            positions = torch.tensor(  # each row's own positions, shifted by its left padding
+                [[width - len(r.tokens) + min(r.start + j, len(r.tokens) - 1) for j in range(keep)]
+                 for r in chunk]
+            )  # fmt: skip
+            past = copy.deepcopy(cache)
+            past.batch_repeat_interleave(len(chunk))
+            out = model(input_ids=ids, past_key_values=past, use_cache=True, logits_to_keep=positions)
+            logits = out.logits
+            logprobs = torch.log_softmax(logits.float(), dim=-1)
+            for i, row in enumerate(chunk):
+                hf_score._collect(row, logprobs[i], result)
+    return [(a, b) for a, b in result]
+
+
+def test_a_correct_backend_answers_identically(checkpoint: Path, tmp_path: Path) -> None:
+    study = _study(checkpoint, tmp_path)
+    run_study(study, RunOptions(database=study.database_path, progress=False))
+    _, frame = check_invariance_study(study.database_path, study, sample=40, seed=1)
+    rows = {r["comparison"]: r for r in frame.iter_rows(named=True)}
+    assert set(rows) == {"one_at_a_time", "batched"}
+    for row in rows.values():
+        assert row["n"] == 40 and row["share_identical"] == 1.0 and not row["flagged"]
+        assert row["phi_diff"] == 0.0 and row["max_abs_p_diff"] < 1e-4
+    assert (rows["one_at_a_time"]["batch_size"], rows["batched"]["batch_size"]) == (1, 32)
+    assert not study_status(study.database_path).invariance_flags
+
+
+def test_a_planted_padding_bug_is_flagged(
+    checkpoint: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hf_score, "score_shared_prefix", _left_padded)
+    study = _study(checkpoint, tmp_path)
+    run_study(study, RunOptions(database=study.database_path, progress=False))
+    _, frame = check_invariance_study(study.database_path, study, sample=96, seed=0)
+    rows = {r["comparison"]: r for r in frame.iter_rows(named=True)}
+    alone, batched = rows["one_at_a_time"], rows["batched"]
+    assert alone["share_identical"] < 0.99 and alone["flagged"]
+    assert alone["max_abs_p_diff"] > 1e-3 and alone["n_identical"] == round(alone["share_identical"] * 96)
+    assert batched["share_identical"] == 1.0 and not batched["flagged"]  # the bug reproduces itself
+    flags = study_status(study.database_path).invariance_flags
+    assert len(flags) == 1 and "tiny-llava-next" in flags[0] and "one at a time" in flags[0]
+
+
+def test_bad_options_are_one_line(checkpoint: Path, tmp_path: Path) -> None:
+    study = _study(checkpoint, tmp_path)
+    with pytest.raises(ConfigError, match="--sample 0"):
+        check_invariance_study(study.database_path, study, sample=0)
+    with pytest.raises(ConfigError, match="--bound 1.5"):
+        check_invariance_study(study.database_path, study, bound=1.5)
+    with pytest.raises(Exception, match="no such study database"):
+        check_invariance_study(study.database_path, study)
+    assert not study.database_path.exists()
