@@ -98,6 +98,10 @@ SLOW_TESTS = (
     "tests/cli/test_version.py",
     "tests/inference/test_hf_generate.py",
     "tests/plan/test_designs.py",
+    "tests/views/test_phi_choice.py",
+    "tests/viewer/test_audit.py",
+    "tests/images/test_quality_cli.py",
+    "tests/cli/test_console_width.py",
 )
 
 
