@@ -111,7 +111,8 @@ def test_import_cueshift_stays_light() -> None:
     assert done.returncode == 0, done.stderr
     exported, heavy = done.stdout.splitlines()
     assert exported == str(
-        ["CueshiftError", "Study", "analyze", "audit", "build", "describe", "export", "infer", "multiverse"]
+        ["CueshiftError", "Study", "analyze", "audit", "build", "check_invariance", "describe", "export"]
+        + ["infer", "multiverse"]
         + ["open_study", "report", "stats"]
     )
     assert heavy == "[]"

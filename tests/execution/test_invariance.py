@@ -126,3 +126,45 @@ def test_bad_options_are_one_line(checkpoint: Path, tmp_path: Path) -> None:
     with pytest.raises(Exception, match="no such study database"):
         check_invariance_study(study.database_path, study)
     assert not study.database_path.exists()
+
+
+def test_the_commands_print_and_flag(
+    checkpoint: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cueshift check-invariance` on a study file, then `cueshift status`, with the planted bug."""
+    from typer.testing import CliRunner
+
+    from cueshift.cli import app
+
+    text = (ROOT / "studies" / "tiny-transformers.toml").read_text(encoding="utf-8")
+    text = text.replace('checkpoint = ".cueshift-cache/tiny-llava_next"', f"checkpoint = {str(checkpoint)!r}")
+    text = text.replace('device = "auto"', 'device = "cpu"').replace('dtype = "auto"', 'dtype = "float32"')
+    text = text.replace("[image_set]\n", f"database = {str(tmp_path / 'cli.duckdb')!r}\n\n[image_set]\n")
+    text = text.replace('kind = "demo"', f'kind = "demo"\ncache_dir = {str(tmp_path / "demo")!r}')
+    study_file = tmp_path / "tiny.toml"
+    study_file.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(hf_score, "score_shared_prefix", _left_padded)
+    runner = CliRunner()
+    refused = runner.invoke(app, ["check-invariance", "--study", str(study_file), "--sample", "0"])
+    assert refused.exit_code == 2 and "--sample 0: use 1 or more" in refused.output
+    assert not (tmp_path / "cli.duckdb").exists()
+    run_study(load_study(study_file), RunOptions(progress=False))
+    done = runner.invoke(app, ["check-invariance", "--study", str(study_file), "--sample", "64"])
+    assert done.exit_code == 0, done.output
+    assert "result_invariance" in done.output and "FLAG model tiny-llava-next" in done.output
+    status = runner.invoke(app, ["status", "--study", str(study_file)])
+    assert status.exit_code == 0 and "FLAG model tiny-llava-next: answers depend on batching" in status.output
+
+
+def test_a_seeded_generate_run_answers_identically(checkpoint: Path, tmp_path: Path) -> None:
+    """Generate mode at temperature 0.2: the same seeds give the same answers one at a time and
+    batched; score mode's greedy answer is reported beside them, not held to the bound."""
+    study = _study(checkpoint, tmp_path, mode="generate", max_new_tokens=4, batch_size=8)
+    run_study(study, RunOptions(database=study.database_path, progress=False))
+    _, frame = check_invariance_study(study.database_path, study, sample=24, seed=2)
+    rows = {r["comparison"]: r for r in frame.iter_rows(named=True)}
+    assert set(rows) == {"one_at_a_time", "batched", "score"}
+    for name in ("one_at_a_time", "batched"):
+        assert rows[name]["share_identical"] == 1.0 and rows[name]["checked"] and not rows[name]["flagged"]
+    assert rows["score"]["n"] == 24 and not rows["score"]["checked"] and not rows["score"]["flagged"]
+    assert rows["batched"]["mode"] == "generate" and rows["batched"]["batch_size"] == 8

@@ -15,6 +15,7 @@ from cueshift.api._build import build
 from cueshift.api._commands import analyze, audit, export, infer, report
 from cueshift.api._demo import write_demo_study
 from cueshift.api._describe import describe
+from cueshift.api._invariance import check_invariance
 from cueshift.api._multiverse import multiverse
 from cueshift.api._study import Study, open_study
 
@@ -23,6 +24,7 @@ __all__ = [
     "analyze",
     "audit",
     "build",
+    "check_invariance",
     "describe",
     "export",
     "infer",

@@ -6,7 +6,7 @@ start-up signal handlers, or on first access of ``cueshift.cli.app``.
 
 from __future__ import annotations
 
-from cueshift.cli import analysis, audit, build, data, multiverse, plan, publish, run
+from cueshift.cli import analysis, audit, build, data, invariance, multiverse, plan, publish, run
 from cueshift.cli._common import app, guard
 
 app.command()(guard(build.build))
@@ -15,6 +15,7 @@ app.command()(guard(analysis.analyze))
 app.command("multiverse")(guard(multiverse.multiverse))
 app.command()(guard(audit.audit))
 app.command()(guard(run.status))
+app.command("check-invariance")(guard(invariance.check_invariance))
 app.command()(guard(analysis.sql))
 app.command()(guard(analysis.export))
 app.command()(guard(run.merge))
