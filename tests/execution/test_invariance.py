@@ -99,6 +99,12 @@ def test_a_correct_backend_answers_identically(checkpoint: Path, tmp_path: Path)
         assert row["phi_diff"] == 0.0 and row["max_abs_p_diff"] < 1e-4
     assert (rows["one_at_a_time"]["batch_size"], rows["batched"]["batch_size"]) == (1, 32)
     assert not study_status(study.database_path).invariance_flags
+    pytest.importorskip("great_tables")
+    from cueshift.designs.stylisticbias.report import CATALOG
+    from cueshift.render import Report
+
+    with Report.open(study.database_path, None, CATALOG) as report:
+        assert report.text("invariance_summary").text.startswith("No model's answers depend on batching")
 
 
 def test_a_planted_padding_bug_is_flagged(
@@ -115,6 +121,22 @@ def test_a_planted_padding_bug_is_flagged(
     assert batched["share_identical"] == 1.0 and not batched["flagged"]  # the bug reproduces itself
     flags = study_status(study.database_path).invariance_flags
     assert len(flags) == 1 and "tiny-llava-next" in flags[0] and "one at a time" in flags[0]
+    _assert_report_flags(study.database_path, alone["share_identical"])
+
+
+def _assert_report_flags(database: Path, share: float) -> None:
+    """The StylisticBias report's section 'invariance': the sentence and Table B1 flag the model."""
+    pytest.importorskip("great_tables")
+    from cueshift.designs.stylisticbias.report import CATALOG
+    from cueshift.render import Report
+
+    with Report.open(database, None, CATALOG) as report:
+        sentence = report.text("invariance_summary").text
+        rows = report.styled("invariance").texts()
+    assert sentence.startswith("**FLAG: answers depend on batching** for tiny-llava-next (one at a time")
+    assert f"{share:.1%}".replace("-", "") in sentence
+    verdicts = {row[1]: row[-1] for row in rows}
+    assert verdicts == {"batched": "ok", "one at a time": "FLAG"}
 
 
 def test_bad_options_are_one_line(checkpoint: Path, tmp_path: Path) -> None:

@@ -17,6 +17,9 @@ from cueshift.errors import CueshiftError
 from cueshift.schemas.results import RESULT_SCHEMA_VERSION
 
 MANIFEST = "result_manifest"
+#: Result tables another command than ``analyze`` writes alone (``cueshift check-invariance``): they
+#: do not make a database's results "older" when no manifest is stored beside them.
+OUTSIDE_ANALYZE = frozenset({"result_invariance"})
 
 
 def stored_result_version(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> int | None:
@@ -32,7 +35,7 @@ def stored_result_version(con: duckdb.DuckDBPyConnection, catalog: str | None = 
             f"SELECT table_name FROM duckdb_tables() WHERE {where} AND starts_with(table_name, 'result_')"
         ).fetchall()
     }
-    if not tables - {MANIFEST}:
+    if not tables - {MANIFEST} - OUTSIDE_ANALYZE:
         return None
     if MANIFEST not in tables:
         return 1

@@ -12,6 +12,7 @@ from cueshift.designs.stylisticbias.report.audit import AUDIT_FIGURES, AUDIT_TAB
 from cueshift.designs.stylisticbias.report.effects import EFFECTS_FIGURES, EFFECTS_TABLES, EFFECTS_TEXTS
 from cueshift.designs.stylisticbias.report.figures import FIGURES, cumulative_summary
 from cueshift.designs.stylisticbias.report.findings import FINDINGS_TEXTS
+from cueshift.designs.stylisticbias.report.invariance import INVARIANCE_TABLES, INVARIANCE_TEXTS
 from cueshift.designs.stylisticbias.report.labels import delta_class, delta_fill
 from cueshift.designs.stylisticbias.report.missing import MISSING_FIGURES, MISSING_TABLES, MISSING_TEXTS
 from cueshift.designs.stylisticbias.report.models import MODELS_FIGURES, MODELS_TABLES, MODELS_TEXTS
@@ -42,6 +43,7 @@ _SECTIONS: tuple[tuple[str, tuple[TableSpec, ...], tuple[FigureSpec, ...], tuple
     ("model_comparison", MODELS_TABLES, MODELS_FIGURES, MODELS_TEXTS),
     ("edit_audit", AUDIT_TABLES, AUDIT_FIGURES, AUDIT_TEXTS),
     ("multiverse", MULTIVERSE_TABLES, MULTIVERSE_FIGURES, MULTIVERSE_TEXTS),
+    ("invariance", INVARIANCE_TABLES, (), INVARIANCE_TEXTS),
 )
 
 CATALOG = Catalog(
