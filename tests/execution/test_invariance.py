@@ -90,6 +90,22 @@ def _left_padded(model: Any, enc: Any, *, batch_size: int) -> list[tuple[float, 
 
 def test_a_correct_backend_answers_identically(checkpoint: Path, tmp_path: Path) -> None:
     study = _study(checkpoint, tmp_path)
+    _assert_identical(study)
+    pytest.importorskip("great_tables")
+    from cueshift.designs.stylisticbias.report import CATALOG
+    from cueshift.render import Report
+
+    with Report.open(study.database_path, None, CATALOG) as report:
+        assert report.text("invariance_summary").text.startswith("No model's answers depend on batching")
+
+
+def test_qwen_vl_answers_identically(tmp_path: Path) -> None:
+    """Another class: Qwen2.5-VL (multimodal rotary offsets from the prefix pass), score mode."""
+    checkpoint = build_tiny_model("qwen2_5_vl", tmp_path / "qwen2_5_vl")
+    _assert_identical(_study(checkpoint, tmp_path, trust_remote_code=True))
+
+
+def _assert_identical(study: Study) -> None:
     run_study(study, RunOptions(database=study.database_path, progress=False))
     _, frame = check_invariance_study(study.database_path, study, sample=40, seed=1)
     rows = {r["comparison"]: r for r in frame.iter_rows(named=True)}
@@ -99,12 +115,6 @@ def test_a_correct_backend_answers_identically(checkpoint: Path, tmp_path: Path)
         assert row["phi_diff"] == 0.0 and row["max_abs_p_diff"] < 1e-4
     assert (rows["one_at_a_time"]["batch_size"], rows["batched"]["batch_size"]) == (1, 32)
     assert not study_status(study.database_path).invariance_flags
-    pytest.importorskip("great_tables")
-    from cueshift.designs.stylisticbias.report import CATALOG
-    from cueshift.render import Report
-
-    with Report.open(study.database_path, None, CATALOG) as report:
-        assert report.text("invariance_summary").text.startswith("No model's answers depend on batching")
 
 
 def test_a_planted_padding_bug_is_flagged(
