@@ -36,7 +36,8 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #: 7: ``result_manifest.audit`` (``cueshift analyze --audit``) and ``result_audit_sensitivity``.
 #: 8: the p-value column is ``p`` (was ``p_value``; ``f_p``, ``pixels_p``, ``partial_p`` likewise),
 #:    the name the statistics on a frame use (docs/decisions.md D29).
-RESULT_SCHEMA_VERSION = 8
+#: 9: ``result_manifest.prereg_sha256`` and ``exploratory`` (``cueshift analyze --prereg``).
+RESULT_SCHEMA_VERSION = 9
 
 
 class AnalysisManifestSchema(ResultModel):
@@ -60,6 +61,10 @@ class AnalysisManifestSchema(ResultModel):
     compat: str = pa.Field(isin=["default", "release"])
     generalise: str = pa.Field(isin=["faces", "faces+scenarios"])
     audit: str | None = pa.Field(nullable=True, isin=["strict", "report"])
+    #: SHA-256 of the preregistered plan the run followed (``analyze --prereg``); None: no plan.
+    prereg_sha256: str | None = pa.Field(nullable=True, str_matches=r"^[0-9a-f]{64}$")
+    #: The run departed from its plan (``analyze --prereg --exploratory``).
+    exploratory: bool
     schema_version: pl.Int64 = pa.Field(ge=1)
     seconds: float = pa.Field(ge=0.0)
     created_at: str

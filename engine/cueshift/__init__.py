@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         infer,
         multiverse,
         open_study,
+        prereg,
         report,
     )  # fmt: skip
     from cueshift.errors import CueshiftError
@@ -49,6 +50,7 @@ _LAZY: dict[str, str] = {
     "export": "cueshift.api",
     "infer": "cueshift.api",
     "multiverse": "cueshift.api",
+    "prereg": "cueshift.api",
     "report": "cueshift.api",
     "CueshiftError": "cueshift.errors",
 }
@@ -65,6 +67,7 @@ __all__ = [
     "infer",
     "multiverse",
     "open_study",
+    "prereg",
     "report",
     "stats",
 ]

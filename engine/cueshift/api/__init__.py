@@ -17,6 +17,7 @@ from cueshift.api._demo import write_demo_study
 from cueshift.api._describe import describe
 from cueshift.api._invariance import check_invariance
 from cueshift.api._multiverse import multiverse
+from cueshift.api._prereg import prereg
 from cueshift.api._study import Study, open_study
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "infer",
     "multiverse",
     "open_study",
+    "prereg",
     "report",
     "write_demo_study",
 ]

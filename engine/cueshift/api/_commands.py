@@ -107,6 +107,8 @@ def analyze(
     models: str | Sequence[str] | None = None,
     generalise: str | None = None,
     audit: str | None = None,
+    prereg: str | Path | None = None,
+    exploratory: bool = False,
     progress: bool = False,
     quiet: bool = True,
 ) -> Study:
@@ -133,6 +135,10 @@ def analyze(
     audit
         ``--audit``: ``'strict'`` (the variations whose edit failed the stored edit audit left out of
         every analysis) or ``'report'``; both write ``result_audit_sensitivity``. ``None``: no audit.
+    prereg, exploratory
+        ``--prereg``: a plan file of :func:`cueshift.prereg`, run exactly (its options; a deviation,
+        a changed study or image set refused in one line); ``--exploratory``: run despite a
+        deviation, labelled exploratory. The plan's SHA-256 is stored in ``result_manifest``.
     progress
         Show a progress bar.
     quiet
@@ -193,8 +199,9 @@ def analyze(
         audit=audit,
     )
     target = analyze_study(
-        path, spec, request, console=console_for(quiet=quiet), progress=progress, note=_print_note
-    )
+        path, spec, request, console=console_for(quiet=quiet), progress=progress, note=_print_note,
+        prereg=Path(prereg) if prereg is not None else None, exploratory=exploratory,
+    )  # fmt: skip
     return open_study(study, db=target)
 
 

@@ -6,11 +6,12 @@ start-up signal handlers, or on first access of ``cueshift.cli.app``.
 
 from __future__ import annotations
 
-from cueshift.cli import analysis, audit, build, data, invariance, multiverse, plan, publish, run
+from cueshift.cli import analysis, audit, build, data, invariance, multiverse, plan, prereg, publish, run
 from cueshift.cli._common import app, guard
 
 app.command()(guard(build.build))
 app.command()(guard(run.infer))
+app.command()(guard(prereg.prereg))
 app.command()(guard(analysis.analyze))
 app.command("multiverse")(guard(multiverse.multiverse))
 app.command()(guard(audit.audit))

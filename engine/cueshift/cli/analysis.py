@@ -88,6 +88,20 @@ def analyze(
             "Recorded in result_manifest."
         ),
     ] = None,
+    prereg: Annotated[
+        Path | None,
+        typer.Option(
+            help="Run exactly the plan frozen by `cueshift prereg` (its options; the study and image set "
+            "checked against its hashes); a deviation is refused in one line. Its SHA-256 goes into "
+            "result_manifest and the report's first page."
+        ),
+    ] = None,
+    exploratory: Annotated[
+        bool,
+        typer.Option(
+            help="With --prereg: run despite a deviation, labelled exploratory (result_manifest, report)."
+        ),
+    ] = False,
 ) -> None:
     """Run every analysis of the study's design into result_* tables, print its summary.
 
@@ -109,8 +123,9 @@ def analyze(
     spec = load_study(study)
     path = Path(db or spec.database_path)
     analyze_study(
-        path, spec, request, console=console, progress=progress and sys.stderr.isatty(), note=_print_note
-    )
+        path, spec, request, console=console, progress=progress and sys.stderr.isatty(), note=_print_note,
+        prereg=prereg, exploratory=exploratory,
+    )  # fmt: skip
 
 
 def _print_note(line: str) -> None:

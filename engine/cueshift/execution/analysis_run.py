@@ -80,11 +80,17 @@ def analyze_study(
     console: Console,
     progress: bool,
     note: Callable[[str], None],
+    prereg: Path | None = None,
+    exploratory: bool = False,
 ) -> Path:
     """Check (:func:`check_analysis`), then run every analysis of ``study``'s design into ``path``.
 
     While a running ``infer`` holds ``path``, a copy of its snapshot is analysed instead
     (:func:`~cueshift.store.analysis_target.analysis_target`) and ``note`` gets a line saying so.
+
+    With ``prereg`` (a plan file of ``cueshift prereg``) the plan's options are run, a deviation
+    refused (:func:`~cueshift.execution.prereg.apply_plan`) unless ``exploratory``, and the plan's
+    SHA-256 (and whether the run departs from it) recorded in ``result_manifest``.
 
     Returns
     -------
@@ -92,15 +98,27 @@ def analyze_study(
         The database the result tables were written to.
     """
     from cueshift.execution.interrupts import prompt_interrupts
+    from cueshift.stats import PlanRecord, following_plan
     from cueshift.store.analysis_target import analysis_target
 
+    plan, departures = PlanRecord(), list[str]()
+    if prereg is not None:
+        from cueshift.execution.prereg import apply_plan
+
+        request, digest, departures = apply_plan(prereg, study, request, exploratory=exploratory)
+        plan = PlanRecord(digest, exploratory=bool(departures))
+    elif exploratory:
+        raise ConfigError("--exploratory: only with --prereg (it labels a run that departs from its plan)")
     check_analysis(path, study, request)
+    if plan.sha256 is not None:
+        departures_line = "; ".join(departures) if plan.exploratory else "run as planned"
+        note(f"note: preregistered plan {plan.sha256}: {departures_line}")
     target, line = analysis_target(path)
     if line is not None:
         note(line)
     con = store.open_study(target)
     try:
-        with prompt_interrupts(con):
+        with prompt_interrupts(con), following_plan(plan.sha256, exploratory=plan.exploratory):
             analyze_design(con, study, console, request=request, progress=progress)
     finally:
         con.close()

@@ -195,6 +195,9 @@ class Report:
         phi = self.phi_choice()
         if phi:
             lines.append(f"The analyses read {phi}.")
+        plan = self.prereg_line()
+        if plan:
+            lines.append(plan)
         if self.compat_release():
             lines.append(
                 "Replication mode is on (`cueshift analyze --compat release`): the seed release's own "
@@ -210,6 +213,26 @@ class Report:
             ).strip()
         )
         return MarkdownOutput("\n\n".join(lines) + "\n")
+
+    def prereg_line(self) -> str:
+        """The preregistered plan the stored analyses followed (``cueshift analyze --prereg``), its
+        SHA-256 and whether the run departed from it; empty when they followed none."""
+        if not self.has("result_manifest"):
+            return ""
+        if "prereg_sha256" not in self.query("SELECT * FROM result_manifest LIMIT 0").columns:
+            return ""
+        rows = self.query(
+            "SELECT DISTINCT prereg_sha256, exploratory FROM result_manifest WHERE prereg_sha256 IS NOT NULL"
+        )
+        if rows.height == 0:
+            return ""
+        digest, exploratory = rows.row(0)
+        if exploratory:
+            return (
+                f"> **Exploratory.** These analyses depart from the preregistered plan SHA-256 `{digest}` "
+                "(`cueshift analyze --prereg ... --exploratory`): read them as exploratory, not confirmatory."
+            )
+        return f"Preregistered: these analyses ran exactly the plan with SHA-256 `{digest}` (`--prereg`)."
 
     def phi_choice(self) -> str:
         """Which φ the stored analyses read (``cueshift analyze --phi``), as a phrase; empty when the

@@ -120,6 +120,7 @@ from cueshift.stats._mixed import mixed_model, mixed_model_cells
 from cueshift.stats._multiplicity import Correction, bh_adjust, bh_by_family
 from cueshift.stats._one_sample import one_sample_test
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
+from cueshift.stats._plan_record import PlanRecord, current_plan, following_plan
 from cueshift.stats._proportions import (
     PseudoCount,
     binomial_test,
@@ -204,6 +205,7 @@ __all__ = [
     "PseudoCount",
     "RankTestResult",
     "RunSettings",
+    "PlanRecord",
     "Resampling",
     "RunChoices",
     "DEFAULT_RESAMPLES",
@@ -226,9 +228,11 @@ __all__ = [
     "correlation_columns",
     "crossed_model",
     "crossed_model_cells",
+    "current_plan",
     "design_effect",
     "face_matrix",
     "face_multiplicities",
+    "following_plan",
     "frobenius_similarity",
     "krippendorff_alpha",
     "abs_interval",

@@ -16,6 +16,7 @@ from cueshift.schemas.results import RESULT_SCHEMA_VERSION
 from cueshift.stats._checked import validate_result
 from cueshift.stats._declarations import Declarations
 from cueshift.stats._deprecated_registry import legacy_suite
+from cueshift.stats._plan_record import current_plan
 from cueshift.stats._registry import Analysis, AnalysisContext, RunSettings
 from cueshift.stats._schedule import Outcome, run_analyses_in_order
 
@@ -159,6 +160,8 @@ def _manifest_row(
         "compat": settings.compat,
         "generalise": settings.generalise,
         "audit": settings.audit,
+        "prereg_sha256": current_plan().sha256,
+        "exploratory": current_plan().exploratory,
         "schema_version": RESULT_SCHEMA_VERSION,
         "seconds": seconds,
         "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -192,6 +195,8 @@ def manifest_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
         "compat": pl.String,
         "generalise": pl.String,
         "audit": pl.String,
+        "prereg_sha256": pl.String,
+        "exploratory": pl.Boolean,
         "schema_version": pl.Int64,
         "seconds": pl.Float64,
         "created_at": pl.String,
