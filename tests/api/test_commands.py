@@ -113,7 +113,7 @@ def test_import_cueshift_stays_light() -> None:
     assert exported == str(
         ["CueshiftError", "Study", "analyze", "audit", "build", "check_invariance", "describe", "export"]
         + ["infer", "multiverse"]
-        + ["open_study", "report", "stats"]
+        + ["open_study", "prereg", "report", "stats"]
     )
     assert heavy == "[]"
 
