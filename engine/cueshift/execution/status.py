@@ -5,11 +5,16 @@ Everything is read from the study database, or from the snapshot a running ``inf
 answers of every answer table per model (those created since the run started are the run's), and
 the ``request_failure`` rows per model. The rate is the run's answers over the time from its start
 to the moment read (the snapshot's time while it runs); the ETA is what remains at that rate.
+
+A ``cueshift build`` run (its ``versions`` JSON holds ``"stage": "build"``) is no inference run:
+its progress is read from the ``generation`` table instead (slots kept of those planned, and the
+run's tries by outcome).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +26,7 @@ from cueshift import store
 from cueshift._console import FitTable
 from cueshift.errors import CueshiftError
 from cueshift.render import fmt_integer, fmt_percent
+from cueshift.store.runs import BUILD_STAGE
 from cueshift.store.snapshot import ANSWER_TABLES, Snapshot, readable
 
 
@@ -33,6 +39,19 @@ class ModelStatus:
     this_run: int
     failed_this_run: int
     failed_units: int  # units with a failure in any run (request_failure)
+
+
+@dataclass(frozen=True)
+class BuildStatus:
+    """A build run's figures, from ``generation``: slots kept in all (at most those planned),
+    slots given up (``max_tries`` spent, none kept) and the run's tries by outcome."""
+
+    kept: int
+    given_up: int
+    tries: int
+    refused: int
+    failed: int
+    rejected: int
 
 
 @dataclass(frozen=True)
@@ -49,6 +68,8 @@ class StudyStatus:
     #: one line per model and comparison whose re-asked answers differ beyond the bound
     #: (``result_invariance`` of ``cueshift check-invariance``; docs/invariance.md)
     invariance_flags: tuple[str, ...] = ()
+    #: the latest run's figures when it is a ``cueshift build`` (None for an inference run)
+    build: BuildStatus | None = None
 
     @property
     def stored(self) -> int:
@@ -85,12 +106,13 @@ def study_status(path: Path) -> StudyStatus:
     con = store.open_study(source, read_only=True)
     try:
         run = con.execute(
-            "SELECT run_id, started_at, finished_at, n_planned FROM run ORDER BY started_at DESC LIMIT 1"
+            "SELECT run_id, started_at, finished_at, n_planned, versions, config FROM run "
+            "ORDER BY started_at DESC LIMIT 1"
         ).fetchall()
         if not run:
             now = dt.datetime.now()
             return StudyStatus(path, snapshot, "no run", None, now, 0, _models(con, None, None))
-        run_id, started_at, finished_at, planned = run[0]
+        run_id, started_at, finished_at, planned, versions, config = run[0]
         if snapshot is not None:
             state, as_of = "running", snapshot.taken_at
         elif finished_at is not None:
@@ -99,7 +121,8 @@ def study_status(path: Path) -> StudyStatus:
             state, as_of = "stopped", dt.datetime.now()
         models = _models(con, run_id, started_at)
         flags = _invariance_flags(con)
-        return StudyStatus(path, snapshot, state, started_at, as_of, int(planned), models, flags)
+        build = _build(con, run_id, int(planned), config) if _is_build(versions) else None
+        return StudyStatus(path, snapshot, state, started_at, as_of, int(planned), models, flags, build)
     finally:
         con.close()
 
@@ -135,6 +158,37 @@ def _models(
     return tuple(ModelStatus(model_id, *tally) for model_id, tally in sorted(counts.items()))
 
 
+def _is_build(versions: str | None) -> bool:
+    """Whether a ``run`` row's ``versions`` JSON marks a ``cueshift build``."""
+    try:
+        found = json.loads(versions or "{}")
+    except ValueError:
+        return False
+    return isinstance(found, dict) and found.get("stage") == BUILD_STAGE
+
+
+def _build(con: duckdb.DuckDBPyConnection, run_id: str, planned: int, config: str | None) -> BuildStatus:
+    """The figures of build run ``run_id`` from ``generation`` (see :class:`BuildStatus`)."""
+    try:
+        max_tries = int(json.loads(config or "{}")["build"]["max_tries"])
+    except (ValueError, KeyError, TypeError):
+        max_tries = 0  # unknown: no slot counted as given up
+    kept, given_up = con.execute(
+        "SELECT count(*) FILTER (WHERE kept), count(*) FILTER (WHERE NOT kept AND tries >= ?) FROM ("
+        "SELECT image_id, bool_or(outcome = 'ok') AS kept, max(try) AS tries FROM generation GROUP BY 1)",
+        [max_tries if max_tries > 0 else 2**31],
+    ).fetchone() or (0, 0)
+    tries, refused, failed, rejected = con.execute(
+        "SELECT count(*), count(*) FILTER (WHERE outcome = 'refused'), "
+        "count(*) FILTER (WHERE outcome = 'failed'), count(*) FILTER (WHERE outcome = 'rejected') "
+        "FROM generation WHERE run_id = ?",
+        [run_id],
+    ).fetchone() or (0, 0, 0, 0)
+    return BuildStatus(
+        min(int(kept), planned), int(given_up), int(tries), int(refused), int(failed), int(rejected)
+    )
+
+
 def _invariance_flags(con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:
     """The flagged rows of ``result_invariance`` (none when the check has not run), as lines."""
     if not con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = 'result_invariance'").fetchall():
@@ -156,11 +210,31 @@ def _duration(seconds: float) -> str:
     return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
 
 
+def _print_build(status: StudyStatus, build: BuildStatus, where: str, console: Console) -> None:
+    """The line of a build run: slots kept of those planned, given up, the run's tries by outcome."""
+    started = f"{status.started_at:%Y-%m-%d %H:%M:%S}" if status.started_at else "-"
+    planned = status.planned
+    parts = [
+        f"{status.database}: latest run is a build, {status.state} "
+        f"(started {started}; read from its {where})",
+        f"slots kept {fmt_integer(build.kept)} of {fmt_integer(planned)} planned"
+        + (f" ({fmt_percent(build.kept / planned, 1)})" if planned else ""),
+        f"given up {fmt_integer(build.given_up)}",
+        f"tries this run {fmt_integer(build.tries)} (refused {fmt_integer(build.refused)}, "
+        f"failed {fmt_integer(build.failed)}, rejected {fmt_integer(build.rejected)})",
+    ]
+    if status.state == "stopped":
+        parts.append("not finished: still running, or run `cueshift build` again to resume")
+    console.print("; ".join(parts), markup=False, soft_wrap=True)
+
+
 def print_status(status: StudyStatus, console: Console) -> None:
     """Print ``status``: one line on the run, one table row per model."""
     where = f"snapshot of {status.as_of:%Y-%m-%d %H:%M:%S}" if status.snapshot else "database"
     if status.started_at is None:
         console.print(f"{status.database}: no run yet ({where})", markup=False, soft_wrap=True)
+    elif status.build is not None:
+        _print_build(status, status.build, where, console)
     else:
         rate, eta = status.rate, status.eta_seconds
         parts = [
@@ -176,6 +250,8 @@ def print_status(status: StudyStatus, console: Console) -> None:
         if status.state == "stopped":
             parts.append("run `cueshift infer` again to resume")
         console.print("; ".join(parts), markup=False, soft_wrap=True)
+    if status.build is not None:  # a build asks no model: its answers table says nothing new
+        return
     table = FitTable("model")
     for number in ("stored", "this run", "failed this run", "failed units (any run)"):
         table.add_column(number, justify="right")
@@ -192,4 +268,4 @@ def print_status(status: StudyStatus, console: Console) -> None:
         console.print(f"FLAG {line}", markup=False, soft_wrap=True)
 
 
-__all__ = ["ModelStatus", "StudyStatus", "print_status", "study_status"]
+__all__ = ["BuildStatus", "ModelStatus", "StudyStatus", "print_status", "study_status"]

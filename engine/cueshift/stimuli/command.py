@@ -11,6 +11,7 @@ from cueshift.stimuli.files import sweep_orphans
 from cueshift.stimuli.output import manifest_rows, write_manifest, write_release_layout
 from cueshift.stimuli.run import BuildOptions, Maker, features_of, make_all, plan_build
 from cueshift.stimuli.summary import BuildSummary, summarize
+from cueshift.store.runs import build_versions
 from cueshift.study.config import Study
 
 
@@ -51,7 +52,14 @@ def build_study(
     slots = [*plan.bases, *plan.variations]
     try:
         record = store.start_run(
-            con, store.RunRecord(study.name, str(options.shard), study.model_dump_json(), len(slots))
+            con,
+            store.RunRecord(
+                study.name,
+                str(options.shard),
+                study.model_dump_json(),
+                len(slots),
+                versions=build_versions(),
+            ),
         )
         maker = Maker(plan, con, record.run_id, gate)
         make_all(plan, maker, console, options.progress)

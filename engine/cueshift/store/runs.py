@@ -37,6 +37,16 @@ def versions() -> dict[str, str]:
     return found
 
 
+#: The ``stage`` entry of the ``versions`` JSON that marks a ``cueshift build`` run (an infer
+#: run's has none); ``cueshift status`` reads a build's progress from ``generation`` instead.
+BUILD_STAGE = "build"
+
+
+def build_versions() -> str:
+    """The ``versions`` JSON of a build run: :func:`versions` and ``"stage": "build"``."""
+    return json.dumps({**versions(), "stage": BUILD_STAGE}, sort_keys=True)
+
+
 @dataclass(frozen=True)
 class RunRecord:
     """The ``run`` row of one run.
