@@ -15,3 +15,5 @@ offers it, is :mod:`.request`.
 
 The package imports nothing heavy itself: a design's ``planner()`` imports what it uses.
 """
+
+import cueshift._jit  # noqa: F401  (numba's cache folder, before any kernel is decorated)

@@ -3,7 +3,8 @@
 Every kernel is ``@numba.njit(cache=True)``: numba writes the machine code next to the module
 (``__pycache__``), or under ``NUMBA_CACHE_DIR`` where that is set, or, where the package's folder
 is not writable (a wheel in a read-only site-packages), in the user's cache folder
-(``~/.cache/numba``); a later process loads it instead of compiling. Only the first run of an
+(``~/.cache/numba``), or, where neither is writable, in a per-user folder under the temporary
+folder (:mod:`cueshift._jit`); a later process loads it instead of compiling. Only the first run of an
 install compiles, which takes :data:`COMPILE_SECONDS` on a quiet machine (``BENCHMARKS.md``):
 :func:`prepare_kernels` says so on one line before it compiles them, and says nothing when the
 cache is warm.

@@ -53,6 +53,7 @@ Public surface (implementation in private modules); the design statistics
 This is the one public face: the designs import these names from ``cueshift.stats`` as users do.
 """
 
+import cueshift._jit  # noqa: F401  (numba's cache folder, before any kernel is decorated)
 from cueshift.stats._anova import AnovaResult, one_way_anova
 from cueshift.stats._checked import returns
 from cueshift.stats._clustered import clustered_standard_error, design_effect, naive_standard_error
