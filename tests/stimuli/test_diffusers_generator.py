@@ -14,7 +14,7 @@ from PIL import Image  # noqa: E402
 from cueshift.errors import ConfigError  # noqa: E402
 from cueshift.stimuli.generators.base import ImageRequest  # noqa: E402
 from cueshift.stimuli.generators.registry import generator_spec  # noqa: E402
-from tests.stimuli.tiny_pipelines import tiny_pipeline  # noqa: E402
+from tests.stimuli.tiny_pipelines import tiny_pipeline, tiny_sdxl_pipeline  # noqa: E402
 
 SETTINGS = {"steps": 2, "guidance": 1.0, "dtype": "float32", "device": "cpu"}
 
@@ -42,6 +42,19 @@ def test_base_then_edit_same_seed_same_image(folders: tuple[Path, Path]) -> None
     )
     edited = edit_gen.generate(ImageRequest("variation", "add glasses", 7, first.png, 32, 32))
     assert edited.outcome == "ok" and edited.png is not None and edited.png != first.png, edited.message
+
+
+def test_an_sdxl_pipeline_makes_bases(tmp_path: Path) -> None:
+    gen = generator_spec("diffusers").build(
+        str(tiny_sdxl_pipeline(tmp_path)), {**SETTINGS, "pipeline": "StableDiffusionXLPipeline"}
+    )
+    request = ImageRequest("base", "a face", seed=7, parent_png=None, width=32, height=48)
+    first, again = gen.generate(request), gen.generate(request)
+    assert first.outcome == "ok" and first.png is not None, first.message
+    assert first.png == again.png  # the seed fixes the image
+    assert gen.generate(ImageRequest("base", "a face", 8, None, 32, 48)).png != first.png
+    with Image.open(io.BytesIO(first.png)) as image:
+        assert image.size == (32, 48)
 
 
 def test_a_call_that_raises_is_a_failed_try(folders: tuple[Path, Path]) -> None:

@@ -56,3 +56,45 @@ def tiny_pipeline(folder: Path, *, edit: bool) -> Path:
     target = folder / ("edit" if edit else "base")
     pipe.save_pretrained(target)
     return target
+
+
+def tiny_sdxl_pipeline(folder: Path) -> Path:
+    """A StableDiffusionXLPipeline saved in ``folder``: a UNet with the ``text_time`` added
+    conditioning, a CLIPTextModel and a CLIPTextModelWithProjection (the pooled prompt) and their
+    tokenizers (diffusers' own tiny SDXL test components, in the sizes above)."""
+    import diffusers
+    import torch
+    from diffusers import StableDiffusionXLPipeline
+    from transformers import CLIPTextConfig, CLIPTextModel, CLIPTextModelWithProjection
+
+    classes: Any = diffusers  # untyped constructors
+    torch.manual_seed(0)
+    tokenizer = _tokenizer(folder / "_tok_xl")
+    config = CLIPTextConfig(
+        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=37, num_attention_heads=4,
+        num_hidden_layers=2, max_position_embeddings=77, bos_token_id=0, eos_token_id=1, pad_token_id=1,
+        projection_dim=32,
+    )  # fmt: skip
+    time_dim = 8  # six time ids (original size, crop, target size) of 8 each + the pooled 32
+    unet = classes.UNet2DConditionModel(
+        block_out_channels=(32, 64), layers_per_block=1, sample_size=16, in_channels=4, out_channels=4,
+        down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"),
+        up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"), attention_head_dim=(2, 4),
+        use_linear_projection=True, addition_embed_type="text_time", addition_time_embed_dim=time_dim,
+        projection_class_embeddings_input_dim=6 * time_dim + 32, cross_attention_dim=32 + 32,
+        norm_num_groups=16,
+    )  # fmt: skip
+    vae = classes.AutoencoderKL(
+        block_out_channels=(16, 32), in_channels=3, out_channels=3, latent_channels=4, norm_num_groups=16,
+        down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+        up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"),
+    )  # fmt: skip
+    cls: Any = StableDiffusionXLPipeline
+    pipe = cls(
+        unet=unet, vae=vae, text_encoder=CLIPTextModel(config), tokenizer=tokenizer,
+        text_encoder_2=CLIPTextModelWithProjection(config), tokenizer_2=tokenizer,
+        scheduler=classes.EulerDiscreteScheduler(), add_watermarker=False,
+    )  # fmt: skip
+    target = folder / "sdxl"
+    pipe.save_pretrained(target)
+    return target
