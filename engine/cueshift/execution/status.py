@@ -14,7 +14,6 @@ run's tries by outcome).
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,8 +24,8 @@ from rich.text import Text
 from cueshift import store
 from cueshift._console import FitTable
 from cueshift.errors import CueshiftError
+from cueshift.execution.build_status import BuildStatus, build_line, is_build, read_build
 from cueshift.render import fmt_integer, fmt_percent
-from cueshift.store.runs import BUILD_STAGE
 from cueshift.store.snapshot import ANSWER_TABLES, Snapshot, readable
 
 
@@ -39,19 +38,6 @@ class ModelStatus:
     this_run: int
     failed_this_run: int
     failed_units: int  # units with a failure in any run (request_failure)
-
-
-@dataclass(frozen=True)
-class BuildStatus:
-    """A build run's figures, from ``generation``: slots kept in all (at most those planned),
-    slots given up (``max_tries`` spent, none kept) and the run's tries by outcome."""
-
-    kept: int
-    given_up: int
-    tries: int
-    refused: int
-    failed: int
-    rejected: int
 
 
 @dataclass(frozen=True)
@@ -121,7 +107,7 @@ def study_status(path: Path) -> StudyStatus:
             state, as_of = "stopped", dt.datetime.now()
         models = _models(con, run_id, started_at)
         flags = _invariance_flags(con)
-        build = _build(con, run_id, int(planned), config) if _is_build(versions) else None
+        build = read_build(con, run_id, int(planned), config) if is_build(versions) else None
         return StudyStatus(path, snapshot, state, started_at, as_of, int(planned), models, flags, build)
     finally:
         con.close()
@@ -158,37 +144,6 @@ def _models(
     return tuple(ModelStatus(model_id, *tally) for model_id, tally in sorted(counts.items()))
 
 
-def _is_build(versions: str | None) -> bool:
-    """Whether a ``run`` row's ``versions`` JSON marks a ``cueshift build``."""
-    try:
-        found = json.loads(versions or "{}")
-    except ValueError:
-        return False
-    return isinstance(found, dict) and found.get("stage") == BUILD_STAGE
-
-
-def _build(con: duckdb.DuckDBPyConnection, run_id: str, planned: int, config: str | None) -> BuildStatus:
-    """The figures of build run ``run_id`` from ``generation`` (see :class:`BuildStatus`)."""
-    try:
-        max_tries = int(json.loads(config or "{}")["build"]["max_tries"])
-    except (ValueError, KeyError, TypeError):
-        max_tries = 0  # unknown: no slot counted as given up
-    kept, given_up = con.execute(
-        "SELECT count(*) FILTER (WHERE kept), count(*) FILTER (WHERE NOT kept AND tries >= ?) FROM ("
-        "SELECT image_id, bool_or(outcome = 'ok') AS kept, max(try) AS tries FROM generation GROUP BY 1)",
-        [max_tries if max_tries > 0 else 2**31],
-    ).fetchone() or (0, 0)
-    tries, refused, failed, rejected = con.execute(
-        "SELECT count(*), count(*) FILTER (WHERE outcome = 'refused'), "
-        "count(*) FILTER (WHERE outcome = 'failed'), count(*) FILTER (WHERE outcome = 'rejected') "
-        "FROM generation WHERE run_id = ?",
-        [run_id],
-    ).fetchone() or (0, 0, 0, 0)
-    return BuildStatus(
-        min(int(kept), planned), int(given_up), int(tries), int(refused), int(failed), int(rejected)
-    )
-
-
 def _invariance_flags(con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:
     """The flagged rows of ``result_invariance`` (none when the check has not run), as lines."""
     if not con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = 'result_invariance'").fetchall():
@@ -210,31 +165,16 @@ def _duration(seconds: float) -> str:
     return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
 
 
-def _print_build(status: StudyStatus, build: BuildStatus, where: str, console: Console) -> None:
-    """The line of a build run: slots kept of those planned, given up, the run's tries by outcome."""
-    started = f"{status.started_at:%Y-%m-%d %H:%M:%S}" if status.started_at else "-"
-    planned = status.planned
-    parts = [
-        f"{status.database}: latest run is a build, {status.state} "
-        f"(started {started}; read from its {where})",
-        f"slots kept {fmt_integer(build.kept)} of {fmt_integer(planned)} planned"
-        + (f" ({fmt_percent(build.kept / planned, 1)})" if planned else ""),
-        f"given up {fmt_integer(build.given_up)}",
-        f"tries this run {fmt_integer(build.tries)} (refused {fmt_integer(build.refused)}, "
-        f"failed {fmt_integer(build.failed)}, rejected {fmt_integer(build.rejected)})",
-    ]
-    if status.state == "stopped":
-        parts.append("not finished: still running, or run `cueshift build` again to resume")
-    console.print("; ".join(parts), markup=False, soft_wrap=True)
-
-
 def print_status(status: StudyStatus, console: Console) -> None:
     """Print ``status``: one line on the run, one table row per model."""
     where = f"snapshot of {status.as_of:%Y-%m-%d %H:%M:%S}" if status.snapshot else "database"
     if status.started_at is None:
         console.print(f"{status.database}: no run yet ({where})", markup=False, soft_wrap=True)
     elif status.build is not None:
-        _print_build(status, status.build, where, console)
+        line = build_line(
+            status.database, status.state, status.started_at, where, status.planned, status.build
+        )
+        console.print(line, markup=False, soft_wrap=True)
     else:
         rate, eta = status.rate, status.eta_seconds
         parts = [
