@@ -15,6 +15,7 @@ from cueshift.schemas._result_stylisticbias_base import GroupCell, Interval, Res
 from cueshift.schemas.results_stylisticbias_audit import AUDIT_RESULTS
 from cueshift.schemas.results_stylisticbias_compat import compat_results
 from cueshift.schemas.results_stylisticbias_effects import EFFECTS_RESULTS
+from cueshift.schemas.results_stylisticbias_equivalence import EQUIVALENCE_RESULTS
 from cueshift.schemas.results_stylisticbias_missing import MISSING_RESULTS
 from cueshift.schemas.results_stylisticbias_models import MODELS_RESULTS
 from cueshift.schemas.results_stylisticbias_noise import NOISE_RESULTS
@@ -197,6 +198,7 @@ STYLISTICBIAS_RESULTS: dict[str, type[ResultModel]] = {
     "category_ranking": CategoryRankingSchema,
     "table11": DemographicVariationSchema,
     **EFFECTS_RESULTS,
+    **EQUIVALENCE_RESULTS,
     **SUBGROUPS_RESULTS,
     **MODELS_RESULTS,
     **MISSING_RESULTS,

@@ -168,6 +168,7 @@ def test_run_analyses_writes_all_tables_and_replaces_on_rerun(study_db):
     }
     no_placebos = {"noise_floor", "noise_floor_attributes"}  # skipped: the simulated study has no placebos
     no_placebos |= {"identity_drops"}  # skipped: the study has no [quality] encoder
+    no_placebos |= {"equivalence"}  # skipped: no [equivalence] margins given
     no_placebos |= {"audit_sensitivity"}  # written only with --audit
     no_placebos |= {  # written only with --compat release
         n for n in RESULT_SCHEMAS_BY_DESIGN["stylisticbias"] if n.startswith(("release_", "compat_"))

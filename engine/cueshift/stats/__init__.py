@@ -83,6 +83,7 @@ from cueshift.stats._deprecated_registry import (
     suite_analyses,
 )
 from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates
+from cueshift.stats._equivalence import VERDICTS, Tost, equivalence_verdicts, tost
 from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
 from cueshift.stats._faces import (
     FaceMatrix,
@@ -255,6 +256,10 @@ __all__ = [
     "naive_standard_error",
     "odds_ratio",
     "one_sample_test",
+    "tost",
+    "Tost",
+    "equivalence_verdicts",
+    "VERDICTS",
     "one_way_anova",
     "pearson_slope",
     "proportion_rows",

@@ -22,6 +22,7 @@ from cueshift.designs.stylisticbias import (
     analyses_audit,
     analyses_compat,
     analyses_effects,
+    analyses_equivalence,
     analyses_missing,
     analyses_models,
     analyses_noise,
@@ -37,6 +38,7 @@ from cueshift.views import check_scored, parse_phi, phi_computed_once, read_base
 if TYPE_CHECKING:
     from cueshift.designs.stylisticbias.edit_audit import EditAudit
     from cueshift.designs.stylisticbias.quality import IdentityQuality
+    from cueshift.study.equivalence import EquivalenceConfig
 
 #: The suite's analyses in the order they run and their tables and manifest rows are listed: the
 #: paper's tables first (later analyses read them), then each module's additions.
@@ -46,6 +48,7 @@ DECLARED = Declarations(
     analyses_audit.DECLARED,
     analyses_compat.DECLARED,
     analyses_effects.DECLARED,
+    analyses_equivalence.DECLARED,
     analyses_missing.DECLARED,
     analyses_models.DECLARED,
     analyses_noise.DECLARED,
@@ -61,6 +64,7 @@ def run_analyses(
     *,
     quality: IdentityQuality | None = None,
     audit: EditAudit | None = None,
+    equivalence: EquivalenceConfig | None = None,
     only: Sequence[str] | None = None,
     write: bool = True,
     progress: bool = True,
@@ -90,6 +94,9 @@ def run_analyses(
     audit : EditAudit, optional
         The edit audit of ``cueshift analyze --audit``: ``'strict'`` also leaves the failed edits
         out of the Δ rows (after ``--min-identity``); both write ``result_audit_sensitivity``.
+    equivalence : EquivalenceConfig, optional
+        The study's smallest effects of interest (``[equivalence]``): with them the run writes
+        ``result_equivalence``.
     only : sequence of str, optional
         Names of analyses to run (default: all of the suite).
     write : bool
@@ -136,6 +143,7 @@ def run_analyses(
             quality=quality,
             audit=audit,
             delta_before_audit=before_audit if audit is not None else None,
+            equivalence=equivalence,
         )
         settings = RunSettings.of(resampling, choices)
         return run_suite(

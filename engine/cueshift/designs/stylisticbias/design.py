@@ -20,6 +20,7 @@ from cueshift.designs.viewer_support import ViewerSupport
 from cueshift.errors import ConfigError
 from cueshift.schemas.results_stylisticbias import RESULT_TABLES
 from cueshift.study.config import Study
+from cueshift.study.equivalence import EquivalenceConfig
 from cueshift.study.quality import QualityConfig
 
 if TYPE_CHECKING:
@@ -41,6 +42,9 @@ class StylisticBiasStudy(Study):
     design: Literal["stylisticbias"] = "stylisticbias"
     quality: QualityConfig | None = Field(
         default=None, description="counterfactual quality: identity preservation of each variation"
+    )
+    equivalence: EquivalenceConfig | None = Field(
+        default=None, description="smallest effects of interest: result_equivalence's TOST margins"
     )
     multiverse: MultiverseConfig = Field(
         default_factory=MultiverseConfig,
@@ -127,6 +131,7 @@ class StylisticBiasDesign:
             ),
             quality=quality,
             audit=audit,
+            equivalence=study.equivalence,
             progress=progress,
             write=write,
         )

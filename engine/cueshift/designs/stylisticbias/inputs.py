@@ -16,6 +16,7 @@ from cueshift.views import GREEDY, PhiChoice
 if TYPE_CHECKING:
     from cueshift.designs.stylisticbias.edit_audit import EditAudit
     from cueshift.designs.stylisticbias.quality import IdentityQuality
+    from cueshift.study.equivalence import EquivalenceConfig
 
 SUITE = "stylisticbias"
 
@@ -35,6 +36,8 @@ class Inputs:
     preservation (``[quality] encoder``) and the ``--min-identity`` applied to ``delta``; ``None``
     when the study measures none. ``audit``: the edit audit of ``cueshift analyze --audit``
     (``None`` without the option); ``delta_before_audit``: the Δ rows before its ``strict`` drop.
+    ``equivalence``: the study's smallest effects of interest (``[equivalence]``; ``None``: none
+    declared, no ``result_equivalence``).
     """
 
     delta: pl.DataFrame
@@ -46,6 +49,7 @@ class Inputs:
     quality: IdentityQuality | None = None
     audit: EditAudit | None = None
     delta_before_audit: pl.DataFrame | None = None
+    equivalence: EquivalenceConfig | None = None
 
     @property
     def models(self) -> tuple[str, ...]:

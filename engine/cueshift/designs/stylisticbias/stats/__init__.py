@@ -21,6 +21,7 @@ from cueshift.designs.stylisticbias.stats._demographic import (
     face_anova,
     significance_share,
 )
+from cueshift.designs.stylisticbias.stats._equivalence import EQUIVALENCE_LEVELS, equivalence_table
 from cueshift.designs.stylisticbias.stats._fashion_age import fashion_age_table
 from cueshift.designs.stylisticbias.stats._group_reversals import (
     REVERSAL_EVIDENCE,
@@ -92,6 +93,8 @@ __all__ = [
     "demographic_variation_table",
     "face_anova",
     "fashion_age_table",
+    "EQUIVALENCE_LEVELS",
+    "equivalence_table",
     "min_signed_rank_faces",
     "missing_by_ordering",
     "missing_lean",
