@@ -10,10 +10,12 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from rich.console import Console
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.weightstats import DescrStatsW
 
 from cueshift.designs.stylisticbias.analyses import run_analyses
+from cueshift.designs.stylisticbias.console_equivalence import print_equivalence
 from cueshift.designs.stylisticbias.stats import equivalence_table, summed_delta
 from cueshift.schemas.results_stylisticbias_equivalence import EquivalenceSchema
 from cueshift.stats import Resampling
@@ -108,8 +110,16 @@ def test_analyze_writes_it_only_with_declared_margins(tmp_path: Path) -> None:
         assert "equivalence" not in run_analyses(con, run, only=["equivalence"], progress=False)
         results = run_analyses(con, run, equivalence=MARGINS, only=["equivalence"], progress=False)
         stored = con.sql("SELECT * FROM result_equivalence").pl()
+        console = Console(record=True, width=200)
+        print_equivalence(con, console)
+        printed = console.export_text()
     finally:
         con.close()
     assert stored.height == results["equivalence"].height > 0
     assert set(stored["quantity"]) == {"delta"}  # one model: no model differences
     assert stored["ci_level"].to_list() == pytest.approx([0.9] * stored.height)
+    shown = stored.filter((pl.col("level") == "variation_category") & pl.col("scenario_category").is_null())
+    assert "90% CI" in printed and "|Δ| < 0.040" in printed
+    for row in shown.iter_rows(named=True):  # each attribute's verdict, not a bare "n.s."
+        lines = printed.splitlines()
+        assert any(row["variation_category"] in line and row["verdict"] in line for line in lines)

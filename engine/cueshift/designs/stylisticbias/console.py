@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from cueshift._console import FitTable, console_for
+from cueshift.designs.stylisticbias.console_equivalence import print_equivalence
 from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS
 from cueshift.render import PLAIN_MINUS, fmt_ci, fmt_num, fmt_p, fmt_percent
 from cueshift.render.marks import stars
@@ -171,6 +172,7 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
             f"({r['evid']} of {r['rsum']} with evidence); category ranking identical in "
             f"{fmt_percent(r['kept'])} of pairs"
         )
+    print_equivalence(con, console)
     found = con.execute(
         "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
     ).fetchall()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from cueshift.designs.stylisticbias.report.audit import AUDIT_FIGURES, AUDIT_TABLES, AUDIT_TEXTS
 from cueshift.designs.stylisticbias.report.effects import EFFECTS_FIGURES, EFFECTS_TABLES, EFFECTS_TEXTS
+from cueshift.designs.stylisticbias.report.equivalence import EQUIVALENCE_TABLES, EQUIVALENCE_TEXTS
 from cueshift.designs.stylisticbias.report.figures import FIGURES, cumulative_summary
 from cueshift.designs.stylisticbias.report.findings import FINDINGS_TEXTS
 from cueshift.designs.stylisticbias.report.invariance import INVARIANCE_TABLES, INVARIANCE_TEXTS
@@ -36,6 +37,7 @@ from cueshift.render import EMPHASIS_LEGEND_MD, Catalog, FigureSpec, TableSpec, 
 
 #: The reviewers' additions, each shown by one ``report.section(name)`` cell of ``study.qmd``.
 _SECTIONS: tuple[tuple[str, tuple[TableSpec, ...], tuple[FigureSpec, ...], tuple[TextSpec, ...]], ...] = (
+    ("equivalence", EQUIVALENCE_TABLES, (), EQUIVALENCE_TEXTS),
     ("noise_floor", NOISE_TABLES, NOISE_FIGURES, NOISE_TEXTS),
     ("missing_answers", MISSING_TABLES, MISSING_FIGURES, MISSING_TEXTS),
     ("subgroups", SUBGROUPS_TABLES, SUBGROUPS_FIGURES, SUBGROUPS_TEXTS),

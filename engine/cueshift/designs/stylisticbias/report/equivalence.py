@@ -1,0 +1,85 @@
+"""StylisticBias report: shift or no shift at the study's smallest effects of interest, read from
+``result_equivalence`` (two one-sided tests; docs/equivalence.md). A non-significant SBS is shown
+as *equivalent to no shift* or *inconclusive*, never as a bare "n.s.". Nothing is recomputed here.
+"""
+
+from __future__ import annotations
+
+from cueshift.render import MODELS_FILTER, Col, Source, TableSpec, TextSpec, ci, effect, fmt_integer, number
+
+_REQUIRES = ("result_equivalence",)
+_ALL_SCENARIOS = "level = 'variation_category' AND scenario_category IS NULL"
+
+EQUIVALENCE = TableSpec(
+    key="equivalence",
+    title="Table E1. Shift, no shift or inconclusive: each attribute's SBS against the smallest effect",
+    sql=f"""
+    SELECT variation_category, model_id, estimate, ci_low, ci_high, margin, p_adj, p_shift_adj, verdict, n
+    FROM result_equivalence
+    WHERE quantity = 'delta' AND {_ALL_SCENARIOS} AND {MODELS_FILTER}
+    ORDER BY variation_category, model_id
+    """,
+    columns=(
+        Col("variation_category", "Attribute", align="left"),
+        Col("model_id", "Model", align="left"),
+        Col("estimate", "SBS", effect(3)),
+        Col("ci_low", "90% CI", ci(3), args=("ci_high",)),
+        Col("margin", "± margin", number(3)),
+        Col("p_adj", "TOST p_adj", number(4)),
+        Col("p_shift_adj", "t test p_adj", number(4)),
+        Col("verdict", "Verdict", align="left"),
+        Col("n", "Faces", fmt_integer),
+    ),
+    notes=(
+        "Two one-sided t tests on per-face mean Δ (Schuirmann 1987; Lakens 2017) against the study's "
+        "[equivalence] margin; 90% CI = the 1 − 2α interval. Shift: the BH-adjusted two-sided t test "
+        "p < α and the interval excludes 0; equivalent to no shift: otherwise the BH-adjusted TOST "
+        "p < α (the interval inside ± margin); else inconclusive. BH within quantity × level × model; "
+        "per scenario category and per variation value in result_equivalence.",
+    ),
+    requires=_REQUIRES,
+)
+
+MODEL_EQUIVALENCE = TableSpec(
+    key="model_equivalence",
+    title="Table E2. Do models differ? Each pair's SBS difference against the smallest difference",
+    sql=f"""
+    SELECT variation_category, model_id || ' − ' || other_model_id AS pair, estimate, ci_low, ci_high,
+           margin, verdict, n
+    FROM result_equivalence
+    WHERE quantity = 'model_difference' AND {_ALL_SCENARIOS}
+      AND list_contains($models, model_id) AND list_contains($models, other_model_id)
+    ORDER BY variation_category, pair
+    """,
+    columns=(
+        Col("variation_category", "Attribute", align="left"),
+        Col("pair", "Models", align="left"),
+        Col("estimate", "Difference", effect(3)),
+        Col("ci_low", "90% CI", ci(3), args=("ci_high",)),
+        Col("margin", "± margin", number(3)),
+        Col("verdict", "Verdict", align="left"),
+        Col("n", "Faces", fmt_integer),
+    ),
+    notes=("Per face, the first model's mean Δ minus the second's; tested as in Table E1.",),
+    requires=_REQUIRES,
+)
+
+
+def equivalence_summary(report: Source) -> str:
+    """One sentence: how many attribute SBS rows are shifts, shown to be no shift, or inconclusive."""
+    rows = report.query(f"""
+        SELECT verdict, count(*) AS n, string_agg(DISTINCT variation_category, ', '
+               ORDER BY variation_category) AS attributes
+        FROM result_equivalence
+        WHERE quantity = 'delta' AND {_ALL_SCENARIOS} AND {MODELS_FILTER} AND verdict IS NOT NULL
+        GROUP BY verdict ORDER BY verdict""")
+    if rows.height == 0:
+        return "No attribute has enough faces for a test.\n"
+    parts = [f"{r['n']} {r['verdict']} ({r['attributes']})" for r in rows.iter_rows(named=True)]
+    return "Attribute × model SBS at the declared smallest effect of interest: " + "; ".join(parts) + ".\n"
+
+
+EQUIVALENCE_TABLES: tuple[TableSpec, ...] = (EQUIVALENCE, MODEL_EQUIVALENCE)
+EQUIVALENCE_TEXTS: tuple[TextSpec, ...] = (
+    TextSpec("equivalence_summary", equivalence_summary, _REQUIRES),
+)
