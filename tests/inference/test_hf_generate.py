@@ -72,7 +72,7 @@ def test_batched_backend_equals_the_per_prompt_loop(tiny: tuple[str, Any], conte
 
 def test_batched_tokens_equal_one_generate_call_per_row(tiny: tuple[str, Any], context: StudyContext) -> None:
     """Token level (a tiny model's text may decode to nothing): rows of one call, distinct seeds
-    and two prompts of equal length, against torch.manual_seed + generate per row."""
+    and two prompts of equal length, against one single-row seeded ``generate`` call per row."""
     arch, (model, processor) = tiny
     with Image.open(context.images["face0"].path) as im:
         image = im.convert("RGB")
@@ -83,24 +83,22 @@ def test_batched_tokens_equal_one_generate_call_per_row(tiny: tuple[str, Any], c
     cache = prefix_cache(model, enc)
     sampling = {"do_sample": True, "temperature": 1.5, "max_new_tokens": 5, "pad_token_id": 0}
     rows = [(0, 11), (1, 11), (0, 12), (1, 13), (0, 14), (0, 11)]
+    warpers = sampling_warpers(model, sampling)
+    assert warpers is not None
     got = generate_group(
-        model,
-        cache,
-        [enc.full_ids(k) for k, _ in rows],
-        [s for _, s in rows],
-        sampling,
-        sampling_warpers(model, sampling),
+        model, cache, [enc.full_ids(k) for k, _ in rows], [s for _, s in rows], sampling, warpers
     )
     eos = hf_generate.eos_ids(model)
     for (k, seed), tokens in zip(rows, got, strict=True):
         ids = torch.tensor([enc.full_ids(k)])
-        torch.manual_seed(seed)
+        alone = hf_generate.seeded_generate_kwargs(model, sampling, [seed], ids.device)
+        assert alone is not None
         with torch.inference_mode():
             out = model.generate(
                 input_ids=ids,
                 attention_mask=torch.ones_like(ids),
                 past_key_values=copy.deepcopy(cache),
-                **sampling,
+                **alone,
             )
         assert tokens == out[0, ids.shape[1] :].tolist(), (arch, k, seed)
         assert tokens and (len(tokens) == 5 or tokens[-1] in eos)

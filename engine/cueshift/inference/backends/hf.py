@@ -322,9 +322,8 @@ class TransformersBackend(Backend):
                 }
             else:  # the release protocol: the whole prompt with the image, every time
                 inputs = {**image_inputs, **move_inputs(enc.full_token_inputs(k), model)}
-            torch.manual_seed(seed)
             with torch.inference_mode():
-                out = model.generate(input_ids=ids, **inputs, **self._sampling)
+                out = model.generate(input_ids=ids, **inputs, **self._seeded_sampling(seed, ids.device))
             texts[i] = tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True).strip()
             latency[i] = shared_ms + (time.perf_counter() - t1) * 1000.0
 
@@ -380,11 +379,24 @@ class TransformersBackend(Backend):
         model = self.hf_model
         inputs = move_inputs(encode_images(self.processor, images, prompt), model)
         n_prompt = inputs["input_ids"].shape[1]
-        torch.manual_seed(rng_seed)
         with torch.inference_mode():
-            out = model.generate(**inputs, **self._sampling)
+            out = model.generate(**inputs, **self._seeded_sampling(rng_seed, inputs["input_ids"].device))
         text = self.processor.tokenizer.decode(out[0, n_prompt:], skip_special_tokens=True).strip()
         return text, (time.perf_counter() - t0) * 1000.0
+
+    def _seeded_sampling(self, seed: int, device: Any) -> dict[str, Any]:
+        """``generate`` keywords for one generation seeded with ``seed``: the per-row sampler of
+        :mod:`.hf_generate` (the draw batched decoding makes), else transformers' own sampling
+        under ``torch.manual_seed(seed)`` where that sampler cannot reproduce the config."""
+        import torch
+
+        from cueshift.inference.backends.hf_generate import seeded_generate_kwargs
+
+        kwargs = seeded_generate_kwargs(self.hf_model, self._sampling, [seed], device)
+        if kwargs is None:
+            torch.manual_seed(seed)
+            return self._sampling
+        return kwargs
 
     @property
     def _sampling(self) -> dict[str, Any]:
