@@ -114,7 +114,8 @@ def _frame(out: list[tuple[object, ...]]) -> pl.DataFrame:
         "n_edits": pl.Int64,
         "n_faces": pl.Int64,
     }
-    return pl.DataFrame(out, schema=schema, orient="row")
+    frame = pl.DataFrame(out, schema=schema, orient="row")
+    return frame.with_columns(pl.col("estimate", "ci_low", "ci_high").fill_nan(None))  # NaN: too few faces
 
 
 __all__ = ["skin_tone_summary"]

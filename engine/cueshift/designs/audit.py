@@ -32,6 +32,7 @@ from rich.console import Console
 
 from cueshift._console import FitTable
 from cueshift.designs._audit_clip import clip_rows
+from cueshift.designs._audit_face_print import FACE_MEASURES, print_face_findings
 from cueshift.designs._audit_rows import (
     EditPairs,
     changed_pixel_rows,
@@ -272,7 +273,15 @@ def audit_study(study: Study, database: Path, *, console: Console, progress: boo
         raise
     con.close()
     print_audit(rows, console)
+    if rows.filter(pl.col("measure").is_in(FACE_MEASURES)).height:
+        print_face_findings(rows, _base_demographics(study), console)
     return rows
+
+
+def _base_demographics(study: Study) -> pl.DataFrame:
+    """``face_id, ethnicity, gender`` of the image set's faces (the face findings' groups)."""
+    image = load_image_set(study.image_set, study.variations, progress=False).image
+    return image.select("face_id", "ethnicity", "gender").unique("face_id", keep="first")
 
 
 def _check_encoder(study: Study) -> None:
