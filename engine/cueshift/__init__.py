@@ -38,23 +38,6 @@ try:
 except metadata.PackageNotFoundError:  # a source tree that was never installed
     __version__ = "0.0.0+unknown"
 
-#: Public name → the module it comes from (imported on first access).
-_LAZY: dict[str, str] = {
-    "open_study": "cueshift.api",
-    "Study": "cueshift.api",
-    "analyze": "cueshift.api",
-    "audit": "cueshift.api",
-    "describe": "cueshift.api",
-    "build": "cueshift.api",
-    "check_invariance": "cueshift.api",
-    "export": "cueshift.api",
-    "infer": "cueshift.api",
-    "multiverse": "cueshift.api",
-    "prereg": "cueshift.api",
-    "report": "cueshift.api",
-    "CueshiftError": "cueshift.errors",
-}
-
 __all__ = [
     "CueshiftError",
     "Study",
@@ -71,6 +54,14 @@ __all__ = [
     "report",
     "stats",
 ]
+
+#: Public name → the module it comes from (imported on first access): ``stats`` is a module,
+#: ``CueshiftError`` comes from ``cueshift.errors``, every other name from ``cueshift.api``.
+_LAZY: dict[str, str] = {
+    name: "cueshift.errors" if name == "CueshiftError" else "cueshift.api"
+    for name in __all__
+    if name != "stats"
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -4,29 +4,16 @@ re-run ``cueshift analyze`` (docs/decisions.md D29)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import duckdb
-
 from cueshift.viewer.source import open_source
+from tests.render.test_stale_results import make_old
 from tests.viewer.conftest import serve_in_thread
 from tests.viewer.pages import fetch
 
 
-def _old_copy(db: Path, target: Path) -> Path:
-    shutil.copy(db, target)
-    con = duckdb.connect(str(target))
-    try:
-        con.execute('ALTER TABLE result_sbs RENAME COLUMN "p" TO p_value')
-        con.execute("UPDATE result_manifest SET schema_version = 7")
-    finally:
-        con.close()
-    return target
-
-
 def test_old_results_are_left_out_with_a_note(stylisticbias_db: Path, tmp_path: Path) -> None:
-    old = _old_copy(stylisticbias_db, tmp_path / "study.duckdb")
+    old = make_old(stylisticbias_db, tmp_path / "study.duckdb")
     source = open_source(old)
     try:
         assert source.stale_results is not None
