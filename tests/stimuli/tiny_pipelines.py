@@ -21,33 +21,48 @@ def _tokenizer(folder: Path) -> Any:
     return CLIPTokenizer(str(folder / "vocab.json"), str(folder / "merges.txt"), model_max_length=77)
 
 
+def _text_config(vocab_size: int, *, projection_dim: int = 512) -> Any:
+    """The tiny CLIP text encoder's configuration (``projection_dim``: SDXL's pooled prompt; 512 is
+    ``CLIPTextConfig``'s own default)."""
+    from transformers import CLIPTextConfig
+
+    return CLIPTextConfig(
+        vocab_size=vocab_size, hidden_size=32, intermediate_size=37, num_attention_heads=4,
+        num_hidden_layers=2, max_position_embeddings=77, bos_token_id=0, eos_token_id=1, pad_token_id=1,
+        projection_dim=projection_dim,
+    )  # fmt: skip
+
+
+def _vae() -> Any:
+    """The tiny AutoencoderKL both pipelines share (randomly initialised from torch's current seed)."""
+    import diffusers
+
+    classes: Any = diffusers  # untyped constructors
+    return classes.AutoencoderKL(
+        block_out_channels=(16, 32), in_channels=3, out_channels=3, latent_channels=4, norm_num_groups=16,
+        down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+        up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"),
+    )  # fmt: skip
+
+
 def tiny_pipeline(folder: Path, *, edit: bool) -> Path:
     """A StableDiffusionPipeline (``edit``: StableDiffusionInstructPix2PixPipeline) saved in ``folder``."""
     import diffusers
     import torch
     from diffusers import StableDiffusionInstructPix2PixPipeline, StableDiffusionPipeline
-    from transformers import CLIPTextConfig, CLIPTextModel
+    from transformers import CLIPTextModel
 
     classes: Any = diffusers  # untyped constructors
     torch.manual_seed(0)
     tokenizer = _tokenizer(folder / "_tok")
-    text = CLIPTextModel(
-        CLIPTextConfig(
-            vocab_size=len(tokenizer), hidden_size=32, intermediate_size=37, num_attention_heads=4,
-            num_hidden_layers=2, max_position_embeddings=77, bos_token_id=0, eos_token_id=1, pad_token_id=1,
-        )
-    )  # fmt: skip
+    text = CLIPTextModel(_text_config(len(tokenizer)))
     unet = classes.UNet2DConditionModel(
         block_out_channels=(32, 64), layers_per_block=1, sample_size=16, in_channels=8 if edit else 4,
         out_channels=4, down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"),
         up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"), cross_attention_dim=32, attention_head_dim=4,
         norm_num_groups=16,
     )  # fmt: skip
-    vae = classes.AutoencoderKL(
-        block_out_channels=(16, 32), in_channels=3, out_channels=3, latent_channels=4, norm_num_groups=16,
-        down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
-        up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"),
-    )  # fmt: skip
+    vae = _vae()
     cls: Any = StableDiffusionInstructPix2PixPipeline if edit else StableDiffusionPipeline
     pipe = cls(
         unet=unet, vae=vae, text_encoder=text, tokenizer=tokenizer, scheduler=classes.DDIMScheduler(),
@@ -65,16 +80,12 @@ def tiny_sdxl_pipeline(folder: Path) -> Path:
     import diffusers
     import torch
     from diffusers import StableDiffusionXLPipeline
-    from transformers import CLIPTextConfig, CLIPTextModel, CLIPTextModelWithProjection
+    from transformers import CLIPTextModel, CLIPTextModelWithProjection
 
     classes: Any = diffusers  # untyped constructors
     torch.manual_seed(0)
     tokenizer = _tokenizer(folder / "_tok_xl")
-    config = CLIPTextConfig(
-        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=37, num_attention_heads=4,
-        num_hidden_layers=2, max_position_embeddings=77, bos_token_id=0, eos_token_id=1, pad_token_id=1,
-        projection_dim=32,
-    )  # fmt: skip
+    config = _text_config(len(tokenizer), projection_dim=32)
     time_dim = 8  # six time ids (original size, crop, target size) of 8 each + the pooled 32
     unet = classes.UNet2DConditionModel(
         block_out_channels=(32, 64), layers_per_block=1, sample_size=16, in_channels=4, out_channels=4,
@@ -84,11 +95,7 @@ def tiny_sdxl_pipeline(folder: Path) -> Path:
         projection_class_embeddings_input_dim=6 * time_dim + 32, cross_attention_dim=32 + 32,
         norm_num_groups=16,
     )  # fmt: skip
-    vae = classes.AutoencoderKL(
-        block_out_channels=(16, 32), in_channels=3, out_channels=3, latent_channels=4, norm_num_groups=16,
-        down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
-        up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"),
-    )  # fmt: skip
+    vae = _vae()
     cls: Any = StableDiffusionXLPipeline
     pipe = cls(
         unet=unet, vae=vae, text_encoder=CLIPTextModel(config), tokenizer=tokenizer,
