@@ -83,6 +83,10 @@ class FacesConfig(Section):
     skin_tone_cues: list[str] = Field(
         default_factory=list, description="feature keys whose cue IS skin tone (ITA never fails them)"
     )
+    identity_filter: bool = Field(
+        default=False,
+        description="--min-identity also drops variations whose face-recognition distance fails (> 0.6)",
+    )
 
 
 class AuditConfig(Section):

@@ -184,7 +184,12 @@ def _identity_quality(
     write: bool,
 ) -> IdentityQuality | None:
     """Identity preservation measured with ``[quality] encoder`` (``None`` without one), printed."""
-    from cueshift.designs.stylisticbias.quality import IdentityQuality, measure_identity, print_identity
+    from cueshift.designs.stylisticbias.quality import (
+        IdentityQuality,
+        face_identity_failures,
+        measure_identity,
+        print_identity,
+    )
 
     if study.quality is None:
         if request.min_identity is not None:
@@ -192,7 +197,7 @@ def _identity_quality(
         return None
     identity = measure_identity(con, study, study.quality, write=write)
     print_identity(identity, request.min_identity, console)
-    return IdentityQuality(identity, study.quality, request.min_identity)
+    return IdentityQuality(identity, study.quality, request.min_identity, face_identity_failures(con, study))
 
 
 def _database_name(con: duckdb.DuckDBPyConnection) -> str:

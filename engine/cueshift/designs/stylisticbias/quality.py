@@ -39,18 +39,24 @@ class IdentityQuality:
         The study's ``[quality]`` section (thresholds counted in ``result_identity_drops``).
     min_identity
         ``--min-identity``: variations below it are left out of the Δ rows; ``None``: none.
+    face_failed
+        Variations whose ``face_identity_distance`` audit row failed, dropped with
+        ``min_identity`` where ``[audit.faces] identity_filter = true`` (:func:`face_identity_failures`).
     """
 
     identity: pl.DataFrame
     config: QualityConfig
     min_identity: float | None = None
+    face_failed: frozenset[str] = frozenset()
 
     @property
     def dropped(self) -> frozenset[str]:
-        """Image ids of the variations ``min_identity`` leaves out (empty without one)."""
+        """Image ids of the variations ``min_identity`` leaves out (empty without one): below the
+        cosine, and (``[audit.faces] identity_filter``) those in ``face_failed``, whose stored
+        face-recognition distance failed the same-person threshold."""
         if self.min_identity is None:
             return frozenset()
-        return dropped_below(self.identity, self.min_identity)
+        return dropped_below(self.identity, self.min_identity) | self.face_failed
 
     def kept(self, delta: pl.DataFrame) -> pl.DataFrame:
         """The Δ rows of the variations ``min_identity`` keeps (a Δ row names its variation by face,
@@ -109,6 +115,18 @@ def measure_identity(
     if write:
         replace_image_identity(con, encoder.encoder, rows.drop("face_id", "variation_value"))
     return rows
+
+
+def face_identity_failures(con: duckdb.DuckDBPyConnection, study: Study) -> frozenset[str]:
+    """Variations whose stored face-recognition distance failed (empty unless ``[audit.faces]``
+    has a recogniser and ``identity_filter = true``; run ``cueshift audit`` first)."""
+    faces = study.audit.faces if study.audit is not None else None
+    if faces is None or not faces.identity_filter or faces.recognizer == "none":
+        return frozenset()
+    from cueshift.store.edit_audit import read_edit_audit
+
+    rows = read_edit_audit(con).filter(pl.col("measure") == "face_identity_distance", pl.col("failed"))
+    return frozenset(rows["image_id"].to_list())
 
 
 def dropped_below(identity: pl.DataFrame, min_identity: float) -> frozenset[str]:
