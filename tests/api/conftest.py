@@ -42,14 +42,18 @@ def copy_of(database: Path, name: str) -> Path:
     return target
 
 
-@pytest.fixture(scope="session")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
-    folder = tmp_path_factory.mktemp("api-demo")
+def judged_demo(folder: Path) -> Demo:
+    """The demo study written into ``folder`` and judged once; a copy of its database kept unanalysed."""
     study_file = write_demo_study(folder)
     summary = cs.infer(study_file, progress=False)
     assert summary.n_written > 0
     raw = copy_of(summary.database, "raw")  # kept without results
     return Demo(folder, study_file, raw)
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    return judged_demo(tmp_path_factory.mktemp("api-demo"))
 
 
 @pytest.fixture(scope="session")

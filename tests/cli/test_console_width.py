@@ -8,15 +8,13 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import polars as pl
 import pytest
 
-import cueshift as cs
-from cueshift.api import write_demo_study
+from tests.api.conftest import Demo, judged_demo
 from tests.cli.terminal import run_in_terminal, table_lines, too_wide
 
 CUESHIFT = (sys.executable, "-m", "cueshift.cli")
@@ -78,21 +76,10 @@ def test_plan_piped_honours_columns(tmp_path: Path) -> None:
     assert "Cost per model (continued)" in text  # wider than 80: printed in parts, none wider
 
 
-@dataclass(frozen=True)
-class Demo:
-    study_file: Path
-    raw: Path
-
-
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     """The demo study (two faces, the simulated judge) judged once; its database kept unanalysed."""
-    folder = tmp_path_factory.mktemp("console-width")
-    study_file = write_demo_study(folder)
-    summary = cs.infer(study_file, progress=False)
-    raw = summary.database.with_name("raw.duckdb")
-    shutil.copyfile(summary.database, raw)
-    return Demo(study_file, raw)
+    return judged_demo(tmp_path_factory.mktemp("console-width"))
 
 
 def _headline_numbers(database: Path) -> list[str]:
