@@ -29,6 +29,20 @@ POOLED = "(pooled)"
 _MODELS = f"(model_id = '{POOLED}' OR list_contains($models, model_id))"
 _MODEL_LABEL = f"CASE WHEN model_id = '{POOLED}' THEN 'Pooled over models' ELSE model_id END AS model"
 
+#: The columns of an attribute against the floor: this page's and the report's Table N2
+#: (``report/noise.py`` imports them from here: this module loads without the report extra).
+ATTRIBUTE_COLUMNS: tuple[Col, ...] = (
+    stub("variation_value", "Attribute"),
+    Col("abs_sbs", "|SBS|", number(3)),
+    Col("floor_mean", "Floor", number(3)),
+    Col("ratio", "× floor", multiple(1)),
+    Col("share_cells_above", "Cells above 95th pct", percent(0)),
+    Col("estimate", "|Δ| − placebo |Δ|", number(4)),
+    Col("ci_low", "95% CI", ci(4), args=("ci_high",)),
+    Col("p_adj", "p (BH)", fmt_pvalue),
+    Col("passes", "Passes", fmt_text),
+)
+
 PLACEBOS = TableSpec(
     key="noise_floor",
     title="The noise floor: placebo SBS (true value 0) and the |SBS| of placebo cells",
@@ -66,17 +80,7 @@ ATTRIBUTES = TableSpec(
     FROM result_noise_floor_attributes WHERE {_MODELS}
     ORDER BY model_id = '{POOLED}' DESC, model_id, abs_sbs DESC NULLS LAST, variation_value
     """,
-    columns=(
-        stub("variation_value", "Attribute"),
-        Col("abs_sbs", "|SBS|", number(3)),
-        Col("floor_mean", "Floor", number(3)),
-        Col("ratio", "× floor", multiple(1)),
-        Col("share_cells_above", "Cells above 95th pct", percent(0)),
-        Col("estimate", "|Δ| − placebo |Δ|", number(4)),
-        Col("ci_low", "95% CI", ci(4), args=("ci_high",)),
-        Col("p_adj", "p (BH)", fmt_pvalue),
-        Col("passes", "Passes", fmt_text),
-    ),
+    columns=ATTRIBUTE_COLUMNS,
     group="model",
     notes=(
         "result_noise_floor_attributes: |SBS| is the mean over the attribute's model × scenario cells of "

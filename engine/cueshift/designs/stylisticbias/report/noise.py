@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS
+from cueshift.designs.stylisticbias.viewer_pages import ATTRIBUTE_COLUMNS
 from cueshift.extras import importing
 from cueshift.render import (
     MODELS_FILTER,
@@ -24,10 +25,7 @@ from cueshift.render import (
     fmt_integer,
     fmt_number,
     fmt_pvalue,
-    fmt_text,
-    multiple,
     number,
-    percent,
     stub,
 )
 from cueshift.stats import POOLED
@@ -78,17 +76,7 @@ NOISE_FLOOR_ATTRIBUTES = TableSpec(
     FROM result_noise_floor_attributes WHERE model_id = '{POOLED}'
     ORDER BY abs_sbs DESC
     """,
-    columns=(
-        stub("variation_value", "Attribute"),
-        Col("abs_sbs", "|SBS|", number(3)),
-        Col("floor_mean", "Floor", number(3)),
-        Col("ratio", "× floor", multiple(1)),
-        Col("share_cells_above", "Cells above 95th pct", percent(0)),
-        Col("estimate", "|Δ| − placebo |Δ|", number(4)),
-        Col("ci_low", "95% CI", ci(4), args=("ci_high",)),
-        Col("p_adj", "p (BH)", fmt_pvalue),
-        Col("passes", "Passes", fmt_text),
-    ),
+    columns=ATTRIBUTE_COLUMNS,
     group="variation_category",
     notes=(
         "|SBS|: mean over the attribute's model × scenario cells of |cell SBS|; floor: the same mean over "
