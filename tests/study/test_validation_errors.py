@@ -63,3 +63,10 @@ def test_the_command_line_prints_every_error_and_exits_2(tmp_path):
         "field 'batch_size': Input should be greater than or equal to 1"
     ], result.stderr
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize("design", ["[]", "{a = 1}", "3"])
+def test_a_design_that_is_no_name_is_one_line(tmp_path, design):
+    """`design = []` (found by the fuzzer) is a one-line error, not a TypeError while suggesting."""
+    message = _error(tmp_path, f"design = {design}\n{MODEL}")
+    assert message.startswith(f"{tmp_path / 'bad.toml'}: ") and "design" in message and "\n" not in message

@@ -57,6 +57,8 @@ def _study_model(schema: type[BaseModel] | TypeAdapter[Any], tag: object) -> typ
     if not isinstance(schema, TypeAdapter):
         return schema
     core: Any = schema.core_schema
+    if not isinstance(tag, str):
+        return None  # `design = []` or another non-name: no model's fields to suggest from
     core = core.get("choices", {}).get(tag, core)
     while core.get("type") != "model" and isinstance(core.get("schema"), dict):
         core = core["schema"]  # validators wrapped around the model
