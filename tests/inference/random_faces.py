@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -10,6 +11,9 @@ from PIL import Image
 
 from cueshift.inference.backends.base import ImageRecord, StudyContext
 from cueshift.study.scenarios import RELEASED_TEMPLATE, Scenario
+
+if TYPE_CHECKING:
+    from cueshift.inference.backends.hf import TransformersBackend
 
 
 def random_faces(root: Path, seed: int, scenarios: dict[str, Scenario]) -> StudyContext:
@@ -35,3 +39,18 @@ def prompt_batch(context: StudyContext, seeds: list[int]) -> pl.DataFrame:
         schema={"image_id": pl.String, "scenario_id": pl.String, "ordering": pl.Int32, "seed": pl.Int32},
         orient="row",
     )
+
+
+#: Descriptors of different token lengths: the rows of one call are padded to different widths.
+VARIED_LENGTHS = frozenset({"competent", "emotionally_stable", "trustworthy", "intelligent"})
+#: Sampled generate mode, hot enough that a wrong row shows in its answer.
+HOT = {"mode": "generate", "temperature": 1.5, "max_new_tokens": 5}
+
+
+def tiny_backend(context: StudyContext, loaded: Any, **settings: Any) -> TransformersBackend:
+    """A transformers backend over an in-memory tiny model ``loaded`` (model, processor)."""
+    from cueshift.inference.backends.hf import TransformersBackend
+    from cueshift.study.config import ModelConfig
+
+    cfg = ModelConfig(model_id="tiny", backend="transformers", checkpoint="in-memory", settings=settings)
+    return TransformersBackend(cfg, context, loaded=loaded)

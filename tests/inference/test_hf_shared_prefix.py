@@ -22,16 +22,18 @@ pytestmark = pytest.mark.usefixtures("quiet_torch")  # torch on one thread (test
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E402
 from cueshift.inference.backends import hf_cascade, hf_shared_prefix  # noqa: E402
 from cueshift.inference.backends.base import StudyContext  # noqa: E402
-from cueshift.inference.backends.hf import TransformersBackend  # noqa: E402
 from cueshift.inference.backends.hf_settings import parse_settings  # noqa: E402
 from cueshift.inference.stand_ins.tiny import ARCHS, build_tiny  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
-from tests.inference.random_faces import prompt_batch, random_faces  # noqa: E402
+from tests.inference.random_faces import (  # noqa: E402
+    HOT,
+    VARIED_LENGTHS,
+    prompt_batch,
+    random_faces,
+    tiny_backend,
+)
 
-# descriptors of different token lengths: rows of one call padded to different widths
-KEEP = {"competent", "emotionally_stable", "trustworthy", "intelligent"}
-SCENARIOS = {s.scenario_id: s for s in STYLISTICBIAS_25 if s.scenario_id in KEEP}
-HOT = {"mode": "generate", "temperature": 1.5, "max_new_tokens": 5}
+SCENARIOS = {s.scenario_id: s for s in STYLISTICBIAS_25 if s.scenario_id in VARIED_LENGTHS}
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +41,7 @@ def context(tmp_path_factory: pytest.TempPathFactory) -> StudyContext:
     return random_faces(tmp_path_factory.mktemp("images"), 3, SCENARIOS)
 
 
-def _backend(context: StudyContext, loaded: Any, **settings: Any) -> TransformersBackend:
-    cfg = ModelConfig(model_id="tiny", backend="transformers", checkpoint="in-memory", settings=settings)
-    return TransformersBackend(cfg, context, loaded=loaded)
+_backend = tiny_backend
 
 
 @pytest.fixture
