@@ -112,20 +112,12 @@ def face_rows(edits: EditPairs, config: FacesConfig, measured: dict[str, FaceMea
             [threshold] * kept.height,
         )
         far = pl.col("difference") > threshold
-        frames.append(
-            rows.with_columns(
-                failed=far,
-                reason=pl.when(far)
-                .then(
-                    pl.format(
-                        "face-recognition distance {} to the base exceeds the same-person threshold {}",
-                        pl.col("difference").round(3),
-                        threshold,
-                    )
-                )
-                .otherwise(None),
-            )
+        reason = pl.format(
+            "face-recognition distance {} to the base exceeds the same-person threshold {}",
+            pl.col("difference").round(3),
+            threshold,
         )
+        frames.append(_judged(rows, far, reason))
     ita_b, ita_v = np.array([m.ita for m in kb]), np.array([m.ita for m in kv])
     finite = np.isfinite(ita_b) & np.isfinite(ita_v)
     if finite.any():
@@ -142,21 +134,16 @@ def face_rows(edits: EditPairs, config: FacesConfig, measured: dict[str, FaceMea
             bounds,
         )
         moved = pl.col("bound").is_not_null() & (pl.col("difference").abs() > pl.col("bound"))
-        frames.append(
-            rows.with_columns(
-                failed=moved,
-                reason=pl.when(moved)
-                .then(
-                    pl.format(
-                        "skin tone moved by {} ITA° (bound {})",
-                        pl.col("difference").round(1),
-                        pl.col("bound"),
-                    )
-                )
-                .otherwise(None),
-            )
+        reason = pl.format(
+            "skin tone moved by {} ITA° (bound {})", pl.col("difference").round(1), pl.col("bound")
         )
+        frames.append(_judged(rows, moved, reason))
     return pl.concat(frames)
+
+
+def _judged(rows: pl.DataFrame, failed: pl.Expr, reason: pl.Expr) -> pl.DataFrame:
+    """``rows`` with ``failed`` and, where it failed, ``reason``."""
+    return rows.with_columns(failed=failed, reason=pl.when(failed).then(reason).otherwise(None))
 
 
 def _count_rows(
