@@ -13,7 +13,7 @@ bin := venv / "bin"
 default: infer analyze
 
 # every extra: what `just test` and `just lint` need (the others install only their own)
-all_extras := "models,report,dev,view,croissant,ray,faces"
+all_extras := "models,report,dev,view,croissant,ray,build,faces"
 
 # install every extra into .venv, or those named (just setup models: before infer with real models)
 setup EXTRAS=(all_extras): (_install EXTRAS)
