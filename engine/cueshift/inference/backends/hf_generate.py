@@ -287,16 +287,35 @@ def generate_group(
     past = copy.deepcopy(cache)
     if n > 1:
         past.batch_repeat_interleave(n)
+    return generate_rows(model, input_ids, torch.ones_like(input_ids), past, seeds, sampling, warpers)
+
+
+def generate_rows(
+    model: Any,
+    input_ids: Any,
+    attention_mask: Any,
+    cache: Any,
+    seeds: Sequence[int],
+    sampling: dict[str, Any],
+    warpers: LogitsProcessorList,
+    **extra: Any,
+) -> list[list[int]]:
+    """One ``generate`` call over the rows on ``cache``, sampled by :class:`PerRowSampler` (each row
+    its own seed) where ``sampling`` samples, else greedy; ``extra`` goes to ``generate``.
+
+    Returns each row's new tokens through its first end-of-sequence token.
+    """
     kwargs = {k: v for k, v in sampling.items() if k not in {"temperature", "top_k", "top_p"}}
     processors = LogitsProcessorList()
     if sampling.get("do_sample", False):
         processors.append(PerRowSampler(warpers, seeds, input_ids.device))
     out = model.generate(
         input_ids=input_ids,
-        attention_mask=torch.ones_like(input_ids),
-        cache=past,
+        attention_mask=attention_mask,
+        cache=cache,
         logits_processor=processors,
         **{**kwargs, "do_sample": False, "temperature": None, "top_k": None, "top_p": None},
+        **extra,
     )
     return new_tokens(model, out, input_ids.shape[1])
 
@@ -340,5 +359,6 @@ __all__ = [
     "seeded_generate_kwargs",
     "generate_group",
     "generate_groups",
+    "generate_rows",
     "sampling_warpers",
 ]

@@ -39,8 +39,8 @@ from transformers.integrations.sdpa_attention import sdpa_attention_forward
 from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 
 from cueshift.inference.backends.hf_cascade import cascade_attention
-from cueshift.inference.backends.hf_generate import PerRowSampler, new_tokens
-from cueshift.inference.backends.hf_static import CPU_BATCH, NO_PADDING, row_bytes
+from cueshift.inference.backends.hf_generate import generate_rows
+from cueshift.inference.backends.hf_static import CPU_BATCH, NO_PADDING, row_bytes, suffix_padded
 
 #: the attention implementation's name in transformers' registries
 ATTENTION = "cueshift_shared_prefix"
@@ -250,26 +250,9 @@ def generate_shared_group(
     list of list of int
         Each row's new tokens through its first end-of-sequence token.
     """
-    pad = int(sampling.get("pad_token_id") or 0)  # masked: any id will do
-    ids, mask = [], []
-    for p in prompts:
-        gap = width - (len(p) - prefix_len)
-        ids.append(p[:prefix_len] + [pad] * gap + p[prefix_len:])
-        mask.append([1] * prefix_len + [0] * gap + [1] * (len(p) - prefix_len))
-    input_ids = torch.tensor(ids, device=model.device)
-    processors = LogitsProcessorList()
-    if sampling.get("do_sample", False):
-        processors.append(PerRowSampler(warpers, seeds, input_ids.device))
-    kwargs = {k: v for k, v in sampling.items() if k not in {"temperature", "top_k", "top_p"}}
+    input_ids, mask = suffix_padded(model, prompts, sampling, prefix_len=prefix_len, width=width)
     with shared_prefix_attention_on(model):
-        out = model.generate(
-            input_ids=input_ids,
-            attention_mask=torch.tensor(mask, device=model.device),
-            cache=SharedPrefixCache(prefix),
-            logits_processor=processors,
-            **{**kwargs, "do_sample": False, "temperature": None, "top_k": None, "top_p": None},
-        )
-    return new_tokens(model, out, input_ids.shape[1])
+        return generate_rows(model, input_ids, mask, SharedPrefixCache(prefix), seeds, sampling, warpers)
 
 
 __all__ = [

@@ -34,7 +34,7 @@ from typing import Any
 import torch
 from transformers import LogitsProcessorList, StaticCache
 
-from cueshift.inference.backends.hf_generate import PerRowSampler, new_tokens
+from cueshift.inference.backends.hf_generate import generate_rows
 
 #: static cache lengths are rounded up to a multiple of this (compiled shapes repeat)
 CACHE_STEP = 128
@@ -193,33 +193,29 @@ def generate_static_group(
         Each row's new tokens through its first end-of-sequence token.
     """
     model = pool.model
-    pad = int(sampling.get("pad_token_id") or 0)  # masked: any id will do
-    ids, mask = [], []
-    for p in prompts:
-        gap = width - (len(p) - prefix_len)
-        ids.append(p[:prefix_len] + [pad] * gap + p[prefix_len:])
-        mask.append([1] * prefix_len + [0] * gap + [1] * (len(p) - prefix_len))
-    input_ids = torch.tensor(ids, device=model.device)
+    input_ids, mask = suffix_padded(model, prompts, sampling, prefix_len=prefix_len, width=width)
     past = pool.filled(prefix, len(prompts), cache_len)
-    processors = LogitsProcessorList()
-    if sampling.get("do_sample", False):
-        processors.append(PerRowSampler(warpers, seeds, input_ids.device))
-    kwargs = {k: v for k, v in sampling.items() if k not in {"temperature", "top_k", "top_p"}}
     extra: dict[str, Any] = {"disable_compile": not compile}
     if compile:
         from transformers import CompileConfig
 
         extra["compile_config"] = CompileConfig(fullgraph=False)
         extra["compile_config"]._compile_all_devices = True
-    out = model.generate(
-        input_ids=input_ids,
-        attention_mask=torch.tensor(mask, device=model.device),
-        cache=past,
-        logits_processor=processors,
-        **{**kwargs, "do_sample": False, "temperature": None, "top_k": None, "top_p": None},
-        **extra,
-    )
-    return new_tokens(model, out, input_ids.shape[1])
+    return generate_rows(model, input_ids, mask, past, seeds, sampling, warpers, **extra)
+
+
+def suffix_padded(
+    model: Any, prompts: Sequence[list[int]], sampling: dict[str, Any], *, prefix_len: int, width: int
+) -> tuple[Any, Any]:
+    """``input_ids`` and ``attention_mask`` of the rows: each suffix left-padded to ``width`` after
+    the shared ``prefix_len`` prefix (the pads masked)."""
+    pad = int(sampling.get("pad_token_id") or 0)  # masked: any id will do
+    ids, mask = [], []
+    for p in prompts:
+        gap = width - (len(p) - prefix_len)
+        ids.append(p[:prefix_len] + [pad] * gap + p[prefix_len:])
+        mask.append([1] * prefix_len + [0] * gap + [1] * (len(p) - prefix_len))
+    return torch.tensor(ids, device=model.device), torch.tensor(mask, device=model.device)
 
 
 __all__ = [
@@ -233,4 +229,5 @@ __all__ = [
     "rows_per_call",
     "static_batches",
     "static_groups",
+    "suffix_padded",
 ]
