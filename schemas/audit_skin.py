@@ -8,21 +8,37 @@ import polars as pl
 
 from cueshift.schemas._result_base import ResultModel
 
+#: A cell's key column that does not split it (every attribute, every gender ...).
+ALL = "(all)"
+SUMMARIES = ["attribute", "group", "difference"]
+
 
 class SkinToneSchema(ResultModel):
     """One row per cell: ``summary`` says which grouping (``attribute``: one attribute value over
     every face; ``group``: one ethnicity × gender over every edit, or within one attribute value;
     ``difference``: one ethnicity's faces minus every other face, the question "does the editor
-    lighten darker faces more?"). ``estimate`` is the mean per-face ITA° change (variation − base;
-    positive = lighter), ``ci_low``/``ci_high`` its face-level bootstrap interval."""
+    lighten darker faces more?"). A key column that does not split the cell holds ``(all)``
+    (:data:`ALL`), so ``(summary, feature_key, variation_value, ethnicity, gender)`` is the key.
+    ``estimate`` is the mean per-face ITA° change (variation − base; positive = lighter),
+    ``ci_low``/``ci_high`` its face-level bootstrap interval (null: a cell of one face)."""
 
-    summary: str = pa.Field(isin=["attribute", "group", "difference"])
-    feature_key: str | None = pa.Field(nullable=True)
-    variation_value: str | None = pa.Field(nullable=True)
-    ethnicity: str | None = pa.Field(nullable=True)
-    gender: str | None = pa.Field(nullable=True)
+    summary: str = pa.Field(isin=SUMMARIES)
+    feature_key: str = pa.Field(str_length={"min_value": 1})
+    variation_value: str = pa.Field(str_length={"min_value": 1})
+    ethnicity: str = pa.Field(str_length={"min_value": 1})
+    gender: str = pa.Field(str_length={"min_value": 1})
     estimate: float | None = pa.Field(nullable=True)
     ci_low: float | None = pa.Field(nullable=True)
     ci_high: float | None = pa.Field(nullable=True)
     n_edits: pl.Int64 = pa.Field(ge=0)
     n_faces: pl.Int64 = pa.Field(ge=0)
+
+    @pa.dataframe_check
+    @classmethod
+    def unique_cell(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        """Each cell once: ``(summary, feature_key, variation_value, ethnicity, gender)`` is unique."""
+        key = pl.struct("summary", "feature_key", "variation_value", "ethnicity", "gender")
+        return data.lazyframe.select(~key.is_duplicated())
+
+
+__all__ = ["ALL", "SUMMARIES", "SkinToneSchema"]

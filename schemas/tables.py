@@ -11,7 +11,9 @@ import datetime as dt
 import pandera.polars as pa
 import polars as pl
 
+from cueshift.schemas.audit_skin import SkinToneSchema
 from cueshift.schemas.designs import DESIGN_TABLE_SCHEMAS
+from cueshift.schemas.face_detection import FaceDetectionSchema
 from cueshift.schemas.generation import GenerationSchema
 
 OUTCOMES = ["favorable", "unfavorable", "invalid"]
@@ -242,4 +244,6 @@ TABLE_SCHEMAS: dict[str, type[pa.DataFrameModel]] = {
     "image_identity": ImageIdentitySchema,
     "edit_audit": EditAuditSchema,
     "generation": GenerationSchema,
+    "face_detection": FaceDetectionSchema,
+    "audit_skin_tone": SkinToneSchema,
 }

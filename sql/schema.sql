@@ -247,3 +247,50 @@ CREATE TABLE IF NOT EXISTS generation (
     run_id           VARCHAR NOT NULL,
     PRIMARY KEY (image_id, try)
 );
+-- The face detector of the edit audit (`[audit.faces]`, docs/faces.md): one row per base and variation
+-- audited, what the detector found. 'no face' and 'several faces' are findings kept as rows; with several,
+-- the largest face is *the* face. Positions are fractions of the image (x of its width, y of its height);
+-- left/right as the image shows them. Replaced whole by each audit, with edit_audit.
+-- A new table (no schema-version change: created where missing, like every table here).
+CREATE TABLE IF NOT EXISTS face_detection (
+    image_id       VARCHAR NOT NULL,        -- a base or a variation of the audit
+    detector       VARCHAR NOT NULL,        -- 'mtcnn' | 'dlib-hog' | 'dlib-cnn'
+    face_count     INTEGER NOT NULL,        -- faces found
+    finding        VARCHAR NOT NULL CHECK (finding IN ('one face', 'no face', 'several faces')),
+    score          DOUBLE,                  -- the detector's score of the face (MTCNN: a probability; dlib: SVM/MMOD confidence)
+    x0             DOUBLE,                  -- the face's box, NULL with no face
+    y0             DOUBLE,
+    x1             DOUBLE,
+    y1             DOUBLE,
+    left_eye_x     DOUBLE,                  -- the five landmarks, NULL with no face
+    left_eye_y     DOUBLE,
+    right_eye_x    DOUBLE,
+    right_eye_y    DOUBLE,
+    nose_x         DOUBLE,
+    nose_y         DOUBLE,
+    mouth_left_x   DOUBLE,
+    mouth_left_y   DOUBLE,
+    mouth_right_x  DOUBLE,
+    mouth_right_y  DOUBLE,
+    skin_ita       DOUBLE,                  -- individual typology angle (ITA°) of the face's skin
+    PRIMARY KEY (image_id, detector)
+);
+-- Skin tone of the edit audit (`[audit.faces]`): the ITA° change of the edits (edit_audit's skin_ita,
+-- variation - base; positive = lighter), averaged within each base face, then over faces, with 95 %
+-- face-level bootstrap intervals. summary 'attribute': one attribute value over every face; 'group': one
+-- ethnicity x gender over every edit or within one attribute value; 'difference': one ethnicity's faces
+-- minus all other faces. A key column that does not split the cell holds '(all)'. Replaced whole by
+-- each audit, with edit_audit. A new table (no schema-version change: created where missing).
+CREATE TABLE IF NOT EXISTS audit_skin_tone (
+    summary          VARCHAR NOT NULL CHECK (summary IN ('attribute', 'group', 'difference')),
+    feature_key      VARCHAR NOT NULL,
+    variation_value  VARCHAR NOT NULL,
+    ethnicity        VARCHAR NOT NULL,      -- the base face's (from the image set)
+    gender           VARCHAR NOT NULL,
+    estimate         DOUBLE,                -- mean per-face ITA° change
+    ci_low           DOUBLE,                -- NULL: a cell of one face
+    ci_high          DOUBLE,
+    n_edits          BIGINT NOT NULL,
+    n_faces          BIGINT NOT NULL,
+    PRIMARY KEY (summary, feature_key, variation_value, ethnicity, gender)
+);

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from cueshift._console import FitTable
 from cueshift.designs._audit_skin import skin_tone_summary
-from cueshift.schemas.audit_skin import SkinToneSchema
+from cueshift.schemas.audit_skin import ALL, SkinToneSchema
 
 FACE_MEASURES = ("face_count", "face_detector_score", "face_identity_distance", "skin_ita")
 _COUNTS = {
@@ -39,9 +39,12 @@ def face_findings(rows: pl.DataFrame, faces: pl.DataFrame, by: tuple[str, ...]) 
     return face_rows.group_by(*by).agg(pl.col("image_id").n_unique().alias("variations"), *counts).sort(*by)
 
 
-def print_face_findings(rows: pl.DataFrame, faces: pl.DataFrame, console: Console) -> pl.DataFrame | None:
+def print_face_findings(
+    rows: pl.DataFrame, faces: pl.DataFrame, console: Console, *, summary: pl.DataFrame | None = None
+) -> pl.DataFrame | None:
     """Print the face findings and the skin tone differences; return the validated
-    ``audit_skin_tone`` summary (None: no face-model rows)."""
+    ``audit_skin_tone`` summary (None: no face-model rows). ``summary``: the one stored by the
+    audit (computed from ``rows`` when not given)."""
     if not rows.filter(pl.col("measure").is_in(FACE_MEASURES)).height:
         return None
     for by, title in (
@@ -55,8 +58,8 @@ def print_face_findings(rows: pl.DataFrame, faces: pl.DataFrame, console: Consol
         for row in found.iter_rows():
             table.add_row(*(str(v) for v in row[: len(by)]), *(f"{v:,}" for v in row[len(by) :]))
         console.print(table)
-    summary = SkinToneSchema.validate(skin_tone_summary(rows, faces))
-    differences = summary.filter(pl.col("summary") == "difference", pl.col("feature_key").is_null())
+    summary = SkinToneSchema.validate(skin_tone_summary(rows, faces) if summary is None else summary)
+    differences = summary.filter(pl.col("summary") == "difference", pl.col("feature_key") == ALL)
     if differences.height:
         table = FitTable("ethnicity", title="Skin tone: ITA° change, this group minus the other faces")
         for name in ("difference", "95% CI", "faces"):

@@ -12,7 +12,8 @@ faces; the largest is *the* face. Rows of ``edit_audit`` per variation:
   variation, failed when it moves more than ``ita_bound`` unless the attribute is a skin-tone cue.
 
 Rows needing a face on both images are left out where one has none (the ``face_count`` row says
-so). :func:`face_boxes` gives the pixel measures the detected face box instead of the estimate.
+so). :func:`face_boxes` gives the pixel measures the detected face box instead of the estimate (what
+the detector found on each image is stored by :mod:`._audit_detections`).
 """
 
 from __future__ import annotations

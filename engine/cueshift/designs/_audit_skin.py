@@ -6,7 +6,8 @@ first averaged within its base face (the face is the cluster: its edits share on
 then over faces; intervals resample faces (:func:`cueshift.stats.cluster_bootstrap` and, for a
 difference between groups of faces, :func:`cueshift.stats.group_difference_interval`, both
 percentile intervals on the same face draws). ``difference`` rows answer "does the editor
-lighten one group's faces more?": one ethnicity's faces minus all other faces.
+lighten one group's faces more?": one ethnicity's faces minus all other faces. A key column that
+does not split a cell holds ``(all)``.
 """
 
 from __future__ import annotations
@@ -15,9 +16,8 @@ import numpy as np
 import polars as pl
 
 from cueshift._types import F64
+from cueshift.schemas.audit_skin import ALL
 from cueshift.stats import cluster_bootstrap, group_difference_interval
-
-_ALL = "(all)"
 
 
 def skin_tone_summary(
@@ -34,14 +34,16 @@ def skin_tone_summary(
     """
     skin = rows.filter(pl.col("measure") == "skin_ita", pl.col("difference").is_finite())
     skin = skin.join(faces.select("face_id", "ethnicity", "gender"), on="face_id", how="left")
-    skin = skin.with_columns(pl.col("ethnicity", "gender").fill_null("unknown"))
+    skin = skin.with_columns(
+        pl.col("ethnicity", "gender").fill_null("unknown"), pl.col("variation_value").fill_null("(none)")
+    )
     if not skin.height:
         return _frame([])
     face_ids = skin["face_id"].unique().sort().to_list()
     values = skin.select("feature_key", "variation_value").unique().sort("feature_key", "variation_value")
     groups = skin.select("ethnicity", "gender").unique().sort("ethnicity", "gender")
-    attrs = [(None, None), *values.iter_rows()]
-    cells = [("attribute", k, v, None, None) for k, v in values.iter_rows()]
+    attrs = [(ALL, ALL), *values.iter_rows()]
+    cells = [("attribute", k, v, ALL, ALL) for k, v in values.iter_rows()]
     cells += [("group", k, v, e, g) for k, v in attrs for e, g in groups.iter_rows()]
     matrix = np.column_stack([_per_face(skin, face_ids, *cell[1:]) for cell in cells])
     edits = [_edits(skin, *cell[1:]) for cell in cells]
@@ -52,7 +54,7 @@ def skin_tone_summary(
     ]
     ethnicity_of = dict(skin.select("face_id", "ethnicity").unique("face_id").iter_rows())
     ethnic = np.array([ethnicity_of[f] for f in face_ids])
-    overall = np.column_stack([_per_face(skin, face_ids, k, v, None, None) for k, v in attrs])
+    overall = np.column_stack([_per_face(skin, face_ids, k, v, ALL, ALL) for k, v in attrs])
     for name in sorted(set(ethnic.tolist())):
         codes = np.where(ethnic == name, 0, 1).astype(np.int64)
         est, low, high = group_difference_interval(
@@ -66,38 +68,36 @@ def skin_tone_summary(
                     k,
                     v,
                     name,
-                    _ALL,
+                    ALL,
                     est[j],
                     low[j],
                     high[j],
-                    _edits(skin, k, v, None, None),
+                    _edits(skin, k, v, ALL, ALL),
                     n_faces,
                 )
             )
     return _frame(out)
 
 
-def _subset(
-    skin: pl.DataFrame, key: str | None, value: str | None, eth: str | None, gender: str | None
-) -> pl.DataFrame:
+def _subset(skin: pl.DataFrame, key: str, value: str, eth: str, gender: str) -> pl.DataFrame:
     for column, wanted in (
         ("feature_key", key),
         ("variation_value", value),
         ("ethnicity", eth),
         ("gender", gender),
     ):
-        if wanted is not None and wanted != _ALL:
+        if wanted != ALL:
             skin = skin.filter(pl.col(column) == wanted)
     return skin
 
 
-def _per_face(skin: pl.DataFrame, face_ids: list[str], *cell: str | None) -> F64:
+def _per_face(skin: pl.DataFrame, face_ids: list[str], *cell: str) -> F64:
     means = _subset(skin, *cell).group_by("face_id").agg(pl.col("difference").mean())
     by_face = dict(means.iter_rows())
     return np.array([by_face.get(f, np.nan) for f in face_ids], dtype=np.float64)
 
 
-def _edits(skin: pl.DataFrame, *cell: str | None) -> int:
+def _edits(skin: pl.DataFrame, *cell: str) -> int:
     return _subset(skin, *cell).height
 
 

@@ -41,10 +41,11 @@ from cueshift.designs._audit_rows import (
     unintended_verdicts,
     with_robust_z,
 )
+from cueshift.designs._audit_skin import skin_tone_summary
 from cueshift.errors import ConfigError
 from cueshift.images import load_image_set
 from cueshift.images.pixel_stats import PIXEL_MEASURES, changed_fraction_of, read_rgb, statistics_of
-from cueshift.store.edit_audit import replace_edit_audit
+from cueshift.store.edit_audit import read_skin_tone, replace_edit_audit
 from cueshift.study.audit import AuditConfig
 from cueshift.study.config import Study
 from cueshift.views import PLACEBO_FEATURE_KEY
@@ -139,10 +140,12 @@ def _scaled(name: str, values: list[float]) -> np.ndarray:
 
 def _face_model_rows(
     edits: EditPairs, config: AuditConfig, console: Console
-) -> tuple[list[pl.DataFrame], dict[str, tuple[float, float, float, float]] | None]:
-    """``[audit.faces]``: the face-model rows and the detected face boxes (none when it is off)."""
+) -> tuple[list[pl.DataFrame], dict[str, tuple[float, float, float, float]] | None, pl.DataFrame | None]:
+    """``[audit.faces]``: the face-model rows, the detected face boxes and the ``face_detection``
+    rows (none when it is off)."""
     if config.faces is None or not edits.pairs.height:
-        return [], None
+        return [], None, None
+    from cueshift.designs._audit_detections import detection_rows
     from cueshift.designs._audit_faces import face_boxes, face_rows, measure_faces
 
     pairs = edits.pairs
@@ -154,7 +157,7 @@ def _face_model_rows(
         f"edit audit: face models ({config.faces.detector}): {found['failed'].sum():,} of "
         f"{found.height:,} pairs without exactly one face on each image",
     )
-    return [rows], face_boxes(measured)
+    return [rows], face_boxes(measured), detection_rows(edits, config.faces.detector, measured)
 
 
 def _encoder_of(study: Study, config: AuditConfig) -> Path | None:
@@ -175,7 +178,8 @@ def measure_edit_audit(
     progress: bool,
     write: bool,
 ) -> pl.DataFrame:
-    """Audit every edit of ``study`` and (``write``) replace the ``edit_audit`` table with it.
+    """Audit every edit of ``study`` and (``write``) replace the ``edit_audit`` table with it (and,
+    with ``[audit.faces]``, ``face_detection`` and ``audit_skin_tone``; emptied without).
 
     Parameters
     ----------
@@ -199,7 +203,7 @@ def measure_edit_audit(
     if edits is None:
         _say(console, f"design {study.design} has no base/variation pairs: nothing to audit")
         return empty_audit()
-    face_frames, boxes = _face_model_rows(edits, config, console)
+    face_frames, boxes, detections = _face_model_rows(edits, config, console)
     frames = [pixel_rows(edits, config, progress=progress, face_boxes=boxes), *face_frames]
     encoder = _encoder_of(study, config)
     if encoder is None:
@@ -219,7 +223,8 @@ def measure_edit_audit(
         frames.append(clip_rows(con, edits, encoder, config, console=console, write=write))
     rows = pl.concat(frames).sort("image_id", "check_kind", "measure")
     if write:
-        replace_edit_audit(con, rows)
+        skin = None if detections is None else skin_tone_summary(rows, _base_demographics(study))
+        replace_edit_audit(con, rows, detections=detections, skin_tone=skin)
     return rows
 
 
@@ -266,6 +271,7 @@ def audit_study(study: Study, database: Path, *, console: Console, progress: boo
     con = open_study(database)
     try:
         rows = measure_edit_audit(con, study, design, console=console, progress=progress, write=True)
+        skin_tone = read_skin_tone(con)
     except BaseException:
         close_quietly(con)
         if created:
@@ -274,7 +280,7 @@ def audit_study(study: Study, database: Path, *, console: Console, progress: boo
     con.close()
     print_audit(rows, console)
     if rows.filter(pl.col("measure").is_in(FACE_MEASURES)).height:
-        print_face_findings(rows, _base_demographics(study), console)
+        print_face_findings(rows, _base_demographics(study), console, summary=skin_tone)
     return rows
 
 

@@ -21,7 +21,7 @@ Columns = dict[str, tuple[str, bool]]  # column name -> (DuckDB type, nullable)
 
 #: Tables added to ``schema.sql`` without a new schema version (created where missing on open):
 #: an input written before one was added lacks it and merges as if it were empty.
-ADDED_WITHOUT_VERSION: frozenset[str] = frozenset({"generation"})
+ADDED_WITHOUT_VERSION: frozenset[str] = frozenset({"generation", "face_detection", "audit_skin_tone"})
 
 
 def expected_tables() -> dict[str, Columns]:
