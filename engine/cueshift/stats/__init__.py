@@ -25,6 +25,8 @@ Public surface (implementation in private modules); the design statistics
   :func:`spearman_brown`, :func:`split_half_reliability`
 - logistic models — :func:`logistic_fit`, :func:`wald_test`, :func:`bradley_terry_fit`;
   mixed models — :func:`mixed_model`
+- sensitivity to unobserved confounding — :func:`robustness_value`, :func:`partial_r2`,
+  :func:`face_robustness` (Cinelli & Hazlett 2020)
 - metrics of seed 000 — :func:`phi_from_judgments`, :func:`sbs_levels`, :func:`variation_strength`,
   :func:`model_summary`, :func:`cumulative_abs_sbs`
 - tables of seed 000 — :func:`demographic_tests` / :func:`significance_share` (Table 9),
@@ -147,6 +149,7 @@ from cueshift.stats._reliability import (
     split_half_reliability,
 )
 from cueshift.stats._resample import BootstrapResult, cluster_bootstrap, face_multiplicities
+from cueshift.stats._robustness import Robustness, face_robustness, partial_r2, robustness_value
 from cueshift.stats._settings import (
     DEFAULT_RESAMPLES,
     CIMethod,
@@ -276,6 +279,10 @@ __all__ = [
     "t_half_width",
     "variance_components",
     "wald_test",
+    "robustness_value",
+    "partial_r2",
+    "face_robustness",
+    "Robustness",
     "ward_clusters",
     "welch_interval",
     "wilcoxon_signed_rank",
