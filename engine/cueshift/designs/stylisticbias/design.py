@@ -184,9 +184,9 @@ def _identity_quality(
     write: bool,
 ) -> IdentityQuality | None:
     """Identity preservation measured with ``[quality] encoder`` (``None`` without one), printed."""
+    from cueshift.designs.stylisticbias.face_identity import face_identity_of
     from cueshift.designs.stylisticbias.quality import (
         IdentityQuality,
-        face_identity_failures,
         measure_identity,
         print_identity,
     )
@@ -195,9 +195,11 @@ def _identity_quality(
         if request.min_identity is not None:
             raise ConfigError("--min-identity: the study file has no [quality] encoder = <local CLIP folder>")
         return None
+    # before the encoder writes: a missing face audit is one line
+    faces = face_identity_of(con, study) if request.min_identity is not None else None
     identity = measure_identity(con, study, study.quality, write=write)
-    print_identity(identity, request.min_identity, console)
-    return IdentityQuality(identity, study.quality, request.min_identity, face_identity_failures(con, study))
+    print_identity(identity, request.min_identity, console, faces)
+    return IdentityQuality(identity, study.quality, request.min_identity, faces)
 
 
 def _database_name(con: duckdb.DuckDBPyConnection) -> str:

@@ -117,6 +117,11 @@ def read_stored_rows(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return frame
 
 
+def evaluated_variations(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Image ids of the study's evaluated variations (placebos left out): what the audit covers."""
+    return [str(row[0]) for row in con.execute(f"{_EVALUATED} ORDER BY image_id").fetchall()]
+
+
 def _has_table(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     found = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = ?",
@@ -125,4 +130,4 @@ def _has_table(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     return bool(found[0][0])
 
 
-__all__ = ["EditAudit", "load_edit_audit", "read_edit_audit", "read_stored_rows"]
+__all__ = ["EditAudit", "evaluated_variations", "load_edit_audit", "read_edit_audit", "read_stored_rows"]

@@ -17,6 +17,7 @@ import polars as pl
 from rich.console import Console
 
 from cueshift.designs.audit import edit_pairs_of
+from cueshift.designs.stylisticbias.face_identity import FaceIdentity, dropped_by_models
 from cueshift.images import load_image_set
 from cueshift.inference.identity import IdentityEncoder
 from cueshift.stats import identity_outliers, row_cosines
@@ -39,24 +40,24 @@ class IdentityQuality:
         The study's ``[quality]`` section (thresholds counted in ``result_identity_drops``).
     min_identity
         ``--min-identity``: variations below it are left out of the Δ rows; ``None``: none.
-    face_failed
-        Variations whose ``face_identity_distance`` audit row failed, dropped with
-        ``min_identity`` where ``[audit.faces] identity_filter = true`` (:func:`face_identity_failures`).
+    faces
+        The face models' verdicts, dropped with ``min_identity`` where ``[audit.faces]
+        identity_filter = true`` (:func:`~.face_identity.face_identity_of`); ``None``: CLIP only.
     """
 
     identity: pl.DataFrame
     config: QualityConfig
     min_identity: float | None = None
-    face_failed: frozenset[str] = frozenset()
+    faces: FaceIdentity | None = None
 
     @property
     def dropped(self) -> frozenset[str]:
         """Image ids of the variations ``min_identity`` leaves out (empty without one): below the
-        cosine, and (``[audit.faces] identity_filter``) those in ``face_failed``, whose stored
-        face-recognition distance failed the same-person threshold."""
+        cosine, and (``faces``) those the face recogniser cannot call the same person."""
         if self.min_identity is None:
             return frozenset()
-        return dropped_below(self.identity, self.min_identity) | self.face_failed
+        by_faces = self.faces.failed if self.faces is not None else frozenset()
+        return dropped_below(self.identity, self.min_identity) | by_faces
 
     def kept(self, delta: pl.DataFrame) -> pl.DataFrame:
         """The Δ rows of the variations ``min_identity`` keeps (a Δ row names its variation by face,
@@ -117,34 +118,28 @@ def measure_identity(
     return rows
 
 
-def face_identity_failures(con: duckdb.DuckDBPyConnection, study: Study) -> frozenset[str]:
-    """Variations whose stored face-recognition distance failed (empty unless ``[audit.faces]``
-    has a recogniser and ``identity_filter = true``; run ``cueshift audit`` first)."""
-    faces = study.audit.faces if study.audit is not None else None
-    if faces is None or not faces.identity_filter or faces.recognizer == "none":
-        return frozenset()
-    from cueshift.store.edit_audit import read_edit_audit
-
-    rows = read_edit_audit(con).filter(pl.col("measure") == "face_identity_distance", pl.col("failed"))
-    return frozenset(rows["image_id"].to_list())
-
-
 def dropped_below(identity: pl.DataFrame, min_identity: float) -> frozenset[str]:
     """Image ids of the variations whose cosine with their base is below ``min_identity``."""
     return frozenset(identity.filter(pl.col("cosine") < min_identity)["image_id"].to_list())
 
 
-def print_identity(identity: pl.DataFrame, min_identity: float | None, console: Console) -> None:
-    """One line: variations measured, outliers, and what ``--min-identity`` dropped."""
+def print_identity(
+    identity: pl.DataFrame, min_identity: float | None, console: Console, faces: FaceIdentity | None = None
+) -> None:
+    """One line: variations measured, outliers, and what ``--min-identity`` dropped (by CLIP
+    cosine and, with ``faces``, by face recognition)."""
     n_outliers = int(identity["outlier"].sum()) if identity.height else 0
     plural = "" if n_outliers == 1 else "s"
     line = f"identity preservation: {identity.height:,} variations, {n_outliers:,} outlier{plural}"
     if min_identity is not None:
-        n_dropped = len(dropped_below(identity, min_identity))
-        line += (
-            f"; --min-identity {min_identity:g}: {n_dropped:,} of {identity.height:,} variations dropped "
-            "from the analyses (result_identity_drops)"
-        )
+        by_clip = dropped_below(identity, min_identity)
+        if faces is None:
+            dropped = f"{len(by_clip):,} of {identity.height:,} variations dropped from the analyses"
+            table = "result_identity_drops"
+        else:
+            dropped = dropped_by_models(identity.height, min_identity, by_clip, faces)
+            table = "result_identity_drops counts the CLIP cosine"
+        line += f"; --min-identity {min_identity:g}: {dropped} ({table})"
     console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
