@@ -37,7 +37,9 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #: 8: the p-value column is ``p`` (was ``p_value``; ``f_p``, ``pixels_p``, ``partial_p`` likewise),
 #:    the name the statistics on a frame use (docs/decisions.md D29).
 #: 9: ``result_manifest.prereg_sha256`` and ``exploratory`` (``cueshift analyze --prereg``).
-RESULT_SCHEMA_VERSION = 9
+#: 10: ``result_equivalence.dimension`` (the VS rows, ``quantity = 'vs'``; ``variation_category``
+#:     null there).
+RESULT_SCHEMA_VERSION = 10
 
 
 class AnalysisManifestSchema(ResultModel):

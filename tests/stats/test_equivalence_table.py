@@ -116,9 +116,10 @@ def test_analyze_writes_it_only_with_declared_margins(tmp_path: Path) -> None:
     finally:
         con.close()
     assert stored.height == results["equivalence"].height > 0
-    assert set(stored["quantity"]) == {"delta"}  # one model: no model differences
+    assert set(stored["quantity"]) == {"delta", "vs"}  # one model: no model differences
     assert stored["ci_level"].to_list() == pytest.approx([0.9] * stored.height)
     shown = stored.filter((pl.col("level") == "variation_category") & pl.col("scenario_category").is_null())
+    assert shown["quantity"].unique().to_list() == ["delta"]
     assert "90% CI" in printed and "|Δ| < 0.040" in printed
     for row in shown.iter_rows(named=True):  # each attribute's verdict, not a bare "n.s."
         lines = printed.splitlines()

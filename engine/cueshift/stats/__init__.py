@@ -172,6 +172,7 @@ from cueshift.stats._structure import (
 )
 from cueshift.stats._suite import run_suite
 from cueshift.stats._vs import VsResult, variation_strength_kernel, vs_max
+from cueshift.stats._vs_equivalence import VsTost, vs_tost
 
 __all__ = [
     "mean_shift",
@@ -261,6 +262,8 @@ __all__ = [
     "one_sample_test",
     "tost",
     "Tost",
+    "vs_tost",
+    "VsTost",
     "equivalence_verdicts",
     "VERDICTS",
     "one_way_anova",

@@ -1,6 +1,7 @@
 """Equivalence to no shift (issue 33): the study's ``[equivalence]`` smallest effects of interest
-tested by two one-sided tests, declared in a :class:`cueshift.stats.Declarations` of the suite
-``stylisticbias``; a study without the section gets no ``result_equivalence``."""
+tested by two one-sided tests (SBS, model differences) and a one-sided bound (VS), declared in a
+:class:`cueshift.stats.Declarations` of the suite ``stylisticbias``; a study without the section
+gets no ``result_equivalence``."""
 
 from __future__ import annotations
 
@@ -17,17 +18,25 @@ DECLARED = Declarations(SUITE)
 
 @DECLARED(
     "equivalence",
-    description="Equivalence to no shift at the declared smallest effects (TOST): SBS and model differences",
-    source="delta",
-    grouping="quantity x level x model (pair) x variation x scenario category",
-    statistic="face-level mean Delta; two one-sided t tests (Schuirmann 1987); 1-2alpha t interval",
+    description=(
+        "Equivalence to no shift at the declared smallest effects: SBS, model differences (TOST) "
+        "and VS (one-sided)"
+    ),
+    source="delta, base_phi",
+    grouping="quantity x level x model (pair) x variation or dimension x scenario category",
+    statistic=(
+        "face-level mean Delta: two one-sided t tests (Schuirmann 1987), 1-2alpha t interval; "
+        "VS: Table 2's bounds at 1-2alpha, one-sided test of VS < margin"
+    ),
     family="quantity x level x model (pair)",
 )
 def _equivalence(ctx: Context) -> pl.DataFrame | None:
     margins = ctx.inputs.equivalence
-    summed = summed_rows(ctx)
     if margins is None:
         raise NotApplicable("no [equivalence] smallest effects of interest in the study file")
-    if summed is None:
+    summed = summed_rows(ctx)
+    base_phi = ctx.inputs.base_phi
+    if summed is None and base_phi.height == 0:
         return None
-    return equivalence_table(summed, margins, alpha=1.0 - ctx.inputs.resampling.confidence_level)
+    alpha = 1.0 - ctx.inputs.resampling.confidence_level
+    return equivalence_table(summed, margins, alpha=alpha, base_phi=base_phi)
