@@ -13,7 +13,8 @@ from cueshift.schemas._result_stylisticbias_base import Result
 class CompatDifferencesSchema(Result):
     """``result_compat_differences``: each cell (table, key, column) whose default and release values
     differ, both values, ``difference`` = release − default, and the ``choice`` of the release
-    that changes the cell when applied alone (``+``-joined; ``'combined'`` when none does alone)."""
+    that changes the cell when applied alone (``+``-joined; ``'combined'`` when none does alone;
+    the choices: :data:`cueshift.designs.stylisticbias.compat.CHOICES`)."""
 
     table: str
     key: str

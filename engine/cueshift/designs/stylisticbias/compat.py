@@ -10,25 +10,38 @@ choice                 the release                                 cueshift (def
 =====================  =========================================  ==============================
 ``phi_denominator``    φ = favorable / all answers (invalid,       φ = favorable / valid answers
                        "unknown", answers count as not favorable)  (seed 000 Eq. 1)
+``release_reading``    answers read as the release read them       cueshift's strict parser
+                       where it stored its reading (imported
+                       judgments; :mod:`.compat_phi`)
 ``vs_ddof``            VS with the sample std (``ddof = 1``)        population std (``ddof = 0``)
-``untestable_p1``      a cell without a test enters BH as p = 1     left out of the family
+``min_faces``          a cell of fewer than 3 faces is not tested  every cell with a face tested
+``untestable_p1``      an untested cell, and a cell without any    left out of the family
+                       face, enters BH as p = 1
 ``table3_family``      Table 3's 40 category × dimension cells      BH within each dimension
                        corrected at once
+``cohens_d_rows``      Table 5's Cohen's d over the Δ rows          over the faces' mean Δ
 =====================  =========================================  ==============================
 
-A differing cell's ``choice`` lists the choices that change it when applied alone to the default
-table (``'combined'`` when none does alone).
+The testing rules are those of the release's ``check_significance_independent.py`` and
+``evaluate_mllm_outputs.py`` (:mod:`.compat_rules`), its φ that of ``evaluate_mllm_outputs.py``
+(:mod:`.compat_phi`). A differing cell's ``choice`` lists the choices that change it when applied
+alone to the default table (``'combined'`` when none does alone).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 
-import duckdb
 import polars as pl
 
+from cueshift.designs.stylisticbias.compat_phi import ReleasePhis, release_inputs, release_phi
+from cueshift.designs.stylisticbias.compat_rules import (
+    bh_with_empty_cells,
+    rows_cohens_d,
+    table3_empty_cells,
+    table11_empty_cells,
+    untested_below_min_faces,
+)
 from cueshift.designs.stylisticbias.inputs import Inputs
 from cueshift.designs.stylisticbias.stats import (
     MEAN_OF_GROUPS,
@@ -37,15 +50,17 @@ from cueshift.designs.stylisticbias.stats import (
     model_summary,
     variation_strength,
 )
-from cueshift.stats import NotApplicable, bh_by_family
-from cueshift.views import read_base_phi, read_delta
+from cueshift.stats import bh_by_family
 
 #: The release's choices that differ from cueshift's (module docstring), by name.
 CHOICES: dict[str, str] = {
     "phi_denominator": "invalid answers counted in phi's denominator",
+    "release_reading": "answers read as the release read them (its stored chosen_option)",
     "vs_ddof": "VS with the sample standard deviation (ddof 1)",
-    "untestable_p1": "untestable cells entered into BH as p = 1",
+    "min_faces": "cells of fewer than 3 faces not tested",
+    "untestable_p1": "untestable cells, and cells without faces, entered into BH as p = 1",
     "table3_family": "Table 3 corrected over all category x dimension cells at once",
+    "cohens_d_rows": "Table 5's Cohen's d over the delta rows, not the faces",
 }
 #: Keys and compared columns of each reproduced table.
 _TESTED = ("estimate", "ci_low", "ci_high", "p", "p_adj")
@@ -75,100 +90,89 @@ DIFFERENCE_SCHEMA: dict[str, type[pl.DataType]] = {
 Variants = tuple[pl.DataFrame, dict[str, pl.DataFrame]]
 
 
-@contextmanager
-def release_phi(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """Within the block the ``delta`` and ``base_phi`` views read the release's φ: favorable over
-    **all** answers (``n_valid`` = every answer, so the exact face means stay exact). A temporary
-    ``phi`` table shadows the view (as :func:`cueshift.views.phi_computed_once`); the one that
-    was there before, if any, is restored."""
-    had = con.sql("SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = 'phi'").fetchall()[
-        0
-    ][0]
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE phi AS SELECT model_id, image_id, scenario_id, n_total, "
-        "n_total AS n_valid, n_favorable, n_favorable::DOUBLE / nullif(n_total, 0) AS phi, phi_expected "
-        "FROM main.phi"
-    )
-    try:
-        yield
-    finally:
-        if had:
-            con.execute("CREATE OR REPLACE TEMP TABLE phi AS SELECT * FROM main.phi")
-        else:
-            con.execute("DROP TABLE IF EXISTS temp.phi")
+def untestable_as_one(
+    frame: pl.DataFrame, family: Sequence[str], empty: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """``p_adj`` by BH within ``family`` with every untested cell (null p), and each ``empty``
+    cell (a cell without faces, not a row of ``frame``), entered as p = 1."""
+    return bh_with_empty_cells(frame, family, empty, p=pl.col("p").fill_null(1.0))
 
 
-def release_inputs(inputs: Inputs) -> Inputs:
-    """``inputs`` with Δ and base φ read with the release's φ (and the same ``--min-identity``)."""
-    if inputs.con is None:
-        raise NotApplicable("needs the study database (the release's phi is recomputed from the answers)")
-    with release_phi(inputs.con):
-        delta = read_delta(inputs.con, inputs.models or None)
-        base = read_base_phi(inputs.con, inputs.models or None)
-    if inputs.quality is not None:
-        delta = inputs.quality.kept(delta)
-    return dataclasses.replace(inputs, delta=delta, base_phi=base)
-
-
-def untestable_as_one(frame: pl.DataFrame, family: Sequence[str]) -> pl.DataFrame:
-    """``p_adj`` by BH within ``family`` with every untested cell (null p) entered as p = 1."""
-    keyed = frame.drop("p_adj").with_columns(pl.col("p").fill_null(1.0).alias("__p"))
-    return bh_by_family(keyed, family, p_col="__p").select(frame.columns)
-
-
-def table3_release_bh(frame: pl.DataFrame, *, untestable_p1: bool, one_family: bool) -> pl.DataFrame:
+def table3_release_bh(
+    frame: pl.DataFrame, *, untestable_p1: bool, one_family: bool, empty: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """Table 3's ``p_adj``: group rows within each dimension; the mean-of-groups cells (the
     paper's table) within each dimension, or all at once (``one_family``); untested cells left
-    out, or entered as p = 1 (``untestable_p1``)."""
+    out, or entered as p = 1 with the ``empty`` cells (``untestable_p1``)."""
     mean = pl.col("group") == MEAN_OF_GROUPS
     p = pl.col("p").fill_null(1.0) if untestable_p1 else pl.col("p")
-    keyed = frame.drop("p_adj").with_columns(
-        p.alias("__p"),
+    keyed = frame.with_columns(
         mean.alias("__mean"),
         pl.when(mean & one_family).then(pl.lit("all")).otherwise(pl.col("dimension")).alias("__dim"),
     )
-    return bh_by_family(keyed, ["__mean", "__dim"], p_col="__p").select(frame.columns)
+    if empty is not None:
+        empty = empty.with_columns(
+            pl.lit(True).alias("__mean"),
+            (pl.lit("all") if one_family else pl.col("dimension")).alias("__dim"),
+        )
+    out = bh_with_empty_cells(keyed, ["__mean", "__dim"], empty if untestable_p1 else None, p=p)
+    return out.select(frame.columns)
 
 
-def release_tables(default: dict[str, pl.DataFrame], base: Inputs, release: Inputs) -> dict[str, Variants]:
+def release_tables(default: dict[str, pl.DataFrame], base: Inputs, phis: ReleasePhis) -> dict[str, Variants]:
     """Each table of :data:`TABLE_CELLS` the default run wrote, as the release computes it, with
     the default table under each of its choices alone (module docstring)."""
+    release, denominator, reading = phis.release, phis.denominator, phis.reading
+
+    def by_phi(table: Callable[[Inputs], pl.DataFrame]) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+        """``table`` with the release's φ, and the default's with each φ choice alone."""
+        full = table(release)
+        alone = {"phi_denominator": full if denominator is release else table(denominator)}
+        if reading is not None:
+            alone["release_reading"] = table(reading)
+        return full, alone
+
     out: dict[str, Variants] = {}
     if "table5" in default:
-        summary = model_summary(release.delta, resampling=release.resampling)
-        out["table5"] = summary, {"phi_denominator": summary}
+        summary, alone = by_phi(lambda i: model_summary(i.delta, resampling=i.resampling))
+        alone["cohens_d_rows"] = rows_cohens_d(default["table5"], base.delta)
+        out["table5"] = rows_cohens_d(summary, release.delta), alone
     if "table2_vs" in default:
 
-        def vs(base_phi: pl.DataFrame, ddof: int) -> pl.DataFrame:
-            return variation_strength(base_phi, ddof=ddof, resampling=base.resampling)
+        def vs(inputs: Inputs, ddof: int) -> pl.DataFrame:
+            return variation_strength(inputs.base_phi, ddof=ddof, resampling=base.resampling)
 
-        out["table2_vs"] = (
-            vs(release.base_phi, 1),
-            {
-                "phi_denominator": vs(release.base_phi, 0),
-                "vs_ddof": vs(base.base_phi, 1),
-            },
-        )
+        _, alone = by_phi(lambda i: vs(i, 0))
+        alone["vs_ddof"] = vs(base, 1)
+        out["table2_vs"] = vs(release, 1), alone
     if "table3" in default:
-        phi_only = category_demographic_table(release.delta, resampling=release.resampling)
+        phi_only, alone = by_phi(lambda i: category_demographic_table(i.delta, resampling=i.resampling))
         table = default["table3"]
-        out["table3"] = (
-            table3_release_bh(phi_only, untestable_p1=True, one_family=True),
-            {
-                "phi_denominator": phi_only,
-                "untestable_p1": table3_release_bh(table, untestable_p1=True, one_family=False),
-                "table3_family": table3_release_bh(table, untestable_p1=False, one_family=True),
-            },
+        alone["min_faces"] = table3_release_bh(
+            untested_below_min_faces(table), untestable_p1=False, one_family=False
         )
+        alone["untestable_p1"] = table3_release_bh(
+            table, untestable_p1=True, one_family=False, empty=table3_empty_cells(table)
+        )
+        alone["table3_family"] = table3_release_bh(table, untestable_p1=False, one_family=True)
+        release_table = table3_release_bh(
+            untested_below_min_faces(phi_only),
+            untestable_p1=True,
+            one_family=True,
+            empty=table3_empty_cells(phi_only),
+        )
+        out["table3"] = release_table, alone
     if "table11" in default:
-        phi_only = demographic_variation_table(release.delta, resampling=release.resampling)
-        out["table11"] = (
-            untestable_as_one(phi_only, []),
-            {
-                "phi_denominator": phi_only,
-                "untestable_p1": untestable_as_one(default["table11"], []),
-            },
+        phi_only, alone = by_phi(lambda i: demographic_variation_table(i.delta, resampling=i.resampling))
+        table = default["table11"]
+        alone["min_faces"] = bh_by_family(untested_below_min_faces(table).drop("p_adj"), []).select(
+            table.columns
         )
+        alone["untestable_p1"] = untestable_as_one(table, [], table11_empty_cells(table))
+        release_table = untestable_as_one(
+            untested_below_min_faces(phi_only), [], table11_empty_cells(phi_only)
+        )
+        out["table11"] = release_table, alone
     return out
 
 
@@ -218,3 +222,18 @@ def cell_differences(table: str, default: pl.DataFrame, variants: Variants) -> p
         ]
         parts.append(rows.with_columns(pl.Series("choice", choice, dtype=pl.String)))
     return pl.concat(parts) if parts else pl.DataFrame(schema=DIFFERENCE_SCHEMA)
+
+
+__all__ = [
+    "CHOICES",
+    "DIFFERENCE_SCHEMA",
+    "TABLE_CELLS",
+    "ReleasePhis",
+    "Variants",
+    "cell_differences",
+    "release_inputs",
+    "release_phi",
+    "release_tables",
+    "table3_release_bh",
+    "untestable_as_one",
+]
