@@ -50,13 +50,17 @@ def _smallest_strength(t: float, df: int, q: float, alpha: float | None) -> floa
         (2.5, 200, 0.5, 0.1),
         (1.5, 50, 1.0, 0.05),
         (-6.0, 40, 1.0, 0.01),
+        (2.0, 3, 1.0, 0.05),  # f* > 1: 1/f* < f_q < f*, not significant
+        (8.0, 3, 1.0, 0.05),
+        (30.0, 4, 1.0, 0.05),
     ],
 )
 def test_the_closed_form_is_the_least_strength_that_reaches_the_bound(
     t: float, df: int, q: float, alpha: float | None
 ) -> None:
-    # (20, 10) and (50, 20) are past 1/f*: the bound is reached by a confounder weaker with the
-    # outcome than with the cue, the closed form's third case; (1.5, 50) is not significant
+    # (20, 10), (50, 20) and (30, 4) are past 1/f*: the bound is reached by a confounder weaker
+    # with the outcome than with the cue, the closed form's third case; (1.5, 50) and (2, 3) are
+    # not significant
     expected = _smallest_strength(t, df, q, alpha)
     assert float(robustness_value(t, df, q=q, alpha=alpha)) == pytest.approx(expected, abs=1e-6)
 

@@ -79,10 +79,10 @@ def robustness_value(
     .. math::
 
         RV_{q,\alpha} = \begin{cases}
-            0 & f_{q,\alpha} \le 0 \\
+            0 & f_q \le f^*_{\alpha} \\
             \tfrac12\left(\sqrt{f_{q,\alpha}^4 + 4 f_{q,\alpha}^2} - f_{q,\alpha}^2\right)
               & f^*_{\alpha} < f_q \le 1/f^*_{\alpha} \\
-            (f_q^2 - f^{*2}_{\alpha})/(1 + f_q^2) & f_q > 1/f^*_{\alpha}
+            (f_q^2 - f^{*2}_{\alpha})/(1 + f_q^2) & f_q > \max(f^*_{\alpha}, 1/f^*_{\alpha})
         \end{cases}
 
     (Cinelli & Hazlett 2020; the third case, where a confounder weaker with the outcome than
@@ -133,7 +133,8 @@ def robustness_value(
     f_crit = np.abs(stats.t.ppf(alpha / 2.0, nu - 1.0)) / np.sqrt(nu - 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         unbound = (1.0 - f_crit**2 / fq**2) / (1.0 / fq**2 + 1.0)
-    rv = np.where(fq > 1.0 / f_crit, unbound, _equal_strength(np.maximum(fq - f_crit, 0.0)))
+    binding = _equal_strength(np.maximum(fq - f_crit, 0.0))  # 0 where f_q <= f*
+    rv = np.where((fq > f_crit) & (fq > 1.0 / f_crit), unbound, binding)
     return np.asarray(np.where(np.isnan(fq), np.nan, rv), dtype=np.float64)
 
 
