@@ -108,14 +108,15 @@ class Report:
         return self.catalog.table(key).render(self.con, self.params)
 
     def table(self, key: str) -> TableOutput | MarkdownOutput:
-        """Display object of the declared table ``key`` (or a "not computed" note)."""
+        """Display object of the declared table ``key`` (or a "not computed" note; nothing for an
+        optional table without rows)."""
         spec = self.catalog.table(key)
         gone = self.missing(spec.requires)
         if gone:
-            return self._absent(f"“{spec.title}”", gone)
+            return MarkdownOutput("") if spec.optional else self._absent(f"“{spec.title}”", gone)
         styled = spec.render(self.con, self.params)
         if styled.n_rows == 0:
-            return MarkdownOutput(f"> **{spec.title}:** {spec.empty}\n")
+            return MarkdownOutput("" if spec.optional else f"> **{spec.title}:** {spec.empty}\n")
         return TableOutput(styled)
 
     def figure(self, key: str) -> FigureOutput | MarkdownOutput:

@@ -59,6 +59,9 @@ class TableSpec:
         stored numbers (thresholds, R², counts) read them at render time too.
     empty : str
         What the report says when the query returns no row.
+    optional : bool
+        Left out of the document without a note when the query returns no row or a source table
+        is missing: a measure the study did not ask for (e.g. ``[audit.faces]``).
     """
 
     key: str
@@ -71,6 +74,7 @@ class TableSpec:
     requires: tuple[str, ...] = ()
     notes_sql: str | None = None
     empty: str = "no rows for the models of this report."
+    optional: bool = False
 
     def fetch(
         self, con: duckdb.DuckDBPyConnection, params: Mapping[str, object] | None = None

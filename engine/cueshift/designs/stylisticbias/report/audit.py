@@ -3,11 +3,13 @@
 Each attribute's SBS with every edit, with the audited edits only, and adjusted for the measured
 unintended changes (``result_audit_sensitivity``), and one sentence on what the audit did. A
 table left by an earlier ``--audit`` run is not shown: the rows must be in this run's manifest.
-Nothing is recomputed here.
+With ``[audit.faces]`` the face models' tables follow (:mod:`.audit_faces`). Nothing is
+recomputed here.
 """
 
 from __future__ import annotations
 
+from cueshift.designs.stylisticbias.report.audit_faces import FACE_TABLES, FACE_TEXTS
 from cueshift.render import (
     MODELS_FILTER,
     Col,
@@ -92,8 +94,9 @@ def audit_summary(report: Source) -> str:
     )
 
 
-AUDIT_TABLES: tuple[TableSpec, ...] = (AUDIT_SENSITIVITY,)
+AUDIT_TABLES: tuple[TableSpec, ...] = (AUDIT_SENSITIVITY, *FACE_TABLES)
 AUDIT_FIGURES: tuple[FigureSpec, ...] = ()
 AUDIT_TEXTS: tuple[TextSpec, ...] = (
     TextSpec("audit_summary", audit_summary, ("result_audit_sensitivity", "result_manifest")),
+    *FACE_TEXTS,
 )

@@ -1,0 +1,114 @@
+"""The report's edit-audit section shows the face models beside CLIP (Tables A2-A4 and a summary
+sentence) when ``[audit.faces]`` rows are stored, and nothing new without them.
+
+The rows are planted (tests/audit/planted_face_models.py); every expected figure is computed here
+in Python from what was planted, or read from the stored summary row by row.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import polars as pl
+import pytest
+
+from cueshift.designs.stylisticbias.report import CATALOG
+from cueshift.render import MarkdownOutput, Report, TableOutput
+from tests.audit.planted_face_models import ITA_BOUND, THRESHOLD, Planted, plant
+
+FACE_KEYS = ("audit_face_identity", "audit_skin_attribute", "audit_skin_group", "audit_face_models")
+
+
+def _num(value: float, decimals: int) -> str:
+    return f"{value:.{decimals}f}".replace("-", "−")
+
+
+@pytest.fixture(scope="module")
+def planted(raw_db: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Planted]:
+    path = tmp_path_factory.mktemp("faces") / "study.duckdb"
+    shutil.copy(raw_db, path)
+    return path, plant(path)
+
+
+def _outputs(path: Path) -> dict[str, str]:
+    """The markdown text of each face-model output of the edit-audit section ('' when left out)."""
+    with Report.open(path, None, CATALOG) as report:
+        shown = {}
+        for key in FACE_KEYS:
+            output = report.text(key) if key == "audit_face_models" else report.table(key)
+            shown[key] = output.text if isinstance(output, MarkdownOutput) else "<table>"
+    return shown
+
+
+def test_without_face_rows_the_section_is_unchanged(raw_db: Path, tmp_path: Path) -> None:
+    assert set(_outputs(raw_db).values()) == {""}
+    older = tmp_path / "older.duckdb"  # written before the face-model tables existed
+    shutil.copy(raw_db, older)
+    with duckdb.connect(str(older)) as con:
+        con.execute("DROP TABLE face_detection")
+        con.execute("DROP TABLE audit_skin_tone")
+    assert set(_outputs(older).values()) == {""}
+
+
+def test_identity_table_puts_face_recognition_beside_clip(planted: tuple[Path, Planted]) -> None:
+    path, rows = planted
+    with Report.open(path, None, CATALOG) as report:
+        output = report.table("audit_face_identity")
+        assert isinstance(output, TableOutput)
+        styled = output.styled
+    shown = {(group, row[0]): row for group, row in zip(styled.groups, styled.texts(), strict=True)}
+    v = rows.variations
+    cells = [
+        ((k, val), v.filter(variation_value=val))
+        for k, val in v.select("feature_key", "variation_value").unique().rows()
+    ]
+    cells.append((("All attributes", "every value"), v))
+    for key, part in cells:
+        row = shown[key]
+        no_face = part.filter((pl.col("base_faces") == 0) | (pl.col("variation_faces") == 0)).height
+        several = part.filter((pl.col("base_faces") > 1) | (pl.col("variation_faces") > 1)).height
+        distances = part["distance"].drop_nulls().to_numpy()
+        assert row[1:4] == [str(part.height), str(no_face), str(several)], key
+        assert row[4:6] == [_num(float(np.median(distances)), 3), _num(float(distances.max()), 3)], key
+        assert row[6] == str(int((distances > THRESHOLD).sum())), key
+        assert row[7] == _num(float(np.median(part["cosine"].to_numpy())), 3), key
+        assert row[8] == str(part["cosine_failed"].sum()), key
+    assert any(f"same person below a distance of {THRESHOLD:.2f}" in note for note in styled.notes)
+    assert any("Detector mtcnn" in note for note in styled.notes)
+
+
+def test_skin_tone_tables_show_the_stored_summary(planted: tuple[Path, Planted]) -> None:
+    path, rows = planted
+    with Report.open(path, None, CATALOG) as report:
+        by_attribute, by_group = report.styled("audit_skin_attribute"), report.styled("audit_skin_group")
+    summary = rows.skin_tone
+    for row in by_attribute.texts():
+        cell = summary.filter(summary="attribute", variation_value=row[0]).row(0, named=True)
+        changes = rows.variations.filter(variation_value=row[0])["ita_change"].drop_nulls().to_numpy()
+        assert row[1] == _num(cell["estimate"], 2)
+        low, high = cell["ci_low"], cell["ci_high"]
+        assert (
+            row[2] == f"[{'+' if low >= 0 else ''}{_num(low, 2)}, {'+' if high >= 0 else ''}{_num(high, 2)}]"
+        )
+        assert row[4] == str(changes.size) and row[5] == str(int((np.abs(changes) > ITA_BOUND).sum()))
+    assert len(by_attribute.rows) == rows.variations["variation_value"].n_unique()
+    groups = summary.filter(pl.col("summary").is_in(["group", "difference"]), feature_key="(all)")
+    assert len(by_group.rows) == groups.height
+    kinds = set(by_group.groups)
+    assert kinds == {"Each group, over every edit", "Each ethnicity minus all other faces"}
+    assert any("ita_bound 8.0" in note for note in by_attribute.notes)
+
+
+def test_summary_sentence_counts_identity_and_skin_tone_changes(planted: tuple[Path, Planted]) -> None:
+    path, rows = planted
+    text = _outputs(path)["audit_face_models"]
+    v = rows.variations
+    off = v.filter((pl.col("base_faces") != 1) | (pl.col("variation_faces") != 1)).height
+    distances = v["distance"].drop_nulls().to_numpy()
+    changes = v["ita_change"].drop_nulls().to_numpy()
+    assert f"of {v.height} audited variations, {off} had no face or several faces" in text
+    assert f"{int((distances > THRESHOLD).sum())} of {distances.size} changed identity" in text
+    assert f"; {int((np.abs(changes) > ITA_BOUND).sum())} moved skin tone past the bound." in text
