@@ -1,6 +1,7 @@
 """StylisticBias report: shift or no shift at the study's smallest effects of interest, read from
-``result_equivalence`` (two one-sided tests; docs/equivalence.md). A non-significant SBS is shown
-as *equivalent to no shift* or *inconclusive*, never as a bare "n.s.". Nothing is recomputed here.
+``result_equivalence`` (two one-sided tests; for VS a one-sided bound; docs/equivalence.md). A
+non-significant SBS, model difference or VS is shown as *equivalent to no shift* or
+*inconclusive*, never as a bare "n.s.". Nothing is recomputed here.
 """
 
 from __future__ import annotations
@@ -65,21 +66,58 @@ MODEL_EQUIVALENCE = TableSpec(
 )
 
 
-def equivalence_summary(report: Source) -> str:
-    """One sentence: how many attribute SBS rows are shifts, shown to be no shift, or inconclusive."""
-    rows = report.query(f"""
-        SELECT verdict, count(*) AS n, string_agg(DISTINCT variation_category, ', '
-               ORDER BY variation_category) AS attributes
-        FROM result_equivalence
-        WHERE quantity = 'delta' AND {_ALL_SCENARIOS} AND {MODELS_FILTER} AND verdict IS NOT NULL
-        GROUP BY verdict ORDER BY verdict""")
-    if rows.height == 0:
-        return "No attribute has enough faces for a test.\n"
-    parts = [f"{r['n']} {r['verdict']} ({r['attributes']})" for r in rows.iter_rows(named=True)]
-    return "Attribute × model SBS at the declared smallest effect of interest: " + "; ".join(parts) + ".\n"
-
-
-EQUIVALENCE_TABLES: tuple[TableSpec, ...] = (EQUIVALENCE, MODEL_EQUIVALENCE)
-EQUIVALENCE_TEXTS: tuple[TextSpec, ...] = (
-    TextSpec("equivalence_summary", equivalence_summary, _REQUIRES),
+VS_EQUIVALENCE = TableSpec(
+    key="vs_equivalence",
+    title="Table E3. Do demographic groups differ? Each model's VS against the smallest VS of interest",
+    sql=f"""
+    SELECT dimension, model_id, estimate, ci_low, ci_high, margin, p_adj, p_shift_adj, verdict, n
+    FROM result_equivalence
+    WHERE quantity = 'vs' AND scenario_category IS NULL AND {MODELS_FILTER}
+    ORDER BY dimension, model_id
+    """,
+    columns=(
+        Col("dimension", "Dimension", align="left"),
+        Col("model_id", "Model", align="left"),
+        Col("estimate", "VS", number(3)),
+        Col("ci_low", "90% CI", ci(3, signed=False), args=("ci_high",)),
+        Col("margin", "Margin", number(3)),
+        Col("p_adj", "p_adj (VS < margin)", number(4)),
+        Col("p_shift_adj", "p_adj (VS = 0)", number(4)),
+        Col("verdict", "Verdict", align="left"),
+        Col("n", "Faces", fmt_integer),
+    ),
+    notes=(
+        "VS and its interval as Table 2 (bias-corrected; the image of a confidence ball for the group "
+        "means, averaged over scenarios), at level 1 − 2α: each bound is a one-sided 1 − α bound. "
+        "Equivalent to no shift: the BH-adjusted p of VS < margin below α (unadjusted: the upper bound "
+        "below the margin); shift: the BH-adjusted test of VS = 0 below α (the lower bound above 0); "
+        "else inconclusive. Conservative beyond two groups and one scenario (docs/equivalence.md).",
+    ),
+    requires=_REQUIRES,
 )
+
+
+def equivalence_summary(report: Source) -> str:
+    """One sentence each: how many attribute SBS rows, and how many model × dimension VS rows, are
+    shifts, shown to be no shift, or inconclusive."""
+    sentences = []
+    for quantity, key, what in (
+        ("delta", "variation_category", "Attribute × model SBS"),
+        ("vs", "dimension", "Demographic dimension × model VS"),
+    ):
+        level = _ALL_SCENARIOS if quantity == "delta" else "scenario_category IS NULL"
+        rows = report.query(f"""
+            SELECT verdict, count(*) AS n, string_agg(DISTINCT {key}, ', ' ORDER BY {key}) AS keys
+            FROM result_equivalence
+            WHERE quantity = '{quantity}' AND {level} AND {MODELS_FILTER} AND verdict IS NOT NULL
+            GROUP BY verdict ORDER BY verdict""")
+        if rows.height:
+            parts = [f"{r['n']} {r['verdict']} ({r['keys']})" for r in rows.iter_rows(named=True)]
+            sentences.append(f"{what} at the declared smallest effect of interest: {'; '.join(parts)}.")
+    if not sentences:
+        return "No attribute or dimension has enough faces for a test.\n"
+    return " ".join(sentences) + "\n"
+
+
+EQUIVALENCE_TABLES: tuple[TableSpec, ...] = (EQUIVALENCE, MODEL_EQUIVALENCE, VS_EQUIVALENCE)
+EQUIVALENCE_TEXTS: tuple[TextSpec, ...] = (TextSpec("equivalence_summary", equivalence_summary, _REQUIRES),)
