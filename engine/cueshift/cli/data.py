@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cueshift.cli._common import DbOption, StudyOption, console
+from cueshift.cli._common import DbOption, console
 
 import_app = typer.Typer(
     no_args_is_help=True,
@@ -59,7 +59,12 @@ def import_judgments_command(
     folder: Annotated[
         Path, typer.Argument(help="Release checkout, its output/ folder or output/judgements/.")
     ],
-    study: StudyOption = "default",
+    study: Annotated[
+        str,
+        typer.Option(
+            "--study", "-s", help="Study file (TOML) whose image set holds the judged images (required)."
+        ),
+    ] = "default",
     db: DbOption = None,
     workers: Annotated[
         int | None, typer.Option(help="Processes reading the files (default: the CPU count).")

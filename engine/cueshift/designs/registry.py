@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Union
 
 from pydantic import Field, TypeAdapter
 
+from cueshift.designs.imported_judges import explain_no_judge
 from cueshift.designs.protocol import Design
 from cueshift.errors import ConfigError
 from cueshift.schemas.results import (
@@ -232,7 +233,10 @@ def load_study(path: str | Path | None = None) -> Study:
         the file and the field).
     """
     data, source = read_study_file(path)
-    return parse_study(data, source)
+    try:
+        return parse_study(data, source)
+    except ConfigError as error:
+        raise explain_no_judge(error, data) from None
 
 
 __all__ = [

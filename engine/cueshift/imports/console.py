@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from cueshift._console import FitTable
+from cueshift.designs.imported_judges import IMPORT_BACKEND
 from cueshift.render import fmt_integer, fmt_num
 
 if TYPE_CHECKING:
@@ -95,6 +96,14 @@ def print_judgment_summary(result: JudgmentImport, console: Console) -> None:
     )
     if result.croissant:
         console.print(f"release: {result.croissant}", markup=False, soft_wrap=True)
+    if not result.study_lists_models:
+        tables = " ".join(f'[[models]] model_id = "{m}" backend = "{IMPORT_BACKEND}"' for m in result.models)
+        console.print(
+            "note: the study file lists no [[models]]; for analyze and report to read these "
+            f"judgments add {tables}",
+            markup=False,
+            soft_wrap=True,
+        )
     table = FitTable(title="Our strict parser vs the release's chosen_option (per judgment)")
     columns = {
         "n": "judgments",

@@ -42,6 +42,7 @@ import polars as pl
 from cueshift import store
 from cueshift.designs import design_of, parse_study
 from cueshift.designs.forced_choice import JUDGMENT_KEY
+from cueshift.designs.imported_judges import IMPORT_BACKEND
 from cueshift.designs.registry import scenario_sets, study_scenarios
 from cueshift.errors import CueshiftError
 from cueshift.execution.runner import model_frame
@@ -51,7 +52,6 @@ from cueshift.images.stylisticbias import release_root
 from cueshift.imports.release_rows import agreement_table, echo_counts, judgment_frames, match_study
 from cueshift.study.config import Study, read_study_file
 
-IMPORT_BACKEND = "release-import"
 BATCH_ROWS = 250_000
 MODEL_ID = re.compile(r"^[A-Za-z0-9_.\-]+$")
 
@@ -68,6 +68,7 @@ class JudgmentImport:
     agreement: pl.DataFrame  # per model: our parse vs the release's chosen_option, echo_stripped
     seconds: float
     croissant: str | None = None
+    study_lists_models: bool = True  # False: the study file has no [[models]] (analyze needs them)
 
 
 def _model_rows(study: Study, models: list[str]) -> pl.DataFrame:
@@ -99,14 +100,22 @@ def _model_folders(folder: Path) -> list[str]:
     return models
 
 
-def _import_study(study_file: str | Path, folder: Path) -> Study:
+def _import_study(study_file: str | Path, folder: Path) -> tuple[Study, bool]:
     """The study file, read as listing every model folder (backend ``release-import``) when it
-    has no ``[[models]]``."""
+    has no ``[[models]]``, and whether it has."""
     data, source = read_study_file(study_file)
     models = _model_folders(folder)
-    if not data.get("models"):
+    listed = bool(data.get("models"))
+    if not listed:
         data = {**data, "models": [_imported_model(m) for m in models]}
-    return parse_study(data, source)
+    return parse_study(data, source), listed
+
+
+#: Why ``import judgments`` needs a study file (the default study's images are not the release's).
+NO_STUDY = (
+    "import judgments needs a study file (--study F) whose image set holds the judged images: "
+    '[image_set] kind = "stylisticbias", root = the release checkout (docs/importing.md)'
+)
 
 
 def _imported_model(model_id: str) -> dict[str, object]:
@@ -146,7 +155,7 @@ def _new_rows(con: duckdb.DuckDBPyConnection, judgments: pl.DataFrame) -> pl.Dat
 
 def import_judgments(
     root: Path,
-    study_file: str | Path,
+    study_file: str | Path | None,
     *,
     database: Path | None = None,
     workers: int | None = None,
@@ -160,7 +169,8 @@ def import_judgments(
     root
         The release checkout, its ``output`` folder or its ``judgements`` folder.
     study_file
-        The study whose image set holds the judged images (``[image_set] kind = "stylisticbias"``).
+        The study whose image set holds the judged images (``[image_set] kind = "stylisticbias"``);
+        ``None`` or ``'default'`` (no study file) is refused up front (:data:`NO_STUDY`).
     database
         Study database (default: the study's).
     workers
@@ -173,9 +183,12 @@ def import_judgments(
     CueshiftError
         One line naming the file and field; the database is not touched.
     """
+    if study_file is None or str(study_file) == "default":
+        raise CueshiftError(NO_STUDY)
     started = time.perf_counter()
     folder = judgements_folder(root)
-    study = without_placebos(_import_study(study_file, folder))
+    parsed, listed = _import_study(study_file, folder)
+    study = without_placebos(parsed)
     workload = design_of(study).workload(study, progress=progress)
     if "judgment" not in {kind.table for kind in workload.units}:
         raise CueshiftError(f"{study_file}: design {study.design!r} stores no forced-choice judgments")
@@ -215,4 +228,5 @@ def import_judgments(
         agreement=agreement,
         seconds=time.perf_counter() - started,
         croissant=_croissant(study),
+        study_lists_models=listed,
     )
