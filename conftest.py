@@ -127,6 +127,7 @@ SLOW_TESTS = (
     "tests/inference/test_openai_vllm.py",
     "engine/cueshift/api/_commands.py",
     "tests/stats/test_compat_release.py",
+    "tests/designs/test_audit_real_faces_e2e.py",  # real face models end to end: 100 s wall, 40 s CPU
 )
 
 

@@ -286,8 +286,8 @@ def audit_study(study: Study, database: Path, *, console: Console, progress: boo
 
 def _base_demographics(study: Study) -> pl.DataFrame:
     """``face_id, ethnicity, gender`` of the image set's faces (the face findings' groups)."""
-    image = load_image_set(study.image_set, study.variations, progress=False).image
-    return image.select("face_id", "ethnicity", "gender").unique("face_id", keep="first")
+    faces = load_image_set(study.image_set, study.variations, progress=False).face  # not .image
+    return faces.select("face_id", "ethnicity", "gender").unique("face_id", keep="first")
 
 
 def _check_encoder(study: Study) -> None:

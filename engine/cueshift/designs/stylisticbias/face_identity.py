@@ -1,4 +1,4 @@
-"""The face model's identity verdicts in ``cueshift analyze --min-identity`` (docs/decisions.md D37).
+"""The face model's identity verdicts in ``cueshift analyze --min-identity`` (docs/decisions.md D38).
 
 With ``[audit.faces] identity_filter = true`` and a recogniser, ``--min-identity X`` drops a
 variation when its CLIP cosine is below ``X`` **or** the stored face-model audit says the face
