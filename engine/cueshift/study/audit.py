@@ -85,7 +85,8 @@ class FacesConfig(Section):
     )
     identity_filter: bool = Field(
         default=False,
-        description="--min-identity also drops variations whose face-recognition distance fails (> 0.6)",
+        description="--min-identity also drops variations the face models cannot verify: distance > 0.6, "
+        "or no single face on base and variation (docs/faces.md)",
     )
 
 
