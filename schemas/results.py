@@ -39,7 +39,9 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #: 9: ``result_manifest.prereg_sha256`` and ``exploratory`` (``cueshift analyze --prereg``).
 #: 10: ``result_equivalence.dimension`` (the VS rows, ``quantity = 'vs'``; ``variation_category``
 #:     null there).
-RESULT_SCHEMA_VERSION = 10
+#: 11: ``result_audit_sensitivity`` gets the robustness values of its SBS (``all_rv``,
+#:     ``all_rv_alpha``, ``all_partial_r2`` and the ``audited_`` ones; the report reads them).
+RESULT_SCHEMA_VERSION = 11
 
 
 class AnalysisManifestSchema(ResultModel):

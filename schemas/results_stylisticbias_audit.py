@@ -18,7 +18,12 @@ class AuditSensitivitySchema(Result):
     face-weighted regression of Δ on the confound differences with face-clustered errors), with
     intervals; the changes against ``all_sbs``; the variations, those that failed and the faces;
     the confound measures the adjustment used and their joint face-clustered Wald test
-    (``statistic`` χ², ``df``, ``p``: do the unintended changes move Δ at all?)."""
+    (``statistic`` χ², ``df``, ``p``: do the unintended changes move Δ at all?); and, for the SBS
+    over every edit and over the audited ones, what the audit cannot see (Cinelli & Hazlett 2020,
+    in the face-level model of the SBS): the partial R² of the cue with the judgment
+    (``<set>_partial_r2``), the robustness value (``<set>_rv``: the share of the residual
+    variance of both cue and judgment an unmeasured side effect of the edit must explain to erase
+    the SBS) and ``<set>_rv_alpha`` (to make it non-significant at 1 − the interval's level)."""
 
     model_id: str
     feature_key: str
@@ -42,6 +47,12 @@ class AuditSensitivitySchema(Result):
     statistic: float | None = pa.Field(nullable=True, ge=0.0)
     df: pl.Int64 = pa.Field(ge=0)
     p: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    all_partial_r2: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    all_rv: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    all_rv_alpha: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    audited_partial_r2: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    audited_rv: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    audited_rv_alpha: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
     ci_method: str = pa.Field(isin=["bca", "percentile"])
     audit: str = pa.Field(isin=["strict", "report"])
 

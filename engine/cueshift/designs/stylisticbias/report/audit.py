@@ -20,8 +20,10 @@ from cueshift.render import (
     ci,
     fmt_integer,
     fmt_number,
+    fmt_percent,
     fmt_pvalue,
     number,
+    percent,
     stub,
 )
 from cueshift.stats import POOLED
@@ -37,7 +39,9 @@ AUDIT_SENSITIVITY = TableSpec(
     SELECT CASE WHEN model_id = '{POOLED}' THEN 'Pooled over models' ELSE model_id END AS model,
            feature_key, all_sbs, all_ci_low, all_ci_high, audited_sbs, audited_ci_low, audited_ci_high,
            adjusted_sbs, adjusted_ci_low, adjusted_ci_high, change_audited, change_adjusted,
-           n_variations, n_failed, p
+           n_variations, n_failed, p,
+           CASE WHEN audit = 'strict' THEN audited_rv ELSE all_rv END AS rv,
+           CASE WHEN audit = 'strict' THEN audited_rv_alpha ELSE all_rv_alpha END AS rv_alpha
     FROM result_audit_sensitivity WHERE {_MODELS} AND {_CURRENT}
     ORDER BY model_id = '{POOLED}' DESC, model_id, feature_key
     """,
@@ -54,6 +58,8 @@ AUDIT_SENSITIVITY = TableSpec(
         Col("n_variations", "Variations", fmt_integer),
         Col("n_failed", "Failed", fmt_integer),
         Col("p", "p (confounds)", fmt_pvalue),
+        Col("rv", "RV", percent(1)),
+        Col("rv_alpha", "RV (α)", percent(1)),
     ),
     group="model",
     notes=(
@@ -65,6 +71,12 @@ AUDIT_SENSITIVITY = TableSpec(
         "background, pose ...; pixel statistics carry the cue itself and adjust nothing) attributes to them; "
         "the intercept, with a face-clustered CI. Δ audited / Δ adjusted: the change against SBS (all). "
         "p (confounds): face-clustered Wald test that the unintended changes do not move Δ.",
+        "RV: robustness value (Cinelli & Hazlett 2020) of the SBS the other tables report (audited "
+        "edits under `--audit strict`, every edit under `report`), in its face-level model: an "
+        "unmeasured side effect of the edits that explains this share of the residual variance of "
+        "both the cue and the judgment (within faces) erases the SBS, one that explains less of both "
+        "cannot. RV (α): the share that makes it non-significant at the intervals' level (0: it is not "
+        "significant to begin with).",
     ),
     requires=("result_audit_sensitivity", "result_manifest"),
     empty="no edit audit in these results: run `cueshift audit`, then `cueshift analyze --audit report`.",
@@ -72,7 +84,8 @@ AUDIT_SENSITIVITY = TableSpec(
 
 
 def audit_summary(report: Source) -> str:
-    """One sentence: the ``--audit`` mode, the edits that failed, the largest SBS changes."""
+    """One sentence: the ``--audit`` mode, the edits that failed, the largest SBS changes; and one
+    on the least robust significant shift (:func:`robustness_reading`)."""
     rows = report.query(f"""
         SELECT (SELECT any_value(audit) FROM result_manifest WHERE name = 'audit_sensitivity') AS mode,
                sum(n_failed) AS n_failed, sum(n_variations) AS n,
@@ -90,7 +103,32 @@ def audit_summary(report: Source) -> str:
         f"{fmt_integer(r['n_failed'])} of {fmt_integer(r['n'])} variations failed the edit audit and are "
         f"{fate}; the largest change of an attribute's SBS is {fmt_number(r['audited'], 4)} with the "
         f"audited edits only and {fmt_number(r['adjusted'], 4)} adjusted for the measured unintended "
-        "changes.\n"
+        "changes." + robustness_reading(report) + "\n"
+    )
+
+
+def robustness_reading(report: Source) -> str:
+    """One sentence (with a leading space): how many shifts are significant and how strong an
+    unmeasured side effect of the edits would have to be to erase the least robust of them."""
+    rows = report.query(f"""
+        SELECT model_id, feature_key,
+               CASE WHEN audit = 'strict' THEN audited_rv ELSE all_rv END AS rv,
+               CASE WHEN audit = 'strict' THEN audited_rv_alpha ELSE all_rv_alpha END AS rv_alpha
+        FROM result_audit_sensitivity WHERE {_MODELS} AND {_CURRENT} AND all_rv IS NOT NULL
+        ORDER BY rv_alpha > 0 DESC, rv, model_id, feature_key""")
+    if rows.height == 0:
+        return ""
+    n_significant = int((rows["rv_alpha"] > 0).sum())
+    if n_significant == 0:
+        return f" None of the {rows.height} attribute shifts is significant in its face-level t test."
+    r = rows.row(0, named=True)
+    model = "pooled over models" if r["model_id"] == POOLED else r["model_id"]
+    return (
+        f" {n_significant} of {rows.height} attribute shifts are significant in their face-level t "
+        "test; the least robust "
+        f"({r['feature_key']}, {model}) is erased by an unmeasured side effect of the edits that "
+        f"explains {fmt_percent(r['rv'], 1)} of the residual variance of both cue and judgment, "
+        f"and made non-significant by one that explains {fmt_percent(r['rv_alpha'], 1)}."
     )
 
 

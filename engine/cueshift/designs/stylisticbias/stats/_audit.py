@@ -1,11 +1,13 @@
 """The edit audit carried into the results: each attribute's SBS with every edit, with the audited
-edits only, and adjusted for the measured unintended changes (``result_audit_sensitivity``).
+edits only, and adjusted for the measured unintended changes (``result_audit_sensitivity``), with
+the robustness value of the first two to the unintended changes the audit cannot see.
 
 The two unadjusted SBS are the face-level means of seed 000 Eq. 4 with the face-level cluster
 bootstrap every SBS table uses (:func:`~cueshift.stats.face_sums`,
 :func:`~cueshift.stats.cluster_bootstrap`); the adjusted SBS is the intercept of a
 face-weighted regression of Δ on the edit's unintended changes
-(:mod:`~cueshift.designs.stylisticbias.stats._audit_adjust`).
+(:mod:`~cueshift.designs.stylisticbias.stats._audit_adjust`). The robustness values are those of
+the face-level model of each SBS (:func:`~cueshift.stats.face_robustness`; Cinelli & Hazlett 2020).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from cueshift.stats import (
     cluster_bootstrap,
     coarsen,
     face_multiplicities,
+    face_robustness,
     face_sums,
     returns,
     study_faces,
@@ -29,6 +32,8 @@ from cueshift.stats import (
 
 #: ``edit_audit.source`` of the measures computed from pixels (image statistics, changed pixels).
 PIXELS = "pixels"
+#: The robustness columns of the ``all`` and ``audited`` SBS (``<set>_<column>``).
+_ROBUSTNESS = ("partial_r2", "rv", "rv_alpha")
 
 
 def audit_variations(rows: pl.DataFrame) -> tuple[pl.DataFrame, tuple[str, ...]]:
@@ -99,7 +104,20 @@ def audit_sensitivity(
       change would have caused, when Δ is linear in the changes.
 
     ``all_*`` and ``audited_*`` intervals are the face-level cluster bootstrap of the SBS tables
-    (one face draw shared by every row). ``change_audited = audited_sbs - all_sbs`` and
+    (one face draw shared by every row). Beside each of these two SBS, the sensitivity to an
+    unmeasured side effect of the edits (Cinelli & Hazlett 2020; :func:`~cueshift.stats.face_robustness`):
+    in the face-level model of the SBS (the OLS fit of the :math:`|F|` face means on an intercept,
+    which is the fit of the judgments on the cue with face fixed effects), with
+    :math:`t = \mathrm{SBS}\sqrt{|F|}/s` and :math:`\nu = |F| - 1`, ``<set>_partial_r2`` is
+    :math:`R^2_{Y\sim D|F} = t^2/(t^2+\nu)`, ``<set>_rv`` the robustness value :math:`RV_1`
+    (a side effect explaining that share of the residual variance of both cue and judgment
+    erases the SBS; one explaining less of both cannot) and ``<set>_rv_alpha``
+    :math:`RV_{1,\alpha}` with :math:`\alpha` = 1 − the interval's level (enough to make it
+    non-significant); null where fewer than 3 faces have a value or all are equal. The adjusted
+    SBS gets none: its face-clustered t is no OLS t, for which :math:`t^2/(t^2+\nu)` is the
+    partial :math:`R^2`.
+
+    ``change_audited = audited_sbs - all_sbs`` and
     ``change_adjusted = adjusted_sbs - all_sbs``. A confound measure that is constant within a
     row, or a linear combination of those before it, is left out of the row's fit (``confounds``
     lists those used); with no more faces than parameters the adjusted columns are null.
@@ -113,7 +131,8 @@ def audit_sensitivity(
     mode : {'strict', 'report'}
         The ``--audit`` of the run (stored with every row).
     resampling : Resampling
-        The face-level bootstrap settings of the SBS tables (its ``test`` is not used).
+        The face-level bootstrap settings of the SBS tables (its ``test`` is not used); its
+        ``confidence_level`` also sets the :math:`\alpha` of ``<set>_rv_alpha``.
 
     Returns
     -------
@@ -125,6 +144,8 @@ def audit_sensitivity(
     ----------
     .. [1] Liang, K.-Y. & Zeger, S. L. (1986). Longitudinal data analysis using generalized
        linear models. *Biometrika* 73, 13–22.
+    .. [2] Cinelli, C. & Hazlett, C. (2020). Making sense of sensitivity: extending omitted
+       variable bias. *Journal of the Royal Statistical Society B* 82, 39–67.
     """
     confounds = [c for c in audit.columns if c not in ("image_id", *CELLS, "failed", "reason")]
     rows = (
@@ -142,8 +163,14 @@ def audit_sensitivity(
     boot, _ = cluster_bootstrap(
         values, confidence_level=resampling.confidence_level, method=resampling.ci_method, multiplicities=w
     )
+    robust = face_robustness(values, alpha=1.0 - resampling.confidence_level)
     sbs = cells.with_columns(
-        sbs=pl.Series(boot.estimate), ci_low=pl.Series(boot.ci_low), ci_high=pl.Series(boot.ci_high)
+        sbs=pl.Series(boot.estimate),
+        ci_low=pl.Series(boot.ci_low),
+        ci_high=pl.Series(boot.ci_high),
+        partial_r2=pl.Series(robust.partial_r2),
+        rv=pl.Series(robust.rv),
+        rv_alpha=pl.Series(robust.rv_alpha),
     )
     pooled = rows.with_columns(model_id=pl.lit(POOLED))
     per_variation = (
@@ -195,11 +222,13 @@ def _face_means(fine: FaceSums) -> tuple[pl.DataFrame, F64]:
 
 
 def _set_columns(sbs: pl.DataFrame, name: str) -> dict[str, float | None]:
-    """``<name>_sbs, <name>_ci_low, <name>_ci_high`` of one row (null when the set is empty)."""
+    """``<name>_sbs, <name>_ci_low, <name>_ci_high`` and the robustness columns of one row (null
+    when the set is empty)."""
     row = sbs.filter(pl.col("set") == name)
+    columns = ("sbs", "ci_low", "ci_high", *_ROBUSTNESS)
     if row.height == 0:
-        return {f"{name}_sbs": None, f"{name}_ci_low": None, f"{name}_ci_high": None}
-    return {f"{name}_{c}": _number(row[c][0]) for c in ("sbs", "ci_low", "ci_high")}
+        return {f"{name}_{c}": None for c in columns}
+    return {f"{name}_{c}": _number(row[c][0]) for c in columns}
 
 
 def _counts(variations: pl.DataFrame) -> dict[str, int]:
@@ -228,6 +257,7 @@ def _frame(rows: list[dict[str, object]]) -> pl.DataFrame:
     for count in ("n_variations", "n_failed", "n_audited", "n_adjusted", "n_faces", "df"):
         schema[count] = pl.Int64
     schema |= {"confounds": pl.String, "statistic": pl.Float64, "p": pl.Float64}
+    schema |= {f"{name}_{c}": pl.Float64 for name in floats[:2] for c in _ROBUSTNESS}
     schema |= {"ci_method": pl.String, "audit": pl.String}
     frame = pl.DataFrame(rows, schema=schema).with_columns(
         change_audited=pl.col("audited_sbs") - pl.col("all_sbs"),
