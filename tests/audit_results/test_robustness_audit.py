@@ -96,12 +96,13 @@ def test_a_planted_side_effect_the_audit_cannot_see(delta: pl.DataFrame) -> None
 def test_the_report_shows_the_robustness_of_the_shifts_it_reports(tmp_path: Path) -> None:
     con = store.open_study(tmp_path / "study.duckdb")
     write_study(con, simulate_study(SimulationSpec(n_faces=16, models=("m-a", "m-b"), seed=6)))
-    variations = pl.from_arrow(
+    images = pl.from_arrow(
         con.sql(
             "SELECT * FROM image WHERE role = 'variation' AND evaluated AND feature_key <> 'placebo'"
         ).to_arrow_table()
-    ).select(VARIATION)
-    assert isinstance(variations, pl.DataFrame)
+    )
+    assert isinstance(images, pl.DataFrame)
+    variations = images.select(VARIATION)
     failed = set(variations["image_id"].sample(fraction=0.2, seed=1))
     write_tables(
         con, {"edit_audit": audit_rows(variations, failed, {"pixels:b": np.zeros(variations.height)})}
