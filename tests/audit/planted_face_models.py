@@ -19,6 +19,7 @@ from cueshift.designs._audit_detections import DETECTION_SCHEMA
 from cueshift.designs._audit_rows import AUDIT_SCHEMA
 from cueshift.designs._audit_skin import skin_tone_summary
 from cueshift.store.edit_audit import replace_edit_audit
+from cueshift.views import PLACEBO_FEATURE_KEY
 
 THRESHOLD = 0.6  # dlib's same-person distance
 ITA_BOUND = 8.0
@@ -48,14 +49,15 @@ def plant(db: Path, *, per_value: int = 6) -> Planted:
     values (by name) into ``db``."""
     con = store.open_study(db)
     try:
+        audited = f"role = 'variation' AND evaluated AND lower(feature_key) <> '{PLACEBO_FEATURE_KEY}'"
         values = con.sql(
-            "SELECT variation_value FROM image WHERE role = 'variation' GROUP BY ALL "
+            f"SELECT variation_value FROM image WHERE {audited} GROUP BY ALL "
             f"HAVING count(*) >= {per_value} ORDER BY variation_value LIMIT 2"
         ).fetchall()
         picked = con.sql(
             "SELECT image_id, base_image_id, face_id, feature_key, variation_value FROM ("
             "SELECT *, row_number() OVER (PARTITION BY variation_value ORDER BY image_id) AS k FROM image "
-            "WHERE role = 'variation' AND list_contains(?, variation_value)) WHERE k <= ? ORDER BY image_id",
+            f"WHERE {audited} AND list_contains(?, variation_value)) WHERE k <= ? ORDER BY image_id",
             params=[[v[0] for v in values], per_value],
         ).pl()
         faces = con.sql("SELECT face_id, ethnicity, gender FROM face").pl()

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from cueshift import store
 from cueshift.designs.page_helpers import NotFound
 from cueshift.render import Col, Pivot, fmt_percent, fmt_text, stub
-from cueshift.viewer import audit, charts, noise, quality, summaries, tables
+from cueshift.viewer import audit, charts, face_models, noise, quality, summaries, tables
 from cueshift.viewer.filters import Filters
 
 if TYPE_CHECKING:
@@ -90,6 +90,7 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
         floor = summaries.noise_floor(con, f)
         identity = quality.summary(con)
         edits = audit.summary(con)
+        faces = face_models.summary(con)
         stored_floor = noise.summary(con, f, viewer.source.tables)
     finally:
         con.close()
@@ -143,6 +144,7 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
         "stored": stored,
         "identity": identity,
         "edits": edits,
+        "faces": faces,
     }
     return "overview.html", context
 
@@ -170,6 +172,7 @@ def attribute(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         measures = audit.of_value(con, value)
         audits = audit.of_images(con, [str(i) for i in picks["image_id"]])
         edits = audit.summary(con, value)
+        skin_table = face_models.of_value(con, value)
     finally:
         con.close()
     return "attribute.html", {
@@ -186,6 +189,7 @@ def attribute(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         ],
         "audit_table": _audit_table(measures) if measures.height else None,
         "edits": edits,
+        "skin_table": skin_table,
     }
 
 

@@ -8,7 +8,8 @@ analyze``, so a number on a page is the number of the views — and ``counts``, 
 model × scenario category × demographic cell. Raw judgments are read from the
 attached file only for the drill-down of one image × scenario. After the build, file-system
 access is switched off and the configuration locked: no page can reach another file. The
-quality tables (``image_identity``, ``edit_audit``) are copied too, empty when the file has none.
+quality tables (``image_identity``, ``edit_audit``, the face models' ``face_detection`` and
+``audit_skin_tone``) are copied too, empty when the file has none.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from cueshift.store.readonly import LOCKED_CONFIG
 from cueshift.store.result_version import MANIFEST, stale_results_line
 from cueshift.store.snapshot import readable, tell_reader
 from cueshift.study.config import DEFAULT_DESIGN
-from cueshift.viewer import audit, quality
+from cueshift.viewer import audit, face_models, quality
 
 #: Dimension tables copied into memory (small: at paper scale 16 k images).
 DIMENSIONS: tuple[str, ...] = ("face", "image", "scenario", "model", "prompt_variant", "stimulus")
@@ -179,6 +180,7 @@ def open_source(path: str | Path) -> Source:
         min_identity = quality.applied_min_identity(con, tables)
         quality.materialise(con, tables, min_identity)
         audit.materialise(con, tables)
+        face_models.materialise(con, tables)
         edits = audit.summary(con)
         _lock(con)
     except BaseException:
