@@ -2,7 +2,8 @@
 (``cueshift analyze --audit strict|report``).
 
 ``audit_sensitivity`` shows, per model × attribute, what the audit changes: the SBS with every
-edit, with the audited edits only, and adjusted for the measured unintended changes
+edit, with the audited edits only, and adjusted for the measured unintended changes, and the
+robustness value of the first two to the side effects the audit cannot see
 (:func:`~cueshift.designs.stylisticbias.stats.audit_sensitivity`). It runs only with ``--audit``.
 
 Declared with :class:`cueshift.stats.Declarations` over
@@ -28,7 +29,8 @@ DECLARED = Declarations(SUITE)
     source="delta, edit_audit",
     grouping="model (and pooled) x attribute (feature_key)",
     statistic="face-level mean Delta (bootstrap CI); WLS intercept of Delta on confound differences, "
-    "face-clustered CI and Wald test",
+    "face-clustered CI and Wald test; robustness values RV, RV_alpha (Cinelli & Hazlett 2020) of the "
+    "face-level fit",
     family="none",
     when=lambda settings: settings.audit is not None,
 )
