@@ -3,8 +3,9 @@
 A non-significant test does not show that a cue leaves a judgment alone; an equivalence test
 against a declared smallest effect of interest does (two one-sided tests, TOST; Schuirmann 1987;
 Lakens 2017). With this section ``cueshift analyze`` writes ``result_equivalence``: per model,
-variation attribute and scenario category, whether the shift is a *shift*, *equivalent to no
-shift* or *inconclusive* at these margins (docs/equivalence.md).
+variation attribute and scenario category (and per model, demographic dimension and scenario
+category for the VS), whether the shift is a *shift*, *equivalent to no shift* or *inconclusive*
+at these margins (docs/equivalence.md).
 """
 
 from __future__ import annotations
