@@ -115,7 +115,9 @@ def _frame(out: list[tuple[object, ...]]) -> pl.DataFrame:
         "n_faces": pl.Int64,
     }
     frame = pl.DataFrame(out, schema=schema, orient="row")
-    return frame.with_columns(pl.col("estimate", "ci_low", "ci_high").fill_nan(None))  # NaN: too few faces
+    frame = frame.with_columns(pl.col("estimate", "ci_low", "ci_high").fill_nan(None))  # NaN: too few faces
+    one_face = pl.col("n_faces") < 2  # no interval from a single cluster (its bootstrap draws one value)
+    return frame.with_columns(pl.when(~one_face).then(pl.col(c)).alias(c) for c in ("ci_low", "ci_high"))
 
 
 __all__ = ["skin_tone_summary"]
