@@ -19,7 +19,7 @@ from cueshift.designs.stylisticbias.report import CATALOG
 from cueshift.render import MarkdownOutput, Report, TableOutput
 from tests.audit.planted_face_models import ITA_BOUND, THRESHOLD, Planted, plant
 
-FACE_KEYS = ("audit_face_identity", "audit_skin_attribute", "audit_skin_group", "audit_face_models")
+FACE_KEYS = ("audit_face_identity", "audit_skin_attribute", "audit_skin_group")
 
 
 def _num(value: float, decimals: int) -> str:
@@ -38,7 +38,7 @@ def _outputs(path: Path) -> dict[str, str]:
     with Report.open(path, None, CATALOG) as report:
         shown = {}
         for key in FACE_KEYS:
-            output = report.text(key) if key == "audit_face_models" else report.table(key)
+            output = report.table(key)
             shown[key] = output.text if isinstance(output, MarkdownOutput) else "<table>"
     return shown
 
@@ -102,13 +102,23 @@ def test_skin_tone_tables_show_the_stored_summary(planted: tuple[Path, Planted])
     assert any("ita_bound 8.0" in note for note in by_attribute.notes)
 
 
-def test_summary_sentence_counts_identity_and_skin_tone_changes(planted: tuple[Path, Planted]) -> None:
+def test_notes_count_identity_and_skin_tone_changes(planted: tuple[Path, Planted]) -> None:
     path, rows = planted
-    text = _outputs(path)["audit_face_models"]
+    with Report.open(path, None, CATALOG) as report:
+        identity, groups = report.styled("audit_face_identity"), report.styled("audit_skin_group")
     v = rows.variations
     off = v.filter((pl.col("base_faces") != 1) | (pl.col("variation_faces") != 1)).height
     distances = v["distance"].drop_nulls().to_numpy()
     changes = v["ita_change"].drop_nulls().to_numpy()
-    assert f"of {v.height} audited variations, {off} had no face or several faces" in text
-    assert f"{int((distances > THRESHOLD).sum())} of {distances.size} changed identity" in text
-    assert f"; {int((np.abs(changes) > ITA_BOUND).sum())} moved skin tone past the bound." in text
+    counts = next(note for note in identity.notes if note.startswith("Of "))
+    assert f"Of {v.height} audited variations, {off} had no face or several faces" in counts
+    assert f"; {int((distances > THRESHOLD).sum())} of {distances.size} changed identity" in counts
+    assert f"; {int((np.abs(changes) > ITA_BOUND).sum())} moved skin tone past the bound." in counts
+    differences = rows.skin_tone.filter(summary="difference", feature_key="(all)")
+    apart = differences.filter((pl.col("ci_low") > 0) | (pl.col("ci_high") < 0))
+    assert 0 < apart.height < differences.height  # the planted changes set some groups apart, not all
+    lines = [note for note in groups.notes if "against the other faces (95% CI" in note]
+    assert len(lines) == apart.height
+    for cell, line in zip(apart.sort("ethnicity").iter_rows(named=True), lines, strict=True):
+        signed = f"{cell['estimate']:+.2f}".replace("-", "−")
+        assert line.startswith(f"{cell['ethnicity']} faces: ΔITA° {signed} against the other faces")

@@ -10,20 +10,14 @@ them. Nothing is recomputed here: the rows are those ``cueshift audit`` stored.
 
 from __future__ import annotations
 
-from cueshift.render import (
-    Col,
-    Source,
-    TableSpec,
-    TextSpec,
-    ci,
-    fmt_ci,
-    fmt_effect,
-    fmt_integer,
-    fmt_number,
-    number,
-    stub,
-)
+from cueshift.render import Col, TableSpec, TextSpec, ci, fmt_integer, number, stub
 from cueshift.schemas.audit_skin import ALL
+
+
+def _signed(column: str) -> str:
+    """SQL of ``column`` as the report writes a signed number: ``+1.25``, ``−0.50`` (U+2212)."""
+    return f"replace(printf('%+.2f', {column}), '-', '−')"
+
 
 #: The variations with a face-model row and, per variation, what the detector found on it and its base.
 _FOUND = """
@@ -78,6 +72,16 @@ FACE_IDENTITY = TableSpec(
         "distance for photographs (docs/faces.md).",
     ),
     notes_sql="""
+    SELECT printf('Of %d audited variations, %d had no face or several faces on the variation or its '
+                  || 'base; %d of %d changed identity by the face-recognition model; %d moved skin tone '
+                  || 'past the bound.',
+                  count(*) FILTER (WHERE measure = 'face_count'),
+                  count(*) FILTER (WHERE measure = 'face_count' AND failed),
+                  count(*) FILTER (WHERE measure = 'face_identity_distance' AND failed),
+                  count(*) FILTER (WHERE measure = 'face_identity_distance'),
+                  count(*) FILTER (WHERE measure = 'skin_ita' AND failed))
+    FROM edit_audit HAVING count(*) FILTER (WHERE measure = 'face_count') > 0
+    UNION ALL
     SELECT 'Detector ' || any_value(source) || '.' FROM edit_audit WHERE measure = 'face_count'
     HAVING count(*) > 0
     UNION ALL
@@ -150,49 +154,20 @@ SKIN_BY_GROUP = TableSpec(
         "that excludes 0 says the editor moves that group's skin tone differently. Ethnicity and "
         "gender are the image set's perceived labels of the base face.",
     ),
+    notes_sql=f"""
+    SELECT printf('%s faces: ΔITA° %s against the other faces (95%% CI [%s, %s]), an interval that '
+                  || 'excludes 0.',
+                  ethnicity, {_signed("estimate")}, {_signed("ci_low")}, {_signed("ci_high")})
+    FROM audit_skin_tone
+    WHERE summary = 'difference' AND feature_key = '{ALL}' AND (ci_low > 0 OR ci_high < 0)
+    ORDER BY ethnicity
+    """,
     requires=("audit_skin_tone",),
     optional=True,
 )
 
 
-def face_model_summary(report: Source) -> str:
-    """One paragraph: variations checked by the face models, identity and skin tone changes, and
-    the ethnicities whose skin tone difference has an interval excluding 0 ("" without face rows)."""
-    if not report.has("edit_audit"):
-        return ""
-    counts = report.query("""
-        SELECT count(*) FILTER (WHERE measure = 'face_count') AS n,
-               count(*) FILTER (WHERE measure = 'face_count' AND failed) AS n_faces_off,
-               count(*) FILTER (WHERE measure = 'face_identity_distance' AND failed) AS n_identity,
-               count(*) FILTER (WHERE measure = 'face_identity_distance') AS n_distance,
-               max(bound) FILTER (WHERE measure = 'face_identity_distance') AS threshold,
-               count(*) FILTER (WHERE measure = 'skin_ita' AND failed) AS n_skin
-        FROM edit_audit""").row(0, named=True)
-    if not counts["n"]:
-        return ""
-    text = (
-        f"Face models: of {fmt_integer(counts['n'])} audited variations, "
-        f"{fmt_integer(counts['n_faces_off'])} had no face or several faces on the variation or its base"
-    )
-    if counts["n_distance"]:
-        text += (
-            f"; {fmt_integer(counts['n_identity'])} of {fmt_integer(counts['n_distance'])} changed identity "
-            f"by the face-recognition model (distance over {fmt_number(counts['threshold'], 2)})"
-        )
-    text += f"; {fmt_integer(counts['n_skin'])} moved skin tone past the bound."
-    if report.has("audit_skin_tone"):
-        apart = report.query(f"""
-            SELECT ethnicity, estimate, ci_low, ci_high FROM audit_skin_tone
-            WHERE summary = 'difference' AND feature_key = '{ALL}' AND (ci_low > 0 OR ci_high < 0)
-            ORDER BY ethnicity""")
-        for r in apart.iter_rows(named=True):
-            text += (
-                f" The skin tone change of {r['ethnicity']} faces differs from the other faces' by "
-                f"{fmt_effect(r['estimate'], 2)} ITA° (95% CI {fmt_ci(r['ci_low'], r['ci_high'], 2)}; "
-                "positive: lightened more)."
-            )
-    return text + "\n"
-
-
 FACE_TABLES: tuple[TableSpec, ...] = (FACE_IDENTITY, SKIN_BY_ATTRIBUTE, SKIN_BY_GROUP)
-FACE_TEXTS: tuple[TextSpec, ...] = (TextSpec("audit_face_models", face_model_summary, ("edit_audit",)),)
+#: No prose of its own: the counts are Table A2's notes, the group differences Table A4's, so a study
+#: without face-model rows shows the section exactly as before.
+FACE_TEXTS: tuple[TextSpec, ...] = ()
