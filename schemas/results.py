@@ -41,7 +41,9 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #:     null there).
 #: 11: ``result_audit_sensitivity`` gets the robustness values of its SBS (``all_rv``,
 #:     ``all_rv_alpha``, ``all_partial_r2`` and the ``audited_`` ones; the report reads them).
-RESULT_SCHEMA_VERSION = 11
+#: 12: ``result_probe_baselines`` gets each model's difference from its random twin (``twin_*``)
+#:     and ``verdict``.
+RESULT_SCHEMA_VERSION = 12
 
 
 class AnalysisManifestSchema(ResultModel):

@@ -121,6 +121,9 @@ class ScaleRegressionSchema(ResultModel):
 
 
 _R = {"ge": -1.0, "le": 1.0}
+_D = {"ge": -2.0, "le": 2.0}  # a difference of two correlations
+#: ``result_probe_baselines.verdict`` (``designs/probe/twin_difference.py`` ``VERDICTS``).
+TWIN_VERDICTS = ("captured", "image statistics only", "as random twin", "below random twin")
 
 
 class BaselinesSchema(ResultModel):
@@ -129,7 +132,15 @@ class BaselinesSchema(ResultModel):
     out-of-fold Spearman ρ and R² of a k-fold ridge regression of the human means on the image
     statistics (``pixels_*``), and the partial Spearman ρ of model scores and human means given
     the image statistics (``partial_*``, BH over attributes per model); the pixel columns null
-    without image statistics. ``n``: stimuli with every statistic."""
+    without image statistics. ``n``: stimuli with every statistic.
+
+    Against the random twin (null without one; ``designs/probe/twin_difference.py``), over the
+    ``twin_n`` faces model, twin and humans share: ``twin_difference`` = ρ(model) − ρ(twin) and
+    ``twin_partial_difference`` = partial ρ(model) − partial ρ(twin) (null without statistics),
+    each with the percentile interval and p of a face-level paired bootstrap of
+    ``twin_resamples`` replicates, BH over attributes per model (``*_p_adj``), and the
+    ``verdict``: *captured* (ρ above the twin's and, with statistics, partial ρ too), *image
+    statistics only*, *as random twin* or *below random twin*."""
 
     model_id: str
     attribute: str
@@ -154,6 +165,19 @@ class BaselinesSchema(ResultModel):
     n_measures: pl.Int64 | None = count(nullable=True)
     folds: pl.Int64 | None = count(nullable=True)
     ridge: float | None = nullable(ge=0.0)
+    twin_n: pl.Int64 | None = count(nullable=True)
+    twin_difference: float | None = nullable(**_D)
+    twin_low: float | None = nullable(**_D)
+    twin_high: float | None = nullable(**_D)
+    twin_p: float | None = pvalue()
+    twin_partial_difference: float | None = nullable(**_D)
+    twin_partial_low: float | None = nullable(**_D)
+    twin_partial_high: float | None = nullable(**_D)
+    twin_partial_p: float | None = pvalue()
+    twin_resamples: pl.Int64 | None = count(nullable=True)
+    twin_p_adj: float | None = pvalue()
+    twin_partial_p_adj: float | None = pvalue()
+    verdict: str | None = pa.Field(nullable=True, isin=list(TWIN_VERDICTS))
 
 
 #: The probe design's result tables by name (the table is ``result_probe_<name>``).

@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 import pytest
 import statsmodels.api as sm
+from rich.console import Console
 from scipy import stats
 
 from cueshift.designs.probe import baselines as bl
@@ -219,11 +220,13 @@ def test_random_twins_end_to_end_on_the_tiny_clip(tmp_path: Path, monkeypatch: p
     data["scenarios"]["only"] = ["happy", "age", "asian"]
     data["models"] = [{"model_id": "tiny-clip", "backend": "clip", "checkpoint": "cueshift:tiny-random-clip"}]
     data["probe"] |= {"registry": [], "n_splits": 5, "random_twins": True, "baseline_folds": 3}
+    data["probe"]["twin_resamples"] = 200
     study = parse_study(data, "test")
     assert run_study(study, RunOptions(progress=False)).n_written == 2 * 12 * 3
     con = store.open_study(study.database_path)
+    console = Console(record=True, width=100)
     try:
-        results = analyze_design(con, study)
+        results = analyze_design(con, study, console=console)
         stored = store.query(con, "SELECT * FROM result_probe_baselines")
     finally:
         con.close()
@@ -235,6 +238,28 @@ def test_random_twins_end_to_end_on_the_tiny_clip(tmp_path: Path, monkeypatch: p
     assert trained["random_similarity"].to_list() == twin_sim.sort("attribute")["estimate"].to_list()
     assert trained["random_similarity"].to_list() != trained["similarity"].to_list()  # other weights
     assert trained["pixels_estimate"].null_count() == 0 and (trained["folds"] == 3).all()
+    # against the twin: on the same 12 faces, the difference of the two similarities, and a verdict
+    differences = (trained["similarity"] - trained["random_similarity"]).to_list()
+    assert trained["twin_difference"].to_list() == pytest.approx(differences, abs=1e-9)
+    assert (trained["twin_n"] == 12).all() and (trained["twin_resamples"] == 200).all()
+    assert trained["verdict"].null_count() == 0 and table.filter(pl.col("verdict").is_null()).height == 3
+    assert "Against the random twin" in console.export_text()
+    from cueshift.designs.probe.viewer_pages import humans_page
+    from cueshift.designs.viewer_support import PageRequest
+    from cueshift.viewer.source import open_source
+
+    source = open_source(study.database_path)
+    try:
+        _, context = humans_page(source.cursor(), PageRequest({"attribute": "happy"}, has=source.has))
+    finally:
+        source.close()
+    verdict = trained.filter(pl.col("attribute") == "happy")["verdict"][0]
+    assert "Against the random twin — happy" in context["twin_table"] and verdict in context["twin_table"]
+    from cueshift.designs.probe.report import CATALOG
+    from cueshift.render import Report, TableOutput
+
+    with Report.open(study.database_path, None, CATALOG) as report:
+        assert isinstance(report.table("probe_twin"), TableOutput)
 
 
 def test_an_imported_omi_study_with_clip_gets_random_twins_and_the_omi_face_box(

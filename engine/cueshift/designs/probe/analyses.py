@@ -13,7 +13,8 @@
 ``…_scale_regression``         OLS of similarity on reliability and scale (Table 2)
 ``…_baselines``                per model × attribute: similarity beside its random-weight twin's,
                                image statistics alone (cross-validated ridge) and the
-                               similarity net of the image statistics (partial Spearman)
+                               similarity net of the image statistics (partial Spearman); the
+                               differences from the twin (paired face bootstrap) and a verdict
 =============================  ============================================================
 """
 
@@ -330,8 +331,9 @@ def _scale_regression(ctx: Context) -> pl.DataFrame | None:
     description="Similarity beside its baselines: random-weight twin, image statistics alone, net of them",
     source="result_probe_similarity, image statistics of the base faces, random-init twins",
     grouping="model x attribute",
-    statistic="out-of-fold Spearman rho of k-fold ridge; partial Spearman rho; Fisher-z intervals",
-    family="model (BH over attributes, partial rho)",
+    statistic="out-of-fold Spearman rho of k-fold ridge; partial Spearman rho; Fisher-z intervals; "
+    "rho and partial rho minus the twin's, face-level paired bootstrap (percentile interval, p)",
+    family="model (BH over attributes: partial rho; difference from twin; partial difference)",
 )
 def _baselines(ctx: Context) -> pl.DataFrame | None:
     inputs = ctx.inputs
@@ -347,4 +349,5 @@ def _baselines(ctx: Context) -> pl.DataFrame | None:
         folds=config.baseline_folds,
         ridge=config.baseline_ridge,
         resampling=inputs.resampling,
+        twin_resamples=config.twin_resamples,
     )

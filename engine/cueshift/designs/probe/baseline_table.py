@@ -7,7 +7,10 @@ Per model × attribute (the stimuli the model scored and humans rated):
 * image statistics alone: the out-of-fold Spearman ρ of a cross-validated ridge regression of the
   human means on the pixel statistics, and its out-of-fold R² (:func:`.baselines.cv_prediction`);
 * the similarity net of the image statistics: the partial Spearman ρ of model scores and human
-  means given the pixel statistics (:func:`.baselines.partial_spearman`), BH over attributes per model.
+  means given the pixel statistics (:func:`.baselines.partial_spearman`), BH over attributes per model;
+* against the twin (:mod:`.twin_difference`): ρ(model) − ρ(twin) and partial ρ(model) − partial
+  ρ(twin) on the same faces, face-level paired bootstrap interval and p, BH over attributes per
+  model, and the ``verdict`` they give (*captured* only where the model beats its twin).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import polars as pl
 
 from cueshift.designs.probe import baselines as bl
 from cueshift.designs.probe.section import ProbeStudy
+from cueshift.designs.probe.twin_difference import COLUMNS as TWIN_COLUMNS
+from cueshift.designs.probe.twin_difference import twin_table, with_verdicts
 from cueshift.errors import CueshiftError
 from cueshift.stats import Resampling, bh_by_family, correlation_columns
 
@@ -53,6 +58,8 @@ SCHEMA: dict[str, type[pl.DataType]] = {
     "folds": pl.Int64,
     "ridge": pl.Float64,
 }
+#: Resamples of the twin bootstrap unless ``[probe] twin_resamples`` says otherwise.
+TWIN_RESAMPLES = 2000
 
 
 def _measures(part: pl.DataFrame, columns: list[str]) -> np.ndarray:
@@ -98,8 +105,10 @@ def baseline_table(
     folds: int = 10,
     ridge: float = 1.0,
     resampling: Resampling = Resampling(),
+    twin_resamples: int = TWIN_RESAMPLES,
 ) -> pl.DataFrame:
-    """One row per model × attribute (:data:`SCHEMA`, and ``partial_p_adj``).
+    """One row per model × attribute (:data:`SCHEMA`, ``partial_p_adj``, the twin columns of
+    :data:`.twin_difference.COLUMNS` with ``twin_p_adj``, ``twin_partial_p_adj`` and ``verdict``).
 
     Parameters
     ----------
@@ -115,7 +124,10 @@ def baseline_table(
     folds, ridge
         Cross-validation folds, ridge penalty on the standardised statistics.
     resampling
-        The run's: its ``seed`` deals the folds, every interval is at its ``confidence_level``.
+        The run's: its ``seed`` deals the folds and draws the twin bootstrap's faces, every
+        interval is at its ``confidence_level``.
+    twin_resamples
+        Replicates of the twin bootstrap.
     """
     twins = twins or {}
     sim = {
@@ -153,7 +165,27 @@ def baseline_table(
     frame = pl.DataFrame(rows, schema=SCHEMA, orient="row") if rows else pl.DataFrame(schema=SCHEMA)
     frame = frame.with_columns(pl.col(pl.Float64).fill_nan(None))
     adjusted = bh_by_family(frame, ["model_id"], p_col="partial_p").rename({"p_adj": "partial_p_adj"})
-    return adjusted.sort(["model_id", "attribute"])
+    statistics = None
+    if columns and pixels is not None:  # as the partial ρ: faces with every statistic, no NaN column
+        complete = pixels.select("image_id", *columns).drop_nulls()
+        kept = [c for c in columns if not complete[c].is_nan().any()]
+        statistics = complete.select("image_id", *kept) if kept else None
+    against = twin_table(
+        scores,
+        means,
+        twins,
+        statistics,
+        resamples=twin_resamples,
+        seed=resampling.seed,
+        confidence=resampling.confidence_level,
+    )
+    for p_col in ("twin_p", "twin_partial_p"):
+        against = bh_by_family(against, ["model_id"], p_col=p_col).rename({"p_adj": f"{p_col}_adj"})
+    against = with_verdicts(against, 1.0 - resampling.confidence_level)
+    joined = adjusted.join(against, on=["model_id", "attribute"], how="left")
+    return joined.with_columns(pl.col(c).cast(t) for c, t in TWIN_COLUMNS.items()).sort(
+        ["model_id", "attribute"]
+    )
 
 
 def scaled_statistics(

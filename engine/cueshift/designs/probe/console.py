@@ -1,5 +1,5 @@
 """The console summary of the probe design: model-human similarity, its link to reliability, structure,
-and the similarity's baselines."""
+the similarity's baselines and each model's verdicts against its random twin."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from rich.console import Console
 
 from cueshift._console import FitTable
 from cueshift.render import fmt_num
+from cueshift.schemas.results_probe import TWIN_VERDICTS
 
 
 def print_summary(results: dict[str, pl.DataFrame], console: Console) -> None:
@@ -44,6 +45,7 @@ def print_summary(results: dict[str, pl.DataFrame], console: Console) -> None:
     console.print(table)
     if "probe_baselines" in results:
         print_baselines(results["probe_baselines"], console)
+        print_twin_verdicts(results["probe_baselines"], console)
     console.print("Tables: " + ", ".join(f"result_{name}" for name in results), soft_wrap=True)
 
 
@@ -64,5 +66,29 @@ def print_baselines(baselines: pl.DataFrame, console: Console) -> None:
             fmt_num(row["random_similarity"]),
             fmt_num(row["pixels_estimate"]),
             fmt_num(row["partial_estimate"]),
+        )
+    console.print(table)
+
+
+def print_twin_verdicts(baselines: pl.DataFrame, console: Console) -> None:
+    """Per model with a random twin: the mean ρ − ρ(twin) and how many attributes get each verdict
+    (``result_probe_baselines.verdict``: only *captured* attributes beat the twin net of the image
+    statistics)."""
+    rows = baselines.filter(pl.col("verdict").is_not_null())
+    if rows.height == 0:
+        return
+    table = FitTable(title="Against the random twin: attributes per verdict (BH over attributes)")
+    for column in ("model", "mean ρ − twin", "captured", "image statistics only", "as twin", "below twin"):
+        table.add_column(column, justify="left" if column == "model" else "right")
+    counts = rows.group_by("model_id", maintain_order=True).agg(
+        pl.col("twin_difference").mean().alias("mean"),
+        pl.len().alias("n"),
+        *((pl.col("verdict") == verdict).sum().alias(verdict) for verdict in TWIN_VERDICTS),
+    )
+    for row in counts.sort("model_id").iter_rows(named=True):
+        table.add_row(
+            row["model_id"],
+            fmt_num(row["mean"]),
+            *(f"{row[v]}/{row['n']}" for v in TWIN_VERDICTS),
         )
     console.print(table)

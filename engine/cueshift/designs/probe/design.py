@@ -2,8 +2,10 @@
 
 Work (:mod:`.plan`): forced-choice judgments of the base faces on the attribute scenarios
 (default set ``omi-34``), human data stored once. The analyses (:mod:`.analyses`) relate model
-scores to human means; their one random step is the split-half reliability, so ``--seed`` and
-``--resamples`` set its seed and number of random splits (``[probe] split_seed``, ``n_splits``).
+scores to human means; their random steps are the split-half reliability, whose seed and number
+of random splits ``--seed`` and ``--resamples`` set (``[probe] split_seed``, ``n_splits``), and the
+face bootstrap of each model's difference from its random twin, drawn with the same seed
+(``[probe] twin_resamples`` replicates).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class ProbeDesign:
     options = OptionSupport(
         tests=("parametric",),
         ci_methods=("analytic",),
-        seed="seed of the random rater splits of the split-half reliability ([probe] split_seed)",
+        seed="seed of the split-half rater splits and the twin bootstrap's faces ([probe] split_seed)",
         resamples="random rater splits of the split-half reliability ([probe] n_splits)",
     )
     viewer = ViewerSupport(

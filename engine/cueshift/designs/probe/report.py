@@ -1,6 +1,6 @@
 """The probe (seed 004) report: what ``reports/probe.qmd`` shows, declared for the report facade.
 
-Human reliability, model–human similarity (Table 1), reliability vs similarity (Figs. 3–4), the structure of impressions, the scale regression (Table 2) and the similarity's baselines (random-weight twin, image statistics). Significance in the seed 000 notation (bold p < 0.001, underlined p ≥ 0.05), computed from
+Human reliability, model–human similarity (Table 1), reliability vs similarity (Figs. 3–4), the structure of impressions, the scale regression (Table 2), the similarity's baselines (random-weight twin, image statistics) and each model against its random twin. Significance in the seed 000 notation (bold p < 0.001, underlined p ≥ 0.05), computed from
 the stored p-values at render time.
 """
 
@@ -136,6 +136,42 @@ TABLES: tuple[TableSpec, ...] = (
                         || ' on the standardised statistics, ' || max(n_measures) || ' varying statistics.'
                      FROM result_probe_baselines WHERE folds IS NOT NULL HAVING count(*) > 0""",
         requires=("result_probe_baselines",),
+    ),
+    TableSpec(
+        key="probe_twin",
+        title="Each model against its random twin: which attributes the trained weights capture",
+        sql=f"""SELECT model_id, attribute, similarity, random_similarity, twin_difference, twin_low, twin_high,
+                   twin_p_adj, twin_partial_difference, twin_partial_low, twin_partial_high,
+                   twin_partial_p_adj, verdict, twin_n
+            FROM result_probe_baselines WHERE verdict IS NOT NULL AND {MODELS_FILTER}
+            ORDER BY model_id, twin_difference DESC NULLS LAST, attribute""",
+        columns=(
+            stub("attribute", "Attribute"),
+            Col("similarity", "ρ model", number(2)),
+            Col("random_similarity", "ρ twin", number(2)),
+            Col("twin_difference", "ρ − twin", number(2), p="twin_p_adj"),
+            Col("twin_low", "95% CI", ci(2), args=("twin_high",)),
+            Col("twin_partial_difference", "partial ρ − twin", number(2), p="twin_partial_p_adj"),
+            Col("twin_partial_low", "95% CI", ci(2), args=("twin_partial_high",)),
+            Col("verdict", "Verdict", align="left"),
+            Col("twin_n", "Faces", fmt_integer),
+        ),
+        group="model_id",
+        notes=(
+            "A similarity is the model's own only where it exceeds what the same architecture reaches "
+            "with random weights, through the same preprocessing on the same faces: the null that counts. "
+            "ρ − twin: the model's Spearman ρ with the human means minus its random-weight twin's, on the "
+            "same faces; partial ρ − twin: the same for the partial ρ net of the image statistics. "
+            "Intervals and p: face-level paired bootstrap (faces resampled, both correlations recomputed; "
+            "percentile interval, p from the share of replicates beyond 0), BH over attributes per model. "
+            "Verdict: captured (ρ and, with image statistics, partial ρ above the twin's), image statistics "
+            "only (ρ above the twin's, partial ρ not), as random twin, below random twin.",
+            EMPHASIS_LEGEND,
+        ),
+        notes_sql="""SELECT max(twin_resamples) || ' bootstrap replicates of the faces.'
+                     FROM result_probe_baselines WHERE twin_resamples IS NOT NULL HAVING count(*) > 0""",
+        requires=("result_probe_baselines",),
+        optional=True,  # only models with a random twin ([probe] random_twins = true for CLIP models)
     ),
 )
 

@@ -65,6 +65,11 @@ class ProbeConfig(Section):
     random_twins: bool = Field(
         default=False, description="add a random-weight twin (<model_id>.random) of every CLIP model"
     )
+    twin_resamples: int = Field(
+        default=2000,
+        ge=100,
+        description="face-level bootstrap replicates of each model's difference from its twin",
+    )
 
     @field_validator("face_box")
     @classmethod

@@ -1,5 +1,7 @@
 """The probe design's page of ``cueshift view``: the model's score against the mean human rating,
-one point per image, for one attribute, with Pearson's r per model (seed 004).
+one point per image, for one attribute, with Pearson's r per model (seed 004), and, once
+``cueshift analyze`` has run, each model's similarity against its random twin's with the verdict
+(``result_probe_baselines``).
 
 Declared in :class:`~cueshift.designs.probe.design.ProbeDesign` ``.viewer`` and served under
 ``/design/probe/humans`` (``/probe`` redirects there); the template is ``templates/probe.html``,
@@ -17,7 +19,34 @@ import polars as pl
 from cueshift import store
 from cueshift.designs.page_helpers import NotFound, count, number, table_html
 from cueshift.designs.viewer_support import PageRequest
-from cueshift.render import Col, stub
+from cueshift.render import Col, ci, stub
+
+#: The twin columns of ``result_probe_baselines`` the page shows (the report's ``probe_twin``).
+TWIN_COLUMNS = (
+    stub("model_id", "Model"),
+    Col("similarity", "ρ model", number),
+    Col("random_similarity", "ρ twin", number),
+    Col("twin_difference", "ρ − twin", number, p="twin_p_adj"),
+    Col("twin_low", "95% CI", ci(3), args=("twin_high",)),
+    Col("twin_partial_difference", "partial ρ − twin", number, p="twin_partial_p_adj"),
+    Col("twin_partial_low", "95% CI", ci(3), args=("twin_partial_high",)),
+    Col("verdict", "Verdict", align="left"),
+)
+
+
+def twin_rows(con: duckdb.DuckDBPyConnection, attribute: str, model: str | None) -> pl.DataFrame:
+    """The stored rows of ``attribute`` (of ``model`` only, when given) that have a random twin."""
+    condition, params = ("AND model_id = ?", [model]) if model else ("", [])
+    return store.query(
+        con,
+        f"""
+        SELECT model_id, similarity, random_similarity, twin_difference, twin_low, twin_high, twin_p_adj,
+               twin_partial_difference, twin_partial_low, twin_partial_high, twin_partial_p_adj, verdict
+        FROM study.main.result_probe_baselines
+        WHERE attribute = ? AND verdict IS NOT NULL {condition} ORDER BY model_id
+        """,
+        [attribute, *params],
+    )
 
 
 def probe_attributes(con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:
@@ -91,6 +120,7 @@ def humans_page(con: duckdb.DuckDBPyConnection, request: PageRequest) -> tuple[s
         for (model_id,), part in points.group_by("model_id", maintain_order=True)
     ]
     correlations = pearson(points)
+    twins = twin_rows(con, attribute, request.model) if request.has("result_probe_baselines") else None
     return "probe.html", {
         "attributes": attributes,
         "attribute": attribute,
@@ -102,4 +132,16 @@ def humans_page(con: duckdb.DuckDBPyConnection, request: PageRequest) -> tuple[s
             title=f"Model score vs human mean — {attribute}",
             columns=[stub("model_id", "Model"), Col("r", "Pearson r", number), Col("n", "Images", count)],
         ),
+        "twin_table": table_html(
+            twins,
+            key="probe-twin",
+            title=f"Against the random twin — {attribute}",
+            columns=TWIN_COLUMNS,
+            notes=(
+                "Spearman ρ with the human means minus the random-weight twin's on the same faces "
+                "(result_probe_baselines): face-level paired bootstrap interval, BH over attributes.",
+            ),
+        )
+        if twins is not None and twins.height
+        else "",
     }
