@@ -122,3 +122,19 @@ def test_notes_count_identity_and_skin_tone_changes(planted: tuple[Path, Planted
     for cell, line in zip(apart.sort("ethnicity").iter_rows(named=True), lines, strict=True):
         signed = f"{cell['estimate']:+.2f}".replace("-", "−")
         assert line.startswith(f"{cell['ethnicity']} faces: ΔITA° {signed} against the other faces")
+
+
+def test_console_tables_print_the_face_tables_only_when_stored(
+    planted: tuple[Path, Planted], raw_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cueshift.render.cli import print_tables
+
+    titles = [
+        CATALOG.table(key).title.split(":")[0] for key in FACE_KEYS
+    ]  # "Table A2. Edit audit, face models"
+    print_tables(planted[0], CATALOG)
+    with_faces = " ".join(capsys.readouterr().out.split())
+    print_tables(raw_db, CATALOG)
+    without = " ".join(capsys.readouterr().out.split())
+    for title in titles:
+        assert title in with_faces and title not in without

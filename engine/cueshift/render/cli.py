@@ -125,13 +125,16 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
 
 
 def print_tables(db: Path, catalog: Catalog, models: str = "") -> None:
-    """Print every declared table of ``catalog`` to the console (rich), or why it is not computed."""
+    """Print every declared table of ``catalog`` to the console (rich), or why it is not computed
+    (an optional table without rows is left out)."""
     from cueshift.render._document import Report
     from cueshift.render._outputs import to_rich
 
     with Report.open(db, models, catalog) as report:
         for spec in catalog.tables:
             gone = report.missing(spec.requires)
+            if spec.optional and (gone or not report.styled(spec.key).n_rows):
+                continue
             if gone:
                 console.print(
                     f"[yellow]{spec.title}[/]: not computed ({', '.join(gone)} missing; "
