@@ -31,7 +31,11 @@ def import_omi_command(
         typer.Option(help="rating_type values to keep, repeatable; 'all' pools them (needed when mixed)."),
     ] = None,
     reliability: Annotated[
-        Path | None, typer.Option(help="Published reliabilities: CSV attribute,reliability (-1..1 or 0-100).")
+        Path | None,
+        typer.Option(
+            help="Published reliabilities: the published IRR file as it is (CSV attribute,human_irr, "
+            "0-100), or CSV attribute,reliability (-1..1 or 0-100)."
+        ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the pseudo-rater order.")] = 0,
     force: Annotated[bool, typer.Option(help="Replace study files already in --out.")] = False,

@@ -4,8 +4,10 @@ From the OMI layout (:mod:`cueshift.images.omi`) it writes, into one output fold
 
 * ``human_ratings.csv`` — ``stimulus, attribute, rater, rating`` with pseudo-raters
   (:mod:`cueshift.images.omi_ratings`), ratings of stimuli without an image left out;
-* ``reliability.csv`` — the published reliabilities, when given, on the -1..1 scale (a file on
-  a 0-100 scale is converted, and the summary says so);
+* ``reliability.csv`` — the published reliabilities, when given, on the -1..1 scale: the
+  published IRR file as it is (``attribute, human_irr`` in percent) or ``attribute,
+  reliability`` on -1..1 or 0-100 (:mod:`.omi_reliability`; a percent file is converted, and
+  the summary says so);
 * ``study.toml`` — ``design = "probe"``, ``[image_set] kind = "omi"``, the ``omi-34`` scenarios,
   the two files above and the models (with ``random_twins = true`` when one is a CLIP model: its
   random-weight twin is judged too), validated by the design registry before anything is written.
@@ -29,9 +31,9 @@ import polars as pl
 from cueshift.designs import parse_study
 from cueshift.designs.probe.scenarios import OMI_ATTRIBUTES, SCENARIO_SET
 from cueshift.errors import ConfigError, CueshiftError
-from cueshift.images.human_ratings import read_reliability, reliability_on_percent_scale
 from cueshift.images.omi import RATINGS_FILE, load_omi
 from cueshift.images.omi_ratings import OmiRatings, read_omi_ratings
+from cueshift.imports.omi_reliability import read_import_reliability
 from cueshift.stats import split_half_reliability
 from cueshift.study.variations import VariationFilter
 
@@ -187,7 +189,8 @@ def import_omi(
     rating_types
         ``rating_type`` values to keep (``all`` pools them); empty: the file must have one type.
     reliability
-        Published reliabilities (``attribute, reliability``), on the -1..1 or the 0-100 scale.
+        Published reliabilities: the published IRR file (``attribute, human_irr``, percent) or
+        ``attribute, reliability`` on the -1..1 or the 0-100 scale.
     seed
         Seed of the pseudo-rater order.
     n_splits
@@ -221,8 +224,7 @@ def import_omi(
     )
     published = converted = None
     if reliability is not None:
-        converted = reliability_on_percent_scale(reliability)
-        published = read_reliability(reliability, attributes=OMI_ATTRIBUTES, percent=converted)
+        published, converted = read_import_reliability(reliability, attributes=OMI_ATTRIBUTES)
     text = study_text(
         name=name, root=root, out=out, models=specs, reliability=published is not None, n_splits=n_splits
     )
