@@ -206,3 +206,14 @@ def test_resampling_settings_reach_the_table() -> None:
     a_wide, a_narrow = (f.filter(pl.col("model_id") == "a").row(0, named=True) for f in (wide, narrow))
     assert a_wide["twin_low"] < a_narrow["twin_low"] < a_narrow["twin_high"] < a_wide["twin_high"]
     assert a_wide["twin_resamples"] == 300 and a_wide["twin_partial_difference"] is None
+
+
+def test_a_model_whose_scores_do_not_vary_gets_no_difference_and_no_verdict() -> None:
+    scores, means, pixels = _planted(60, 4, {"a": {"kind": "pixels+trait"}, "a.random": {"kind": "pixels"}})
+    flat = scores.with_columns(
+        pl.when(pl.col("model_id") == "a").then(0.5).otherwise(pl.col("score")).alias("score")
+    )
+    table = baseline_table(flat, means, model_human_similarity(flat, means), twins={"a": "a.random"})
+    row = table.filter(pl.col("model_id") == "a").row(0, named=True)
+    assert row["twin_n"] == 60
+    assert [row[c] for c in ("twin_difference", "twin_low", "twin_p", "verdict")] == [None] * 4

@@ -66,12 +66,15 @@ def bootstrap_p(replicates: F64) -> F64:
 
 
 def _summaries(point: F64, replicates: F64, confidence: float) -> tuple[F64, F64, F64, F64]:
-    """Estimate, percentile bounds and p of each column's difference."""
+    """Estimate, percentile bounds and p of each column's difference (NaN where the estimate is:
+    a correlation that does not vary has no difference to test)."""
     alpha = 1.0 - confidence
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column: NaN bounds
         low, high = np.nanquantile(replicates, [alpha / 2, 1 - alpha / 2], axis=0)
-    return point, low, high, bootstrap_p(replicates)
+    defined = np.isfinite(point)
+    low, high, p = (np.where(defined, v, np.nan) for v in (low, high, bootstrap_p(replicates)))
+    return point, low, high, p
 
 
 def _wide(frame: pl.DataFrame, value: str, images: list[str], attributes: list[str]) -> F64:
