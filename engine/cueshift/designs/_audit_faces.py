@@ -49,6 +49,21 @@ class FaceMeasure:
         return max(self.faces, key=lambda f: f.area) if self.faces else None
 
 
+def counted_faces(faces: list[FaceDetection], min_share: float) -> list[FaceDetection]:
+    """The detections whose box side (square root of its area) is at least ``min_share`` of the
+    largest one's: a 20-pixel false hit beside a 200-pixel face is no second face.
+
+    >>> big = FaceDetection((0.0, 0.0, 200.0, 200.0), np.zeros((5, 2)), 0.99)
+    >>> tiny = FaceDetection((300.0, 0.0, 320.0, 20.0), np.zeros((5, 2)), 0.77)
+    >>> len(counted_faces([tiny, big], 0.25)), len(counted_faces([tiny, big], 0.0))
+    (1, 2)
+    """
+    if not faces:
+        return []
+    largest = max(f.area for f in faces)
+    return [f for f in faces if f.area >= (min_share**2) * largest]
+
+
 def measure_faces(root: Path, paths: list[str], config: FacesConfig) -> dict[str, FaceMeasure]:
     """:class:`FaceMeasure` of every image ``root / path`` (each path once)."""
     detector = face_detector(config.detector)
@@ -57,7 +72,7 @@ def measure_faces(root: Path, paths: list[str], config: FacesConfig) -> dict[str
     for path in dict.fromkeys(paths):
         with Image.open(root / path) as image:
             rgb = np.asarray(image.convert("RGB"), dtype=np.uint8)
-        faces = detector.detect(rgb)
+        faces = counted_faces(detector.detect(rgb), config.min_face_share)
         face = max(faces, key=lambda f: f.area) if faces else None
         ita = skin_lab(rgb, face.landmarks)[2] if face is not None else float("nan")
         descriptor = recognizer.descriptor(rgb, face) if face is not None and recognizer is not None else None

@@ -80,6 +80,13 @@ class FacesConfig(Section):
         default="dlib-resnet", description='identity distance base <-> variation; "none": no recogniser'
     )
     ita_bound: float = Field(default=8.0, gt=0.0, description="largest |ITA° change| before an edit fails")
+    min_face_share: float = Field(
+        default=0.25,
+        ge=0.0,
+        le=1.0,
+        description="a face counts only where its box side is at least this share of the largest face's "
+        "(tiny background faces and false hits are not 'several faces'); 0: every detection counts",
+    )
     skin_tone_cues: list[str] = Field(
         default_factory=list, description="feature keys whose cue IS skin tone (ITA never fails them)"
     )
