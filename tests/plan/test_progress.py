@@ -92,9 +92,9 @@ def test_piped_progress_prints_notes_but_no_bars() -> None:
     stream = io.StringIO()
     console = Console(file=stream, width=100)
     with plan_progress(console) as progress:
-        progress.note("compiling statistics kernels (first run only, ~30 s)…")
+        progress.note("compiling statistics kernels (first run only, ~30 s)")
         progress.step("power curve", 5, 10)
-    assert stream.getvalue().strip() == "compiling statistics kernels (first run only, ~30 s)…"
+    assert stream.getvalue().strip() == "compiling statistics kernels (first run only, ~30 s)"
     with plan_progress(console, enabled=False) as silent:
         silent.note("not shown")
     assert "not shown" not in stream.getvalue()

@@ -93,7 +93,7 @@ def prepare_kernels(progress: Progress = SILENT) -> bool:
     whether they were cold."""
     if not cold_kernels():
         return False
-    progress.note(f"compiling statistics kernels (first run only, ~{COMPILE_SECONDS} s)…")
+    progress.note(f"compiling statistics kernels (first run only, ~{COMPILE_SECONDS} s)")
     progress.step(COMPILE_TASK, 0, 1)
     compile_kernels()
     progress.step(COMPILE_TASK, 1, 1)
