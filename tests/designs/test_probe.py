@@ -245,3 +245,32 @@ def test_published_means_and_reliability_without_long_ratings() -> None:
     assert results["probe_reliability"]["source"].unique().to_list() == ["published"]
     link = results["probe_reliability_similarity"].row(0, named=True)
     assert link["n"] == 4 and link["estimate"] == pytest.approx(1.0)  # similarity ranks follow reliability
+
+
+def test_a_study_file_takes_the_published_irr_file_as_it_is(tmp_path: Path) -> None:
+    """``[probe] reliability`` reads the published ``attribute,human_irr`` file (percent) as
+    ``import omi --reliability`` does; a bad row stops the run before anything is written."""
+    from cueshift.errors import CueshiftError
+
+    data = _small_probe(tmp_path)
+    data["probe"]["synthetic_humans"]["n_raters"] = 4
+    bad = tmp_path / "bad.csv"
+    bad.write_text("attribute,human_irr\ntrustworthy,81\nhappy,181\n")
+    broken = parse_study({**data, "probe": {**data["probe"], "reliability": str(bad)}}, "test")
+    with pytest.raises(CueshiftError, match=r"bad\.csv: row 2: field 'human_irr'"):
+        run_study(broken, RunOptions(progress=False))
+    assert not Path(data["database"]).exists()
+    percent = {a: 40.0 + 5 * i for i, a in enumerate(data["scenarios"]["only"])}
+    irr = tmp_path / "irr.csv"
+    irr.write_text("attribute,human_irr\n" + "".join(f"{a},{v}\n" for a, v in percent.items()))
+    data["probe"]["reliability"] = str(irr)
+    study = parse_study(data, "test")
+    run_study(study, RunOptions(progress=False))
+    con = store.open_study(study.database_path)
+    try:
+        results = analyze_design(con, study)
+    finally:
+        con.close()
+    published = results["probe_reliability"].filter(pl.col("source") == "published")
+    got = dict(zip(published["attribute"], published["estimate"], strict=True))
+    assert got == pytest.approx({a: v / 100 for a, v in percent.items()})

@@ -6,7 +6,7 @@ From the OMI layout (:mod:`cueshift.images.omi`) it writes, into one output fold
   (:mod:`cueshift.images.omi_ratings`), ratings of stimuli without an image left out;
 * ``reliability.csv`` — the published reliabilities, when given, on the -1..1 scale: the
   published IRR file as it is (``attribute, human_irr`` in percent) or ``attribute,
-  reliability`` on -1..1 or 0-100 (:mod:`.omi_reliability`; a percent file is converted, and
+  reliability`` on -1..1 or 0-100 (:mod:`cueshift.images.reliability_files`; a percent file is converted, and
   the summary says so);
 * ``study.toml`` — ``design = "probe"``, ``[image_set] kind = "omi"``, the ``omi-34`` scenarios,
   the two files above and the models (with ``random_twins = true`` when one is a CLIP model: its
@@ -33,7 +33,7 @@ from cueshift.designs.probe.scenarios import OMI_ATTRIBUTES, SCENARIO_SET
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.images.omi import RATINGS_FILE, load_omi
 from cueshift.images.omi_ratings import OmiRatings, read_omi_ratings
-from cueshift.imports.omi_reliability import read_import_reliability
+from cueshift.images.reliability_files import read_published_reliability
 from cueshift.stats import split_half_reliability
 from cueshift.study.variations import VariationFilter
 
@@ -224,7 +224,7 @@ def import_omi(
     )
     published = converted = None
     if reliability is not None:
-        published, converted = read_import_reliability(reliability, attributes=OMI_ATTRIBUTES)
+        published, converted = read_published_reliability(reliability, attributes=OMI_ATTRIBUTES)
     text = study_text(
         name=name, root=root, out=out, models=specs, reliability=published is not None, n_splits=n_splits
     )

@@ -81,15 +81,15 @@ class ProbeDesign:
         from cueshift.designs.probe.console import print_summary
         from cueshift.designs.probe.twins import random_twins
         from cueshift.designs.registry import study_scenarios
-        from cueshift.images.human_ratings import read_reliability
+        from cueshift.images.reliability_files import read_published_reliability
         from cueshift.stats import RunChoices, RunSettings, run_suite
 
         config = study.probe
         resampling = config.resampling(resamples=request.resamples, seed=request.seed)
         attributes = {s.scenario_id for s in study_scenarios(study)}
-        published = (
-            read_reliability(config.reliability, attributes=attributes) if config.reliability else None
-        )
+        published = None
+        if config.reliability:
+            published = read_published_reliability(config.reliability, attributes=attributes)[0]
         scores = model_scores(con, config.score, request.models)
         pixels = None
         if config.baselines:

@@ -12,8 +12,8 @@ import pytest
 
 from cueshift.designs import load_study
 from cueshift.errors import CueshiftError
+from cueshift.images.reliability_files import read_published_irr, read_published_reliability
 from cueshift.imports.omi import ModelSpec, import_omi
-from cueshift.imports.omi_reliability import read_import_reliability, read_published_irr
 from tests.hardening.failing import one_line, run
 from tests.images.omi_layout import write_omi
 
@@ -87,9 +87,9 @@ def test_the_existing_shape_still_reads_on_either_scale(tmp_path: Path) -> None:
     unit, percent = tmp_path / "unit.csv", tmp_path / "percent.csv"
     unit.write_text("attribute,reliability\ntrustworthy,0.8\nhappy,-0.1\n")
     percent.write_text("attribute,reliability\ntrustworthy,80\nhappy,0\n")
-    frame, converted = read_import_reliability(unit)
+    frame, converted = read_published_reliability(unit)
     assert not converted and frame["reliability"].to_list() == [0.8, -0.1]
-    frame, converted = read_import_reliability(percent)
+    frame, converted = read_published_reliability(percent)
     assert converted and frame["reliability"].to_list() == [0.8, 0.0]
     with pytest.raises(CueshiftError, match=r"field 'human_irr': required column is missing"):
         read_published_irr(unit)

@@ -1,4 +1,5 @@
-"""The published reliabilities ``cueshift import omi --reliability FILE`` reads, in either shape.
+"""Published reliabilities in either shape: ``cueshift import omi --reliability FILE`` and a study's
+``[probe] reliability`` read them alike.
 
 * **The published IRR file as it is**: columns ``attribute, human_irr``, each value the
   attribute's inter-rater reliability in percent (0-100). Read here and divided by 100.
@@ -105,11 +106,11 @@ def read_published_irr(path: Path, *, attributes: Collection[str] | None = None)
     )
 
 
-def read_import_reliability(
+def read_published_reliability(
     path: Path, *, attributes: Collection[str] | None = None
 ) -> tuple[pl.DataFrame, bool]:
-    """The published reliabilities of ``import omi --reliability`` in either shape (module docstring),
-    and whether they were converted from percent."""
+    """The published reliabilities in either shape (module docstring), and whether they were
+    converted from percent."""
     path = Path(path)
     if is_published_irr(path):
         return read_published_irr(path, attributes=attributes), True
