@@ -4,7 +4,7 @@ release's own procedure re-done here from the stored answers (numpy/scipy, follo
 
 * cells of fewer than 3 faces get no p-value and enter BH as p = 1, as do the cells without faces
   (Tables 3 and 11);
-* Table 5's Cohen's d is taken over a model's Δ rows, not its faces;
+* Table 5's SBS and Cohen's d are taken over a model's Δ rows, not its faces;
 * answers whose release reading is stored (``release_judgment``) are counted as the release read them.
 """
 
@@ -22,7 +22,7 @@ from scipy import stats as scipy_stats
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.designs.stylisticbias.compat_phi import release_phi
-from cueshift.designs.stylisticbias.compat_rules import TABLE3_CATEGORIES
+from cueshift.designs.stylisticbias.compat_rules import TABLE3_CATEGORIES, rows_mean_sbs
 from cueshift.designs.stylisticbias.constants import TABLE3_CATEGORY_MAP
 from cueshift.designs.stylisticbias.stats import MEAN_OF_GROUPS
 from cueshift.stats import MEAN_OF_MODELS, Resampling, RunChoices
@@ -226,6 +226,36 @@ def test_table5_cohens_d_is_over_the_delta_rows(run):
     assert mean_row == pytest.approx(np.mean(list(d.values())), rel=1e-9)
     default = results["table5"].filter(pl.col("model_id") != MEAN_OF_MODELS)
     assert default["cohens_d"].to_list() != pytest.approx([d[m] for m in default["model_id"]], rel=1e-3)
+
+
+def test_table5_sbs_is_the_mean_of_the_delta_rows(run):
+    con, results = run
+    deltas = _release_deltas(con)
+    table = results["release_table5"]
+    sbs = {model: float(rows["delta"].mean()) for (model,), rows in deltas.group_by("model_id")}
+    for model, expected in sbs.items():
+        row = table.filter(pl.col("model_id") == model)
+        assert row["estimate"].item() == pytest.approx(expected, rel=1e-12)
+    mean_row = table.filter(pl.col("model_id") == MEAN_OF_MODELS)["estimate"].item()
+    assert mean_row == pytest.approx(np.mean(list(sbs.values())), rel=1e-12)
+
+
+def test_rows_mean_sbs_worked_example():
+    """Face f1 has Δ rows 0.5, 0.25, 0 and face f2 one row -0.25: the rows' mean is 0.5 / 4 =
+    0.125, the faces' mean (0.25 - 0.25) / 2 = 0; model m2's one row is 0.1 (a NaN row is left
+    out); the mean of models is (0.125 + 0.1) / 2."""
+    delta = pl.DataFrame(
+        {
+            "model_id": ["m1"] * 4 + ["m2", "m2"],
+            "delta": [0.5, 0.25, 0.0, -0.25, 0.1, float("nan")],
+        }
+    )
+    table5 = pl.DataFrame(
+        {"model_id": ["m1", "m2", MEAN_OF_MODELS], "estimate": [0.0, 0.1, 0.05], "ci_low": [-1.0, -1.0, None]}
+    )
+    out = rows_mean_sbs(table5, delta)
+    assert out["estimate"].to_list() == pytest.approx([0.125, 0.1, 0.1125], abs=1e-15)
+    assert out["ci_low"].to_list() == [-1.0, -1.0, None]
 
 
 def test_answers_are_counted_as_the_release_read_them(run):

@@ -45,7 +45,7 @@ def _release(name: str, ctx: Context) -> pl.DataFrame:
 
 
 _CHOICE_OF = {
-    "table5": "phi_denominator, release_reading, cohens_d_rows",
+    "table5": "phi_denominator, release_reading, cohens_d_rows, sbs_rows",
     "table2_vs": "phi_denominator, release_reading, vs_ddof",
     "table3": "phi_denominator, release_reading, min_faces, untestable_p1, table3_family",
     "table11": "phi_denominator, release_reading, min_faces, untestable_p1",

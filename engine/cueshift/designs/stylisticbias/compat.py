@@ -20,6 +20,8 @@ choice                 the release                                 cueshift (def
 ``table3_family``      Table 3's 40 category × dimension cells      BH within each dimension
                        corrected at once
 ``cohens_d_rows``      Table 5's Cohen's d over the Δ rows          over the faces' mean Δ
+``sbs_rows``           Table 5's SBS: the mean of the Δ rows        the mean of the faces' mean Δ
+                       (its interval stays cueshift's face one)
 =====================  =========================================  ==============================
 
 The testing rules are those of the release's ``check_significance_independent.py`` and
@@ -38,6 +40,7 @@ from cueshift.designs.stylisticbias.compat_phi import ReleasePhis, release_input
 from cueshift.designs.stylisticbias.compat_rules import (
     bh_with_empty_cells,
     rows_cohens_d,
+    rows_mean_sbs,
     table3_empty_cells,
     table11_empty_cells,
     untested_below_min_faces,
@@ -61,6 +64,7 @@ CHOICES: dict[str, str] = {
     "untestable_p1": "untestable cells, and cells without faces, entered into BH as p = 1",
     "table3_family": "Table 3 corrected over all category x dimension cells at once",
     "cohens_d_rows": "Table 5's Cohen's d over the delta rows, not the faces",
+    "sbs_rows": "Table 5's SBS as the mean of the delta rows, not of the faces' means",
 }
 #: Keys and compared columns of each reproduced table.
 _TESTED = ("estimate", "ci_low", "ci_high", "p", "p_adj")
@@ -136,7 +140,8 @@ def release_tables(default: dict[str, pl.DataFrame], base: Inputs, phis: Release
     if "table5" in default:
         summary, alone = by_phi(lambda i: model_summary(i.delta, resampling=i.resampling))
         alone["cohens_d_rows"] = rows_cohens_d(default["table5"], base.delta)
-        out["table5"] = rows_cohens_d(summary, release.delta), alone
+        alone["sbs_rows"] = rows_mean_sbs(default["table5"], base.delta)
+        out["table5"] = rows_mean_sbs(rows_cohens_d(summary, release.delta), release.delta), alone
     if "table2_vs" in default:
 
         def vs(inputs: Inputs, ddof: int) -> pl.DataFrame:

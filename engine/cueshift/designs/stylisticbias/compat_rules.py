@@ -3,9 +3,10 @@
 ``check_significance_independent.py`` (Tables 3 and 11) tests a cell only when it has at least
 :data:`MIN_FACES` face means (``wilcoxon_vs_zero``), enters every untested cell into BH as p = 1
 — also the cells without any face: Table 3's ten categories × four dimensions, and Table 11's
-variation values × demographic groups, whether or not a face has them — and leaves the empty
-cells out of the table it writes. ``evaluate_mllm_outputs.py`` (Table 5) takes Cohen's d over the
-Δ rows of a model (``_cohens_d_paired``), not over its faces.
+variation values × demographic groups, whether or not a face has them. It writes no Table 11 row
+for a cell without faces; its Table 3 lists all 40 cells, an empty one with p_adj 1 (here such a
+cell has no row). ``evaluate_mllm_outputs.py`` (Table 5) takes a model's SBS (``mean_delta``) and
+Cohen's d (``_cohens_d_paired``) over its Δ rows, not over its faces.
 """
 
 from __future__ import annotations
@@ -81,6 +82,22 @@ def bh_with_empty_cells(
         keyed = pl.concat([keyed, filler.with_columns(p.alias("__p"))], how="diagonal_relaxed")
     out = bh_by_family(keyed, family, p_col="__p")
     return out.filter(~pl.col(_ABSENT)).select(frame.columns)
+
+
+def rows_mean_sbs(table5: pl.DataFrame, delta: pl.DataFrame) -> pl.DataFrame:
+    """Table 5 with ``estimate`` the mean of each model's Δ rows (the release's ``mean_delta``),
+    the ``(mean of models)`` row their mean; intervals and the other columns as they are."""
+    data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
+    means = dict(data.group_by("model_id").agg(pl.col("delta").mean()).iter_rows())
+    by_model = pl.col("model_id").replace_strict(means, default=None, return_dtype=pl.Float64)
+    models = table5.filter(pl.col("model_id") != MEAN_OF_MODELS).with_columns(by_model.alias("estimate"))
+    mean = models["estimate"].mean()
+    return table5.with_columns(
+        pl.when(pl.col("model_id") == MEAN_OF_MODELS)
+        .then(pl.lit(mean, dtype=pl.Float64))
+        .otherwise(by_model)
+        .alias("estimate")
+    )
 
 
 def rows_cohens_d(table5: pl.DataFrame, delta: pl.DataFrame) -> pl.DataFrame:
