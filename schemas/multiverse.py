@@ -14,23 +14,27 @@ from cueshift.errors import SchemaViolation
 from cueshift.schemas._result_base import ResultModel, count, nullable, one_of, pvalue, share
 from cueshift.schemas.results import nan_to_null
 
-_KINDS = ("sbs_model", "sbs_attribute", "vs_top")
-_CHOICES = ("parsing", "phi", "invalid", "audit", "generalise", "orderings")
+_KINDS = ("sbs_model", "sbs_attribute", "vs_top", "sbs_category")
+_CHOICES = ("parsing", "phi", "invalid", "audit", "generalise", "orderings", "path")
 
 
 class MultiverseSchema(ResultModel):
     """``result_multiverse``: a claim in one specification. The choice columns hold the
-    specification's options; ``estimate`` with its face-level interval, ``p``/``p_adj`` (null for
-    ``vs_top``), the ``verdict`` here and in the reference specification (``'+'``, ``'-'``,
-    ``'0'``, or the top VS dimension), ``holds`` when they agree."""
+    specification's options (``path = 'release'``: the release's own analysis path, one
+    specification whose other choices are the release's; ``parsing = 'release'`` there where its
+    reading of the answers is stored); ``estimate`` with its face-level interval (null for
+    ``sbs_category``, as Table 3's), ``p``/``p_adj`` (null for ``vs_top``; ``p`` null where the
+    release path tests no cell of fewer than 3 faces), the ``verdict`` here and in the reference
+    specification (``'+'``, ``'-'``, ``'0'``, or the top VS dimension), ``holds`` when they agree."""
 
     specification: pl.Int64 = count()
-    parsing: str = one_of("strict", "lenient")
+    parsing: str = one_of("strict", "lenient", "release")
     phi: str
     invalid: str = one_of("dropped", "unfavorable")
     audit: str = one_of("keep", "strict")
     generalise: str = one_of("faces", "faces+scenarios")
     orderings: str = one_of("all", "1", "2", "3", "4")
+    path: str = one_of("cueshift", "release")
     kind: str = one_of(*_KINDS)
     model_id: str
     subject: str
@@ -51,7 +55,9 @@ class MultiverseSummarySchema(ResultModel):
     """``result_multiverse_summary``: per claim, the specifications in which it holds (count and
     share), the range of its estimate, and the choice that moves it most (``moved_most``: the
     largest difference in the share holding across its options, ``holds_shift``; ties broken by the
-    difference of the mean estimates, ``estimate_shift``; null when no choice has two options)."""
+    difference of the mean estimates, ``estimate_shift``; null when no choice has two options; the
+    release path counts for ``path`` only), and the claim's verdict on the release path
+    (``release_verdict``) and whether it holds there (``holds_release``; both null without it)."""
 
     kind: str = one_of(*_KINDS)
     model_id: str
@@ -66,6 +72,8 @@ class MultiverseSummarySchema(ResultModel):
     holds_shift: float | None = share()
     estimate_shift: float | None = pa.Field(nullable=True, ge=0.0)
     moved_most: str | None = pa.Field(nullable=True, isin=list(_CHOICES))
+    release_verdict: str | None = nullable()
+    holds_release: bool | None = pa.Field(nullable=True)
 
 
 #: The tables by name (stored as ``result_<name>``).

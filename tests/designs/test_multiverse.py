@@ -63,8 +63,10 @@ def test_an_effect_on_every_path_holds_in_every_specification(con):
     result = run_multiverse(con, config, resampling=RESAMPLING)
     summary = _claim(result.summary, "m-a", EVERYWHERE)
     assert summary["reference_verdict"] == "-"
-    assert summary["n_specifications"] == 2 * 2 * 2 * 2  # parsing, phi, invalid, orderings (no audit stored)
+    # parsing, phi, invalid, orderings (no audit stored), and the release path's one
+    assert summary["n_specifications"] == 2 * 2 * 2 * 2 + 1
     assert summary["share_holds"] == 1.0
+    assert summary["holds_release"] is True
     assert result.notes and "audit" in result.notes[0]
 
 
@@ -75,7 +77,9 @@ def test_an_effect_under_one_choice_is_moved_most_by_it(con):
     assert summary["reference_verdict"] == "0"
     assert summary["moved_most"] == "invalid"
     assert summary["holds_shift"] == 1.0
-    assert summary["share_holds"] == 0.5
+    # half of cueshift's 16 paths; the release path counts invalid answers as unfavourable too
+    assert summary["share_holds"] == 8 / 17
+    assert (summary["release_verdict"], summary["holds_release"]) == ("-", False)
     counted = result.claims.filter(
         kind="sbs_attribute", model_id="m-b", subject=INVALID_ONLY, invalid="unfavorable"
     )
@@ -138,10 +142,12 @@ def test_the_specification_curve_draws_the_stored_tables(con):
     figure = draw_specification_curve(_Source(con))
     assert figure is not None
     top, bottom = figure.axes
-    assert len(top.collections[0].get_offsets()) == 16  # parsing, invalid, generalise, orderings: 2 each
+    # parsing, invalid, generalise, orderings: 2 each, and the release path
+    assert len(top.collections[0].get_offsets()) == 17
     assert [t.get_text() for t in bottom.get_yticklabels()] == [
         "parsing: lenient", "parsing: strict", "invalid: dropped", "invalid: unfavorable",
         "generalise: faces", "generalise: faces+scenarios", "orderings: 1", "orderings: all",
+        "path: cueshift", "path: release",
     ]  # fmt: skip
 
 

@@ -75,14 +75,24 @@ def _print_summary(summary: pl.DataFrame, n_specifications: int, target: Path) -
         markup=False,
         soft_wrap=True,
     )
+    released = summary.filter(pl.col("holds_release").is_not_null())
+    if released.height:
+        console.print(
+            f"on the release's path (--compat release): {int(released['holds_release'].sum())} of "
+            f"{released.height} claims hold",
+            markup=False,
+            soft_wrap=True,
+        )
     fragile = summary.filter(pl.col("share_holds") < 1.0).sort("share_holds", "claim").head(SHOWN)
     if fragile.height == 0:
         return
     table = FitTable(title="claims that do not hold on every path (fewest first)")
-    for column in ("claim", "holds", "moved most by"):
+    for column in ("claim", "holds", "moved most by", "release path"):
         table.add_column(column)
-    for claim, share, moved in fragile.select("claim", "share_holds", "moved_most").iter_rows():
-        table.add_row(claim, f"{share:.0%}", moved or "")
+    rows = fragile.select("claim", "share_holds", "moved_most", "holds_release", "release_verdict")
+    for claim, share, moved, held, verdict in rows.iter_rows():
+        on_release = "" if held is None else ("holds" if held else f"differs ({verdict})")
+        table.add_row(claim, f"{share:.0%}", moved or "", on_release)
     console.print(table)
 
 

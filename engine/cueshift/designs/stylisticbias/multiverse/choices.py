@@ -26,6 +26,11 @@ orderings     ``all``, ``1`` ... ``4``               a number: only the answers 
 
 ``parsing`` and ``invalid`` act on stored answers; under a φ from the stored scores (``expected``,
 ``T=<t>``) they change nothing, and such specifications are computed once and shared.
+
+A seventh choice, ``path`` (``cueshift``, ``release``), is not crossed: ``cueshift`` is every
+specification above; ``release`` adds **one** specification, the release's own analysis path
+(``cueshift analyze --compat release``, :mod:`.release`), which fixes the other six its own way
+(its reading of the answers, φ over all answers, greedy, no audit, faces, every ordering).
 """
 
 from __future__ import annotations
@@ -38,8 +43,20 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from cueshift.views import parse_phi
 
-#: The choices in the order specifications are listed (and ``result_multiverse``'s columns).
-CHOICES: tuple[str, ...] = ("parsing", "phi", "invalid", "audit", "generalise", "orderings")
+#: The crossed choices, in the order specifications are listed.
+CROSSED: tuple[str, ...] = ("parsing", "phi", "invalid", "audit", "generalise", "orderings")
+#: Every choice (``result_multiverse``'s columns): the crossed ones and the analysis ``path``.
+CHOICES: tuple[str, ...] = (*CROSSED, "path")
+#: What the release path takes for each crossed choice (``parsing`` is ``release`` instead where
+#: the release's own reading of the answers is stored; :func:`release_specification`).
+RELEASE_OPTIONS: dict[str, str] = {
+    "parsing": "strict",
+    "phi": "greedy",
+    "invalid": "unfavorable",
+    "audit": "keep",
+    "generalise": "faces",
+    "orderings": "all",
+}
 #: Bootstrap resamples per specification unless ``[multiverse] resamples`` says otherwise.
 DEFAULT_MULTIVERSE_RESAMPLES = 200
 
@@ -57,6 +74,8 @@ class MultiverseConfig(BaseModel):
     Examples
     --------
     >>> MultiverseConfig(invalid=["dropped"]).n_specifications
+    81
+    >>> MultiverseConfig(invalid=["dropped"], path=["cueshift"]).n_specifications
     80
     """
 
@@ -72,12 +91,20 @@ class MultiverseConfig(BaseModel):
     orderings: list[Literal["all", "1", "2", "3", "4"]] = Field(
         default=["all", "1", "2", "3", "4"], min_length=1
     )
+    path: list[Literal["cueshift", "release"]] = Field(default=["cueshift", "release"], min_length=1)
     alpha: float = Field(default=0.05, gt=0.0, lt=1.0, description="level of a claim's BH-adjusted test")
     resamples: int = Field(default=DEFAULT_MULTIVERSE_RESAMPLES, ge=100, description="bootstrap resamples")
 
     @field_validator("parsing", "invalid", "audit", "generalise", "orderings")
     @classmethod
     def _no_repeats(cls, values: list[str]) -> list[str]:
+        return _distinct(values)
+
+    @field_validator("path")
+    @classmethod
+    def _cueshift_first(cls, values: list[str]) -> list[str]:
+        if values[0] != "cueshift":
+            raise ValueError("the first path is the reference: 'cueshift' (add 'release' after it)")
         return _distinct(values)
 
     @field_validator("phi")
@@ -91,11 +118,11 @@ class MultiverseConfig(BaseModel):
 
     @property
     def n_specifications(self) -> int:
-        """How many specifications the cross product holds."""
+        """How many specifications there are: the cross product, and the release path's one."""
         count = 1
-        for choice in CHOICES:
+        for choice in CROSSED:
             count *= len(self.options(choice))
-        return count
+        return count + ("release" in self.path)
 
 
 @dataclass(frozen=True)
@@ -118,29 +145,49 @@ class Specification:
     def data_key(self) -> tuple[str, ...]:
         """What the specification's Δ and base φ rows depend on: the specifications sharing it
         share their rows (parsing and invalid answers do not matter under a φ from scores)."""
-        parsing, phi, invalid, audit, _, orderings = self.options
+        parsing, phi, invalid, audit, _, orderings, path = self.options
+        if path == "release":
+            return (path,)
         if not self.reads_answers:
             parsing, invalid = "-", "-"
         return (parsing, phi, invalid, audit, orderings)
 
 
-def specifications(config: MultiverseConfig) -> list[Specification]:
-    """The cross product of the choices' options, the reference path (every first option) first.
+def specifications(config: MultiverseConfig, release_parsing: str = "strict") -> list[Specification]:
+    """The cross product of the crossed choices' options on cueshift's path, the reference
+    (every first option) first, then the release path's one specification (``release_parsing``:
+    its ``parsing`` label, :func:`release_specification`) when ``config.path`` lists it.
 
     Examples
     --------
     >>> specs = specifications(MultiverseConfig())
     >>> len(specs), specs[0].options
-    (160, ('strict', 'greedy', 'dropped', 'keep', 'faces', 'all'))
+    (161, ('strict', 'greedy', 'dropped', 'keep', 'faces', 'all', 'cueshift'))
+    >>> specs[-1].options
+    ('strict', 'greedy', 'unfavorable', 'keep', 'faces', 'all', 'release')
     """
-    product = itertools.product(*(config.options(choice) for choice in CHOICES))
-    return [Specification(index, options) for index, options in enumerate(product)]
+    product = itertools.product(*(config.options(choice) for choice in CROSSED))
+    specs = [Specification(index, (*options, "cueshift")) for index, options in enumerate(product)]
+    if "release" in config.path:
+        specs.append(release_specification(len(specs), release_parsing))
+    return specs
+
+
+def release_specification(index: int, parsing: str = "strict") -> Specification:
+    """The release path's specification: :data:`RELEASE_OPTIONS`, ``parsing`` = ``'release'``
+    where the release's reading of the answers is stored (else cueshift's strict reading, which
+    the release path then keeps)."""
+    options = {**RELEASE_OPTIONS, "parsing": parsing}
+    return Specification(index, (*(options[c] for c in CROSSED), "release"))
 
 
 __all__ = [
     "CHOICES",
+    "CROSSED",
+    "RELEASE_OPTIONS",
     "DEFAULT_MULTIVERSE_RESAMPLES",
     "MultiverseConfig",
     "Specification",
+    "release_specification",
     "specifications",
 ]

@@ -8,7 +8,10 @@ Claims (one row each per specification; ``kind``, ``model_id``, ``subject`` name
   ``'-'`` (p < α, SBS < 0) or ``'0'`` (not significant);
 - ``sbs_model``: the same for each model's SBS over every attribute (``subject = 'all attributes'``);
 - ``vs_top``: per model, the demographic dimension with the largest Variation Strength (Table 2),
-  the verdict being that dimension; the estimate is the VS of the reference's top dimension.
+  the verdict being that dimension; the estimate is the VS of the reference's top dimension;
+- ``sbs_category``: per attribute category × demographic dimension, Table 3's cell (the mean of
+  the dimension's groups, models pooled; ``model_id = '(pooled)'``), its sign and significance
+  (the cell's BH-adjusted p; no interval, as in Table 3).
 
 A claim *holds* in a specification when its verdict there equals the reference specification's
 (the first option of every choice: ``cueshift analyze``'s defaults).
@@ -20,12 +23,15 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from cueshift.designs.stylisticbias.stats import MEAN_OF_GROUPS
+from cueshift.stats import POOLED
+
 #: The claims' kinds, in the order they are listed.
-CLAIM_KINDS: tuple[str, ...] = ("sbs_model", "sbs_attribute", "vs_top")
+CLAIM_KINDS: tuple[str, ...] = ("sbs_model", "sbs_attribute", "vs_top", "sbs_category")
 _KEY = ["kind", "model_id", "subject"]
 _SUMMARY = [
     *_KEY, "claim", "reference_verdict", "n_specifications", "n_holds", "estimate_min", "estimate_max",
-    "share_holds", "holds_shift", "estimate_shift", "moved_most",
+    "share_holds", "holds_shift", "estimate_shift", "moved_most", "release_verdict", "holds_release",
 ]  # fmt: skip
 _COLUMNS = [*_KEY, "estimate", "ci_low", "ci_high", "p", "p_adj", "verdict", "n"]
 
@@ -46,6 +52,23 @@ def sbs_claims(sbs: pl.DataFrame, alpha: float) -> pl.DataFrame:
         subject=pl.coalesce(pl.col("variation_value"), pl.lit("all attributes")),
     )
     return rows.with_columns(verdict=_sign(alpha)).select(_COLUMNS)
+
+
+def table3_claims(table3: pl.DataFrame, alpha: float) -> pl.DataFrame:
+    """The ``sbs_category`` claims of a ``result_table3``-shaped frame (its mean-of-groups cells)."""
+    rows = table3.filter(pl.col("group") == MEAN_OF_GROUPS)
+    return rows.select(
+        pl.lit("sbs_category").alias("kind"),
+        pl.lit(POOLED).alias("model_id"),
+        pl.format("{} (mean of {} groups)", "variation_category", "dimension").alias("subject"),
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "p",
+        "p_adj",
+        _sign(alpha).alias("verdict"),
+        pl.col("n").cast(pl.Int64),
+    )
 
 
 def vs_claims(vs: pl.DataFrame, reference_top: dict[str, str] | None) -> pl.DataFrame:
@@ -100,13 +123,18 @@ def summarise(claims: pl.DataFrame, choices: Sequence[str]) -> pl.DataFrame:
     A choice moves a claim by how far apart the shares of holding specifications are across its
     options (``holds_shift``); ties (e.g. a claim holding everywhere) are broken by how far apart
     the claim's mean estimates are across its options (``estimate_shift``). Choices with one option
-    move nothing and are not named.
+    move nothing and are not named. The release path (``path = 'release'``) fixes the other
+    choices its own way: it counts for ``path`` alone (cueshift's specifications against it), and
+    every other choice is compared over cueshift's specifications. ``release_verdict`` and
+    ``holds_release``: the claim on the release path (null without it).
     """
     moved = []
+    cueshift = claims.filter(pl.col("path") == "cueshift") if "path" in claims.columns else claims
     for choice in choices:
-        if claims[choice].n_unique() < 2:
+        rows = claims if choice == "path" else cueshift
+        if rows[choice].n_unique() < 2:
             continue
-        by_option = claims.group_by([*_KEY, choice]).agg(
+        by_option = rows.group_by([*_KEY, choice]).agg(
             share=pl.col("holds").cast(pl.Float64).mean(), mean=pl.col("estimate").mean()
         )
         moved.append(
@@ -125,6 +153,8 @@ def summarise(claims: pl.DataFrame, choices: Sequence[str]) -> pl.DataFrame:
             n_holds=pl.col("holds").sum().cast(pl.Int64),
             estimate_min=pl.col("estimate").min(),
             estimate_max=pl.col("estimate").max(),
+            release_verdict=pl.col("verdict").filter(pl.col("path") == "release").first(),
+            holds_release=pl.col("holds").filter(pl.col("path") == "release").first(),
         )
         .with_columns(share_holds=pl.col("n_holds") / pl.col("n_specifications"))
     )
@@ -143,4 +173,4 @@ def summarise(claims: pl.DataFrame, choices: Sequence[str]) -> pl.DataFrame:
     return totals.join(most, on=_KEY, how="left", nulls_equal=True).select(_SUMMARY)
 
 
-__all__ = ["CLAIM_KINDS", "claim_text", "sbs_claims", "summarise", "vs_claims"]
+__all__ = ["CLAIM_KINDS", "claim_text", "sbs_claims", "summarise", "table3_claims", "vs_claims"]

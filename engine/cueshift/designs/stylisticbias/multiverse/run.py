@@ -1,10 +1,13 @@
 """The multiverse run: every specification's headline tables (SBS at the model and attribute
-levels, Table 2's VS) from one read of the stored judgments, its claims, and their summary.
+levels, Table 2's VS, Table 3's cells) from one read of the stored judgments, its claims, and
+their summary.
 
 Per specification the Δ and base φ rows are rebuilt in polars (:mod:`.cells`) and handed to the
-same statistics ``cueshift analyze`` runs (:func:`sbs_levels`, :func:`variation_strength`) with
-one :class:`~cueshift.stats.Resampling` (the face-level bootstrap draws the same faces on every
-path); specifications whose rows coincide share them, and VS is computed once per rows.
+same statistics ``cueshift analyze`` runs (:func:`sbs_levels`, :func:`variation_strength`,
+:func:`category_demographic_table`) with one :class:`~cueshift.stats.Resampling` (the face-level
+bootstrap draws the same faces on every path); specifications whose rows coincide share them, and
+VS and Table 3 are computed once per rows. The release path's specification, last, is made by
+compat's functions (:mod:`.release`).
 """
 
 from __future__ import annotations
@@ -22,8 +25,15 @@ from cueshift.designs.stylisticbias.multiverse.choices import (
     Specification,
     specifications,
 )
-from cueshift.designs.stylisticbias.multiverse.claims import claim_text, sbs_claims, summarise, vs_claims
-from cueshift.designs.stylisticbias.stats import sbs_levels, variation_strength
+from cueshift.designs.stylisticbias.multiverse.claims import (
+    claim_text,
+    sbs_claims,
+    summarise,
+    table3_claims,
+    vs_claims,
+)
+from cueshift.designs.stylisticbias.multiverse.release import ReferenceTables, release_claims
+from cueshift.designs.stylisticbias.stats import category_demographic_table, sbs_levels, variation_strength
 from cueshift.errors import CueshiftError, SchemaViolation
 from cueshift.stats import Resampling
 from cueshift.views import parse_phi
@@ -123,35 +133,48 @@ def run_multiverse(
     rows_of: dict[tuple[str, ...], tuple[pl.DataFrame, pl.DataFrame]] = {}
     vs_of: dict[tuple[str, ...], pl.DataFrame] = {}
     sbs_of: dict[tuple[str, ...], pl.DataFrame] = {}
-    reference_top: dict[str, str] | None = None
+    reference: ReferenceTables | None = None
+    reference_top: dict[str, str] = {}
     frames = []
     for done, spec in enumerate(specs, start=1):
-        key = spec.data_key
-        if key not in rows_of:
-            rows_of[key] = specification_rows(stored, spec)
-        delta, base_phi = rows_of[key]
-        if delta.height == 0:
-            raise CueshiftError(f"specification {_named(spec)}: no Δ rows")
-        sbs_key = (*key, spec.of("generalise"))
         try:
-            if sbs_key not in sbs_of:
-                sbs = sbs_levels(
-                    delta, levels=CLAIM_LEVELS, dimensions=(), resampling=resampling,
-                    generalise=spec.of("generalise"),
+            if spec.of("path") == "release":
+                assert reference is not None  # the reference specification comes first
+                made = release_claims(
+                    con, reference, models=models, resampling=resampling, alpha=config.alpha,
+                    levels=CLAIM_LEVELS, reference_top=reference_top,
                 )  # fmt: skip
-                sbs_of[sbs_key] = sbs_claims(sbs, config.alpha)
-            if key not in vs_of:
-                vs_of[key] = vs_claims(variation_strength(base_phi, resampling=resampling), reference_top)
+                spec = Specification(spec.index, (made.parsing, *spec.options[1:]))
+                claims = made.claims
+            else:
+                key = spec.data_key
+                if key not in rows_of:
+                    rows_of[key] = specification_rows(stored, spec)
+                delta, base_phi = rows_of[key]
+                if delta.height == 0:
+                    raise CueshiftError(f"specification {_named(spec)}: no Δ rows")
+                sbs_key = (*key, spec.of("generalise"))
+                if sbs_key not in sbs_of:
+                    sbs = sbs_levels(
+                        delta, levels=CLAIM_LEVELS, dimensions=(), resampling=resampling,
+                        generalise=spec.of("generalise"),
+                    )  # fmt: skip
+                    sbs_of[sbs_key] = sbs_claims(sbs, config.alpha)
+                if key not in vs_of:
+                    vs = variation_strength(base_phi, resampling=resampling)
+                    table3 = category_demographic_table(delta, resampling=resampling)
+                    vs_of[key] = pl.concat(
+                        [vs_claims(vs, reference_top or None), table3_claims(table3, config.alpha)]
+                    )
+                    if reference is None:
+                        reference = ReferenceTables(delta, base_phi, vs, table3)
+                        top = vs_of[key].filter(kind="vs_top").select("model_id", "verdict")
+                        reference_top = {m: v for m, v in top.iter_rows() if v}
+                claims = pl.concat([sbs_of[sbs_key], vs_of[key]])
         except SchemaViolation as exc:
             raise CueshiftError(f"specification {_named(spec)}: {exc}") from None
-        if reference_top is None:
-            reference_top = {m: v for m, v in vs_of[key].select("model_id", "verdict").iter_rows() if v}
         labels = [pl.lit(option).alias(choice) for choice, option in zip(CHOICES, spec.options, strict=True)]
-        frames.append(
-            pl.concat([sbs_of[sbs_key], vs_of[key]]).with_columns(
-                pl.lit(spec.index, dtype=pl.Int64).alias("specification"), *labels
-            )
-        )
+        frames.append(claims.with_columns(pl.lit(spec.index, dtype=pl.Int64).alias("specification"), *labels))
         if progress is not None:
             progress(done, len(specs))
     claims = _held(pl.concat(frames))

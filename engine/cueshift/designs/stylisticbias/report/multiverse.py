@@ -21,7 +21,8 @@ _REQUIRES = ("result_multiverse", "result_multiverse_summary")
 
 def draw_specification_curve(report: Source) -> Figure | None:
     """Top: the share of the headline claims that hold in each specification, sorted; below: which
-    option of each choice the specification takes (the reference path marked)."""
+    option of each choice the specification takes (the reference path and the release's path
+    marked)."""
     rows = report.query(f"""
         SELECT specification, any_value(is_reference) AS is_reference, avg(holds::INTEGER) AS share,
                {", ".join(f"any_value({c}) AS {c}" for c in CHOICES)}
@@ -37,11 +38,14 @@ def draw_specification_curve(report: Source) -> Figure | None:
     )
     x = np.arange(rows.height)
     reference = rows["is_reference"].to_numpy()
-    top.scatter(x, rows["share"].to_numpy(), s=14, color=np.where(reference, "#c44e52", "#4c72b0"), zorder=3)
+    release = (rows["path"] == "release").to_numpy()
+    colour = np.where(reference, "#c44e52", np.where(release, "#55a868", "#4c72b0"))
+    top.scatter(x, rows["share"].to_numpy(), s=14, color=colour, zorder=3)
     top.set_ylabel("claims holding")
     top.set_ylim(-0.03, 1.03)
     top.axhline(1.0, color="black", linewidth=0.5)
-    top.set_title("Specification curve (red: the reference path)", fontsize=9)
+    title = "red: the reference path" + ("; green: the release's path" if release.any() else "")
+    top.set_title(f"Specification curve ({title})", fontsize=9)
     for row, (choice, option) in enumerate(options):
         taken = (rows[choice] == option).to_numpy()
         bottom.scatter(x[taken], np.full(taken.sum(), row), s=8, color="#333333", marker="|")
@@ -56,7 +60,9 @@ MULTIVERSE_FRAGILE = TableSpec(
     key="multiverse_fragile",
     title="Table M1. Headline claims that do not hold on every analysis path",
     sql=f"""
-    SELECT claim, share_holds, n_holds, n_specifications, moved_most
+    SELECT claim, share_holds, n_holds, n_specifications, moved_most,
+           CASE WHEN holds_release THEN 'holds' WHEN NOT holds_release
+                THEN 'differs (' || coalesce(release_verdict, 'none') || ')' END AS on_release
     FROM result_multiverse_summary WHERE {_MODELS} AND share_holds < 1
     ORDER BY share_holds, claim
     """,
@@ -66,13 +72,17 @@ MULTIVERSE_FRAGILE = TableSpec(
         Col("n_holds", "Paths", fmt_integer),
         Col("n_specifications", "of", fmt_integer),
         Col("moved_most", "Moved most by"),
+        Col("on_release", "Release's path"),
     ),
     notes=(
         "Claims: each attribute's SBS sign and significance (BH-adjusted p < α) per model, each model's "
-        "SBS, and the demographic dimension with the largest VS, as the reference path (every choice's "
-        "first option) makes them; a claim holds on a path where its verdict is the same. Moved most "
-        "by: the choice whose options differ most in the share of paths holding the claim "
-        "(docs/multiverse.md).",
+        "SBS, the demographic dimension with the largest VS, and each Table 3 cell, as the reference "
+        "path (every choice's first option) makes them; a claim holds on a path where its verdict is "
+        "the same. Moved most by: the choice whose options differ most in the share of paths holding "
+        "the claim ('path': cueshift's paths against the release's). Release's path: the claim made "
+        "as `analyze --compat release` makes it (its reading of the answers, φ over all answers, "
+        "Wilcoxon with no test below 3 faces, BH with untested cells as p = 1), and its verdict "
+        "there when it differs (docs/multiverse.md).",
     ),
     requires=_REQUIRES,
     empty="every headline claim holds on every path.",
