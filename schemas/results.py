@@ -43,7 +43,9 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #:     ``all_rv_alpha``, ``all_partial_r2`` and the ``audited_`` ones; the report reads them).
 #: 12: ``result_probe_baselines`` gets each model's difference from its random twin (``twin_*``)
 #:     and ``verdict``.
-RESULT_SCHEMA_VERSION = 12
+#: 13: ``result_identity_drops`` counts who dropped what (``n_dropped_cosine``, ``n_dropped_distance``,
+#:     ``n_dropped_face_count``, ``n_dropped_both``; ``[audit.faces] identity_filter``, D38).
+RESULT_SCHEMA_VERSION = 13
 
 
 class AnalysisManifestSchema(ResultModel):

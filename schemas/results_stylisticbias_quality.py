@@ -11,11 +11,16 @@ from cueshift.schemas._result_stylisticbias_base import Result
 
 
 class IdentityDropsSchema(Result):
-    """``result_identity_drops``: per threshold × attribute (``'all'`` pooled), the variations whose
-    cosine with their base is below the threshold (dropped by ``--min-identity``), the outliers
-    (robust z within the attribute) and the cosine's median and minimum, the attribute's SBS over
-    every variation and over those kept (``sign_kept``: the same sign); ``applied`` marks the
-    threshold this run's analyses used."""
+    """``result_identity_drops``: per threshold × attribute (``'all'`` pooled), the variations
+    ``--min-identity`` drops at the threshold (cosine with their base below it; with ``[audit.faces]
+    identity_filter = true`` also those the face models cannot verify, docs/decisions.md D38), the
+    outliers (robust z within the attribute) and the cosine's median and minimum, the attribute's
+    SBS over every variation and over those kept (``sign_kept``: the same sign); ``applied`` marks
+    the threshold this run's analyses used. Who dropped what, where the face models filtered the
+    run (null otherwise): ``n_dropped_cosine`` (cosine below the threshold), ``n_dropped_distance``
+    (face-recognition distance past its threshold), ``n_dropped_face_count`` (no single face on
+    base and variation) and ``n_dropped_both`` (the cosine and a face model):
+    ``n_dropped = cosine + distance + face_count - both``."""
 
     threshold: float = pa.Field(ge=-1.0, le=1.0)
     feature_key: str
@@ -29,6 +34,10 @@ class IdentityDropsSchema(Result):
     sbs_kept: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)
     sign_kept: bool | None = pa.Field(nullable=True)
     applied: bool
+    n_dropped_cosine: pl.Int64 | None = pa.Field(nullable=True, ge=0)
+    n_dropped_distance: pl.Int64 | None = pa.Field(nullable=True, ge=0)
+    n_dropped_face_count: pl.Int64 | None = pa.Field(nullable=True, ge=0)
+    n_dropped_both: pl.Int64 | None = pa.Field(nullable=True, ge=0)
 
 
 #: These result tables by name (the table is ``result_<name>``).

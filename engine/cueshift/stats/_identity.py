@@ -17,7 +17,7 @@ themselves, as a mean and standard deviation would.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -108,16 +108,44 @@ def face_level_sbs(delta: pl.DataFrame) -> float | None:
     return float(per_face.mean())  # type: ignore[arg-type]
 
 
+#: ``face_drops`` reasons: one face each, descriptor distance past the recogniser's threshold; no
+#: single face on base and variation.
+FACE_DROP_REASONS = ("distance", "face_count")
+
+#: Columns of :func:`identity_drops`' result.
+IDENTITY_DROPS_SCHEMA: dict[str, type[pl.DataType]] = {
+    "threshold": pl.Float64,
+    "feature_key": pl.String,
+    "n_variations": pl.Int64,
+    "n_dropped": pl.Int64,
+    "share_dropped": pl.Float64,
+    "n_outliers": pl.Int64,
+    "median_cosine": pl.Float64,
+    "min_cosine": pl.Float64,
+    "sbs_all": pl.Float64,
+    "sbs_kept": pl.Float64,
+    "sign_kept": pl.Boolean,
+    "applied": pl.Boolean,
+    "n_dropped_cosine": pl.Int64,
+    "n_dropped_distance": pl.Int64,
+    "n_dropped_face_count": pl.Int64,
+    "n_dropped_both": pl.Int64,
+}
+
+
 def identity_drops(
     identity: pl.DataFrame,
     thresholds: Sequence[float],
     applied: float | None,
     delta: pl.DataFrame | None = None,
+    *,
+    face_drops: Mapping[str, str] | None = None,
 ) -> pl.DataFrame:
     """How many variations each ``--min-identity`` threshold drops, per attribute and pooled, and
     whether the attribute's SBS survives the drop.
 
-    A variation is dropped at threshold ``t`` when its cosine is below ``t``. With ``delta``
+    A variation is dropped at threshold ``t`` when its cosine is below ``t`` or (``face_drops``)
+    the face models drop it, whatever ``t``. With ``delta``
     (every Δ row, none dropped: ``face_id, feature_key, variation_value, delta``), ``sbs_all`` is
     the attribute's face-level SBS (:func:`face_level_sbs`, pooled over models, scenarios and
     values) over every variation, ``sbs_kept`` over those kept at ``t``, and ``sign_kept`` whether
@@ -126,40 +154,75 @@ def identity_drops(
     Parameters
     ----------
     identity : polars.DataFrame
-        :func:`identity_outliers` output (``feature_key``, ``cosine``, ``outlier``; with ``delta``
-        also ``face_id`` and ``variation_value``).
+        :func:`identity_outliers` output (``image_id``, ``feature_key``, ``cosine``, ``outlier``;
+        with ``delta`` also ``face_id`` and ``variation_value``).
     thresholds : sequence of float
         Thresholds to count (the applied one is added when missing).
     applied : float, optional
         The threshold of this run (``applied`` is true on its rows).
     delta : polars.DataFrame, optional
         Every Δ row; ``None``: the SBS columns are null.
+    face_drops : mapping of str to str, optional
+        Image id → why the face models drop it (:data:`FACE_DROP_REASONS`); ``None``: the cosine
+        alone drops, and the ``n_dropped_*`` columns are null.
 
     Returns
     -------
     polars.DataFrame
         ``threshold, feature_key ('all' pooled), n_variations, n_dropped, share_dropped, n_outliers,
-        median_cosine, min_cosine, sbs_all, sbs_kept, sign_kept, applied``.
+        median_cosine, min_cosine, sbs_all, sbs_kept, sign_kept, applied``, and who dropped what:
+        ``n_dropped_cosine`` (cosine below ``t``), ``n_dropped_distance``,
+        ``n_dropped_face_count`` (the face models' reasons) and ``n_dropped_both`` (the cosine and
+        a face model), so ``n_dropped = cosine + distance + face_count - both``.
+
+    Examples
+    --------
+    >>> identity = pl.DataFrame({"image_id": ["a", "b", "c"], "feature_key": "hat",
+    ...                          "cosine": [0.9, 0.5, 0.4], "outlier": False})
+    >>> drops = identity_drops(identity, [0.6], 0.6, face_drops={"a": "distance", "c": "face_count"})
+    >>> drops.filter(feature_key="hat").select("n_dropped", "n_dropped_cosine", "n_dropped_both").row(0)
+    (3, 2, 1)
     """
     grid = sorted({*thresholds, *([applied] if applied is not None else [])})
-    pooled = identity.with_columns(feature_key=pl.lit("all"))
+    if face_drops is None:
+        flagged = identity.with_columns(face_reason=pl.lit(None, pl.String))
+    else:
+        unknown = sorted(set(face_drops.values()) - set(FACE_DROP_REASONS))
+        if unknown:
+            raise ValueError(f"face_drops: unknown reason {unknown[0]!r} (one of {FACE_DROP_REASONS})")
+        reasons = pl.DataFrame(
+            {"image_id": list(face_drops), "face_reason": list(face_drops.values())},
+            schema={"image_id": pl.String, "face_reason": pl.String},
+        )
+        flagged = identity.join(reasons, on="image_id", how="left")
+    pooled = flagged.with_columns(feature_key=pl.lit("all"))
     cells = ["face_id", "feature_key", "variation_value"]
     scored = None
     if delta is not None:  # each Δ row with its variation's cosine (none measured: always kept)
         scored = delta.select(*cells, "delta").join(
-            identity.select(*cells, "cosine"), on=cells, how="left", nulls_equal=True
+            flagged.select(*cells, "cosine", "face_reason"), on=cells, how="left", nulls_equal=True
         )
     rows = []
     for t in grid:
-        for (key,), part in pl.concat([identity, pooled]).group_by("feature_key", maintain_order=True):
-            cosine = part["cosine"]
-            n_dropped = int((cosine < t).sum())
+        for (key,), part in pl.concat([flagged, pooled]).group_by("feature_key", maintain_order=True):
+            by_cosine = part["cosine"] < t
+            by_face = part["face_reason"].is_not_null()
+            n_dropped = int((by_cosine | by_face).sum())
             sbs_all = sbs_kept = None
             if scored is not None:
                 mine = scored if key == "all" else scored.filter(pl.col("feature_key") == key)
                 sbs_all = face_level_sbs(mine)
-                sbs_kept = face_level_sbs(mine.filter(pl.col("cosine").is_null() | (pl.col("cosine") >= t)))
+                kept = pl.col("cosine").is_null() | (pl.col("cosine") >= t)
+                sbs_kept = face_level_sbs(mine.filter(kept & pl.col("face_reason").is_null()))
             same = None if not sbs_all or not sbs_kept else (sbs_all > 0) == (sbs_kept > 0)
+            by_model = None
+            if face_drops is not None:
+                by_model = {
+                    "n_dropped_cosine": int(by_cosine.sum()),
+                    "n_dropped_distance": int((part["face_reason"] == "distance").sum()),
+                    "n_dropped_face_count": int((part["face_reason"] == "face_count").sum()),
+                    "n_dropped_both": int((by_cosine & by_face).sum()),
+                }
             rows.append(
                 {
                     "threshold": float(t),
@@ -168,26 +231,13 @@ def identity_drops(
                     "n_dropped": n_dropped,
                     "share_dropped": n_dropped / part.height,
                     "n_outliers": int(part["outlier"].sum()),
-                    "median_cosine": float(np.median(cosine.to_numpy())),
-                    "min_cosine": float(cosine.min()),  # type: ignore[arg-type]
+                    "median_cosine": float(np.median(part["cosine"].to_numpy())),
+                    "min_cosine": float(part["cosine"].min()),  # type: ignore[arg-type]
                     "sbs_all": sbs_all,
                     "sbs_kept": sbs_kept,
                     "sign_kept": same,
                     "applied": applied is not None and t == applied,
+                    **(by_model or {}),
                 }
             )
-    schema = {
-        "threshold": pl.Float64,
-        "feature_key": pl.String,
-        "n_variations": pl.Int64,
-        "n_dropped": pl.Int64,
-        "share_dropped": pl.Float64,
-        "n_outliers": pl.Int64,
-        "median_cosine": pl.Float64,
-        "min_cosine": pl.Float64,
-        "sbs_all": pl.Float64,
-        "sbs_kept": pl.Float64,
-        "sign_kept": pl.Boolean,
-        "applied": pl.Boolean,
-    }
-    return pl.DataFrame(rows, schema=schema)
+    return pl.DataFrame(rows, schema=IDENTITY_DROPS_SCHEMA)

@@ -1,7 +1,9 @@
 """Analyses of the suite ``stylisticbias``: counterfactual quality (docs/decisions.md#d9).
 
 ``identity_drops`` counts, per ``[quality] thresholds`` value (and the ``--min-identity`` of the
-run), the variations whose identity preservation is below it: the sensitivity analysis's
+run), the variations whose identity preservation is below it (and, where ``[audit.faces]
+identity_filter`` joined the run's ``--min-identity``, those the face models drop, counted by model:
+docs/decisions.md D38): the sensitivity analysis's
 denominator, shown in the report beside the results it changed. It applies when the study has
 a ``[quality] encoder`` (the measured cosines are in ``Inputs.quality``).
 
@@ -24,10 +26,12 @@ DECLARED = Declarations(SUITE)
 
 @DECLARED(
     "identity_drops",
-    description="Variations each --min-identity threshold drops (cosine of CLIP embeddings with the base)",
+    description="Variations each --min-identity threshold drops (cosine of CLIP embeddings with the base; "
+    "with [audit.faces] identity_filter also the face models' drops, counted by model)",
     source="image_identity",
     grouping="threshold x attribute (feature_key; 'all' pooled)",
-    statistic="count of cosine < threshold; robust z < cutoff within the attribute; face-level SBS kept",
+    statistic="count of cosine < threshold (or a face-model drop, by model); robust z < cutoff within "
+    "the attribute; face-level SBS kept",
     family="none",
     database=True,
 )
@@ -38,4 +42,7 @@ def _identity_drops(ctx: Context) -> pl.DataFrame:
     # every Δ row, none dropped: whether each attribute's SBS survives each threshold
     every = read_delta(inputs.con, inputs.models or None, phi=inputs.phi) if inputs.con is not None else None
     quality = inputs.quality
-    return identity_drops(quality.identity, quality.config.thresholds, quality.min_identity, every)
+    faces = quality.faces.reasons if quality.faces is not None and quality.min_identity is not None else None
+    return identity_drops(
+        quality.identity, quality.config.thresholds, quality.min_identity, every, face_drops=faces
+    )

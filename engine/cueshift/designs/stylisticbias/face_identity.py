@@ -46,6 +46,12 @@ class FaceIdentity:
         """Every variation the face models drop."""
         return self.too_far | self.not_one_face
 
+    @property
+    def reasons(self) -> dict[str, str]:
+        """Image id → why the face models drop it: ``'distance'`` or ``'face_count'`` (the
+        ``face_drops`` of :func:`cueshift.stats.identity_drops`)."""
+        return {**dict.fromkeys(self.too_far, "distance"), **dict.fromkeys(self.not_one_face, "face_count")}
+
     def describe(self) -> str:
         """``'3 by face recognition (2 at dlib-resnet distance > 0.6, 1 without one face on each
         image)'``."""

@@ -135,11 +135,9 @@ def print_identity(
         by_clip = dropped_below(identity, min_identity)
         if faces is None:
             dropped = f"{len(by_clip):,} of {identity.height:,} variations dropped from the analyses"
-            table = "result_identity_drops"
         else:
             dropped = dropped_by_models(identity.height, min_identity, by_clip, faces)
-            table = "result_identity_drops counts the CLIP cosine"
-        line += f"; --min-identity {min_identity:g}: {dropped} ({table})"
+        line += f"; --min-identity {min_identity:g}: {dropped} (result_identity_drops)"
     console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 

@@ -7,6 +7,7 @@ and :mod:`.rq3`. ``$models`` is the model subset (``VARCHAR[]``).
 
 from __future__ import annotations
 
+from cueshift.designs.stylisticbias.report.identity_models import IDENTITY_MODEL_TABLES
 from cueshift.render import (
     Col,
     Pivot,
@@ -270,6 +271,12 @@ IDENTITY = TableSpec(
         "same sign: whether the attribute's direction survives the drop. The rows marked applied "
         "give the threshold the result tables of this run were computed with.",
     ),
+    notes_sql="""
+    SELECT 'With [audit.faces] identity_filter = true, --min-identity also dropped the variations the face '
+           || 'models cannot call the same person: Dropped counts what either model drops (Table S13b: each '
+           || 'model''s drops).'
+    WHERE EXISTS (SELECT 1 FROM result_identity_drops WHERE n_dropped_both IS NOT NULL)
+    """,
     requires=("result_identity_drops",),
     empty="no counterfactual-quality measure: set [quality] encoder in the study file.",
 )
@@ -284,4 +291,5 @@ SUMMARY_TABLES: tuple[TableSpec, ...] = (
     INVALID_BY_SCENARIO,
     ORDERINGS,
     IDENTITY,
+    *IDENTITY_MODEL_TABLES,
 )

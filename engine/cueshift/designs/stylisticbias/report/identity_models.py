@@ -1,0 +1,56 @@
+"""StylisticBias report: what each identity model dropped (``[audit.faces] identity_filter``, D38).
+
+Table S13b sits under Table S13 (:mod:`.summary`): per ``--min-identity`` threshold and attribute,
+the variations the CLIP cosine drops, those the face models drop (face-recognition distance past
+its same-person threshold; no single face on base and variation), those both drop, and all
+dropped. It reads the ``n_dropped_*`` columns of ``result_identity_drops``, filled only where the
+face models joined the run's ``--min-identity``: the table is optional, so a study without
+``identity_filter`` shows nothing new. Nothing is recomputed here.
+"""
+
+from __future__ import annotations
+
+from cueshift.render import Col, TableSpec, fmt_integer, percent, stub
+
+IDENTITY_BY_MODEL = TableSpec(
+    key="identity_drops_by_model",
+    title="Table S13b. Counterfactual quality by identity model: what --min-identity drops, CLIP beside the "
+    "face models",
+    sql="""
+    SELECT printf('cosine < %.2f', threshold) || CASE WHEN applied THEN ' (applied in this run)' ELSE '' END
+             AS threshold_label,
+           CASE WHEN feature_key = 'all' THEN 'All attributes' ELSE feature_key END AS attribute,
+           n_variations, n_dropped_cosine, n_dropped_distance, n_dropped_face_count,
+           n_dropped_distance + n_dropped_face_count AS n_dropped_faces, n_dropped_both, n_dropped,
+           share_dropped
+    FROM result_identity_drops
+    WHERE n_dropped_both IS NOT NULL
+    ORDER BY threshold, feature_key <> 'all', feature_key
+    """,
+    columns=(
+        stub("attribute", "Attribute"),
+        Col("n_variations", "Variations", fmt_integer),
+        Col("n_dropped_cosine", "By CLIP cosine", fmt_integer),
+        Col("n_dropped_distance", "By face distance", fmt_integer),
+        Col("n_dropped_face_count", "No single face", fmt_integer),
+        Col("n_dropped_faces", "By face models", fmt_integer),
+        Col("n_dropped_both", "By both", fmt_integer),
+        Col("n_dropped", "Dropped", fmt_integer),
+        Col("share_dropped", "Share dropped", percent(1)),
+    ),
+    group="threshold_label",
+    notes=(
+        "With [audit.faces] identity_filter = true, --min-identity drops a variation that either "
+        "model rejects (docs/faces.md): its CLIP cosine with the base is below the threshold, or the "
+        "face models cannot call it the same person, because the face-recognition distance of the two "
+        "faces exceeds the recogniser's same-person threshold (0.6 for dlib-resnet) or the base or "
+        "the variation holds no face or several. By face models = by face distance + no single face; "
+        "by both: the cosine and a face model; dropped = by CLIP cosine + by face models - by both. "
+        "The face models' verdicts are those of the stored edit audit and do not depend on the "
+        "threshold.",
+    ),
+    requires=("result_identity_drops",),
+    optional=True,
+)
+
+IDENTITY_MODEL_TABLES: tuple[TableSpec, ...] = (IDENTITY_BY_MODEL,)
