@@ -1,9 +1,9 @@
 """Benchmark of ``cueshift multiverse`` on the default study: the embedded default study judged
 once (``cueshift infer``, two simulated judges, 1.86 M answers), then the whole command with the
-default ``[multiverse]`` choices (40 specifications where no scores and no edit audit are stored:
-parsing 2 × invalid answers 2 × generalise 2 × orderings 5), 200 face-level bootstrap resamples per
-specification, timed in a fresh process; the machine's load average before the run is printed
-beside it (the numbers depend on what else runs).
+default ``[multiverse]`` choices (41 specifications where no scores and no edit audit are stored:
+parsing 2 × invalid answers 2 × generalise 2 × orderings 5, and the release's own path), 200
+face-level bootstrap resamples per specification, timed in a fresh process; the machine's load
+average before the run is printed beside it (the numbers depend on what else runs).
 
 Usage::
 

@@ -45,7 +45,10 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #:     and ``verdict``.
 #: 13: ``result_identity_drops`` counts who dropped what (``n_dropped_cosine``, ``n_dropped_distance``,
 #:     ``n_dropped_face_count``, ``n_dropped_both``; ``[audit.faces] identity_filter``, D38).
-RESULT_SCHEMA_VERSION = 13
+#: 14: ``result_multiverse`` gets ``path`` (the release's own analysis path as one specification)
+#:     and claims of kind ``sbs_category``; ``result_multiverse_summary`` gets ``release_verdict``
+#:     and ``holds_release`` (D42).
+RESULT_SCHEMA_VERSION = 14
 
 
 class AnalysisManifestSchema(ResultModel):
