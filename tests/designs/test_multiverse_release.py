@@ -36,6 +36,11 @@ def run(tmp_path_factory):
         n_faces=12, models=("m-a", "m-b"), seed=7, invalid_rate=0.2, variation_values=VALUES
     )
     write_study(con, simulate_study(spec))
+    # one face's Freckles unanswered by m-a: its faces weigh unequally in a mean over the Δ rows
+    con.execute(
+        "DELETE FROM judgment WHERE model_id = 'm-a' AND image_id = (SELECT min(image_id) FROM image "
+        "WHERE variation_value = 'Freckles')"
+    )
     acne = f"image_id IN (SELECT image_id FROM image WHERE variation_value = '{REVERSED}')"
     unfavorable = "CASE WHEN ordering IN (1, 2) THEN 'b' ELSE 'a' END"
     favorable = "CASE WHEN ordering IN (1, 2) THEN 'a' ELSE 'b' END"
@@ -114,12 +119,18 @@ def test_vs_and_model_sbs_are_the_stored_release_tables(run):
     for column in ("estimate", "ci_low", "ci_high"):
         assert got[column].to_list() == expected[column].to_list(), column
     table5 = store.query(
-        con, "SELECT model_id, estimate FROM result_release_table5 WHERE model_id LIKE 'm-%'"
+        con,
+        "SELECT model_id, estimate, ci_low, ci_high FROM result_release_table5 WHERE model_id LIKE 'm-%'",
     )
     sbs = _release_rows(result, "sbs_model").join(table5, on="model_id", suffix="_table5")
     assert sbs.height == 2
-    for ours, stored in sbs.select("estimate", "estimate_table5").iter_rows():
-        assert ours == pytest.approx(stored, abs=1e-15)
+    for column in ("estimate", "ci_low", "ci_high"):  # a float mean over the rows, in their order
+        assert sbs[column].to_list() == pytest.approx(sbs[f"{column}_table5"].to_list(), rel=1e-12), column
+    # the release's SBS is the mean of the Δ rows, not of the faces' means (they differ for m-a here)
+    rows = _release_deltas(con).filter(model_id="m-a")
+    m_a = sbs.filter(model_id="m-a")["estimate"].item()
+    assert m_a == pytest.approx(rows["delta"].mean(), rel=1e-12)
+    assert abs(m_a - sum(_face_means(rows)) / len(_face_means(rows))) > 1e-6
 
 
 def test_attribute_tests_are_the_release_wilcoxon_and_bh(run):

@@ -18,7 +18,9 @@ path:
   (:func:`~cueshift.designs.stylisticbias.compat_rules.untested_below_min_faces`), BH within
   ``result_sbs``'s family with the untested cells as p = 1
   (:func:`~cueshift.designs.stylisticbias.compat.untestable_as_one`); estimate and face-bootstrap
-  interval as in cueshift's tables (the release's Table 5 keeps them too).
+  interval as in cueshift's tables, except a model's SBS, whose estimate and interval are
+  ``result_release_table5``'s (the release's mean of the Δ rows, the face-bootstrap interval
+  compat keeps); the pooled SBS has no Table 5 row and stays cueshift's.
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from cueshift.designs.stylisticbias.compat_phi import release_inputs
 from cueshift.designs.stylisticbias.compat_rules import untested_below_min_faces
 from cueshift.designs.stylisticbias.inputs import Inputs
 from cueshift.designs.stylisticbias.multiverse.claims import sbs_claims, table3_claims, vs_claims
-from cueshift.designs.stylisticbias.stats import sbs_levels
-from cueshift.stats import Resampling, RunChoices
+from cueshift.designs.stylisticbias.stats import model_summary, sbs_levels
+from cueshift.stats import MEAN_OF_MODELS, Resampling, RunChoices
 
 #: ``result_sbs``'s BH family (:func:`sbs_levels`), which the release path keeps.
 SBS_FAMILY = ("level", "model_id", "dimension")
@@ -84,7 +86,11 @@ def release_claims(
         con=con,
     )
     phis = release_inputs(base)
-    default = {"table2_vs": reference.table2_vs, "table3": reference.table3}
+    default = {
+        "table5": model_summary(reference.delta, resampling=resampling),
+        "table2_vs": reference.table2_vs,
+        "table3": reference.table3,
+    }
     tables = release_tables(default, base, phis)
     sbs = sbs_levels(
         phis.release.delta, levels=levels, dimensions=(), resampling=resampling, generalise="faces"
@@ -92,12 +98,35 @@ def release_claims(
     sbs = untestable_as_one(untested_below_min_faces(sbs), SBS_FAMILY)
     claims = pl.concat(
         [
-            sbs_claims(sbs, alpha),
+            _with_table5(sbs_claims(sbs, alpha), tables["table5"][0]),
             vs_claims(tables["table2_vs"][0], reference_top),
             table3_claims(tables["table3"][0], alpha),
         ]
     )
     return ReleaseClaims(claims, "strict" if phis.reading is None else "release")
+
+
+def _with_table5(claims: pl.DataFrame, table5: pl.DataFrame) -> pl.DataFrame:
+    """``claims`` with each model's ``sbs_model`` estimate and interval those of the release's
+    Table 5; its verdict's sign follows that estimate (significance: the face-level test's)."""
+    shown = ["estimate", "ci_low", "ci_high"]
+    release = table5.filter(pl.col("model_id") != MEAN_OF_MODELS).select(
+        "model_id", *(pl.col(c).alias(f"{c}__t5") for c in shown), pl.lit(True).alias("__t5")
+    )
+    joined = claims.join(release, on="model_id", how="left")
+    model = (pl.col("kind") == "sbs_model") & pl.col("__t5").fill_null(False)
+    joined = joined.with_columns(
+        pl.when(model).then(pl.col(f"{c}__t5")).otherwise(pl.col(c)).alias(c) for c in shown
+    )
+    significant = pl.col("verdict") != "0"
+    signed = (
+        pl.when(significant & (pl.col("estimate") > 0)).then(pl.lit("+"))
+        .when(significant & (pl.col("estimate") < 0)).then(pl.lit("-"))
+        .otherwise(pl.lit("0"))
+    )  # fmt: skip
+    return joined.with_columns(
+        pl.when(model).then(signed).otherwise(pl.col("verdict")).alias("verdict")
+    ).select(claims.columns)
 
 
 __all__ = ["SBS_FAMILY", "ReferenceTables", "ReleaseClaims", "release_claims"]
