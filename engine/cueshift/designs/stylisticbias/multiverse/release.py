@@ -10,8 +10,10 @@ path:
   else by cueshift's strict parser; greedy; every ordering; no edit audit; faces as the population;
 - ``vs_top`` and ``sbs_category``: the rows of ``result_release_table2_vs`` and
   ``result_release_table3`` (:func:`~cueshift.designs.stylisticbias.compat.release_tables`): VS
-  with ``ddof = 1``; Table 3's mean-of-groups cells by WSRT, none below 3 faces, BH over all 40
-  category × dimension cells with the untested and empty ones as p = 1;
+  with ``ddof = 1`` as the release reports it, the plug-in value (``plugin_estimate``; no
+  interval: the one compat stores is of the corrected VS, and the release computes none);
+  Table 3's mean-of-groups cells by WSRT, none below 3 faces, BH over all 40 category ×
+  dimension cells with the untested and empty ones as p = 1;
 - ``sbs_model`` and ``sbs_attribute``: the release tests no such cell (its Table 5 has no test,
   its Table 11 no cell per model or over all groups), so its rule for a cell is applied to
   cueshift's: the same WSRT on the face means, no test below 3 faces
@@ -99,11 +101,17 @@ def release_claims(
     claims = pl.concat(
         [
             _with_table5(sbs_claims(sbs, alpha), tables["table5"][0]),
-            vs_claims(tables["table2_vs"][0], reference_top),
+            vs_claims(_plugin(tables["table2_vs"][0]), reference_top),
             table3_claims(tables["table3"][0], alpha),
         ]
     )
     return ReleaseClaims(claims, "strict" if phis.reading is None else "release")
+
+
+def _plugin(vs: pl.DataFrame) -> pl.DataFrame:
+    """The release's VS: the plug-in value, without an interval."""
+    none = pl.lit(None, dtype=pl.Float64)
+    return vs.with_columns(estimate=pl.col("plugin_estimate"), ci_low=none, ci_high=none)
 
 
 def _with_table5(claims: pl.DataFrame, table5: pl.DataFrame) -> pl.DataFrame:
