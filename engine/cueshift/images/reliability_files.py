@@ -106,6 +106,16 @@ def read_published_irr(path: Path, *, attributes: Collection[str] | None = None)
     )
 
 
+def read_study_reliability(path: Path, *, attributes: Collection[str] | None = None) -> pl.DataFrame:
+    """A study's ``[probe] reliability``: the published IRR file (percent, by its column name), or
+    ``attribute, reliability`` on -1..1 only: a study's own file on 0-100 is refused, not converted
+    (docs/decisions.md#d6; ``import omi --reliability`` converts it, saying so)."""
+    path = Path(path)
+    if is_published_irr(path):
+        return read_published_irr(path, attributes=attributes)
+    return read_reliability(path, attributes=attributes)
+
+
 def read_published_reliability(
     path: Path, *, attributes: Collection[str] | None = None
 ) -> tuple[pl.DataFrame, bool]:

@@ -81,7 +81,7 @@ class ProbeDesign:
         from cueshift.designs.probe.console import print_summary
         from cueshift.designs.probe.twins import random_twins
         from cueshift.designs.registry import study_scenarios
-        from cueshift.images.reliability_files import read_published_reliability
+        from cueshift.images.reliability_files import read_study_reliability
         from cueshift.stats import RunChoices, RunSettings, run_suite
 
         config = study.probe
@@ -89,7 +89,7 @@ class ProbeDesign:
         attributes = {s.scenario_id for s in study_scenarios(study)}
         published = None
         if config.reliability:
-            published = read_published_reliability(config.reliability, attributes=attributes)[0]
+            published = read_study_reliability(config.reliability, attributes=attributes)
         scores = model_scores(con, config.score, request.models)
         pixels = None
         if config.baselines:

@@ -19,7 +19,7 @@ from cueshift.designs.registry import study_scenarios
 from cueshift.designs.work import StoredRows, Workload
 from cueshift.images import load_image_set
 from cueshift.images.human_ratings import rating_rows, read_long_ratings, read_means
-from cueshift.images.reliability_files import read_published_reliability
+from cueshift.images.reliability_files import read_study_reliability
 from cueshift.study.variations import VariationFilter
 
 
@@ -57,7 +57,7 @@ def human_frames(
     if config.human_means is not None:
         means = read_means(config.human_means, stimuli=stimuli, attributes=attributes)
     if config.reliability is not None:  # read by the analyses; checked now, before any judgment
-        read_published_reliability(config.reliability, attributes=attributes)
+        read_study_reliability(config.reliability, attributes=attributes)
     return long, means
 
 
