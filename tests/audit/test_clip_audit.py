@@ -26,6 +26,8 @@ from cueshift.inference.stand_ins.tiny_clip import build_tiny_clip, save_tiny_cl
 from cueshift.store import open_study  # noqa: E402
 from cueshift.study.audit import AuditConfig  # noqa: E402
 
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -174,3 +176,30 @@ def test_the_random_weight_stand_in_is_named_noise(tmp_path: Path) -> None:
     con.close()
     assert "cue_probability" in set(rows["measure"])  # measured all the same
     assert "random-weight CLIP stand-in" in console.export_text()
+
+
+def test_declared_apparent_demographic_probes_measure_every_edit(checkpoint: Path, tmp_path: Path) -> None:
+    """docs/faces.md "Apparent demographics": the documented confounds parse, and each edit gets its
+    probe rows (skipped where the cue is gendered), the probability CLIPModel itself gives."""
+    import re
+
+    block = re.search(r"```toml\n(\[\[audit\.confounds\]\].*?)```", (DOCS / "faces.md").read_text(), re.S)
+    assert block is not None
+    study = load_study(_study_file(tmp_path, checkpoint, block.group(1)))
+    assert [c.name for c in study.audit.confounds] == ["apparent_gender", "apparent_age"]
+    con = open_study(tmp_path / "study.duckdb")
+    quiet = Console(quiet=True)
+    rows = measure_edit_audit(con, study, design_of(study), console=quiet, progress=False, write=False)
+    con.close()
+    gender = rows.filter(pl.col("measure") == "probe_apparent_gender")
+    assert gender.height and "facial_hair_male" not in set(gender["feature_key"])
+    assert rows.filter(pl.col("measure") == "probe_apparent_age")["image_id"].n_unique() == rows.filter(
+        pl.col("feature_key") != "hair_color"
+    )["image_id"].n_unique()
+    model, processor = build_tiny_clip(0)
+    model.eval()
+    paths = dict(list_demo(2).image.select("image_id", "path").iter_rows())
+    row = gender.row(0, named=True)
+    image = tmp_path / "cache" / "n2" / paths[row["image_id"]]
+    expected = _probabilities(model, processor, image, ["a photo of a man", "a photo of a woman"])[0]
+    assert row["measured_variation"] == pytest.approx(expected, abs=1e-5)
