@@ -12,7 +12,7 @@ import csv
 import datetime as dt
 import io
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import polars as pl
@@ -24,15 +24,22 @@ MEAN_COLUMNS = ("stimulus", "attribute", "mean")
 STIMULUS_COLUMNS = ("image_id", "cohort", "stimulus_group")
 
 
-def _rows(path: Path, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> list[dict[str, str]]:
-    path = Path(path)
+def csv_reader(path: Path) -> Iterator[list[str]]:
+    """The CSV records of a UTF-8 file (a BOM allowed); a missing or undecodable file is one line."""
     if not path.is_file():
         raise CueshiftError(f"{path}: no such file")
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise CueshiftError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    return csv.reader(io.StringIO(text, newline=""), strict=True)
+
+
+def csv_rows(path: Path, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> list[dict[str, str]]:
+    """The non-blank data rows as ``column -> stripped cell`` (``__row``: the row's number from 1),
+    after the header is checked against ``required`` and ``optional``; each problem one line."""
+    path = Path(path)
+    reader = csv_reader(path)
     try:
         header = [h.strip() for h in next(reader, [])]
         if not header:
@@ -101,7 +108,7 @@ def read_long_ratings(
     path = Path(path)
     records: list[tuple[object, ...]] = []
     seen: dict[object, str] = {}
-    for row in _rows(path, LONG_COLUMNS):
+    for row in csv_rows(path, LONG_COLUMNS):
         stimulus = _text(path, row, "stimulus", stimuli, "stimulus (not an image of the study)")
         attribute = _text(path, row, "attribute", attributes, "attribute")
         rater = _text(path, row, "rater")
@@ -135,7 +142,7 @@ def read_means(
     path = Path(path)
     records: list[tuple[object, ...]] = []
     seen: dict[object, str] = {}
-    for row in _rows(path, MEAN_COLUMNS, ("n_raters",)):
+    for row in csv_rows(path, MEAN_COLUMNS, ("n_raters",)):
         stimulus = _text(path, row, "stimulus", stimuli, "stimulus (not an image of the study)")
         attribute = _text(path, row, "attribute", attributes, "attribute")
         key = (stimulus, attribute)
@@ -181,7 +188,7 @@ def read_reliability(
     """
     path = Path(path)
     records: dict[str, float] = {}
-    for row in _rows(path, ("attribute", "reliability")):
+    for row in csv_rows(path, ("attribute", "reliability")):
         attribute = _text(path, row, "attribute", attributes, "attribute")
         if attribute in records:
             raise CueshiftError(f"{path}: row {row['__row']}: attribute {attribute!r} repeats")
@@ -213,7 +220,7 @@ def reliability_on_percent_scale(path: Path) -> bool:
     """
     path = Path(path)
     values: list[tuple[str, float]] = []
-    for row in _rows(path, ("attribute", "reliability")):
+    for row in csv_rows(path, ("attribute", "reliability")):
         try:
             values.append((row["__row"], float(row["reliability"])))
         except ValueError:
@@ -235,7 +242,7 @@ def read_stimuli(path: Path, *, images: Collection[str]) -> pl.DataFrame:
     path = Path(path)
     records: list[tuple[object, ...]] = []
     seen: dict[object, str] = {}
-    for row in _rows(path, STIMULUS_COLUMNS):
+    for row in csv_rows(path, STIMULUS_COLUMNS):
         image_id = _text(path, row, "image_id", images, "image (not in the image set)")
         if image_id in seen:
             raise CueshiftError(

@@ -13,7 +13,6 @@ A bad row is one line naming the file, the row and the field.
 from __future__ import annotations
 
 import csv
-import io
 import math
 from collections.abc import Collection
 from pathlib import Path
@@ -21,35 +20,20 @@ from pathlib import Path
 import polars as pl
 
 from cueshift.errors import CueshiftError
-from cueshift.images.human_ratings import read_reliability, reliability_on_percent_scale
+from cueshift.images.human_ratings import csv_reader, csv_rows, read_reliability, reliability_on_percent_scale
 
 #: The column of the published IRR file (percent).
 IRR_COLUMN = "human_irr"
 IRR_COLUMNS = ("attribute", IRR_COLUMN)
 
 
-def _records(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """Header and numbered non-blank records of a CSV file (the first record after the header is row 1)."""
-    if not path.is_file():
-        raise CueshiftError(f"{path}: no such file")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CueshiftError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    try:
-        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-        header = [h.strip() for h in next(reader, [])]
-        rows = [(n, r) for n, r in enumerate(reader, start=1) if r and any(c.strip() for c in r)]
-    except csv.Error as exc:
-        raise CueshiftError(f"{path}: unparseable CSV: {exc}") from None
-    if not any(header):
-        raise CueshiftError(f"{path}: no header row")
-    return header, rows
-
-
 def is_published_irr(path: Path) -> bool:
     """Whether the file's header names the published IRR column ``human_irr``."""
-    return IRR_COLUMN in _records(Path(path))[0]
+    try:
+        header = [h.strip() for h in next(csv_reader(Path(path)), [])]
+    except csv.Error as exc:
+        raise CueshiftError(f"{path}: unparseable CSV: {exc}") from None
+    return IRR_COLUMN in header
 
 
 def read_published_irr(path: Path, *, attributes: Collection[str] | None = None) -> pl.DataFrame:
@@ -63,21 +47,9 @@ def read_published_irr(path: Path, *, attributes: Collection[str] | None = None)
         or a file whose every value is at most 1 (a 0-1 file under the percent column).
     """
     path = Path(path)
-    header, rows = _records(path)
-    for name in IRR_COLUMNS:
-        if name not in header:
-            raise CueshiftError(
-                f"{path}: field '{name}': required column is missing (have {', '.join(header)})"
-            )
-    for name in header:
-        if name not in IRR_COLUMNS:
-            raise CueshiftError(f"{path}: field '{name}': unknown column; allowed: {', '.join(IRR_COLUMNS)}")
-    where = {name: header.index(name) for name in IRR_COLUMNS}
     values: dict[str, tuple[int, float]] = {}
-    for number, record in rows:
-        if len(record) != len(header):
-            raise CueshiftError(f"{path}: row {number}: {len(record)} fields, the header has {len(header)}")
-        attribute, raw = (record[where[name]].strip() for name in IRR_COLUMNS)
+    for row in csv_rows(path, IRR_COLUMNS):
+        number, attribute, raw = int(row["__row"]), row["attribute"], row[IRR_COLUMN]
         line = f"{path}: row {number}: field"
         if not attribute:
             raise CueshiftError(f"{line} 'attribute': empty")
