@@ -26,8 +26,8 @@ DECLARED = Declarations(SUITE)
 
 @DECLARED(
     "identity_drops",
-    description="Variations each --min-identity threshold drops (cosine of CLIP embeddings with the base; "
-    "with [audit.faces] identity_filter also the face models' drops, counted by model)",
+    description="Variations each --min-identity threshold drops: CLIP cosine with the base, and the face "
+    "models' drops by model",
     source="image_identity",
     grouping="threshold x attribute (feature_key; 'all' pooled)",
     statistic="count of cosine < threshold (or a face-model drop, by model); robust z < cutoff within "

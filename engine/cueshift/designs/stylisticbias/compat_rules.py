@@ -11,9 +11,9 @@ Cohen's d (``_cohens_d_paired``) over its Δ rows, not over its faces.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-import numpy as np
 import polars as pl
 
 from cueshift.designs.stylisticbias.constants import DIMENSIONS, TABLE3_CATEGORY_MAP
@@ -84,11 +84,25 @@ def bh_with_empty_cells(
     return out.filter(~pl.col(_ABSENT)).select(frame.columns)
 
 
+def _model_deltas(delta: pl.DataFrame) -> dict[str, list[float]]:
+    """Each model's finite Δ values (their order does not matter: sums are :func:`math.fsum`)."""
+    data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
+    out: dict[str, list[float]] = {}
+    for model, value in data.select("model_id", "delta").iter_rows():
+        out.setdefault(model, []).append(value)
+    return out
+
+
+def _exact_mean(values: list[float]) -> float:
+    """The mean by a correctly rounded sum: the same bits whatever order the rows come in (the
+    database's scan order varies with its threads)."""
+    return math.fsum(values) / len(values)
+
+
 def rows_mean_sbs(table5: pl.DataFrame, delta: pl.DataFrame) -> pl.DataFrame:
     """Table 5 with ``estimate`` the mean of each model's Δ rows (the release's ``mean_delta``),
     the ``(mean of models)`` row their mean; intervals and the other columns as they are."""
-    data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
-    means = dict(data.group_by("model_id").agg(pl.col("delta").mean()).iter_rows())
+    means = {model: _exact_mean(values) for model, values in _model_deltas(delta).items()}
     by_model = pl.col("model_id").replace_strict(means, default=None, return_dtype=pl.Float64)
     models = table5.filter(pl.col("model_id") != MEAN_OF_MODELS).with_columns(by_model.alias("estimate"))
     mean = models["estimate"].mean()
@@ -103,12 +117,14 @@ def rows_mean_sbs(table5: pl.DataFrame, delta: pl.DataFrame) -> pl.DataFrame:
 def rows_cohens_d(table5: pl.DataFrame, delta: pl.DataFrame) -> pl.DataFrame:
     """Table 5 with ``cohens_d`` over each model's Δ rows (mean / sample std; 0 when the std is
     0, none with fewer than 2 rows), the ``(mean of models)`` row their mean."""
-    data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
-    d = {}
-    for (model,), rows in data.group_by("model_id"):
-        values = rows["delta"].to_numpy()
-        sd = float(np.std(values, ddof=1)) if values.size > 1 else float("nan")
-        d[model] = None if values.size < 2 else (0.0 if sd == 0 else float(np.mean(values)) / sd)
+    d: dict[str, float | None] = {}
+    for model, values in _model_deltas(delta).items():
+        if len(values) < 2:
+            d[model] = None
+            continue
+        centre = _exact_mean(values)
+        sd = math.sqrt(math.fsum((v - centre) ** 2 for v in values) / (len(values) - 1))
+        d[model] = 0.0 if sd == 0 else centre / sd
     by_model = pl.col("model_id").replace_strict(d, default=None, return_dtype=pl.Float64)
     models = table5.filter(pl.col("model_id") != MEAN_OF_MODELS).with_columns(by_model.alias("cohens_d"))
     mean = models["cohens_d"].mean()
