@@ -102,16 +102,8 @@ def _exact_mean(values: list[float]) -> float:
 def rows_mean_sbs(table5: pl.DataFrame, delta: pl.DataFrame) -> pl.DataFrame:
     """Table 5 with ``estimate`` the mean of each model's Δ rows (the release's ``mean_delta``),
     the ``(mean of models)`` row their mean; intervals and the other columns as they are."""
-    means = {model: _exact_mean(values) for model, values in _model_deltas(delta).items()}
-    by_model = pl.col("model_id").replace_strict(means, default=None, return_dtype=pl.Float64)
-    models = table5.filter(pl.col("model_id") != MEAN_OF_MODELS).with_columns(by_model.alias("estimate"))
-    mean = models["estimate"].mean()
-    return table5.with_columns(
-        pl.when(pl.col("model_id") == MEAN_OF_MODELS)
-        .then(pl.lit(mean, dtype=pl.Float64))
-        .otherwise(by_model)
-        .alias("estimate")
-    )
+    means: dict[str, float | None] = {m: _exact_mean(values) for m, values in _model_deltas(delta).items()}
+    return _per_model(table5, "estimate", means)
 
 
 def rows_cohens_d(table5: pl.DataFrame, delta: pl.DataFrame) -> pl.DataFrame:
@@ -125,12 +117,17 @@ def rows_cohens_d(table5: pl.DataFrame, delta: pl.DataFrame) -> pl.DataFrame:
         centre = _exact_mean(values)
         sd = math.sqrt(math.fsum((v - centre) ** 2 for v in values) / (len(values) - 1))
         d[model] = 0.0 if sd == 0 else centre / sd
-    by_model = pl.col("model_id").replace_strict(d, default=None, return_dtype=pl.Float64)
-    models = table5.filter(pl.col("model_id") != MEAN_OF_MODELS).with_columns(by_model.alias("cohens_d"))
-    mean = models["cohens_d"].mean()
+    return _per_model(table5, "cohens_d", d)
+
+
+def _per_model(table5: pl.DataFrame, column: str, values: dict[str, float | None]) -> pl.DataFrame:
+    """Table 5 with ``column`` each model's value, the ``(mean of models)`` row their mean."""
+    by_model = pl.col("model_id").replace_strict(values, default=None, return_dtype=pl.Float64)
+    models = table5.filter(pl.col("model_id") != MEAN_OF_MODELS).with_columns(by_model.alias(column))
+    mean = models[column].mean()
     return table5.with_columns(
         pl.when(pl.col("model_id") == MEAN_OF_MODELS)
         .then(pl.lit(mean, dtype=pl.Float64))
         .otherwise(by_model)
-        .alias("cohens_d")
+        .alias(column)
     )
