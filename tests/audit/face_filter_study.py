@@ -11,23 +11,18 @@ analyze --min-identity`` at a threshold between the second and third lowest cosi
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
-import numpy as np
 import polars as pl
-from PIL import Image
 from typer.testing import CliRunner
 
 from cueshift.cli import app
 from tests.audit.planted_face_models import THRESHOLD, Planted, plant
+from tests.images.quality_study import write_quality_study
 
 RUNNER = CliRunner()
-COLUMNS = ("image_id", "face_id", "path", "role", "base_image_id", "feature_key", "variation_value")
-DEMOGRAPHICS = {"age": "young adult", "gender": "female", "ethnicity": "Asian", "body_type": "thin"}
-SWAPPED = "q2"
 
 
 @dataclass(frozen=True)
@@ -59,38 +54,8 @@ class Analysed:
 
 def write_study(folder: Path, encoder: Path, *, identity_filter: bool) -> Path:
     """The study folder (images, manifest, study file) with or without the identity filter."""
-    rng = np.random.default_rng(5)
-    rows = []
-    for person in ("p", "q", "r"):
-        base = rng.integers(0, 255, size=(32, 32, 3), dtype=np.uint8)
-        for image_id, key, value in ((f"{person}0", "", ""), (f"{person}1", "eyewear", "Sunglasses"),
-                                     (f"{person}2", "hair_style", "Mohawk")):  # fmt: skip
-            pixels = base.copy()
-            if key:
-                pixels[:3, :3] = 255 if key == "eyewear" else 0
-            if image_id == SWAPPED:
-                pixels = rng.integers(0, 255, size=(32, 32, 3), dtype=np.uint8)
-            Image.fromarray(pixels).save(folder / f"{image_id}.png")
-            role, base_id = ("variation", f"{person}0") if key else ("base", "")
-            rows.append(
-                [image_id, person, f"{image_id}.png", role, base_id, key, value, *DEMOGRAPHICS.values()]
-            )
-    with (folder / "faces.csv").open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow([*COLUMNS, *DEMOGRAPHICS])
-        writer.writerows(rows)
     faces = f"[audit.faces]\nidentity_filter = {'true' if identity_filter else 'false'}\n"
-    path = folder / "s.toml"
-    path.write_text(
-        f'name = "s"\ndatabase = "{(folder / "s.duckdb").as_posix()}"\nseeds = [1]\n'
-        f'[image_set]\nkind = "manifest"\nmanifest = "{(folder / "faces.csv").as_posix()}"\n'
-        f'placebos = false\n[quality]\nencoder = "{encoder.as_posix()}"\nthresholds = [0.5, 0.99]\n'
-        f"{faces}"
-        '[[models]]\nmodel_id = "sim"\n[models.settings]\n'
-        'variation_effects = { "hair_style=Mohawk" = 1.5 }\n',
-        encoding="utf-8",
-    )
-    return path
+    return write_quality_study(folder, encoder, extra=faces)
 
 
 def run(*args: str) -> str:

@@ -4,62 +4,22 @@ planted off-identity variation from the analyses and says how many it dropped.""
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import duckdb
-import numpy as np
 import pytest
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from PIL import Image  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from cueshift.cli import app  # noqa: E402
 from cueshift.inference.stand_ins.tiny_clip import save_tiny_clip  # noqa: E402
 from tests.hardening.failing import one_line  # noqa: E402
+from tests.images.quality_study import SWAPPED, write_quality_study  # noqa: E402
 
 RUNNER = CliRunner()
-COLUMNS = ("image_id", "face_id", "path", "role", "base_image_id", "feature_key", "variation_value")
-DEMOGRAPHICS = {"age": "young adult", "gender": "female", "ethnicity": "Asian", "body_type": "thin"}
-#: The planted counterfactual failure: this variation shows another picture, not its base.
-SWAPPED = "q2"
-
-
-def _study(folder: Path, encoder: Path, *, quality: bool = True) -> Path:
-    rng = np.random.default_rng(5)
-    rows = []
-    for person in ("p", "q", "r"):
-        base = rng.integers(0, 255, size=(32, 32, 3), dtype=np.uint8)
-        for image_id, key, value in ((f"{person}0", "", ""), (f"{person}1", "eyewear", "Sunglasses"),
-                                     (f"{person}2", "hair_style", "Mohawk")):  # fmt: skip
-            pixels = base.copy()
-            if key:
-                pixels[:3, :3] = 255 if key == "eyewear" else 0  # a small cue
-            if image_id == SWAPPED:
-                pixels = rng.integers(0, 255, size=(32, 32, 3), dtype=np.uint8)
-            Image.fromarray(pixels).save(folder / f"{image_id}.png")
-            role, base_id = ("variation", f"{person}0") if key else ("base", "")
-            rows.append(
-                [image_id, person, f"{image_id}.png", role, base_id, key, value, *DEMOGRAPHICS.values()]
-            )
-    with (folder / "faces.csv").open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow([*COLUMNS, *DEMOGRAPHICS])
-        writer.writerows(rows)
-    section = f'[quality]\nencoder = "{encoder.as_posix()}"\nthresholds = [0.5, 0.99]\n' if quality else ""
-    path = folder / "s.toml"
-    path.write_text(
-        f'name = "s"\ndatabase = "{(folder / "s.duckdb").as_posix()}"\nseeds = [1]\n'
-        f'[image_set]\nkind = "manifest"\nmanifest = "{(folder / "faces.csv").as_posix()}"\n'
-        f"placebos = false\n{section}"
-        '[[models]]\nmodel_id = "sim"\n[models.settings]\n'
-        'variation_effects = { "hair_style=Mohawk" = 1.5 }\n',
-        encoding="utf-8",
-    )
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +38,7 @@ def _analyze(study: Path, *more: str) -> str:
 def test_identity_is_stored_and_min_identity_drops_the_swapped_variation(
     tmp_path: Path, encoder: Path
 ) -> None:
-    study = _study(tmp_path, encoder)
+    study = write_quality_study(tmp_path, encoder)
     assert RUNNER.invoke(app, ["infer", "--study", str(study), "--no-progress"]).exit_code == 0
     out = _analyze(study)
     assert "identity preservation: 6 variations" in out
@@ -115,7 +75,7 @@ def test_identity_is_stored_and_min_identity_drops_the_swapped_variation(
 
 
 def test_min_identity_without_an_encoder_is_one_line(tmp_path: Path, encoder: Path) -> None:
-    study = _study(tmp_path, encoder, quality=False)
+    study = write_quality_study(tmp_path, encoder, quality=False)
     assert RUNNER.invoke(app, ["infer", "--study", str(study), "--no-progress"]).exit_code == 0
     line = one_line(RUNNER.invoke(app, ["analyze", "--study", str(study), "--min-identity", "0.8"]))
     assert "[quality] encoder" in line
