@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import urllib.error
+import urllib.parse
 import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
@@ -23,6 +24,13 @@ def fetch(url: str) -> tuple[int, dict[str, str], bytes]:
             return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
     except urllib.error.HTTPError as error:
         return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
+
+
+def page_html(base_url: str, path: str, **params: str) -> str:
+    """The page at ``base_url + path`` (query ``params``) as text; the test fails unless it is 200."""
+    status, _, body = fetch(base_url + path + ("?" + urllib.parse.urlencode(params) if params else ""))
+    assert status == 200, body[:500]
+    return body.decode()
 
 
 class _Tables(HTMLParser):

@@ -13,7 +13,6 @@ import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlencode
 
 import duckdb
 import polars as pl
@@ -21,7 +20,7 @@ import pytest
 
 from cueshift.schemas.tables import EditAuditSchema
 from tests.viewer.conftest import Served, serve_in_thread
-from tests.viewer.pages import fetch, frame, scalar, signed, tables
+from tests.viewer.pages import frame, page_html, scalar, signed, tables
 
 #: Attributes whose variations get an audit; of these, variations failing one measure.
 AUDITED = ("Full beard", "Gray")
@@ -86,9 +85,7 @@ def audited(stylisticbias_db: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 def _page(served: Served, path: str, **params: str) -> str:
-    status, _, body = fetch(served.url + path + ("?" + urlencode(params) if params else ""))
-    assert status == 200, body[:500]
-    return body.decode()
+    return page_html(served.url, path, **params)
 
 
 def _blocks(html: str, cls: str) -> dict[str, str]:

@@ -12,7 +12,6 @@ import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlencode
 
 import pytest
 
@@ -23,7 +22,7 @@ from cueshift.inference.stand_ins.tiny_clip import save_tiny_clip  # noqa: E402
 from tests.audit.face_filter_study import Analysed, analysed, run, write_study  # noqa: E402
 from tests.audit.planted_face_models import THRESHOLD  # noqa: E402
 from tests.viewer.conftest import Served, serve_in_thread  # noqa: E402
-from tests.viewer.pages import fetch, tables  # noqa: E402
+from tests.viewer.pages import page_html, tables  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +37,7 @@ def served(study: Analysed, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 
 def _page(served: Served, path: str, **params: str) -> str:
-    status, _, body = fetch(served.url + path + ("?" + urlencode(params) if params else ""))
-    assert status == 200, body[:500]
-    return body.decode()
+    return page_html(served.url, path, **params)
 
 
 def _cards(html: str) -> dict[str, str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlencode
 
 import numpy as np
 import polars as pl
@@ -19,13 +18,11 @@ import pytest
 
 from tests.audit.planted_face_models import ITA_BOUND, THRESHOLD, Planted, plant
 from tests.viewer.conftest import Served, serve_in_thread
-from tests.viewer.pages import fetch, tables
+from tests.viewer.pages import page_html, tables
 
 
 def _page(served: Served, path: str, **params: str) -> str:
-    status, _, body = fetch(served.url + path + ("?" + urlencode(params) if params else ""))
-    assert status == 200, body[:500]
-    return body.decode()
+    return page_html(served.url, path, **params)
 
 
 def _signed(value: float) -> str:

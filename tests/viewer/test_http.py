@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 import polars as pl
 import pytest
 
 from tests.viewer.conftest import Served
-from tests.viewer.pages import delta_frame, face_means, fetch, frame, scalar, signed, tables
+from tests.viewer.pages import delta_frame, face_means, fetch, frame, page_html, scalar, signed, tables
 
 
 def _page(served: Served, path: str, **params: str) -> str:
-    status, _, body = fetch(served.url + path + ("?" + urlencode(params) if params else ""))
-    assert status == 200, body[:500]
-    return body.decode()
+    return page_html(served.url, path, **params)
 
 
 def test_overview_counts_and_stored_ranking(stylisticbias_server: Served) -> None:

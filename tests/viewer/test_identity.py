@@ -6,13 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlencode
 
 import pytest
 
 from cueshift import store
 from tests.viewer.conftest import Served, serve_in_thread
-from tests.viewer.pages import fetch, tables
+from tests.viewer.pages import page_html, tables
 
 #: Variation -> (cosine with its base, robust z, outlier), as ``cueshift analyze`` would store them.
 IDENTITY = {
@@ -79,9 +78,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 
 def _page(served: Served, path: str, **params: str) -> str:
-    status, _, body = fetch(served.url + path + ("?" + urlencode(params) if params else ""))
-    assert status == 200, body[:500]
-    return body.decode()
+    return page_html(served.url, path, **params)
 
 
 def _cards(html: str) -> dict[str, str]:
