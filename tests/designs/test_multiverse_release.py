@@ -18,7 +18,7 @@ from cueshift.schemas.multiverse import validate_multiverse
 from cueshift.stats import Resampling, RunChoices
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
-from tests.stats.test_compat_release_rules import _bh_correct, _face_means, _release_deltas, _wilcoxon_vs_zero
+from tests.stats.release_reference import bh_correct, face_means, release_deltas, wilcoxon_vs_zero
 
 RESAMPLING = Resampling(resamples=100, seed=4)
 #: The release read m-a's answers on these images as favourable where cueshift read them unfavourable.
@@ -127,23 +127,23 @@ def test_vs_and_model_sbs_are_the_stored_release_tables(run):
     for column in ("estimate", "ci_low", "ci_high"):  # a float mean over the rows, in their order
         assert sbs[column].to_list() == pytest.approx(sbs[f"{column}_table5"].to_list(), rel=1e-12), column
     # the release's SBS is the mean of the Δ rows, not of the faces' means (they differ for m-a here)
-    rows = _release_deltas(con).filter(model_id="m-a")
+    rows = release_deltas(con).filter(model_id="m-a")
     m_a = sbs.filter(model_id="m-a")["estimate"].item()
     assert m_a == pytest.approx(rows["delta"].mean(), rel=1e-12)
-    assert abs(m_a - sum(_face_means(rows)) / len(_face_means(rows))) > 1e-6
+    assert abs(m_a - sum(face_means(rows)) / len(face_means(rows))) > 1e-6
 
 
 def test_attribute_tests_are_the_release_wilcoxon_and_bh(run):
     con, result = run
-    deltas = _release_deltas(con)
+    deltas = release_deltas(con)
     for model in ("m-a", "m-b"):
         rows = deltas.filter(model_id=model)
         values = sorted(rows["variation_value"].unique().to_list())
         # face means rounded: equal |means| summed in another order must tie (cueshift's exact sums
         # do; the release's float sums may not: the tie artefact compat does not reproduce)
-        means = [[round(m, 12) for m in _face_means(rows.filter(variation_value=v))] for v in values]
-        raw = [_wilcoxon_vs_zero(m) for m in means]
-        adjusted = _bh_correct([1.0 if math.isnan(p) else p for p in raw])
+        means = [[round(m, 12) for m in face_means(rows.filter(variation_value=v))] for v in values]
+        raw = [wilcoxon_vs_zero(m) for m in means]
+        adjusted = bh_correct([1.0 if math.isnan(p) else p for p in raw])
         claims = _release_rows(result, "sbs_attribute").filter(model_id=model)
         got = {s: (p, q) for s, p, q in claims.select("subject", "p", "p_adj").iter_rows()}
         assert sorted(got) == values

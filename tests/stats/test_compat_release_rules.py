@@ -11,13 +11,10 @@ release's own procedure re-done here from the stored answers (numpy/scipy, follo
 from __future__ import annotations
 
 import math
-import re
-from collections import defaultdict
 
 import numpy as np
 import polars as pl
 import pytest
-from scipy import stats as scipy_stats
 
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
@@ -26,9 +23,15 @@ from cueshift.designs.stylisticbias.compat_rules import TABLE3_CATEGORIES, rows_
 from cueshift.designs.stylisticbias.constants import TABLE3_CATEGORY_MAP
 from cueshift.designs.stylisticbias.stats import MEAN_OF_GROUPS
 from cueshift.stats import MEAN_OF_MODELS, Resampling, RunChoices
-from cueshift.study.scenarios import ORDERING_BY_ID
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
+from tests.stats.release_reference import (
+    bh_correct,
+    face_means,
+    release_deltas,
+    release_phi_reference,
+    wilcoxon_vs_zero,
+)
 
 DIMENSIONS = ("age", "gender", "ethnicity", "body_type")
 #: Five values of four categories: Table 3's other six categories have no face at all.
@@ -76,85 +79,11 @@ def run(tmp_path_factory):
     con.close()
 
 
-def _release_phi_reference(con) -> pl.DataFrame:
-    """φ per model × image × scenario as ``evaluate_mllm_outputs.py`` counts it: the stored
-    chosen_option, else the raw output's first (a)/(b) marker, else the answer left out; our
-    reading (outcome) for answers without a stored one; favorable over every counted answer."""
-    rows = con.sql(
-        "SELECT j.model_id, j.image_id, j.scenario_id, j.ordering, j.outcome, j.response_text, "
-        "r.run_id IS NOT NULL AS stored, r.chosen_option, r.release_letter "
-        "FROM judgment j LEFT JOIN release_judgment r USING (model_id, image_id, scenario_id, ordering, seed)"
-    ).pl()
-    counts: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for row in rows.iter_rows(named=True):
-        cell = counts[(row["model_id"], row["image_id"], row["scenario_id"])]
-        if not row["stored"]:
-            favorable = row["outcome"] == "favorable"
-        elif row["chosen_option"] is not None and row["chosen_option"].strip():
-            favorable = row["release_letter"] == ORDERING_BY_ID[row["ordering"]].favorable_letter
-        else:
-            marker = re.search(r"\((a|b)\)", row["response_text"].strip(), flags=re.IGNORECASE)
-            if not marker:
-                continue
-            favorable = marker.group(1).lower() == ORDERING_BY_ID[row["ordering"]].favorable_letter
-        cell[0] += favorable
-        cell[1] += 1
-    return pl.DataFrame(
-        [(*k, f / n if n else None) for k, (f, n) in counts.items()],
-        schema={"model_id": pl.String, "image_id": pl.String, "scenario_id": pl.String, "phi": pl.Float64},
-        orient="row",
-    )
-
-
-def _release_deltas(con) -> pl.DataFrame:
-    """The release's paired Δ rows (``paired_deltas.csv``) with the base face's labels."""
-    phi = _release_phi_reference(con)
-    images = con.sql(
-        "SELECT i.image_id, i.base_image_id, i.face_id, i.variation_category, i.variation_value, "
-        "f.age, f.gender, f.ethnicity, f.body_type FROM image i JOIN face f USING (face_id) "
-        "WHERE i.role = 'variation' AND i.evaluated"
-    ).pl()
-    base = phi.rename({"image_id": "base_image_id", "phi": "phi_base"})
-    return (
-        phi.join(images, on="image_id")
-        .join(base, on=["model_id", "base_image_id", "scenario_id"])
-        .with_columns(delta=pl.col("phi") - pl.col("phi_base"))
-        .filter(pl.col("delta").is_not_null())
-    )
-
-
-def _bh_correct(p_values: list[float]) -> list[float]:
-    """The release's ``bh_correct``, as written there."""
-    n = len(p_values)
-    indexed = sorted(enumerate(p_values), key=lambda x: x[1])
-    adj = [1.0] * n
-    prev = 1.0
-    for rank, (i, p) in enumerate(reversed(indexed), 1):
-        a = min(p * n / (n - rank + 1), prev)
-        prev = a
-        adj[i] = a
-    return adj
-
-
-def _wilcoxon_vs_zero(values: list[float]) -> float:
-    """The release's ``wilcoxon_vs_zero``: no test below 3 face means."""
-    if len(values) < 3:
-        return float("nan")
-    try:
-        return float(scipy_stats.wilcoxon(values, zero_method="wilcox", alternative="two-sided").pvalue)
-    except ValueError:
-        return float("nan")
-
-
-def _face_means(rows: pl.DataFrame) -> list[float]:
-    return rows.group_by("face_id").agg(pl.col("delta").mean())["delta"].to_list()
-
-
 def _check(cells: list[tuple[tuple[str, ...], list[float]]], table: pl.DataFrame, keys: list[str]) -> int:
     """Compare the release's p and BH (over every cell, p = 1 where untested) with ``table``;
     returns how many cells had fewer than 3 faces."""
-    raw = [_wilcoxon_vs_zero(means) for _, means in cells]
-    adjusted = _bh_correct([1.0 if math.isnan(p) else p for p in raw])
+    raw = [wilcoxon_vs_zero(means) for _, means in cells]
+    adjusted = bh_correct([1.0 if math.isnan(p) else p for p in raw])
     written = {tuple(r[:-2]): r[-2:] for r in table.select(*keys, "p", "p_adj").iter_rows()}
     few = 0
     for (key, means), p, p_adj in zip(cells, raw, adjusted, strict=True):
@@ -174,7 +103,7 @@ def _check(cells: list[tuple[tuple[str, ...], list[float]]], table: pl.DataFrame
 
 def test_table11_untested_below_3_faces_and_empty_cells_enter_bh_as_one(run):
     con, results = run
-    deltas = _release_deltas(con)
+    deltas = release_deltas(con)
     faces = con.sql("SELECT * FROM face").pl()
     groups = [(d, g) for d in DIMENSIONS for g in sorted(faces[d].drop_nulls().unique())]
     cells = []
@@ -183,7 +112,7 @@ def test_table11_untested_below_3_faces_and_empty_cells_enter_bh_as_one(run):
     ):
         of_value = deltas.filter(pl.col("variation_value") == value)
         for dim, group in groups:
-            cells.append(((category, value, dim, group), _face_means(of_value.filter(pl.col(dim) == group))))
+            cells.append(((category, value, dim, group), face_means(of_value.filter(pl.col(dim) == group))))
     assert any(not means for _, means in cells)  # e.g. lipstick x male
     keys = ["variation_category", "variation_value", "dimension", "group"]
     few = _check(cells, results["release_table11"], keys)
@@ -194,7 +123,7 @@ def test_table11_untested_below_3_faces_and_empty_cells_enter_bh_as_one(run):
 
 def test_table3_untested_below_3_faces_and_all_forty_cells_in_one_family(run):
     con, results = run
-    deltas = _release_deltas(con).with_columns(
+    deltas = release_deltas(con).with_columns(
         pl.col("variation_category").replace(dict(TABLE3_CATEGORY_MAP))
     )
     assert len(TABLE3_CATEGORIES) == 10 and deltas["variation_category"].n_unique() == 4
@@ -202,7 +131,7 @@ def test_table3_untested_below_3_faces_and_all_forty_cells_in_one_family(run):
     for category in TABLE3_CATEGORIES:
         of_category = deltas.filter(pl.col("variation_category") == category)
         for dim in DIMENSIONS:
-            pooled = _face_means(of_category.filter(pl.col(dim).is_not_null()))
+            pooled = face_means(of_category.filter(pl.col(dim).is_not_null()))
             cells.append(((category, dim, MEAN_OF_GROUPS), pooled))
     table = results["release_table3"].filter(pl.col("group") == MEAN_OF_GROUPS)
     _check(cells, table, ["variation_category", "dimension", "group"])
@@ -212,7 +141,7 @@ def test_table3_untested_below_3_faces_and_all_forty_cells_in_one_family(run):
 
 def test_table5_cohens_d_is_over_the_delta_rows(run):
     con, results = run
-    deltas = _release_deltas(con)
+    deltas = release_deltas(con)
     table = results["release_table5"]
     d = {}
     for (model,), rows in deltas.group_by("model_id"):
@@ -230,7 +159,7 @@ def test_table5_cohens_d_is_over_the_delta_rows(run):
 
 def test_table5_sbs_is_the_mean_of_the_delta_rows(run):
     con, results = run
-    deltas = _release_deltas(con)
+    deltas = release_deltas(con)
     table = results["release_table5"]
     sbs = {model: float(rows["delta"].mean()) for (model,), rows in deltas.group_by("model_id")}
     for model, expected in sbs.items():
@@ -260,7 +189,7 @@ def test_rows_mean_sbs_worked_example():
 
 def test_answers_are_counted_as_the_release_read_them(run):
     con, results = run
-    reference = _release_phi_reference(con)
+    reference = release_phi_reference(con)
     with release_phi(con):
         ours = con.sql("SELECT model_id, image_id, scenario_id, phi FROM phi").pl()
     both = reference.join(ours, on=["model_id", "image_id", "scenario_id"], how="full", coalesce=True)
