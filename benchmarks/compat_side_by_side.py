@@ -122,7 +122,7 @@ def reason(table: str, column: str, ours: float | None, n_faces: float | None, m
     if table == "table3" and column == "p_adj" and ours is None and not n_faces:
         return (
             "cell without faces: the release writes its row (p_adj 1);"
-            " compat enters it into BH as p = 1 and writes no row"
+            " an engine before docs/decisions.md D44 enters it into BH as p = 1 and writes no row"
         )
     return "not explained"
 

@@ -79,15 +79,22 @@ def run(tmp_path_factory):
     con.close()
 
 
-def _check(cells: list[tuple[tuple[str, ...], list[float]]], table: pl.DataFrame, keys: list[str]) -> int:
+def _check(
+    cells: list[tuple[tuple[str, ...], list[float]]],
+    table: pl.DataFrame,
+    keys: list[str],
+    *,
+    empty_rows: bool = False,
+) -> int:
     """Compare the release's p and BH (over every cell, p = 1 where untested) with ``table``;
-    returns how many cells had fewer than 3 faces."""
+    returns how many cells had fewer than 3 faces. ``empty_rows``: a cell without faces has its row
+    (Table 3's file lists it), else none (Table 11's)."""
     raw = [wilcoxon_vs_zero(means) for _, means in cells]
     adjusted = bh_correct([1.0 if math.isnan(p) else p for p in raw])
     written = {tuple(r[:-2]): r[-2:] for r in table.select(*keys, "p", "p_adj").iter_rows()}
     few = 0
     for (key, means), p, p_adj in zip(cells, raw, adjusted, strict=True):
-        if not means:
+        if not means and not empty_rows:
             assert key not in written  # the release writes no row for a cell without faces
             continue
         ours_p, ours_adj = written[key]
@@ -97,7 +104,7 @@ def _check(cells: list[tuple[tuple[str, ...], list[float]]], table: pl.DataFrame
         else:
             assert ours_p == pytest.approx(p, rel=1e-9), key
         assert ours_adj == pytest.approx(p_adj, rel=1e-9), key
-    assert len(written) == sum(1 for _, means in cells if means)
+    assert len(written) == sum(1 for _, means in cells if means or empty_rows)
     return few
 
 
@@ -134,9 +141,42 @@ def test_table3_untested_below_3_faces_and_all_forty_cells_in_one_family(run):
             pooled = face_means(of_category.filter(pl.col(dim).is_not_null()))
             cells.append(((category, dim, MEAN_OF_GROUPS), pooled))
     table = results["release_table3"].filter(pl.col("group") == MEAN_OF_GROUPS)
-    _check(cells, table, ["variation_category", "dimension", "group"])
+    _check(cells, table, ["variation_category", "dimension", "group"], empty_rows=True)
     groups = results["release_table3"].filter(pl.col("group") != MEAN_OF_GROUPS)
     assert (groups.filter(pl.col("n") < 3)["p"].is_null()).all() and (groups["n"] < 3).any()
+
+
+def test_table3_lists_each_cell_without_faces_as_the_release_file_does(run):
+    """The release's ``table3_significance_independent.csv`` has a row for each of the 40 cells:
+    one without faces with n_faces 0, no mean and p_adj 1; its faces counted here from the answers."""
+    con, _ = run
+    deltas = release_deltas(con).with_columns(
+        pl.col("variation_category").replace(dict(TABLE3_CATEGORY_MAP))
+    )
+    faces = {
+        (category, dim): deltas.filter(
+            pl.col("variation_category") == category, pl.col(dim).is_not_null()
+        )["face_id"].n_unique()
+        for category in TABLE3_CATEGORIES
+        for dim in DIMENSIONS
+    }
+    empty = {cell for cell, n in faces.items() if n == 0}
+    assert len(empty) == 24 and len(faces) - len(empty) == 16  # 6 categories without faces here
+    stored = store.query(
+        con,
+        "SELECT variation_category, dimension, n, n_obs, estimate, ci_low, p, p_adj "
+        f"FROM result_release_table3 WHERE \"group\" = '{MEAN_OF_GROUPS}'",
+    )
+    rows = {(r["variation_category"], r["dimension"]): r for r in stored.iter_rows(named=True)}
+    assert stored.height == len(rows) == len(faces)  # one row per cell, none twice
+    for cell, n in faces.items():
+        row = rows[cell]
+        assert row["n"] == n, cell
+        if n == 0:
+            assert row["p_adj"] == 1.0, cell
+            assert row["n_obs"] == 0 and row["estimate"] is row["ci_low"] is row["p"] is None, cell
+        else:
+            assert row["estimate"] is not None and row["p_adj"] is not None, cell
 
 
 def test_table5_cohens_d_is_over_the_delta_rows(run):

@@ -13,6 +13,7 @@ from cueshift.designs.stylisticbias.compat import (
     Variants,
     cell_differences,
     release_inputs,
+    release_table_rows,
     release_tables,
 )
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
@@ -41,7 +42,7 @@ def _release(name: str, ctx: Context) -> pl.DataFrame:
     variants = _variants(ctx).get(name)
     if variants is None:
         raise NotApplicable(f"no default {name} in this run to reproduce")
-    return variants[0]
+    return release_table_rows(name, variants[0])
 
 
 _CHOICE_OF = {

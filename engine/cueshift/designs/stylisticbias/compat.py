@@ -27,7 +27,9 @@ choice                 the release                                 cueshift (def
 The testing rules are those of the release's ``check_significance_independent.py`` and
 ``evaluate_mllm_outputs.py`` (:mod:`.compat_rules`), its φ that of ``evaluate_mllm_outputs.py``
 (:mod:`.compat_phi`). A differing cell's ``choice`` lists the choices that change it when applied
-alone to the default table (``'combined'`` when none does alone).
+alone to the default table (``'combined'`` when none does alone). ``result_release_table3`` also
+lists Table 3's cells without faces as the release's file does (:func:`release_table_rows`); they
+hold no number but ``p_adj`` 1 and are not compared.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from cueshift.designs.stylisticbias.compat_rules import (
     table3_empty_cells,
     table11_empty_cells,
     untested_below_min_faces,
+    with_empty_table3_rows,
 )
 from cueshift.designs.stylisticbias.inputs import Inputs
 from cueshift.designs.stylisticbias.stats import (
@@ -181,6 +184,13 @@ def release_tables(default: dict[str, pl.DataFrame], base: Inputs, phis: Release
     return out
 
 
+def release_table_rows(name: str, table: pl.DataFrame) -> pl.DataFrame:
+    """The rows of ``result_release_<name>``: ``table`` (the release's table as
+    :func:`release_tables` computes it) and, for Table 3, a row for each cell without faces as
+    the release's file lists it (:func:`~.compat_rules.with_empty_table3_rows`)."""
+    return with_empty_table3_rows(table) if name == "table3" else table
+
+
 def _differs(a: pl.Expr, b: pl.Expr) -> pl.Expr:
     scale = pl.max_horizontal(pl.lit(1.0), a.abs())
     return (a.is_null() != b.is_null()) | ((a - b).abs() > TOLERANCE * scale).fill_null(False)
@@ -238,6 +248,7 @@ __all__ = [
     "cell_differences",
     "release_inputs",
     "release_phi",
+    "release_table_rows",
     "release_tables",
     "table3_release_bh",
     "untestable_as_one",

@@ -4,9 +4,9 @@
 :data:`MIN_FACES` face means (``wilcoxon_vs_zero``), enters every untested cell into BH as p = 1
 — also the cells without any face: Table 3's ten categories × four dimensions, and Table 11's
 variation values × demographic groups, whether or not a face has them. It writes no Table 11 row
-for a cell without faces; its Table 3 lists all 40 cells, an empty one with p_adj 1 (here such a
-cell has no row). ``evaluate_mllm_outputs.py`` (Table 5) takes a model's SBS (``mean_delta``) and
-Cohen's d (``_cohens_d_paired``) over its Δ rows, not over its faces.
+for a cell without faces; its Table 3 lists all 40 cells, an empty one with no faces, no mean and
+p_adj 1 (:func:`with_empty_table3_rows`). ``evaluate_mllm_outputs.py`` (Table 5) takes a
+model's SBS (``mean_delta``) and Cohen's d (``_cohens_d_paired``) over its Δ rows, not its faces.
 """
 
 from __future__ import annotations
@@ -69,6 +69,23 @@ def table3_empty_cells(table: pl.DataFrame) -> pl.DataFrame:
         pl.DataFrame({"dimension": dimensions}, schema={"dimension": pl.String}),
     ]
     return _missing(means, axes).with_columns(group=pl.lit(MEAN_OF_GROUPS))
+
+
+def with_empty_table3_rows(table: pl.DataFrame) -> pl.DataFrame:
+    """``table`` (a release Table 3) with a row after its own for each of its cells without faces
+    (:func:`table3_empty_cells`), as the release's ``table3_significance_independent.csv`` lists
+    one: 0 faces (``n``) and Δ rows, no estimate, interval or test, ``p_adj`` 1 — BH gives 1 to
+    every cell it is given as p = 1 (its step-up minimum runs over cells of p = 1 only)."""
+    empty = table3_empty_cells(table)
+    if not (table.height and empty.height):
+        return table
+    rows = empty.with_columns(
+        pl.lit(0, dtype=pl.Int64).alias("n"),
+        pl.lit(0, dtype=pl.Int64).alias("n_obs"),
+        pl.lit(1.0).alias("p_adj"),
+        pl.lit(table["test"][0]).alias("test"),
+    )
+    return pl.concat([table, rows], how="diagonal_relaxed").select(table.columns)
 
 
 def bh_with_empty_cells(

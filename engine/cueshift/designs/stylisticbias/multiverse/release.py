@@ -13,7 +13,8 @@ path:
   with ``ddof = 1`` as the release reports it, the plug-in value (``plugin_estimate``; no
   interval: the one compat stores is of the corrected VS, and the release computes none);
   Table 3's mean-of-groups cells by WSRT, none below 3 faces, BH over all 40 category ×
-  dimension cells with the untested and empty ones as p = 1;
+  dimension cells with the untested and empty ones as p = 1 (an empty cell, listed in
+  ``result_release_table3`` with p_adj 1, is no claim);
 - ``sbs_model`` and ``sbs_attribute``: the release tests no such cell (its Table 5 has no test,
   its Table 11 no cell per model or over all groups), so its rule for a cell is applied to
   cueshift's: the same WSRT on the face means, no test below 3 faces
