@@ -293,8 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     seven.add_argument(
         "--variants",
         type=lambda text: set(text.split(",")),
-        default={"score", "release", "dynamic", "static", "static+compile", "shared"},
-        help="measures to run (comma list of score, release, dynamic, static, static+compile, shared)",
+        default={"score", "release", "dynamic", "static", "static+compile", "shared", "shared+graph"},
+        help="measures to run (comma list of score, release, dynamic, static, static+compile, shared, "
+        "shared+graph)",
     )
     seven.add_argument("--smoke", action="store_true", help="the CPU at test widths: a check, no rates")
     args = ap.parse_args(argv)

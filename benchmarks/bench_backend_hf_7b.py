@@ -7,12 +7,14 @@ any-resolution tiling (pinpoints up to 672x672: a base view and 4 tiles of 24x24
 2,000+ image tokens per prompt). It is built directly on the GPU in the target dtype (default
 dtype and device set while the modules are created: no float32 CPU copy). Per image it measures:
 
-- the image prefix (vision tower + prefill of the shared prompt start), seconds;
+- the image prefix (vision tower + prefill of the shared prompt start), seconds, warm (after one
+  untimed image), and the processor's host time per image before it;
 - score mode, prompts/s (each prompt's answer distribution; x3 judgments-equivalent);
 - generate mode, judgments/s at each ``--batches`` size: the batched path with the image prefix's
   cache copied per row (dynamic cache), the static cache, and the static cache with compiled
   decoding (``--compile-batches``); and shared-prefix decoding (one copy of the prefix for all
-  rows, cascade attention; ``--shared-batches``, default 128, 256, 300: 300 is one image's prompts);
+  rows, cascade attention; ``--shared-batches``, default 128, 256, 300: 300 is one image's prompts),
+  also with its decoding step on fixed-shape buffers replayed as a CUDA graph (``shared+graph``);
 - the release protocol (processor + ``generate`` per prompt, 4 new tokens) on ``--release-prompts``
   prompts;
 - the weight-reading bound: a decoding step reads every text-model weight once,
@@ -268,20 +270,27 @@ def release_subset(model: Any, processor: Any, images: dict[str, Any], n: int) -
     return done / (time.perf_counter() - t0)
 
 
-def prefix_seconds(model: Any, processor: Any, images: dict[str, Any]) -> tuple[float, int]:
-    """Mean seconds of one image's prefix pass, and its length in tokens."""
+def prefix_seconds(
+    model: Any, processor: Any, warm: dict[str, Any], images: dict[str, Any]
+) -> tuple[float, float, int]:
+    """Mean seconds of one image's processor call and of its prefix pass (vision tower + prefill)
+    over ``images``, after one untimed pass over ``warm`` (first-call kernel loads and allocations
+    are not a per-image cost), and the prefix's length in tokens."""
     prompts = [o.render(RELEASED_TEMPLATE, STYLISTICBIAS_25[0]) for o in ORDERINGS]
-    total, length = 0.0, 0
-    for record in images.values():
+    encode, total, length = 0.0, 0.0, 0
+    for timing, record in [(False, r) for r in warm.values()] + [(True, r) for r in images.values()]:
+        t0 = time.perf_counter()
         with Image.open(record.path) as im:
             enc = encode_image(processor, im.convert("RGB"), prompts)
+        t1 = time.perf_counter()
         _sync()
-        t0 = time.perf_counter()
+        t2 = time.perf_counter()
         prefix_cache(model, enc)
         _sync()
-        total += time.perf_counter() - t0
+        if timing:
+            encode, total = encode + t1 - t0, total + time.perf_counter() - t2
         length = len(enc.prefix_ids)
-    return total / len(images), length
+    return encode / len(images), total / len(images), length
 
 
 #: ``--smoke``: small settings of every measure (one image, short answers)
@@ -292,7 +301,12 @@ SMOKE = {"images": 1, "size": 256, "batches": [32], "compile_batches": [], "shar
 def variants(args: argparse.Namespace) -> list[tuple[int, str, dict[str, Any]]]:
     """``(batch, cache, settings)`` of every generate-mode run ``args`` asks for (``--variants``)."""
     copied = {"shared_prefix_attention": False}
-    runs = [(b, "shared", {"shared_prefix_attention": True}) for b in args.shared_batches]  # first
+    graphed = {"shared_prefix_attention": True, "cuda_graph": True}
+    runs = [  # first, side by side at each batch size
+        (b, cache, extra)
+        for b in args.shared_batches
+        for cache, extra in (("shared+graph", graphed), ("shared", {"shared_prefix_attention": True}))
+    ]
     runs += [(b, "static", {"static_cache": True}) for b in args.batches]
     runs += [(b, "dynamic", copied) for b in args.batches]
     runs += [(b, "static+compile", {"static_cache": True, "compile": True}) for b in args.compile_batches]
@@ -326,9 +340,12 @@ def run_7b(args: argparse.Namespace) -> int:
         warm = make_images(root / "warm", 1, args.size)
         images = make_images(root, args.images, args.size)
         run = {"device": device, "dtype": args.dtype, "max_new_tokens": args.max_new_tokens}
-        prefix_s, prefix_len = prefix_seconds(model, processor, warm | images)
+        encode_s, prefix_s, prefix_len = prefix_seconds(model, processor, warm, images)
         suffix = suffix_mean(processor, images)
-        note = f"({1e3 * prefix_s:.0f} ms per image: vision tower + prefill of {prefix_len} tokens)"
+        note = (
+            f"({1e3 * prefix_s:.0f} ms per image: vision tower + prefill of {prefix_len} tokens, warm; "
+            f"before it the processor (tiling, tokenising) on the host: {1e3 * encode_s:.0f} ms)"
+        )
         rec.add("image prefix, images/s", "prefix", 1, "", 1.0 / prefix_s, note)
         if "score" in args.variants:
             seconds, rows = timed((model, processor), warm, images, **run, mode="score", batch_size=32)
@@ -347,11 +364,11 @@ def run_7b(args: argparse.Namespace) -> int:
                 continue
             rate = rows / seconds
             bound = bounds(model, args, batch, prefix_len, suffix)
-            read = bound["shared" if cache == "shared" else "copied"]
+            read = bound["shared" if cache.startswith("shared") else "copied"]
             note = (
                 f"(compute bound {bound['compute']:,.0f}/s: {bound['compute'] / rate:.1f}x away; "
                 f"weight-reading bound {bound['weights']:,.0f}/s; with the "
-                f"{'one shared prefix' if cache == 'shared' else 'per-row caches'} read "
+                f"{'one shared prefix' if cache.startswith('shared') else 'per-row caches'} read "
                 f"{read:,.0f}/s: {read / rate:.1f}x away)"
             )
             rec.add(label, "generate", batch, cache, rate, note)

@@ -6,7 +6,8 @@
 #      float32, compiled decoding, the fused prefix kernels of the cascade, the bfloat16
 #      answer-distribution tests);                                                       <= 150 s
 #   2. bench_backend_hf.py --scale 7b: a random 7 B LLaVA-NeXT with a CLIP-L/336 tower in bfloat16,
-#      2 images: shared-prefix decoding at batch 128, 256 and 300 beside the static cache at batch 128,
+#      2 images: shared-prefix decoding at batch 300 and 128, with its decoding step replayed as a CUDA
+#      graph (shared+graph) and without, beside the static cache at batch 128,
 #      each with its compute and bandwidth bounds; rates appended to throughput_7b.csv as they are
 #      measured (BANDWIDTH: 4.8e12 B/s for an H200, 3.35e12 for an H100 SXM).             <= 240 s
 # Everything goes to "$OUT/" (default ./gpu_check_out): environment.txt, pytest_cuda.log, bench_7b.log,
@@ -53,7 +54,7 @@ step "pytest tests/inference/test_hf_cuda.py" 150 pytest_cuda.log \
 
 step "bench_backend_hf.py --scale 7b (shared prefix vs static cache)" 240 bench_7b.log \
     "$PY" benchmarks/bench_backend_hf.py --scale 7b --dtype bfloat16 --images 2 --size 512 \
-    --variants shared,static --shared-batches 128,256,300 --batches 128 --compile-batches "" \
+    --variants shared+graph,shared,static --shared-batches 300,128 --batches 128 --compile-batches "" \
     --bandwidth "$BANDWIDTH" --flops 989e12 \
     --csv "$OUT/throughput_7b.csv" --markdown-out "$OUT/bench_7b.md"
 

@@ -62,6 +62,8 @@ def measured_rate(table: pl.DataFrame, model: ModelConfig, mode: str) -> tuple[f
         if settings.get("compile")
         else "static"
         if settings.get("static_cache")
+        else "shared+graph"
+        if settings.get("cuda_graph")
         else "shared"
         if settings.get("shared_prefix_attention", True)
         else "dynamic"
@@ -69,6 +71,8 @@ def measured_rate(table: pl.DataFrame, model: ModelConfig, mode: str) -> tuple[f
     batch = settings.get("batch_size", 32)
     target = rows["batch"].max() if batch == "auto" else int(batch)
     same_cache = rows.filter(pl.col("cache") == cache)
+    if same_cache.is_empty() and cache == "shared+graph":  # not measured: the same decoding, ungraphed
+        same_cache = rows.filter(pl.col("cache") == "shared")
     ranked = (same_cache if not same_cache.is_empty() else rows).sort(
         (pl.col("batch") - target).abs(), pl.col("date"), pl.col("rows_per_s"),
         descending=[False, True, True], nulls_last=True,

@@ -107,6 +107,15 @@ class TransformersBackend(Backend):
         pad = tokenizer.pad_token_id
         self._pad_id = pad if pad is not None else tokenizer.eos_token_id
         self._static: Any = None  # the static cache of batched generate mode, kept between images
+        self._graph: Any = None  # the fixed-shape buffers of cuda_graph decoding, kept between images
+        if self.settings.cuda_graph and self.settings.mode == "generate":
+            from cueshift.inference.backends.hf_graph_decode import GraphDecoder, graph_refusal
+
+            reason = graph_refusal(self.hf_model, self._sampling)
+            if reason is not None:
+                fix = "set cuda_graph = false"
+                raise ConfigError(f"model {model.model_id}: settings.cuda_graph: {reason}; {fix}")
+            self._graph = GraphDecoder(self.hf_model)
 
     # --- what the runner reads ---------------------------------------------------------------------------
     @property
@@ -146,7 +155,7 @@ class TransformersBackend(Backend):
         """Drop the weights and free accelerator memory."""
         import torch
 
-        self.hf_model = self._static = None
+        self.hf_model = self._static = self._graph = None
         gc.collect()
         if self.device == "cuda":
             torch.cuda.empty_cache()
@@ -276,7 +285,7 @@ class TransformersBackend(Backend):
         elif s.shared_prefix_attention and supports_shared_prefix(self.hf_model):
             calls = shared_prefix_batches(
                 self.hf_model, cache, prompts, seeds, self._sampling, warpers,
-                prefix_len=len(enc.prefix_ids), batch_size=s.batch_size,
+                prefix_len=len(enc.prefix_ids), batch_size=s.batch_size, graph=self._graph,
             )  # fmt: skip
         else:
             size = rows_per_call(s.batch_size, self.hf_model, len(prompts[0]) + s.max_new_tokens)

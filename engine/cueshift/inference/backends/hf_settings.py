@@ -35,6 +35,9 @@ class TransformersSettings(BaseModel):
     #: :mod:`.hf_shared_prefix`; same answers); False, or an architecture outside
     #: ``SHARED_PREFIX_TYPES``: the prefix's cache copied per row
     shared_prefix_attention: bool = True
+    #: with ``shared_prefix_attention``: decode on fixed-shape buffers, the decoding step captured
+    #: as a CUDA graph on CUDA (eagerly elsewhere; same answers; :mod:`.hf_graph_decode`)
+    cuda_graph: bool = False
     temperature: float = Field(default=0.2, ge=0.0)
     max_new_tokens: int = Field(default=16, ge=1)
     #: generate mode: override the checkpoint's top_k / top_p (0 / 1.0 = pure temperature sampling)
@@ -55,6 +58,9 @@ class TransformersSettings(BaseModel):
     def _compile_needs_static_cache(self) -> TransformersSettings:
         if self.compile and not self.static_cache:
             raise ValueError("compile = true needs static_cache = true")
+        if self.cuda_graph and (self.static_cache or not self.shared_prefix_attention):
+            needs = "shared_prefix_attention = true and static_cache = false"
+            raise ValueError(f"cuda_graph = true needs {needs}")
         return self
 
 

@@ -67,9 +67,13 @@ class SharedPrefixLayer(DynamicLayer):  # type: ignore[no-untyped-call]
         self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Append the suffix states; return all of them (the attention reads the prefix from here)."""
-        keys, values = super().update(key_states, value_states)
+        super().update(key_states, value_states)
+        return self.mark_pending()
+
+    def mark_pending(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Name this layer to the next attention call of the thread; return all its suffix states."""
         _PENDING.set(self)
-        return keys, values
+        return cast(torch.Tensor, self.keys), cast(torch.Tensor, self.values)
 
     def suffix_length(self) -> int:
         """Suffix positions held (padding included)."""
@@ -201,9 +205,11 @@ def shared_prefix_batches(
     *,
     prefix_len: int,
     batch_size: int | str,
+    graph: Any = None,
 ) -> Iterator[tuple[list[int], list[list[int]]]]:
     """Every row's new tokens, one :func:`generate_shared_group` call at a time: yields the call's
-    row indices and their tokens."""
+    row indices and their tokens. ``graph`` (a :class:`~.hf_graph_decode.GraphDecoder`): decode on
+    its fixed-shape buffers instead, except where a sliding window is shorter than the call."""
     widths = [len(p) - prefix_len for p in prompts]
     if batch_size == "auto":
         per_row = shared_row_bytes(model, max(widths) + int(sampling["max_new_tokens"]), prefix_len)
@@ -211,8 +217,13 @@ def shared_prefix_batches(
     else:
         rows = int(batch_size)
     pad = getattr(model.config, "model_type", "") not in NO_PADDING
+    window = getattr(model.config.get_text_config(decoder=True), "sliding_window", None)
     for width, group in shared_groups(widths, rows, pad):
-        new = generate_shared_group(
+        run = generate_shared_group
+        length = prefix_len + width + int(sampling["max_new_tokens"])
+        if graph is not None and (window is None or window >= length):
+            run = graph.generate_group
+        new = run(
             model, prefix, [prompts[j] for j in group], [seeds[j] for j in group], sampling, warpers,
             prefix_len=prefix_len, width=width,
         )  # fmt: skip

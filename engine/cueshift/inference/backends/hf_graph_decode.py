@@ -1,0 +1,246 @@
+r"""Shared-prefix decoding with a fixed-shape decoding step, captured as a CUDA graph (``cuda_graph = true``).
+
+Profiled on an H200 (BENCHMARKS.md, issue 34), shared-prefix decoding at batch 300 is bound by
+the host: ~100 kernel launches per layer per step, the GPU busy 67 % of the wall time. Here
+every buffer a decoding step touches has one shape and one address for the whole call:
+
+1. :class:`GraphState` holds, per layer, a copy of the image prefix's keys/values (1, KV, P, d)
+   and each row's suffix buffer (B, KV, W + N, d) for the widest suffix W and N new tokens,
+   written in place at :attr:`GraphState.write_index` (:class:`SuffixBufferLayer`);
+2. the suffix is prefilled eagerly, with a boolean mask (B, 1, W, P + W + N) built here
+   (transformers passes a 4-D mask through as it is): the prefix, the row's real suffix tokens
+   causally, nothing after; positions are the mask's running sum, as in :mod:`.hf_static`;
+3. one decoding step (advance positions, write index and mask column, run the model on the
+   last tokens) is a function of those buffers alone, with no host synchronisation; on CUDA it
+   is captured once as a ``torch.cuda.CUDAGraph`` and replayed (one launch per step instead of
+   thousands), elsewhere it runs eagerly: the same arithmetic either way;
+4. each step's logits go through the same per-row seeded sampler as ``generate``
+   (:class:`~.hf_generate.PerRowSampler`), so every row's answer equals its per-prompt answer.
+
+The state (buffers and graph) is kept for the next call of the same shape: one image's 300
+prompts in one call give one shape for all images of one size. :func:`graph_refusal` names
+what this path does not reproduce (architectures outside :data:`GRAPH_TYPES`, sliding windows
+shorter than the sequence, generation settings beyond temperature, top-k and top-p).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+from transformers import LogitsProcessorList
+
+from cueshift.inference.backends.hf_generate import PerRowSampler, eos_ids
+from cueshift.inference.backends.hf_shared_prefix import SharedPrefixLayer, shared_prefix_attention_on
+from cueshift.inference.backends.hf_static import suffix_padded
+
+#: model types whose positions follow the mask's running sum and whose step was tested here
+GRAPH_TYPES = ("llava_next", "llava", "internvl", "idefics3")
+#: generation settings that add a logits processor or stopping rule ``generate`` would apply
+GRAPH_NEUTRAL: dict[str, Any] = {
+    "repetition_penalty": 1.0, "encoder_repetition_penalty": 1.0, "no_repeat_ngram_size": 0,
+    "encoder_no_repeat_ngram_size": 0, "bad_words_ids": None, "min_length": 0, "min_new_tokens": None,
+    "forced_bos_token_id": None, "forced_eos_token_id": None, "remove_invalid_values": False,
+    "exponential_decay_length_penalty": None, "suppress_tokens": None, "begin_suppress_tokens": None,
+    "sequence_bias": None, "stop_strings": None, "max_time": None, "num_beams": 1,
+}  # fmt: skip
+
+
+def graph_refusal(model: Any, sampling: dict[str, Any]) -> str | None:
+    """Why ``model`` cannot decode on this path with ``sampling`` (one line), or None."""
+    kind = getattr(model.config, "model_type", "")
+    if kind not in GRAPH_TYPES:
+        return f"model type {kind!r} is not one of {', '.join(GRAPH_TYPES)}"
+    config = getattr(model, "generation_config", None)
+    for name, neutral in GRAPH_NEUTRAL.items():
+        value = sampling.get(name, getattr(config, name, None))
+        if value is not None and value != neutral and not (neutral is None and value in ([], {})):
+            return f"the generation setting {name} = {value!r} is not reproduced on this path"
+    return None
+
+
+class SuffixBufferLayer(SharedPrefixLayer):  # type: ignore[no-untyped-call]
+    """One layer: the prefix (1, KV, P, d) and every row's suffix buffer (B, KV, W + N, d),
+    written in place at the positions of a shared ``write_index`` tensor."""
+
+    def __init__(self, prefix_keys: torch.Tensor, prefix_values: torch.Tensor, rows: int, width: int,
+                 write_index: torch.Tensor) -> None:  # fmt: skip
+        super().__init__(prefix_keys.clone(), prefix_values.clone(), prefix_keys.shape[2])
+        kv, head_dim = prefix_keys.shape[1], prefix_keys.shape[3]
+        self.keys = self.key_buffer = prefix_keys.new_zeros(rows, kv, width, head_dim)
+        self.values = self.value_buffer = prefix_values.new_zeros(rows, kv, width, prefix_values.shape[3])
+        self.write_index = write_index
+        self.is_initialized = True
+
+    def update(
+        self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        self.key_buffer.index_copy_(2, self.write_index, key_states)
+        self.value_buffer.index_copy_(2, self.write_index, value_states)
+        return self.mark_pending()
+
+
+class GraphState:
+    """Fixed-address buffers of one call shape (rows, prefix P, suffix width W, new tokens N)."""
+
+    def __init__(self, model: Any, prefix: Any, rows: int, width: int, steps: int) -> None:
+        from transformers.cache_utils import Cache
+
+        self.model, self.width, self.steps = model, width, steps
+        self.prefix_len = prefix.get_seq_length()
+        device = model.device
+        self.write_index = torch.zeros(1, dtype=torch.long, device=device)
+        self.layers = [SuffixBufferLayer(layer.keys, layer.values, rows, width + steps, self.write_index)
+                       for layer in prefix.layers]  # fmt: skip
+        self.cache = Cache(layers=list(self.layers))
+        self.tokens = torch.zeros(rows, 1, dtype=torch.long, device=device)
+        self.positions = torch.zeros(rows, 1, dtype=torch.long, device=device)
+        self.mask = torch.zeros(rows, 1, 1, self.prefix_len + width + steps, dtype=torch.bool, device=device)
+        self.graph: Any = None
+        self.logits: torch.Tensor | None = None
+
+    def shape(self) -> tuple[int, int, int, int]:
+        return self.tokens.shape[0], self.prefix_len, self.width, self.steps
+
+    def load(self, prefix: Any) -> None:
+        """Copy an image's prefix keys/values into the buffers (the addresses stay)."""
+        for source, target in zip(prefix.layers, self.layers, strict=True):
+            target.prefix_keys.copy_(source.keys)
+            target.prefix_values.copy_(source.values)
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        """The last position's logits of ``tokens`` (B, q) on the cache."""
+        out = self.model(input_ids=tokens, attention_mask=mask, position_ids=positions, cache=self.cache,
+                         use_cache=True, logits_to_keep=1)  # fmt: skip
+        return out.logits[:, -1]  # type: ignore[no-any-return]
+
+    def prefill(self, tokens: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        """Write the suffix (B, W) at buffer positions 0..W-1 and set the decoding buffers after it."""
+        at = torch.arange(tokens.shape[1], device=tokens.device)
+        for layer in self.layers:
+            layer.write_index = at
+        try:
+            logits = self.forward(tokens, mask, positions)
+        finally:
+            for layer in self.layers:
+                layer.write_index = self.write_index
+        self.write_index.fill_(tokens.shape[1] - 1)
+        self.positions.copy_(positions[:, -1:])
+        self.mask.copy_(mask[:, :, -1:])
+        return logits
+
+    def step(self) -> torch.Tensor:
+        """One decoding step on the buffers alone (no host synchronisation): graph-capturable."""
+        self.positions.add_(1)
+        self.write_index.add_(1)
+        self.mask.index_fill_(-1, self.write_index + self.prefix_len, True)
+        return self.forward(self.tokens, self.mask, self.positions)
+
+    def replay(self) -> torch.Tensor:
+        """:meth:`step`, as a CUDA graph on CUDA (captured on its second use), eagerly elsewhere."""
+        if self.tokens.device.type != "cuda":
+            return self.step()
+        if self.graph is None:
+            if self.logits is None:  # first use: run eagerly on a side stream (warm-up)
+                side = torch.cuda.Stream()  # type: ignore[no-untyped-call]
+                side.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(side):
+                    self.logits = self.step()
+                torch.cuda.current_stream().wait_stream(side)
+                return self.logits
+            self.graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(self.graph):
+                self.logits = self.step()
+        self.graph.replay()
+        assert self.logits is not None
+        return self.logits
+
+
+class GraphDecoder:
+    """Keeps the last :class:`GraphState` (and its graph) for calls of the same shape."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.state: GraphState | None = None
+
+    def state_for(self, prefix: Any, rows: int, width: int, steps: int) -> GraphState:
+        shape = (rows, prefix.get_seq_length(), width, steps)
+        if self.state is None or self.state.shape() != shape:
+            self.state = None  # free the old buffers first
+            self.state = GraphState(self.model, prefix, rows, width, steps)
+        else:
+            self.state.load(prefix)
+        return self.state
+
+    def generate_group(self, model: Any, prefix: Any, prompts: Sequence[list[int]], seeds: Sequence[int],
+                       sampling: dict[str, Any], warpers: LogitsProcessorList, *, prefix_len: int,
+                       width: int) -> list[list[int]]:  # fmt: skip
+        """:func:`generate_graphed_group` in :func:`~.hf_shared_prefix.generate_shared_group`'s signature."""
+        return generate_graphed_group(self, prefix, prompts, seeds, sampling, warpers,
+                                      prefix_len=prefix_len, width=width)  # fmt: skip
+
+
+def _prefill_inputs(mask2d: torch.Tensor, prefix_len: int, total: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The 4-D mask (B, 1, W, total) and positions (B, W) of the suffix prefill."""
+    own = mask2d[:, prefix_len:].bool()
+    rows, width = own.shape
+    causal = torch.ones(width, width, dtype=torch.bool, device=own.device).tril()
+    mask = torch.zeros(rows, 1, width, total, dtype=torch.bool, device=own.device)
+    mask[..., :prefix_len] = True
+    mask[..., prefix_len : prefix_len + width] = causal[None, None] & own[:, None, None, :]
+    positions = (prefix_len + own.long().cumsum(-1) - 1).masked_fill(~own, 1)
+    return mask, positions
+
+
+@torch.inference_mode()
+def generate_graphed_group(
+    decoder: GraphDecoder,
+    prefix: Any,
+    prompts: Sequence[list[int]],
+    seeds: Sequence[int],
+    sampling: dict[str, Any],
+    warpers: LogitsProcessorList,
+    *,
+    prefix_len: int,
+    width: int,
+) -> list[list[int]]:
+    """Each row's new tokens (through its first end token), as
+    :func:`~.hf_shared_prefix.generate_shared_group` returns them, on :class:`GraphState`."""
+    model, steps = decoder.model, int(sampling["max_new_tokens"])
+    input_ids, mask2d = suffix_padded(model, prompts, sampling, prefix_len=prefix_len, width=width)
+    state = decoder.state_for(prefix, len(prompts), width, steps)
+    pick = _picker(sampling, warpers, seeds, model.device)
+    stop = torch.tensor(sorted(eos_ids(model)) or [-1], device=model.device)
+    with shared_prefix_attention_on(model):
+        mask, positions = _prefill_inputs(mask2d, prefix_len, state.mask.shape[-1])
+        drawn = [pick(state.prefill(input_ids[:, prefix_len:], mask, positions))]
+        finished = torch.isin(drawn[0], stop)
+        for _ in range(1, steps):
+            if bool(finished.all()):
+                break
+            state.tokens.copy_(drawn[-1][:, None])
+            drawn.append(pick(state.replay()))
+            finished |= torch.isin(drawn[-1], stop)
+    ends = set(stop.tolist())
+    rows = torch.stack(drawn, dim=1).tolist()
+    return [row[: next((j + 1 for j, t in enumerate(row) if t in ends), len(row))] for row in rows]
+
+
+def _picker(
+    sampling: dict[str, Any], warpers: LogitsProcessorList, seeds: Sequence[int], device: torch.device
+) -> Callable[[torch.Tensor], torch.Tensor]:
+    """Logits (B, V) -> each row's next token, picked as :func:`~.hf_generate.generate_rows` picks it."""
+    sampler = PerRowSampler(warpers, seeds, device) if sampling.get("do_sample", False) else None
+
+    def pick(logits: torch.Tensor) -> torch.Tensor:
+        scores = logits.float()
+        if sampler is not None:
+            scores = sampler(torch.empty(0, dtype=torch.long), scores)  # type: ignore[arg-type]
+        return torch.argmax(scores, dim=-1)
+
+    return pick
+
+
+__all__ = ["GRAPH_NEUTRAL", "GRAPH_TYPES", "GraphDecoder", "GraphState", "SuffixBufferLayer",
+           "generate_graphed_group", "graph_refusal"]  # fmt: skip
