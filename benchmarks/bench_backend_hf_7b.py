@@ -349,7 +349,7 @@ def run_7b(args: argparse.Namespace) -> int:
         rec.add("image prefix, images/s", "prefix", 1, "", 1.0 / prefix_s, note)
         if "score" in args.variants:
             seconds, rows = timed((model, processor), warm, images, **run, mode="score", batch_size=32)
-            rec.add("score mode, prompts (x3 = judgments-equivalent)", "score", 32, "dynamic", rows / seconds)
+            rec.add("score mode, prompts (x3 = judgments-equivalent)", "score", 32, "shared", rows / seconds)
         if "release" in args.variants:
             rec.add("release protocol (subset, 4 new tokens)", "release", 1, "", release_subset(
                 model, processor, images, args.release_prompts))  # fmt: skip

@@ -85,10 +85,12 @@ def _assert_equivalent(model: Any, processor: Any, context: StudyContext, image_
     enc = encode_image(processor, image, _prompts(context))
     assert len({len(s) for s in enc.suffix_ids}) > 1, "suffixes should differ in length (padding path)"
     fast = score_shared_prefix(model, enc, batch_size=3)  # chunks of 3: a partial last chunk too
+    one_copy = score_shared_prefix(model, enc, batch_size=3, shared_attention=True)  # cascade attention
     slow = score_full(model, enc)
     p_a = []
-    for (la, lb), (ra, rb) in zip(fast, slow, strict=True):
+    for (la, lb), (sa, sb), (ra, rb) in zip(fast, one_copy, slow, strict=True):
         assert abs(la - ra) < 1e-4 and abs(lb - rb) < 1e-4
+        assert abs(sa - ra) < 1e-4 and abs(sb - rb) < 1e-4
         _, pa, neither = answer_from_logprobs(la, lb)
         _, qa, q_neither = answer_from_logprobs(ra, rb)
         assert pa is not None and qa is not None
@@ -172,7 +174,7 @@ def test_favorable_mapping_flips_with_letter(monkeypatch: pytest.MonkeyPatch, co
 
     la, lb = math.log(0.3), math.log(0.1)  # P(a | a or b) = 0.75, neither = 0.6
     monkeypatch.setattr(
-        hf_score, "score_shared_prefix", lambda model, enc, batch_size: [(la, lb)] * len(enc.suffix_ids)
+        hf_score, "score_shared_prefix", lambda model, enc, **_: [(la, lb)] * len(enc.suffix_ids)
     )
     backend = _backend(context, build_tiny("idefics3"))
     answers = backend.judge(_batch(["face0"], ["competent"], [1, 2, 3, 4], [0]))

@@ -82,6 +82,21 @@ def test_shared_prefix_gives_the_answers_of_the_copied_prefix_and_the_per_prompt
 
 
 @pytest.mark.parametrize("arch", ["llava_next", "qwen2_vl", "gemma3"])
+def test_score_mode_scores_on_one_copy_of_the_prefix(
+    arch: str, context: StudyContext, cascade_calls: dict[str, int]
+) -> None:
+    """Score mode's batched suffixes attend to one copy too: the probabilities of the per-row copies."""
+    loaded = build_tiny(arch, seed=1)
+    batch = prompt_batch(context, [0])
+    copied = _backend(context, loaded, mode="score", batch_size=5, shared_prefix_attention=False).judge(batch)
+    assert cascade_calls["cascade"] == 0
+    shared = _backend(context, loaded, mode="score", batch_size=5).judge(batch)
+    assert cascade_calls["cascade"] > 0, f"{arch}: score mode did not use the shared prefix"
+    assert shared.p_favorable == pytest.approx(copied.p_favorable, abs=1e-5)
+    assert shared.p_neither == pytest.approx(copied.p_neither, abs=1e-5)
+
+
+@pytest.mark.parametrize("arch", ["llava_next", "qwen2_vl", "gemma3"])
 def test_protocol_temperature_answers_equal(arch: str, context: StudyContext) -> None:
     """T = 0.2 (the paper's protocol), 8 new tokens, the same seeds: the same answers."""
     loaded = build_tiny(arch, seed=2)

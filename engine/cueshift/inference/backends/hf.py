@@ -213,13 +213,15 @@ class TransformersBackend(Backend):
         p_neither: list[float | None],
     ) -> None:
         from cueshift.inference.backends.hf_score import score_full, score_shared_prefix
+        from cueshift.inference.backends.hf_shared_prefix import supports_shared_prefix
         from cueshift.inference.backends.hf_static import rows_per_call
 
         t0 = time.perf_counter()
         enc, index = self._encode(requests)
         if self.settings.shared_prefix:
             rows_per = rows_per_call(self.settings.batch_size, self.hf_model, len(enc.prefix_ids) + 128)
-            logps = score_shared_prefix(self.hf_model, enc, batch_size=rows_per)
+            one_copy = self.settings.shared_prefix_attention and supports_shared_prefix(self.hf_model)
+            logps = score_shared_prefix(self.hf_model, enc, batch_size=rows_per, shared_attention=one_copy)
         else:
             logps = score_full(self.hf_model, enc)
         per_row = (time.perf_counter() - t0) * 1000.0 / len(rows)

@@ -13,8 +13,9 @@ a shared ``(`` then the letter), one row of input scores both; otherwise each an
 its own row.
 
 The prefix shared by all prompts of one image (chat header, image, start of the
-instruction) runs once; its key/value cache is copied for a batch of suffixes, which are
-right-padded: under causal attention a real token never sees the padding after it, so no
+instruction) runs once; a batch of suffixes attends to ONE copy of its key/value cache
+(``shared_attention``: cascade attention, :mod:`.hf_shared_prefix`) or to a copy per row. The
+suffixes are right-padded: under causal attention a real token never sees the padding after it, so no
 attention mask is needed, positions follow from the cache length, and the Qwen-VL family
 takes its multimodal rotary offset (``rope_deltas``) from the prefix pass. The result
 equals a plain forward pass of each full prompt (tested to 1e-4).
@@ -23,6 +24,7 @@ equals a plain forward pass of each full prompt (tested to 1e-4).
 from __future__ import annotations
 
 import copy
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,7 +92,9 @@ def prefix_cache(model: Any, enc: EncodedImage) -> Any:
 
 
 @torch.inference_mode()
-def score_shared_prefix(model: Any, enc: EncodedImage, *, batch_size: int) -> list[tuple[float, float]]:
+def score_shared_prefix(
+    model: Any, enc: EncodedImage, *, batch_size: int, shared_attention: bool = False
+) -> list[tuple[float, float]]:
     """``(log P(a), log P(b))`` per prompt, running the shared prefix once.
 
     Parameters
@@ -101,7 +105,12 @@ def score_shared_prefix(model: Any, enc: EncodedImage, *, batch_size: int) -> li
         The encoded prompts of one image.
     batch_size
         Suffix rows per forward pass.
+    shared_attention
+        Every row attends to one copy of the prefix's cache (the model's architecture must be in
+        :data:`~.hf_shared_prefix.SHARED_PREFIX_TYPES`); False: a copy per row.
     """
+    from cueshift.inference.backends.hf_shared_prefix import SharedPrefixCache, shared_prefix_attention_on
+
     cache = prefix_cache(model, enc)
     rows = score_rows(enc)
     result = [[float("nan"), float("nan")] for _ in enc.suffix_ids]
@@ -116,9 +125,14 @@ def score_shared_prefix(model: Any, enc: EncodedImage, *, batch_size: int) -> li
         positions = torch.tensor(
             [[min(r.start + j, len(r.tokens) - 1) for j in range(keep)] for r in chunk], device=model.device
         )
-        past = copy.deepcopy(cache)
-        past.batch_repeat_interleave(len(chunk))
-        logits = model(input_ids=ids, past_key_values=past, use_cache=True, logits_to_keep=positions).logits
+        attention: AbstractContextManager[None] = nullcontext()
+        if shared_attention:
+            past, attention = SharedPrefixCache(cache), shared_prefix_attention_on(model)
+        else:
+            past = copy.deepcopy(cache)
+            past.batch_repeat_interleave(len(chunk))
+        with attention:
+            logits = model(input_ids=ids, cache=past, use_cache=True, logits_to_keep=positions).logits
         logprobs = torch.log_softmax(logits.float(), dim=-1).cpu()
         for i, row in enumerate(chunk):
             _collect(row, logprobs[i], result)

@@ -30,9 +30,9 @@ class TransformersSettings(BaseModel):
     static_cache: bool = False
     #: with ``static_cache``: torch.compile the decoding step (also on the CPU)
     compile: bool = False
-    #: generate mode, batched, without ``static_cache``: every row attends to ONE copy of the image
-    #: prefix's key/value cache, merged with its own suffix by log-sum-exp (cascade attention,
-    #: :mod:`.hf_shared_prefix`; same answers); False, or an architecture outside
+    #: score mode, and generate mode batched without ``static_cache``: every row attends to ONE copy
+    #: of the image prefix's key/value cache, merged with its own suffix by log-sum-exp (cascade
+    #: attention, :mod:`.hf_shared_prefix`; same answers); False, or an architecture outside
     #: ``SHARED_PREFIX_TYPES``: the prefix's cache copied per row
     shared_prefix_attention: bool = True
     #: with ``shared_prefix_attention``: decode on fixed-shape buffers, the decoding step captured
