@@ -196,7 +196,7 @@ def test_bfloat16_shared_prefix_keeps_the_answer_distribution(arch: str, context
     assert tv < 0.15, (arch, tv)
 
 
-@pytest.mark.parametrize("arch", ["llava_next", "pixtral", "internvl", "idefics3"])
+@pytest.mark.parametrize("arch", [a for a in ARCHS if a != "gemma3"])  # gemma3's tiny window: generate path
 def test_cuda_graph_decoding_equals_the_eager_shared_prefix(arch: str, context: StudyContext) -> None:
     """float32: the decoding step captured as a CUDA graph and replayed (``cuda_graph = true``) gives the
     eager shared-prefix answers and the per-prompt loop's, row for row, also when replayed again."""

@@ -9,7 +9,9 @@ every buffer a decoding step touches has one shape and one address for the whole
    written in place at :attr:`GraphState.write_index` (:class:`SuffixBufferLayer`);
 2. the suffix is prefilled eagerly, with a boolean mask (B, 1, W, P + W + N) built here
    (transformers passes a 4-D mask through as it is): the prefix, the row's real suffix tokens
-   causally, nothing after; positions are the mask's running sum, as in :mod:`.hf_static`;
+   causally, nothing after; positions are the mask's running sum, as in :mod:`.hf_static`, plus the
+   image's rotary offset for the Qwen-VL family (``rope_deltas`` of the prefix pass), so rows of any
+   architecture are padded to the call's widest suffix (:data:`~.hf_static.NO_PADDING` models too);
 3. one decoding step (advance positions, write index and mask column, run the model on the
    last tokens) is a function of those buffers alone, with no host synchronisation; on CUDA it
    is captured once as a ``torch.cuda.CUDAGraph`` and replayed (one launch per step instead of
@@ -35,8 +37,11 @@ from cueshift.inference.backends.hf_generate import PerRowSampler, eos_ids
 from cueshift.inference.backends.hf_shared_prefix import SharedPrefixLayer, shared_prefix_attention_on
 from cueshift.inference.backends.hf_static import suffix_padded
 
-#: model types whose positions follow the mask's running sum and whose step was tested here
-GRAPH_TYPES = ("llava_next", "llava", "internvl", "idefics3")
+#: model types whose fixed-shape step was tested (tiny models of each); it sets every position itself
+#: (the mask's running sum, plus the Qwen-VL family's rotary offset), so it pads every one of them
+GRAPH_TYPES = (
+    "llava_next", "llava", "internvl", "idefics3", "gemma3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl",
+)  # fmt: skip
 #: generation settings that add a logits processor or stopping rule ``generate`` would apply
 GRAPH_NEUTRAL: dict[str, Any] = {
     "repetition_penalty": 1.0, "encoder_repetition_penalty": 1.0, "no_repeat_ngram_size": 0,
@@ -214,6 +219,9 @@ def generate_graphed_group(
     stop = torch.tensor(sorted(eos_ids(model)) or [-1], device=model.device)
     with shared_prefix_attention_on(model):
         mask, positions = _prefill_inputs(mask2d, prefix_len, state.mask.shape[-1])
+        offset = getattr(getattr(model, "model", None), "rope_deltas", None)  # Qwen-VL: from the prefix pass
+        if isinstance(offset, torch.Tensor):
+            positions = positions + offset.to(positions.device)
         drawn = [pick(state.prefill(input_ids[:, prefix_len:], mask, positions))]
         finished = torch.isin(drawn[0], stop)
         for _ in range(1, steps):

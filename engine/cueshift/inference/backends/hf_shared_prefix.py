@@ -15,7 +15,8 @@ against 14 GB of weights. Here (``shared_prefix_attention = true``, the default)
    widest suffix of the call and the padding is masked, as on the static cache
    (:mod:`.hf_static`; positions from the mask's running sum); the prefix is never padded.
    Models that do not place tokens by the mask (:data:`~.hf_static.NO_PADDING`: the Qwen-VL
-   family, Gemma 3) get calls of equal suffix length instead;
+   family, Gemma 3) get calls of equal suffix length instead, except on the fixed-shape path
+   (``cuda_graph = true``, :mod:`.hf_graph_decode`), which sets their positions itself;
 4. ``generate`` decodes with the same per-row seeded sampler (:class:`~.hf_generate.PerRowSampler`),
    so each row's answer equals its per-prompt answer.
 
@@ -216,13 +217,13 @@ def shared_prefix_batches(
         rows = shared_batch_size(model, per_row)
     else:
         rows = int(batch_size)
-    pad = getattr(model.config, "model_type", "") not in NO_PADDING
     window = getattr(model.config.get_text_config(decoder=True), "sliding_window", None)
+    longest = prefix_len + max(widths) + int(sampling["max_new_tokens"])
+    graphed = graph is not None and (window is None or window >= longest)
+    # the fixed-shape path sets every position itself: it pads any model's rows
+    pad = graphed or getattr(model.config, "model_type", "") not in NO_PADDING
     for width, group in shared_groups(widths, rows, pad):
-        run = generate_shared_group
-        length = prefix_len + width + int(sampling["max_new_tokens"])
-        if graph is not None and (window is None or window >= length):
-            run = graph.generate_group
+        run = graph.generate_group if graphed else generate_shared_group
         new = run(
             model, prefix, [prompts[j] for j in group], [seeds[j] for j in group], sampling, warpers,
             prefix_len=prefix_len, width=width,
