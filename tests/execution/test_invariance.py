@@ -60,7 +60,7 @@ def _study(checkpoint: Path, root: Path, **settings: Any) -> Study:
     )
 
 
-def _left_padded(model: Any, enc: Any, *, batch_size: int) -> list[tuple[float, float]]:
+def _left_padded(model: Any, enc: Any, *, batch_size: int, **_: Any) -> list[tuple[float, float]]:
     """score_shared_prefix with the padding side flipped: rows of a batch are left-padded and no
     attention mask hides the padding (the lmms-eval #236 kind of bug); a batch of one is exact."""
     import copy

@@ -61,7 +61,7 @@ def test_the_packaged_table_holds_the_measured_rates() -> None:
 @pytest.mark.parametrize(
     ("mode", "settings", "rate"),
     [
-        ("sampling", {}, 44.0),  # default batch_size 32
+        ("sampling", {}, 51.0),  # default batch_size "auto": the largest measured
         ("sampling", {"batch_size": 100}, 51.0),
         ("sampling", {"batch_size": 128}, 51.0),  # the nearest measured batch
         ("sampling", {"batch_size": "auto"}, 51.0),  # the largest measured
@@ -94,7 +94,7 @@ def test_the_same_cache_then_the_nearest_batch_then_the_latest() -> None:
         ("H200", "7b", "generate", "bfloat16", 128, "static", 150.0, "static", "2026-06-01"),
     ]
     table = pl.DataFrame(rows, schema=COLUMNS, orient="row")
-    assert measured_rate(table, _model(), "sampling") == (
+    assert measured_rate(table, _model(batch_size=32), "sampling") == (
         45.0, "measured: H200, 7b generate bfloat16, batch 32, dynamic cache (new)"
     )  # fmt: skip
     assert measured_rate(table, _model(static_cache=True, compile=True), "sampling") is not None
@@ -116,10 +116,10 @@ def test_the_order_of_sources() -> None:
     assert seconds_per_prompt(20.0, model, "sampling", {"judge": 0.5}) == (0.05, "--throughput")
     assert seconds_per_prompt(None, model, "sampling", {"judge": 0.5}) == (0.5, "pilot latencies")
     seconds, source = seconds_per_prompt(None, model, "sampling", {})
-    # the default generate path is shared-prefix decoding: no row at batch 32, the nearest is
-    # batch 128 (the 2026-11-27 H200 run with batched sampling: 69.3/s)
-    assert seconds == pytest.approx(1 / 69.3) and "batch 128, shared cache" in source
-    copied = _model(shared_prefix_attention=False)
+    # the default generate path is shared-prefix decoding at batch_size "auto": the largest measured
+    # batch, 300 (the 2026-11-27 H200 run with batched sampling: 192.2/s)
+    assert seconds == pytest.approx(1 / 192.2) and "batch 300, shared cache" in source
+    copied = _model(shared_prefix_attention=False, batch_size=32)
     seconds, source = seconds_per_prompt(None, copied, "sampling", {})
     # batch 32, dynamic cache: the newest of the two such rows (the 7 B benchmark's 41.6/s)
     assert seconds == pytest.approx(1 / 41.6) and source.startswith("measured: NVIDIA H200")
@@ -138,7 +138,7 @@ def test_plan_names_the_measured_rate(tmp_path: Path) -> None:
             "model_id": "llava7b",
             "backend": "transformers",
             "checkpoint": LLAVA_7B,
-            "settings": {"mode": "generate", "shared_prefix_attention": False},
+            "settings": {"mode": "generate", "shared_prefix_attention": False, "batch_size": 32},
         }
     ]
     study = parse_study(data, "paired-001")

@@ -124,7 +124,7 @@ def _check_model(
     model: ModelConfig, kind: UnitKind, context: Any, part: pl.DataFrame, bound: float
 ) -> list[dict[str, Any]]:
     mode = str(model.settings.get("mode", "score")) if model.backend == "transformers" else model.backend
-    setting = model.settings.get("batch_size", 32) if model.backend == "transformers" else None
+    setting = model.settings.get("batch_size", "auto") if model.backend == "transformers" else None
     plans: list[tuple[str, ModelConfig, int | None, bool]] = [
         ("one_at_a_time", _variant(model, batch_size=1), 1, True),
         ("batched", model, setting if isinstance(setting, int) else None, True),

@@ -6,9 +6,10 @@ package, appended to by ``benchmarks/bench_backend_hf.py --scale 7b --csv``) for
 model whose size the checkpoint or model id names (``...-7b-...``: ``7b``); else none.
 
 From the table, the row of the same size and mode (score mode: ``score``; sampled: ``generate``)
-measured with the model's own batching: its ``static_cache`` / ``compile`` settings decide the
-``cache`` column and its ``batch_size`` the nearest measured batch (default 32; ``"auto"``: the
-largest measured). Rates are prompts per second per model (a score-mode prompt answers every seed).
+measured with the model's own batching: its ``static_cache`` / ``compile`` / ``shared_prefix_attention``
+/ ``cuda_graph`` settings decide the ``cache`` column and its ``batch_size`` the nearest measured batch
+(``"auto"``, the default: the largest measured). Rates are prompts per second per model (a
+score-mode prompt answers every seed).
 The source names the row (GPU, size, mode, dtype, batch, cache and where it was measured).
 """
 
@@ -68,7 +69,7 @@ def measured_rate(table: pl.DataFrame, model: ModelConfig, mode: str) -> tuple[f
         if settings.get("shared_prefix_attention", True)
         else "dynamic"
     )
-    batch = settings.get("batch_size", 32)
+    batch = settings.get("batch_size", "auto")
     target = rows["batch"].max() if batch == "auto" else int(batch)
     same_cache = rows.filter(pl.col("cache") == cache)
     if same_cache.is_empty() and cache == "shared+graph":  # not measured: the same decoding, ungraphed
