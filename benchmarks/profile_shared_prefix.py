@@ -9,7 +9,7 @@ the GPU's arithmetic or memory.
 
 Usage (a CUDA machine; from the repository root)::
 
-    PYTHONPATH=engine:benchmarks python3 benchmarks/profile_shared_prefix.py --batch 300 --out prof.txt
+    PYTHONPATH=engine:benchmarks python3 benchmarks/profile_shared_prefix.py --batch 300 --graph 1 --out p.txt
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=300)
     ap.add_argument("--shared", type=int, default=1, help="1: shared-prefix decoding, 0: per-row copies")
+    ap.add_argument("--graph", type=int, default=0, help="1: the decoding step replayed as a CUDA graph")
     ap.add_argument("--max-new-tokens", type=int, default=16)
     ap.add_argument("--out", type=Path, help="also write the report here")
     args = ap.parse_args(argv)
@@ -53,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = {
         "device": "cuda", "dtype": "bfloat16", "mode": "generate", "batch_size": args.batch,
         "max_new_tokens": args.max_new_tokens, "shared_prefix_attention": bool(args.shared),
+        "cuda_graph": bool(args.graph),
     }  # fmt: skip
     cfg = ModelConfig(model_id="prof", backend="transformers", checkpoint="in-memory", settings=settings)
     backend = TransformersBackend(cfg, context, loaded=(model, processor))
