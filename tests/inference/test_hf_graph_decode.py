@@ -54,7 +54,7 @@ def context(tmp_path_factory: pytest.TempPathFactory) -> StudyContext:
 def graph_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """Counts of the fixed-shape calls and of the buffers (states) they allocated."""
     calls: Counter[str] = Counter()
-    real_group, real_state = hf_graph_decode.generate_graphed_group, hf_graph_decode.GraphState.__init__
+    real_group, real_state = hf_graph_decode.GraphDecoder.generate_group, hf_graph_decode.GraphState.__init__
 
     def group(*args: Any, **kwargs: Any) -> Any:
         calls["group"] += 1
@@ -64,7 +64,7 @@ def graph_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         calls["state"] += 1
         real_state(self, *args)
 
-    monkeypatch.setattr(hf_graph_decode, "generate_graphed_group", group)
+    monkeypatch.setattr(hf_graph_decode.GraphDecoder, "generate_group", group)
     monkeypatch.setattr(hf_graph_decode.GraphState, "__init__", state)
     return calls
 

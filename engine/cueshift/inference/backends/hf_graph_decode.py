@@ -33,7 +33,7 @@ from typing import Any
 import torch
 from transformers import LogitsProcessorList
 
-from cueshift.inference.backends.hf_generate import PerRowSampler, eos_ids
+from cueshift.inference.backends.hf_generate import PerRowSampler, eos_ids, new_tokens
 from cueshift.inference.backends.hf_shared_prefix import SharedPrefixLayer, shared_prefix_attention_on
 from cueshift.inference.backends.hf_static import suffix_padded
 
@@ -178,12 +178,40 @@ class GraphDecoder:
             self.state.load(prefix)
         return self.state
 
-    def generate_group(self, model: Any, prefix: Any, prompts: Sequence[list[int]], seeds: Sequence[int],
-                       sampling: dict[str, Any], warpers: LogitsProcessorList, *, prefix_len: int,
-                       width: int) -> list[list[int]]:  # fmt: skip
-        """:func:`generate_graphed_group` in :func:`~.hf_shared_prefix.generate_shared_group`'s signature."""
-        return generate_graphed_group(self, prefix, prompts, seeds, sampling, warpers,
-                                      prefix_len=prefix_len, width=width)  # fmt: skip
+    @torch.inference_mode()
+    def generate_group(
+        self,
+        model: Any,
+        prefix: Any,
+        prompts: Sequence[list[int]],
+        seeds: Sequence[int],
+        sampling: dict[str, Any],
+        warpers: LogitsProcessorList,
+        *,
+        prefix_len: int,
+        width: int,
+    ) -> list[list[int]]:
+        """Each row's new tokens (through its first end token) on :class:`GraphState`, in
+        :func:`~.hf_shared_prefix.generate_shared_group`'s signature and with its answers."""
+        steps = int(sampling["max_new_tokens"])
+        input_ids, mask2d = suffix_padded(model, prompts, sampling, prefix_len=prefix_len, width=width)
+        state = self.state_for(prefix, len(prompts), width, steps)
+        pick = _picker(sampling, warpers, seeds, model.device)
+        stop = torch.tensor(sorted(eos_ids(model)) or [-1], device=model.device)
+        with shared_prefix_attention_on(model):
+            mask, positions = _prefill_inputs(mask2d, prefix_len, state.mask.shape[-1])
+            offset = getattr(getattr(model, "model", None), "rope_deltas", None)  # Qwen-VL: the prefix pass's
+            if isinstance(offset, torch.Tensor):
+                positions = positions + offset.to(positions.device)
+            drawn = [pick(state.prefill(input_ids[:, prefix_len:], mask, positions))]
+            finished = torch.isin(drawn[0], stop)
+            for _ in range(1, steps):
+                if bool(finished.all()):
+                    break
+                state.tokens.copy_(drawn[-1][:, None])
+                drawn.append(pick(state.replay()))
+                finished |= torch.isin(drawn[-1], stop)
+        return new_tokens(model, torch.stack(drawn, dim=1), 0)
 
 
 def _prefill_inputs(mask2d: torch.Tensor, prefix_len: int, total: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -196,43 +224,6 @@ def _prefill_inputs(mask2d: torch.Tensor, prefix_len: int, total: int) -> tuple[
     mask[..., prefix_len : prefix_len + width] = causal[None, None] & own[:, None, None, :]
     positions = (prefix_len + own.long().cumsum(-1) - 1).masked_fill(~own, 1)
     return mask, positions
-
-
-@torch.inference_mode()
-def generate_graphed_group(
-    decoder: GraphDecoder,
-    prefix: Any,
-    prompts: Sequence[list[int]],
-    seeds: Sequence[int],
-    sampling: dict[str, Any],
-    warpers: LogitsProcessorList,
-    *,
-    prefix_len: int,
-    width: int,
-) -> list[list[int]]:
-    """Each row's new tokens (through its first end token), as
-    :func:`~.hf_shared_prefix.generate_shared_group` returns them, on :class:`GraphState`."""
-    model, steps = decoder.model, int(sampling["max_new_tokens"])
-    input_ids, mask2d = suffix_padded(model, prompts, sampling, prefix_len=prefix_len, width=width)
-    state = decoder.state_for(prefix, len(prompts), width, steps)
-    pick = _picker(sampling, warpers, seeds, model.device)
-    stop = torch.tensor(sorted(eos_ids(model)) or [-1], device=model.device)
-    with shared_prefix_attention_on(model):
-        mask, positions = _prefill_inputs(mask2d, prefix_len, state.mask.shape[-1])
-        offset = getattr(getattr(model, "model", None), "rope_deltas", None)  # Qwen-VL: from the prefix pass
-        if isinstance(offset, torch.Tensor):
-            positions = positions + offset.to(positions.device)
-        drawn = [pick(state.prefill(input_ids[:, prefix_len:], mask, positions))]
-        finished = torch.isin(drawn[0], stop)
-        for _ in range(1, steps):
-            if bool(finished.all()):
-                break
-            state.tokens.copy_(drawn[-1][:, None])
-            drawn.append(pick(state.replay()))
-            finished |= torch.isin(drawn[-1], stop)
-    ends = set(stop.tolist())
-    rows = torch.stack(drawn, dim=1).tolist()
-    return [row[: next((j + 1 for j, t in enumerate(row) if t in ends), len(row))] for row in rows]
 
 
 def _picker(
@@ -250,5 +241,4 @@ def _picker(
     return pick
 
 
-__all__ = ["GRAPH_NEUTRAL", "GRAPH_TYPES", "GraphDecoder", "GraphState", "SuffixBufferLayer",
-           "generate_graphed_group", "graph_refusal"]  # fmt: skip
+__all__ = ["GRAPH_NEUTRAL", "GRAPH_TYPES", "GraphDecoder", "GraphState", "SuffixBufferLayer", "graph_refusal"]
