@@ -28,7 +28,7 @@ from bench_images import make_images
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
-from cueshift.inference.backends import hf_graph_decode
+from cueshift.inference.backends import hf_graph_state
 from cueshift.inference.backends.base import StudyContext
 from cueshift.inference.backends.hf import TransformersBackend
 from cueshift.study.config import ModelConfig
@@ -64,7 +64,7 @@ def count(loaded: Any, images: dict[str, Any], **settings: Any) -> Counter[str]:
     )
     cfg = ModelConfig(model_id="count", backend="transformers", checkpoint="in-memory", settings=settings)
     backend = TransformersBackend(cfg, context, loaded=loaded)
-    real_step = hf_graph_decode.GraphState.step
+    real_step = hf_graph_state.GraphState.step
     counter = Counted()
 
     def step(state: Any) -> Any:
@@ -75,12 +75,12 @@ def count(loaded: Any, images: dict[str, Any], **settings: Any) -> Counter[str]:
         finally:
             counter.in_step = False
 
-    hf_graph_decode.GraphState.step = step  # type: ignore[method-assign]
+    hf_graph_state.GraphState.step = step  # type: ignore[method-assign]
     try:
         with counter:
             backend.judge(_rows(images, [1, 2, 3]))
     finally:
-        hf_graph_decode.GraphState.step = real_step  # type: ignore[method-assign]
+        hf_graph_state.GraphState.step = real_step  # type: ignore[method-assign]
     return counter.ops
 
 

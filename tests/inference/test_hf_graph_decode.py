@@ -23,7 +23,7 @@ from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E402
 from cueshift.errors import ConfigError  # noqa: E402
-from cueshift.inference.backends import hf_graph_decode, hf_shared_prefix  # noqa: E402
+from cueshift.inference.backends import hf_graph_decode, hf_graph_state, hf_shared_prefix  # noqa: E402
 from cueshift.inference.backends.base import StudyContext  # noqa: E402
 from cueshift.inference.backends.hf_settings import parse_settings  # noqa: E402
 from cueshift.inference.stand_ins.tiny import ARCHS, build_tiny  # noqa: E402
@@ -54,7 +54,7 @@ def context(tmp_path_factory: pytest.TempPathFactory) -> StudyContext:
 def graph_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """Counts of the fixed-shape calls and of the buffers (states) they allocated."""
     calls: Counter[str] = Counter()
-    real_group, real_state = hf_graph_decode.GraphDecoder.generate_group, hf_graph_decode.GraphState.__init__
+    real_group, real_state = hf_graph_decode.GraphDecoder.generate_group, hf_graph_state.GraphState.__init__
 
     def group(*args: Any, **kwargs: Any) -> Any:
         calls["group"] += 1
@@ -65,7 +65,7 @@ def graph_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         real_state(self, *args)
 
     monkeypatch.setattr(hf_graph_decode.GraphDecoder, "generate_group", group)
-    monkeypatch.setattr(hf_graph_decode.GraphState, "__init__", state)
+    monkeypatch.setattr(hf_graph_state.GraphState, "__init__", state)
     return calls
 
 
@@ -138,7 +138,7 @@ def _one_step(arch: str, step: Any = None) -> Counter[str]:
         with hf_shared_prefix.shared_prefix_attention_on(model):
             state.prefill(torch.randint(5, 50, (3, 4)), mask, positions)
             with _HostReads() as seen:
-                (step or hf_graph_decode.GraphState.step)(state)
+                (step or hf_graph_state.GraphState.step)(state)
     return seen.ops
 
 
@@ -148,7 +148,7 @@ def test_the_step_never_reads_a_tensor_back_to_the_host(arch: str) -> None:
     assert sum(ops.values()) > 50  # the model ran under the detector
     assert not HOST_READS & set(ops), (arch, HOST_READS & set(ops))
     # the detector sees a read-back when there is one
-    leaky = _one_step(arch, lambda state: float(hf_graph_decode.GraphState.step(state).sum()))
+    leaky = _one_step(arch, lambda state: float(hf_graph_state.GraphState.step(state).sum()))
     assert HOST_READS & set(leaky)
 
 
@@ -164,7 +164,7 @@ def test_a_step_without_its_mask_column_would_show(
         self.write_index.add_(1)
         return self.forward(self.tokens, self.mask, self.positions)
 
-    monkeypatch.setattr(hf_graph_decode.GraphState, "step", blind)
+    monkeypatch.setattr(hf_graph_state.GraphState, "step", blind)
     wrong = tiny_backend(context, loaded, **HOT, batch_size=32, cuda_graph=True).judge(batch)
     assert wrong.response_text != right.response_text
 
