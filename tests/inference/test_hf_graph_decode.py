@@ -134,7 +134,7 @@ class _HostReads(TorchDispatchMode):
 def _one_step(arch: str, step: Any = None) -> Counter[str]:
     model, _ = build_tiny(arch, seed=1)
     with torch.inference_mode():
-        prefix = model(input_ids=torch.randint(5, 50, (1, 12)), use_cache=True).past_key_values
+        prefix = model(input_ids=torch.randint(5, 50, (1, 12)), use_cache=True).cache
         state = hf_graph_decode.GraphDecoder(model).state_for(prefix, 3, 4, 5)
         mask, positions = hf_graph_decode._prefill_inputs(torch.ones(3, 16, dtype=torch.long), 12, 21)
         with hf_shared_prefix.shared_prefix_attention_on(model):

@@ -156,7 +156,7 @@ def test_the_prefix_is_held_once_and_left_unchanged() -> None:
 
     model, _ = build_tiny("llava_next", seed=1)
     ids = torch.randint(5, 50, (1, 9))
-    prefix = model(input_ids=ids, use_cache=True).past_key_values
+    prefix = model(input_ids=ids, use_cache=True).cache
     shared = SharedPrefixCache(prefix)
     suffix = torch.randint(5, 50, (4, 3))
     with torch.inference_mode(), hf_shared_prefix.shared_prefix_attention_on(model):

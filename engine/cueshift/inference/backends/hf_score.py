@@ -88,7 +88,7 @@ def prefix_cache(model: Any, enc: EncodedImage) -> Any:
     """
     prefix = torch.tensor([enc.prefix_ids], device=model.device)
     inputs = move_inputs({**enc.image_inputs, **enc.token_inputs}, model)
-    return model(input_ids=prefix, **inputs, use_cache=True, logits_to_keep=1).past_key_values
+    return model(input_ids=prefix, **inputs, use_cache=True, logits_to_keep=1).cache
 
 
 @torch.inference_mode()
