@@ -121,6 +121,26 @@ def test_the_buffers_are_kept_for_calls_of_one_shape(
     assert graph_calls["group"] == 4 and graph_calls["state"] == 3  # kept
 
 
+def test_rows_that_differ_only_in_their_seed_share_one_prefill(
+    context: StudyContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """3 seeds of each prompt: the suffix prefill runs each distinct prompt once (a third of the rows),
+    and every row still draws its own answer (tested equal to the per-prompt loop above)."""
+    prefilled: list[int] = []
+    real = hf_graph_state.GraphState.prefill
+
+    def counted(self: Any, tokens: Any, *args: Any) -> Any:
+        prefilled.append(tokens.shape[0])
+        return real(self, tokens, *args)
+
+    monkeypatch.setattr(hf_graph_state.GraphState, "prefill", counted)
+    loaded = build_tiny("llava_next", seed=1)
+    batch = prompt_batch(context, [1, 2, 3])
+    graphed = tiny_backend(context, loaded, **HOT, batch_size=ROWS_PER_IMAGE, cuda_graph=True).judge(batch)
+    assert prefilled == [ROWS_PER_IMAGE // 3] * 2  # one call per image, each prompt once
+    assert len(set(graphed.response_text[:ROWS_PER_IMAGE])) > ROWS_PER_IMAGE // 3  # seeds still differ
+
+
 class _HostReads(TorchDispatchMode):
     def __init__(self) -> None:
         super().__init__()
@@ -138,7 +158,7 @@ def _one_step(arch: str, step: Any = None) -> Counter[str]:
         state = hf_graph_decode.GraphDecoder(model).state_for(prefix, 3, 4, 5)
         mask, positions = hf_graph_decode._prefill_inputs(torch.ones(3, 16, dtype=torch.long), 12, 21)
         with hf_shared_prefix.shared_prefix_attention_on(model):
-            state.prefill(torch.randint(5, 50, (3, 4)), mask, positions)
+            state.prefill(torch.randint(5, 50, (3, 4)), mask, positions, torch.arange(3))
             with _HostReads() as seen:
                 (step or hf_graph_state.GraphState.step)(state)
     return seen.ops

@@ -108,7 +108,8 @@ def test_settings() -> None:
             ModelConfig(model_id="m", backend="transformers", checkpoint="c", settings=values)
         )
 
-    assert settings().static_cache is False and settings().compile is False and settings().batch_size == "auto"
+    defaults = settings()
+    assert defaults.static_cache is False and defaults.compile is False and defaults.batch_size == "auto"
     assert settings(batch_size="auto", static_cache=True, compile=True).batch_size == "auto"
     with pytest.raises(ConfigError, match=r"^model m: settings.batch_size: .*greater than or equal to 1"):
         settings(batch_size=0)

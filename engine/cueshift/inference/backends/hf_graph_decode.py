@@ -8,7 +8,8 @@ every buffer a decoding step touches has one shape and one address for the whole
    values (1, KV, P, d) and each row's suffix buffer (B, KV, W + N, d) for the widest suffix W and N
    new tokens, written in place at its ``write_index``
    (:class:`~.hf_graph_state.SuffixBufferLayer`);
-2. the suffix is prefilled eagerly, with a boolean mask (B, 1, W, P + W + N) built here
+2. the suffix is prefilled eagerly, once per distinct prompt (a prompt's 3 seeds share it; each
+   row's copy then goes to its own buffer), with a boolean mask (B, 1, W, P + W + N) built here
    (transformers passes a 4-D mask through as it is): the prefix, the row's real suffix tokens
    causally, nothing after; positions are the mask's running sum, as in :mod:`.hf_static`, plus the
    image's rotary offset for the Qwen-VL family (``rope_deltas`` of the prefix pass), so rows of any
@@ -99,7 +100,11 @@ class GraphDecoder:
         """Each row's new tokens (through its first end token) on :class:`GraphState`, in
         :func:`~.hf_shared_prefix.generate_shared_group`'s signature and with its answers."""
         steps = int(sampling["max_new_tokens"])
-        input_ids, mask2d = suffix_padded(model, prompts, sampling, prefix_len=prefix_len, width=width)
+        first: dict[tuple[int, ...], int] = {}  # a row's distinct prompt (seeds repeat a prompt)
+        which = [first.setdefault(tuple(p[prefix_len:]), len(first)) for p in prompts]
+        distinct = [list(prompts[0][:prefix_len]) + list(suffix) for suffix in first]
+        input_ids, mask2d = suffix_padded(model, distinct, sampling, prefix_len=prefix_len, width=width)
+        rows = torch.tensor(which, device=model.device)
         state = self.state_for(prefix, len(prompts), width, steps)
         pick = _picker(sampling, warpers, seeds, model.device)
         stop = torch.tensor(sorted(eos_ids(model)) or [-1], device=model.device)
@@ -108,7 +113,7 @@ class GraphDecoder:
             offset = getattr(getattr(model, "model", None), "rope_deltas", None)  # Qwen-VL: the prefix pass's
             if isinstance(offset, torch.Tensor):
                 positions = positions + offset.to(positions.device)
-            drawn = [pick(state.prefill(input_ids[:, prefix_len:], mask, positions))]
+            drawn = [pick(state.prefill(input_ids[:, prefix_len:], mask, positions, rows))]
             finished = torch.isin(drawn[0], stop)
             for _ in range(1, steps):
                 if bool(finished.all()):

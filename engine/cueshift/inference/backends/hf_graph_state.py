@@ -19,10 +19,18 @@ class SuffixBufferLayer(SharedPrefixLayer):  # type: ignore[no-untyped-call]
                  write_index: torch.Tensor) -> None:  # fmt: skip
         super().__init__(prefix_keys.clone(), prefix_values.clone(), prefix_keys.shape[2])
         kv, head_dim = prefix_keys.shape[1], prefix_keys.shape[3]
-        self.keys = self.key_buffer = prefix_keys.new_zeros(rows, kv, width, head_dim)
-        self.values = self.value_buffer = prefix_values.new_zeros(rows, kv, width, prefix_values.shape[3])
-        self.write_index = write_index
+        self.point_at(
+            prefix_keys.new_zeros(rows, kv, width, head_dim),
+            prefix_values.new_zeros(rows, kv, width, prefix_values.shape[3]),
+            write_index,
+        )
         self.is_initialized = True
+
+    def point_at(self, keys: torch.Tensor, values: torch.Tensor, write_index: torch.Tensor) -> None:
+        """Write to and attend over ``keys``/``values`` at ``write_index`` from now on."""
+        self.keys = self.key_buffer = keys
+        self.values = self.value_buffer = values
+        self.write_index = write_index
 
     def update(
         self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
@@ -66,20 +74,29 @@ class GraphState:
                          use_cache=True, logits_to_keep=1)  # fmt: skip
         return out.logits[:, -1]  # type: ignore[no-any-return]
 
-    def prefill(self, tokens: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-        """Write the suffix (B, W) at buffer positions 0..W-1 and set the decoding buffers after it."""
+    def prefill(
+        self, tokens: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, rows: torch.Tensor
+    ) -> torch.Tensor:
+        """Run the D distinct suffixes (D, W) once, copy each to its rows (``rows``: the B rows'
+        indices into D) at buffer positions 0..W-1, set the decoding buffers after them and return
+        the B rows' last logits. Rows that differ only in their seed share one prefill."""
         at = torch.arange(tokens.shape[1], device=tokens.device)
-        for layer in self.layers:
-            layer.write_index = at
+        held = [(layer.key_buffer, layer.value_buffer) for layer in self.layers]
+        for layer, (keys, values) in zip(self.layers, held, strict=True):
+            shape = (tokens.shape[0], *keys.shape[1:])
+            layer.point_at(keys.new_zeros(shape), values.new_zeros(*shape[:3], values.shape[3]), at)
         try:
             logits = self.forward(tokens, mask, positions)
+            for layer, (keys, values) in zip(self.layers, held, strict=True):
+                keys.copy_(layer.key_buffer.index_select(0, rows))
+                values.copy_(layer.value_buffer.index_select(0, rows))
         finally:
-            for layer in self.layers:
-                layer.write_index = self.write_index
+            for layer, (keys, values) in zip(self.layers, held, strict=True):
+                layer.point_at(keys, values, self.write_index)
         self.write_index.fill_(tokens.shape[1] - 1)
-        self.positions.copy_(positions[:, -1:])
-        self.mask.copy_(mask[:, :, -1:])
-        return logits
+        self.positions.copy_(positions.index_select(0, rows)[:, -1:])
+        self.mask.copy_(mask.index_select(0, rows)[:, :, -1:])
+        return logits.index_select(0, rows)
 
     def step(self) -> torch.Tensor:
         """One decoding step on the buffers alone (no host synchronisation): graph-capturable."""
