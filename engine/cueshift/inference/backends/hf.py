@@ -54,6 +54,7 @@ Further designs (:meth:`TransformersBackend.judge_pairs`, :meth:`TransformersBac
 from __future__ import annotations
 
 import gc
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -66,6 +67,7 @@ from cueshift.inference.backends.base import Backend, BackendAnswers, JudgmentRe
 from cueshift.inference.backends.checkpoints import checkpoint_source
 from cueshift.inference.backends.hf_answers import answer_from_logprobs, judgment_seed, pair_seed, rating_seed
 from cueshift.inference.backends.hf_settings import Mode, parse_settings, pick_device, pick_dtype
+from cueshift.inference.backends.one_ahead import one_ahead
 from cueshift.study.config import ModelConfig
 
 
@@ -107,6 +109,7 @@ class TransformersBackend(Backend):
         pad = tokenizer.pad_token_id
         self._pad_id = pad if pad is not None else tokenizer.eos_token_id
         self._static: Any = None  # the static cache of batched generate mode, kept between images
+        self._tokenizer_lock = threading.Lock()  # the next image is encoded on another thread
         self._graph: Any = None  # the fixed-shape buffers of cuda_graph decoding, kept between images
         if self.settings.cuda_graph and self.settings.mode == "generate":
             from cueshift.inference.backends.hf_graph_decode import GraphDecoder, graph_refusal
@@ -172,11 +175,15 @@ class TransformersBackend(Backend):
         by_image: dict[str, list[int]] = {}
         for i, req in enumerate(requests):
             by_image.setdefault(req.image.image_id, []).append(i)
-        for rows in by_image.values():
+        images = [[requests[i] for i in rows] for rows in by_image.values()]
+        t0 = time.perf_counter()  # an image's time: from the end of the one before (its wait included)
+        # the next image is read, tiled and tokenised while this one is judged
+        for rows, (image, encoded) in zip(by_image.values(), one_ahead(images, self._encode), strict=True):
             if self.settings.mode == "score":
-                self._score_image([requests[i] for i in rows], rows, texts, latency, p_fav, p_neither)
+                self._score_image(image, encoded, t0, rows, texts, latency, p_fav, p_neither)
             else:
-                self._generate_image([requests[i] for i in rows], rows, texts, latency)
+                self._generate_image(image, encoded, t0, rows, texts, latency)
+            t0 = time.perf_counter()
         if self.settings.mode == "score":
             return BackendAnswers(texts, latency, p_favorable=p_fav, p_neither=p_neither)
         return BackendAnswers(texts, latency)
@@ -200,12 +207,15 @@ class TransformersBackend(Backend):
                 image = im.convert("RGB")
         except OSError as exc:
             raise CueshiftError(f"image {requests[0].image.image_id}: cannot read {path}: {exc}") from None
-        enc = encode_image(self.processor, image, prompts, answer_prefix=self.settings.answer_prefix)
+        with self._tokenizer_lock:  # also decoding on the judging thread (one_ahead)
+            enc = encode_image(self.processor, image, prompts, answer_prefix=self.settings.answer_prefix)
         return enc, index
 
     def _score_image(
         self,
         requests: list[JudgmentRequest],
+        encoded: tuple[Any, dict[tuple[str, int], int]],
+        t0: float,
         rows: list[int],
         texts: list[str],
         latency: list[float],
@@ -216,8 +226,7 @@ class TransformersBackend(Backend):
         from cueshift.inference.backends.hf_shared_prefix import supports_shared_prefix
         from cueshift.inference.backends.hf_static import rows_per_call
 
-        t0 = time.perf_counter()
-        enc, index = self._encode(requests)
+        enc, index = encoded
         if self.settings.shared_prefix:
             rows_per = rows_per_call(self.settings.batch_size, self.hf_model, len(enc.prefix_ids) + 128)
             one_copy = self.settings.shared_prefix_attention and supports_shared_prefix(self.hf_model)
@@ -234,15 +243,20 @@ class TransformersBackend(Backend):
             p_fav[i] = None if p_a is None else (p_a if req.ordering.favorable_letter == "a" else 1.0 - p_a)
 
     def _generate_image(
-        self, requests: list[JudgmentRequest], rows: list[int], texts: list[str], latency: list[float]
+        self,
+        requests: list[JudgmentRequest],
+        encoded: tuple[Any, dict[tuple[str, int], int]],
+        t0: float,
+        rows: list[int],
+        texts: list[str],
+        latency: list[float],
     ) -> None:
         """Seeded generations of one image's prompts: batched on the image prefix's cache when
         ``shared_prefix`` and ``batch_size > 1`` (:mod:`.hf_generate`), else one call per prompt."""
         from cueshift.inference.backends.hf_generate import sampling_warpers
         from cueshift.inference.backends.hf_score import prefix_cache
 
-        t0 = time.perf_counter()
-        enc, index = self._encode(requests)
+        enc, index = encoded
         model = self.hf_model
         cache = prefix_cache(model, enc) if self.settings.shared_prefix else None
         shared_ms = (time.perf_counter() - t0) * 1000.0 / len(rows)
@@ -298,9 +312,10 @@ class TransformersBackend(Backend):
         for group, new in calls:
             per_row = shared_ms + (time.perf_counter() - t1) * 1000.0 / len(group)
             t1 = time.perf_counter()
-            for j, tokens in zip(group, new, strict=True):
-                texts[rows[j]] = tokenizer.decode(tokens, skip_special_tokens=True).strip()
-                latency[rows[j]] = per_row
+            with self._tokenizer_lock:
+                for j, tokens in zip(group, new, strict=True):
+                    texts[rows[j]] = tokenizer.decode(tokens, skip_special_tokens=True).strip()
+                    latency[rows[j]] = per_row
 
     def _generate_each(
         self,
@@ -335,7 +350,8 @@ class TransformersBackend(Backend):
                 inputs = {**image_inputs, **move_inputs(enc.full_token_inputs(k), model)}
             with torch.inference_mode():
                 out = model.generate(input_ids=ids, **inputs, **self._seeded_sampling(seed, ids.device))
-            texts[i] = tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True).strip()
+            with self._tokenizer_lock:
+                texts[i] = tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True).strip()
             latency[i] = shared_ms + (time.perf_counter() - t1) * 1000.0
 
     # --- further designs: two-image pairwise trials, 0-10 ratings --------------------------------------
