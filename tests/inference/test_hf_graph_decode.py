@@ -11,6 +11,7 @@ its mask column changes answers, so these tests can fail.
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -233,3 +234,42 @@ def test_what_the_path_does_not_reproduce_is_refused_in_one_line(
     for clash in ({"static_cache": True}, {"shared_prefix_attention": False}):
         with pytest.raises(ConfigError, match=r"^model m: settings.<settings>: .*cuda_graph = true needs"):
             settings(cuda_graph=True, **clash)
+
+
+def test_a_study_judged_with_cuda_graph_stores_the_answers_of_the_generate_path(tmp_path: Any) -> None:
+    """studies/tiny-transformers.toml in generate mode (3 seeds, hot) through the runner, once with
+    ``cuda_graph = true`` and once without: the same stored answers for every judgment."""
+    import duckdb
+
+    from cueshift.designs.registry import load_study
+    from cueshift.execution.run_options import RunOptions
+    from cueshift.execution.runner import run_study
+    from cueshift.inference.stand_ins.tiny import build_tiny_model
+    from tests.inference.random_faces import HOT
+
+    study = load_study(Path(__file__).parents[2] / "studies" / "tiny-transformers.toml")
+    (model,) = study.models
+    checkpoint = build_tiny_model("llava_next", tmp_path / "ckpt")
+    stored = []
+    for graph in (False, True):
+        settings = {**model.settings, **HOT, "cuda_graph": graph}
+        judge = model.model_copy(update={"checkpoint": str(checkpoint), "settings": settings})
+        run = study.model_copy(
+            update={
+                "models": [judge],
+                "seeds": [1, 2, 3],
+                "image_set": study.image_set.model_copy(update={"cache_dir": tmp_path / "demo"}),
+            }
+        )
+        database = tmp_path / f"graph-{graph}.duckdb"
+        run_study(run, RunOptions(database=database, progress=False))
+        with duckdb.connect(str(database), read_only=True) as con:
+            stored.append(
+                con.execute(
+                    "SELECT image_id, scenario_id, ordering, seed, response_text, outcome FROM judgment "
+                    "ORDER BY ALL"
+                ).fetchall()
+            )
+    plain, graphed = stored
+    assert len(plain) > 100 and graphed == plain
+    assert len({row[4] for row in plain}) > 10  # hot answers vary: a wrong row would show
