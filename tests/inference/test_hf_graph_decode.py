@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("quiet_torch")  # torch on one thread (test
 from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E402
-from cueshift.errors import ConfigError  # noqa: E402
+from cueshift.errors import ConfigError, CueshiftError  # noqa: E402
 from cueshift.inference.backends import hf_graph_decode, hf_graph_state, hf_shared_prefix  # noqa: E402
 from cueshift.inference.backends.base import StudyContext  # noqa: E402
 from cueshift.inference.backends.hf_settings import parse_settings  # noqa: E402
@@ -273,3 +273,88 @@ def test_a_study_judged_with_cuda_graph_stores_the_answers_of_the_generate_path(
     plain, graphed = stored
     assert len(plain) > 100 and graphed == plain
     assert len({row[4] for row in plain}) > 10  # hot answers vary: a wrong row would show
+
+
+class _FakeCuda:
+    """Stands in for torch.cuda's streams and graphs on the CPU: records what the state asks of them."""
+
+    def __init__(self, fail_capture: bool) -> None:
+        self.calls: list[str] = []
+        self.fail_capture = fail_capture
+        self.captured: Any = None
+        self.capturing = False  # capture records the step's work; it runs nothing
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from contextlib import contextmanager
+
+        fake = self
+
+        class Stream:
+            def wait_stream(self, other: Any) -> None:
+                fake.calls.append("wait")
+
+        class Graph:
+            def replay(self) -> None:
+                fake.calls.append("replay")
+                fake.captured()  # a replay re-runs the captured work
+
+        @contextmanager
+        def stream(_: Any) -> Any:
+            fake.calls.append("side stream")
+            yield
+
+        @contextmanager
+        def graph(_: Any) -> Any:
+            fake.calls.append("capture")
+            if fake.fail_capture:
+                raise RuntimeError("operation not permitted when stream is capturing\nmore detail")
+            fake.capturing = True
+            try:
+                yield
+            finally:
+                fake.capturing = False
+
+        monkeypatch.setattr(hf_graph_state, "captures", lambda tensor: True)
+        monkeypatch.setattr(torch.cuda, "Stream", Stream)
+        monkeypatch.setattr(torch.cuda, "current_stream", lambda: Stream())
+        monkeypatch.setattr(torch.cuda, "stream", stream)
+        monkeypatch.setattr(torch.cuda, "CUDAGraph", Graph)
+        monkeypatch.setattr(torch.cuda, "graph", graph)
+
+
+@pytest.mark.parametrize("fail_capture", [False, True])
+def test_warm_up_then_capture_then_replay(
+    fail_capture: bool, context: StudyContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first step runs on a side stream, the second is captured (and replayed: capture runs
+    nothing), later ones replay; a capture that fails is one line naming the setting."""
+    fake = _FakeCuda(fail_capture)
+    real_step = hf_graph_state.GraphState.step
+
+    def step(self: Any) -> Any:
+        fake.calls.append("step")
+        if not fake.capturing:
+            return real_step(self)
+        out = torch.empty(0)  # the graph's output: filled in place by each replay
+        fake.captured = lambda: out.set_(real_step(self))
+        return out
+
+    monkeypatch.setattr(hf_graph_state.GraphState, "step", step)
+    loaded = build_tiny("llava_next", seed=1)
+    batch = prompt_batch(context, [1, 2]).head(8)
+    reference = tiny_backend(context, loaded, **HOT).judge(batch)
+    fake.install(monkeypatch)
+    backend = tiny_backend(context, loaded, **HOT, cuda_graph=True)
+    if fail_capture:
+        one_line = (
+            r"^cuda_graph: capturing the decoding step failed: operation not permitted when stream is "
+            r"capturing; set cuda_graph = false$"
+        )
+        with pytest.raises(CueshiftError, match=one_line):
+            backend.judge(batch)
+        return
+    answers = backend.judge(batch)
+    # 4 decoding steps (5 new tokens): eager warm-up, capture (the step traced once), 3 replays
+    warm_up, capture = ["wait", "side stream", "step", "wait"], ["capture", "step"]
+    assert fake.calls == [*warm_up, *capture, "replay", "replay", "replay"]
+    assert answers.response_text == reference.response_text  # the replays ran the real step

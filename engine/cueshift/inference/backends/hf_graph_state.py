@@ -8,7 +8,13 @@ from typing import Any
 
 import torch
 
+from cueshift.errors import CueshiftError
 from cueshift.inference.backends.hf_shared_prefix import SharedPrefixLayer
+
+
+def captures(tensor: torch.Tensor) -> bool:
+    """Whether steps on ``tensor``'s device are captured as CUDA graphs (CUDA only)."""
+    return tensor.device.type == "cuda"
 
 
 class SuffixBufferLayer(SharedPrefixLayer):  # type: ignore[no-untyped-call]
@@ -107,7 +113,7 @@ class GraphState:
 
     def replay(self) -> torch.Tensor:
         """:meth:`step`, as a CUDA graph on CUDA (captured on its second use), eagerly elsewhere."""
-        if self.tokens.device.type != "cuda":
+        if not captures(self.tokens):
             return self.step()
         if self.graph is None:
             if self.logits is None:  # first use: run eagerly on a side stream (warm-up)
@@ -118,11 +124,17 @@ class GraphState:
                 torch.cuda.current_stream().wait_stream(side)
                 return self.logits
             self.graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(self.graph):
-                self.logits = self.step()
+            try:
+                with torch.cuda.graph(self.graph):
+                    self.logits = self.step()
+            except RuntimeError as exc:  # an operation of this model that capture does not allow
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise CueshiftError(
+                    f"cuda_graph: capturing the decoding step failed: {first}; set cuda_graph = false"
+                ) from None
         self.graph.replay()
         assert self.logits is not None
         return self.logits
 
 
-__all__ = ["GraphState", "SuffixBufferLayer"]
+__all__ = ["GraphState", "SuffixBufferLayer", "captures"]
