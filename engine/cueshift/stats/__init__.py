@@ -26,7 +26,7 @@ Public surface (implementation in private modules); the design statistics
 - logistic models — :func:`logistic_fit`, :func:`wald_test`, :func:`bradley_terry_fit`;
   mixed models — :func:`mixed_model`
 - sensitivity to unobserved confounding — :func:`robustness_value`, :func:`partial_r2`,
-  :func:`face_robustness` (Cinelli & Hazlett 2020)
+  :func:`face_robustness`, benchmark bounds :func:`ovb_bounds` (Cinelli & Hazlett 2020)
 - metrics of seed 000 — :func:`phi_from_judgments`, :func:`sbs_levels`, :func:`variation_strength`,
   :func:`model_summary`, :func:`cumulative_abs_sbs`
 - tables of seed 000 — :func:`demographic_tests` / :func:`significance_share` (Table 9),
@@ -123,6 +123,7 @@ from cueshift.stats._logistic import (
 from cueshift.stats._mixed import mixed_model, mixed_model_cells
 from cueshift.stats._multiplicity import Correction, bh_adjust, bh_by_family
 from cueshift.stats._one_sample import one_sample_test
+from cueshift.stats._ovb_bounds import OvbBound, ovb_bounds
 from cueshift.stats._permutation import label_permutation_test, sign_flip_test
 from cueshift.stats._plan_record import PlanRecord, current_plan, following_plan
 from cueshift.stats._proportions import (
@@ -286,6 +287,8 @@ __all__ = [
     "partial_r2",
     "face_robustness",
     "Robustness",
+    "ovb_bounds",
+    "OvbBound",
     "ward_clusters",
     "welch_interval",
     "wilcoxon_signed_rank",
