@@ -48,7 +48,10 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #: 14: ``result_multiverse`` gets ``path`` (the release's own analysis path as one specification)
 #:     and claims of kind ``sbs_category``; ``result_multiverse_summary`` gets ``release_verdict``
 #:     and ``holds_release`` (D42).
-RESULT_SCHEMA_VERSION = 14
+#: 15: ``result_audit_sensitivity`` gets the benchmark bound of its ``all`` and ``audited`` SBS
+#:     (``<set>_bound_confound``, ``_from``, ``_r2dz``, ``_r2yz``, ``_sbs``, ``_ci_low``,
+#:     ``_ci_high``: an unmeasured side effect as strong as the strongest measured one, D46).
+RESULT_SCHEMA_VERSION = 15
 
 
 class AnalysisManifestSchema(ResultModel):

@@ -23,7 +23,12 @@ class AuditSensitivitySchema(Result):
     in the face-level model of the SBS): the partial R² of the cue with the judgment
     (``<set>_partial_r2``), the robustness value (``<set>_rv``: the share of the residual
     variance of both cue and judgment an unmeasured side effect of the edit must explain to erase
-    the SBS) and ``<set>_rv_alpha`` (to make it non-significant at 1 − the interval's level)."""
+    the SBS) and ``<set>_rv_alpha`` (to make it non-significant at 1 − the interval's level); and
+    the benchmark for those: in the face-level model holding the measured side effects (its SBS
+    ``<set>_bound_from``), the SBS and interval net of an unmeasured side effect as strong as the
+    measured one that moves it most (``<set>_bound_confound``; partial R² ``<set>_bound_r2dz``
+    with the cue, ``<set>_bound_r2yz`` with the judgment): ``<set>_bound_sbs``,
+    ``<set>_bound_ci_low``, ``<set>_bound_ci_high`` (D46)."""
 
     model_id: str
     feature_key: str
@@ -53,6 +58,20 @@ class AuditSensitivitySchema(Result):
     audited_partial_r2: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
     audited_rv: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
     audited_rv_alpha: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    all_bound_confound: str | None = pa.Field(nullable=True)
+    all_bound_from: float | None = pa.Field(nullable=True)
+    all_bound_r2dz: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    all_bound_r2yz: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    all_bound_sbs: float | None = pa.Field(nullable=True)
+    all_bound_ci_low: float | None = pa.Field(nullable=True)
+    all_bound_ci_high: float | None = pa.Field(nullable=True)
+    audited_bound_confound: str | None = pa.Field(nullable=True)
+    audited_bound_from: float | None = pa.Field(nullable=True)
+    audited_bound_r2dz: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    audited_bound_r2yz: float | None = pa.Field(nullable=True, ge=0.0, le=1.0)
+    audited_bound_sbs: float | None = pa.Field(nullable=True)
+    audited_bound_ci_low: float | None = pa.Field(nullable=True)
+    audited_bound_ci_high: float | None = pa.Field(nullable=True)
     ci_method: str = pa.Field(isin=["bca", "percentile"])
     audit: str = pa.Field(isin=["strict", "report"])
 

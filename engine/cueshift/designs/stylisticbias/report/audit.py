@@ -41,7 +41,8 @@ AUDIT_SENSITIVITY = TableSpec(
            adjusted_sbs, adjusted_ci_low, adjusted_ci_high, change_audited, change_adjusted,
            n_variations, n_failed, p,
            CASE WHEN audit = 'strict' THEN audited_rv ELSE all_rv END AS rv,
-           CASE WHEN audit = 'strict' THEN audited_rv_alpha ELSE all_rv_alpha END AS rv_alpha
+           CASE WHEN audit = 'strict' THEN audited_rv_alpha ELSE all_rv_alpha END AS rv_alpha,
+           CASE WHEN audit = 'strict' THEN audited_bound_sbs ELSE all_bound_sbs END AS bound_sbs
     FROM result_audit_sensitivity WHERE {_MODELS} AND {_CURRENT}
     ORDER BY model_id = '{POOLED}' DESC, model_id, feature_key
     """,
@@ -60,6 +61,7 @@ AUDIT_SENSITIVITY = TableSpec(
         Col("p", "p (confounds)", fmt_pvalue),
         Col("rv", "RV", percent(1)),
         Col("rv_alpha", "RV (α)", percent(1)),
+        Col("bound_sbs", "SBS (1× probe)", number(4)),
     ),
     group="model",
     notes=(
@@ -76,7 +78,10 @@ AUDIT_SENSITIVITY = TableSpec(
         "unmeasured side effect of the edits that explains this share of the residual variance of "
         "both the cue and the judgment (within faces) erases the SBS, one that explains less of both "
         "cannot. RV (α): the share that makes it non-significant at the intervals' level (0: it is not "
-        "significant to begin with).",
+        "significant to begin with). SBS (1× probe): that SBS in its face-level model holding the "
+        "CLIP confound probes, net of an unmeasured side effect as strong as the probe that moves it "
+        "most (in partial R² with both cue and judgment; Cinelli & Hazlett 2020 §6.1); blank where a "
+        "variation lacks a probe.",
     ),
     requires=("result_audit_sensitivity", "result_manifest"),
     empty="no edit audit in these results: run `cueshift audit`, then `cueshift analyze --audit report`.",

@@ -1,6 +1,7 @@
 """The edit audit carried into the results: each attribute's SBS with every edit, with the audited
 edits only, and adjusted for the measured unintended changes (``result_audit_sensitivity``), with
-the robustness value of the first two to the unintended changes the audit cannot see.
+the robustness value of the first two to the unintended changes the audit cannot see, and how far
+one as strong as the strongest measured change would move them.
 
 The two unadjusted SBS are the face-level means of seed 000 Eq. 4 with the face-level cluster
 bootstrap every SBS table uses (:func:`~cueshift.stats.face_sums`,
@@ -17,6 +18,7 @@ import polars as pl
 
 from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._audit_adjust import CELLS, adjusted_sbs
+from cueshift.designs.stylisticbias.stats._audit_bounds import BOUND_COLUMNS, benchmark_bounds, empty_bounds
 from cueshift.stats import (
     POOLED,
     FaceSums,
@@ -117,6 +119,15 @@ def audit_sensitivity(
     SBS gets none: its face-clustered t is no OLS t, for which :math:`t^2/(t^2+\nu)` is the
     partial :math:`R^2`.
 
+    Beside the robustness values, a benchmark for them (Cinelli & Hazlett 2020, Sec. 6.1;
+    :mod:`~cueshift.designs.stylisticbias.stats._audit_bounds`): the face-level model with the
+    faces' mean measured side effects :math:`\bar c_f` in it (same rows as
+    :math:`\bar\Delta_f`) gives ``<set>_bound_from``; an unmeasured side effect as strong as
+    the measured one that moves it most (``<set>_bound_confound``, ``kd = ky = 1``), with partial
+    :math:`R^2` ``<set>_bound_r2dz`` (cue) and ``<set>_bound_r2yz`` (judgment), would leave
+    ``<set>_bound_sbs`` and its interval ``<set>_bound_ci_low``, ``<set>_bound_ci_high`` (at
+    :math:`\alpha`); null where a row of the set lacks a measure.
+
     ``change_audited = audited_sbs - all_sbs`` and
     ``change_adjusted = adjusted_sbs - all_sbs``. A confound measure that is constant within a
     row, or a linear combination of those before it, is left out of the row's fit (``confounds``
@@ -184,6 +195,7 @@ def audit_sensitivity(
         )
         .sort("model_id", *CELLS)
     )
+    bounds = benchmark_bounds(rows, confounds, 1.0 - resampling.confidence_level)
     out = []
     for (model, key), part in per_variation.group_by(["model_id", "feature_key"], maintain_order=True):
         mine = sbs.filter((pl.col("model_id") == model) & (pl.col("feature_key") == key))
@@ -195,6 +207,7 @@ def audit_sensitivity(
                 **_set_columns(mine, "audited"),
                 **adjusted_sbs(part, confounds, resampling.confidence_level),
                 **_counts(part),
+                **bounds.get((str(model), str(key)), empty_bounds()),
                 "ci_method": resampling.ci_method,
                 "audit": mode,
             }
@@ -258,6 +271,8 @@ def _frame(rows: list[dict[str, object]]) -> pl.DataFrame:
         schema[count] = pl.Int64
     schema |= {"confounds": pl.String, "statistic": pl.Float64, "p": pl.Float64}
     schema |= {f"{name}_{c}": pl.Float64 for name in floats[:2] for c in _ROBUSTNESS}
+    for name in floats[:2]:
+        schema |= {f"{name}_bound_{c}": pl.String if c == "confound" else pl.Float64 for c in BOUND_COLUMNS}
     schema |= {"ci_method": pl.String, "audit": pl.String}
     frame = pl.DataFrame(rows, schema=schema).with_columns(
         change_audited=pl.col("audited_sbs") - pl.col("all_sbs"),
