@@ -5,6 +5,7 @@ unintended changes, and the clean face-level SBS computed straight from the Δ r
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -84,3 +85,14 @@ def face_level_sbs(delta: pl.DataFrame, value: str = "delta") -> pl.DataFrame:
     rows = pl.concat([delta.select(pooled.columns), pooled])
     per_face = rows.group_by("model_id", "feature_key", "face_id").agg(pl.col(value).mean())
     return per_face.group_by("model_id", "feature_key").agg(pl.col(value).mean().alias("sbs"))
+
+
+def stored_variations(con: Any) -> pl.DataFrame:
+    """The evaluated, non-placebo variations of a stored study (:data:`VARIATION` columns)."""
+    images = pl.from_arrow(
+        con.sql(
+            "SELECT * FROM image WHERE role = 'variation' AND evaluated AND feature_key <> 'placebo'"
+        ).to_arrow_table()
+    )
+    assert isinstance(images, pl.DataFrame)
+    return images.select(VARIATION)

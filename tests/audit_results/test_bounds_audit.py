@@ -21,7 +21,7 @@ from cueshift.designs.stylisticbias.stats import audit_sensitivity, audit_variat
 from cueshift.render import Report, TableOutput, fmt_number
 from cueshift.stats import Resampling, ovb_bounds
 from cueshift.store import write_tables
-from tests.audit_results.planted import VARIATION, audit_rows, simulated_delta, variations_of
+from tests.audit_results.planted import audit_rows, simulated_delta, stored_variations, variations_of
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
 
@@ -109,13 +109,7 @@ def test_a_row_the_audit_did_not_measure_leaves_the_bound_null() -> None:
 def test_table_a1_shows_the_bound_of_the_shifts_it_reports(tmp_path: Path) -> None:
     con = store.open_study(tmp_path / "study.duckdb")
     write_study(con, simulate_study(SimulationSpec(n_faces=16, models=("m-a", "m-b"), seed=6)))
-    images = pl.from_arrow(
-        con.sql(
-            "SELECT * FROM image WHERE role = 'variation' AND evaluated AND feature_key <> 'placebo'"
-        ).to_arrow_table()
-    )
-    assert isinstance(images, pl.DataFrame)
-    variations = images.select(VARIATION).sort("image_id")
+    variations = stored_variations(con).sort("image_id")
     rng = np.random.default_rng(2)
     probes = {m: rng.normal(0.1, 0.5, variations.height) for m in MEASURES}
     failed = set(variations["image_id"].sample(fraction=0.2, seed=1))

@@ -21,7 +21,7 @@ from cueshift.designs.stylisticbias.stats import audit_sensitivity, audit_variat
 from cueshift.render import MarkdownOutput, Report, TableOutput, fmt_percent
 from cueshift.stats import Resampling, partial_r2, robustness_value
 from cueshift.store import write_tables
-from tests.audit_results.planted import VARIATION, audit_rows, simulated_delta, variations_of
+from tests.audit_results.planted import audit_rows, simulated_delta, stored_variations, variations_of
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
 
@@ -96,13 +96,7 @@ def test_a_planted_side_effect_the_audit_cannot_see(delta: pl.DataFrame) -> None
 def test_the_report_shows_the_robustness_of_the_shifts_it_reports(tmp_path: Path) -> None:
     con = store.open_study(tmp_path / "study.duckdb")
     write_study(con, simulate_study(SimulationSpec(n_faces=16, models=("m-a", "m-b"), seed=6)))
-    images = pl.from_arrow(
-        con.sql(
-            "SELECT * FROM image WHERE role = 'variation' AND evaluated AND feature_key <> 'placebo'"
-        ).to_arrow_table()
-    )
-    assert isinstance(images, pl.DataFrame)
-    variations = images.select(VARIATION)
+    variations = stored_variations(con)
     failed = set(variations["image_id"].sample(fraction=0.2, seed=1))
     write_tables(
         con, {"edit_audit": audit_rows(variations, failed, {"pixels:b": np.zeros(variations.height)})}
