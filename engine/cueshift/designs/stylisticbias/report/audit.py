@@ -9,6 +9,8 @@ recomputed here.
 
 from __future__ import annotations
 
+from typing import Any
+
 from cueshift.designs.stylisticbias.report.audit_faces import FACE_TABLES, FACE_TEXTS
 from cueshift.render import (
     MODELS_FILTER,
@@ -114,11 +116,13 @@ def audit_summary(report: Source) -> str:
 
 def robustness_reading(report: Source) -> str:
     """One sentence (with a leading space): how many shifts are significant and how strong an
-    unmeasured side effect of the edits would have to be to erase the least robust of them."""
+    unmeasured side effect of the edits would have to be to erase the least robust of them; and
+    one on where a side effect as strong as the strongest measured one would leave it (D46)."""
+    chosen = "CASE WHEN audit = 'strict' THEN audited_{0} ELSE all_{0} END AS {0}"
+    bound = ("bound_confound", "bound_from", "bound_sbs", "bound_ci_low", "bound_ci_high")
+    columns = ", ".join(chosen.format(c) for c in ("rv", "rv_alpha", *bound))
     rows = report.query(f"""
-        SELECT model_id, feature_key,
-               CASE WHEN audit = 'strict' THEN audited_rv ELSE all_rv END AS rv,
-               CASE WHEN audit = 'strict' THEN audited_rv_alpha ELSE all_rv_alpha END AS rv_alpha
+        SELECT model_id, feature_key, {columns}
         FROM result_audit_sensitivity WHERE {_MODELS} AND {_CURRENT} AND all_rv IS NOT NULL
         ORDER BY rv_alpha > 0 DESC, rv, model_id, feature_key""")
     if rows.height == 0:
@@ -133,7 +137,24 @@ def robustness_reading(report: Source) -> str:
         "test; the least robust "
         f"({r['feature_key']}, {model}) is erased by an unmeasured side effect of the edits that "
         f"explains {fmt_percent(r['rv'], 1)} of the residual variance of both cue and judgment, "
-        f"and made non-significant by one that explains {fmt_percent(r['rv_alpha'], 1)}."
+        f"and made non-significant by one that explains {fmt_percent(r['rv_alpha'], 1)}." + _bound_reading(r)
+    )
+
+
+def _bound_reading(row: dict[str, Any]) -> str:
+    """Where a side effect as strong as the strongest measured one leaves the shift net of the
+    measured ones (D46; empty where there is no bound)."""
+    if row["bound_sbs"] is None or row["bound_from"] is None:
+        return ""
+    interval = (
+        f" (interval {fmt_number(row['bound_ci_low'], 4)} to {fmt_number(row['bound_ci_high'], 4)})"
+        if row["bound_ci_low"] is not None and row["bound_ci_high"] is not None
+        else ""
+    )
+    return (
+        f" Net of the measured side effects it is {fmt_number(row['bound_from'], 4)}; an unmeasured one "
+        f"as strong as the strongest measured ({row['bound_confound']}) would leave it at "
+        f"{fmt_number(row['bound_sbs'], 4)}{interval}."
     )
 
 
