@@ -23,15 +23,19 @@ COLUMNS = (
 )
 
 
-def applied_min_identity(con: duckdb.DuckDBPyConnection, tables: frozenset[str]) -> float | None:
-    """The ``--min-identity`` of the latest ``cueshift analyze`` (None: none applied, or no results)."""
-    if "result_manifest" not in tables:
-        return None
+def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    """Whether the study's ``table`` has ``column`` (results stored by an older version may not)."""
     found = con.execute(
         "SELECT count(*) FROM duckdb_columns() WHERE database_name = 'study' AND schema_name = 'main' "
-        "AND table_name = 'result_manifest' AND column_name = 'min_identity'"
+        "AND table_name = ? AND column_name = ?",
+        [table, column],
     ).fetchall()
-    if not found[0][0]:
+    return bool(found[0][0])
+
+
+def applied_min_identity(con: duckdb.DuckDBPyConnection, tables: frozenset[str]) -> float | None:
+    """The ``--min-identity`` of the latest ``cueshift analyze`` (None: none applied, or no results)."""
+    if "result_manifest" not in tables or not _has_column(con, "result_manifest", "min_identity"):
         return None
     value = con.execute("SELECT max(min_identity) FROM study.main.result_manifest").fetchall()[0][0]
     return None if value is None else float(value)
@@ -42,11 +46,7 @@ def _face_filtered(con: duckdb.DuckDBPyConnection, tables: frozenset[str]) -> bo
     ``result_identity_drops`` counts their drops."""
     if not {"result_identity_drops", "edit_audit"} <= tables:
         return False
-    found = con.execute(
-        "SELECT count(*) FROM duckdb_columns() WHERE database_name = 'study' AND schema_name = 'main' "
-        "AND table_name = 'result_identity_drops' AND column_name = 'n_dropped_both'"
-    ).fetchall()
-    if not found[0][0]:
+    if not _has_column(con, "result_identity_drops", "n_dropped_both"):  # stored before schema 13
         return False
     filled = "SELECT count(*) FROM study.main.result_identity_drops WHERE n_dropped_both IS NOT NULL"
     return bool(con.execute(filled).fetchall()[0][0])
