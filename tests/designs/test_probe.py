@@ -207,7 +207,8 @@ def test_published_means_and_reliability_without_long_ratings() -> None:
     import duckdb
 
     from cueshift.designs.probe import ProbeConfig
-    from cueshift.designs.probe.analyses import DECLARED, probe_inputs
+    from cueshift.designs.probe.analyses import DECLARED
+    from cueshift.designs.probe.inputs import probe_inputs
     from cueshift.stats import RunSettings, run_suite
 
     attributes = ["happy", "age", "asian", "alert"]

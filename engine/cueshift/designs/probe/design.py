@@ -77,8 +77,8 @@ class ProbeDesign:
     ) -> dict[str, pl.DataFrame]:
         """Every ``result_probe_*`` table, then the similarity summary."""
         from cueshift import store
-        from cueshift.designs.probe.analyses import HUMANS_SQL, MEANS_SQL, model_scores, probe_inputs
         from cueshift.designs.probe.console import print_summary
+        from cueshift.designs.probe.inputs import HUMANS_SQL, MEANS_SQL, model_scores, probe_inputs
         from cueshift.designs.probe.twins import random_twins
         from cueshift.designs.registry import study_scenarios
         from cueshift.images.reliability_files import read_study_reliability

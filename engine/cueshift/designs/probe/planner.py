@@ -74,7 +74,7 @@ def _min_rho(n: int, alpha: float, power: float) -> float:
 
 
 def _pilot(request: PlanRequest, study: ProbeStudy) -> tuple[pl.DataFrame, str]:
-    from cueshift.designs.probe.analyses import HUMANS_SQL, MEANS_SQL, model_scores, probe_inputs
+    from cueshift.designs.probe.inputs import HUMANS_SQL, MEANS_SQL, model_scores, probe_inputs
     from cueshift.designs.probe.stats import model_human_similarity, reliability_table
 
     assert request.pilot is not None
