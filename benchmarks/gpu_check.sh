@@ -18,6 +18,8 @@
 #
 # Assumes python3 with torch (CUDA) and transformers, and the project's other dependencies importable
 # (PYTHONPATH). Usage, from anywhere:  OUT=/some/dir bash benchmarks/gpu_check.sh
+# WHEELS=DIR first installs DIR/*.whl (no index, no dependencies) into SITE (default /tmp/site), so
+# the last carried wheels and the check share one device call: put SITE on PYTHONPATH.
 set -u
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,6 +41,12 @@ step() {  # step NAME SECONDS LOGFILE COMMAND...: run with a time limit, log its
     [ "$rc" -ne 0 ] && [ "$verdict" = "ok" ] && verdict="FAILED"
     echo "$(date -u +%FT%TZ) $name: rc=$rc $verdict ($((SECONDS - t0)) s; log $log)" | tee -a "$OUT/gpu_check.log"
 }
+
+if [ -n "${WHEELS:-}" ]; then
+    step "pip install $WHEELS/*.whl into ${SITE:-/tmp/site}" 120 install.log \
+        "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target "${SITE:-/tmp/site}" "$WHEELS"/*.whl
+fi
 
 {
     date -u
