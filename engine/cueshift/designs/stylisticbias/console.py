@@ -3,8 +3,6 @@ codes, drawn from the stored p-values by :func:`cueshift.render.marks.stars`).""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import duckdb
 import polars as pl
 from rich.console import Console
@@ -16,9 +14,6 @@ from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS
 from cueshift.render import PLAIN_MINUS, fmt_ci, fmt_num, fmt_p, fmt_percent
 from cueshift.render.marks import stars
 from cueshift.stats import MEAN_OF_MODELS, POOLED
-
-if TYPE_CHECKING:
-    from cueshift.designs.stylisticbias.edit_audit import EditAudit
 
 
 def _ci(low: float | None, high: float | None, decimals: int = 3) -> str:
@@ -302,21 +297,3 @@ def print_compat(results: dict[str, pl.DataFrame], console: Console) -> None:
         named = " + ".join(CHOICES.get(c, c) for c in str(choice).split("+"))
         table.add_row(escape(named), f"{n:,}")
     console.print(table)
-
-
-def print_audit(audit: EditAudit, sensitivity: pl.DataFrame | None, console: Console) -> None:
-    """One line: how many variations failed the edit audit, what ``--audit`` did with them, and
-    the largest change of an attribute's SBS (audited edits only; adjusted) in
-    ``result_audit_sensitivity``."""
-    n_failed, n = audit.n_failed, audit.n_evaluated
-    fate = "left out of the analyses" if audit.mode == "strict" else "kept: --audit report"
-    line = f"{n_failed:,} of {n:,} variations failed the audit ({fate})"
-    if sensitivity is not None and sensitivity.height:
-        largest = {
-            c: sensitivity[c].abs().max() for c in ("change_audited", "change_adjusted")
-        }  # None when every value is null
-        line += f"; largest SBS change {fmt_num(largest['change_audited'], 3)} (audited edits only)"
-        if largest["change_adjusted"] is not None:
-            line += f", {fmt_num(largest['change_adjusted'], 3)} (adjusted for the confound probes)"
-        line += ": result_audit_sensitivity"
-    console.print(line, markup=False, highlight=False, soft_wrap=True)

@@ -98,7 +98,8 @@ class StylisticBiasDesign:
     ) -> dict[str, pl.DataFrame]:
         """Print the first-cut overview, then run every analysis and print the headlines."""
         from cueshift.designs.stylisticbias.analyses import run_analyses
-        from cueshift.designs.stylisticbias.console import print_audit, print_compat, print_headlines
+        from cueshift.designs.stylisticbias.console import print_compat, print_headlines
+        from cueshift.designs.stylisticbias.console_audit import print_audit
         from cueshift.designs.stylisticbias.overview import overview, print_overview
         from cueshift.stats import RunChoices
         from cueshift.views import GREEDY, parse_phi

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cueshift.designs.stylisticbias.audit_robustness import least_robust
 from cueshift.designs.stylisticbias.report.audit_faces import FACE_TABLES, FACE_TEXTS
 from cueshift.render import (
     MODELS_FILTER,
@@ -117,25 +118,21 @@ def audit_summary(report: Source) -> str:
 def robustness_reading(report: Source) -> str:
     """One sentence (with a leading space): how many shifts are significant and how strong an
     unmeasured side effect of the edits would have to be to erase the least robust of them; and
-    one on where a side effect as strong as the strongest measured one would leave it (D46)."""
-    chosen = "CASE WHEN audit = 'strict' THEN audited_{0} ELSE all_{0} END AS {0}"
-    bound = ("bound_confound", "bound_from", "bound_sbs", "bound_ci_low", "bound_ci_high")
-    columns = ", ".join(chosen.format(c) for c in ("rv", "rv_alpha", *bound))
-    rows = report.query(f"""
-        SELECT model_id, feature_key, {columns}
-        FROM result_audit_sensitivity WHERE {_MODELS} AND {_CURRENT} AND all_rv IS NOT NULL
-        ORDER BY rv_alpha > 0 DESC, rv, model_id, feature_key""")
-    if rows.height == 0:
+    one on where a side effect as strong as the strongest measured one would leave it (D46). The
+    shift is :func:`~cueshift.designs.stylisticbias.audit_robustness.least_robust`'s, as on the
+    console line after ``cueshift analyze`` and in the viewer."""
+    found = least_robust(
+        report.query(f"SELECT * FROM result_audit_sensitivity WHERE {_MODELS} AND {_CURRENT}")
+    )
+    if found is None:
         return ""
-    n_significant = int((rows["rv_alpha"] > 0).sum())
-    if n_significant == 0:
-        return f" None of the {rows.height} attribute shifts is significant in its face-level t test."
-    r = rows.row(0, named=True)
-    model = "pooled over models" if r["model_id"] == POOLED else r["model_id"]
+    if found.least is None:
+        return f" None of the {found.n_shifts} attribute shifts is significant in its face-level t test."
+    r = found.least
     return (
-        f" {n_significant} of {rows.height} attribute shifts are significant in their face-level t "
+        f" {found.n_significant} of {found.n_shifts} attribute shifts are significant in their face-level t "
         "test; the least robust "
-        f"({r['feature_key']}, {model}) is erased by an unmeasured side effect of the edits that "
+        f"({r['feature_key']}, {found.model}) is erased by an unmeasured side effect of the edits that "
         f"explains {fmt_percent(r['rv'], 1)} of the residual variance of both cue and judgment, "
         f"and made non-significant by one that explains {fmt_percent(r['rv_alpha'], 1)}." + _bound_reading(r)
     )
