@@ -18,40 +18,31 @@ line); a vision-only checkpoint gives the identity cosine but no prompt probes. 
 statistics of a base and a variation drawn in different framings (a face and a full body)
 get no bound. A design offers its base/variation pairs by an ``edit_pairs(study, *,
 progress)`` method; a design without one has nothing to audit.
+
+The image statistics are :mod:`.audit_pixels`'s; the face models, the encoder and the faces'
+demographics :mod:`._audit_sources`'s; the console lines :mod:`._audit_print`'s.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import duckdb
-import numpy as np
 import polars as pl
 from rich.console import Console
 
-from cueshift._console import FitTable
 from cueshift.designs._audit_clip import clip_rows
 from cueshift.designs._audit_face_print import FACE_MEASURES, print_face_findings
-from cueshift.designs._audit_rows import (
-    EditPairs,
-    changed_pixel_rows,
-    empty_audit,
-    measure_rows,
-    unintended_verdicts,
-    with_robust_z,
-)
+from cueshift.designs._audit_print import _say, print_audit
+from cueshift.designs._audit_rows import EditPairs, empty_audit
 from cueshift.designs._audit_skin import skin_tone_summary
-from cueshift.errors import ConfigError
+from cueshift.designs._audit_sources import _base_demographics, _check_encoder, _encoder_of, _face_model_rows
+from cueshift.designs.audit_pixels import audit_measure, pixel_rows
 from cueshift.images import load_image_set
-from cueshift.images.pixel_stats import PIXEL_MEASURES, changed_fraction_of, read_rgb, statistics_of
 from cueshift.store.edit_audit import read_skin_tone, replace_edit_audit
 from cueshift.study.audit import AuditConfig
 from cueshift.study.config import Study
 from cueshift.views import PLACEBO_FEATURE_KEY
-
-#: Image statistics compared on a log10 scale in the audit (a blur divides them).
-LOG_MEASURES = frozenset({"sharpness", "face_sharpness"})
 
 
 def edit_pairs_of(image: pl.DataFrame) -> pl.DataFrame:
@@ -85,88 +76,6 @@ def image_set_edit_pairs(study: Study, *, progress: bool) -> EditPairs:
     """The pairs of the study's image set as its variation filter leaves them."""
     image_set = load_image_set(study.image_set, study.variations, progress=progress)
     return EditPairs(image_set.root, edit_pairs_of(image_set.image))
-
-
-def audit_measure(name: str) -> str:
-    """The audit's name of an image statistic (``sharpness`` is compared as ``log_sharpness``)."""
-    return name.replace("sharpness", "log_sharpness") if name in LOG_MEASURES else name
-
-
-def pixel_rows(
-    edits: EditPairs,
-    config: AuditConfig,
-    *,
-    progress: bool,
-    face_boxes: dict[str, tuple[float, float, float, float]] | None = None,
-) -> pl.DataFrame:
-    """``changed_pixels`` and every image statistic of every pair, with robust z and verdicts.
-
-    ``face_boxes`` (image path to fractional box): the detected faces, used instead of ``[audit]
-    face_box`` for the ``face_*`` statistics of the images they hold.
-    """
-    boxes = face_boxes or {}
-    pairs = edits.pairs
-    stats: dict[str, dict[str, float]] = {}
-    changed = np.zeros(pairs.height)
-    pixels: dict[str, np.ndarray] = {}
-    with _bar(progress, "Edit audit: image statistics", pairs.height) as advance:
-        for i, (path, base_path) in enumerate(zip(pairs["path"], pairs["base_path"], strict=True)):
-            for name in (base_path, path):
-                if name not in stats:
-                    pixels[name] = read_rgb(edits.root / name)
-                    stats[name] = statistics_of(pixels[name], face_box=boxes.get(name, config.face_box))
-            changed[i] = changed_fraction_of(pixels[base_path], pixels[path])
-            pixels.pop(path, None)  # a variation has one base: keep only bases
-            advance()
-    same = (pairs["framing"] == pairs["base_framing"]).to_list()
-    frames = [changed_pixel_rows(pairs, changed, config)]
-    for name in PIXEL_MEASURES:
-        measure = audit_measure(name)
-        base = _scaled(name, [stats[p][name] for p in pairs["base_path"]])
-        variation = _scaled(name, [stats[p][name] for p in pairs["path"]])
-        bounds = [config.bound(measure) if s else None for s in same]
-        frames.append(
-            measure_rows(pairs, measure, "unintended", "pixels", base, variation, variation - base, bounds)
-        )
-    unintended = unintended_verdicts(with_robust_z(pl.concat(frames[1:])), config)
-    return pl.concat([frames[0], unintended.select(frames[0].columns)])
-
-
-def _scaled(name: str, values: list[float]) -> np.ndarray:
-    """``values`` on the audit's scale of the statistic ``name`` (log10 for :data:`LOG_MEASURES`)."""
-    array = np.asarray(values, dtype=np.float64)
-    return np.log10(np.maximum(array, 1e-12)) if name in LOG_MEASURES else array
-
-
-def _face_model_rows(
-    edits: EditPairs, config: AuditConfig, console: Console
-) -> tuple[list[pl.DataFrame], dict[str, tuple[float, float, float, float]] | None, pl.DataFrame | None]:
-    """``[audit.faces]``: the face-model rows, the detected face boxes and the ``face_detection``
-    rows (none when it is off)."""
-    if config.faces is None or not edits.pairs.height:
-        return [], None, None
-    from cueshift.designs._audit_detections import detection_rows
-    from cueshift.designs._audit_faces import face_boxes, face_rows, measure_faces
-
-    pairs = edits.pairs
-    measured = measure_faces(edits.root, [*pairs["base_path"], *pairs["path"]], config.faces)
-    rows = face_rows(edits, config.faces, measured)
-    found = rows.filter(pl.col("measure") == "face_count")
-    _say(
-        console,
-        f"edit audit: face models ({config.faces.detector}): {found['failed'].sum():,} of "
-        f"{found.height:,} pairs without exactly one face on each image",
-    )
-    return [rows], face_boxes(measured), detection_rows(edits, config.faces.detector, measured)
-
-
-def _encoder_of(study: Study, config: AuditConfig) -> Path | None:
-    """``[audit] encoder``, else ``[quality] encoder`` (a stand-in id resolved to its folder)."""
-    from cueshift.inference.stand_ins.checkpoints import resolve_checkpoint
-
-    quality: Any = getattr(study, "quality", None)
-    encoder = config.encoder if config.encoder is not None else getattr(quality, "encoder", None)
-    return None if encoder is None else Path(resolve_checkpoint(str(encoder)))
 
 
 def measure_edit_audit(
@@ -282,59 +191,6 @@ def audit_study(study: Study, database: Path, *, console: Console, progress: boo
     if rows.filter(pl.col("measure").is_in(FACE_MEASURES)).height:
         print_face_findings(rows, _base_demographics(study), console, summary=skin_tone)
     return rows
-
-
-def _base_demographics(study: Study) -> pl.DataFrame:
-    """``face_id, ethnicity, gender`` of the image set's faces (the face findings' groups)."""
-    faces = load_image_set(study.image_set, study.variations, progress=False).face  # not .image
-    return faces.select("face_id", "ethnicity", "gender").unique("face_id", keep="first")
-
-
-def _check_encoder(study: Study) -> None:
-    """Refuse an encoder (``[audit]``, else ``[quality]``) that names no folder."""
-    config = study.audit or AuditConfig()
-    encoder = _encoder_of(study, config)
-    if encoder is not None and not encoder.expanduser().is_dir():
-        section = "[audit]" if config.encoder is not None else "[quality]"
-        raise ConfigError(f"{section} encoder {str(encoder)!r}: not a folder (a local CLIP checkpoint)")
-
-
-def print_audit(rows: pl.DataFrame, console: Console) -> None:
-    """One line ("12 of 1,530 variations failed the audit") and the failures by measure."""
-    n_variations = rows["image_id"].n_unique()
-    failed = rows.filter(pl.col("failed"))
-    n_failed = failed["image_id"].n_unique()
-    plural = "" if n_variations == 1 else "s"
-    _say(console, f"{n_failed:,} of {n_variations:,} variation{plural} failed the audit")
-    if not failed.height:
-        return
-    table = FitTable("check", "measure", title="Failures by measure")
-    table.add_column("variations failed", justify="right")
-    by_measure = failed.group_by("check_kind", "measure").agg(n=pl.col("image_id").n_unique())
-    for kind, measure, n in by_measure.sort("n", "measure", descending=[True, False]).iter_rows():
-        table.add_row(kind, measure, f"{n:,}")
-    console.print(table)
-
-
-def _say(console: Console, line: str) -> None:
-    console.print(line, markup=False, highlight=False, soft_wrap=True)
-
-
-class _bar:
-    """A transient rich progress bar (or nothing) whose ``__enter__`` returns an advance callable."""
-
-    def __init__(self, show: bool, description: str, total: int) -> None:
-        from rich.progress import Progress
-
-        self.progress = Progress(console=Console(stderr=True), transient=True, disable=not show)
-        self.task = self.progress.add_task(description, total=total)
-
-    def __enter__(self) -> Any:
-        self.progress.start()
-        return lambda: self.progress.advance(self.task)
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
 
 
 __all__ = [

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from cueshift.designs.audit import LOG_MEASURES, audit_measure
+from cueshift.designs.audit_pixels import LOG_MEASURES, audit_measure
 from cueshift.errors import ConfigError
 from cueshift.images.pixel_stats import PIXEL_MEASURES, changed_fraction_of, read_rgb, statistics_of
 from cueshift.stimuli.prompts import feature_label
