@@ -65,13 +65,13 @@ from cueshift.errors import ConfigError, CueshiftError
 from cueshift.extras import importing
 from cueshift.inference.backends.base import Backend, BackendAnswers, JudgmentRequest, StudyContext
 from cueshift.inference.backends.checkpoints import checkpoint_source
-from cueshift.inference.backends.hf_answers import answer_from_logprobs, judgment_seed, pair_seed, rating_seed
+from cueshift.inference.backends.hf_designs import FurtherDesigns
 from cueshift.inference.backends.hf_settings import Mode, parse_settings, pick_device, pick_dtype
 from cueshift.inference.backends.one_ahead import one_ahead
 from cueshift.study.config import ModelConfig
 
 
-class TransformersBackend(Backend):
+class TransformersBackend(FurtherDesigns, Backend):
     """Judge with a transformers image-text-to-text model (see the module docstring).
 
     Parameters
@@ -142,7 +142,9 @@ class TransformersBackend(Backend):
         source, where = checkpoint_source(cfg.model_id, cfg.checkpoint, cfg.revision)
         try:
             common: dict[str, Any] = {
-                "revision": cfg.revision, "trust_remote_code": s.trust_remote_code, **where
+                "revision": cfg.revision,
+                "trust_remote_code": s.trust_remote_code,
+                **where,
             }
             processor = AutoProcessor.from_pretrained(source, **common)  # type: ignore[no-untyped-call]
             extra = {"attn_implementation": s.attn_implementation} if s.attn_implementation else {}
@@ -210,236 +212,6 @@ class TransformersBackend(Backend):
         with self._tokenizer_lock:  # also decoding on the judging thread (one_ahead)
             enc = encode_image(self.processor, image, prompts, answer_prefix=self.settings.answer_prefix)
         return enc, index
-
-    def _score_image(
-        self,
-        requests: list[JudgmentRequest],
-        encoded: tuple[Any, dict[tuple[str, int], int]],
-        t0: float,
-        rows: list[int],
-        texts: list[str],
-        latency: list[float],
-        p_fav: list[float | None],
-        p_neither: list[float | None],
-    ) -> None:
-        from cueshift.inference.backends.hf_score import score_full, score_shared_prefix
-        from cueshift.inference.backends.hf_shared_prefix import supports_shared_prefix
-        from cueshift.inference.backends.hf_static import rows_per_call
-
-        enc, index = encoded
-        if self.settings.shared_prefix:
-            rows_per = rows_per_call(self.settings.batch_size, self.hf_model, len(enc.prefix_ids) + 128)
-            one_copy = self.settings.shared_prefix_attention and supports_shared_prefix(self.hf_model)
-            logps = score_shared_prefix(self.hf_model, enc, batch_size=rows_per, shared_attention=one_copy)
-        else:
-            logps = score_full(self.hf_model, enc)
-        per_row = (time.perf_counter() - t0) * 1000.0 / len(rows)
-        for i, req in zip(rows, requests, strict=True):
-            la, lb = logps[index[(req.scenario.scenario_id, req.ordering.ordering)]]
-            text, p_a, neither = answer_from_logprobs(la, lb)
-            texts[i] = text
-            latency[i] = per_row
-            p_neither[i] = neither
-            p_fav[i] = None if p_a is None else (p_a if req.ordering.favorable_letter == "a" else 1.0 - p_a)
-
-    def _generate_image(
-        self,
-        requests: list[JudgmentRequest],
-        encoded: tuple[Any, dict[tuple[str, int], int]],
-        t0: float,
-        rows: list[int],
-        texts: list[str],
-        latency: list[float],
-    ) -> None:
-        """Seeded generations of one image's prompts: batched on the image prefix's cache when
-        ``shared_prefix`` and ``batch_size > 1`` (:mod:`.hf_generate`), else one call per prompt."""
-        from cueshift.inference.backends.hf_generate import sampling_warpers
-        from cueshift.inference.backends.hf_score import prefix_cache
-
-        enc, index = encoded
-        model = self.hf_model
-        cache = prefix_cache(model, enc) if self.settings.shared_prefix else None
-        shared_ms = (time.perf_counter() - t0) * 1000.0 / len(rows)
-        keys = [index[(req.scenario.scenario_id, req.ordering.ordering)] for req in requests]
-        seeds = [
-            judgment_seed(req.seed, req.image.image_id, req.scenario.scenario_id, req.ordering.ordering)
-            for req in requests
-        ]
-        warpers = sampling_warpers(model, self._sampling) if cache is not None else None
-        if warpers is not None and self.settings.batch_size != 1:
-            self._generate_batched(enc, cache, keys, seeds, warpers, rows, texts, latency, shared_ms)
-        else:
-            self._generate_each(enc, cache, keys, seeds, rows, texts, latency, shared_ms)
-
-    def _generate_batched(
-        self,
-        enc: Any,
-        cache: Any,
-        keys: list[int],
-        seeds: list[int],
-        warpers: Any,
-        rows: list[int],
-        texts: list[str],
-        latency: list[float],
-        shared_ms: float,
-    ) -> None:
-        """Rows of equal (static cache: bucketed) prompt length in ``generate`` calls of
-        ``batch_size`` rows, each row sampled with its own seeded generator (equal to
-        :meth:`_generate_each`)."""
-        from cueshift.inference.backends.hf_generate import dynamic_batches
-        from cueshift.inference.backends.hf_shared_prefix import shared_prefix_batches, supports_shared_prefix
-        from cueshift.inference.backends.hf_static import StaticPrefix, rows_per_call, static_batches
-
-        tokenizer, s = self.processor.tokenizer, self.settings
-        prompts = [enc.full_ids(k) for k in keys]
-        if s.static_cache:
-            self._static = self._static or StaticPrefix(self.hf_model)
-            calls = static_batches(
-                self._static, cache, prompts, seeds, self._sampling, warpers,
-                prefix_len=len(enc.prefix_ids), batch_size=s.batch_size, compile=s.compile,
-            )  # fmt: skip
-        elif s.shared_prefix_attention and supports_shared_prefix(self.hf_model):
-            calls = shared_prefix_batches(
-                self.hf_model, cache, prompts, seeds, self._sampling, warpers,
-                prefix_len=len(enc.prefix_ids), batch_size=s.batch_size, graph=self._graph,
-            )  # fmt: skip
-        else:
-            size = rows_per_call(s.batch_size, self.hf_model, len(prompts[0]) + s.max_new_tokens)
-            calls = dynamic_batches(
-                self.hf_model, cache, prompts, seeds, self._sampling, warpers, batch_size=size
-            )
-        t1 = time.perf_counter()
-        for group, new in calls:
-            per_row = shared_ms + (time.perf_counter() - t1) * 1000.0 / len(group)
-            t1 = time.perf_counter()
-            with self._tokenizer_lock:
-                for j, tokens in zip(group, new, strict=True):
-                    texts[rows[j]] = tokenizer.decode(tokens, skip_special_tokens=True).strip()
-                    latency[rows[j]] = per_row
-
-    def _generate_each(
-        self,
-        enc: Any,
-        cache: Any,
-        keys: list[int],
-        seeds: list[int],
-        rows: list[int],
-        texts: list[str],
-        latency: list[float],
-        shared_ms: float,
-    ) -> None:
-        """One seeded ``generate`` call per judgment (the reference the batched path equals)."""
-        import copy
-
-        import torch
-
-        from cueshift.inference.backends.hf_score import move_inputs
-
-        model = self.hf_model
-        image_inputs = move_inputs(enc.image_inputs, model)
-        tokenizer = self.processor.tokenizer
-        for i, k, seed in zip(rows, keys, seeds, strict=True):
-            t1 = time.perf_counter()
-            ids = torch.tensor([enc.full_ids(k)], device=model.device)
-            if cache is not None:  # the cache holds the image: pass only the ids and a full mask
-                inputs: dict[str, Any] = {
-                    "attention_mask": torch.ones_like(ids),
-                    "cache": copy.deepcopy(cache),
-                }
-            else:  # the release protocol: the whole prompt with the image, every time
-                inputs = {**image_inputs, **move_inputs(enc.full_token_inputs(k), model)}
-            with torch.inference_mode():
-                out = model.generate(input_ids=ids, **inputs, **self._seeded_sampling(seed, ids.device))
-            with self._tokenizer_lock:
-                texts[i] = tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True).strip()
-            latency[i] = shared_ms + (time.perf_counter() - t1) * 1000.0
-
-    # --- further designs: two-image pairwise trials, 0-10 ratings --------------------------------------
-    def judge_pairs(self, batch: pl.DataFrame) -> BackendAnswers:
-        """Answer two-image trials in row order (columns ``left_image_id, right_image_id,
-        scenario_id, seed``; the question is the batch's ``prompt`` column or the study template)."""
-        from cueshift.inference.backends.base import pairwise_prompts
-
-        texts: list[str] = []
-        latency: list[float] = []
-        rows = batch.select("left_image_id", "right_image_id", "scenario_id", "seed").iter_rows()
-        for (left, right, scenario_id, seed), prompt in zip(
-            rows, pairwise_prompts(batch, self.context), strict=True
-        ):
-            text, ms = self._generate_images([left, right], prompt, pair_seed(seed, left, right, scenario_id))
-            texts.append(text)
-            latency.append(ms)
-        return BackendAnswers(texts, latency)
-
-    def rate(self, batch: pl.DataFrame) -> BackendAnswers:
-        """Answer rating requests in row order (columns ``image_id, attribute, seed``; the prompt is
-        the batch's ``prompt`` column or the design's rating prompt, see ``rating_prompts``)."""
-        from cueshift.inference.backends.base import rating_prompts
-
-        texts: list[str] = []
-        latency: list[float] = []
-        rows = batch.select("image_id", "attribute", "seed").iter_rows()
-        prompts = rating_prompts(batch, self.context)
-        for (image_id, attribute, seed), prompt in zip(rows, prompts, strict=True):
-            text, ms = self._generate_images([image_id], prompt, rating_seed(seed, image_id, attribute))
-            texts.append(text)
-            latency.append(ms)
-        return BackendAnswers(texts, latency)
-
-    def _generate_images(self, image_ids: Sequence[str], prompt: str, rng_seed: int) -> tuple[str, float]:
-        """One seeded generation for a chat turn with ``image_ids`` (in order) and then ``prompt``."""
-        import torch
-        from PIL import Image
-
-        from cueshift.inference.backends.hf_prompts import encode_images
-        from cueshift.inference.backends.hf_score import move_inputs
-
-        t0 = time.perf_counter()
-        images = []
-        for image_id in image_ids:
-            path = self.context.images[image_id].path
-            try:
-                with Image.open(path) as im:
-                    images.append(im.convert("RGB"))
-            except OSError as exc:
-                raise CueshiftError(f"image {image_id}: cannot read {path}: {exc}") from None
-        model = self.hf_model
-        inputs = move_inputs(encode_images(self.processor, images, prompt), model)
-        n_prompt = inputs["input_ids"].shape[1]
-        with torch.inference_mode():
-            out = model.generate(**inputs, **self._seeded_sampling(rng_seed, inputs["input_ids"].device))
-        text = self.processor.tokenizer.decode(out[0, n_prompt:], skip_special_tokens=True).strip()
-        return text, (time.perf_counter() - t0) * 1000.0
-
-    def _seeded_sampling(self, seed: int, device: Any) -> dict[str, Any]:
-        """``generate`` keywords for one generation seeded with ``seed``: the per-row sampler of
-        :mod:`.hf_generate` (the draw batched decoding makes), else transformers' own sampling
-        under ``torch.manual_seed(seed)`` where that sampler cannot reproduce the config."""
-        import torch
-
-        from cueshift.inference.backends.hf_generate import seeded_generate_kwargs
-
-        kwargs = seeded_generate_kwargs(self.hf_model, self._sampling, [seed], device)
-        if kwargs is None:
-            torch.manual_seed(seed)
-            return self._sampling
-        return kwargs
-
-    @property
-    def _sampling(self) -> dict[str, Any]:
-        s = self.settings
-        kw: dict[str, Any] = {
-            "do_sample": s.temperature > 0,
-            "max_new_tokens": s.max_new_tokens,
-            "pad_token_id": self._pad_id,
-        }
-        if s.temperature > 0:
-            kw["temperature"] = s.temperature
-            if s.top_k is not None:
-                kw["top_k"] = s.top_k
-            if s.top_p is not None:
-                kw["top_p"] = s.top_p
-        return kw
 
 
 __all__ = ["TransformersBackend"]
