@@ -5,7 +5,6 @@ from cueshift.designs.stylisticbias.stats._attributes import (
     MEAN_OF_GROUPS,
     category_demographic_table,
     demographic_variation_table,
-    negativity_asymmetry,
 )
 from cueshift.designs.stylisticbias.stats._audit import audit_sensitivity, audit_variations
 from cueshift.designs.stylisticbias.stats._by_model import category_table_by_model, variation_table_by_model
@@ -37,6 +36,7 @@ from cueshift.designs.stylisticbias.stats._metrics import (
 from cueshift.designs.stylisticbias.stats._missing import missing_rates, missing_shift
 from cueshift.designs.stylisticbias.stats._missing_ordering import missing_by_ordering, missing_lean
 from cueshift.designs.stylisticbias.stats._model_cells import ModelCells, model_cells, model_level_cells
+from cueshift.designs.stylisticbias.stats._negativity import negativity_asymmetry
 from cueshift.designs.stylisticbias.stats._noise import (
     ALL_PLACEBOS,
     attributes_vs_floor,

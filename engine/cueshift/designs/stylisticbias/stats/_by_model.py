@@ -16,10 +16,10 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.constants import DIMENSIONS, TABLE3_CATEGORY_MAP
 from cueshift.designs.stylisticbias.stats._attributes import (
-    GROUP_CELL_COLUMNS,
     category_demographic_table,
     demographic_variation_table,
 )
+from cueshift.designs.stylisticbias.stats._group_cells import GROUP_CELL_COLUMNS
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
 from cueshift.errors import CueshiftError
 from cueshift.stats import ALPHA, Resampling, returns

@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 
 from cueshift.designs.stylisticbias.constants import ELDERLY, FASHION_CATEGORY, YOUNG
-from cueshift.designs.stylisticbias.stats._attributes import (
+from cueshift.designs.stylisticbias.stats._group_cells import (
     GROUP_CELL_COLUMNS,
     FaceLevelTest,
     group_cells,

@@ -30,7 +30,7 @@ def crossed_group_intervals(
     resampling: Resampling,
 ) -> tuple[F64, F64]:
     """Crossed-bootstrap intervals of the cells of
-    :func:`~cueshift.designs.stylisticbias.stats._attributes.group_cells` (same order: dimension,
+    :func:`~cueshift.designs.stylisticbias.stats._group_cells.group_cells` (same order: dimension,
     group, then the cells of ``keys`` that the group has).
 
     The faces are drawn as the face-level bootstrap of the same ``resampling`` (resamples, seed)

@@ -15,11 +15,11 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.constants import DIMENSIONS
 from cueshift.designs.stylisticbias.stats._attributes import (
-    GROUP_CELL_COLUMNS,
     MEAN_OF_GROUPS,
     category_demographic_table,
     demographic_variation_table,
 )
+from cueshift.designs.stylisticbias.stats._group_cells import GROUP_CELL_COLUMNS
 from cueshift.designs.stylisticbias.stats._metrics import variation_strength
 from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
