@@ -6,7 +6,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from cueshift.stats._faces import cell_codes, encode_categories
+from cueshift.stats._cell_codes import cell_codes, encode_categories
 
 
 @pytest.mark.parametrize(

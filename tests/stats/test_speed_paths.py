@@ -14,7 +14,9 @@ from cueshift.designs.stylisticbias.inputs import Inputs
 from cueshift.designs.stylisticbias.run_reads import read_once
 from cueshift.inference.parser import parse_answer
 from cueshift.stats import AnalysisContext
-from cueshift.stats._faces import _unique_codes, face_sums, group_means, row_means
+from cueshift.stats._cell_codes import _unique_codes
+from cueshift.stats._face_sums import face_sums, row_means
+from cueshift.stats._faces import group_means
 from cueshift.views import read_delta
 from tests.simulate.outputs import INVALID_TEXTS, write_study
 from tests.simulate.study import SimulationSpec, simulate_study

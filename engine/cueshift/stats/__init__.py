@@ -57,6 +57,7 @@ This is the one public face: the designs import these names from ``cueshift.stat
 
 import cueshift._jit  # noqa: F401  (numba's cache folder, before any kernel is decorated)
 from cueshift.stats._anova import AnovaResult, one_way_anova
+from cueshift.stats._cell_codes import cell_codes, encode_categories
 from cueshift.stats._checked import returns
 from cueshift.stats._clustered import clustered_standard_error, design_effect, naive_standard_error
 from cueshift.stats._clustered_share import clustered_wilson
@@ -87,18 +88,12 @@ from cueshift.stats._deprecated_registry import (
 from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates
 from cueshift.stats._equivalence import VERDICTS, Tost, equivalence_verdicts, tost
 from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
+from cueshift.stats._face_sums import FaceSums, coarsen, face_sums, regroup, row_means
 from cueshift.stats._faces import (
     FaceMatrix,
-    FaceSums,
-    cell_codes,
-    coarsen,
-    encode_categories,
     face_labels,
     face_matrix,
-    face_sums,
     group_means,
-    regroup,
-    row_means,
     study_faces,
 )
 from cueshift.stats._folded import abs_interval, mean_abs_interval

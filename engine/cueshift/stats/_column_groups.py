@@ -1,6 +1,6 @@
 """Sums of the columns of a face × fine-cell array per group of cells, exact for integer-valued sums.
 
-The per-face sums of :mod:`cueshift.stats._faces` are integer-valued doubles
+The per-face sums of :mod:`cueshift.stats._face_sums` are integer-valued doubles
 (:mod:`cueshift.stats._exact_means`): while every partial sum stays below :math:`2^{52}` they add
 exactly in any order, so one pass of additions gives the same doubles as any other order. Beyond
 that bound (never at the study sizes, but possible on the fixed grid of non-ratio values) the

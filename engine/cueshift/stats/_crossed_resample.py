@@ -16,8 +16,9 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from cueshift._types import F64
+from cueshift.stats._cell_codes import cell_codes, encode_categories
 from cueshift.stats._crossed_variance import crossed_jackknife, t_calibrated
-from cueshift.stats._faces import FaceSums, cell_codes, encode_categories
+from cueshift.stats._face_sums import FaceSums
 from cueshift.stats._replicate_kernels import share_below
 from cueshift.stats._resample import (
     CHUNK_BYTES,
@@ -52,7 +53,7 @@ def scenario_sums(
     fs: FaceSums, keys: Sequence[str], scenarios: Sequence[str], *, face_mask: NDArray[np.bool_] | None = None
 ) -> tuple[F64, F64]:
     """Per face × row of ``keys`` × scenario: the exact sums and row counts of the fine cells
-    (rows in the order of :func:`~cueshift.stats._faces.coarsen` on the same ``keys``).
+    (rows in the order of :func:`~cueshift.stats._face_sums.coarsen` on the same ``keys``).
 
     Returns ``(sums, counts)``, each ``(n_faces, n_rows, n_scenarios)``; faces outside
     ``face_mask`` have zero counts."""

@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 from cueshift.errors import CueshiftError
 from cueshift.schemas.results_frame import FRAME_STAT_COLUMNS, validate_frame_stat
-from cueshift.stats._faces import cell_codes
+from cueshift.stats._cell_codes import cell_codes
 from cueshift.stats._multiplicity import bh_by_family
 
 #: ``by`` as the caller may give it: a column name, several, or none.

@@ -9,8 +9,9 @@ import polars as pl
 from scipy import sparse
 
 from cueshift.errors import CueshiftError
+from cueshift.stats._cell_codes import cell_codes
 from cueshift.stats._exact_means import ratio_means
-from cueshift.stats._faces import cell_codes, face_sums
+from cueshift.stats._face_sums import face_sums
 from cueshift.stats._frame_input import By, by_columns, checked_rows, finish, subject_ids
 from cueshift.stats._frame_means import check_bootstrap
 from cueshift.stats._one_sample import one_sample_test

@@ -12,7 +12,8 @@ from numpy.typing import NDArray
 
 from cueshift._types import F64
 from cueshift.errors import CueshiftError
-from cueshift.stats._faces import encode_categories, face_matrix
+from cueshift.stats._cell_codes import encode_categories
+from cueshift.stats._faces import face_matrix
 from cueshift.stats._frame_input import (
     By,
     by_columns,

@@ -9,7 +9,8 @@ import numpy as np
 import polars as pl
 
 from cueshift.errors import CueshiftError
-from cueshift.stats._faces import cell_codes, encode_categories, face_matrix
+from cueshift.stats._cell_codes import cell_codes, encode_categories
+from cueshift.stats._faces import face_matrix
 from cueshift.stats._frame_input import By, by_columns, checked_rows, finish, subject_ids
 from cueshift.stats._vs import variation_strength_kernel
 

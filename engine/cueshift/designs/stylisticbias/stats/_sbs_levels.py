@@ -1,7 +1,7 @@
 """The levels SBS is reported at (:data:`LEVELS`, plus demographic groups) and the face matrix
 of each level's rows, per model and pooled.
 
-Every level is a regrouping of the fine cells (:func:`~cueshift.stats._faces.face_sums`, one
+Every level is a regrouping of the fine cells (:func:`~cueshift.stats._face_sums.face_sums`, one
 pass over the rows), so no level reads the rows again.
 """
 
