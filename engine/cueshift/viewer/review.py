@@ -9,7 +9,7 @@ from starlette.requests import Request
 
 from cueshift.designs.page_helpers import BadRequest, NotFound, Page, page_count
 from cueshift.render import Col, stub
-from cueshift.viewer import audit, compare, tables
+from cueshift.viewer import audit, audit_robustness, compare, tables
 from cueshift.viewer.filters import Filters
 
 if TYPE_CHECKING:
@@ -37,7 +37,8 @@ def _value(viewer: Viewer, request: Request) -> str | None:
 
 
 def failed_edits(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[str, Any]]:
-    """The variations that failed the edit audit: base and variation side by side, what failed."""
+    """The variations that failed the edit audit: base and variation side by side, what failed; and
+    how robust the audit run's shifts are (:mod:`.audit_robustness`)."""
     value = _value(viewer, request)
     con = viewer.source.cursor()
     try:
@@ -48,10 +49,13 @@ def failed_edits(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dic
         page = Page(rows=audit.failed_edits(con, value, number), page=number, n_pages=n_pages, total=total)
         found = audit.of_images(con, [str(i) for i in page.rows["image_id"]])
         values = audit.failed_values(con)
+        robust = audit_robustness.robustness(con, viewer.source.tables)
     finally:
         con.close()
     rows = [{**r, "audit": found.get(str(r["image_id"]), {})} for r in page.rows.iter_rows(named=True)]
     return "failed.html", {
+        "robustness_table": None if robust is None else audit_robustness.robustness_table(robust),
+        "robustness_older": None if robust is None else audit_robustness.older(robust),
         "value": value,
         "counts": counts,
         "values": values,
