@@ -17,7 +17,8 @@ page                   what it shows
 ``/design/<d>/<p>``    the pages a design declares (``Design.viewer``): seed 002's trials,
                        both images and the choice (``/pairwise`` redirects there); seed 004's
                        model score vs human rating per attribute (``/probe``)
-``/failed``            the edits that failed the audit: base and variation, the failed measures
+``/failed``            the edits that failed the audit: base and variation, the failed measures;
+                       the robustness (RV, bound) of the audit run's shifts
 ``/compare``           two models: paired SBS difference per attribute and scenario, with CI;
                        the faces on which they disagree most, both models' φ
 =====================  ===================================================================
