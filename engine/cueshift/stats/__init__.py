@@ -154,12 +154,8 @@ from cueshift.stats._settings import (
     TestMethod,
 )
 from cueshift.stats._shrinkage import ShrinkageResult, eb_shrink, pooled_standard_errors
-from cueshift.stats._signed_rank import (
-    SignedRankResult,
-    ZeroMethod,
-    signed_rank_columns,
-    wilcoxon_signed_rank,
-)
+from cueshift.stats._signed_rank import ZeroMethod, signed_rank_columns
+from cueshift.stats._signed_rank_sample import SignedRankResult, wilcoxon_signed_rank
 from cueshift.stats._structure import (
     adjusted_rand_index,
     attribute_correlations,

@@ -1,5 +1,5 @@
-r"""Wilcoxon signed-rank test: vectorised over cells (numba ranks) with an exact or normal null,
-and the single-sample form the design statistics use.
+r"""Wilcoxon signed-rank test: vectorised over cells (numba ranks) with an exact or normal null
+(the single-sample form the design statistics use is in :mod:`cueshift.stats._signed_rank_sample`).
 
 ``method='auto'`` makes scipy's choice (``scipy.stats.wilcoxon``, scipy 1.17, checked in
 ``tests/stats/test_exact_ties.py``): with :math:`N` the non-missing differences (zeros included),
@@ -11,14 +11,11 @@ otherwise the normal approximation with the tie-corrected variance.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from typing import Literal
 
 import numba
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
-from scipy import special
+from numpy.typing import NDArray
 
 from cueshift._types import F64
 from cueshift.stats._ranks import (
@@ -27,6 +24,7 @@ from cueshift.stats._ranks import (
     as_columns,
     average_ranks,
 )
+from cueshift.stats._signed_rank_nulls import _normal_p, _signed_rank_exact_p
 
 ZeroMethod = Literal["wilcox", "pratt", "zsplit"]
 Method = Literal["auto", "asymptotic", "exact"]
@@ -79,17 +77,6 @@ def _signed_rank_kernel(x: F64, zero_code: int) -> F64:  # pragma: no cover - nu
         out[c, 4] = tie_term
         out[c, 5] = 1.0 if ties else 0.0
     return out
-
-
-def _signed_rank_null_counts(n: int) -> NDArray[np.float64]:
-    """Number of sign assignments of ranks 1..n giving each value of R+ (0..n(n+1)/2)."""
-    counts = np.zeros(n * (n + 1) // 2 + 1)
-    counts[0] = 1.0
-    top = 0
-    for r in range(1, n + 1):
-        counts[r : top + r + 1] += counts[: top + 1].copy()
-        top += r
-    return counts
 
 
 @numba.njit(parallel=True, cache=True)
@@ -221,80 +208,3 @@ def _signed_rank(
     statistic = np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus
     p = np.where(count > 0, p, np.nan)
     return RankTestResult(statistic, np.clip(p, 0.0, 1.0), count, effect, z), r_plus
-
-
-def _signed_rank_exact_p(n: int, r_plus: float, alternative: Alternative) -> float:
-    counts = _signed_rank_null_counts(n)
-    pmf = counts / counts.sum()
-    cdf = np.cumsum(pmf)
-    sf = 1.0 - np.concatenate(([0.0], cdf[:-1]))  # P(R+ >= k)
-    hi, lo = int(np.floor(r_plus)), int(np.ceil(r_plus))
-    p_greater = sf[hi] if hi < sf.size else 0.0
-    p_less = cdf[lo] if lo < cdf.size else 1.0
-    if alternative == "greater":
-        return float(p_greater)
-    if alternative == "less":
-        return float(p_less)
-    return float(min(1.0, 2.0 * min(p_greater, p_less)))
-
-
-def _normal_p(z: F64, alternative: Alternative) -> F64:
-    if alternative == "greater":
-        p = special.ndtr(-z)
-    elif alternative == "less":
-        p = special.ndtr(z)
-    else:
-        p = 2.0 * special.ndtr(-np.abs(z))
-    return np.asarray(p, dtype=np.float64)
-
-
-@dataclass(frozen=True)
-class SignedRankResult:
-    """Wilcoxon signed-rank: T+ (sum of positive ranks), z, two-sided p, non-zero n, rank-biserial r."""
-
-    statistic: float
-    z: float
-    p_value: float
-    n: int
-    rank_biserial: float
-
-
-def wilcoxon_signed_rank(differences: ArrayLike) -> SignedRankResult:
-    r"""Wilcoxon signed-rank test of one sample of paired differences (normal approximation).
-
-    Zeros are dropped (Wilcoxon's convention) and missing values ignored; with :math:`n`
-    non-zero differences and mid-ranks of :math:`|d|`,
-
-    .. math::
-
-        T^+ = \sum_{d_i > 0} R_i, \quad
-        z = \frac{T^+ - n(n+1)/4}{\sqrt{n(n+1)(2n+1)/24 - \sum_t (t^3 - t)/48}}, \quad
-        p = 2\,\bar\Phi(|z|),
-
-    without continuity correction: :func:`signed_rank_columns` with ``method='asymptotic'``
-    on one column, as ``scipy.stats.wilcoxon(method="approx", correction=False)``. The
-    statistic is :math:`T^+` (not scipy's :math:`\min(T^+, T^-)`); the effect size is the
-    matched-pairs rank-biserial correlation :math:`r = (T^+ - T^-)/(T^+ + T^-)`. Without a
-    non-zero difference everything is NaN and ``n = 0``.
-
-    References
-    ----------
-    .. [1] Wilcoxon, F. (1945). *Biometrics Bulletin* 1, 80–83.
-    .. [2] Kerby, D. S. (2014). The simple difference formula: an approach to teaching
-       nonparametric correlation. *Comprehensive Psychology* 3, 11.IT.3.1.
-    .. [3] Seed 001 §4.1 (paired original vs filtered image of each individual).
-
-    Examples
-    --------
-    >>> result = wilcoxon_signed_rank([1.0, 2.0, -3.0, 0.0])
-    >>> result.statistic, result.n, result.rank_biserial
-    (3.0, 3, 0.0)
-    """
-    d = np.asarray(differences, dtype=np.float64).ravel()
-    result, r_plus = _signed_rank(d[~np.isnan(d)], "wilcox", False, "two-sided", "asymptotic")
-    n = int(result.n[0])
-    if n == 0:
-        return SignedRankResult(math.nan, math.nan, math.nan, 0, math.nan)
-    return SignedRankResult(
-        float(r_plus[0]), float(result.z[0]), float(result.p_value[0]), n, float(result.effect_size[0])
-    )
