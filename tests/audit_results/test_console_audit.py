@@ -5,8 +5,10 @@ report's robustness sentence prints the same numbers."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import polars as pl
 import pytest
@@ -44,7 +46,7 @@ def _plain(text: str) -> str:
 
 
 @pytest.fixture()
-def con(tmp_path: Path):
+def con(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     con = store.open_study(tmp_path / "study.duckdb")
     write_study(con, simulate_study(SimulationSpec(n_faces=16, models=tuple(MODELS), seed=6)))
     variations = stored_variations(con).sort("image_id")
@@ -57,7 +59,9 @@ def con(tmp_path: Path):
 
 
 @pytest.mark.parametrize(("mode", "column"), [("strict", "audited"), ("report", "all")])
-def test_the_console_names_the_least_robust_shift_as_stored(con, mode: str, column: str) -> None:
+def test_the_console_names_the_least_robust_shift_as_stored(
+    con: duckdb.DuckDBPyConnection, mode: str, column: str
+) -> None:
     audit = read_edit_audit(con, mode)
     results = run_analyses(
         con, Resampling(resamples=100), only=["audit_sensitivity"], progress=False, audit=audit
@@ -89,7 +93,7 @@ def test_the_console_names_the_least_robust_shift_as_stored(con, mode: str, colu
     assert f"would leave it at {_plain(fmt_number(least['bound_sbs'], 4))}" in text
 
 
-def test_no_significant_shift_is_one_clause(con) -> None:
+def test_no_significant_shift_is_one_clause(con: duckdb.DuckDBPyConnection) -> None:
     audit = read_edit_audit(con, "report")
     results = run_analyses(
         con, Resampling(resamples=100), only=["audit_sensitivity"], progress=False, audit=audit
