@@ -24,9 +24,11 @@ from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E
 from cueshift.inference.backends import hf_generate  # noqa: E402
 from cueshift.inference.backends.base import StudyContext  # noqa: E402
 from cueshift.inference.backends.hf import TransformersBackend  # noqa: E402
-from cueshift.inference.backends.hf_generate import generate_group, generate_groups, sampling_warpers  # noqa: E402
+from cueshift.inference.backends.hf_generate import generate_group, generate_groups  # noqa: E402
 from cueshift.inference.backends.hf_prompts import encode_image  # noqa: E402
+from cueshift.inference.backends.hf_sampler import seeded_generate_kwargs  # noqa: E402
 from cueshift.inference.backends.hf_score import prefix_cache  # noqa: E402
+from cueshift.inference.backends.hf_warpers import sampling_warpers  # noqa: E402
 from cueshift.inference.stand_ins.tiny import ARCHS, build_tiny  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE  # noqa: E402
@@ -91,7 +93,7 @@ def test_batched_tokens_equal_one_generate_call_per_row(tiny: tuple[str, Any], c
     eos = hf_generate.eos_ids(model)
     for (k, seed), tokens in zip(rows, got, strict=True):
         ids = torch.tensor([enc.full_ids(k)])
-        alone = hf_generate.seeded_generate_kwargs(model, sampling, [seed], ids.device)
+        alone = seeded_generate_kwargs(model, sampling, [seed], ids.device)
         assert alone is not None
         with torch.inference_mode():
             out = model.generate(

@@ -1,4 +1,4 @@
-"""The batched per-row sampler of :mod:`cueshift.inference.backends.hf_generate`.
+"""The batched per-row sampler of :mod:`cueshift.inference.backends.hf_sampler`.
 
 Gumbel-max draws with counter-based noise: distributed as ``softmax(logits / T)`` (chi-square
 against the exact probabilities), a row's draw independent of its batch neighbours and the
@@ -16,8 +16,8 @@ import torch
 from scipy import stats
 from transformers import LogitsProcessorList, TemperatureLogitsWarper
 
-from cueshift.inference.backends import hf_generate
-from cueshift.inference.backends.hf_generate import PerRowSampler, gumbel_noise, sample_rows
+from cueshift.inference.backends import hf_sampler
+from cueshift.inference.backends.hf_sampler import PerRowSampler, gumbel_noise, sample_rows
 
 LOGITS = torch.tensor([1.2, -0.4, 0.3, 2.0, -1.5, 0.0])
 
@@ -77,7 +77,7 @@ def test_seeds_and_steps_give_different_streams() -> None:
 
 def test_one_step_of_a_batch_makes_a_fixed_number_of_sampling_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: dict[str, int] = {"sample_rows": 0}
-    real = hf_generate.sample_rows
+    real = hf_sampler.sample_rows
 
     def counted(*args: Any, **kwargs: Any) -> torch.Tensor:
         calls["sample_rows"] += 1
@@ -86,7 +86,7 @@ def test_one_step_of_a_batch_makes_a_fixed_number_of_sampling_calls(monkeypatch:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("torch.multinomial must not run")
 
-    monkeypatch.setattr(hf_generate, "sample_rows", counted)
+    monkeypatch.setattr(hf_sampler, "sample_rows", counted)
     monkeypatch.setattr(torch, "multinomial", refuse)
     warpers = LogitsProcessorList([TemperatureLogitsWarper(1.5)])
     for rows in (1, 300):

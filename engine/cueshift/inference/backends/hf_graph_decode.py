@@ -19,7 +19,7 @@ every buffer a decoding step touches has one shape and one address for the whole
    is captured once as a ``torch.cuda.CUDAGraph`` and replayed (one launch per step instead of
    thousands), elsewhere it runs eagerly: the same arithmetic either way;
 4. each step's logits go through the same per-row seeded sampler as ``generate``
-   (:class:`~.hf_generate.PerRowSampler`), so every row's answer equals its per-prompt answer.
+   (:class:`~.hf_sampler.PerRowSampler`), so every row's answer equals its per-prompt answer.
 
 The state (buffers and graph) is kept for the next call of the same shape: one image's 300
 prompts in one call give one shape for all images of one size. :func:`graph_refusal` names
@@ -35,8 +35,9 @@ from typing import Any
 import torch
 from transformers import LogitsProcessorList
 
-from cueshift.inference.backends.hf_generate import PerRowSampler, eos_ids, new_tokens
+from cueshift.inference.backends.hf_generate import eos_ids, new_tokens
 from cueshift.inference.backends.hf_graph_state import GraphState
+from cueshift.inference.backends.hf_sampler import PerRowSampler
 from cueshift.inference.backends.hf_shared_prefix import shared_prefix_attention_on
 from cueshift.inference.backends.hf_static import suffix_padded
 

@@ -76,8 +76,8 @@ class ImageJudging:
     ) -> None:
         """Seeded generations of one image's prompts: batched on the image prefix's cache when
         ``shared_prefix`` and ``batch_size > 1`` (:mod:`.hf_generate`), else one call per prompt."""
-        from cueshift.inference.backends.hf_generate import sampling_warpers
         from cueshift.inference.backends.hf_score import prefix_cache
+        from cueshift.inference.backends.hf_warpers import sampling_warpers
 
         enc, index = encoded
         model = self.hf_model
@@ -179,11 +179,11 @@ class ImageJudging:
 
     def _seeded_sampling(self, seed: int, device: Any) -> dict[str, Any]:
         """``generate`` keywords for one generation seeded with ``seed``: the per-row sampler of
-        :mod:`.hf_generate` (the draw batched decoding makes), else transformers' own sampling
+        :mod:`.hf_sampler` (the draw batched decoding makes), else transformers' own sampling
         under ``torch.manual_seed(seed)`` where that sampler cannot reproduce the config."""
         import torch
 
-        from cueshift.inference.backends.hf_generate import seeded_generate_kwargs
+        from cueshift.inference.backends.hf_sampler import seeded_generate_kwargs
 
         kwargs = seeded_generate_kwargs(self.hf_model, self._sampling, [seed], device)
         if kwargs is None:

@@ -17,7 +17,7 @@ against 14 GB of weights. Here (``shared_prefix_attention = true``, the default)
    Models that do not place tokens by the mask (:data:`~.hf_static.NO_PADDING`: the Qwen-VL
    family, Gemma 3) get calls of equal suffix length instead, except on the fixed-shape path
    (``cuda_graph = true``, :mod:`.hf_graph_decode`), which sets their positions itself;
-4. ``generate`` decodes with the same per-row seeded sampler (:class:`~.hf_generate.PerRowSampler`),
+4. ``generate`` decodes with the same per-row seeded sampler (:class:`~.hf_sampler.PerRowSampler`),
    so each row's answer equals its per-prompt answer.
 
 Sliding-window layers (Gemma 3, Mistral's window) keep what the prefix pass kept (the last

@@ -18,7 +18,7 @@ Here (``static_cache = true`` in ``[models.settings]``):
    cache is kept and reused while its shape stays; compiled, a short last call is filled with
    copies of a row so every call has the same batch shape;
 3. ``generate`` decodes on that cache with the same per-row seeded sampler
-   (:class:`~.hf_generate.PerRowSampler`), so each row's answer equals its per-prompt answer;
+   (:class:`~.hf_sampler.PerRowSampler`), so each row's answer equals its per-prompt answer;
    ``compile = true`` lets transformers ``torch.compile`` the decoding step (on the CPU too),
    ``compile = false`` turns its automatic compilation on CUDA off.
 
