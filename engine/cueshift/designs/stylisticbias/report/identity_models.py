@@ -1,16 +1,63 @@
-"""StylisticBias report: what each identity model dropped (``[audit.faces] identity_filter``, D38).
+"""StylisticBias report: counterfactual quality, what ``--min-identity`` drops (Table S13) and what
+each identity model dropped (``[audit.faces] identity_filter``, D38; Table S13b).
 
-Table S13b sits under Table S13 (:mod:`.summary`): per ``--min-identity`` threshold and attribute,
-the variations the CLIP cosine drops, those the face models drop (face-recognition distance past
-its same-person threshold; no single face on base and variation), those both drop, and all
-dropped. It reads the ``n_dropped_*`` columns of ``result_identity_drops``, filled only where the
-face models joined the run's ``--min-identity``: the table is optional, so a study without
-``identity_filter`` shows nothing new. Nothing is recomputed here.
+Table S13: per threshold and attribute, the variations the CLIP cosine drops, the outliers and the
+attribute's SBS over all variations and over those kept. Table S13b sits under it: per
+``--min-identity`` threshold and attribute, the variations the CLIP cosine drops, those the face
+models drop (face-recognition distance past its same-person threshold; no single face on base and
+variation), those both drop, and all dropped. It reads the ``n_dropped_*`` columns of
+``result_identity_drops``, filled only where the face models joined the run's ``--min-identity``:
+the table is optional, so a study without ``identity_filter`` shows nothing new. Nothing is
+recomputed here.
 """
 
 from __future__ import annotations
 
-from cueshift.render import Col, TableSpec, fmt_integer, percent, stub
+from cueshift.render import Col, TableSpec, fmt_effect, fmt_integer, fmt_number, fmt_text, percent, stub
+
+IDENTITY = TableSpec(
+    key="identity_drops",
+    title="Table S13. Counterfactual quality: variations each --min-identity threshold drops",
+    sql="""
+    SELECT printf('cosine < %.2f', threshold) || CASE WHEN applied THEN ' (applied in this run)' ELSE '' END
+             AS threshold_label,
+           CASE WHEN feature_key = 'all' THEN 'All attributes' ELSE feature_key END AS attribute,
+           n_variations, n_dropped, share_dropped, n_outliers, median_cosine, min_cosine, sbs_all, sbs_kept,
+           CASE WHEN sign_kept THEN 'yes' WHEN NOT sign_kept THEN 'no' ELSE '' END AS sign_kept
+    FROM result_identity_drops
+    ORDER BY threshold, feature_key <> 'all', feature_key
+    """,
+    columns=(
+        stub("attribute", "Attribute"),
+        Col("n_variations", "Variations", fmt_integer),
+        Col("n_dropped", "Dropped", fmt_integer),
+        Col("share_dropped", "Share dropped", percent(1)),
+        Col("n_outliers", "Outliers", fmt_integer),
+        Col("median_cosine", "Median cosine", fmt_number),
+        Col("min_cosine", "Lowest cosine", fmt_number),
+        Col("sbs_all", "SBS (all)", fmt_effect),
+        Col("sbs_kept", "SBS (kept)", fmt_effect),
+        Col("sign_kept", "Same sign", fmt_text),
+    ),
+    group="threshold_label",
+    notes=(
+        "Identity preservation: cosine of the CLIP image embeddings of a variation and its base "
+        "([quality] encoder). A variation below the threshold is dropped by `cueshift analyze "
+        "--min-identity`; outliers have a robust z (0.6745 (c - median) / MAD within the attribute) "
+        "below the cut-off (Iglewicz & Hoaglin 1993). SBS: the attribute's face-level mean Δ (pooled "
+        "over models, scenarios and values) over every variation and over those a threshold keeps; "
+        "same sign: whether the attribute's direction survives the drop. The rows marked applied "
+        "give the threshold the result tables of this run were computed with.",
+    ),
+    notes_sql="""
+    SELECT 'With [audit.faces] identity_filter = true, --min-identity also dropped the variations the face '
+           || 'models cannot call the same person: Dropped counts what either model drops (Table S13b: each '
+           || 'model''s drops).'
+    WHERE EXISTS (SELECT 1 FROM result_identity_drops WHERE n_dropped_both IS NOT NULL)
+    """,
+    requires=("result_identity_drops",),
+    empty="no counterfactual-quality measure: set [quality] encoder in the study file.",
+)
 
 IDENTITY_BY_MODEL = TableSpec(
     key="identity_drops_by_model",
