@@ -1,7 +1,7 @@
 """Shared pieces of the tiny test models: toy sizes, chat templates, a locally trained tokenizer.
 
 See :mod:`cueshift.inference.stand_ins.tiny`; the architectures themselves are in
-:mod:`cueshift.inference.stand_ins.tiny_archs`.
+:mod:`cueshift.inference.stand_ins.tiny_archs` (with :mod:`.tiny_qwen`, :mod:`.tiny_siglip`).
 """
 
 from __future__ import annotations
