@@ -11,7 +11,8 @@ from __future__ import annotations
 from cueshift.designs.stylisticbias.report.audit import AUDIT_FIGURES, AUDIT_TABLES, AUDIT_TEXTS
 from cueshift.designs.stylisticbias.report.effects import EFFECTS_FIGURES, EFFECTS_TABLES, EFFECTS_TEXTS
 from cueshift.designs.stylisticbias.report.equivalence import EQUIVALENCE_TABLES, EQUIVALENCE_TEXTS
-from cueshift.designs.stylisticbias.report.figures import FIGURES, cumulative_summary
+from cueshift.designs.stylisticbias.report.figure_cumulative import cumulative_summary
+from cueshift.designs.stylisticbias.report.figures import FIGURES
 from cueshift.designs.stylisticbias.report.findings import FINDINGS_TEXTS
 from cueshift.designs.stylisticbias.report.invariance import INVARIANCE_TABLES, INVARIANCE_TEXTS
 from cueshift.designs.stylisticbias.report.labels import delta_class, delta_fill
