@@ -20,7 +20,8 @@ from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.images.human_ratings import read_long_ratings, read_stimuli
 from cueshift.inference.parser_pairwise import parse_pairwise_answer, parse_rating
-from cueshift.inference.stand_ins.simulated_designs import PairwiseJudgeSettings, pairwise_win_probability
+from cueshift.inference.stand_ins.simulated_design_latents import pairwise_win_probability
+from cueshift.inference.stand_ins.simulated_design_settings import PairwiseJudgeSettings
 
 STUDY = Path(__file__).resolve().parents[2] / "studies" / "pairwise-002.toml"
 

@@ -23,7 +23,7 @@ from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.images.synthetic import synthetic_human_ratings
 from cueshift.inference.stand_ins.impressions import SYNTHETIC_CLUSTERS
-from cueshift.inference.stand_ins.simulated_designs import latent_impressions
+from cueshift.inference.stand_ins.simulated_design_latents import latent_impressions
 from cueshift.stats import Resampling
 from cueshift.study.sections import SyntheticRaters
 

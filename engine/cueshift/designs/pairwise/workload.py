@@ -118,7 +118,7 @@ def human_ratings_frame(config: PairwiseConfig, stimuli: pl.DataFrame) -> pl.Dat
     if config.synthetic_humans is None:
         return None
     from cueshift.images.synthetic import synthetic_human_ratings
-    from cueshift.inference.stand_ins.simulated_designs import stimulus_latent
+    from cueshift.inference.stand_ins.simulated_design_latents import stimulus_latent
 
     group_latent = dict(zip((config.target_group, config.other_group), HUMAN_GROUP_LATENT, strict=True))
     latent = stimuli.select("image_id", pl.lit(config.rating_attribute).alias("attribute")).with_columns(

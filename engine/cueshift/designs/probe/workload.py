@@ -40,7 +40,7 @@ def human_frames(
     elif config.synthetic_humans is not None:
         from cueshift.images.synthetic import synthetic_human_ratings
         from cueshift.inference.stand_ins.impressions import SYNTHETIC_CLUSTERS, SYNTHETIC_CONSISTENCY
-        from cueshift.inference.stand_ins.simulated_designs import latent_impressions
+        from cueshift.inference.stand_ins.simulated_design_latents import latent_impressions
 
         ordered = sorted(attributes)
         z = latent_impressions(images["face_id"].to_list(), ordered, SYNTHETIC_CLUSTERS)

@@ -3,8 +3,9 @@ model without being one. Nothing here is used on the loading path of a real chec
 
 - :mod:`~cueshift.inference.stand_ins.simulated`: the simulated judge (``backend = "simulated"``),
   answers drawn from a planted logistic model whose truth is known.
-- :mod:`~cueshift.inference.stand_ins.simulated_designs`: the simulated judge of the further
-  designs (``backend = "simulated-designs"``: pairwise choices, ratings, latent impressions).
+- :mod:`~cueshift.inference.stand_ins.simulated_designs` (with ``simulated_design_settings``,
+  ``simulated_design_latents``): the simulated judge of the further designs
+  (``backend = "simulated-designs"``: pairwise choices, ratings, latent impressions).
 - :mod:`~cueshift.inference.stand_ins.tiny` (with ``tiny_archs``, ``tiny_qwen``,
   ``tiny_siglip``, ``tiny_parts``, ``tiny_processing``): tiny randomly initialised
   image-text-to-text models of the real architecture classes, saved as checkpoint

@@ -1,7 +1,7 @@
 """The planted impression structure of the simulated world: which OMI attributes share a latent
 factor, and how consistent the synthetic human raters are on each.
 
-Read by the simulated judge's impressions (:mod:`~cueshift.inference.stand_ins.simulated_designs`)
+Read by the simulated judge's impressions (:mod:`~cueshift.inference.stand_ins.simulated_design_latents`)
 and by the probe design's synthetic raters, so that both see one world. The attributes are those
 of the probe design's scenario set (:mod:`cueshift.designs.probe.scenarios`, seed 004).
 """

@@ -21,8 +21,10 @@ settings sections, all seeded by hashes so every answer is a pure function of it
     shared with the synthetic human raters), the attribute's societal consistency :math:`c_a`
     and the model's fidelity :math:`\phi`, so models learn consistent impressions better.
 
-Latents use the fixed seed :data:`LATENT_SEED` (the "society"), independent of
-``settings.seed`` (the model), so humans and every simulated model see the same truth.
+Latents use the fixed seed :data:`~.simulated_design_latents.LATENT_SEED` (the "society"),
+independent of ``settings.seed`` (the model), so humans and every simulated model see the same
+truth (:mod:`.simulated_design_latents`); the settings sections and answer formats are in
+:mod:`.simulated_design_settings`.
 """
 
 from __future__ import annotations
@@ -32,12 +34,12 @@ from typing import Any, Final
 
 import numpy as np
 import polars as pl
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from cueshift._types import F64, U64
 from cueshift.errors import ConfigError
 from cueshift.inference.backends.base import BackendAnswers, StudyContext
-from cueshift.inference.stand_ins.simulated import SimulatedBackend, logistic
+from cueshift.inference.stand_ins.simulated import SimulatedBackend
 from cueshift.inference.stand_ins.simulated.backend import ContentRows
 from cueshift.inference.stand_ins.simulated.columns import factorize
 from cueshift.inference.stand_ins.simulated.rng import (
@@ -48,163 +50,30 @@ from cueshift.inference.stand_ins.simulated.rng import (
     string_hashes,
     uniform,
 )
+from cueshift.inference.stand_ins.simulated_design_latents import (
+    default_impression_maps,
+    latent_impressions,
+    pairwise_win_probability,
+    stimulus_latent,
+)
+from cueshift.inference.stand_ins.simulated_design_settings import (
+    ANSWER_SECTIONS,
+    PAIRWISE_INVALID,
+    PAIRWISE_STYLES,
+    RATING_INVALID,
+    RATING_STYLES,
+    ImpressionJudgeSettings,
+    PairwiseJudgeSettings,
+    RatingJudgeSettings,
+)
 from cueshift.study.config import ModelConfig
 
-#: Seed of the shared latent truth (stimulus latents, latent impressions).
-LATENT_SEED: Final = 4004
-_TAG_STIMULUS: Final = 0x5717_0001
-_TAG_FACTOR: Final = 0xFAC7_0002
-_TAG_UNIQUE: Final = 0x0A77_0003
 _TAG_PAIR: Final = 0x9A12_0004
 _TAG_RATE: Final = 0x4A7E_0005
 _S_VALID: Final = np.uint64(0x1212_3434_5656_7878)
 _S_CHOICE: Final = np.uint64(0x2323_4545_6767_8989)
 _S_STYLE: Final = np.uint64(0x3434_5656_7878_9A9A)
 _S_NOISE: Final = np.uint64(0x4545_6767_8989_ABAB)
-
-PAIRWISE_STYLES: Final[tuple[str, ...]] = (
-    "{n}",
-    "{n}",
-    "{n} ({side})",
-    "Image {n}",
-    "**{n}**",
-    "{Side}",
-    "{n}.",
-)
-PAIRWISE_INVALID: Final[tuple[str, ...]] = (
-    "Both are equally attractive.",
-    "I can't judge attractiveness.",
-    "1 or 2",
-    "Neither.",
-)
-RATING_STYLES: Final[tuple[str, ...]] = (
-    "{r}",
-    "{r}",
-    "{r}/10",
-    "Rating: {r}",
-    "{r} out of 10",
-    "Score: {r}.",
-)
-RATING_INVALID: Final[tuple[str, ...]] = ("I cannot rate how someone looks.", "Between 5 and 7.", "N/A")
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-
-class PairwiseJudgeSettings(_Section):
-    """``[models.settings.pairwise]``: latent strengths and position bias of the two-image judge."""
-
-    group_effects: dict[str, float] = Field(default_factory=lambda: {"western": 1.0, "local": 0.0})
-    cohort_group_effects: dict[str, float] = Field(
-        default_factory=dict, description="'<cohort>|<group>' -> extra strength"
-    )
-    stimulus_sd: float = Field(default=0.5, ge=0.0)
-    position_bias: float = Field(default=0.3, description="logit toward the left image")
-    invalid_rate: float = Field(default=0.02, ge=0.0, lt=1.0)
-
-
-class RatingJudgeSettings(_Section):
-    """``[models.settings.rating]``: the 0-10 rating of one image."""
-
-    group_latent: dict[str, float] = Field(default_factory=lambda: {"western": 1.0, "local": -1.0})
-    center: float = 5.0
-    spread: float = Field(default=2.0, ge=0.0)
-    fidelity: float = Field(default=1.0, ge=0.0)
-    noise_sd: float = Field(default=1.0, ge=0.0)
-    scale_min: float = 0.0
-    scale_max: float = 10.0
-    invalid_rate: float = Field(default=0.02, ge=0.0, lt=1.0)
-
-
-class ImpressionJudgeSettings(_Section):
-    """``[models.settings.impressions]``: how the judge's forced choice follows latent impressions."""
-
-    fidelity: float = Field(default=2.0, ge=0.0, description="logit loading at consistency 1")
-    consistency: dict[str, float] = Field(default_factory=dict, description="default: synthetic OMI values")
-    clusters: dict[str, str] = Field(default_factory=dict, description="default: synthetic OMI clusters")
-    factor_loading: float = Field(default=0.7, ge=0.0, le=1.0)
-
-
-#: The judge's own settings sections, by the kind of answer each shapes (``[models.settings.<kind>]``
-#: of a study file): a two-image choice, a 0-10 rating, an impression-loaded forced choice. They
-#: name answer formats of the simulated judge, not designs: any design whose work units ask for
-#: such an answer gets it, and the study files' keys stay as they are.
-ANSWER_SECTIONS: Final[dict[str, type[_Section]]] = {
-    "pairwise": PairwiseJudgeSettings,
-    "rating": RatingJudgeSettings,
-    "impressions": ImpressionJudgeSettings,
-}
-
-
-def stimulus_latent(
-    image_ids: Sequence[str], groups: Sequence[str | None], group_latent: dict[str, float], sd: float = 0.5
-) -> F64:
-    r""":math:`\ell_j = \gamma_{g_j} + \sigma z_j`, :math:`z_j \sim N(0, 1)` drawn from
-    ``(LATENT_SEED, image_id)``."""
-    z = standard_normal(mix(seed_key(LATENT_SEED, _TAG_STIMULUS), string_hashes(list(image_ids))))
-    shift = np.array([group_latent.get(g or "", 0.0) for g in groups], dtype=np.float64)
-    return shift + sd * z
-
-
-def default_impression_maps() -> tuple[dict[str, float], dict[str, str]]:
-    """(consistency, clusters) of the synthetic OMI attributes."""
-    from cueshift.inference.stand_ins.impressions import SYNTHETIC_CLUSTERS, SYNTHETIC_CONSISTENCY
-
-    return dict(SYNTHETIC_CONSISTENCY), dict(SYNTHETIC_CLUSTERS)
-
-
-def latent_impressions(
-    face_ids: Sequence[str],
-    attributes: Sequence[str],
-    clusters: dict[str, str],
-    factor_loading: float = 0.7,
-) -> F64:
-    r"""Latent societal impression :math:`z_{f,a}` per identity (rows) × attribute (columns).
-
-    .. math::
-
-        z_{f,a} = \lambda F_{f, k(a)} + \sqrt{1 - \lambda^2}\, e_{f,a}
-
-    for an attribute in cluster :math:`k(a)` (:math:`z_{f,a} = e_{f,a}` otherwise), with
-    :math:`F, e \sim N(0, 1)` drawn from ``(LATENT_SEED, identity, cluster / attribute)``: unit
-    variance, correlation :math:`\lambda^2` within a cluster and 0 across clusters.
-    """
-    ids = string_hashes(list(face_ids))
-    out = np.empty((len(face_ids), len(attributes)))
-    for j, attribute in enumerate(attributes):
-        unique = standard_normal(
-            mix(mix(seed_key(LATENT_SEED, _TAG_UNIQUE), ids), np.uint64(string_hash(attribute)))
-        )
-        cluster = clusters.get(attribute)
-        if cluster is None:
-            out[:, j] = unique
-            continue
-        factor = standard_normal(
-            mix(mix(seed_key(LATENT_SEED, _TAG_FACTOR), ids), np.uint64(string_hash(cluster)))
-        )
-        out[:, j] = factor_loading * factor + np.sqrt(1.0 - factor_loading**2) * unique
-    return out
-
-
-def pairwise_win_probability(
-    settings: PairwiseJudgeSettings,
-    left: Sequence[str],
-    right: Sequence[str],
-    left_groups: Sequence[str],
-    right_groups: Sequence[str],
-    cohorts: Sequence[str],
-) -> F64:
-    r"""Exact :math:`P(\text{left wins} \mid \text{valid})` of each trial (the planted truth)."""
-
-    def strength(ids: Sequence[str], groups: Sequence[str]) -> F64:
-        extra = np.array(
-            [settings.cohort_group_effects.get(f"{c}|{g}", 0.0) for c, g in zip(cohorts, groups, strict=True)]
-        )
-        total: F64 = stimulus_latent(ids, groups, settings.group_effects, settings.stimulus_sd) + extra
-        return total
-
-    return logistic(strength(left, left_groups) - strength(right, right_groups) + settings.position_bias)
 
 
 def _pick(pool: Sequence[str], u: float) -> str:
@@ -338,13 +207,4 @@ class SimulatedDesignBackend(SimulatedBackend):
         return BackendAnswers(response_text=texts, latency_ms=latency.tolist())
 
 
-__all__ = [
-    "LATENT_SEED",
-    "ImpressionJudgeSettings",
-    "PairwiseJudgeSettings",
-    "RatingJudgeSettings",
-    "SimulatedDesignBackend",
-    "latent_impressions",
-    "pairwise_win_probability",
-    "stimulus_latent",
-]
+__all__ = ["SimulatedDesignBackend"]
