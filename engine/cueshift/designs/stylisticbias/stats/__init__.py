@@ -15,6 +15,7 @@ from cueshift.designs.stylisticbias.stats._comparison import (
     paired_cells,
 )
 from cueshift.designs.stylisticbias.stats._crossmodel import category_ranking, cross_model, scenario_means
+from cueshift.designs.stylisticbias.stats._cumulative import cumulative_abs_sbs
 from cueshift.designs.stylisticbias.stats._demographic import (
     demographic_tests,
     face_anova,
@@ -27,12 +28,7 @@ from cueshift.designs.stylisticbias.stats._group_reversals import (
     opposite_sign_differences,
     reversal_flags,
 )
-from cueshift.designs.stylisticbias.stats._metrics import (
-    cumulative_abs_sbs,
-    model_summary,
-    phi_from_judgments,
-    variation_strength,
-)
+from cueshift.designs.stylisticbias.stats._metrics import model_summary, phi_from_judgments
 from cueshift.designs.stylisticbias.stats._missing import missing_rates, missing_shift
 from cueshift.designs.stylisticbias.stats._missing_ordering import missing_by_ordering, missing_lean
 from cueshift.designs.stylisticbias.stats._model_cells import ModelCells, model_cells, model_level_cells
@@ -61,6 +57,7 @@ from cueshift.designs.stylisticbias.stats._subgroups import (
     min_signed_rank_faces,
 )
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta, summed_delta
+from cueshift.designs.stylisticbias.stats._variation_strength import variation_strength
 
 __all__ = [
     "ALL_PAIRS",

@@ -1,25 +1,20 @@
-"""φ aggregation, Variation Strength (Table 2), per-model response style (Table 5), and the
-cumulative |SBS| curve (Fig. 2) of seed 000."""
+"""φ aggregation (Eq. 1) and per-model response style (Table 5) of seed 000; Variation Strength
+(Table 2) is in ``_variation_strength.py``, the cumulative |SBS| curve (Fig. 2) in
+``_cumulative.py``."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
 
-from cueshift.designs.stylisticbias.constants import DIMENSIONS, LARGE_SHIFT
-from cueshift.designs.stylisticbias.stats._summed import SummedDelta
+from cueshift.designs.stylisticbias.constants import LARGE_SHIFT
 from cueshift.stats import (
     MEAN_OF_MODELS,
-    POOLED,
     Resampling,
     cluster_bootstrap,
     face_matrix,
-    group_means,
     returns,
     study_faces,
-    variation_strength_kernel,
 )
 
 
@@ -49,112 +44,6 @@ def phi_from_judgments(judgments: pl.DataFrame) -> pl.DataFrame:
         )
         .with_columns(phi=pl.when(pl.col("n_valid") > 0).then(pl.col("n_favorable") / pl.col("n_valid")))
         .sort("model_id", "image_id", "scenario_id")
-    )
-
-
-@returns("table2_vs")
-def variation_strength(
-    base_phi: pl.DataFrame,
-    *,
-    dimensions: Sequence[str] = DIMENSIONS,
-    ddof: int = 0,
-    resampling: Resampling = Resampling(),
-) -> pl.DataFrame:
-    r"""Variation Strength per model × demographic dimension (seed 000 Eq. 3, Table 2), bias-corrected.
-
-    .. math::
-
-        \mathrm{VS}_{m,d} = \frac{1}{|\mathcal S|}\sum_{i \in \mathcal S}
-        \operatorname{std}_g\big(\bar\phi_{i,g,m}\big),
-
-    :math:`\bar\phi_{i,g,m}` the mean base-face φ of group :math:`g` in scenario :math:`i`. The
-    std is the **population** std (``ddof=0``) over the groups present, so VS ∈ [0, 0.5] as the
-    paper states (with two groups, VS is half the gap); ``ddof=1`` takes the sample std (VS up
-    to :math:`\tfrac12\sqrt{G/(G-1)}`). ``plugin_estimate`` is that plug-in value (the paper's);
-    ``estimate`` removes the sampling variance of the group means first; ``ci_low/ci_high``
-    average the scenarios' intervals of the std of the true group means (the image of a
-    confidence ball for the means: valid at VS = 0, conservative, always holding the estimate,
-    within VS's range; :mod:`cueshift.stats._vs` has the formulas, why, and the references). A
-    ``"(mean of models)"`` row averages the models (Table 2's "Average"; no interval).
-
-    Parameters
-    ----------
-    base_phi : polars.DataFrame
-        Rows of the ``base_phi`` view.
-    ddof : {0, 1}
-        0 = population std (default, the paper's 0–0.5 range); 1 = sample std.
-    resampling : Resampling
-        The run's settings: only its ``confidence_level`` (coverage of the interval) is used; the
-        interval is analytic (no resampling).
-    """
-    if ddof not in (0, 1):
-        raise ValueError(f"variation_strength: ddof must be 0 or 1, not {ddof!r}")
-    data = base_phi.filter(pl.col("phi").is_not_null())
-    faces = study_faces(data)
-    rows = []
-    for dim in dimensions:
-        sub = data.filter(pl.col(dim).is_not_null())
-        fm = face_matrix(sub, ["model_id", "scenario_id"], faces=faces, value="phi")
-        face_group = dict(sub.select("face_id", dim).unique().iter_rows())
-        groups = sorted(set(face_group.values()))
-        if not groups:  # no face carries a label of this dimension: nothing to compare
-            continue
-        codes = np.array([groups.index(face_group[f]) if f in face_group else -1 for f in faces])
-        models = fm.cells["model_id"].unique(maintain_order=True).to_list()
-        unit = np.array([models.index(m) for m in fm.cells["model_id"]], dtype=np.int64)
-        res = variation_strength_kernel(
-            fm.values, codes, len(groups), unit, ddof=ddof, level=resampling.confidence_level
-        )
-        for u, model in enumerate(models):
-            rows.append(
-                {
-                    "model_id": model,
-                    "dimension": dim,
-                    "estimate": res.estimate[u],
-                    "ci_low": res.ci_low[u],
-                    "ci_high": res.ci_high[u],
-                    "plugin_estimate": res.plugin[u],
-                    "n_groups": len(groups),
-                    "n": int((unit == u).sum()),
-                }
-            )
-    out = pl.DataFrame(
-        rows,
-        schema={
-            "model_id": pl.String,
-            "dimension": pl.String,
-            "estimate": pl.Float64,
-            "ci_low": pl.Float64,
-            "ci_high": pl.Float64,
-            "plugin_estimate": pl.Float64,
-            "n_groups": pl.Int64,
-            "n": pl.Int64,
-        },
-    )
-    avg = (
-        out.group_by("dimension", maintain_order=True)
-        .agg(pl.col("estimate", "plugin_estimate").mean(), pl.col("n_groups").first(), pl.col("n").first())
-        .with_columns(
-            model_id=pl.lit(MEAN_OF_MODELS),
-            ci_low=pl.lit(None, dtype=pl.Float64),
-            ci_high=pl.lit(None, dtype=pl.Float64),
-        )
-    )
-    out = pl.concat([out, avg.select(out.columns)])
-    return out.with_columns(
-        ddof=pl.lit(ddof, dtype=pl.Int32),
-        n=pl.col("n").cast(pl.Int64),
-        n_groups=pl.col("n_groups").cast(pl.Int64),
-    ).select(
-        "model_id",
-        "dimension",
-        "estimate",
-        "ci_low",
-        "ci_high",
-        "plugin_estimate",
-        "n_groups",
-        "n",
-        "ddof",
     )
 
 
@@ -225,69 +114,4 @@ def model_summary(
     )
     return pl.concat([out, avg]).with_columns(
         pl.col("n").cast(pl.Int64), pl.col("n_obs").cast(pl.Int64), large_threshold=pl.lit(large_shift)
-    )
-
-
-#: The keys of a variation value.
-VALUE_KEYS = ["variation_category", "variation_value"]
-
-
-@returns("cumulative_abs_sbs")
-def cumulative_abs_sbs(
-    delta: pl.DataFrame, *, threshold: float = 0.8, per_model: bool = True, summed: SummedDelta | None = None
-) -> pl.DataFrame:
-    r"""Cumulative |SBS| by attribute (variation value), sorted by magnitude (seed 000 Fig. 2).
-
-    :math:`|\mathrm{SBS}_v|` is the absolute face-level SBS of value :math:`v` (all its
-    scenarios; per model, and pooled as ``"(pooled)"``); values are sorted descending and
-    ``cumulative_share`` :math:`= \sum_{u \le v} |\mathrm{SBS}_u| / \sum_u |\mathrm{SBS}_u|`.
-    ``n_to_threshold`` is the smallest number of attributes whose share reaches
-    ``threshold`` (paper: 15 attributes reach 80 %); ``within_threshold`` marks them.
-    ``summed``: the rows of ``delta`` already summed per face (:func:`summed_delta`); the
-    per-face means then come from the sums (the same doubles) instead of the rows.
-    """
-    if summed is None:
-        data = delta.filter(pl.col("delta").is_not_null() & pl.col("delta").is_not_nan())
-        per_face = group_means(data, ["model_id", "face_id", *VALUE_KEYS], "delta").drop("n")
-        pooled_face = group_means(data, ["face_id", *VALUE_KEYS], "delta").drop("n")
-    else:
-        per_face = summed.face_means(["model_id", *VALUE_KEYS])
-        pooled_face = summed.face_means(VALUE_KEYS)
-    per_face = per_face.select("model_id", "face_id", *VALUE_KEYS, "delta")
-    frames = [pooled_face.with_columns(pl.lit(POOLED).alias("model_id")).select(per_face.columns)]
-    if per_model:
-        frames.insert(0, per_face)
-    value = group_means(
-        pl.concat(frames), ["model_id", "variation_category", "variation_value"], "delta", alias="abs_sbs"
-    ).with_columns(pl.col("abs_sbs").abs())
-    value = value.sort(["model_id", "abs_sbs", "variation_value"], descending=[False, True, False])
-    value = value.with_columns(
-        rank=pl.int_range(1, pl.len() + 1).over("model_id"),
-        share=pl.col("abs_sbs") / pl.col("abs_sbs").sum().over("model_id"),
-    ).with_columns(cumulative_share=pl.col("share").cum_sum().over("model_id"))
-    reach = (
-        value.filter(pl.col("cumulative_share") >= threshold - 1e-12)
-        .group_by("model_id")
-        .agg(pl.col("rank").min().alias("n_to_threshold"))
-    )
-    value = value.join(reach, on="model_id", how="left").with_columns(
-        within_threshold=pl.col("rank") <= pl.col("n_to_threshold"), threshold=pl.lit(threshold)
-    )
-    return (
-        value.select(
-            "model_id",
-            "rank",
-            "variation_category",
-            "variation_value",
-            "abs_sbs",
-            "share",
-            "cumulative_share",
-            "within_threshold",
-            "n_to_threshold",
-            "threshold",
-            pl.col("n").cast(pl.Int64),
-            pl.col("rank").cast(pl.Int64).alias("__r"),
-        )
-        .drop("__r")
-        .with_columns(pl.col("rank").cast(pl.Int64), pl.col("n_to_threshold").cast(pl.Int64))
     )

@@ -20,9 +20,9 @@ from cueshift.designs.stylisticbias.stats._attributes import (
     demographic_variation_table,
 )
 from cueshift.designs.stylisticbias.stats._group_cells import GROUP_CELL_COLUMNS
-from cueshift.designs.stylisticbias.stats._metrics import variation_strength
 from cueshift.designs.stylisticbias.stats._pooling import POOLED_COLUMNS
 from cueshift.designs.stylisticbias.stats._summed import SummedDelta
+from cueshift.designs.stylisticbias.stats._variation_strength import variation_strength
 from cueshift.errors import CueshiftError
 from cueshift.stats import ALPHA, Resampling, bh_by_family, returns
 
