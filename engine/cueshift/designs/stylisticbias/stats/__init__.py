@@ -6,7 +6,8 @@ from cueshift.designs.stylisticbias.stats._attributes import (
     category_demographic_table,
     demographic_variation_table,
 )
-from cueshift.designs.stylisticbias.stats._audit import audit_sensitivity, audit_variations
+from cueshift.designs.stylisticbias.stats._audit import audit_sensitivity
+from cueshift.designs.stylisticbias.stats._audit_variations import audit_variations
 from cueshift.designs.stylisticbias.stats._by_model import category_table_by_model, variation_table_by_model
 from cueshift.designs.stylisticbias.stats._comparison import (
     COMPARISON_LEVELS,

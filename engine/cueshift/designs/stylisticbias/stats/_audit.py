@@ -9,67 +9,27 @@ bootstrap every SBS table uses (:func:`~cueshift.stats.face_sums`,
 face-weighted regression of Δ on the edit's unintended changes
 (:mod:`~cueshift.designs.stylisticbias.stats._audit_adjust`). The robustness values are those of
 the face-level model of each SBS (:func:`~cueshift.stats.face_robustness`; Cinelli & Hazlett 2020).
+The audit's rows per variation come from :mod:`~cueshift.designs.stylisticbias.stats._audit_variations`,
+the table's rows are assembled in :mod:`~cueshift.designs.stylisticbias.stats._audit_frame`.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
-from cueshift._types import F64
 from cueshift.designs.stylisticbias.stats._audit_adjust import CELLS, adjusted_sbs
-from cueshift.designs.stylisticbias.stats._audit_bounds import BOUND_COLUMNS, benchmark_bounds, empty_bounds
+from cueshift.designs.stylisticbias.stats._audit_bounds import benchmark_bounds, empty_bounds
+from cueshift.designs.stylisticbias.stats._audit_frame import _counts, _face_means, _frame, _set_columns
 from cueshift.stats import (
     POOLED,
-    FaceSums,
     Resampling,
     cluster_bootstrap,
-    coarsen,
     face_multiplicities,
     face_robustness,
     face_sums,
     returns,
     study_faces,
 )
-
-#: ``edit_audit.source`` of the measures computed from pixels (image statistics, changed pixels).
-PIXELS = "pixels"
-#: The robustness columns of the ``all`` and ``audited`` SBS (``<set>_<column>``).
-_ROBUSTNESS = ("partial_r2", "rv", "rv_alpha")
-
-
-def audit_variations(rows: pl.DataFrame) -> tuple[pl.DataFrame, tuple[str, ...]]:
-    """One row per audited variation: whether any measure failed, and its unintended changes.
-
-    Parameters
-    ----------
-    rows : polars.DataFrame
-        ``edit_audit`` rows (``EditAuditSchema``: one per variation × measure).
-
-    Returns
-    -------
-    (polars.DataFrame, tuple of str)
-        ``image_id, face_id, feature_key, variation_value, failed, reason`` plus one column per
-        ``check_kind = 'unintended'`` measure of a CLIP confound probe (``source`` an encoder,
-        not ``'pixels'``) holding its ``difference`` (null where not measured), and the names of
-        those measure columns (sorted): the changes the adjusted SBS removes.
-    """
-    keys = ["image_id", *CELLS]
-    verdict = rows.group_by(keys).agg(
-        pl.col("failed").any(),
-        pl.col("reason").filter(pl.col("failed")).drop_nulls().str.join("; ").alias("reason"),
-    )
-    # the confound probes only: an edit's pixel statistics carry the cue itself (a hair colour
-    # edit moves the colour balance, a hat the brightness), so "no pixel change" is no
-    # counterfactual that keeps the cue; they flag outliers in the audit, they adjust nothing
-    unintended = rows.filter((pl.col("check_kind") == "unintended") & (pl.col("source") != PIXELS))
-    measures = tuple(sorted(unintended["measure"].unique().to_list()))
-    if measures:
-        wide = unintended.pivot(
-            on="measure", index="image_id", values="difference", aggregate_function="first"
-        )
-        verdict = verdict.join(wide.select("image_id", *measures), on="image_id", how="left")
-    return verdict.with_columns(pl.col("reason").replace("", None)).sort("image_id"), measures
 
 
 @returns("audit_sensitivity")
@@ -213,70 +173,3 @@ def audit_sensitivity(
             }
         )
     return _frame(out)
-
-
-def _face_means(fine: FaceSums) -> tuple[pl.DataFrame, F64]:
-    """Per-face means of every row of the table, from one pass over the Δ rows: ``set`` (every
-    edit, or the audited ones: the fine cells that did not fail) × model (and pooled) × attribute."""
-    passed = ~fine.cells["failed"].to_numpy()
-    audited = FaceSums(
-        fine.faces, fine.cells.filter(passed), fine.sums[:, passed], fine.counts[:, passed], fine.scale, {}
-    )
-    frames, blocks = [], []
-    for name, sums in (("all", fine), ("audited", audited)):
-        for keys in (["model_id", "feature_key"], ["feature_key"]):
-            fm = coarsen(sums, keys)
-            cells = fm.cells.select(keys)
-            if "model_id" not in keys:
-                cells = cells.with_columns(model_id=pl.lit(POOLED))
-            frames.append(cells.select(set=pl.lit(name), model_id="model_id", feature_key="feature_key"))
-            blocks.append(fm.values)
-    return pl.concat(frames), np.ascontiguousarray(np.hstack(blocks))
-
-
-def _set_columns(sbs: pl.DataFrame, name: str) -> dict[str, float | None]:
-    """``<name>_sbs, <name>_ci_low, <name>_ci_high`` and the robustness columns of one row (null
-    when the set is empty)."""
-    row = sbs.filter(pl.col("set") == name)
-    columns = ("sbs", "ci_low", "ci_high", *_ROBUSTNESS)
-    if row.height == 0:
-        return {f"{name}_{c}": None for c in columns}
-    return {f"{name}_{c}": _number(row[c][0]) for c in columns}
-
-
-def _counts(variations: pl.DataFrame) -> dict[str, int]:
-    """Variations of a row (one row each), those that failed the audit, those kept, the faces."""
-    n_failed = int(variations["failed"].sum())
-    return {
-        "n_variations": variations.height,
-        "n_failed": n_failed,
-        "n_audited": variations.height - n_failed,
-        "n_faces": variations["face_id"].n_unique(),
-    }
-
-
-def _number(value: object) -> float | None:
-    """A finite float, else ``None``."""
-    number = float(value)  # type: ignore[arg-type]
-    return number if np.isfinite(number) else None
-
-
-def _frame(rows: list[dict[str, object]]) -> pl.DataFrame:
-    """The table from its rows, with the changes against ``all_sbs``."""
-    floats = ("all", "audited", "adjusted")
-    schema: dict[str, pl.DataType | type[pl.DataType]] = {"model_id": pl.String, "feature_key": pl.String}
-    for name in floats:
-        schema |= {f"{name}_sbs": pl.Float64, f"{name}_ci_low": pl.Float64, f"{name}_ci_high": pl.Float64}
-    for count in ("n_variations", "n_failed", "n_audited", "n_adjusted", "n_faces", "df"):
-        schema[count] = pl.Int64
-    schema |= {"confounds": pl.String, "statistic": pl.Float64, "p": pl.Float64}
-    schema |= {f"{name}_{c}": pl.Float64 for name in floats[:2] for c in _ROBUSTNESS}
-    for name in floats[:2]:
-        schema |= {f"{name}_bound_{c}": pl.String if c == "confound" else pl.Float64 for c in BOUND_COLUMNS}
-    schema |= {"ci_method": pl.String, "audit": pl.String}
-    frame = pl.DataFrame(rows, schema=schema).with_columns(
-        change_audited=pl.col("audited_sbs") - pl.col("all_sbs"),
-        change_adjusted=pl.col("adjusted_sbs") - pl.col("all_sbs"),
-    )
-    order = [*list(schema)[:11], "change_audited", "change_adjusted", *list(schema)[11:]]
-    return frame.select(order).sort(pl.col("model_id") == POOLED, "model_id", "feature_key")
