@@ -11,8 +11,10 @@ checks; a bad input raises :class:`~cueshift.errors.CueshiftError` with the comm
 
 from __future__ import annotations
 
+from cueshift.api._analyze import analyze
+from cueshift.api._audit import audit
 from cueshift.api._build import build
-from cueshift.api._commands import analyze, audit, export, infer, report
+from cueshift.api._commands import export, infer, report
 from cueshift.api._demo import write_demo_study
 from cueshift.api._describe import describe
 from cueshift.api._invariance import check_invariance

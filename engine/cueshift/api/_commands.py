@@ -1,22 +1,19 @@
-"""``cueshift infer``, ``analyze`` and ``report`` as functions: the same internals, checks and
+"""``cueshift infer``, ``report`` and ``export`` as functions: the same internals, checks and
 one-line errors (:class:`~cueshift.errors.CueshiftError` where the command exits 2); an interrupt
-raises (:class:`~cueshift.execution.interrupts.RunInterrupted` from ``infer``)."""
+raises (:class:`~cueshift.execution.interrupts.RunInterrupted` from ``infer``). ``analyze`` and
+``audit`` are :mod:`._analyze`'s and :mod:`._audit`'s."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cueshift.api._locate import DEFAULT, database_of, load_spec, one_line_errors
-from cueshift.api._study import Study, open_study
 from cueshift.errors import CueshiftError
 from cueshift.execution.run_options import SNAPSHOT_EVERY
 
 if TYPE_CHECKING:
-    import polars as pl
-
     from cueshift.execution.runner import RunSummary
 
 
@@ -91,122 +88,6 @@ def infer(
         snapshot_every=snapshot_every,
     )
     return run_study(load_spec(study), options)
-
-
-@one_line_errors
-def analyze(
-    study: str | Path = DEFAULT,
-    *,
-    db: str | Path | None = None,
-    resamples: int | None = None,
-    seed: int | None = None,
-    test: str | None = None,
-    ci: str | None = None,
-    phi: str | None = None,
-    min_identity: float | None = None,
-    models: str | Sequence[str] | None = None,
-    generalise: str | None = None,
-    audit: str | None = None,
-    prereg: str | Path | None = None,
-    exploratory: bool = False,
-    progress: bool = False,
-    quiet: bool = True,
-) -> Study:
-    """Run every analysis of the study's design into ``result_*`` tables, as ``cueshift analyze``.
-
-    The options and their defaults are the command's; an option the design cannot honour is
-    refused (one line naming it), never ignored. While a running ``infer`` holds the database, a copy
-    of its snapshot is analysed (``<stem>.partial.duckdb``; stderr says so), as the command does.
-
-    Parameters
-    ----------
-    study, db
-        A study file or ``"default"``, and its database (default: the study's ``database``).
-    resamples, seed, test, ci, phi, min_identity
-        ``--resamples`` (at least 100), ``--seed``, ``--test``, ``--ci``, ``--phi`` and
-        ``--min-identity`` of ``cueshift analyze``.
-    models
-        ``--models``: the model subset (a list or ``"a,b"``; default: every model). A model
-        without answers in the database is refused before anything is written, naming the
-        models present.
-    generalise
-        ``--generalise``: ``'faces'`` (default: intervals for the study's own scenarios) or
-        ``'faces+scenarios'`` (for scenarios in general; crossed bootstrap of faces and scenarios).
-    audit
-        ``--audit``: ``'strict'`` (the variations whose edit failed the stored edit audit left out of
-        every analysis) or ``'report'``; both write ``result_audit_sensitivity``. ``None``: no audit.
-    prereg, exploratory
-        ``--prereg``: a plan file of :func:`cueshift.prereg`, run exactly (its options; a deviation,
-        a changed study or image set refused in one line); ``--exploratory``: run despite a
-        deviation, labelled exploratory. The plan's SHA-256 is stored in ``result_manifest``.
-    progress
-        Show a progress bar.
-    quiet
-        Print nothing (False: the design's console summary, as the command prints it).
-
-    Returns
-    -------
-    Study
-        The analysed database, read-only: ``.results(name)``, ``.manifest()`` ...
-
-    Raises
-    ------
-    CueshiftError
-        A bad option, an unknown model, a missing or unusable database, as the command's one
-        line; the database is left as it was.
-    KeyboardInterrupt
-        Ctrl-C; the result tables are replaced in one transaction, so none is half-written.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> import cueshift as cs
-    >>> from cueshift.api import write_demo_study
-    >>> study_file = write_demo_study(Path(tempfile.mkdtemp()))
-    >>> _ = cs.infer(study_file, progress=False)
-    >>> study = cs.analyze(study_file, resamples=100, seed=1)
-    >>> study.result_names()[:3]
-    ['sbs', 'table2_vs', 'demographic_tests']
-    >>> study.results("sbs").height == study.manifest().filter(name="sbs")["n_rows"].item()
-    True
-    >>> cs.analyze(study_file, resamples=10)
-    Traceback (most recent call last):
-    ...
-    cueshift.errors.ConfigError: --resamples 10: use at least 100
-    >>> cs.analyze(study_file, models="nope")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    cueshift.errors.CueshiftError: unknown model 'nope' in ...demo.duckdb; models: sim
-    """
-    from cueshift._console import console_for
-    from cueshift.designs import AnalysisRequest
-    from cueshift.execution.analysis_run import analyze_study
-    from cueshift.store.model_subset import parse_models
-
-    path, spec = database_of(study, db)
-    if spec is None:
-        raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
-    request = AnalysisRequest(
-        seed=seed,
-        resamples=resamples,
-        test=test,
-        ci=ci,
-        models=tuple(parse_models(models)),
-        phi=phi,
-        min_identity=min_identity,
-        generalise=generalise,
-        audit=audit,
-    )
-    target = analyze_study(
-        path, spec, request, console=console_for(quiet=quiet), progress=progress, note=_print_note,
-        prereg=Path(prereg) if prereg is not None else None, exploratory=exploratory,
-    )  # fmt: skip
-    return open_study(study, db=target)
-
-
-def _print_note(line: str) -> None:
-    sys.stderr.write(line + "\n")
 
 
 @one_line_errors
@@ -287,46 +168,3 @@ def export(
 
     path, _ = database_of(study, db)
     return export_study(path, out, formats=formats)  # type: ignore[arg-type]
-
-
-@one_line_errors
-def audit(
-    study: str | Path = DEFAULT, *, db: str | Path | None = None, progress: bool = False, quiet: bool = True
-) -> pl.DataFrame:
-    """Audit every edit of the study into its ``edit_audit`` table, as ``cueshift audit``.
-
-    Parameters
-    ----------
-    study, db
-        A study file or ``"default"``, and its database (default: the study's ``database``;
-        created when missing).
-    progress
-        Show a progress bar.
-    quiet
-        Print nothing (False: the command's summary line and table of failures).
-
-    Returns
-    -------
-    polars.DataFrame
-        The ``edit_audit`` rows: one per variation and measure (``check_kind`` 'cue',
-        'unintended' or 'identity'; ``failed``, ``reason``). Empty for a design without
-        base/variation pairs.
-
-    Raises
-    ------
-    CueshiftError
-        A bad study file or an unreadable image, as the command's one line.
-
-    Examples
-    --------
-    >>> rows = cs.audit("study.toml")  # doctest: +SKIP
-    >>> rows.filter("failed")["image_id"].n_unique()  # doctest: +SKIP
-    12
-    """
-    from cueshift._console import console_for
-    from cueshift.designs.audit import audit_study
-
-    path, spec = database_of(study, db)
-    if spec is None:
-        raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
-    return audit_study(spec, path, console=console_for(quiet=quiet), progress=progress)
