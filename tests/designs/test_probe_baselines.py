@@ -185,7 +185,8 @@ def test_random_init_clip_differs_from_its_checkpoint(monkeypatch: pytest.Monkey
     pytest.importorskip("transformers")
     import torch
 
-    from cueshift.inference.backends.clip import encoder_key, load_clip
+    from cueshift.inference.backends.clip import load_clip
+    from cueshift.inference.backends.clip_embeddings import encoder_key
     from cueshift.inference.backends.clip_probe import parse_settings
     from cueshift.inference.stand_ins.checkpoints import resolve_checkpoint
 

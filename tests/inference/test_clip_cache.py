@@ -31,7 +31,8 @@ from cueshift.execution.run_options import RunOptions  # noqa: E402
 from cueshift.execution.runner import run_study  # noqa: E402
 from cueshift.inference.backends import clip as clip_module  # noqa: E402
 from cueshift.inference.backends.base import ImageRecord, StudyContext  # noqa: E402
-from cueshift.inference.backends.clip import ClipBackend, encoder_key  # noqa: E402
+from cueshift.inference.backends.clip import ClipBackend  # noqa: E402
+from cueshift.inference.backends.clip_embeddings import encoder_key  # noqa: E402
 from cueshift.inference.backends.clip_probe import ClipSettings  # noqa: E402
 from cueshift.inference.embedding_cache import EmbeddingCache, MemoryEmbeddingCache  # noqa: E402
 from cueshift.inference.stand_ins import checkpoints  # noqa: E402

@@ -1,0 +1,150 @@
+"""The embeddings of the CLIP backend: memory, then the study's embedding cache, then the encoder.
+
+:func:`encoder_key` names what determines an embedding besides its input (checkpoint,
+revision, dtype); :class:`ClipEmbeddings` (inherited by
+:class:`~cueshift.inference.backends.clip.ClipBackend`) returns unit image embeddings keyed by
+the image file's SHA-256 and unit text embeddings keyed by the probe text, encoding only what
+neither its memory nor ``context.embeddings`` holds, in chunks of ``settings.batch_size``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cueshift.errors import CueshiftError
+from cueshift.inference.backends.base import StudyContext
+from cueshift.inference.backends.clip_probe import ClipSettings, unit_rows
+from cueshift.inference.embedding_cache import EmbeddingKind, Vectors
+from cueshift.inference.stand_ins.checkpoints import is_stand_in
+from cueshift.study.config import ModelConfig
+
+if TYPE_CHECKING:
+    import torch
+
+
+def encoder_key(model: ModelConfig, settings: ClipSettings, dtype: str) -> str:
+    """What determines an embedding besides its input: ``'<checkpoint>@<revision>:<dtype>'``.
+
+    A local checkpoint directory is named by its absolute path; the tiny random model by its
+    weights seed (``cueshift:tiny-random-clip#seed=0``); ``random_init`` weights by their seed
+    (``…#random-init=0``). A revision left out reads ``default``.
+    """
+    checkpoint = model.checkpoint
+    if is_stand_in(checkpoint):
+        checkpoint = f"{checkpoint}#seed={settings.tiny_seed}"
+    elif Path(checkpoint).expanduser().is_dir():
+        checkpoint = str(Path(checkpoint).expanduser().resolve())
+    if settings.random_init:
+        checkpoint = f"{checkpoint}#random-init={settings.random_seed}"
+    return f"{checkpoint}@{model.revision or 'default'}:{dtype}"
+
+
+class ClipEmbeddings:
+    """Unit image and text embeddings of the CLIP backend (a mixin of
+    :class:`~cueshift.inference.backends.clip.ClipBackend`, which sets the attributes declared here)."""
+
+    settings: ClipSettings
+    context: StudyContext
+    clip_model: Any
+    processor: Any
+    device: torch.device
+    dtype: torch.dtype
+    encoder: str
+    embed_dim: int
+    images_encoded: int
+    texts_encoded: int
+    _memory: dict[EmbeddingKind, dict[str, Vectors]]
+    _content: dict[str, str]
+    _path_of: dict[str, Path]
+
+    # ---- embeddings: memory, then the cache, then the encoder
+
+    def image_vectors(self, image_ids: Sequence[str]) -> dict[str, Vectors]:
+        """Unit image embeddings by image_id (cached by the image's content)."""
+        contents = {image_id: self._content_of(image_id) for image_id in image_ids}
+        found = self._vectors("image", list(dict.fromkeys(contents.values())), self._encode_images)
+        return {image_id: found[content] for image_id, content in contents.items()}
+
+    def text_vectors(self, texts: Sequence[str]) -> dict[str, Vectors]:
+        """Unit text embeddings by probe text."""
+        return self._vectors("text", texts, self._encode_texts)
+
+    def _vectors(
+        self, kind: EmbeddingKind, keys: Sequence[str], encode: Callable[[list[str]], Vectors]
+    ) -> dict[str, Vectors]:
+        memory = self._memory[kind]
+        missing = [k for k in keys if k not in memory]
+        cache = self.context.embeddings
+        if missing and cache is not None:
+            for key, raw in cache.get(self.encoder, kind, missing).items():
+                if raw.shape != (self.embed_dim,):
+                    raise CueshiftError(
+                        f"embedding: encoder {self.encoder!r} has {kind} vectors of {raw.size} values stored "
+                        f"but gives {self.embed_dim}; use a new database for a changed checkpoint"
+                    )
+                memory[key] = unit_rows(raw).astype(np.float32)
+            missing = [k for k in missing if k not in memory]
+        for start in range(0, len(missing), self.settings.batch_size):
+            chunk = missing[start : start + self.settings.batch_size]
+            raw_rows = encode(chunk)
+            if cache is not None:
+                cache.put(self.encoder, kind, chunk, raw_rows)
+            for key, row in zip(chunk, raw_rows, strict=True):
+                memory[key] = unit_rows(row).astype(np.float32)
+        return {k: memory[k] for k in keys}
+
+    def _content_of(self, image_id: str) -> str:
+        """The SHA-256 of the image's file (read once per image)."""
+        content = self._content.get(image_id)
+        if content is None:
+            path = self.context.images[image_id].path
+            try:
+                content = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError as exc:
+                raise CueshiftError(f"image {image_id}: cannot read {path}: {exc.strerror or exc}") from None
+            self._content[image_id] = content
+            self._path_of.setdefault(content, path)
+        return content
+
+    def _encode_images(self, contents: list[str]) -> Vectors:
+        import torch
+        from PIL import Image
+
+        pictures = []
+        for content in contents:
+            with Image.open(self._path_of[content]) as img:
+                pictures.append(img.convert("RGB"))
+        inputs = self.processor(images=pictures, return_tensors="pt")
+        pixels = inputs["pixel_values"].to(device=self.device, dtype=self.dtype)
+        with torch.inference_mode():
+            features = _features(self.clip_model.get_image_features(pixel_values=pixels))
+        self.images_encoded += len(contents)
+        return np.asarray(features.float().cpu().numpy(), dtype=np.float32)
+
+    def _encode_texts(self, texts: list[str]) -> Vectors:
+        import torch
+
+        inputs = self.processor(text=texts, return_tensors="pt", padding=True, truncation=True)
+        inputs = {k: v.to(self.device) for k, v in inputs.items() if k in ("input_ids", "attention_mask")}
+        with torch.inference_mode():
+            features = _features(self.clip_model.get_text_features(**inputs))
+        self.texts_encoded += len(texts)
+        return np.asarray(features.float().cpu().numpy(), dtype=np.float32)
+
+
+def _features(output: Any) -> torch.Tensor:
+    """Projected features from ``get_*_features`` (a tensor before transformers 5, an output object since)."""
+    import torch
+
+    if isinstance(output, torch.Tensor):
+        return output
+    pooled: torch.Tensor = output.pooler_output
+    return pooled
+
+
+__all__ = ["ClipEmbeddings", "encoder_key"]
