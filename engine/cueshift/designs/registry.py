@@ -38,8 +38,9 @@ from cueshift.schemas.results import (
     declare_result_schemas,
     withdraw_result_schemas,
 )
-from cueshift.study import config
-from cueshift.study.config import DEFAULT_DESIGN, Study, read_study_file
+from cueshift.study import reading
+from cueshift.study.config import DEFAULT_DESIGN, Study
+from cueshift.study.reading import read_study_file
 from cueshift.study.scenarios import Scenario
 
 if TYPE_CHECKING:
@@ -219,7 +220,7 @@ def study_schema() -> TypeAdapter[Study]:
 
 def parse_study(data: dict[str, Any], source: str) -> Study:
     """Validate study-file ``data`` as the study model of its design (one-line :class:`ConfigError`)."""
-    return config.parse_study(data, source, study_schema(), scenario_sets=scenario_sets())
+    return reading.parse_study(data, source, study_schema(), scenario_sets=scenario_sets())
 
 
 def load_study(path: str | Path | None = None) -> Study:

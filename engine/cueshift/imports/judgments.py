@@ -50,7 +50,8 @@ from cueshift.images.croissant import find_croissant, read_croissant
 from cueshift.images.release_judgments import face_folders, judgements_folder, read_judgment_tree
 from cueshift.images.stylisticbias import release_root
 from cueshift.imports.release_rows import agreement_table, echo_counts, judgment_frames, match_study
-from cueshift.study.config import Study, read_study_file
+from cueshift.study.config import Study
+from cueshift.study.reading import read_study_file
 
 BATCH_ROWS = 250_000
 MODEL_ID = re.compile(r"^[A-Za-z0-9_.\-]+$")

@@ -4,55 +4,34 @@
 models). Each study design extends it with its own section (``[paired]``, ``[pairwise]``,
 ...) in a subclass whose ``design`` is a literal: the subclasses form a discriminated union
 on ``design``, assembled by the design registry (:func:`cueshift.designs.load_study`),
-which this layer does not know. Here: the common model, reading a study file, and
-validating data against a model with one-line errors (:func:`parse_study`).
+which this layer does not know. Here: the common model and its ``[image_set]`` section; the
+``[scenarios]`` and ``[prompt]`` sections are :mod:`cueshift.study.scenario_config`'s, reading a
+study file and validating data against a model with one-line errors
+:mod:`cueshift.study.reading`'s.
 
 Relative paths are resolved against the current working directory.
 """
 
 from __future__ import annotations
 
-import tomllib
 import warnings
-from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    TypeAdapter,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, field_validator, model_validator
 
-from cueshift.errors import ConfigError
+from cueshift.study._frozen import _Frozen
 from cueshift.study.audit import AuditConfig
 from cueshift.study.build_config import BuildConfig
-from cueshift.study.checks import check_no_nul, check_seeds, check_template
-from cueshift.study.scenarios import ORDERING_BY_ID, RELEASED_TEMPLATE, Scenario
-from cueshift.study.validation_errors import describe
+from cueshift.study.checks import check_seeds
+from cueshift.study.scenario_config import PromptConfig, ScenarioConfig
 from cueshift.study.variations import VariationFilter
 
-DEFAULT_STUDY = "default"
 #: The design of a study file without a ``design`` key (seed 000's StylisticBias protocol).
 DEFAULT_DESIGN = "stylisticbias"
 #: Designs whose analyses read the noise-floor placebos: their study files include them unless
 #: ``[image_set] placebos = false``; any other design refuses ``placebos = true``.
 PLACEBO_DESIGNS: frozenset[str] = frozenset({DEFAULT_DESIGN})
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_nul(cls, data: Any) -> Any:
-        return check_no_nul(data)
 
 
 #: The study file's section of the images: ``[image_set]``.
@@ -115,65 +94,6 @@ def _old_section_renamed(data: dict[str, Any]) -> dict[str, Any]:
         "[benchmark] is the old name of the study file's [image_set] section: rename it", FutureWarning, 3
     )
     return {(IMAGE_SET_SECTION if k == OLD_IMAGE_SET_SECTION else k): v for k, v in data.items()}
-
-
-def _known_sets(info: ValidationInfo) -> Mapping[str, tuple[Scenario, ...]] | None:
-    """The scenario sets a study is validated against: the designs' (``parse_study(scenario_sets=)``)."""
-    context = info.context
-    return context.get("scenario_sets") if isinstance(context, dict) else None
-
-
-class ScenarioConfig(_Frozen):
-    """``[scenarios]``: which scenario set, and which of its scenarios.
-
-    The set names are the designs' (:func:`cueshift.designs.registry.scenario_sets`), which this
-    layer does not know: they are checked when the study is read through the registry
-    (:func:`parse_study` with ``scenario_sets``).
-    """
-
-    set: str = "stylisticbias-25"
-    only: list[str] | None = Field(
-        default=None, min_length=1, description="scenario_ids to keep (default: all)"
-    )
-
-    @field_validator("set")
-    @classmethod
-    def _known_set(cls, value: str, info: ValidationInfo) -> str:
-        sets = _known_sets(info)
-        if sets is not None and value not in sets:
-            raise ValueError(f"unknown scenario set {value!r}; known: {', '.join(sets)}")
-        return value
-
-    @model_validator(mode="after")
-    def _known_scenarios(self, info: ValidationInfo) -> ScenarioConfig:
-        sets = _known_sets(info)
-        if sets is None:
-            return self
-        known = {s.scenario_id for s in sets[self.set]}
-        for scenario_id in self.only or []:
-            if scenario_id not in known:
-                raise ValueError(f"unknown scenario {scenario_id!r} in set {self.set!r}")
-        return self
-
-
-class PromptConfig(_Frozen):
-    template: str = RELEASED_TEMPLATE
-    orderings: list[int] = Field(default_factory=lambda: [1, 2, 3, 4], min_length=1)
-
-    @field_validator("orderings")
-    @classmethod
-    def _known_orderings(cls, value: list[int]) -> list[int]:
-        for ordering in value:
-            if ordering not in ORDERING_BY_ID:
-                raise ValueError(f"unknown ordering {ordering}; orderings are 1-4 (seed 000 App. C.2)")
-        if len(set(value)) != len(value):
-            raise ValueError("orderings repeat")
-        return value
-
-    @field_validator("template")
-    @classmethod
-    def _slots(cls, value: str) -> str:
-        return check_template(value)
 
 
 class ModelConfig(_Frozen):
@@ -265,66 +185,3 @@ class Study(_Frozen):
     @property
     def database_path(self) -> Path:
         return self.database or Path("runs") / f"{self.name}.duckdb"
-
-
-StudyT = TypeVar("StudyT", bound=Study)
-
-
-def parse_study(
-    data: dict[str, Any],
-    source: str,
-    schema: type[StudyT] | TypeAdapter[StudyT],
-    *,
-    scenario_sets: Mapping[str, tuple[Scenario, ...]] | None = None,
-) -> StudyT:
-    """Validate study-file ``data`` against ``schema`` (a :class:`Study` model or a union of them).
-
-    Parameters
-    ----------
-    data
-        The parsed TOML; a missing ``design`` key means :data:`DEFAULT_DESIGN`.
-    source
-        The file name (or a description) that error messages start with.
-    schema
-        A study model, or a ``TypeAdapter`` of a discriminated union of study models.
-    scenario_sets
-        The scenario sets ``[scenarios] set`` may name, by name; ``None``: the set is not checked.
-
-    Raises
-    ------
-    ConfigError
-        One line naming ``source`` and every bad field (a misspelt key: the closest field names,
-        :mod:`cueshift.study.validation_errors`).
-    """
-    data = {"design": DEFAULT_DESIGN, **data}
-    context = {"scenario_sets": scenario_sets} if scenario_sets is not None else None
-    try:
-        if isinstance(schema, TypeAdapter):
-            return schema.validate_python(data, context=context)
-        return schema.model_validate(data, context=context)
-    except ValidationError as exc:
-        raise ConfigError(describe(source, exc, schema, tag=data["design"])) from None
-
-
-def read_study_file(path: str | Path | None = None) -> tuple[dict[str, Any], str]:
-    """The parsed TOML of a study file and its name for messages; ``None`` or ``'default'`` gives
-    the embedded default study.
-
-    Raises
-    ------
-    ConfigError
-        No such file, or not valid TOML.
-    """
-    if path is None or str(path) == DEFAULT_STUDY:
-        text = resources.files("cueshift.studies").joinpath("default.toml").read_text(encoding="utf-8")
-        source = "<embedded default study>"
-    else:
-        path = Path(path)
-        if not path.is_file():
-            raise ConfigError(f"{path}: no such study file")
-        text = path.read_text(encoding="utf-8")
-        source = str(path)
-    try:
-        return tomllib.loads(text), source
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
