@@ -57,11 +57,12 @@ Further designs (:meth:`OpenAIBackend.judge_pairs`, :meth:`OpenAIBackend.rate`)
     goes to the design's strict parser.
 
 Modules: :mod:`.openai_settings` (settings), :mod:`.openai_messages` (request bodies and
-answers), :mod:`.openai_logprobs` (letter probabilities), :mod:`.openai_client` (requests,
-failures, health check), :mod:`.openai_router` (load spreading), :mod:`.openai_retry` (what
-is retried, backoff), :mod:`.openai_http` (HTTP/1.1 connections), :mod:`.openai_redact`
-(secrets), :mod:`.openai_server_info` and :mod:`.openai_consistency` (the run record),
-:mod:`.loop_thread` (the event loop).
+answers), :mod:`.openai_logprobs` (letter probabilities), :mod:`.openai_requests` (rows to
+requests, outcomes to answers), :mod:`.openai_designs` (pairwise trials and ratings),
+:mod:`.openai_client` (requests, failures, health check), :mod:`.openai_router` (load
+spreading), :mod:`.openai_retry` (what is retried, backoff), :mod:`.openai_http` (HTTP/1.1
+connections), :mod:`.openai_redact` (secrets), :mod:`.openai_server_info` and
+:mod:`.openai_consistency` (the run record), :mod:`.loop_thread` (the event loop).
 """
 
 from __future__ import annotations
@@ -69,31 +70,23 @@ from __future__ import annotations
 import functools
 import os
 import zlib
-from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import polars as pl
 
 from cueshift.errors import ConfigError, CueshiftError
-from cueshift.inference.backends.base import (
-    Backend,
-    BackendAnswers,
-    JudgmentRequest,
-    RequestFailure,
-    StudyContext,
-    pairwise_prompts,
-    rating_prompts,
-)
+from cueshift.inference.backends.base import Backend, BackendAnswers, StudyContext
 from cueshift.inference.backends.loop_thread import LoopThread
-from cueshift.inference.backends.openai_client import BodyMaker, ChatClient, Outcome
+from cueshift.inference.backends.openai_client import ChatClient
 from cueshift.inference.backends.openai_consistency import drift
-from cueshift.inference.backends.openai_messages import DataUrls, chat_body
+from cueshift.inference.backends.openai_designs import OpenAIDesigns
+from cueshift.inference.backends.openai_messages import DataUrls
 from cueshift.inference.backends.openai_redact import REDACTED, Redactor
 from cueshift.inference.backends.openai_settings import parse_settings
 from cueshift.study.config import ModelConfig
 
 
-class OpenAIBackend(Backend):
+class OpenAIBackend(OpenAIDesigns, Backend):
     """Generate mode against OpenAI-compatible servers, with score information when served.
 
     Parameters
@@ -172,31 +165,6 @@ class OpenAIBackend(Backend):
             p_nei.append(None if letters is None else letters.p_neither)
         return self._answers(outcomes, p_favorable=p_fav, p_neither=p_nei)
 
-    def judge_pairs(self, batch: pl.DataFrame) -> BackendAnswers:
-        """Answer two-image trials, in row order: one request per row with the left image, the
-        right image and the design's question (column ``prompt`` if the batch has one, else the
-        study template); columns ``left_image_id, right_image_id, seed`` are read."""
-        prompts = pairwise_prompts(batch, self.context)
-        rows = list(batch.select("left_image_id", "right_image_id", "seed").iter_rows())
-        makers = [
-            functools.partial(self._design_body, (left, right), prompt, int(seed))
-            for (left, right, seed), prompt in zip(rows, prompts, strict=True)
-        ]
-        return self._answers(
-            self._ask(makers, [f"{left}|{right}" for left, right, _ in rows], text_only=True)
-        )
-
-    def rate(self, batch: pl.DataFrame) -> BackendAnswers:
-        """Answer rating requests, in row order: one request per row with the image and the
-        design's rating prompt (see :func:`rating_prompts`); columns ``image_id, seed`` are read."""
-        prompts = rating_prompts(batch, self.context)
-        rows = list(batch.select("image_id", "seed").iter_rows())
-        makers = [
-            functools.partial(self._design_body, (image_id,), prompt, int(seed))
-            for (image_id, seed), prompt in zip(rows, prompts, strict=True)
-        ]
-        return self._answers(self._ask(makers, [str(image_id) for image_id, _ in rows], text_only=True))
-
     def run_report(self) -> dict[str, Any]:
         """The run record of this backend: the server's identity and the consistency probe
         (which sends the sampled requests again now). ``lines``: what to print."""
@@ -230,81 +198,6 @@ class OpenAIBackend(Backend):
     def close(self) -> None:
         """Close the connections and stop the backend's event loop."""
         self._loop.close(self._client.close)
-
-    # ---- helpers
-
-    def _ask(self, makers: Sequence[BodyMaker], groups: Sequence[str], *, text_only: bool) -> list[Outcome]:
-        """Send the requests grouped by image (stable), return the outcomes in row order."""
-        order = sorted(range(len(makers)), key=lambda i: groups[i])
-        outcomes = self._loop.run(self._client.answer_all([makers[i] for i in order], text_only=text_only))
-        in_rows: list[Outcome | None] = [None] * len(makers)
-        for i, outcome in zip(order, outcomes, strict=True):
-            in_rows[i] = outcome
-        return [o for o in in_rows if o is not None]
-
-    def _answers(
-        self,
-        outcomes: Sequence[Outcome],
-        *,
-        p_favorable: list[float | None] | None = None,
-        p_neither: list[float | None] | None = None,
-    ) -> BackendAnswers:
-        failures = tuple(
-            RequestFailure(row, o.attempts, self.scrub(o.error or "no answer"))
-            for row, o in enumerate(outcomes)
-            if o.completion is None
-        )
-        return BackendAnswers(
-            response_text=[o.completion.text if o.completion else "" for o in outcomes],
-            latency_ms=[o.latency_ms for o in outcomes],
-            p_favorable=p_favorable,
-            p_neither=p_neither,
-            failures=failures,
-        )
-
-    def _check_constraint(self, outcomes: Sequence[Outcome]) -> None:
-        """Stop when one of the first ``constraint_check`` constrained answers is not a choice."""
-        s = self.settings
-        if s.constrain == "none":
-            return
-        for outcome in outcomes:
-            if self._constraint_checked >= s.constraint_check:
-                return
-            if outcome.completion is None:
-                continue
-            self._constraint_checked += 1
-            text = outcome.completion.text.strip()
-            if text not in s.choices:
-                shown = text if len(text) <= 60 else text[:60] + "…"
-                hint = (
-                    "vLLM >= 0.12 reads structured_outputs and ignores guided_choice"
-                    if s.constrain == "guided_choice"
-                    else "vLLM < 0.12 reads guided_choice, other servers neither"
-                )
-                raise CueshiftError(
-                    f"model {self.model.model_id!r}: the answer constraint ({s.constrain}) did not take "
-                    f"effect: the server answered {shown!r}, not one of {', '.join(map(repr, s.choices))} "
-                    f"({hint}; set constrain accordingly, or 'none'); this batch was not stored"
-                )
-
-    def _body(self, request: JudgmentRequest) -> dict[str, Any]:
-        """The request of one forced-choice judgment, with logprobs when the settings ask."""
-        body = chat_body(
-            self.settings,
-            self.model.checkpoint,
-            [self._data_url(request.image.path)],
-            request.prompt,
-            request.seed,
-            constrained=True,
-        )
-        if self.settings.logprobs:
-            body.update(logprobs=True, top_logprobs=self.settings.top_logprobs)
-        return body
-
-    def _design_body(self, image_ids: Sequence[str], prompt: str, seed: int) -> dict[str, Any]:
-        """The request of a design row: the images in order, then the prompt; no logprobs."""
-        images = [self._data_url(self.context.images[i].path) for i in image_ids]
-        return chat_body(self.settings, self.model.checkpoint, images, prompt, seed)
 
 
 __all__ = ["REDACTED", "OpenAIBackend"]
