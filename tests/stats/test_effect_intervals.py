@@ -12,9 +12,9 @@ from cueshift.designs.stylisticbias.stats import face_anova, fashion_age_table
 from cueshift.stats import Resampling, mixed_model, one_way_anova
 from cueshift.stats._contrast import group_difference_interval
 from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates, refit_replicates
+from cueshift.stats._face_draws import face_multiplicities
 from cueshift.stats._model_terms import cell_blocks, term_values
 from cueshift.stats._reml import reml_fit
-from cueshift.stats._resample import face_multiplicities
 from tests.simulate.outputs import delta_frame
 from tests.simulate.study import SimulationSpec, simulate_study
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
+from cueshift.stats._face_draws import _Divisors
 from cueshift.stats._replicate_kernels import replicate_means, row_moments, row_quantiles, share_below
-from cueshift.stats._resample import _Divisors
 
 
 def _rows() -> np.ndarray:
@@ -70,7 +70,7 @@ def test_replicate_means_divide_in_place_and_take_share_and_moments():
 @pytest.mark.parametrize("budget", [None, 1])  # all pattern rows at once, or per block of cells
 def test_divisors_count_the_drawn_faces_with_data(budget, monkeypatch):
     if budget is not None:
-        monkeypatch.setattr("cueshift.stats._resample.CHUNK_BYTES", budget)
+        monkeypatch.setattr("cueshift.stats._face_draws.CHUNK_BYTES", budget)
     rng = np.random.default_rng(8)
     observed = rng.random((30, 12)) < 0.6
     observed[:, [0, 5]] = True  # complete cells

@@ -88,6 +88,7 @@ from cueshift.stats._deprecated_registry import (
 from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates
 from cueshift.stats._equivalence import VERDICTS, Tost, equivalence_verdicts, tost
 from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
+from cueshift.stats._face_draws import face_multiplicities
 from cueshift.stats._face_sums import FaceSums, coarsen, face_sums, regroup, row_means
 from cueshift.stats._faces import (
     FaceMatrix,
@@ -144,7 +145,7 @@ from cueshift.stats._reliability import (
     spearman_brown,
     split_half_reliability,
 )
-from cueshift.stats._resample import BootstrapResult, cluster_bootstrap, face_multiplicities
+from cueshift.stats._resample import BootstrapResult, cluster_bootstrap
 from cueshift.stats._robustness import Robustness, face_robustness, partial_r2, robustness_value
 from cueshift.stats._settings import (
     DEFAULT_RESAMPLES,

@@ -7,7 +7,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cueshift._types import F64
-from cueshift.stats._resample import _bca_quantiles, face_multiplicities
+from cueshift.stats._bootstrap_intervals import _bca_quantiles
+from cueshift.stats._face_draws import face_multiplicities
 from cueshift.stats._settings import DEFAULT_RESAMPLES, CIMethod
 
 

@@ -16,16 +16,13 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from cueshift._types import F64
+from cueshift.stats._bootstrap_intervals import _cell_interval, _jackknife_acceleration
 from cueshift.stats._cell_codes import cell_codes, encode_categories
 from cueshift.stats._crossed_variance import crossed_jackknife, t_calibrated
+from cueshift.stats._face_draws import CHUNK_BYTES
 from cueshift.stats._face_sums import FaceSums
 from cueshift.stats._replicate_kernels import share_below
-from cueshift.stats._resample import (
-    CHUNK_BYTES,
-    BootstrapResult,
-    _cell_interval,
-    _jackknife_acceleration,
-)
+from cueshift.stats._resample import BootstrapResult
 from cueshift.stats._settings import CIMethod
 
 #: The ``--generalise`` questions: over faces (scenarios fixed), or over faces and scenarios.

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from cueshift._types import F64
+from cueshift.stats._face_draws import face_multiplicities
 from cueshift.stats._model_terms import term_values
 from cueshift.stats._reml import FaceBlocks, reml_fit
-from cueshift.stats._resample import face_multiplicities
 
 #: Most bootstrap replicates of a statistic that needs a model refit per replicate (each REML refit
 #: costs milliseconds; the suite's ``n_resamples`` is capped at this for them).

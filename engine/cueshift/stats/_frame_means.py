@@ -9,10 +9,11 @@ import numpy as np
 import polars as pl
 
 from cueshift.errors import CueshiftError
+from cueshift.stats._face_draws import face_multiplicities
 from cueshift.stats._faces import FaceMatrix, face_matrix
 from cueshift.stats._frame_input import By, by_columns, checked_rows, finish, subject_ids
 from cueshift.stats._one_sample import one_sample_test
-from cueshift.stats._resample import BootstrapResult, cluster_bootstrap, face_multiplicities
+from cueshift.stats._resample import BootstrapResult, cluster_bootstrap
 from cueshift.stats._settings import DEFAULT_RESAMPLES, CIMethod
 from cueshift.stats._signed_rank import ZeroMethod
 

@@ -11,11 +11,12 @@ from scipy import sparse
 from cueshift.errors import CueshiftError
 from cueshift.stats._cell_codes import cell_codes
 from cueshift.stats._exact_means import ratio_means
+from cueshift.stats._face_draws import face_multiplicities
 from cueshift.stats._face_sums import face_sums
 from cueshift.stats._frame_input import By, by_columns, checked_rows, finish, subject_ids
 from cueshift.stats._frame_means import check_bootstrap
 from cueshift.stats._one_sample import one_sample_test
-from cueshift.stats._resample import cluster_bootstrap, face_multiplicities
+from cueshift.stats._resample import cluster_bootstrap
 from cueshift.stats._settings import CIMethod
 from cueshift.stats._signed_rank import ZeroMethod
 

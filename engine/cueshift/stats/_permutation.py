@@ -12,7 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cueshift._types import F64
-from cueshift.stats._resample import CHUNK_BYTES, Alternative
+from cueshift.stats._face_draws import CHUNK_BYTES
+from cueshift.stats._resample import Alternative
 from cueshift.stats._settings import DEFAULT_RESAMPLES
 
 

@@ -7,116 +7,25 @@ replacement, the unit being the face, never an image or a judgment); every cell'
 mean is then :math:`\\sum_f w_f x_{fc} / \\sum_f w_f [x_{fc}\\text{ observed}]`, so all cells of
 all levels share one draw of faces per replicate and the whole study is a few matrix
 products plus a parallel selection of each cell's quantiles
-(:mod:`~cueshift.stats._replicate_kernels`).
+(:mod:`~cueshift.stats._replicate_kernels`). The face draws are in
+:mod:`~cueshift.stats._face_draws`, the intervals from the replicates in
+:mod:`~cueshift.stats._bootstrap_intervals`.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Literal
 
-import numba
 import numpy as np
-from numpy.typing import NDArray
-from scipy import special
 
 from cueshift._types import F64
-from cueshift.stats._replicate_kernels import replicate_means, row_moments, row_quantiles
+from cueshift.stats._bootstrap_intervals import _cell_interval, _jackknife_acceleration
+from cueshift.stats._face_draws import CHUNK_BYTES, _Divisors, _transposed, face_multiplicities
+from cueshift.stats._replicate_kernels import replicate_means
 from cueshift.stats._settings import DEFAULT_RESAMPLES, CIMethod
 
 Alternative = Literal["two-sided", "less", "greater"]
-#: Memory budget of one block of resampled statistics (bytes); larger jobs run in chunks.
-CHUNK_BYTES = 64 * 2**20
-
-
-@numba.njit(parallel=True, cache=True)
-def _face_counts(draws: NDArray[np.int32], n_faces: int) -> F64:  # pragma: no cover - numba
-    """Multiplicity of each face in each replicate, from the drawn face indices."""
-    n_rep = draws.shape[0]
-    counts = np.zeros((n_rep, n_faces))
-    for b in numba.prange(n_rep):
-        for i in range(draws.shape[1]):
-            counts[b, draws[b, i]] += 1.0
-    return counts
-
-
-def face_multiplicities(n_faces: int, n_resamples: int, seed: int | np.random.Generator) -> F64:
-    """``(n_resamples, n_faces)`` counts of faces drawn with replacement (one row per replicate).
-
-    An integer ``seed`` always gives the same draws, so those are drawn once and shared, read-only,
-    by every later call with the same arguments (the analyses of a run share one seed).
-    """
-    if not isinstance(seed, (int, np.integer)) or n_resamples * n_faces * 8 > CHUNK_BYTES:
-        return _draw_multiplicities(n_faces, n_resamples, seed)
-    key = (n_faces, n_resamples, int(seed))
-    if key not in _SHARED:
-        counts = _draw_multiplicities(n_faces, n_resamples, int(seed))
-        counts.flags.writeable = False
-        _SHARED[key] = (counts, None)
-        while len(_SHARED) > 2:
-            _SHARED.popitem(last=False)
-    _SHARED.move_to_end(key)
-    return _SHARED[key][0]
-
-
-#: The shared face draws (at most two settings), each with its transpose once one was asked for.
-_SHARED: OrderedDict[tuple[int, int, int], tuple[F64, F64 | None]] = OrderedDict()
-
-
-def _draw_multiplicities(n_faces: int, n_resamples: int, seed: int | np.random.Generator) -> F64:
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_faces, size=(n_resamples, n_faces), dtype=np.int32)
-    return _face_counts(draws, n_faces)
-
-
-def _transposed(w: F64) -> F64:
-    """``w.T`` in C order; made once for shared draws (:func:`face_multiplicities`)."""
-    for key, (counts, transposed) in _SHARED.items():
-        if counts is w:
-            if transposed is None:
-                transposed = np.ascontiguousarray(w.T)
-                transposed.flags.writeable = False
-                _SHARED[key] = (counts, transposed)
-            return transposed
-    return np.ascontiguousarray(w.T)
-
-
-@numba.njit(parallel=True, cache=True)
-def _jackknife_acceleration(x: F64) -> tuple[F64, F64]:  # pragma: no cover - numba
-    """Per column: BCa acceleration from leave-one-face-out means, and leave-one-out matrix."""
-    n_faces, n_cells = x.shape
-    accel = np.full(n_cells, np.nan)
-    loo = np.empty((n_faces, n_cells))
-    for c in numba.prange(n_cells):
-        total = 0.0
-        n = 0
-        for i in range(n_faces):
-            if not np.isnan(x[i, c]):
-                total += x[i, c]
-                n += 1
-        mean = total / n if n > 0 else np.nan
-        for i in range(n_faces):
-            if np.isnan(x[i, c]) or n < 2:
-                loo[i, c] = mean
-            else:
-                loo[i, c] = (total - x[i, c]) / (n - 1)
-        if n < 3:
-            continue
-        dot = 0.0
-        for i in range(n_faces):
-            if not np.isnan(x[i, c]):
-                dot += loo[i, c]
-        dot /= n
-        num = 0.0
-        den = 0.0
-        for i in range(n_faces):
-            if not np.isnan(x[i, c]):
-                dev = dot - loo[i, c]
-                num += dev * dev * dev
-                den += dev * dev
-        accel[c] = num / (6.0 * den**1.5) if den > 0 else 0.0
-    return accel, loo
 
 
 @dataclass(frozen=True)
@@ -130,16 +39,6 @@ class BootstrapResult:
     method: str
     n_resamples: int
     confidence_level: float
-
-
-def _bca_quantiles(share: F64, accel: F64, confidence_level: float) -> tuple[F64, F64]:
-    alpha = (1.0 - confidence_level) / 2.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z0 = special.ndtri(share)
-        z_a = special.ndtri(alpha)
-        n1 = z0 + z_a
-        n2 = z0 - z_a
-        return special.ndtr(z0 + n1 / (1.0 - accel * n1)), special.ndtr(z0 + n2 / (1.0 - accel * n2))
 
 
 def cluster_bootstrap(
@@ -222,57 +121,3 @@ def cluster_bootstrap(
             rep, share, accel[cols], confidence_level, method, (mean, sd, filled)
         )
     return BootstrapResult(estimate, low, high, n_obs, method, n_rep, confidence_level), None
-
-
-class _Divisors:
-    r"""Replicate divisors of the cells: :math:`n_{\text{faces}}` for a cell every face has; for the
-    others :math:`\sum_{f \in F_c} w_{bf}`, one row per distinct pattern :math:`F_c` of faces with
-    data (cells of one demographic group, or one gender's values, share it). The divisors are
-    integer sums, so exact however they are grouped."""
-
-    def __init__(self, observed: NDArray[np.bool_], complete: NDArray[np.bool_], wt: F64) -> None:
-        self.wt = wt
-        self.pattern_of = np.full(observed.shape[1], -1, dtype=np.int64)
-        partial = np.flatnonzero(~complete)
-        self.patterns = np.zeros((0, observed.shape[0]))
-        if partial.size:
-            packed = np.ascontiguousarray(np.packbits(observed[:, partial], axis=0).T)
-            keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-            _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-            self.patterns = observed[:, partial[first]].T.astype(np.float64)
-            self.pattern_of[partial] = inverse.ravel()
-        fits = self.patterns.shape[0] * wt.shape[1] * 8 <= CHUNK_BYTES
-        self.every = self.patterns @ wt if fits else None  # (patterns, replicates)
-
-    def of(self, cols: NDArray[np.int64]) -> tuple[F64, NDArray[np.int64]]:
-        """The divisor rows the cells ``cols`` need and each cell's row among them (−1: all faces)."""
-        pattern_of = self.pattern_of[cols]
-        if self.every is not None:
-            return self.every, pattern_of
-        used, local = np.unique(pattern_of[pattern_of >= 0], return_inverse=True)
-        pattern_of[pattern_of >= 0] = local.ravel()
-        return self.patterns[used] @ self.wt, pattern_of
-
-
-def _cell_interval(
-    rep: F64,
-    share: F64,
-    accel: F64,
-    level: float,
-    method: CIMethod,
-    moments: tuple[F64, F64, NDArray[np.bool_]] | None = None,
-) -> tuple[F64, F64]:
-    """Each row's interval from its replicates: the percentile or BCa quantiles (``moments``: the rows'
-    mean, sd and completeness, when already taken; they place the quantile search only)."""
-    alpha = (1.0 - level) / 2.0
-    if method == "percentile":
-        q_low = np.full(share.shape, alpha)
-        q_high = np.full(share.shape, 1.0 - alpha)
-    else:
-        q_low, q_high = _bca_quantiles(share, np.nan_to_num(accel), level)
-    q = np.ascontiguousarray(np.column_stack([q_low, q_high]))
-    mean, sd, complete = moments if moments is not None else row_moments(rep)
-    with np.errstate(invalid="ignore"):
-        bounds = row_quantiles(rep, q, special.ndtri(q), mean, sd, complete)
-    invalid = np.isnan(share)
-    return np.where(invalid, np.nan, bounds[:, 0]), np.where(invalid, np.nan, bounds[:, 1])
