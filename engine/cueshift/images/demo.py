@@ -27,140 +27,38 @@ Images are drawn on demand into ``<cache_dir>/<size>/<face_id>/``: ``base.png``,
 size of every file). A face whose files all still match ``render.json`` is not drawn again;
 files are written through a temporary file and :func:`os.replace`, so a killed render never
 leaves a truncated PNG behind.
+
+The faces and their images are listed by :mod:`._demo_sample`, drawn into the cache by
+:mod:`._demo_render`; this module exports their names.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
-import random
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
 import polars as pl
 
 from cueshift.images._assemble import FaceRecord, ImageRecord, finish, listed_frames
-from cueshift.images._demo_body import draw_body
-from cueshift.images._demo_face import draw_face
-from cueshift.images._demo_look import RENDERER_VERSION, Look, base_look
-from cueshift.images._files import FileFacts, Location, atomic_write_bytes, progress_bar
+from cueshift.images._demo_render import render, render_face, render_png
+from cueshift.images._demo_sample import (
+    PAPER_MARGINALS,
+    PAPER_SAMPLE_SEED,
+    Configuration,
+    DemoFace,
+    DemoImage,
+    configuration,
+    face_images,
+    sample_faces,
+    size_label,
+)
+from cueshift.images._files import Location
 from cueshift.images.base import ImageSet
-from cueshift.images.labels import AGES, BODY_TYPES, ETHNICITIES, GENDERS, default_framing, slug
 from cueshift.images.placebos import list_placebos
 from cueshift.study.config import ImageSetConfig
-from cueshift.study.variations import FEATURES, VariationFilter
+from cueshift.study.variations import VariationFilter
 
 SOURCE = "cueshift-demo"
-PAPER_SAMPLE_SEED = 20_250_000  # fixed: the paper-size sample never changes
-PAPER_MARGINALS: dict[str, dict[str, int]] = {
-    "age": {"young adult": 260, "middle-aged adult": 124, "elderly": 116},
-    "gender": {"male": 274, "female": 226},
-    "ethnicity": {"Asian": 110, "African": 109, "European": 101, "Middle Eastern": 95, "Latino": 85},
-    "body_type": {"thin": 154, "normal": 186, "obese": 160},
-}
-Configuration = tuple[str, str, str, str]  # (age, gender, ethnicity, body_type)
-
-
-def configuration(index: int) -> Configuration:
-    """The ``index``-th of the 90 demographic configurations (``index`` taken modulo 90).
-
-    The order mixes all four attributes early (gender, age and ethnicity cycle with
-    periods 2, 3 and 5), so a prefix of N < 90 faces is as balanced as it can be; the map
-    is a bijection on 0..89 by the Chinese remainder theorem.
-    """
-    i = index % 90
-    body = BODY_TYPES[(i // 30 + (i % 30) // 10) % 3]
-    return AGES[i % 3], GENDERS[i % 2], ETHNICITIES[i % 5], body
-
-
-def _paper_extras() -> list[Configuration]:
-    """The 410 faces beyond the 90-configuration grid that make the paper marginals exact."""
-    rng = random.Random(PAPER_SAMPLE_SEED)
-    columns: list[list[str]] = []
-    for counts in PAPER_MARGINALS.values():
-        in_grid = 90 // len(counts)  # each level appears equally often in the grid
-        column = [level for level, count in counts.items() for _ in range(count - in_grid)]
-        rng.shuffle(column)
-        columns.append(column)
-    return [(age, gender, ethnicity, body) for age, gender, ethnicity, body in zip(*columns, strict=True)]
-
-
-@dataclass(frozen=True)
-class DemoFace:
-    """One synthetic face."""
-
-    face_id: str
-    age: str
-    gender: str
-    ethnicity: str
-    body_type: str
-
-    @property
-    def seed(self) -> int:
-        """Per-face seed from the id and demographics (never the global RNG)."""
-        key = f"{self.face_id}|{self.age}|{self.gender}|{self.ethnicity}|{self.body_type}"
-        return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
-
-    @cached_property
-    def look(self) -> Look:
-        return base_look(self.seed, self.age, self.gender, self.ethnicity, self.body_type)
-
-
-@dataclass(frozen=True)
-class DemoImage:
-    """One image of a face, drawn on demand; ``feature_key`` None for the base."""
-
-    image_id: str
-    face: DemoFace
-    feature_key: str | None
-    value: str | None
-    framing: str
-    file_name: str
-
-    @property
-    def path(self) -> str:
-        return f"{self.face.face_id}/{self.file_name}"
-
-
-def size_label(size: str | int) -> str:
-    """Folder / image-set-name form of a size: ``'small'``, ``'paper'`` or ``'n<N>'``."""
-    return size if isinstance(size, str) else f"n{size}"
-
-
-def sample_faces(size: str | int) -> list[DemoFace]:
-    """The faces of a demo size (see the module docstring)."""
-    if size == "small":
-        configs = [configuration(i) for i in range(90)]
-    elif size == "paper":
-        configs = [configuration(i) for i in range(90)] + _paper_extras()
-    elif isinstance(size, int) and size >= 1:
-        configs = [configuration(i) for i in range(size)]
-    else:
-        raise ValueError(f"demo size must be 'small', 'paper' or a positive int, not {size!r}")
-    return [DemoFace(f"demo-{n:04d}", *config) for n, config in enumerate(configs, start=1)]
-
-
-def face_images(face: DemoFace) -> list[DemoImage]:
-    """The base image and one image per applicable value of the full variation space."""
-    images = [DemoImage(f"{face.face_id}-base", face, None, None, "face", "base.png")]
-    for feature in FEATURES:
-        if feature.only_gender and feature.only_gender != face.gender:
-            continue
-        for value in feature.values:
-            tag = f"{feature.feature_key}-{slug(value)}"
-            images.append(
-                DemoImage(
-                    f"{face.face_id}-{tag}",
-                    face,
-                    feature.feature_key,
-                    value,
-                    default_framing(feature.feature_key),
-                    f"{feature.feature_key}--{slug(value)}.png",
-                )
-            )
-    return images
 
 
 @dataclass(frozen=True)
@@ -229,96 +127,6 @@ def list_demo(
     return DemoListing(f"demo-{size_label(size)}", face_frame, image_frame)
 
 
-def render_png(image: DemoImage) -> tuple[bytes, int, int]:
-    """PNG bytes, width and height of one demo image (deterministic)."""
-    look = image.face.look
-    if image.framing == "body":
-        picture = draw_body(look, image.value or "Casual")
-    else:
-        picture = draw_face(look, image.feature_key, image.value)
-    buffer = io.BytesIO()
-    picture.save(buffer, format="PNG", compress_level=1)  # fast; files stay ~1 kB
-    return buffer.getvalue(), picture.width, picture.height
-
-
-def _face_stamp(face: DemoFace) -> dict[str, str]:
-    return {"renderer": RENDERER_VERSION, "face_id": face.face_id, "age": face.age, "gender": face.gender,
-            "ethnicity": face.ethnicity, "body_type": face.body_type}  # fmt: skip
-
-
-def _cached_facts(face_dir: Path, face: DemoFace, images: list[DemoImage]) -> dict[str, FileFacts] | None:
-    """Facts of a face whose files all match its ``render.json``; None when anything differs."""
-    try:
-        index = json.loads((face_dir / "render.json").read_text(encoding="utf-8"))
-        if index["stamp"] != _face_stamp(face):
-            return None
-        facts = {}
-        for image in images:
-            sha256, width, height = index["files"][image.file_name]
-            if hashlib.sha256((face_dir / image.file_name).read_bytes()).hexdigest() != sha256:
-                return None
-            facts[image.image_id] = FileFacts(sha256, int(width), int(height))
-        return facts
-    except (OSError, ValueError, KeyError, TypeError):  # no index, or a stale / damaged one
-        return None
-
-
-def render_face(face_dir: Path, face: DemoFace) -> tuple[dict[str, FileFacts], int]:
-    """Make sure every image of ``face`` exists in ``face_dir``; returns facts and images written."""
-    images = face_images(face)
-    cached = _cached_facts(face_dir, face, images)
-    if cached is not None:
-        return cached, 0
-    face_dir.mkdir(parents=True, exist_ok=True)
-    facts: dict[str, FileFacts] = {}
-    written = 0
-    for image in images:
-        data, width, height = render_png(image)
-        target = face_dir / image.file_name
-        if not (target.is_file() and target.read_bytes() == data):
-            atomic_write_bytes(target, data)
-            written += 1
-        facts[image.image_id] = FileFacts(hashlib.sha256(data).hexdigest(), width, height)
-    files = {
-        i.file_name: [facts[i.image_id].sha256, facts[i.image_id].width, facts[i.image_id].height]
-        for i in images
-    }
-    index = {"stamp": _face_stamp(face), "files": files}
-    atomic_write_bytes(face_dir / "render.json", json.dumps(index, indent=1).encode())
-    return facts, written
-
-
-def render(size: str | int, cache_dir: Path, *, progress: bool = True) -> tuple[Path, dict[str, FileFacts]]:
-    """Draw the missing images of a demo size into ``cache_dir/<size>``.
-
-    Returns
-    -------
-    root : Path
-        The folder the image paths are relative to.
-    facts : dict
-        sha256 / width / height per image_id.
-    """
-    root = Path(cache_dir) / size_label(size)
-    faces = sample_faces(size)
-    facts: dict[str, FileFacts] = {}
-    counts = "[cyan]{task.fields[written]} images drawn, {task.fields[cached]} faces cached"
-    with progress_bar(progress, counts) as bar:
-        task = (
-            bar.add_task(f"Demo faces ({size_label(size)})", total=len(faces), written=0, cached=0)
-            if bar
-            else None
-        )
-        written_total, cached_faces = 0, 0
-        for face in faces:
-            face_facts, written = render_face(root / face.face_id, face)
-            facts.update(face_facts)
-            written_total += written
-            cached_faces += written == 0
-            if bar is not None and task is not None:
-                bar.update(task, advance=1, written=written_total, cached=cached_faces)
-    return root, facts
-
-
 def load_demo(
     config: ImageSetConfig, variation_filter: VariationFilter, *, progress: bool = True
 ) -> ImageSet:
@@ -326,3 +134,23 @@ def load_demo(
     listed = list_demo(config.size, variation_filter)
     root, facts = render(config.size, config.cache_dir, progress=progress)
     return finish(listed.name, root, listed.face, listed.image, facts)
+
+
+__all__ = [
+    "PAPER_MARGINALS",
+    "PAPER_SAMPLE_SEED",
+    "SOURCE",
+    "Configuration",
+    "DemoFace",
+    "DemoImage",
+    "DemoListing",
+    "configuration",
+    "face_images",
+    "list_demo",
+    "load_demo",
+    "render",
+    "render_face",
+    "render_png",
+    "sample_faces",
+    "size_label",
+]
