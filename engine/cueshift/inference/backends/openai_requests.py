@@ -16,9 +16,10 @@ from typing import Any
 from cueshift.errors import CueshiftError
 from cueshift.inference.backends.base import BackendAnswers, JudgmentRequest, RequestFailure, StudyContext
 from cueshift.inference.backends.loop_thread import LoopThread
-from cueshift.inference.backends.openai_client import BodyMaker, ChatClient, Outcome
+from cueshift.inference.backends.openai_client import BodyMaker, ChatClient
 from cueshift.inference.backends.openai_messages import DataUrls, chat_body
 from cueshift.inference.backends.openai_redact import Redactor
+from cueshift.inference.backends.openai_sender import Outcome
 from cueshift.inference.backends.openai_settings import OpenAISettings
 from cueshift.study.config import ModelConfig
 
