@@ -34,12 +34,10 @@ from cueshift.designs.stylisticbias.stats._missing import missing_rates, missing
 from cueshift.designs.stylisticbias.stats._missing_ordering import missing_by_ordering, missing_lean
 from cueshift.designs.stylisticbias.stats._model_cells import ModelCells, model_cells, model_level_cells
 from cueshift.designs.stylisticbias.stats._negativity import negativity_asymmetry
-from cueshift.designs.stylisticbias.stats._noise import (
-    ALL_PLACEBOS,
-    attributes_vs_floor,
-    cell_abs_sbs,
-    noise_floor,
-)
+from cueshift.designs.stylisticbias.stats._noise import noise_floor
+from cueshift.designs.stylisticbias.stats._noise_attributes import attributes_vs_floor
+from cueshift.designs.stylisticbias.stats._noise_face_tests import ALL_PLACEBOS
+from cueshift.designs.stylisticbias.stats._noise_grid import cell_abs_sbs
 from cueshift.designs.stylisticbias.stats._reversals import scenario_reversals
 from cueshift.designs.stylisticbias.stats._sbs import sbs_levels
 from cueshift.designs.stylisticbias.stats._sbs_levels import LEVELS

@@ -4,7 +4,8 @@ Every StylisticBias study includes two placebo variations per base image (a pixe
 a lossless re-encode; :mod:`cueshift.images.placebos`). Their true Δ is zero, so their |SBS| at the
 unit of attribute |SBS| (the model × value × scenario cell) is what sampling noise, serving
 nondeterminism and cache effects alone produce. :func:`noise_floor` summarises it (with the placebo
-SBS, whose CI should contain 0); :func:`attributes_vs_floor` reads each attribute against it.
+SBS, whose CI should contain 0); :func:`attributes_vs_floor` (``_noise_attributes.py``) reads
+each attribute against it.
 
 Calibration
 -----------
@@ -43,16 +44,19 @@ References
 
 from __future__ import annotations
 
-from typing import Literal
-
 import numpy as np
 import polars as pl
 
-from cueshift._types import F64
+from cueshift.designs.stylisticbias.stats._noise_face_tests import (
+    ALL_PLACEBOS,
+    _floor,
+    _select,
+    _test_name,
+    _tested,
+)
 from cueshift.designs.stylisticbias.stats._noise_grid import (
     axes_of,
     cell_abs,
-    cell_abs_sbs,
     grid_of,
     ratio,
     split_key,
@@ -61,68 +65,9 @@ from cueshift.designs.stylisticbias.stats._noise_grid import (
 from cueshift.stats import (
     POOLED,
     Resampling,
-    TestMethod,
     bh_by_family,
-    cluster_bootstrap,
-    one_sample_test,
     returns,
 )
-
-__all__ = ["ALL_PLACEBOS", "TIE_DECIMALS", "attributes_vs_floor", "cell_abs_sbs", "noise_floor"]
-
-#: ``variation_value`` of the rows that take every placebo together.
-ALL_PLACEBOS = "(all placebos)"
-#: Decimals the per-face values keep before they are ranked (ties of exact rationals stay ties).
-TIE_DECIMALS = 12
-
-
-def _floor(cells: F64, quantile: float) -> tuple[float, float, float, int]:
-    """Mean, ``quantile`` (linear, as :func:`numpy.quantile`), max and number of the non-NaN cells."""
-    kept = cells[~np.isnan(cells)]
-    if kept.size == 0:
-        return np.nan, np.nan, np.nan, 0
-    return float(kept.mean()), float(np.quantile(kept, quantile)), float(kept.max()), int(kept.size)
-
-
-def _tested(columns: F64, boot: Resampling, alternative: Literal["two-sided", "greater"]) -> dict[str, F64]:
-    """Face-level bootstrap CI of each column's mean and a one-sample test per column.
-
-    The per-face values are rounded to :data:`TIE_DECIMALS` decimals first: they are ratios of
-    small integers (answer counts), so values that are equal in exact arithmetic tie whatever the
-    summation order (a float-noise difference of 1e-17 would otherwise break a tie of the WSRT).
-    """
-    columns = np.round(columns, TIE_DECIMALS)
-    result, _ = cluster_bootstrap(
-        np.ascontiguousarray(columns),
-        n_resamples=boot.resamples,
-        seed=boot.seed,
-        confidence_level=boot.confidence_level,
-        method=boot.ci_method,
-    )
-    statistic, p_value, effect, _ = one_sample_test(
-        columns, test=boot.test, n_resamples=boot.resamples, seed=boot.seed, alternative=alternative
-    )
-    return {
-        "estimate": result.estimate,
-        "ci_low": result.ci_low,
-        "ci_high": result.ci_high,
-        "statistic": statistic,
-        "p": p_value,
-        "effect_size": effect,
-        "n": result.n.astype(np.float64),
-    }
-
-
-def _test_name(test: TestMethod) -> str:
-    return "wilcoxon" if test == "rank" else "sign-flip"
-
-
-def _select(axis_labels: list[str], label: str) -> slice:
-    """One entry of an axis, or all of it for the pooled label."""
-    if label in (POOLED, ALL_PLACEBOS):
-        return slice(None)
-    i = axis_labels.index(label)
-    return slice(i, i + 1)
 
 
 @returns("noise_floor")
@@ -195,78 +140,3 @@ def noise_floor(
     ]
     rest = [c for c in out.columns if c not in columns_out]
     return out.select(*columns_out, *rest).with_columns(pl.col(pl.Float64).fill_nan(None))
-
-
-@returns("noise_floor_attributes")
-def attributes_vs_floor(
-    delta: pl.DataFrame,
-    placebo: pl.DataFrame,
-    *,
-    quantile: float = 0.95,
-    alpha: float = 0.05,
-    resampling: Resampling = Resampling(),
-) -> pl.DataFrame:
-    r"""Each attribute value's |SBS| beside the placebo floor, and whether it passes the floor.
-
-    Per model (and ``(pooled)``) × value: ``abs_sbs`` is the mean of its cells' |SBS|
-    (:func:`cell_abs_sbs`, as ``result_sbs``'s value level), ``floor_mean`` / ``floor_quantile`` the
-    placebos' cell |SBS| mean and upper ``quantile`` (all placebos of the model), ``ratio`` =
-    ``abs_sbs / floor_mean``, ``share_cells_above`` the share of the value's cells above
-    ``floor_quantile`` (≈ 1 − ``quantile`` without an effect) and ``above_floor`` whether
-    ``abs_sbs`` itself is. ``estimate`` is the mean over faces of :math:`d_{fv}` (the face's mean
-    |Δ| for the value minus its mean placebo |Δ|) with a face-level bootstrap CI; the one-sided WSRT
-    (or sign flips) tests :math:`d_{fv} > 0`, ``p_adj`` is BH within the model, and ``passes`` is
-    ``p_adj < alpha``. Calibration and references: the module docstring.
-
-    Parameters
-    ----------
-    delta, placebo : polars.DataFrame
-        ``delta`` rows of the attribute variations and of the placebos.
-    quantile, alpha
-        The floor's upper quantile and the FDR level of ``passes``.
-    resampling : Resampling
-        As :func:`noise_floor`.
-    """
-    attr, plac = valid(delta), valid(placebo)
-    models, faces = axes_of(attr, plac)
-    grid, floor_grid = grid_of(attr, models, faces), grid_of(plac, models, faces)
-    cells, floor_cells = cell_abs(grid), cell_abs(floor_grid)
-    rows: list[tuple[object, ...]] = []
-    columns = []
-    for model in [*models, POOLED]:
-        m = _select(models, model)
-        floor_mean, floor_q, _, _ = _floor(floor_cells[m], quantile)
-        floor_face = ratio(
-            floor_grid.abs_delta[m].sum(axis=(0, 1, 2)), floor_grid.count[m].sum(axis=(0, 1, 2))
-        )
-        for v, key in enumerate(grid.values):
-            kept = cells[m, v][~np.isnan(cells[m, v])]
-            if kept.size == 0:
-                continue  # the value is not in this model's rows
-            counts = grid.count[m, v].sum(axis=(0, 1))
-            columns.append(ratio(grid.abs_delta[m, v].sum(axis=(0, 1)), counts) - floor_face)
-            abs_sbs = float(kept.mean())
-            rows.append((model, *split_key(key), abs_sbs, floor_mean, floor_q, float((kept > floor_q).mean()),
-                         int(kept.size), int(counts.sum())))  # fmt: skip
-    names = ["model_id", "variation_category", "variation_value", "abs_sbs", "floor_mean", "floor_quantile",
-             "share_cells_above", "n_cells", "n_obs"]  # fmt: skip
-    frame = pl.DataFrame(rows, schema=names, orient="row", schema_overrides={"variation_category": pl.String})
-    tested = _tested(np.column_stack(columns), resampling, "greater") if columns else {}
-    out = frame.with_columns(
-        *(pl.Series(name, tested.get(name, np.zeros(0))) for name in ("estimate", "ci_low", "ci_high")),
-        *(pl.Series(name, tested.get(name, np.zeros(0))) for name in ("statistic", "p", "effect_size")),
-        pl.Series("n", tested.get("n", np.zeros(0))).cast(pl.Int64),
-        (pl.col("abs_sbs") / pl.col("floor_mean")).alias("ratio"),
-        (pl.col("abs_sbs") > pl.col("floor_quantile")).fill_null(False).alias("above_floor"),
-        pl.lit(_test_name(resampling.test)).alias("test"),
-        pl.lit(resampling.ci_method).alias("ci_method"),
-    ).with_columns(pl.col(pl.Float64).fill_nan(None))
-    out = bh_by_family(out, ["model_id"]).with_columns(
-        (pl.col("p_adj") < alpha).fill_null(False).alias("passes")
-    )
-    return out.select(
-        "model_id", "variation_category", "variation_value", "abs_sbs", "floor_mean", "floor_quantile",
-        "ratio", "share_cells_above", "above_floor", "estimate", "ci_low", "ci_high", "statistic", "p",
-        "p_adj", "passes", "effect_size", "test", "ci_method", pl.col("n_cells").cast(pl.Int64), "n",
-        pl.col("n_obs").cast(pl.Int64),
-    ).with_columns(pl.col(pl.Float64).fill_nan(None))  # fmt: skip
