@@ -19,8 +19,9 @@ from cueshift.api._demo import write_demo_study
 from cueshift.api._describe import describe
 from cueshift.api._invariance import check_invariance
 from cueshift.api._multiverse import multiverse
+from cueshift.api._open_study import open_study
 from cueshift.api._prereg import prereg
-from cueshift.api._study import Study, open_study
+from cueshift.api._study import Study
 
 __all__ = [
     "Study",

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cueshift.api._locate import DEFAULT, database_of, one_line_errors
-from cueshift.api._study import Study, open_study
+from cueshift.api._open_study import open_study
+from cueshift.api._study import Study
 from cueshift.errors import CueshiftError
 
 

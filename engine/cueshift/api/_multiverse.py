@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cueshift.api._locate import DEFAULT, database_of
-from cueshift.api._study import Study, open_study
+from cueshift.api._open_study import open_study
+from cueshift.api._study import Study
 from cueshift.errors import CueshiftError
 
 

@@ -1,4 +1,5 @@
-"""A study database read from Python: :func:`open_study` and the read-only :class:`Study`."""
+"""A study database read from Python: the read-only :class:`Study` (made by
+:func:`~cueshift.api._open_study.open_study`; its connections and tables: :mod:`._study_reads`)."""
 
 from __future__ import annotations
 
@@ -7,20 +8,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
-import duckdb
 import polars as pl
 
-from cueshift import store
-from cueshift.api._locate import database_of, one_line_errors
+from cueshift.api._study_reads import _MANIFEST, DatabaseReads
 from cueshift.errors import CueshiftError
 from cueshift.store.readonly import run_query
-from cueshift.store.result_version import check_result_version
 from cueshift.store.snapshot import count_answers
 
-_MANIFEST = "result_manifest"
 
-
-class Study:
+class Study(DatabaseReads):
     """A study database, read-only: its answers, the views over them and the ``result_*`` tables.
 
     No connection is held between calls: each method opens the file read-only (a running
@@ -53,45 +49,6 @@ class Study:
         self.design = design
         """The study's design (e.g. ``'stylisticbias'``); None when the database does not say."""
         self._closed = False
-
-    # -- reading -------------------------------------------------------------------------------
-
-    @one_line_errors
-    def _frame(self, sql: str, params: list[object] | None = None) -> pl.DataFrame:
-        """Run one query of this module's own on a fresh read-only connection (no guard: use :meth:`sql`)."""
-        con = self._connect()
-        try:
-            return store.query(con, sql, params)
-        finally:
-            con.close()
-
-    def _connect(self) -> duckdb.DuckDBPyConnection:
-        if self._closed:
-            raise CueshiftError(f"{self.path}: the study is closed; open it again with cs.open_study")
-        return store.open_study(self.path, read_only=True)
-
-    @one_line_errors
-    def _check_result_version(self) -> None:
-        """Refuse result tables an older cueshift wrote (one line naming ``cueshift analyze``)."""
-        con = self._connect()
-        try:
-            check_result_version(self.path, con)
-        finally:
-            con.close()
-
-    def _tables(self) -> set[str]:
-        names = self._frame("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()")
-        return set(names["table_name"].to_list())
-
-    def _result_tables(self) -> dict[str, str]:
-        """Result name → table: the manifest's rows, then any other ``result_*`` table by its suffix."""
-        tables = self._tables()
-        named: dict[str, str] = {}
-        if _MANIFEST in tables:
-            rows = self._frame(f'SELECT name, "table" FROM {_MANIFEST} ORDER BY rowid').rows()
-            named = {name: table for name, table in rows if table in tables}
-        others = sorted(t for t in tables if t.startswith("result_") and t != _MANIFEST)
-        return named | {t.removeprefix("result_"): t for t in others if t not in named.values()}
 
     # -- the public reads ----------------------------------------------------------------------
 
@@ -242,67 +199,3 @@ class Study:
             f"  answers: {answers:,}\n"
             f"  results: {shown or 'none (run cueshift analyze)'}>"
         )
-
-
-@one_line_errors
-def open_study(path_or_study_file: str | Path = "default", *, db: str | Path | None = None) -> Study:
-    """Open a study database read-only, as ``cueshift sql``/``report`` do (the same checks and lines).
-
-    Parameters
-    ----------
-    path_or_study_file
-        A study database (``.duckdb``), a study file (``.toml``) or ``"default"`` (the embedded
-        default study); a study's database is its ``database`` (default ``runs/<name>.duckdb``).
-    db
-        With a study file: the database to open instead of its ``database`` (``--db``).
-
-    Returns
-    -------
-    Study
-        The read-only study (see :class:`Study`).
-
-    Raises
-    ------
-    CueshiftError
-        A missing file, a file that is not a cueshift study database, a database of another schema
-        version (naming ``cueshift upgrade``), an invalid study file.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> import cueshift as cs
-    >>> from cueshift.api import write_demo_study
-    >>> study_file = write_demo_study(Path(tempfile.mkdtemp()))
-    >>> _ = cs.infer(study_file, progress=False)
-    >>> study = cs.open_study(study_file.with_suffix(".duckdb"))
-    >>> study.sql("SELECT count(*) AS n FROM judgment WHERE model_id = 'sim'")["n"].item()
-    20700
-    >>> study.delta().columns[:3]
-    [...]
-    >>> cs.open_study(study_file.parent / "missing.duckdb")
-    Traceback (most recent call last):
-    ...
-    cueshift.errors.CueshiftError: ...missing.duckdb: no such study database (run `cueshift infer` first)
-    """
-    path, spec = database_of(path_or_study_file, db)
-    con = store.open_study(path, read_only=True)  # missing, foreign, damaged, old schema: one line
-    try:
-        tables = {r[0] for r in con.sql("SELECT table_name FROM duckdb_tables()").fetchall()}
-        if "cueshift_meta" not in tables:  # an empty DuckDB file passes the schema check
-            raise CueshiftError(f"{path}: not a cueshift study database (no cueshift schema version)")
-        latest = (
-            con.sql(
-                "SELECT study_name, json_extract_string(config, '$.design') FROM run "
-                "ORDER BY started_at DESC LIMIT 1"
-            ).fetchall()
-            if "run" in tables
-            else []
-        )
-    finally:
-        con.close()
-    if spec is not None:
-        return Study(path, spec.name, spec.design)
-    if latest:
-        return Study(path, latest[0][0], latest[0][1])
-    return Study(path, path.stem, None)
