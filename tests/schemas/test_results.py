@@ -21,6 +21,7 @@ from cueshift.designs.pairwise.ratings import model_human_rating_agreement, rati
 from cueshift.designs.pairwise.win_rates import cohort_preference, position_bias, stimulus_win_rates
 from cueshift.designs.probe import stats as pst
 from cueshift.designs.probe.baseline_table import baseline_table
+from cueshift.designs.probe.structure import attribute_structure, structure_anova
 from cueshift.errors import SchemaViolation
 from cueshift.schemas.results import RESULT_SCHEMAS, RESULT_SCHEMAS_BY_DESIGN, validate_result
 from cueshift.stats import Resampling, krippendorff_by_attribute
@@ -151,7 +152,7 @@ def _probe_tables() -> dict[str, pl.DataFrame]:
     )
     reliability = pst.reliability_table(humans, Resampling(resamples=10))
     similarity = pst.model_human_similarity(scores, means)
-    correlations, clusters, structure = pst.attribute_structure(scores, means, 2)
+    correlations, clusters, structure = attribute_structure(scores, means, 2)
     registry = pl.DataFrame({"model_id": ["m1", "m2", "m3", "m4"], "dataset_size": [1e8, 1e8, 2e9, 2e9]})
     data = (
         similarity.select("model_id", "attribute", pl.col("estimate").alias("similarity"))
@@ -167,7 +168,7 @@ def _probe_tables() -> dict[str, pl.DataFrame]:
         "correlations": correlations,
         "clusters": clusters,
         "structure": structure,
-        "structure_anova": pst.structure_anova(structure, registry),
+        "structure_anova": structure_anova(structure, registry),
         "scale_regression": pst.scale_regression(data, ["reliability", "dataset_size"]),
         "baselines": baseline_table(
             scores,

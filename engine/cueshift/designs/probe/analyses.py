@@ -25,6 +25,7 @@ import polars as pl
 from cueshift.designs.probe import stats as pst
 from cueshift.designs.probe.baseline_table import baseline_table
 from cueshift.designs.probe.inputs import Inputs
+from cueshift.designs.probe.structure import structure_anova
 from cueshift.stats import AnalysisContext, Declarations
 
 SUITE = "probe"
@@ -136,7 +137,7 @@ def _structure_anova(ctx: Context) -> pl.DataFrame | None:
     structure = ctx.inputs.structure[2]
     if structure.height == 0:
         return None
-    anova = pst.structure_anova(structure, ctx.inputs.registry)
+    anova = structure_anova(structure, ctx.inputs.registry)
     return anova if anova.height else None
 
 

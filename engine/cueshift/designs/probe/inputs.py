@@ -17,6 +17,7 @@ import polars as pl
 from cueshift import store
 from cueshift.designs.probe import stats as pst
 from cueshift.designs.probe.section import ProbeConfig
+from cueshift.designs.probe.structure import attribute_structure
 from cueshift.errors import CueshiftError
 from cueshift.stats import Resampling
 
@@ -127,7 +128,7 @@ class Inputs:
     @cached_property
     def structure(self) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
         """(correlations, clusters, structure); empty frames when too few attributes."""
-        return pst.attribute_structure(
+        return attribute_structure(
             self.scores, self.means, self.config.n_clusters, off_diagonal=self.config.frobenius_off_diagonal
         )
 
