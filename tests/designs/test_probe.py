@@ -21,7 +21,7 @@ from cueshift.designs.probe import stats as pst
 from cueshift.designs.probe.scenarios import OMI_34
 from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
-from cueshift.images.synthetic import synthetic_human_ratings
+from cueshift.images.synthetic_raters import synthetic_human_ratings
 from cueshift.inference.stand_ins.impressions import SYNTHETIC_CLUSTERS
 from cueshift.inference.stand_ins.simulated_design_latents import latent_impressions
 from cueshift.stats import Resampling

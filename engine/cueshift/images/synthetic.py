@@ -6,7 +6,8 @@ r"""Synthetic stand-ins for the seed data sets (no download): image sets and hum
 * :func:`pairwise_portraits` — seed 002: per race × gender cohort, portraits of two
   stimulus groups (e.g. 4 Western-styled and 10 local-styled), a neutral colour grade per
   group (the drawing carries no stereotype); returns the face, image and stimulus rows.
-* :func:`synthetic_human_ratings` — deterministic raters around a latent truth.
+* :func:`~cueshift.images.synthetic_raters.synthetic_human_ratings` (its own module) —
+  deterministic raters around a latent truth.
 
 Faces are drawn by the demo renderer (:mod:`cueshift.images._demo_face`).
 """
@@ -19,14 +20,13 @@ import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 from PIL import Image, ImageEnhance, ImageFilter
 
 from cueshift.images._demo_face import draw_face
 from cueshift.images._demo_look import base_look
 from cueshift.images._files import atomic_write_bytes
-from cueshift.study.sections import SyntheticPairedFaces, SyntheticPortraits, SyntheticRaters
+from cueshift.study.sections import SyntheticPairedFaces, SyntheticPortraits
 
 #: Races of the CFD-like subset and age groups of the FACES-like subset (seed 001 §3.2).
 CFD_RACES: tuple[str, ...] = ("Asian", "Black", "Indian", "Latino", "White", "Mixed")
@@ -222,54 +222,3 @@ def pairwise_portraits(config: SyntheticPortraits) -> tuple[Path, pl.DataFrame, 
     manifest = _write_manifest(root, rows)
     people = pl.DataFrame(rows).select("image_id", "face_id", "gender", "ethnicity")
     return manifest, pl.DataFrame(stimuli), people
-
-
-def synthetic_human_ratings(
-    latent: pl.DataFrame, config: SyntheticRaters, *, default_consistency: dict[str, float] | None = None
-) -> pl.DataFrame:
-    r"""Deterministic synthetic human ratings in long form (``stimulus, attribute, rater, rating``).
-
-    Input ``latent``: ``image_id, attribute, latent`` (the societal truth, roughly standard).
-    Rater :math:`r` rates stimulus :math:`j` on attribute :math:`a` as
-
-    .. math::
-
-        y_{rja} = \operatorname{clip}\Big(\operatorname{round}\big(m + \tfrac{w}{6}
-            (\sqrt{c_a}\, \ell_{ja} + \sqrt{1 - c_a}\, e_{rja})\big)\Big),
-        \qquad m, w = \text{scale centre and width},
-
-    with :math:`e \sim N(0, 1)` from a seeded generator, :math:`c_a` the attribute's
-    consistency (``config.consistency``, then ``default_consistency``, else 0.5). Each rater
-    rates ``ratings_per_rater`` random stimuli (all by default). The expected split-half
-    correlation of one rater with another is :math:`c_a` (for standardised latents).
-    """
-    rng = np.random.default_rng(config.seed)
-    consistency = {**(default_consistency or {}), **config.consistency}
-    stimuli = latent["image_id"].unique(maintain_order=True).to_list()
-    center = (config.scale_min + config.scale_max) / 2
-    unit = (config.scale_max - config.scale_min) / 6
-    frames = []
-    for r in range(config.n_raters):
-        rater = f"human-{r + 1:03d}"
-        if config.ratings_per_rater is not None and config.ratings_per_rater < len(stimuli):
-            chosen = set(rng.choice(stimuli, size=config.ratings_per_rater, replace=False).tolist())
-            part = latent.filter(pl.col("image_id").is_in(list(chosen)))
-        else:
-            part = latent
-        c = np.array([consistency.get(a, 0.5) for a in part["attribute"].to_list()])
-        noise = rng.standard_normal(part.height)
-        value = center + unit * (np.sqrt(c) * part["latent"].to_numpy() + np.sqrt(1 - c) * noise)
-        if config.integer:
-            value = np.rint(value)
-        value = np.clip(value, config.scale_min, config.scale_max)
-        frames.append(
-            pl.DataFrame(
-                {
-                    "stimulus": part["image_id"],
-                    "attribute": part["attribute"],
-                    "rater": [rater] * part.height,
-                    "rating": value,
-                }
-            )
-        )
-    return pl.concat(frames)

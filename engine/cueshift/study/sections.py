@@ -39,7 +39,7 @@ class SyntheticRaters(Section):
     A rating is ``round(center + spread * (sqrt(c) * z + sqrt(1 - c) * e))`` clipped to the
     scale, with ``z`` the stimulus's latent value (shared by all raters and by the simulated
     judge), ``e`` rater noise and ``c`` the attribute's consistency (see
-    :func:`cueshift.images.synthetic.synthetic_human_ratings`).
+    :func:`cueshift.images.synthetic_raters.synthetic_human_ratings`).
     """
 
     n_raters: int = Field(default=30, ge=2)

@@ -117,7 +117,7 @@ def human_ratings_frame(config: PairwiseConfig, stimuli: pl.DataFrame) -> pl.Dat
         )
     if config.synthetic_humans is None:
         return None
-    from cueshift.images.synthetic import synthetic_human_ratings
+    from cueshift.images.synthetic_raters import synthetic_human_ratings
     from cueshift.inference.stand_ins.simulated_design_latents import stimulus_latent
 
     group_latent = dict(zip((config.target_group, config.other_group), HUMAN_GROUP_LATENT, strict=True))

@@ -38,7 +38,7 @@ def human_frames(
     if config.human_ratings is not None:
         long = read_long_ratings(config.human_ratings, stimuli=stimuli, attributes=attributes)
     elif config.synthetic_humans is not None:
-        from cueshift.images.synthetic import synthetic_human_ratings
+        from cueshift.images.synthetic_raters import synthetic_human_ratings
         from cueshift.inference.stand_ins.impressions import SYNTHETIC_CLUSTERS, SYNTHETIC_CONSISTENCY
         from cueshift.inference.stand_ins.simulated_design_latents import latent_impressions
 
