@@ -20,7 +20,8 @@ from pathlib import Path
 import polars as pl
 
 from cueshift.errors import CueshiftError
-from cueshift.images.human_ratings import csv_reader, csv_rows, read_reliability, reliability_on_percent_scale
+from cueshift.images._rating_csv import csv_reader, csv_rows
+from cueshift.images.human_ratings import read_reliability, reliability_on_percent_scale
 
 #: The column of the published IRR file (percent).
 IRR_COLUMN = "human_irr"
