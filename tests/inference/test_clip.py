@@ -191,9 +191,8 @@ def test_embeddings_are_cached_in_the_study_database(
     b = second.judge(batch)
     assert (second.images_encoded, second.texts_encoded, vision_second[0]) == (0, 6, 0)
     fresh = clip_backend(context, tiny_dir, templates=[T2]).judge(batch)  # no database at all
-    np.testing.assert_allclose(
-        b.p_favorable or [], fresh.p_favorable or [], atol=1e-6
-    )  # other image batching
+    # other image batching: float32 sums in another order (1.2e-6 apart with one BLAS thread)
+    np.testing.assert_allclose(b.p_favorable or [], fresh.p_favorable or [], atol=1e-5)
     assert b.response_text == fresh.response_text
     _, p_ref = reference(tiny_dir, context, batch, [T2])
     np.testing.assert_allclose(b.p_favorable or [], p_ref, atol=1e-5)
