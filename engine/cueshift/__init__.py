@@ -76,4 +76,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted([*__all__, "__version__"])
-

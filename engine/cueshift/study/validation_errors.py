@@ -39,9 +39,7 @@ def _model_at(tp: Any, loc: Sequence[int | str]) -> type[BaseModel] | None:
         if isinstance(member, type) and issubclass(member, BaseModel):
             if not loc:
                 return member
-            field = next(
-                (f for name, f in member.model_fields.items() if loc[0] in (name, f.alias)), None
-            )
+            field = next((f for name, f in member.model_fields.items() if loc[0] in (name, f.alias)), None)
             found = _model_at(field.annotation, loc[1:]) if field is not None else None
         elif origin is not None and isinstance(origin, type) and issubclass(origin, _CONTAINERS) and loc:
             found = _model_at(typing.get_args(member)[-1], loc[1:])

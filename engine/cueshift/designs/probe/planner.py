@@ -200,9 +200,7 @@ def _simulate(rho: F64, n: int, request: PlanRequest, rng: np.random.Generator) 
     for _ in range(request.simulations):
         x = rng.standard_normal((n, rho.size))
         y = r * x + np.sqrt(1 - r**2) * rng.standard_normal((n, rho.size))
-        p = np.array(
-            [float(correlation_columns(x[:, j], y[:, j], "spearman")["p"]) for j in range(rho.size)]
-        )
+        p = np.array([float(correlation_columns(x[:, j], y[:, j], "spearman")["p"]) for j in range(rho.size)])
         hits += np.nan_to_num(bh_adjust(p), nan=1.0) <= request.targets.q
     power = hits / request.simulations
     return [

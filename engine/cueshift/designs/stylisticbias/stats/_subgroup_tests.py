@@ -71,9 +71,7 @@ def crossed_demographic_tests(
         tests = pl.concat([tests.join(small.select(key), on=key, how="anti"), replaced])
     order = ["model_id", "dimension", "scenario_category", "scenario_id"]
     out = bh_by_family(tests.drop("p_adj").sort(order), ["model_id"]).with_columns(
-        untested_reason=pl.when(pl.col("p").is_null()).then(
-            pl.lit("fewer than two crossed groups with φ")
-        )
+        untested_reason=pl.when(pl.col("p").is_null()).then(pl.lit("fewer than two crossed groups with φ"))
     )
     return out.select(*[c for c in tests.columns if c != "n_group_min"], "n_group_min", "untested_reason")
 
