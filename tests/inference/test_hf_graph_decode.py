@@ -24,7 +24,7 @@ from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E402
 from cueshift.errors import ConfigError, CueshiftError  # noqa: E402
-from cueshift.inference.backends import hf_graph_decode, hf_graph_state, hf_shared_prefix  # noqa: E402
+from cueshift.inference.backends import hf_graph_decode, hf_graph_state, hf_shared_attention  # noqa: E402
 from cueshift.inference.backends.base import StudyContext  # noqa: E402
 from cueshift.inference.backends.hf_settings import parse_settings  # noqa: E402
 from cueshift.inference.stand_ins.tiny import ARCHS, build_tiny  # noqa: E402
@@ -158,7 +158,7 @@ def _one_step(arch: str, step: Any = None) -> Counter[str]:
         prefix = model(input_ids=torch.randint(5, 50, (1, 12)), use_cache=True).cache
         state = hf_graph_decode.GraphDecoder(model).state_for(prefix, 3, 4, 5)
         mask, positions = hf_graph_decode._prefill_inputs(torch.ones(3, 16, dtype=torch.long), 12, 21)
-        with hf_shared_prefix.shared_prefix_attention_on(model):
+        with hf_shared_attention.shared_prefix_attention_on(model):
             state.prefill(torch.randint(5, 50, (3, 4)), mask, positions, torch.arange(3))
             with _HostReads() as seen:
                 (step or hf_graph_state.GraphState.step)(state)

@@ -20,7 +20,7 @@ transformers = pytest.importorskip("transformers")
 pytestmark = pytest.mark.usefixtures("quiet_torch")  # torch on one thread (tests/inference/conftest.py)
 
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E402
-from cueshift.inference.backends import hf_cascade, hf_shared_prefix  # noqa: E402
+from cueshift.inference.backends import hf_cascade, hf_shared_attention, hf_shared_prefix  # noqa: E402
 from cueshift.inference.backends.base import StudyContext  # noqa: E402
 from cueshift.inference.backends.hf_settings import parse_settings  # noqa: E402
 from cueshift.inference.stand_ins.tiny import ARCHS, build_tiny  # noqa: E402
@@ -55,7 +55,7 @@ def cascade_calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         calls["masked_prefix"] += prefix_mask is not None
         return real(query, keys, values, prefix_mask, *rest)
 
-    monkeypatch.setattr(hf_shared_prefix, "cascade_attention", counted)
+    monkeypatch.setattr(hf_shared_attention, "cascade_attention", counted)
     return calls
 
 
@@ -152,14 +152,14 @@ def test_bfloat16_keeps_the_answer_distribution(arch: str, context: StudyContext
 
 
 def test_the_prefix_is_held_once_and_left_unchanged() -> None:
-    from cueshift.inference.backends.hf_shared_prefix import SharedPrefixCache
+    from cueshift.inference.backends.hf_shared_attention import SharedPrefixCache
 
     model, _ = build_tiny("llava_next", seed=1)
     ids = torch.randint(5, 50, (1, 9))
     prefix = model(input_ids=ids, use_cache=True).cache
     shared = SharedPrefixCache(prefix)
     suffix = torch.randint(5, 50, (4, 3))
-    with torch.inference_mode(), hf_shared_prefix.shared_prefix_attention_on(model):
+    with torch.inference_mode(), hf_shared_attention.shared_prefix_attention_on(model):
         out = model(input_ids=suffix, cache=shared, use_cache=True).logits
     assert prefix.get_seq_length() == 9 and shared.get_seq_length() == 12
     for source, layer in zip(prefix.layers, shared.layers, strict=True):

@@ -38,7 +38,7 @@ from transformers import LogitsProcessorList
 from cueshift.inference.backends.hf_generate import eos_ids, new_tokens
 from cueshift.inference.backends.hf_graph_state import GraphState
 from cueshift.inference.backends.hf_sampler import PerRowSampler
-from cueshift.inference.backends.hf_shared_prefix import shared_prefix_attention_on
+from cueshift.inference.backends.hf_shared_attention import shared_prefix_attention_on
 from cueshift.inference.backends.hf_static import suffix_padded
 
 #: model types whose fixed-shape step was tested (tiny models of each); it sets every position itself

@@ -9,7 +9,7 @@ from typing import Any
 import torch
 
 from cueshift.errors import CueshiftError
-from cueshift.inference.backends.hf_shared_prefix import SharedPrefixLayer
+from cueshift.inference.backends.hf_shared_attention import SharedPrefixLayer
 
 
 def captures(tensor: torch.Tensor) -> bool:

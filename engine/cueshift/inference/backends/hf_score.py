@@ -109,7 +109,7 @@ def score_shared_prefix(
         Every row attends to one copy of the prefix's cache (the model's architecture must be in
         :data:`~.hf_shared_prefix.SHARED_PREFIX_TYPES`); False: a copy per row.
     """
-    from cueshift.inference.backends.hf_shared_prefix import SharedPrefixCache, shared_prefix_attention_on
+    from cueshift.inference.backends.hf_shared_attention import SharedPrefixCache, shared_prefix_attention_on
 
     cache = prefix_cache(model, enc)
     rows = score_rows(enc)
