@@ -1,7 +1,8 @@
 """The overview and attribute pages: what shifts judgments, by how much, and on which faces.
 
 Each handler returns its template and context; numbers come from :mod:`cueshift.viewer.summaries`
-(stored results where they apply, face-level computations on the rows in view otherwise).
+(stored results where they apply, face-level computations on the rows in view otherwise); the
+attribute page's tables are built in :mod:`cueshift.viewer.attribute_tables`.
 """
 
 from __future__ import annotations
@@ -13,24 +14,25 @@ from starlette.requests import Request
 
 from cueshift import store
 from cueshift.designs.page_helpers import NotFound
-from cueshift.render import Col, Pivot, fmt_percent, fmt_text, stub
+from cueshift.render import Col, fmt_percent, stub
 from cueshift.viewer import audit, charts, face_models, noise, quality, summaries, tables
+from cueshift.viewer.attribute_tables import (
+    COMPUTED_NOTE,
+    STORED_NOTE,
+    audit_table,
+    group_table,
+    scenario_table,
+    table11_cells,
+)
 from cueshift.viewer.filters import Filters
 
 if TYPE_CHECKING:
     from cueshift.viewer.viewer import Viewer
 
-STORED_NOTE = (
-    "Stored by `cueshift analyze` (result_sbs): face-level BCa 95% CI; Wilcoxon signed-rank p, "
-    "BH-adjusted: bold p < 0.001, underlined not significant (p ≥ 0.05)."
-)
 PLACEBO_NOTE = (
     "An identical copy and a lossless re-encode of every base image: the same pixels, so their Δ "
     "measures sampling noise and serving nondeterminism. Computed by the viewer on the rows in view: "
     "mean of per-face mean Δ, face-level t 95% CI."
-)
-COMPUTED_NOTE = (
-    "Computed by the viewer on the rows in view: mean of per-face mean Δ, face-level t 95% CI; no test."
 )
 
 
@@ -162,7 +164,7 @@ def attribute(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         shifts = summaries.face_shifts(con, value, f)
         picks = summaries.examples(shifts)
         table11 = (
-            _table11_cells(con, value)
+            table11_cells(con, value)
             if viewer.source.has("result_table11") and f.category is None and f.model is None
             else None
         )
@@ -179,73 +181,18 @@ def attribute(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         "value": value,
         "category": viewer.menus.attributes[value],
         "n_faces": shifts["face_id"].n_unique(),
-        "scenario_table": _scenario_table(viewer, scen),
+        "scenario_table": scenario_table(viewer, scen),
         "scenario_rows": scen.to_dicts(),
-        "group_table": _group_table(groups, table11),
+        "group_table": group_table(groups, table11),
         "group_rows": groups.to_dicts(),
         "examples": [
             {**r, "scenario_id": strongest[str(r["image_id"])], "audit": audits.get(str(r["image_id"]), {})}
             for r in picks.iter_rows(named=True)
         ],
-        "audit_table": _audit_table(measures) if measures.height else None,
+        "audit_table": audit_table(measures) if measures.height else None,
         "edits": edits,
         "skin_table": skin_table,
     }
-
-
-def _table11_cells(con: Any, value: str) -> pl.DataFrame:
-    """The stored Table 11 cells of ``value`` as two columns of the group table: raw, and (where the
-    table has them) partially pooled by empirical Bayes with Morris's interval, without a test."""
-    table = "study.main.result_table11"
-    sql = (
-        "SELECT dimension, \"group\", 'Table 11 (pooled)' AS model_id, estimate, "
-        f"NULL::DOUBLE AS ci_low, NULL::DOUBLE AS ci_high, p_adj FROM {table} WHERE variation_value = ?"
-    )
-    if "pooled_estimate" in store.query(con, f"SELECT * FROM {table} LIMIT 0").columns:
-        sql += (
-            " UNION ALL SELECT dimension, \"group\", 'Table 11 (partial pooling)' AS model_id, "
-            "pooled_estimate AS estimate, pooled_ci_low AS ci_low, pooled_ci_high AS ci_high, "
-            f"NULL::DOUBLE AS p_adj FROM {table} WHERE variation_value = ?"
-        )
-        return store.query(con, sql, [value, value])
-    return store.query(con, sql, [value])
-
-
-def _audit_table(measures: pl.DataFrame) -> str:
-    """Per measure of the attribute's edit audit: variations measured and failed, the differences."""
-    return tables.render(
-        measures,
-        key="audit",
-        title="Edit audit of this attribute's variations",
-        columns=[
-            stub("measure", "Measure"),
-            Col("source", "Source", align="left"),
-            Col("n", "Variations", tables.count),
-            Col("n_failed", "Failed", tables.count),
-            Col("median_difference", "Median difference", tables.signed),
-            Col("max_abs_difference", "Max |difference|", tables.number),
-            Col("bound", "Bound", tables.number),
-        ],
-        group="check_kind",
-        notes=[
-            "edit_audit (`cueshift audit`): each measure of a variation against its base; a measure fails "
-            "past its bound, or as an outlier (robust z) among the attribute's edits."
-        ],
-    )
-
-
-def _estimate_cell(cell: object) -> str:
-    """A group-table cell: the estimate, and its interval where the row has one (partial pooling)."""
-    if not isinstance(cell, dict):
-        return tables.signed(cell)
-    text = tables.signed(cell["estimate"])
-    if cell["ci_low"] is None and cell["ci_high"] is None:
-        return text
-    return f"{text} {tables.ci(cell['ci_low'], cell['ci_high'])}"
-
-
-def _estimate_fill(cell: object) -> str | None:
-    return tables.heat_fill(cell["estimate"] if isinstance(cell, dict) else cell)
 
 
 def _strongest(con: Any, image_id: str, f: Filters) -> str | None:
@@ -257,64 +204,3 @@ def _strongest(con: Any, image_id: str, f: Filters) -> str | None:
         [image_id, *params],
     ).fetchall()
     return str(row[0][0]) if row else None
-
-
-def _scenario_table(viewer: Viewer, scen: pl.DataFrame) -> str:
-    order = {s: i for i, s in enumerate(viewer.menus.scenarios)}
-    stored = scen.height > 0 and scen["source"][0] == "stored"
-    frame = scen.with_columns(
-        label=pl.col("scenario_id").replace_strict({k: s.label for k, s in viewer.menus.scenarios.items()}),
-        position=pl.col("scenario_id").replace_strict(order, return_dtype=pl.Int64),
-        cell=pl.struct("estimate", "ci_low", "ci_high").map_elements(
-            lambda r: f"{tables.signed(r['estimate'])} {tables.ci(r['ci_low'], r['ci_high'])}",
-            return_dtype=pl.String,
-        ),
-        p_adj=pl.col("p_adj") if "p_adj" in scen.columns else pl.lit(None, pl.Float64),
-    ).sort("position", "model_id")
-    return tables.render(
-        frame,
-        key="scenarios",
-        title="Δ per scenario (mean over faces, 95% CI)",
-        columns=[stub("label", "Scenario (favorable / unfavorable)")],
-        pivot=Pivot(on="model_id", value="cell", fmt=fmt_text, p="p_adj" if stored else None),
-        group="scenario_category",
-        notes=[STORED_NOTE if stored else COMPUTED_NOTE],
-        empty="No Δ in view for this attribute.",
-    )
-
-
-def _group_table(groups: pl.DataFrame, table11: pl.DataFrame | None) -> str:
-    frame = groups.select(
-        "dimension",
-        "group",
-        "model_id",
-        "estimate",
-        ci_low=pl.lit(None, pl.Float64),
-        ci_high=pl.lit(None, pl.Float64),
-        p_adj=pl.lit(None, pl.Float64),
-    )
-    notes = [
-        "Mean over the faces of each group of their mean Δ over the scenarios in view; colour: sign and size."
-    ]
-    if table11 is not None and table11.height:
-        frame = pl.concat([frame, table11.select(frame.columns)], how="vertical_relaxed")
-        notes.append(
-            "Table 11 (pooled): stored result_table11, BH-adjusted Wilcoxon; bold p < 0.001, underlined n.s."
-        )
-        if "Table 11 (partial pooling)" in table11["model_id"]:
-            notes.append(
-                "Table 11 (partial pooling): the same cells shrunk towards the variation's estimate over the "
-                "dimension's groups by empirical Bayes, most where a group has few faces, with Morris's "
-                "95% interval (result_table11: pooled_estimate, pooled_ci_low/high, shrinkage)."
-            )
-    frame = frame.with_columns(cell=pl.struct("estimate", "ci_low", "ci_high"))
-    return tables.render(
-        frame,
-        key="groups",
-        title="Δ by demographic group × model",
-        columns=[stub("group", "Group")],
-        pivot=Pivot(on="model_id", value="cell", fmt=_estimate_cell, p="p_adj", fill=_estimate_fill),
-        group="dimension",
-        notes=notes,
-        empty="No demographic labels in view.",
-    )
