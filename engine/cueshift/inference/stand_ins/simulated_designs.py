@@ -40,8 +40,8 @@ from cueshift._types import F64, U64
 from cueshift.errors import ConfigError
 from cueshift.inference.backends.base import BackendAnswers, StudyContext
 from cueshift.inference.stand_ins.simulated import SimulatedBackend
-from cueshift.inference.stand_ins.simulated.backend import ContentRows
 from cueshift.inference.stand_ins.simulated.columns import factorize
+from cueshift.inference.stand_ins.simulated.content import ContentRows
 from cueshift.inference.stand_ins.simulated.rng import (
     mix,
     seed_key,
