@@ -22,6 +22,7 @@ from cueshift.power.progress import SILENT, Progress
 #: Modules whose kernels a plan runs (the φ draws and the rank tests).
 KERNEL_MODULES = (
     "cueshift.power.draws",
+    "cueshift.power.face_mean_draws",
     "cueshift.stats._ranks",
     "cueshift.stats._signed_rank",
     "cueshift.stats._group_rank",
@@ -64,7 +65,8 @@ def cold_kernels() -> list[str]:
 
 def compile_kernels() -> None:
     """Run each of the plan's kernels once on tiny inputs, so numba compiles (or loads) them now."""
-    from cueshift.power.draws import binomial_phi, shift_face_means
+    from cueshift.power.draws import binomial_phi
+    from cueshift.power.face_mean_draws import shift_face_means
     from cueshift.stats import kruskal_columns, mann_whitney_columns, one_sample_test
 
     rng = np.random.default_rng(0)

@@ -5,9 +5,9 @@ A simulated study pulls its random numbers from the generator in a fixed order (
 per model the base probabilities, the base φ's uniforms and serving noise, the shifts' normals,
 uniforms and serving noise; then the scenario-test draws). :func:`draw_batch` pulls them replicate
 by replicate in exactly that order, so a batch gives the numbers the replicates one at a time would
-(``tests/power/test_same_code.py``), but runs the parallel kernels of :mod:`.draws` once per batch
-instead of once per replicate: a kernel call costs a thread start and a barrier, which a loaded
-machine stretches to milliseconds (``benchmarks/bench_plan.py``).
+(``tests/power/test_same_code.py``), but runs the parallel kernels of :mod:`.draws` and
+:mod:`.face_mean_draws` once per batch instead of once per replicate: a kernel call costs a thread
+start and a barrier, which a loaded machine stretches to milliseconds (``benchmarks/bench_plan.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cueshift._types import F64
-from cueshift.power.draws import batch_face_means, batch_phi, fill_shift_draws
+from cueshift.power.draws import batch_phi
+from cueshift.power.face_mean_draws import batch_face_means, fill_shift_draws
 from cueshift.power.model import StudyModel, group_levels
 
 #: Bytes of random numbers a batch may hold (the batch size follows from one replicate's).

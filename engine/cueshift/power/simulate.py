@@ -21,7 +21,8 @@ import polars as pl
 from numpy.typing import NDArray
 
 from cueshift._types import F64
-from cueshift.power.draws import GRID, MAX_DENOMINATOR, binomial_counts, binomial_phi
+from cueshift.power.draws import binomial_counts, binomial_phi
+from cueshift.power.face_mean_draws import GRID, MAX_DENOMINATOR
 from cueshift.power.model import StudyModel, group_levels, table11_cells
 from cueshift.power.progress import SILENT, Progress
 from cueshift.power.replicates import ScenarioDraws, batch_size, correlated_slopes, draw_batch
@@ -106,7 +107,8 @@ def draw_face_means(sm: StudyModel, rng: np.random.Generator) -> F64:
 def face_means(cells: Cells) -> F64:
     """Per-face mean Δ over the scenarios with a Δ (``V × F``), as ``face_matrix`` averages rows:
     summed exactly over the common denominator of the drawn valid counts (when the cells carry
-    them), else on :data:`~cueshift.power.draws.GRID` (:func:`~cueshift.power.draws.mean_scale`)."""
+    them), else on :data:`~cueshift.power.face_mean_draws.GRID`
+    (:func:`~cueshift.power.face_mean_draws.mean_scale`)."""
     delta = cells.phi_var - cells.phi_base[None, :, :]
     ok = np.isfinite(delta)
     scale = GRID
