@@ -49,7 +49,8 @@ from cueshift.execution.runner import model_frame
 from cueshift.images.croissant import find_croissant, read_croissant
 from cueshift.images.release_judgments import face_folders, judgements_folder, read_judgment_tree
 from cueshift.images.stylisticbias import release_root
-from cueshift.imports.release_rows import agreement_table, echo_counts, judgment_frames, match_study
+from cueshift.imports.release_matching import match_study
+from cueshift.imports.release_rows import agreement_table, echo_counts, judgment_frames
 from cueshift.study.config import Study
 from cueshift.study.reading import read_study_file
 
