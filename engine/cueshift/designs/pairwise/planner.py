@@ -9,32 +9,22 @@ reaches in its family (``[pairwise] bh_family``). The trials needed for a target
 = d` use the normal approximation
 :math:`n = \big(z_{1-\alpha/2}/2 + z_{P}\sqrt{p(1-p)}\big)^2/d^2` (Fleiss, Levin & Paik 2003,
 §2.5). The simulation draws :math:`k \sim \operatorname{Bin}(n, p)` and runs the analysis's
-:func:`cueshift.stats.binomial_test` and BH. Trials are treated as independent, as the study's
-test treats them.
+:func:`cueshift.stats.binomial_test` and BH (the power rows: :mod:`.binomial_plan_rows`). Trials
+are treated as independent, as the study's test treats them.
 """
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 import polars as pl
-from scipy import special
 
+from cueshift.designs.pairwise.binomial_plan_rows import binomial_rows
 from cueshift.designs.pairwise.section import PairwiseStudy
 from cueshift.errors import ConfigError
 from cueshift.inference.stand_ins.simulated import logistic
-from cueshift.power.analytic import (
-    bh_level_for_target,
-    bh_threshold,
-    binomial_power,
-    solve_increasing,
-    wilson_half_width,
-)
 from cueshift.power.cost import DEFAULT_ANSWER_TOKENS
 from cueshift.power.pilot import open_pilot
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
-from cueshift.stats import bh_adjust, binomial_test
 
 DESIGN_NAME = "pairwise"
 #: The simulated judge's default position bias (logit toward the left image) and invalid rate.
@@ -119,70 +109,6 @@ def _pilot(request: PlanRequest) -> tuple[dict[tuple[str, str], float], dict[str
     return shares, left, invalid, f"pilot {request.pilot} ({trials.height:,} trials)"
 
 
-def _binomial_rows(
-    test: str,
-    families: list[str],
-    models: list[str],
-    labels: list[str],
-    p: np.ndarray,
-    n: np.ndarray,
-    request: PlanRequest,
-    rng: np.random.Generator,
-) -> pl.DataFrame:
-    t = request.targets
-    level = np.zeros(p.size)
-    level_mde = np.zeros(p.size)
-    power = np.zeros(p.size)
-    for fam in sorted(set(families)):
-        idx = np.array([f == fam for f in families])
-        m = int(idx.sum())
-        lvl = bh_threshold(partial(binomial_power, p[idx], n[idx]), m, t.q)
-        level[idx] = lvl
-        power[idx] = binomial_power(p[idx], n[idx], lvl)
-        m_true = max(int((np.abs(p[idx] - 0.5) >= t.effect).sum()), 1)
-        level_mde[idx] = bh_level_for_target(m, m_true, t.power, t.q)
-    mde = solve_increasing(lambda d: binomial_power(0.5 + d, n, level_mde), t.power, 0.0, 0.4999)
-    z_a, z_b = special.ndtri(1 - level_mde / 2), special.ndtri(t.power)
-    p_t = 0.5 + t.effect
-    needed = np.ceil((z_a * 0.5 + z_b * np.sqrt(p_t * (1 - p_t))) ** 2 / t.effect**2)
-    hits = np.zeros(p.size)
-    for _ in range(request.simulations):
-        k = rng.binomial(n.astype(np.int64), p)
-        pv = np.array([binomial_test(int(ki), int(ni)) for ki, ni in zip(k, n, strict=True)])
-        for fam in sorted(set(families)):
-            idx = np.array([f == fam for f in families])
-            hits[idx] += np.nan_to_num(bh_adjust(pv[idx]), nan=1.0) <= t.q
-    sims = max(request.simulations, 1)
-    power_sim = hits / sims if request.simulations else np.full(p.size, np.nan)
-    return pl.DataFrame(
-        {
-            "protocol": "planned",
-            "test": test,
-            "family": families,
-            "model_id": models,
-            "target": labels,
-            "n_units": n.astype(np.int64),
-            "n_tests": [families.count(f) for f in families],
-            "n_true": [
-                max(int(sum(abs(p[i] - 0.5) >= t.effect for i, g in enumerate(families) if g == f)), 1)
-                for f in families
-            ],
-            "effect": p - 0.5,
-            "sd_unit": np.sqrt(p * (1 - p)),
-            "alpha_level": level,
-            "power": power,
-            "power_sim": power_sim,
-            "power_sim_se": np.sqrt(power_sim * (1 - power_sim) / sims),
-            "n_sims": request.simulations,
-            "alpha_mde": level_mde,
-            "mde": mde,
-            "ci_half_width": wilson_half_width(p, n, t.level),
-            "units_for_target": needed,
-            "units_planned": n.astype(np.int64),
-        }
-    )
-
-
 def plan_pairwise(request: PlanRequest) -> PlanResult:
     """The plan of a pairwise study (module docstring)."""
     study = request.study
@@ -213,13 +139,13 @@ def plan_pairwise(request: PlanRequest) -> PlanResult:
             p.append(shares.get((model_id, cohort), 0.5 + request.targets.effect))
             n.append(nv)
     rng = np.random.default_rng(request.seed)
-    power = _binomial_rows("cohort_preference", fams, rows, labels, np.array(p), np.array(n), request, rng)
+    power = binomial_rows("cohort_preference", fams, rows, labels, np.array(p), np.array(n), request, rng)
     pos_p = np.array([0.5 + left.get(m, 0.0) for m in models])
     pos_n = np.full(len(models), float(n_valid.sum()))
     power = pl.concat(
         [
             power,
-            _binomial_rows(
+            binomial_rows(
                 "position_bias", models, models, ["P(left wins)"] * len(models), pos_p, pos_n, request, rng
             ),
         ]
