@@ -7,7 +7,8 @@ import time
 import pytest
 
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
-from cueshift.inference.parser import REASONS, ParsedAnswer, parse_answer, parse_answers
+from cueshift.inference.parser import REASONS, ParsedAnswer, parse_answer
+from cueshift.inference.parser_batch import parse_answers
 from cueshift.study.scenarios import ORDERINGS
 
 COMPETENT = {"a": "Competent", "b": "Incompetent"}

@@ -22,7 +22,7 @@ from cueshift.errors import ConfigError
 from cueshift.execution.executor import check_methods
 from cueshift.inference.backends import SIMULATED_DESIGNS, backend_spec
 from cueshift.inference.backends.base import BackendAnswers, StudyContext
-from cueshift.inference.parser import parse_answers
+from cueshift.inference.parser_batch import parse_answers
 from cueshift.inference.stand_ins.simulated import (
     INVALID_TEXTS,
     SimulatedBackend,

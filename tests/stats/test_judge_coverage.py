@@ -3,7 +3,7 @@
 Companion of ``tests/stats/test_simulation.py`` (which simulates at the φ level): here every number
 starts as raw answer text of :class:`~cueshift.inference.stand_ins.simulated.SimulatedBackend`
 (letter and first-position bias on, 10 % refusals / hedges / "both" answers), is read back by
-the strict parser (:func:`~cueshift.inference.parser.parse_answers`, with the row's letter →
+the strict parser (:func:`~cueshift.inference.parser_batch.parse_answers`, with the row's letter →
 descriptor mapping and favorable letter exactly as ``runner.judgment_rows`` builds them),
 becomes φ (Eq. 1, :func:`~cueshift.stats.phi_from_judgments`), Δ, per-face mean Δ
 (:func:`~cueshift.stats.face_matrix`), and is then bootstrapped / tested by the engine
@@ -50,7 +50,7 @@ from scipy import stats
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.designs.stylisticbias.stats import phi_from_judgments
 from cueshift.inference.backends.base import ImageRecord, StudyContext
-from cueshift.inference.parser import parse_answers
+from cueshift.inference.parser_batch import parse_answers
 from cueshift.inference.stand_ins.simulated import (
     DEFAULT_DEMOGRAPHIC_EFFECTS,
     SimulatedBackend,

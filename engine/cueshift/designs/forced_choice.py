@@ -19,7 +19,7 @@ from cueshift.designs.work import StoredRows, UnitKind, Workload
 from cueshift.images.base import ImageSet
 from cueshift.inference.backends import Backend, BackendAnswers, StudyContext
 from cueshift.inference.backends.base import ImageRecord
-from cueshift.inference.parser import parse_answers
+from cueshift.inference.parser_batch import parse_answers
 from cueshift.study.config import ModelConfig, Study
 from cueshift.study.scenarios import ORDERING_BY_ID, Scenario, prompt_variant_frame, scenario_frame
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from cueshift.designs.forced_choice import JUDGMENT_KEY
-from cueshift.inference.parser import parse_answers
+from cueshift.inference.parser_batch import parse_answers
 from cueshift.study.scenarios import ORDERING_BY_ID, ORDERINGS, Scenario
 
 

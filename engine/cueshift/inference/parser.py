@@ -45,7 +45,7 @@ other pole ("(a) Competent, not Incompetent").
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final, Literal
@@ -176,46 +176,6 @@ def _parse(text: str, descriptor_a: str, descriptor_b: str) -> ParsedAnswer:
     return ParsedAnswer(None, "no_answer")
 
 
-def parse_answers(
-    texts: Sequence[str], descriptors: Sequence[Mapping[str, str]]
-) -> tuple[list[str | None], list[str]]:
-    """Parse many responses; repeated (text, mapping) pairs are parsed once.
-
-    Real runs repeat a handful of distinct texts ("(a)", "(b)", "Answer: (a)") across
-    millions of rows, so the cost is one dictionary look-up per row plus one
-    :func:`parse_answer` per distinct (text, descriptor a, descriptor b).
-
-    Parameters
-    ----------
-    texts
-        Raw responses, one per row.
-    descriptors
-        The ``{'a': ..., 'b': ...}`` mapping of each row's prompt (the same mapping
-        object may be passed for many rows).
-
-    Returns
-    -------
-    letters, reasons
-        Row-aligned lists: the letter (or ``None``) and the reason of each row.
-    """
-    if len(texts) != len(descriptors):
-        raise ValueError(f"{len(texts)} texts but {len(descriptors)} descriptor mappings")
-    cache: dict[tuple[str, str, str], ParsedAnswer] = {}
-    letters: list[str | None] = []
-    reasons: list[str] = []
-    append_letter = letters.append
-    append_reason = reasons.append
-    for text, mapping in zip(texts, descriptors, strict=True):
-        key = (text, mapping["a"], mapping["b"])
-        parsed = cache.get(key)
-        if parsed is None:
-            parsed = parse_answer(text, mapping)
-            cache[key] = parsed
-        append_letter(parsed.letter)
-        append_reason(parsed.reason)
-    return letters, reasons
-
-
 NamedLetter = Literal["a", "b", "both", "none"]
 
 
@@ -257,5 +217,4 @@ __all__ = [
     "ParsedAnswer",
     "named_letter",
     "parse_answer",
-    "parse_answers",
 ]

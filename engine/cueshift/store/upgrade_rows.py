@@ -11,7 +11,7 @@ import duckdb
 import polars as pl
 
 from cueshift.errors import CueshiftError
-from cueshift.inference.parser import parse_answers
+from cueshift.inference.parser_batch import parse_answers
 from cueshift.study.scenarios import ORDERING_BY_ID, Scenario
 
 #: The attached old database while its rows are copied.
