@@ -13,7 +13,7 @@ import polars as pl
 
 from cueshift.power.model import StudyModel
 from cueshift.power.protocol import DIMENSIONS
-from cueshift.power.simulate import Cells, draw_cells
+from cueshift.power.study_draws import Cells, draw_cells
 
 SCENARIO_CATEGORY = "simulated"
 

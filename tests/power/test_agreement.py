@@ -10,7 +10,8 @@ import pytest
 from cueshift.power.curve import power_curve
 from cueshift.power.families import Targets, analytic_frame
 from cueshift.power.model import study_model
-from cueshift.power.simulate import Simulations, draw_cells, face_means, simulated_power
+from cueshift.power.simulate import Simulations, simulated_power
+from cueshift.power.study_draws import draw_cells, face_means
 from cueshift.stats import one_sample_test
 from tests.power.conftest import assert_agree, planted_inputs, planted_protocol
 

@@ -15,7 +15,8 @@ from cueshift.power.components import Effects, ModelInputs, PlanInputs
 from cueshift.power.model import StudyModel, group_levels, study_model
 from cueshift.power.protocol import Mode
 from cueshift.power.replicates import batch_size, draw_batch
-from cueshift.power.simulate import Simulations, draw_cells, draw_phi, face_means, simulated_power
+from cueshift.power.simulate import Simulations, simulated_power
+from cueshift.power.study_draws import draw_cells, draw_phi, face_means
 from cueshift.stats import bh_adjust
 from tests.power.conftest import PLANTED, planted_protocol
 

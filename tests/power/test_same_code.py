@@ -13,7 +13,7 @@ import pytest
 from cueshift.designs.stylisticbias.stats import demographic_variation_table, sbs_levels
 from cueshift.power.model import StudyModel, group_levels, study_model, table11_cells
 from cueshift.power.protocol import Mode
-from cueshift.power.simulate import Cells, draw_cells, draw_face_means, face_means
+from cueshift.power.study_draws import Cells, draw_cells, draw_face_means, face_means
 from cueshift.stats import Resampling, one_sample_test
 from tests.power.conftest import PLANTED, planted_inputs, planted_protocol
 from tests.power.frames import cells_frames

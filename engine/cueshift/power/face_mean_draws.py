@@ -177,7 +177,7 @@ def shift_face_means(
     :func:`~cueshift.power.draws.binomial_phi` (or :math:`p` scored) plus serving noise, and the
     face's mean of :math:`\phi - \phi^b_{fs}` over the scenarios with a φ, summed exactly
     (:func:`mean_scale`). The random numbers are drawn in the order
-    :func:`cueshift.power.simulate.draw_cells` draws them
+    :func:`cueshift.power.study_draws.draw_cells` draws them
     (``z``, the uniforms, the serving noise), so the two give the same means from the same
     generator without holding the values × faces × scenarios arrays.
     """

@@ -61,7 +61,7 @@ class Batch:
 
 
 def _phi_draws(sm: StudyModel, j: int, shape: tuple[int, ...], rng: np.random.Generator) -> tuple[F64, F64]:
-    """The random numbers :func:`cueshift.power.simulate.draw_phi` pulls for ``shape`` φ, in its
+    """The random numbers :func:`cueshift.power.study_draws.draw_phi` pulls for ``shape`` φ, in its
     order: two uniforms per φ (none scored), then serving noise (none without)."""
     size = int(np.prod(shape))
     u = np.empty((2, 0)) if sm.score[j] else rng.random((2, size))
