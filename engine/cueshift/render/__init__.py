@@ -30,11 +30,8 @@ from cueshift.render._formats import (
     fmt_integer,
     fmt_num,
     fmt_number,
-    fmt_p,
     fmt_percent,
     fmt_percent_ci,
-    fmt_pvalue,
-    fmt_pvalue_sci,
     fmt_text,
     multiple,
     number,
@@ -43,6 +40,7 @@ from cueshift.render._formats import (
 from cueshift.render._outputs import raw_markdown, to_gt, to_html, to_markdown, to_rich, to_typst
 from cueshift.render._pandoc import FALLBACK
 from cueshift.render._paths import DEFAULT_OUT, REPORTS_DIR
+from cueshift.render._pvalues import fmt_p, fmt_pvalue, fmt_pvalue_sci
 from cueshift.render._render import RenderResult, quarto_available, render_report
 from cueshift.render._spec import MODELS_FILTER, TableSpec
 from cueshift.render.marks import (

@@ -4,12 +4,13 @@ One formatter, several outputs (the great_tables habit): each function here turn
 stored value into display text; the HTML, typst and console renderers differ only in
 how they apply the *marks* (bold, underline, fill) that
 :func:`~cueshift.render.marks.marks` and a declaration's fill rule attach.
-Rounding happens here and nowhere else; significance marks are computed in
-:mod:`cueshift.render.marks`.
+Rounding happens here (p-values: :mod:`._pvalues`) and nowhere else; significance marks are
+computed in :mod:`cueshift.render.marks`.
 
 The consoles (every design's summary, ``cueshift status``, the importers) print through the
 same functions in plain text: an ASCII minus (terminals, copying into R), an em dash for a
-missing value and e-notation exponents (:func:`fmt_num`, :func:`fmt_p`, ``minus=PLAIN_MINUS``).
+missing value and e-notation exponents (:func:`fmt_num`, :func:`~cueshift.render._pvalues.fmt_p`,
+``minus=PLAIN_MINUS``). The p-value formatters are in :mod:`cueshift.render._pvalues`.
 """
 
 from __future__ import annotations
@@ -104,54 +105,6 @@ def fmt_effect(value: object, decimals: int = 3, *, minus: str = MINUS, missing:
     return (minus if x < 0 else "+") + text
 
 
-def fmt_pvalue(value: object, decimals: int = 3) -> str:
-    """p-value: ``< 0.001`` below the display precision, else fixed-point (``0.032``).
-
-    Examples
-    --------
-    >>> fmt_pvalue(0.0000123)
-    '< 0.001'
-    >>> fmt_pvalue(0.0321)
-    '0.032'
-    """
-    if _is_missing(value):
-        return MISSING
-    p = _as_float(value)
-    floor = 10.0 ** (-decimals)
-    if p < floor:
-        return f"< {floor:.{decimals}f}"
-    return f"{p:.{decimals}f}"
-
-
-def fmt_pvalue_sci(value: object, digits: int = 2, *, plain: bool = False, missing: str = MISSING) -> str:
-    """p-value in scientific notation below 0.001: ``2.3×10⁻¹¹``; else as :func:`fmt_pvalue`.
-
-    ``digits`` significant digits; ``plain``: e-notation (``2.3e-11``). A p-value of exactly 0 is an
-    underflow, not a certainty: it prints the bound, ``< 10⁻³⁰⁰`` (``plain``: ``< 1e-300``).
-
-    Examples
-    --------
-    >>> fmt_pvalue_sci(2.31e-11)
-    '2.3×10⁻¹¹'
-    >>> fmt_pvalue_sci(2.31e-11, 3, plain=True)
-    '2.31e-11'
-    >>> fmt_pvalue_sci(0.2)
-    '0.200'
-    """
-    if _is_missing(value):
-        return missing
-    p = _as_float(value)
-    if p >= 0.001:
-        return fmt_pvalue(p)
-    if p == 0:
-        return "< 1e-300" if plain else "< 10⁻³⁰⁰"
-    if plain:
-        return f"{p:.{digits - 1}e}"
-    mantissa, exponent = f"{p:.{digits - 1}e}".split("e")
-    superscript = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-    return f"{mantissa}×10{str(int(exponent)).translate(superscript)}"
-
-
 def fmt_ci(
     low: object,
     high: object,
@@ -219,20 +172,6 @@ def fmt_num(value: object, decimals: int = 3, *, signed: bool = False) -> str:
     """
     fmt = fmt_effect if signed else fmt_number
     return fmt(value, decimals, minus=PLAIN_MINUS, missing=PLAIN_MISSING)
-
-
-def fmt_p(value: object) -> str:
-    """Plain-text p-value of the consoles: ``0.032``; below 0.001 ``2.31e-11``; 0 → ``< 1e-300``;
-    missing → ``—`` (:func:`fmt_pvalue_sci` with three significant digits).
-
-    Examples
-    --------
-    >>> fmt_p(0.0321)
-    '0.032'
-    >>> fmt_p(2.314e-11)
-    '2.31e-11'
-    """
-    return fmt_pvalue_sci(value, 3, plain=True, missing=PLAIN_MISSING)
 
 
 def fmt_integer(value: object) -> str:
