@@ -67,8 +67,8 @@ class PairedDesign:
         write: bool,
     ) -> dict[str, pl.DataFrame]:
         """Every ``result_paired_*`` table (exact rank tests: no resampling), then the summary."""
-        from cueshift.designs.paired.analyses import Inputs, load_scores
         from cueshift.designs.paired.console import print_summary
+        from cueshift.designs.paired.inputs import Inputs, load_scores
         from cueshift.stats import RunChoices, RunSettings, run_suite
 
         config = study.paired

@@ -62,7 +62,7 @@ def individuals(study: PairedStudy) -> int:
 
 def _pilot(request: PlanRequest, study: PairedStudy) -> tuple[pl.DataFrame, str]:
     """Per model × scenario: mean difference, within-condition and difference variances."""
-    from cueshift.designs.paired.analyses import load_scores
+    from cueshift.designs.paired.inputs import load_scores
 
     assert request.pilot is not None
     pilot = open_pilot(request.pilot, DESIGN_NAME)
