@@ -36,9 +36,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cueshift.errors import CueshiftError
+from cueshift.inference.backends.openai_completion import Completion
 from cueshift.inference.backends.openai_consistency import Reservoir, Sample
 from cueshift.inference.backends.openai_http import TransportError
-from cueshift.inference.backends.openai_messages import Completion, health_check_body
+from cueshift.inference.backends.openai_messages import health_check_body
 from cueshift.inference.backends.openai_router import Router
 from cueshift.inference.backends.openai_sender import Outcome, RequestSender
 from cueshift.inference.backends.openai_server_info import ServerInfo, models_of, version_of

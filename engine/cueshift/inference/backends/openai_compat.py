@@ -56,13 +56,14 @@ Further designs (:meth:`OpenAIBackend.judge_pairs`, :meth:`OpenAIBackend.rate`)
     temperature (0 in score mode: the greedy answer), and ask for no logprobs; the raw text
     goes to the design's strict parser.
 
-Modules: :mod:`.openai_settings` (settings), :mod:`.openai_messages` (request bodies and
-answers), :mod:`.openai_logprobs` (letter probabilities), :mod:`.openai_requests` (rows to
-requests, outcomes to answers), :mod:`.openai_designs` (pairwise trials and ratings),
-:mod:`.openai_client` (requests, failures, health check), :mod:`.openai_router` (load
-spreading), :mod:`.openai_retry` (what is retried, backoff), :mod:`.openai_http` (HTTP/1.1
-connections), :mod:`.openai_redact` (secrets), :mod:`.openai_server_info` and
-:mod:`.openai_consistency` (the run record), :mod:`.loop_thread` (the event loop).
+Modules: :mod:`.openai_settings` (settings), :mod:`.openai_messages` (request bodies),
+:mod:`.openai_completion` (answers), :mod:`.openai_logprobs` (letter probabilities),
+:mod:`.openai_requests` (rows to requests, outcomes to answers), :mod:`.openai_designs`
+(pairwise trials and ratings), :mod:`.openai_client` (requests, failures, health check),
+:mod:`.openai_router` (load spreading), :mod:`.openai_retry` (what is retried, backoff),
+:mod:`.openai_http` (HTTP/1.1 connections), :mod:`.openai_redact` (secrets),
+:mod:`.openai_server_info` and :mod:`.openai_consistency` (the run record), :mod:`.loop_thread`
+(the event loop).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from cueshift.inference.backends.openai_messages import Completion
+from cueshift.inference.backends.openai_completion import Completion
 
 
 @dataclass(frozen=True)

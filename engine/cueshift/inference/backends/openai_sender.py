@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cueshift.errors import CueshiftError
+from cueshift.inference.backends.openai_completion import Completion, parse_completion
 from cueshift.inference.backends.openai_http import HttpResponse, TransportError
-from cueshift.inference.backends.openai_messages import Completion, parse_completion
 from cueshift.inference.backends.openai_retry import RetryableFailure, backoff_delay, retry_after, retryable
 from cueshift.inference.backends.openai_router import Endpoint, Router
 from cueshift.inference.backends.openai_server_info import ServerInfo

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from cueshift.inference.backends.openai_messages import Completion
+from cueshift.inference.backends.openai_completion import Completion
 
 
 @dataclass
