@@ -23,8 +23,9 @@ from cueshift._types import F64
 from cueshift.extras import importing
 from cueshift.power.analytic import bh_threshold, wsrt_power
 from cueshift.power.components import PlanInputs
-from cueshift.power.families import Targets, TestSet, attribute_sets
+from cueshift.power.families import Targets
 from cueshift.power.model import StudyModel, study_model
+from cueshift.power.one_sample_sets import TestSet, attribute_sets
 from cueshift.power.progress import SILENT, Progress
 from cueshift.power.protocol import Protocol
 from cueshift.power.replicates import batch_size, draw_batch

@@ -4,7 +4,8 @@ Each test works on one value per face (seed 000 §4.4: faces are the unit). Its 
 :math:`\mu` and variance :math:`\sigma^2` across faces follow from
 :class:`~cueshift.power.model.StudyModel`; power is :func:`~cueshift.power.analytic.wsrt_power`
 (Kruskal–Wallis / Mann–Whitney: :func:`~cueshift.power.analytic.kruskal_power`) at the level BH
-reaches in the test's family (:func:`~cueshift.power.analytic.bh_threshold`).
+reaches in the test's family (:func:`~cueshift.power.analytic.bh_threshold`). The one-sample
+families and their moments are :mod:`cueshift.power.one_sample_sets`'.
 
 =================  ==========================================  ===============================
 test               per-face value (face-level, seed 000)        BH family
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 import polars as pl
@@ -36,7 +36,8 @@ from cueshift.power.analytic import (
     solve_increasing,
     wsrt_power,
 )
-from cueshift.power.model import StudyModel, group_levels, spaced_effects, table11_cells
+from cueshift.power.model import StudyModel, group_levels, spaced_effects
+from cueshift.power.one_sample_sets import TestSet, attribute_sets, cell_set, pair_sets
 
 
 @dataclass(frozen=True)
@@ -47,91 +48,6 @@ class Targets:
     power: float = 0.8
     effect: float = 0.05
     level: float = 0.95
-
-
-@dataclass(frozen=True)
-class TestSet:
-    """One family of one-sample face-level tests: per test its label, mean and sd of the per-face
-    value and number of faces, and the planned faces of the study."""
-
-    test: str
-    family: str
-    model_id: str
-    labels: list[str]
-    mean: F64
-    sd: F64
-    n: F64
-    faces: int
-
-
-def _error_per_model(sm: StudyModel) -> F64:
-    return np.asarray((sm.fs_sd**2 + 2.0 * sm.phi_error) / sm.scenarios, dtype=np.float64)
-
-
-def attribute_sets(sm: StudyModel) -> list[TestSet]:
-    """SBS per value, one family per model."""
-    out = []
-    err = _error_per_model(sm)
-    n = sm.applies.sum(axis=0).astype(np.float64)
-    for j, model_id in enumerate(sm.models):
-        g = sm.gamma[j]
-        with np.errstate(invalid="ignore"):
-            mean = sm.beta[j] + np.nanmean(g, axis=1)
-            var = np.nanvar(g, axis=1) + sm.slope_sd[j] ** 2 + err[j]
-        out.append(TestSet("sbs_attribute", model_id, model_id, sm.values, mean, np.sqrt(var), n, sm.n_faces))
-    return out
-
-
-def pair_sets(sm: StudyModel) -> list[TestSet]:
-    """Differences between two models' SBS per value, one family per pair."""
-    out = []
-    err = _error_per_model(sm)
-    n = sm.applies.sum(axis=0).astype(np.float64)
-    for a, b in combinations(range(len(sm.models)), 2):
-        diff = sm.gamma[a] - sm.gamma[b]
-        cov = sm.slope_corr[a, b] * sm.slope_sd[a] * sm.slope_sd[b]
-        with np.errstate(invalid="ignore"):
-            mean = sm.beta[a] - sm.beta[b] + np.nanmean(diff, axis=1)
-            var = (
-                np.nanvar(diff, axis=1)
-                + sm.slope_sd[a] ** 2
-                + sm.slope_sd[b] ** 2
-                - 2 * cov
-                + err[a]
-                + err[b]
-            )
-        label = f"{sm.models[a]} - {sm.models[b]}"
-        out.append(TestSet("model_pair", label, label, sm.values, mean, np.sqrt(var), n, sm.n_faces))
-    return out
-
-
-def cell_set(sm: StudyModel) -> TestSet:
-    """Table 11: per value × demographic group, the faces' mean Δ over scenarios and models."""
-    cells = table11_cells(sm.protocol)
-    n_m = len(sm.models)
-    gbar = sm.gamma.mean(axis=0)  # V × F
-    beta = sm.beta.mean(axis=0)
-    slope = sm.slope_sd[:, None, :] * sm.slope_sd[None, :, :]  # M × M × V
-    slope_var = (sm.slope_corr[:, :, None] * slope).sum(axis=(0, 1)) / n_m**2
-    err = _error_per_model(sm).sum() / n_m**2
-    mean, var, labels = [], [], []
-    for v, vi, dim, g, gi, _ in cells.iter_rows():
-        _, codes = group_levels(sm.protocol, dim)
-        member = sm.applies[:, vi] & (codes == gi)
-        vals = gbar[vi, member]
-        mean.append(beta[vi] + vals.mean())
-        var.append(vals.var() + slope_var[vi] + err)
-        labels.append(f"{v} | {dim}={g}")
-    return TestSet(
-        "table11_cell",
-        "all cells",
-        "(pooled)",
-        labels,
-        np.array(mean),
-        np.sqrt(np.array(var)),
-        cells["n"].cast(pl.Float64).to_numpy(),
-        sm.n_faces,
-    )
 
 
 def _family_rows(ts: TestSet, targets: Targets) -> dict[str, object]:
@@ -250,4 +166,4 @@ def analytic_frame(sm: StudyModel, targets: Targets, *, tests: tuple[str, ...] =
     return pl.concat([pl.DataFrame(p) for p in parts], how="vertical_relaxed")
 
 
-__all__ = ["Targets", "TestSet", "analytic_frame", "attribute_sets", "cell_set", "pair_sets", "vs_rows"]
+__all__ = ["Targets", "analytic_frame", "vs_rows"]
