@@ -12,7 +12,7 @@ design             what is judged                                               
 =================  ===========================================================  ===================
 
 Each design is a folder ``designs/<name>/`` exporting ``DESIGN`` (found by
-:mod:`~cueshift.designs.registry`; see ``docs/designs.md`` to add one). The command line uses
+:mod:`~cueshift.designs.discovery`; see ``docs/designs.md`` to add one). The command line uses
 :func:`load_study` and :func:`analyze_design`; the runner (:mod:`cueshift.execution`) asks a
 design for its work units. None of them branches on a design's name.
 """
@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cueshift.designs.discovery import designs
 from cueshift.designs.protocol import AnalysisRequest, Design, OptionSupport
-from cueshift.designs.registry import design_named, design_of, designs, load_study, parse_study
+from cueshift.designs.registry import design_named, design_of, load_study, parse_study
 
 if TYPE_CHECKING:
     import duckdb
