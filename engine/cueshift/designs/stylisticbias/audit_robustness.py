@@ -6,7 +6,7 @@ robustness value and benchmark bound: over every edit (``all_*``) and over the a
 ``--audit strict`` and every edit under ``report``: :func:`reported` picks them per row,
 :func:`least_robust` the least robust significant shift. The report's summary
 (:mod:`.report.audit`), the console line after ``cueshift analyze`` (:mod:`.console_audit`) and
-the viewer's failed-edits page (:mod:`cueshift.viewer.audit`) read them here, so all three show
+the viewer's failed-edits page (:mod:`cueshift.viewer.audit_robustness`) read them here, so all three show
 the same numbers. A table stored before a column existed gives nulls for it.
 """
 
