@@ -23,10 +23,27 @@ ENGINE = ROOT / "engine"
 collect_ignore = ["schemas", "sql", "studies", "reports"]
 
 # Import names of the packages the optional extras in pyproject.toml bring.
-OPTIONAL_IMPORTS = frozenset({
-    "torch", "transformers", "ray", "starlette", "uvicorn", "jinja2", "great_tables", "matplotlib",
-    "typst", "pypandoc", "nbclient", "nbformat", "ipykernel", "pypdf", "yaml", "mlcroissant", "playwright",
-})
+OPTIONAL_IMPORTS = frozenset(
+    {
+        "torch",
+        "transformers",
+        "ray",
+        "starlette",
+        "uvicorn",
+        "jinja2",
+        "great_tables",
+        "matplotlib",
+        "typst",
+        "pypandoc",
+        "nbclient",
+        "nbformat",
+        "ipykernel",
+        "pypdf",
+        "yaml",
+        "mlcroissant",
+        "playwright",
+    }
+)
 
 
 def engine_module_name(path: Path) -> str | None:

@@ -92,5 +92,5 @@ test-quick *ARGS: setup
 # lint and type-check (strict mypy over the whole package, schemas included)
 lint: setup
     {{bin}}/ruff check engine tests benchmarks
-    {{bin}}/ruff format --check engine
+    {{bin}}/ruff format --check engine tests benchmarks conftest.py
     {{bin}}/mypy

@@ -56,8 +56,17 @@ def _cli(*args: str) -> str:
 def dump(out: Path, only: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     # the tiny transformers study loads a checkpoint built in code (studies/tiny-transformers.toml)
-    subprocess.run([sys.executable, "-m", "cueshift.inference.stand_ins.tiny", "llava_next",
-                    ".cueshift-cache/tiny-llava_next"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cueshift.inference.stand_ins.tiny",
+            "llava_next",
+            ".cueshift-cache/tiny-llava_next",
+        ],
+        check=True,
+        capture_output=True,
+    )
     for case, (study, options) in CASES.items():
         if only and case not in only:
             continue
@@ -69,7 +78,7 @@ def dump(out: Path, only: list[str]) -> None:
         con = duckdb.connect(str(db), read_only=True)
         names = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
         for name in sorted(names):
-            frame = con.sql(f"SELECT * FROM \"{name}\"").pl()
+            frame = con.sql(f'SELECT * FROM "{name}"').pl()
             keep = [c for c in frame.columns if not VOLATILE.search(c)]
             frame = frame.select(keep)
             sortable = [c for c in keep if not isinstance(frame.schema[c], (pl.List, pl.Struct, pl.Array))]

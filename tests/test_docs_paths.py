@@ -25,9 +25,17 @@ SKIPPED_FOLDERS = {".git", ".venv", "node_modules", "runs", "__pycache__", ".cue
 #: A user's own files in examples, outputs that exist only after a command ran, and files of other
 #: projects (the StylisticBias release code).
 EXAMPLES = {
-    "studies/x.toml", "studies/qwen25vl.toml", "my-pairwise.toml", "release.toml", "images/1.jpg",
-    "study.toml", "reports/_out", "reports/_out/study.html", "reports/_out/study.pdf",
-    "judgement_pipeline.py", "plan.toml",
+    "studies/x.toml",
+    "studies/qwen25vl.toml",
+    "my-pairwise.toml",
+    "release.toml",
+    "images/1.jpg",
+    "study.toml",
+    "reports/_out",
+    "reports/_out/study.html",
+    "reports/_out/study.pdf",
+    "judgement_pipeline.py",
+    "plan.toml",
 }
 
 PATH = re.compile(r"[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)+/?|[A-Za-z0-9_\-]+\.(?:py|sql|qmd|toml|md)\b")

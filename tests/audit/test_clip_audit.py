@@ -193,9 +193,10 @@ def test_declared_apparent_demographic_probes_measure_every_edit(checkpoint: Pat
     con.close()
     gender = rows.filter(pl.col("measure") == "probe_apparent_gender")
     assert gender.height and "facial_hair_male" not in set(gender["feature_key"])
-    assert rows.filter(pl.col("measure") == "probe_apparent_age")["image_id"].n_unique() == rows.filter(
-        pl.col("feature_key") != "hair_color"
-    )["image_id"].n_unique()
+    assert (
+        rows.filter(pl.col("measure") == "probe_apparent_age")["image_id"].n_unique()
+        == rows.filter(pl.col("feature_key") != "hair_color")["image_id"].n_unique()
+    )
     model, processor = build_tiny_clip(0)
     model.eval()
     paths = dict(list_demo(2).image.select("image_id", "path").iter_rows())

@@ -59,7 +59,5 @@ def test_main_puts_the_handlers_back_before_the_command_runs() -> None:
         "cueshift.cli.app.command('probe')(lambda: print(signal.getsignal(signal.SIGINT) is before))\n"
         "cueshift.cli.main()\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code, "probe"], capture_output=True, text=True, timeout=120
-    )
+    done = subprocess.run([sys.executable, "-c", code, "probe"], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "True", done.stderr

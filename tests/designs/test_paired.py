@@ -225,9 +225,7 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
     gender = results["paired_demographic"].filter(
         (pl.col("dimension") == "gender") & (pl.col("image_set") == "all")
     )
-    assert (gender["group_high"] == "male").all() and (
-        gender["p"] < 0.05
-    ).sum() >= 5  # planted +0.7 logit
+    assert (gender["group_high"] == "male").all() and (gender["p"] < 0.05).sum() >= 5  # planted +0.7 logit
     ethnicity = results["paired_demographic"].filter(pl.col("dimension") == "ethnicity")
     assert set(ethnicity.filter(pl.col("image_set") == "all")["n"].to_list()) == {48}  # CFD-like subset only
     assert results["paired_overlap"]["n"].to_list() == [8, 8, 8]

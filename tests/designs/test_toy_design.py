@@ -229,7 +229,7 @@ def test_a_design_outside_the_package_is_planned_run_analysed_reported_and_viewe
         assert status == 200 and "<h1>What the toy judged</h1>" in page
         assert "Judgments per model" in page and ">48<" in page
         # the table's result, named with the description its analysis is declared with
-        assert '<code>result_toy_counts</code>: judgments per model</p>' in page
+        assert "<code>result_toy_counts</code>: judgments per model</p>" in page
         assert fetch(served.url + "/design/toy/nothing")[0] == 404
         status, _, body = fetch(served.url + "/toy?model=sim")  # its page with code, by its older route
         page = body.decode()

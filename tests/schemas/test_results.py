@@ -208,9 +208,7 @@ def test_violations_name_table_row_and_field():
     with pytest.raises(SchemaViolation, match=r"row 2, field 'p': value 1\.5"):
         validate_result(
             "paired_attractiveness",
-            bias.with_columns(
-                pl.when(pl.int_range(pl.len()) == 2).then(1.5).otherwise("p").alias("p")
-            ),
+            bias.with_columns(pl.when(pl.int_range(pl.len()) == 2).then(1.5).otherwise("p").alias("p")),
         )
     swapped = bias.with_columns(pl.col("ci_high").alias("ci_low"), pl.col("ci_low").alias("ci_high"))
     with pytest.raises(SchemaViolation, match=r"row 0, field 'ci_low'"):

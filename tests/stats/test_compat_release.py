@@ -103,9 +103,7 @@ def test_sample_std_scales_the_plugin_vs_by_sqrt_k_over_k_minus_1(runs):
 
 
 def test_untestable_cells_enter_bh_as_p_one():
-    frame = pl.DataFrame(
-        {"cell": list("abcde"), "p": [0.01, 0.02, None, 0.04, None], "p_adj": [0.0] * 5}
-    )
+    frame = pl.DataFrame({"cell": list("abcde"), "p": [0.01, 0.02, None, 0.04, None], "p_adj": [0.0] * 5})
     out = untestable_as_one(frame, [])
     expected = multipletests([0.01, 0.02, 1.0, 0.04, 1.0], method="fdr_bh")[1]
     np.testing.assert_allclose(out["p_adj"].to_numpy(), expected, rtol=1e-12)

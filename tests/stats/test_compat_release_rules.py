@@ -130,9 +130,7 @@ def test_table11_untested_below_3_faces_and_empty_cells_enter_bh_as_one(run):
 
 def test_table3_untested_below_3_faces_and_all_forty_cells_in_one_family(run):
     con, results = run
-    deltas = release_deltas(con).with_columns(
-        pl.col("variation_category").replace(dict(TABLE3_CATEGORY_MAP))
-    )
+    deltas = release_deltas(con).with_columns(pl.col("variation_category").replace(dict(TABLE3_CATEGORY_MAP)))
     assert len(TABLE3_CATEGORIES) == 10 and deltas["variation_category"].n_unique() == 4
     cells = []
     for category in TABLE3_CATEGORIES:
@@ -150,13 +148,11 @@ def test_table3_lists_each_cell_without_faces_as_the_release_file_does(run):
     """The release's ``table3_significance_independent.csv`` has a row for each of the 40 cells:
     one without faces with n_faces 0, no mean and p_adj 1; its faces counted here from the answers."""
     con, _ = run
-    deltas = release_deltas(con).with_columns(
-        pl.col("variation_category").replace(dict(TABLE3_CATEGORY_MAP))
-    )
+    deltas = release_deltas(con).with_columns(pl.col("variation_category").replace(dict(TABLE3_CATEGORY_MAP)))
     faces = {
-        (category, dim): deltas.filter(
-            pl.col("variation_category") == category, pl.col(dim).is_not_null()
-        )["face_id"].n_unique()
+        (category, dim): deltas.filter(pl.col("variation_category") == category, pl.col(dim).is_not_null())[
+            "face_id"
+        ].n_unique()
         for category in TABLE3_CATEGORIES
         for dim in DIMENSIONS
     }

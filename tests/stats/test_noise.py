@@ -103,9 +103,7 @@ def test_the_face_level_test_against_scipy():
     p = placebo.sort("face_id")["delta"].abs().to_numpy().reshape(70, -1)  # both placebos, every scenario
     d = np.round((a - p.mean(axis=1)) * 1440) / 1440  # on its exact grid (ties stay ties)
     assert out["estimate"] == pytest.approx(d.mean(), abs=1e-12)
-    assert out["p"] == pytest.approx(
-        sps.wilcoxon(d, alternative="greater", method="approx").pvalue, rel=1e-9
-    )
+    assert out["p"] == pytest.approx(sps.wilcoxon(d, alternative="greater", method="approx").pvalue, rel=1e-9)
     cells = np.abs(attr.sort("scenario_id", "face_id")["delta"].to_numpy().reshape(6, 70).mean(axis=1))
     assert out["abs_sbs"] == pytest.approx(cells.mean(), abs=1e-15)
     floor = cell_abs_sbs(placebo)["abs_sbs"].to_numpy()

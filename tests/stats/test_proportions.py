@@ -133,9 +133,7 @@ def test_proportion_rows_columns_and_empty_cells() -> None:
 
 def test_bh_by_family_per_family_none_and_empty() -> None:
     rng = np.random.default_rng(4)
-    frame = pl.DataFrame(
-        {"model": np.repeat(["a", "b"], 20), "p": rng.uniform(0, 1, 40) ** 2}
-    ).with_columns(
+    frame = pl.DataFrame({"model": np.repeat(["a", "b"], 20), "p": rng.uniform(0, 1, 40) ** 2}).with_columns(
         pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise(pl.col("p")).alias("p")
     )
     adjusted = bh_by_family(frame, ["model"])
@@ -145,9 +143,7 @@ def test_bh_by_family_per_family_none_and_empty() -> None:
         expected = multipletests(part["p"].to_numpy(), method="fdr_bh")[1]
         np.testing.assert_allclose(part["p_adj"].to_numpy(), expected, rtol=1e-12)
     whole = bh_by_family(frame, [])["p_adj"].to_numpy()
-    np.testing.assert_allclose(
-        whole, bh_adjust(frame["p"].fill_null(np.nan).to_numpy()), equal_nan=True
-    )
+    np.testing.assert_allclose(whole, bh_adjust(frame["p"].fill_null(np.nan).to_numpy()), equal_nan=True)
     assert bh_by_family(frame, ["model"], "none")["p_adj"].equals(frame["p"].alias("p_adj"))
     empty = bh_by_family(frame.clear(), ["model"])
     assert empty.height == 0 and empty.schema["p_adj"] == pl.Float64

@@ -188,9 +188,7 @@ def test_table11_by_model_equals_pooled_function_on_each_model(two_models) -> No
         ).row(0, named=True)
         assert row["estimate"] == pytest.approx(means.mean(), abs=1e-12)
         assert row["p"] == pytest.approx(st.wilcoxon(means).pvalue, rel=1e-9)
-    assert np.allclose(
-        by_model["p_adj"], st.false_discovery_control(by_model["p"].to_numpy()), atol=1e-12
-    )
+    assert np.allclose(by_model["p_adj"], st.false_discovery_control(by_model["p"].to_numpy()), atol=1e-12)
 
 
 def test_table3_by_model_cells_by_numpy(two_models) -> None:

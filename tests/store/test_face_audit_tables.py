@@ -104,8 +104,11 @@ def test_merge_takes_shards_written_before_the_tables_existed(tmp_path: Path) ->
     store.merge_databases(tmp_path / "merged.duckdb", [old, new])
     store.merge_databases(tmp_path / "only_old.duckdb", [old])
     with duckdb.connect(str(tmp_path / "merged.duckdb"), read_only=True) as merged:
-        assert merged.sql("SELECT * FROM face_detection").pl().sort("image_id").equals(
-            detections().sort("image_id")
+        assert (
+            merged.sql("SELECT * FROM face_detection")
+            .pl()
+            .sort("image_id")
+            .equals(detections().sort("image_id"))
         )
         assert _count(merged, "audit_skin_tone") == skin_tone().height
     with duckdb.connect(str(tmp_path / "only_old.duckdb"), read_only=True) as merged:
