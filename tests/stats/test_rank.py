@@ -7,6 +7,7 @@ include ties, zeros and missing values so the tie/zero handling is exercised.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -174,6 +175,29 @@ def test_one_way_anova_equals_scipy_and_statsmodels():
     ss_b, ss_w = table["sum_sq"].iloc[0], table["sum_sq"].iloc[1]
     np.testing.assert_allclose(ours.eta_sq_partial, ss_b / (ss_b + ss_w), rtol=1e-10)
     assert (ours.df_between, ours.df_within) == (2.0, 117.0)
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        [0.1] * 9,  # every value equal: F undefined (the sums of squares are rounding noise)
+        [0.1] * 3 + [0.3] * 3 + [0.7] * 3,  # constant groups that differ: F infinite, p = 0
+        [0.1, 0.1, 0.3] * 3,  # equal group means: F = 0, p = 1
+    ],
+)
+def test_one_way_anova_of_constant_groups_equals_scipy(y):
+    y = np.asarray(y)
+    groups = np.repeat(["elderly", "middle-aged", "young adult"], 3)
+    ours = one_way_anova(y, groups)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns about constant input
+        ref = st.f_oneway(y[:3], y[3:6], y[6:])
+    np.testing.assert_allclose(ours.statistic, ref.statistic, atol=1e-12)
+    np.testing.assert_allclose(ours.p_value, ref.pvalue, atol=1e-12)
+    if np.all(y == y[0]):
+        assert math.isnan(ours.eta_sq_partial)
+    else:  # SS_b / (SS_b + SS_w) by hand: 1 when the groups are constant, 0 when the means are equal
+        assert ours.eta_sq_partial == pytest.approx(1.0 if np.isinf(ref.statistic) else 0.0, abs=1e-12)
 
 
 def test_bh_equals_statsmodels_and_scipy():

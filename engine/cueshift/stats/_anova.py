@@ -30,7 +30,10 @@ def one_way_anova(values: ArrayLike, labels: ArrayLike) -> AnovaResult:
         \eta^2_p = \frac{SS_b}{SS_b + SS_w},
 
     with :math:`SS_b = \sum_g n_g(\bar y_g - \bar y)^2` and :math:`SS_w = \sum_g\sum_i (y_{gi} - \bar y_g)^2`.
-    In a one-way design partial η² equals η². NaN values and null labels are dropped.
+    In a one-way design partial η² equals η². NaN values and null labels are dropped. As
+    :func:`scipy.stats.f_oneway`: when every group is constant, F is infinite (p = 0) if the
+    groups differ and undefined (NaN F, p and η²) if every value is the same, decided by exact
+    comparison (the sums of squares of equal values are rounding noise, not 0).
 
     References
     ----------
@@ -46,13 +49,18 @@ def one_way_anova(values: ArrayLike, labels: ArrayLike) -> AnovaResult:
     k, n = levels.size, y.size
     if k < 2 or n <= k:
         return AnovaResult(np.nan, float(k - 1), float(n - k), np.nan, np.nan, int(n))
+    if np.all(y == y[0]):
+        return AnovaResult(np.nan, float(k - 1), float(n - k), np.nan, np.nan, int(n))
     sizes = np.bincount(codes, minlength=k).astype(np.float64)
     means = np.bincount(codes, weights=y, minlength=k) / sizes
     grand = y.mean()
     ss_between = float(np.sum(sizes * (means - grand) ** 2))
     ss_within = float(np.sum((y - means[codes]) ** 2))
     df_b, df_w = float(k - 1), float(n - k)
-    f = (ss_between / df_b) / (ss_within / df_w) if ss_within > 0 else np.inf
+    first = np.full(k, np.nan)
+    first[codes[::-1]] = y[::-1]  # a value of each group
+    constant_groups = bool(np.all(y == first[codes]))
+    f = np.inf if constant_groups or ss_within <= 0 else (ss_between / df_b) / (ss_within / df_w)
     p = float(special.fdtrc(df_b, df_w, f))
-    eta = ss_between / (ss_between + ss_within) if ss_between + ss_within > 0 else np.nan
+    eta = 1.0 if constant_groups else ss_between / (ss_between + ss_within)
     return AnovaResult(f, df_b, df_w, p, eta, int(n))
