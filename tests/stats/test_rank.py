@@ -219,6 +219,21 @@ def test_bh_by_hand():
     np.testing.assert_allclose(bh_adjust([0.01, 0.04, 0.03]), [0.03, 0.04, 0.04], **TOL)
 
 
+@pytest.mark.parametrize("n", [10, 37])
+def test_pearson_slope_of_a_constant_variable_is_undefined_as_scipy(n):
+    """Equal values centre to rounding noise (mean of ten 0.1s is not 0.1): r must be NaN, not ~0."""
+    y = np.random.default_rng(n).normal(size=n)
+    constant = np.full(n, 2 / 7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns about constant input
+        assert math.isnan(st.pearsonr(constant, y).statistic)
+    for x, other in ((constant, y), (y, constant)):
+        ours = pearson_slope(x, other)
+        assert math.isnan(ours.r) and math.isnan(ours.p_value) and math.isnan(ours.statistic)
+    assert math.isnan(pearson_slope(constant, y).slope)  # no slope on a constant x
+    assert pearson_slope(y, constant).slope == 0.0  # a constant y: the OLS slope is exactly 0
+
+
 def test_pearson_slope_equals_scipy():
     rng = np.random.default_rng(6)
     x = rng.normal(size=25)

@@ -38,7 +38,8 @@ def pearson_slope(x: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95)
 
     The CI is Fisher's :math:`\tanh(\operatorname{artanh} r \pm z_{1-\alpha/2}/\sqrt{n-3})`;
     p is two-sided from :math:`t_{n-2}` (as :func:`scipy.stats.pearsonr`). Pairs with a NaN
-    are dropped.
+    are dropped. With a constant ``x`` or ``y`` (exact comparison) r, its interval, t and p are
+    NaN, as :func:`scipy.stats.pearsonr`; the slope is then 0 (constant ``y``) or NaN (constant ``x``).
 
     References
     ----------
@@ -54,10 +55,11 @@ def pearson_slope(x: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95)
         return CorrelationResult(nan, nan, nan, nan, nan, nan, nan, nan, n)
     dx, dy = xa - xa.mean(), ya - ya.mean()
     sxx, syy, sxy = float(dx @ dx), float(dy @ dy), float(dx @ dy)
-    if sxx == 0 or syy == 0:
-        return CorrelationResult(
-            np.nan, np.nan, np.nan, np.nan, n - 2.0, np.nan, sxy / sxx if sxx else np.nan, np.nan, n
-        )
+    # constant by exact comparison: centred equal values are rounding noise, not 0 (as scipy)
+    x_constant, y_constant = bool(np.all(xa == xa[0])), bool(np.all(ya == ya[0]))
+    if x_constant or y_constant:
+        slope_0 = np.nan if x_constant else 0.0
+        return CorrelationResult(np.nan, np.nan, np.nan, np.nan, n - 2.0, np.nan, slope_0, np.nan, n)
     r = float(np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0))
     df = n - 2.0
     with np.errstate(divide="ignore"):
