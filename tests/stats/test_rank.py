@@ -138,6 +138,23 @@ def test_kruskal_wallis_one_sample_hand_worked_and_against_scipy():
     assert (ours.statistic, ours.p_value) == (cell.statistic[0], cell.p_value[0])
 
 
+def test_kruskal_columns_of_an_all_tied_cell_is_undefined():
+    """Every base face with the same φ (a scenario a judge always answers one way): H = 0/0.
+
+    The numerator 12/(N(N+1)) Σ R²/n − 3(N+1) is rounding noise there, not 0 (N = 25, 26, 35, ...),
+    and noise / 0 gave H = inf, p = 0: a 'significant' demographic effect from constant data.
+    Reference: R's ``kruskal.test(rep(1, n), factor((0:(n-1)) %% 3))`` gives NaN for every n here
+    (R 4, checked by hand); scipy 1.17's ``kruskal`` has the same flaw (inf, p = 0 at N = 25)."""
+    sizes = range(3, 60)
+    x = np.full((59, len(sizes)), np.nan)
+    for c, n in enumerate(sizes):
+        x[:n, c] = 1.0
+    labels = np.arange(59) % 3
+    ours = kruskal_columns(x, labels, 3)
+    assert np.isnan(ours.statistic).all() and np.isnan(ours.p_value).all()
+    assert np.isnan(ours.effect_size).all()
+
+
 def test_kruskal_wallis_undefined_cases():
     tied = kruskal_wallis([[0.5, 0.5], [0.5]])  # every value tied: H undefined
     assert math.isnan(tied.statistic) and math.isnan(tied.p_value) and (tied.df, tied.n) == (1.0, 3)

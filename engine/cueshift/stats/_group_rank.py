@@ -141,6 +141,7 @@ def kruskal_columns(x: F64, labels: NDArray[np.int64], n_groups: int) -> RankTes
     referred to :math:`\chi^2_{k-1}` with :math:`k` the number of non-empty groups (as
     :func:`scipy.stats.kruskal`, which has no exact method at any size, with or without ties;
     ``tests/stats/test_exact_ties.py``). Effect size: :math:`\varepsilon^2 = H / (N - 1)`.
+    H, p and ε² are NaN where every value of the column is tied (H = 0/0, as scipy).
 
     References
     ----------
@@ -155,7 +156,9 @@ def kruskal_columns(x: F64, labels: NDArray[np.int64], n_groups: int) -> RankTes
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(sizes > 0, rank_sums**2 / np.where(sizes > 0, sizes, 1.0), 0.0).sum(axis=1)
         h = 12.0 / (n * (n + 1.0)) * ratio - 3.0 * (n + 1.0)
-        h = h / (1.0 - tie_term / (n**3 - n))
+        # every value tied (the tie term is all of N³ − N, exactly): H = 0/0, undefined as in
+        # scipy; the numerator is then rounding noise, not 0, so dividing would give ±inf
+        h = np.where(tie_term < n**3 - n, h / (1.0 - tie_term / (n**3 - n)), np.nan)
         df = (sizes > 0).sum(axis=1) - 1.0
         p = np.where(df > 0, special.chdtrc(np.maximum(df, 1.0), h), np.nan)
         effect = h / (n - 1.0)
