@@ -156,6 +156,13 @@ def test_face_robustness_leaves_out_columns_it_cannot_fit() -> None:
     assert np.isnan(res.df[1]) and res.df[0] == 3
 
 
+@pytest.mark.parametrize("n", [3, 7, 37])
+def test_face_robustness_of_equal_nonzero_values_is_undefined(n: int) -> None:
+    """n copies of 0.1 have a sample sd of about 1e-17 (rounding), not 0: t = 1e16 and RV = 1 before."""
+    res = face_robustness(np.full((n, 1), 0.1))
+    assert np.isnan(res.statistic[0]) and np.isnan(res.rv[0]) and np.isnan(res.rv_alpha[0])
+
+
 def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="q must be"):
         robustness_value(2.0, 10, q=0.0)

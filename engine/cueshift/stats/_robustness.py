@@ -171,7 +171,10 @@ def face_robustness(values: F64, *, q: float = 1.0, alpha: float = ALPHA) -> Rob
         warnings.simplefilter("ignore", RuntimeWarning)
         mean = np.nanmean(x, axis=0)
         sd = np.nanstd(x, axis=0, ddof=1)
-    usable = (n >= 3) & (sd > 0)
+    # all equal by exact comparison: their sd is rounding noise (1e-17), not always 0
+    highest = np.max(np.where(np.isnan(x), -np.inf, x), axis=0)
+    equal = highest == np.min(np.where(np.isnan(x), np.inf, x), axis=0)
+    usable = (n >= 3) & (sd > 0) & ~equal
     t = np.where(usable, mean * np.sqrt(n) / np.where(usable, sd, 1.0), np.nan)
     df = np.where(usable, n - 1.0, np.nan)
     safe = np.where(usable, df, 2.0)
