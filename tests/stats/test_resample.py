@@ -50,6 +50,22 @@ def test_bca_is_distinguishable_from_percentile(skewed):
     assert np.all(np.abs(bca.ci_high - pct.ci_high) > 0.035 * width)
 
 
+@pytest.mark.parametrize("method", ["bca", "percentile"])
+def test_bootstrap_of_equal_face_values_is_the_point(method):
+    """Every resample of n equal values has that mean, so the interval is the point. The replicate
+    sums round to one side of the estimate for some n (45, 46, 52, ... faces of 0.1): BCa's z0 was
+    infinite and its interval NaN. A missing face changes nothing where every replicate has data."""
+    sizes = [45, 46, 52, 60, 100]
+    x = np.full((max(sizes), len(sizes) + 1), np.nan)
+    for c, n in enumerate(sizes):
+        x[:n, c] = 0.1
+    x[:, -1] = 0.3
+    x[7, -1] = np.nan
+    res, _ = cluster_bootstrap(x, n_resamples=300, method=method, seed=1)
+    np.testing.assert_allclose(res.estimate, [0.1] * len(sizes) + [0.3], rtol=1e-14)
+    assert (res.ci_low == res.estimate).all() and (res.ci_high == res.estimate).all()
+
+
 def test_bootstrap_is_seeded_and_resamples_faces():
     x = np.random.default_rng(0).normal(size=(30, 4))
     a, _ = cluster_bootstrap(x, n_resamples=2000, seed=7)

@@ -71,7 +71,9 @@ def cluster_bootstrap(
 
         \alpha_{1,2} = \Phi\!\left(z_0 + \frac{z_0 \pm z_{\alpha/2}}{1 - a(z_0 \pm z_{\alpha/2})}\right).
 
-    Quantiles interpolate linearly, like :func:`numpy.percentile`.
+    Quantiles interpolate linearly, like :func:`numpy.percentile`. A cell whose face values are
+    all equal gets the point as its interval (where every replicate has data): its replicates
+    equal it but for the rounding of their sums, which can make BCa's :math:`z_0` infinite.
 
     Parameters
     ----------
@@ -107,6 +109,9 @@ def cluster_bootstrap(
     n_rep = w.shape[0]
     accel, _ = _jackknife_acceleration(x)
     complete = n_obs == n_faces
+    # every face value of the cell equal (exactly): each replicate mean is that value, up to the
+    # rounding of its sum, which can put them all on one side of the estimate (BCa's z0 = ±inf)
+    constant = np.fmax.reduce(x, axis=0) == np.fmin.reduce(x, axis=0)  # NaN ignored; none: False
     low = np.full(n_cells, np.nan)
     high = np.full(n_cells, np.nan)
     chunk = max(1, CHUNK_BYTES // (8 * n_rep))
@@ -120,4 +125,7 @@ def cluster_bootstrap(
         low[cols], high[cols] = _cell_interval(
             rep, share, accel[cols], confidence_level, method, (mean, sd, filled)
         )
+        point = constant[cols] & filled  # every replicate has data: the interval is the point
+        low[cols] = np.where(point, estimate[cols], low[cols])
+        high[cols] = np.where(point, estimate[cols], high[cols])
     return BootstrapResult(estimate, low, high, n_obs, method, n_rep, confidence_level), None
