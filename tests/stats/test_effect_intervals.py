@@ -108,6 +108,18 @@ def test_group_difference_percentile_equals_direct_resample() -> None:
         assert (low[j], high[j]) == pytest.approx(tuple(np.quantile(reps, [0.025, 0.975])), rel=1e-10)
 
 
+@pytest.mark.parametrize("method", ["bca", "percentile"])
+def test_group_difference_of_constant_groups_is_the_point(method: str) -> None:
+    """Elderly all at 0.3, young all at 0.1: every resample's difference is 0.2. Rounding put the
+    replicates on one side of the estimate for 61, 62, 63, 68, ... faces: BCa's interval was NaN."""
+    for n in (61, 62, 63, 68, 20):
+        values = np.where(np.arange(n) % 2 == 0, 0.3, 0.1)[:, None]
+        codes = (np.arange(n) % 2).astype(np.int64)
+        est, low, high = group_difference_interval(values, codes, n_resamples=300, method=method)
+        np.testing.assert_allclose(est, 0.2, rtol=1e-13)
+        assert (low == est).all() and (high == est).all(), n
+
+
 def test_group_difference_bca_covers_planted_difference() -> None:
     rng = np.random.default_rng(8)
     covered, reps = 0, 150

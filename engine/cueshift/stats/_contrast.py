@@ -32,7 +32,8 @@ def group_difference_interval(
     ``'bca'``: Efron's bias-corrected and accelerated quantiles, the acceleration from the
     leave-one-face-out jackknife of :math:`\hat\delta`. A difference of means is unbiased and
     smooth, so both intervals hold :math:`\hat\delta` in practice. Replicates in which a group
-    has no drawn face are left out.
+    has no drawn face are left out. Where each group's values are all equal the interval is the
+    point (the replicates equal it but for rounding, which can make BCa's :math:`z_0` infinite).
 
     Returns
     -------
@@ -76,4 +77,11 @@ def group_difference_interval(
             q = np.array([q_low[0], q_high[0]])
         if np.isfinite(q).all():
             low[j], high[j] = np.quantile(rep, np.clip(q, 0.0, 1.0))
+        if all(_equal(x[masks[g][:, j], j]) for g in (0, 1)):
+            low[j] = high[j] = estimate[j]  # each group constant: every replicate is the estimate
     return estimate, low, high
+
+
+def _equal(values: F64) -> bool:
+    """Whether every value is the same, by exact comparison (their spread rounds to noise)."""
+    return bool(values.size) and bool(np.all(values == values[0]))
