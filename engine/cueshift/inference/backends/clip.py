@@ -42,7 +42,7 @@ from cueshift.errors import ConfigError
 from cueshift.extras import importing
 from cueshift.inference.backends.base import Backend, BackendAnswers, StudyContext
 from cueshift.inference.backends.checkpoints import checkpoint_source
-from cueshift.inference.backends.clip_embeddings import ClipEmbeddings, encoder_key
+from cueshift.inference.backends.clip_embeddings import ClipEmbeddings, align_weights, encoder_key
 from cueshift.inference.backends.clip_probe import (
     ClipSettings,
     favorable_probability,
@@ -131,7 +131,7 @@ class ClipBackend(ClipEmbeddings, Backend):
                 self.model.revision,
                 random_seed=s.random_seed if s.random_init else None,
             )
-        model = model.to(device=device, dtype=dtype).eval()
+        model = align_weights(model.to(device=device, dtype=dtype).eval())
         return model, processor, device, dtype
 
     # ---- judging

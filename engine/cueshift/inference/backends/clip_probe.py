@@ -59,7 +59,12 @@ class ClipSettings(BaseModel):
     dtype: Literal["auto", "float32", "float16", "bfloat16"] = Field(
         default="auto", description="auto: float16 on cuda, float32 elsewhere"
     )
-    batch_size: int = Field(default=64, ge=1, description="images or texts per encoder call")
+    batch_size: int = Field(
+        default=64,
+        ge=1,
+        description="images or texts encoded per write to the embedding cache; "
+        "each goes through its encoder alone, so its embedding does not depend on the others (D49)",
+    )
     tiny_seed: int = Field(default=0, ge=0, description=f"weights seed of {TINY_CLIP_CHECKPOINT}")
     random_init: bool = Field(
         default=False,
