@@ -237,6 +237,21 @@ def test_crossed_variation_strength_by_numpy(two_models) -> None:
     assert (table["n_faces_min"] == sizes.min()).all()
 
 
+def test_crossed_demographic_tests_of_a_constant_scenario_are_untested_and_say_why(two_models) -> None:
+    """A scenario where every base face has the same φ (a judge that always answers one way): H is
+    0/0, so no test, no place in the BH family, and the reason is not 'fewer than two groups'."""
+    _, base = two_models
+    constant = (pl.col("model_id") == "sim-a") & (pl.col("scenario_id") == "obedient")
+    base = base.with_columns(phi=pl.when(constant).then(pl.lit(0.75)).otherwise(pl.col("phi")))
+    tests = crossed_demographic_tests(base, resampling=BOOT)
+    row = tests.filter(constant).row(0, named=True)
+    assert row["test"] == "kruskal-wallis" and row["df"] >= 1
+    assert row["p"] is None and row["p_adj"] is None and row["statistic"] is None
+    assert row["untested_reason"] == "every face has the same φ"
+    others = tests.filter(~constant)
+    assert others["p"].is_not_null().all() and others["untested_reason"].is_null().all()
+
+
 def test_crossed_demographic_tests_by_scipy_and_small_groups(two_models) -> None:
     _, base = two_models
     tests = crossed_demographic_tests(base, resampling=BOOT)

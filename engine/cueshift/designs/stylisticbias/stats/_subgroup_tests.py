@@ -44,7 +44,8 @@ def crossed_demographic_tests(
     the smallest crossed group has fewer than ``min_group_faces`` faces with φ (``n_group_min``),
     the rank test is replaced by :func:`demographic_tests`' label-permutation test of the group
     means, exact at any group size (``test = 'label-permutation'``, with ``resampling``'s
-    resamples and seed). A cell with fewer than two groups has no test (``untested_reason``).
+    resamples and seed). A cell with fewer than two groups, or whose faces all have the same φ
+    (H = 0/0), has no test (``untested_reason``).
     ``p_adj``: BH within each model over every crossed dimension × scenario (Table 9: within
     model × dimension), the larger family.
 
@@ -71,7 +72,11 @@ def crossed_demographic_tests(
         tests = pl.concat([tests.join(small.select(key), on=key, how="anti"), replaced])
     order = ["model_id", "dimension", "scenario_category", "scenario_id"]
     out = bh_by_family(tests.drop("p_adj").sort(order), ["model_id"]).with_columns(
-        untested_reason=pl.when(pl.col("p").is_null()).then(pl.lit("fewer than two crossed groups with φ"))
+        untested_reason=pl.when(pl.col("p").is_null()).then(
+            pl.when((pl.col("test") == "kruskal-wallis") & (pl.col("df") >= 1))
+            .then(pl.lit("every face has the same φ"))  # H = 0/0
+            .otherwise(pl.lit("fewer than two crossed groups with φ"))
+        )
     )
     return out.select(*[c for c in tests.columns if c != "n_group_min"], "n_group_min", "untested_reason")
 
