@@ -23,8 +23,10 @@ from cueshift.designs.stylisticbias.stats import (
     crossed_significance_share,
     crossed_variation_strength,
     crossed_variation_table,
+    demographic_tests,
     demographic_variation_table,
     min_signed_rank_faces,
+    significance_share,
     variation_table_by_model,
 )
 from cueshift.errors import CueshiftError
@@ -250,6 +252,10 @@ def test_crossed_demographic_tests_of_a_constant_scenario_are_untested_and_say_w
     assert row["untested_reason"] == "every face has the same φ"
     others = tests.filter(~constant)
     assert others["p"].is_not_null().all() and others["untested_reason"].is_null().all()
+    # Table 9 itself: the scenario is not tested, so not counted, let alone as significant
+    table9 = significance_share(demographic_tests(base, resampling=BOOT))
+    age = table9.filter((pl.col("model_id") == "sim-a") & (pl.col("dimension") == "age")).row(0, named=True)
+    assert age["n"] == len(SCENARIOS) - 1
 
 
 def test_crossed_demographic_tests_by_scipy_and_small_groups(two_models) -> None:
