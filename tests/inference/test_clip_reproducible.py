@@ -68,9 +68,9 @@ def backend(context: StudyContext, **settings: object) -> ClipBackend:
 
 def scores(
     judge: ClipBackend, batches: list[pl.DataFrame]
-) -> dict[tuple[str, str], tuple[float, float, str]]:
+) -> dict[tuple[str, str], tuple[float | None, float | None, str]]:
     """(p_favorable, association, answer) by (image_id, scenario_id), asked batch by batch."""
-    found = {}
+    found: dict[tuple[str, str], tuple[float | None, float | None, str]] = {}
     for batch in batches:
         answers = judge.judge(batch)
         assert answers.p_favorable is not None and answers.association is not None
@@ -81,7 +81,7 @@ def scores(
             answers.response_text,
             strict=True,
         ):
-            found[key] = (p, m, text)
+            found[(str(key[0]), str(key[1]))] = (p, m, text)
     return found
 
 
