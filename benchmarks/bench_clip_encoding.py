@@ -1,4 +1,4 @@
-"""CLIP encoders one input per forward pass (D49) against chunks of 64 (before D49).
+"""CLIP encoders one input per forward pass (D50) against chunks of 64 (before D50).
 
 Times the tiny CLIP stand-in's encoders on the demo images (float32, CPU, one thread: the
 machine is shared) both ways, the largest difference between the two embeddings of an image
@@ -76,7 +76,7 @@ def main() -> None:
     extra = (single_s - chunked_s) / len(paths) * n_images
     lines = [
         START,
-        "## CLIP encoders: one input per forward pass (D49) vs chunks (`bench_clip_encoding.py`)",
+        "## CLIP encoders: one input per forward pass (D50) vs chunks (`bench_clip_encoding.py`)",
         "",
         f"`OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_clip_encoding.py --out BENCHMARKS.md` "
         f"({platform.machine()}, Python {platform.python_version()}, torch {torch.__version__}, one thread, "
@@ -85,8 +85,8 @@ def main() -> None:
         "",
         "| images per forward pass | ms per image |",
         "|---|---|",
-        f"| 1 (D49) | {1000 * single_s / len(paths):.2f} |",
-        f"| {CHUNK} (before D49) | {1000 * chunked_s / len(paths):.2f} |",
+        f"| 1 (D50) | {1000 * single_s / len(paths):.2f} |",
+        f"| {CHUNK} (before D50) | {1000 * chunked_s / len(paths):.2f} |",
         "",
         f"Largest difference between an image's features encoded alone and in a chunk: {gap:.1e}. "
         f"`studies/tiny-clip.toml` end to end (device cpu, {summary.n_written:,} judgments, images "

@@ -1,10 +1,10 @@
-"""Stored judgments do not depend on how the runner's batcher cut the requests (D49).
+"""Stored judgments do not depend on how the runner's batcher cut the requests (D50).
 
 The study's ``batch_size`` bounds the adaptive batcher (:class:`BatchSizer`): 1 asks one row
 per backend call (the simulated judge: 7, to keep it short), a large one everything in one
 call. A run cut short by ``limit`` and resumed asks in yet other batches, and reads the first
 part's embeddings from the database. Every stored value must be the same, floats by ``==``
-(the CLIP scores failed this before D49: all 207 ``p_favorable`` of the one-row run differed).
+(the CLIP scores failed this before D50: all 207 ``p_favorable`` of the one-row run differed).
 """
 
 from __future__ import annotations

@@ -191,7 +191,7 @@ def test_embeddings_are_cached_in_the_study_database(
     b = second.judge(batch)
     assert (second.images_encoded, second.texts_encoded, vision_second[0]) == (0, 6, 0)
     fresh = clip_backend(context, tiny_dir, templates=[T2]).judge(batch)  # no database at all
-    # each image went through the encoder alone in both (D49): the same bits, read or encoded
+    # each image went through the encoder alone in both (D50): the same bits, read or encoded
     assert b.p_favorable == fresh.p_favorable
     assert b.response_text == fresh.response_text
     _, p_ref = reference(tiny_dir, context, batch, [T2])

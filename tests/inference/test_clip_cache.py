@@ -159,7 +159,7 @@ def test_a_backend_without_a_cache_encodes_what_it_needs(
     context = image_context(tmp_path, 3)
     backend = tiny_backend(context)  # context.embeddings is None
     backend.judge(batch_of(context))
-    assert (backend.images_encoded, calls.vision) == (3, 3)  # one image per forward pass (D49)
+    assert (backend.images_encoded, calls.vision) == (3, 3)  # one image per forward pass (D50)
 
 
 # --------------------------------------------------------------------------- the backend and the protocol

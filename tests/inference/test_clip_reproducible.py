@@ -1,4 +1,4 @@
-"""The CLIP backend's scores do not depend on how the rows were split into requests (D49).
+"""The CLIP backend's scores do not depend on how the rows were split into requests (D50).
 
 A float32 embedding depends on the other inputs of its encoder call (another BLAS blocking,
 text padding), so the scores are compared with ``==``: each split below puts the images and

@@ -7,7 +7,7 @@ the image file's SHA-256 and unit text embeddings keyed by the probe text, encod
 neither its memory nor ``context.embeddings`` holds, ``settings.batch_size`` at a time per cache write.
 
 Each image and each probe text goes through its encoder **alone** (a batch of one, no padding;
-D49). A float32 embedding depends on the other inputs of its forward pass (another BLAS
+D50). A float32 embedding depends on the other inputs of its forward pass (another BLAS
 blocking; padding for texts): about 1e-6 in the tiny model. Had the encoder seen the missing
 inputs of each request together, the stored scores would have depended on how the runner's
 adaptive batcher (:class:`~cueshift.execution.batching.BatchSizer`) cut the requests, which
@@ -151,7 +151,7 @@ def align_weights(model: Any) -> Any:
 
     A batch of one makes the projections matrix-vector products, whose float32 sums follow the
     weights' address: a checkpoint memory-mapped from its file (``from_pretrained``) sits at
-    the file's offsets and scored 2.4e-7 away from the same weights built in memory (D49).
+    the file's offsets and scored 2.4e-7 away from the same weights built in memory (D50).
     """
     import itertools
 

@@ -63,7 +63,7 @@ class ClipSettings(BaseModel):
         default=64,
         ge=1,
         description="images or texts encoded per write to the embedding cache; "
-        "each goes through its encoder alone, so its embedding does not depend on the others (D49)",
+        "each goes through its encoder alone, so its embedding does not depend on the others (D50)",
     )
     tiny_seed: int = Field(default=0, ge=0, description=f"weights seed of {TINY_CLIP_CHECKPOINT}")
     random_init: bool = Field(
