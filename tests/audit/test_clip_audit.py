@@ -112,13 +112,13 @@ def test_the_null_edit_has_lift_exactly_zero_and_fails(checkpoint: Path, tmp_pat
         sha256=pl.when(same).then("base_sha256").otherwise("sha256"),
     )
     rows = clip_rows(
-        None,
+        None,  # type: ignore[arg-type]  # write=False must never touch a connection
         EditPairs(edits.root, pairs),
         checkpoint,
         AuditConfig(),
         console=Console(quiet=True),
         write=False,
-    )  # type: ignore[arg-type]
+    )
     cue = rows.filter(pl.col("measure") == "cue_probability", same).row(0, named=True)
     assert cue["difference"] == 0.0 and cue["failed"]
     assert "not more detectable" in cue["reason"]
@@ -186,6 +186,7 @@ def test_declared_apparent_demographic_probes_measure_every_edit(checkpoint: Pat
     block = re.search(r"```toml\n(\[\[audit\.confounds\]\].*?)```", (DOCS / "faces.md").read_text(), re.S)
     assert block is not None
     study = load_study(_study_file(tmp_path, checkpoint, block.group(1)))
+    assert study.audit is not None
     assert [c.name for c in study.audit.confounds] == ["apparent_gender", "apparent_age"]
     con = open_study(tmp_path / "study.duckdb")
     quiet = Console(quiet=True)

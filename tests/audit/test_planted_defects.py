@@ -12,6 +12,7 @@ from PIL import Image, ImageFilter
 from rich.console import Console
 
 from cueshift.designs.audit import EditPairs, measure_edit_audit, pixel_rows
+from cueshift.designs.paired.section import PairedStudy
 from cueshift.designs.registry import design_of, load_study
 from cueshift.images.demo import list_demo
 from cueshift.store import open_study
@@ -158,14 +159,27 @@ def test_every_design_with_pairs_is_audited_the_others_say_so(
     monkeypatch.chdir(tmp_path)  # the synthetic photos are drawn under the working directory
     studies = Path(config.__file__).resolve().parents[1] / "studies"
     paired = load_study(studies / "paired-001.toml")
+    assert isinstance(paired, PairedStudy)
     console = Console(record=True, width=200)
-    rows = measure_edit_audit(None, paired, design_of(paired), console=console, progress=False, write=False)  # type: ignore[arg-type]
-    assert rows.height and set(rows["feature_key"]) == {paired.paired.filter_feature_key}  # type: ignore[attr-defined]
+    rows = measure_edit_audit(
+        None,  # type: ignore[arg-type]  # write=False must never touch a connection
+        paired,
+        design_of(paired),
+        console=console,
+        progress=False,
+        write=False,
+    )
+    assert rows.height and set(rows["feature_key"]) == {paired.paired.filter_feature_key}
     assert not rows["failed"].any()
     for name in ("pairwise-002", "probe-004"):
         other = load_study(studies / f"{name}.toml")
         empty = measure_edit_audit(
-            None, other, design_of(other), console=console, progress=False, write=False
-        )  # type: ignore[arg-type]
+            None,  # type: ignore[arg-type]  # write=False must never touch a connection
+            other,
+            design_of(other),
+            console=console,
+            progress=False,
+            write=False,
+        )
         assert empty.height == 0
         assert f"design {other.design} has no base/variation pairs: nothing to audit" in console.export_text()

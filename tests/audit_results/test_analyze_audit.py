@@ -50,8 +50,9 @@ def _audit(con: duckdb.DuckDBPyConnection, share: float, seed: int) -> pl.DataFr
             "SELECT image_id, base_image_id, face_id, feature_key, variation_value FROM image "
             "WHERE role = 'variation' AND evaluated AND lower(feature_key) <> 'placebo' ORDER BY image_id"
         ).to_arrow_table()
-    ).select(VARIATION)
+    )
     assert isinstance(variations, pl.DataFrame)
+    variations = variations.select(VARIATION)
     failed = set(variations["image_id"].sample(fraction=share, seed=seed))
     rng = np.random.default_rng(seed)
     rows = audit_rows(variations, failed, {"probe_lighting": rng.normal(0.2, 0.5, variations.height)})

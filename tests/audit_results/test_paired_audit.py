@@ -37,7 +37,9 @@ def _analyze(study, audit: str | None) -> tuple[int, str]:
     con = store.open_study(study.database_path)
     try:
         analyze_design(con, study, Console(file=out, width=200), request=AnalysisRequest(audit=audit))
-        (n,) = con.execute(N_SQL).fetchone()
+        row = con.execute(N_SQL).fetchone()
+        assert row is not None
+        (n,) = row
         modes = {r[0] for r in con.execute("SELECT DISTINCT audit FROM result_manifest").fetchall()}
     finally:
         con.close()

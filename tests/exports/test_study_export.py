@@ -44,7 +44,8 @@ def analysed_db(raw_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _sql(db: Path, sql: str) -> pl.DataFrame:
     con = duckdb.connect(str(db), read_only=True)
     try:
-        return con.sql(sql).pl()
+        frame: pl.DataFrame = con.sql(sql).pl()
+        return frame
     finally:
         con.close()
 

@@ -44,7 +44,10 @@ def one_line(stderr: str) -> str:
 
 def judgments(path: Path) -> pl.DataFrame:
     with duckdb.connect(str(path), read_only=True) as con:
-        return con.sql(f"SELECT {', '.join(CONTENT)} FROM judgment ORDER BY {', '.join(KEY)}").pl()
+        frame: pl.DataFrame = con.sql(
+            f"SELECT {', '.join(CONTENT)} FROM judgment ORDER BY {', '.join(KEY)}"
+        ).pl()
+        return frame
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +66,10 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
 @pytest.fixture
 def copies(shards: tuple[Path, Path, Path], tmp_path: Path) -> tuple[Path, Path]:
     """Private copies of the two shards."""
-    return shutil.copy(shards[0], tmp_path / "a.duckdb"), shutil.copy(shards[1], tmp_path / "b.duckdb")
+    first, second = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    shutil.copy(shards[0], first)
+    shutil.copy(shards[1], second)
+    return first, second
 
 
 def _rebuild_judgment(path: Path, positional: bool) -> None:

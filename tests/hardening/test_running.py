@@ -177,7 +177,8 @@ def test_sigterm_at_random_moments_says_exactly_what_is_stored(scenario: Scenari
 
 def test_a_rerun_resumes_to_every_answer_once(scenario: Scenario) -> None:
     resumed = scenario.resumed
-    assert resumed is not None and resumed.returncode == 0, resumed.stderr
+    assert resumed is not None
+    assert resumed.returncode == 0, resumed.stderr
     n_images = _count(scenario.db, "SELECT count(*) FROM image WHERE evaluated")
     expected = n_images * len(SCENARIOS) * 4 * 3  # orderings x seeds
     assert 0 < scenario.stored_after_stop < expected, "SIGTERM did not land mid-run"
@@ -209,7 +210,8 @@ def test_status_while_running_shows_planned_stored_rate_eta_and_failures(scenari
 
 def test_status_after_the_run_says_finished(scenario: Scenario) -> None:
     after = scenario.status_after
-    assert after is not None and after.returncode == 0, after.stderr
+    assert after is not None
+    assert after.returncode == 0, after.stderr
     assert "latest run finished" in after.stdout and "read from its database" in after.stdout
     head = after.stdout.splitlines()[0]
     numbers = {

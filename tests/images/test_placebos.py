@@ -179,8 +179,15 @@ def test_a_taken_placebo_id_is_one_line_and_nothing_is_written(tmp_path):
 def test_the_simulated_judge_plants_nothing_on_placebos():
     judge = SimulatedSettings()
     for value in (IDENTICAL_COPY, LOSSLESS_REENCODE):
-        competent = {"scenario_id": "competent", "scenario_category": "Personality & Social"}
-        assert population_delta(judge, PLACEBO_FEATURE_KEY, value, **competent, gender="male") == 0.0
+        competent = population_delta(
+            judge,
+            PLACEBO_FEATURE_KEY,
+            value,
+            "competent",
+            scenario_category="Personality & Social",
+            gender="male",
+        )
+        assert competent == 0.0
     n = 4
     columns = {
         "scenario_ids": ["competent"] * n,

@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from cueshift.designs import load_study
+from cueshift.designs.probe.section import ProbeStudy
 from cueshift.errors import CueshiftError
 from cueshift.images.reliability_files import read_published_irr, read_published_reliability
 from cueshift.imports.omi import ModelSpec, import_omi
@@ -37,7 +38,8 @@ def test_the_published_irr_file_is_read_as_it_is_and_stored_on_0_to_1(omi: Path,
     assert dict(zip(stored["attribute"], stored["reliability"], strict=True)) == pytest.approx(
         {"trustworthy": 0.815, "happy": 0.95, "age": 0.6325}
     )
-    assert load_study(result.study_file).probe.reliability == result.reliability_file
+    study = load_study(result.study_file)
+    assert isinstance(study, ProbeStudy) and study.probe.reliability == result.reliability_file
 
 
 def test_the_cli_takes_the_published_file_and_says_it_converted(omi: Path, tmp_path: Path) -> None:

@@ -11,10 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from cueshift.cli import app
+from cueshift.designs.imported_judges import IMPORT_BACKEND
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.errors import CueshiftError
 from cueshift.images.release_judgments import read_judgment_tree
-from cueshift.imports.judgments import IMPORT_BACKEND, import_judgments
+from cueshift.imports.judgments import import_judgments
 from cueshift.inference.parser import parse_answer
 from cueshift.study.scenarios import ORDERING_BY_ID
 from tests.images.release_layout import (
@@ -40,7 +41,8 @@ def release(tmp_path: Path) -> tuple[Path, Path]:
 def _table(database: Path, sql: str) -> pl.DataFrame:
     con = duckdb.connect(str(database), read_only=True)
     try:
-        return con.sql(sql).pl()
+        frame: pl.DataFrame = con.sql(sql).pl()
+        return frame
     finally:
         con.close()
 

@@ -11,13 +11,13 @@ pytest.importorskip("dlib", reason="dlib (the 'faces' extra: pip install 'cueshi
 
 
 @pytest.fixture(scope="module")
-def models():  # type: ignore[no-untyped-def]
+def models():
     from cueshift.inference.faces.dlib_models import DlibDetector, DlibRecognizer
 
     return DlibDetector(), DlibRecognizer()
 
 
-def _descriptor(models, rgb: RGB):  # type: ignore[no-untyped-def]
+def _descriptor(models, rgb: RGB):
     detector, recognizer = models
     faces = detector.detect(rgb)
     assert len(faces) == 1
@@ -32,13 +32,13 @@ def _descriptor(models, rgb: RGB):  # type: ignore[no-untyped-def]
         pytest.param(lambda p: p[30:330, 100:400], id="cropped to 300 x 300"),
     ],
 )
-def test_the_same_photo_altered_stays_the_same_person(models, altered) -> None:  # type: ignore[no-untyped-def]
+def test_the_same_photo_altered_stays_the_same_person(models, altered) -> None:
     photo = astronaut()
     distance = descriptor_distance(_descriptor(models, photo), _descriptor(models, altered(photo)))
     assert distance < SAME_PERSON_DISTANCE
 
 
-def test_two_different_people_are_beyond_the_threshold(models) -> None:  # type: ignore[no-untyped-def]
+def test_two_different_people_are_beyond_the_threshold(models) -> None:
     distance = descriptor_distance(_descriptor(models, astronaut()), _descriptor(models, grace_hopper()))
     assert distance > SAME_PERSON_DISTANCE
 

@@ -16,13 +16,13 @@ if importlib.util.find_spec("facenet_pytorch") is None:  # not imported: it need
 
 
 @pytest.fixture(scope="module")
-def mtcnn():  # type: ignore[no-untyped-def]
+def mtcnn():
     from cueshift.inference.faces.mtcnn import MTCNN
 
     return MTCNN()
 
 
-def test_one_face_on_the_astronaut_with_landmarks_where_a_face_has_them(mtcnn) -> None:  # type: ignore[no-untyped-def]
+def test_one_face_on_the_astronaut_with_landmarks_where_a_face_has_them(mtcnn) -> None:
     faces = mtcnn.detect(astronaut())
     assert len(faces) == 1
     face = faces[0]
@@ -36,25 +36,25 @@ def test_one_face_on_the_astronaut_with_landmarks_where_a_face_has_them(mtcnn) -
     assert mouth_left[0] < mouth_right[0]
 
 
-def test_the_same_face_is_found_at_half_the_size(mtcnn) -> None:  # type: ignore[no-untyped-def]
+def test_the_same_face_is_found_at_half_the_size(mtcnn) -> None:
     full = mtcnn.detect(astronaut())[0].box
     half = mtcnn.detect(resized(astronaut(), 0.5))
     assert len(half) == 1
     assert box_iou(full, tuple(2 * v for v in half[0].box)) > 0.7
 
 
-def test_no_face_on_a_blank_image_and_two_faces_side_by_side(mtcnn) -> None:  # type: ignore[no-untyped-def]
+def test_no_face_on_a_blank_image_and_two_faces_side_by_side(mtcnn) -> None:
     assert mtcnn.detect(np.full((200, 200, 3), 128, dtype=np.uint8)) == []
     face = astronaut()[20:240, 140:310]
     pair = np.concatenate([face, face[:, ::-1]], axis=1)
     assert len(mtcnn.detect(pair)) == 2
 
 
-def test_grace_hopper_has_one_face(mtcnn) -> None:  # type: ignore[no-untyped-def]
+def test_grace_hopper_has_one_face(mtcnn) -> None:
     assert len(mtcnn.detect(grace_hopper())) == 1
 
 
-def test_mtcnn_box_overlaps_dlibs(mtcnn) -> None:  # type: ignore[no-untyped-def]
+def test_mtcnn_box_overlaps_dlibs(mtcnn) -> None:
     pytest.importorskip("dlib", reason="dlib (the 'faces' extra) is not installed")
     from cueshift.inference.faces.dlib_models import DlibDetector
 

@@ -269,7 +269,9 @@ def test_every_tiny_directory_loads_its_processor_through_auto_processor(arch: s
     loaded = AutoProcessor.from_pretrained(directory, trust_remote_code=arch in REMOTE_CODE)
     _, in_memory = build_tiny(arch)
     image = Image.fromarray(np.random.default_rng(0).integers(0, 255, (40, 48, 3), dtype=np.uint8))
-    turn = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "(a) or (b)?"}]}]
+    turn: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "(a) or (b)?"}]}
+    ]
     encoded = [
         p(images=[image], text=[p.apply_chat_template(turn, add_generation_prompt=True)], return_tensors="pt")
         for p in (loaded, in_memory)

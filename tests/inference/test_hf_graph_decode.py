@@ -160,7 +160,8 @@ def _one_step(arch: str, step: Any = None) -> Counter[str]:
         mask, positions = hf_graph_decode._prefill_inputs(torch.ones(3, 16, dtype=torch.long), 12, 21)
         with hf_shared_attention.shared_prefix_attention_on(model):
             state.prefill(torch.randint(5, 50, (3, 4)), mask, positions, torch.arange(3))
-            with _HostReads() as seen:
+            seen = _HostReads()
+            with seen:
                 (step or hf_graph_state.GraphState.step)(state)
     return seen.ops
 

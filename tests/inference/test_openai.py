@@ -229,7 +229,7 @@ def test_letter_probabilities_merges_token_variants() -> None:
     # a leading space token is walked through like "("
     spaced = [_position(" ", ln(0.5), {" ": ln(0.5), "a": ln(0.5)}), _position("b", 0.0, {"b": 0.0})]
     got = letter_probabilities(spaced)
-    assert got is not None and (got.p_a, got.p_b) == (pytest.approx(0.5), pytest.approx(0.5))
+    assert got is not None and got.p_a == pytest.approx(0.5) and got.p_b == pytest.approx(0.5)
     assert letter_probabilities([]) is None
     assert letter_probabilities([{"token": "(a)", "logprob": -0.1, "top_logprobs": []}]) is None
 

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
-from cueshift.inference.parser import REASONS, ParsedAnswer, parse_answer
+from cueshift.inference.parser import REASONS, Letter, ParsedAnswer, parse_answer
 from cueshift.inference.parser_batch import parse_answers
 from cueshift.study.scenarios import ORDERINGS
 
@@ -21,7 +21,7 @@ RATIONAL = {"a": "Rational", "b": "Emotional"}
 CERTAIN = {"a": "Certain", "b": "Uncertain"}  # a descriptor that is also a hedge word
 
 # (text, mapping, expected letter, expected reason)
-CASES: list[tuple[str, dict[str, str], str | None, str]] = [
+CASES: list[tuple[str, dict[str, str], Letter | None, str]] = [
     # --- the plain forms real models produce
     ("(a)", COMPETENT, "a", "letter"),
     ("(b)", COMPETENT, "b", "letter"),
@@ -186,7 +186,7 @@ def test_the_table_is_large() -> None:
 
 
 @pytest.mark.parametrize(("text", "mapping", "letter", "reason"), CASES, ids=[repr(c[0])[:40] for c in CASES])
-def test_parse_answer(text: str, mapping: dict[str, str], letter: str | None, reason: str) -> None:
+def test_parse_answer(text: str, mapping: dict[str, str], letter: Letter | None, reason: str) -> None:
     parsed = parse_answer(text, mapping)
     assert parsed == ParsedAnswer(letter, reason)
     assert parsed.valid == (letter is not None)

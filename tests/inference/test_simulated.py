@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 import polars as pl
@@ -45,6 +45,37 @@ Z = 4.0
 SCENARIOS = {s.scenario_id: s for s in STYLISTICBIAS_25}
 COMPETENT = "competent"  # Personality & Social
 WEALTHY = "wealthy"  # Socioeconomic & Appearance
+
+
+class Demographics(TypedDict):
+    """One face's demographic cell: the keyword arguments of ``population_delta``."""
+
+    age: str
+    gender: str
+    ethnicity: str
+    body_type: str
+
+
+class DemographicsOverride(TypedDict, total=False):
+    """Some of a :class:`Demographics` cell, replacing the others' values."""
+
+    age: str
+    gender: str
+    ethnicity: str
+    body_type: str
+
+
+class FaceColumns(TypedDict):
+    """``expected_phi``'s row columns but the variation (``feature_keys``, ``values``)."""
+
+    scenario_ids: list[str]
+    scenario_categories: list[str]
+    face_ids: list[str]
+    age: list[str]
+    gender: list[str]
+    ethnicity: list[str]
+    body_type: list[str]
+
 
 #: image_id -> (identity, feature_key, value, age, gender, ethnicity, body_type)
 IMAGES: dict[str, tuple[str, str | None, str | None, str | None, str | None, str | None, str | None]] = {
@@ -408,15 +439,23 @@ def test_expected_phi_matches_simulated_answers() -> None:
 def test_population_delta_matches_monte_carlo_over_faces() -> None:
     settings = SimulatedSettings(seed=7, face_sd=0.8)
     feature_key, value = "fashion_style", "Worn / Distressed clothing"
-    demographics = {"age": "elderly", "gender": "female", "ethnicity": "Latino", "body_type": "obese"}
+    demographics: Demographics = {
+        "age": "elderly",
+        "gender": "female",
+        "ethnicity": "Latino",
+        "body_type": "obese",
+    }
     n_faces = 20_000
     identities = [f"mc-{i}" for i in range(n_faces)]
     for scenario_id in (WEALTHY, COMPETENT):
-        common = {
+        common: FaceColumns = {
             "scenario_ids": [scenario_id] * n_faces,
             "scenario_categories": [SCENARIOS[scenario_id].category] * n_faces,
             "face_ids": identities,
-            **{k: [v] * n_faces for k, v in demographics.items()},
+            "age": [demographics["age"]] * n_faces,
+            "gender": [demographics["gender"]] * n_faces,
+            "ethnicity": [demographics["ethnicity"]] * n_faces,
+            "body_type": [demographics["body_type"]] * n_faces,
         }
         phi_variation = expected_phi(
             settings, **common, feature_keys=[feature_key] * n_faces, values=[value] * n_faces
@@ -435,11 +474,14 @@ def test_population_delta_matches_monte_carlo_over_faces() -> None:
         assert truth < 0
     # without face variation the integral collapses to the single-face difference
     flat = SimulatedSettings(seed=7, face_sd=0.0)
-    row = {
+    row: FaceColumns = {
         "scenario_ids": [WEALTHY],
         "scenario_categories": [SCENARIOS[WEALTHY].category],
         "face_ids": ["x"],
-        **{k: [v] for k, v in demographics.items()},
+        "age": [demographics["age"]],
+        "gender": [demographics["gender"]],
+        "ethnicity": [demographics["ethnicity"]],
+        "body_type": [demographics["body_type"]],
     }
     direct = (
         expected_phi(flat, **row, feature_keys=[feature_key], values=[value])
@@ -453,9 +495,15 @@ def test_population_delta_matches_monte_carlo_over_faces() -> None:
 def test_default_preset_resembles_table_11_signs() -> None:
     """Signs and rough sizes of the default preset (seed 7), young European male of normal build."""
     settings = SimulatedSettings(seed=7)
-    cell = {"age": "young adult", "gender": "male", "ethnicity": "European", "body_type": "normal"}
+    cell: Demographics = {
+        "age": "young adult",
+        "gender": "male",
+        "ethnicity": "European",
+        "body_type": "normal",
+    }
 
-    def sbs(feature_key: str, value: str, **override: str) -> float:
+    def sbs(feature_key: str, value: str, **override: Unpack[DemographicsOverride]) -> float:
+        overridden: Demographics = {**cell, **override}
         return float(
             np.mean(
                 [
@@ -465,7 +513,7 @@ def test_default_preset_resembles_table_11_signs() -> None:
                         value,
                         s,
                         scenario_category=SCENARIOS[s].category,
-                        **{**cell, **override},
+                        **overridden,
                     )
                     for s in SCENARIOS
                 ]

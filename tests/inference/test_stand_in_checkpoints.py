@@ -23,7 +23,7 @@ from PIL import Image  # noqa: E402
 from cueshift.errors import CueshiftError  # noqa: E402
 from cueshift.inference.stand_ins import checkpoints  # noqa: E402
 from cueshift.inference.stand_ins.checkpoints import resolve_checkpoint, stand_in_dir  # noqa: E402
-from cueshift.inference.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT, build_tiny_clip  # noqa: E402
+from cueshift.inference.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT, build_tiny_clip, save_tiny_clip  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -33,7 +33,7 @@ class Saves:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.seeds: list[int] = []
-        self._save = checkpoints.save_tiny_clip
+        self._save = save_tiny_clip
         monkeypatch.setattr(checkpoints, "save_tiny_clip", self.save)
 
     def save(self, directory: str | Path, seed: int = 0) -> Path:

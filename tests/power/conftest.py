@@ -28,8 +28,8 @@ Z = 4.0
 def assert_agree(frame: pl.DataFrame) -> None:
     """|analytic - simulated| <= :data:`Z` Monte Carlo standard errors + :data:`APPROXIMATION`, every row."""
     gap = (frame["power"] - frame["power_sim"]).abs()
-    binomial = np.sqrt(frame["power"] * (1 - frame["power"]) / frame["n_sims"])
-    se = np.maximum(frame["power_sim_se"].fill_null(0.0).to_numpy(), binomial.to_numpy())
+    binomial = np.sqrt((frame["power"] * (1 - frame["power"]) / frame["n_sims"]).to_numpy())
+    se = np.maximum(frame["power_sim_se"].fill_null(0.0).to_numpy(), binomial)
     bound = Z * se + APPROXIMATION
     checked = frame.with_columns(gap=gap, bound=bound)
     worst = checked.sort(pl.col("gap") - pl.col("bound"), descending=True).row(0, named=True)

@@ -20,6 +20,7 @@ from cueshift.power.protocol import study_images
 from cueshift.study.config import Study
 from tests.power.conftest import PLANTED, planted_inputs, planted_protocol
 from tests.power.frames import simulated_frames
+from tests.scalars import real
 
 TRUTH = {
     "face": PLANTED.face,
@@ -56,17 +57,17 @@ def replications() -> pl.DataFrame:
 def test_planted_components_are_recovered(replications: pl.DataFrame, component: str) -> None:
     rows = replications.filter(pl.col("component") == component)
     truth = TRUTH[component]
-    mean = float(rows["estimate"].mean())  # type: ignore[arg-type]
-    se = float(rows["estimate"].std()) / np.sqrt(rows.height)  # type: ignore[arg-type]
+    mean = real(rows["estimate"].mean())
+    se = real(rows["estimate"].std()) / np.sqrt(rows.height)
     assert abs(mean - truth) <= 4 * se + 0.05 * truth, f"{component}: mean estimate {mean} vs {truth}"
 
 
 @pytest.mark.parametrize("component", sorted(TRUTH))
 def test_intervals_cover_the_planted_components(replications: pl.DataFrame, component: str) -> None:
     rows = replications.filter(pl.col("component") == component)
-    covered = ((rows["ci_low"] <= TRUTH[component]) & (TRUTH[component] <= rows["ci_high"])).mean()
+    covered = real(((rows["ci_low"] <= TRUTH[component]) & (TRUTH[component] <= rows["ci_high"])).mean())
     # nominal 95 %; the intervals are approximate (jackknife / MLS with 40 faces, 12 scenarios)
-    assert 0.85 <= float(covered) <= 0.995, f"{component}: coverage {covered}"  # type: ignore[arg-type]
+    assert 0.85 <= covered <= 0.995, f"{component}: coverage {covered}"
 
 
 def test_serving_noise_is_read_from_placebo_shifts() -> None:

@@ -67,7 +67,7 @@ class Reference:
         from transformers import CLIPModel, CLIPProcessor
 
         self.model: Any = CLIPModel.from_pretrained(folder)
-        self.model.eval()  # type: ignore[no-untyped-call]
+        self.model.eval()
         self.processor: Any = CLIPProcessor.from_pretrained(folder)
 
     def image(self, path: Path) -> np.ndarray[Any, Any]:

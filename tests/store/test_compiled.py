@@ -133,7 +133,9 @@ def changed(draw: st.DrawFn) -> tuple[str, pl.DataFrame]:
             if frame.schema[other] == frame.schema[column]:
                 frame = _set(frame, column, row, frame[other][row])
         elif kind == "cast":
-            dtype = draw(st.sampled_from([pl.Int64, pl.Int32, pl.Float32, pl.String, pl.Datetime("ns")]))
+            dtype = draw(
+                st.sampled_from([pl.Int64(), pl.Int32(), pl.Float32(), pl.String(), pl.Datetime("ns")])
+            )
             with contextlib.suppress(pl.exceptions.PolarsError):
                 frame = frame.with_columns(pl.col(column).cast(dtype, strict=False))
         elif kind == "drop" and frame.width > 1:

@@ -143,7 +143,8 @@ def test_shards_merge_with_their_reasons(tmp_path) -> None:
         con = store.open_study(db, read_only=True)
         try:
             query = "SELECT image_id, scenario_id, ordering, seed, outcome, invalid_reason FROM judgment"
-            return con.sql(query).pl().sort("image_id", "scenario_id", "ordering", "seed")
+            frame: pl.DataFrame = con.sql(query).pl()
+            return frame.sort("image_id", "scenario_id", "ordering", "seed")
         finally:
             con.close()
 

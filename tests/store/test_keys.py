@@ -101,7 +101,9 @@ def _copy(single: Path, path: Path, sql: str | None = None) -> Path:
 def _count(path: Path) -> int:
     con = duckdb.connect(str(path), read_only=True)
     try:
-        return int(con.execute("SELECT count(*) FROM judgment").fetchone()[0])
+        row = con.execute("SELECT count(*) FROM judgment").fetchone()
+        assert row is not None
+        return int(row[0])
     finally:
         con.close()
 

@@ -27,7 +27,9 @@ def con(tmp_path):
 
 
 def _count(con, table: str) -> int:
-    return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    (count,) = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+    assert isinstance(count, int)
+    return count
 
 
 GOOD = [("f1_base", "kind", 1, 1, "favorable"), ("f1_base", "kind", 2, 1, "unfavorable")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cueshift.designs import designs, load_study
+from cueshift.designs.paired.section import PairedStudy
 from cueshift.errors import ConfigError
 
 
@@ -13,6 +14,7 @@ def test_embedded_default_study_is_the_paper_protocol():
     assert study.seeds == [1, 2, 3]
     assert study.prompt.orderings == [1, 2, 3, 4]
     assert study.models[0].backend == "simulated"
+    assert study.variations.whitelist is not None
     assert sum(len(v) for v in study.variations.whitelist.values()) == 34
 
 
@@ -64,5 +66,6 @@ def test_every_design_is_a_member_of_the_study_union(tmp_path):
     path.write_text('name = "x"\ndesign = "paired"\n[[models]]\nmodel_id = "m"\n')
     study = load_study(path)
     assert type(study) is designs()["paired"].study_model
+    assert isinstance(study, PairedStudy)
     assert study.paired.correction == "none"  # the section's defaults apply
     assert type(load_study("default")) is designs()["stylisticbias"].study_model

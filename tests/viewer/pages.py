@@ -84,7 +84,8 @@ def delta_frame(db: Path) -> pl.DataFrame:
     """The study file's own ``delta`` view, valid rows only."""
     con = duckdb.connect(str(db), read_only=True)
     try:
-        return con.sql("SELECT * FROM delta WHERE delta IS NOT NULL").pl()
+        frame: pl.DataFrame = con.sql("SELECT * FROM delta WHERE delta IS NOT NULL").pl()
+        return frame
     finally:
         con.close()
 
@@ -108,7 +109,8 @@ def scalar(db: Path, sql: str, params: list[object] | None = None) -> object:
 def frame(db: Path, sql: str, params: list[object] | None = None) -> pl.DataFrame:
     con = duckdb.connect(str(db), read_only=True)
     try:
-        return con.sql(sql, params=params).pl()
+        rows: pl.DataFrame = con.sql(sql, params=params).pl()
+        return rows
     finally:
         con.close()
 

@@ -121,8 +121,8 @@ def test_attribute_page_numbers(stylisticbias_server: Served) -> None:
         "median",
         "largest decrease" if low < 0 else "smallest increase",
     )
-    for label, row in zip(labels, [0, last // 2, last], strict=True):
-        image_id = per_face["image_id"][row]
+    for label, index in zip(labels, [0, last // 2, last], strict=True):
+        image_id = per_face["image_id"][index]
         assert f'data-pick="{label}" data-image="{image_id}"' in html
     assert f"/image/{per_face['image_id'][0]}?w=160" in html
 
