@@ -1,10 +1,12 @@
 """Stored judgments do not depend on how the runner's batcher cut the requests (D50).
 
 The study's ``batch_size`` bounds the adaptive batcher (:class:`BatchSizer`): 1 asks one row
-per backend call (the simulated judge: 7, to keep it short), a large one everything in one
-call. A run cut short by ``limit`` and resumed asks in yet other batches, and reads the first
-part's embeddings from the database. Every stored value must be the same, floats by ``==``
-(the CLIP scores failed this before D50: all 207 ``p_favorable`` of the one-row run differed).
+per backend call (the simulated judge: 7, to keep it short; the transformers backend: 20, whole
+images), a large one everything in one call. A run cut short by ``limit`` and resumed asks in
+yet other batches, and reads the first part's embeddings from the database. Every stored value
+must be the same, floats by ``==``. Before D50 the CLIP scores failed (all 207 ``p_favorable``
+of the one-row run differed), and so did the transformers scores (batches of 20 splitting
+images: 19 of 828).
 """
 
 from __future__ import annotations
@@ -37,6 +39,17 @@ SIMULATED_MODEL = """
 [[models]]
 model_id = "sim"
 backend = "simulated"
+"""
+TRANSFORMERS_MODEL = """
+[[models]]
+model_id = "tiny-llava"
+backend = "transformers"
+checkpoint = "{checkpoint}"
+[models.settings]
+mode = "score"
+device = "cpu"
+dtype = "float32"
+batch_size = 32
 """
 
 
@@ -76,19 +89,28 @@ SIMULATED_COLUMNS = ["response_text", "outcome", "chosen_letter", "invalid_reaso
 
 
 @pytest.mark.parametrize(
-    ("models", "columns", "small"),
+    ("models", "columns", "small", "resumed"),
     [
-        pytest.param(CLIP_MODEL, SCORES, 1, id="clip"),
+        pytest.param(CLIP_MODEL, SCORES, 1, 5, id="clip"),
         # counter-based draws keyed by the judgment: no state carried from row to row
-        pytest.param(SIMULATED_MODEL, SIMULATED_COLUMNS, 7, id="simulated"),
+        pytest.param(SIMULATED_MODEL, SIMULATED_COLUMNS, 7, 5, id="simulated"),
+        # an image's prompts are scored together (padded suffixes): whole images per call, its
+        # 12 rows (3 scenarios x 4 orderings) fit in batches of 20 and 30, and limit ends on one
+        pytest.param(
+            TRANSFORMERS_MODEL, ["response_text", "p_favorable", "p_neither"], 20, 30, id="transformers"
+        ),
     ],
 )
 def test_scores_do_not_depend_on_the_request_batches(
-    tmp_path: Path, stand_ins: None, models: str, columns: list[str], small: int
+    tmp_path: Path, stand_ins: None, models: str, columns: list[str], small: int, resumed: int
 ) -> None:
-    if models is CLIP_MODEL:
+    if models is not SIMULATED_MODEL:
         pytest.importorskip("torch")
         pytest.importorskip("transformers")
+    if models is TRANSFORMERS_MODEL:
+        from cueshift.inference.stand_ins.tiny import build_tiny_model
+
+        models = models.format(checkpoint=build_tiny_model("llava_next", tmp_path / "ckpt").as_posix())
     cache = tmp_path / "demo"
     whole = run_study(
         load_study(study_file(tmp_path, cache, "whole", 100_000, models)), RunOptions(progress=False)
@@ -96,7 +118,7 @@ def test_scores_do_not_depend_on_the_request_batches(
     rows = run_study(
         load_study(study_file(tmp_path, cache, "rows", small, models)), RunOptions(progress=False)
     )
-    resumed_study = load_study(study_file(tmp_path, cache, "resumed", 5, models))
+    resumed_study = load_study(study_file(tmp_path, cache, "resumed", resumed, models))
     cut = run_study(resumed_study, RunOptions(progress=False, limit=whole.n_written // 3))
     rest = run_study(resumed_study, RunOptions(progress=False))
     assert cut.n_written + rest.n_written == whole.n_written == rows.n_written > 0

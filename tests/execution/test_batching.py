@@ -81,3 +81,28 @@ def test_batches_cover_the_plan_once_in_order_within_the_budget() -> None:
 def test_bad_parameters_are_refused(kwargs: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         BatchSizer(**kwargs)  # type: ignore[arg-type]
+
+
+def test_slices_end_between_groups_unless_a_group_or_the_budget_is_in_the_way() -> None:
+    # runs of 3, 3, 9 and 2 rows of one image each
+    images = ["a"] * 3 + ["b"] * 3 + ["c"] * 9 + ["d"] * 2
+    plan = pl.DataFrame({"image_id": images, "i": range(len(images))})
+
+    def cut(budget: int, group: str | None) -> list[list[str]]:
+        sizer = BatchSizer(max_rows=5, align=1)
+        return [b["image_id"].to_list() for b in sizer.batches(plan, budget, group=group)]
+
+    assert cut(100, "image_id") == [
+        ["a"] * 3,  # 5 rows would split b: the slice ends before it
+        ["b"] * 3,
+        ["c"] * 5,  # c alone is longer than a slice
+        ["c"] * 4,
+        ["d"] * 2,
+    ]
+    assert cut(4, "image_id") == [["a", "a", "a", "b"]]  # the budget (limit) ends a slice where it falls
+    assert cut(9, "image_id") == [["a"] * 3, ["b"] * 3, ["c"] * 3]
+    assert [len(b) for b in cut(100, None)] == [5, 5, 5, 2]  # no group: slices of the size
+    assert [len(b) for b in cut(100, "no such column")] == [5, 5, 5, 2]
+    # a slice of whole row groups stays whole (DuckDB writes it compressed): only fast backends
+    aligned = BatchSizer(max_rows=4, align=4).batches(plan, 100, group="image_id")
+    assert [b.height for b in aligned] == [4, 4, 4, 4, 1]

@@ -26,6 +26,11 @@ neighbours and rewritten at a checkpoint (the study default ``batch_size`` 250,0
 245,760 rows; ``benchmarks/bench_ingest.py``: the paper-scale store 127 instead of 148 MB, and
 faster in the same run). Rounding down never lengthens a batch beyond :math:`T` or the largest
 batch, so the bound on what a kill loses holds; smaller batches are left as they are.
+
+The local executor cuts the smaller batches between images (:meth:`BatchSizer.batches`'
+``group``): the transformers backend scores the prompts of one image in one call together, and
+its float32 scores depend on which prompts share the call, so an image split at a batch edge
+that follows the measured rate would score differently from run to run (D50).
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from cueshift.store.writes import ROW_GROUP_ROWS
@@ -106,17 +113,45 @@ class BatchSizer:
         """``size`` rounded down to whole row groups when it holds at least one."""
         return size - size % self.align if size >= self.align else size
 
-    def batches(self, pending: pl.DataFrame, budget: int) -> Iterator[pl.DataFrame]:
+    def batches(
+        self, pending: pl.DataFrame, budget: int, *, group: str | None = None
+    ) -> Iterator[pl.DataFrame]:
         """Consecutive slices of ``pending`` of the current :attr:`size`, until ``budget`` rows in all.
 
         Call :meth:`record` after each slice is handled: the next slice is cut after that.
+        With ``group`` (a column of ``pending``), a slice cut by its size ends before the first
+        row of the last run of equal ``group`` values it reaches, so each run (an image's prompts)
+        is asked in one call unless it alone is longer than the slice, ``budget`` ends it, or the
+        slice is whole DuckDB row groups (``align``; only a backend as fast as the simulated
+        judge gets there). The transformers backend scores an image's prompts of one call
+        together, and its float32 scores depend on which (D50).
+
+        >>> plan = pl.DataFrame({"image_id": ["a", "a", "a", "b", "b", "c"]})
+        >>> [b.height for b in BatchSizer(max_rows=4, align=1).batches(plan, 6, group="image_id")]
+        [3, 3]
         """
+        run_starts = _run_starts(pending, group)
         start = 0
         while start < pending.height and start < budget:
-            length = min(self.size, budget - start)
-            batch = pending.slice(start, length)
+            end = start + min(self.size, budget - start)
+            whole_row_groups = self.align > 1 and end - start >= self.align  # kept whole: see above
+            if run_starts is not None and end < min(pending.height, budget) and not whole_row_groups:
+                last_run = run_starts[np.searchsorted(run_starts, end, side="right") - 1]
+                end = int(last_run) if last_run > start else end
+            batch = pending.slice(start, end - start)
             start += batch.height
             yield batch
+
+
+def _run_starts(pending: pl.DataFrame, group: str | None) -> npt.NDArray[np.int64] | None:
+    """Row indices where ``pending[group]`` differs from the row before (0 included); None without a group."""
+    if group is None or group not in pending.columns or pending.height == 0:
+        return None
+    values = pending.get_column(group)
+    starts: npt.NDArray[np.int64] = np.flatnonzero(values.ne_missing(values.shift(1)).to_numpy()).astype(
+        np.int64
+    )
+    return starts
 
 
 __all__ = ["START_ROWS", "TARGET_SECONDS", "BatchSizer"]

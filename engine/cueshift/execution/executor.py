@@ -3,7 +3,7 @@
 The runner (:mod:`cueshift.execution.runner`) finds the pending units, writes and
 records; an :class:`Executor` builds the backends and asks them. :class:`LocalExecutor`
 (``--executor local``, the default) builds one backend per model in this process and asks it
-batch by batch, each batch sized to take about two seconds
+batch by batch, each batch sized to take about two seconds and cut between images
 (:class:`~cueshift.execution.batching.BatchSizer`).
 :class:`cueshift.execution.ray_executor.RayExecutor` (``--executor ray``) runs the same backends in
 a pool of Ray actors per model.
@@ -103,7 +103,7 @@ class LocalExecutor:
     ) -> Iterator[Answered]:
         backend = self._backends[model.model_id]
         sizer = BatchSizer(self._max_rows)  # per model and kind: their rates differ
-        for batch in sizer.batches(pending, budget):
+        for batch in sizer.batches(pending, budget, group="image_id"):  # an image's rows in one call
             cycle = time.perf_counter()
             asked = kind.request(batch) if kind.request is not None else batch
             yield batch, getattr(backend, kind.method)(asked)
