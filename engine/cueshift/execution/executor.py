@@ -26,6 +26,7 @@ import polars as pl
 from cueshift.designs.work import UnitKind, Workload
 from cueshift.errors import ConfigError
 from cueshift.execution.batching import BatchSizer
+from cueshift.execution.work_units import group_column
 from cueshift.inference.backends import Backend, BackendAnswers, backend_spec
 from cueshift.inference.embedding_cache import EmbeddingCache
 from cueshift.study.config import ModelConfig, Study
@@ -103,7 +104,7 @@ class LocalExecutor:
     ) -> Iterator[Answered]:
         backend = self._backends[model.model_id]
         sizer = BatchSizer(self._max_rows)  # per model and kind: their rates differ
-        for batch in sizer.batches(pending, budget, group="image_id"):  # an image's rows in one call
+        for batch in sizer.batches(pending, budget, group=group_column(kind, pending)):  # whole images
             cycle = time.perf_counter()
             asked = kind.request(batch) if kind.request is not None else batch
             yield batch, getattr(backend, kind.method)(asked)
