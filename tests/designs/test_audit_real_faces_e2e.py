@@ -253,7 +253,7 @@ def test_distances_match_dlib_called_directly(planted: Planted) -> None:
 def _clip_cosines(planted: Planted) -> dict[str, float]:
     """Each variation's cosine with its base under transformers' CLIPModel (the saved tiny CLIP)."""
     model, processor = build_tiny_clip(0)
-    model.eval()  # type: ignore[no-untyped-call]
+    model.eval()
     names = sorted(PLANTED)
     bases = [f"{name[0]}0" for name in names]
     pictures = [Image.open(planted.folder / f"{n}.png").convert("RGB") for n in (*names, *bases)]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -143,7 +144,7 @@ def test_the_specification_curve_draws_the_stored_tables(con):
     assert figure is not None
     top, bottom = figure.axes
     # parsing, invalid, generalise, orderings: 2 each, and the release path
-    assert len(top.collections[0].get_offsets()) == 17
+    assert len(np.asarray(top.collections[0].get_offsets())) == 17
     assert [t.get_text() for t in bottom.get_yticklabels()] == [
         "parsing: lenient", "parsing: strict", "invalid: dropped", "invalid: unfavorable",
         "generalise: faces", "generalise: faces+scenarios", "orderings: 1", "orderings: all",

@@ -63,7 +63,8 @@ def run(tmp_path_factory):
 
 
 def _release_rows(result, kind: str) -> pl.DataFrame:
-    return result.claims.filter(pl.col("path") == "release", kind=kind)
+    rows: pl.DataFrame = result.claims.filter(pl.col("path") == "release", kind=kind)
+    return rows
 
 
 def test_the_release_path_is_one_specification_with_its_own_choices(run):

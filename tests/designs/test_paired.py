@@ -32,6 +32,7 @@ from cueshift.designs.registry import scenario_sets
 from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.study.scenarios import ORDERING_BY_ID
+from tests.scalars import real
 
 STUDY = Path(__file__).resolve().parents[2] / "studies" / "paired-001.toml"
 BY_ID = {s.scenario_id: s for s in ATTRACTIVENESS_91}
@@ -189,11 +190,12 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
         stored = {r[0] for r in con.sql("SHOW TABLES").fetchall()}
         # exact planted truth: E[s] of every image from the judge's own model
         from cueshift.designs.forced_choice import image_records
-        from cueshift.designs.paired import prepared_study
+        from cueshift.designs.paired import PairedStudy, prepared_study
         from cueshift.images import load_image_set
         from cueshift.inference.backends import StudyContext
         from cueshift.inference.stand_ins.simulated import SimulatedBackend
 
+        assert isinstance(study, PairedStudy)
         prepared = prepared_study(study)
         image_set = load_image_set(prepared.image_set, prepared.variations, progress=False)
         judge = SimulatedBackend(
@@ -213,7 +215,7 @@ def test_paired_study_end_to_end_recovers_planted_effects(tmp_path: Path) -> Non
         pairs = images.with_columns(pl.lit(row["scenario_id"]).alias("scenario_id"))
         truth = pairs.with_columns(pl.Series("e", judge.expected_phi(pairs)))
         wide = truth.pivot(on="role", index="face_id", values="e")
-        true_gap = float((wide["variation"] - wide["base"]).mean())
+        true_gap = real((wide["variation"] - wide["base"]).mean())
         half = (row["ci_high"] - row["ci_low"]) / 2  # ~1.96 SE; allow ~4 SE (8 scenarios, fixed seeds)
         assert abs(row["estimate"] - true_gap) <= 2 * half, row["scenario_id"]
         if row["scenario_id"].startswith("trait-"):

@@ -269,6 +269,7 @@ def test_an_imported_omi_study_with_clip_gets_random_twins_and_the_omi_face_box(
     from cueshift.designs import load_study
     from cueshift.designs.probe import baseline_table as baseline_table_module
     from cueshift.designs.probe.baseline_table import OMI_FACE_BOX, base_face_pixels
+    from cueshift.designs.probe.section import ProbeStudy
     from cueshift.images import pixel_stats
     from cueshift.imports.omi import ModelSpec, import_omi
     from tests.images.omi_layout import write_omi
@@ -276,6 +277,7 @@ def test_an_imported_omi_study_with_clip_gets_random_twins_and_the_omi_face_box(
     omi = write_omi(tmp_path / "omi")
     clip = ModelSpec.parse("b32=clip:openai/clip-vit-base-patch32")
     study = load_study(import_omi(omi, tmp_path / "study", models=[clip]).study_file)
+    assert isinstance(study, ProbeStudy)
     assert [m.model_id for m in study.models] == ["b32", "b32.random"]
     assert random_twins(study.models) == {"b32": "b32.random"}
     boxes = []

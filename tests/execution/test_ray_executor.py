@@ -192,7 +192,7 @@ def test_tiny_transformers_on_ray_equal_the_local_run_with_a_worker_killed(
         expected = a.sql(f"SELECT {columns} FROM judgment ORDER BY ALL").pl()
         got = b.sql(f"SELECT {columns} FROM judgment ORDER BY ALL").pl()
     assert got.drop("p_favorable", "p_neither").equals(expected.drop("p_favorable", "p_neither"))
-    assert (got["p_favorable"] - expected["p_favorable"]).abs().max() < 1e-5  # type: ignore[operator]
+    assert (got["p_favorable"] - expected["p_favorable"]).abs().max() < 1e-5
 
 
 def test_bad_settings_fail_in_one_line_before_the_database_exists(
@@ -234,20 +234,18 @@ def test_errors_on_a_worker_reach_the_driver_in_one_line(cluster: None) -> None:
     """A backend's own error raised inside an actor is raised as itself; any other failure of a
     worker is one line naming the model."""
 
-    @ray.remote
     def refuse() -> None:
         raise ConfigError("model sim: settings.base_urls: the server said no")
 
-    @ray.remote
     def crash() -> None:
         raise ZeroDivisionError("division by zero")
 
     model = ModelConfig(model_id="sim", backend="simulated")
     executor = RayExecutor()
     with pytest.raises(ConfigError, match="the server said no"):
-        executor._get(refuse.remote(), model)
+        executor._get(ray.remote(refuse).remote(), model)
     with pytest.raises(CueshiftError, match="model sim: a Ray worker failed: ZeroDivisionError") as err:
-        executor._get(crash.remote(), model)
+        executor._get(ray.remote(crash).remote(), model)
     assert "\n" not in str(err.value)
 
 

@@ -31,6 +31,7 @@ from cueshift.execution.runner import run_study
 from cueshift.schemas.results import RESULT_SCHEMAS, validate_result
 from cueshift.stats import Resampling, welch_interval
 from tests.render.study_db import build_study_db
+from tests.scalars import real
 
 STUDIES = Path(__file__).parents[2] / "studies"
 STUDY_FILES = {
@@ -183,5 +184,5 @@ def test_paired_difference_interval_is_clamped_to_its_range() -> None:
         ]
     )
     table = attractiveness_bias(scores)
-    assert table["ci_low"].min() >= -1.0 and table["ci_high"].max() <= 1.0
+    assert real(table["ci_low"].min()) >= -1.0 and real(table["ci_high"].max()) <= 1.0
     assert ((table["ci_low"] <= table["estimate"]) & (table["estimate"] <= table["ci_high"])).all()

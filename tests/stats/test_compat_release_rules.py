@@ -11,6 +11,7 @@ release's own procedure re-done here from the stored answers (numpy/scipy, follo
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
@@ -23,6 +24,7 @@ from cueshift.designs.stylisticbias.compat_rules import TABLE3_CATEGORIES, rows_
 from cueshift.designs.stylisticbias.constants import TABLE3_CATEGORY_MAP
 from cueshift.designs.stylisticbias.stats import MEAN_OF_GROUPS
 from cueshift.stats import MEAN_OF_MODELS, Resampling, RunChoices
+from tests.scalars import real
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
 from tests.stats.release_reference import (
@@ -80,7 +82,7 @@ def run(tmp_path_factory):
 
 
 def _check(
-    cells: list[tuple[tuple[str, ...], list[float]]],
+    cells: Sequence[tuple[tuple[str, ...], list[float]]],
     table: pl.DataFrame,
     keys: list[str],
     *,
@@ -197,7 +199,7 @@ def test_table5_sbs_is_the_mean_of_the_delta_rows(run):
     con, results = run
     deltas = release_deltas(con)
     table = results["release_table5"]
-    sbs = {model: float(rows["delta"].mean()) for (model,), rows in deltas.group_by("model_id")}
+    sbs = {model: real(rows["delta"].mean()) for (model,), rows in deltas.group_by("model_id")}
     for model, expected in sbs.items():
         row = table.filter(pl.col("model_id") == model)
         assert row["estimate"].item() == pytest.approx(expected, rel=1e-12)

@@ -3,6 +3,8 @@ hand-worked cases, the replicates against a direct resample, and coverage of pla
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import polars as pl
 import pytest
@@ -109,7 +111,7 @@ def test_group_difference_percentile_equals_direct_resample() -> None:
 
 
 @pytest.mark.parametrize("method", ["bca", "percentile"])
-def test_group_difference_of_constant_groups_is_the_point(method: str) -> None:
+def test_group_difference_of_constant_groups_is_the_point(method: Literal["bca", "percentile"]) -> None:
     """Elderly all at 0.3, young all at 0.1: every resample's difference is 0.2. Rounding put the
     replicates on one side of the estimate for 61, 62, 63, 68, ... faces: BCa's interval was NaN."""
     for n in (61, 62, 63, 68, 20):

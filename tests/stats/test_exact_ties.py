@@ -15,8 +15,9 @@ import pytest
 import scipy.stats as st
 
 from cueshift.stats import kruskal_columns, mann_whitney_columns, signed_rank_columns
+from tests.scalars import Tolerance
 
-TOL = dict(rtol=1e-12, atol=1e-12)
+TOL: Tolerance = dict(rtol=1e-12, atol=1e-12)
 
 
 def _tied_sample(rng: np.random.Generator, n: int) -> np.ndarray:

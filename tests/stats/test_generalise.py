@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -205,7 +206,7 @@ def _planted_delta(tau: float) -> pl.DataFrame:
 
 def test_sbs_rows_over_scenarios_widen_and_one_scenario_rows_stay():
     delta = _planted_delta(tau=0.3)
-    common = {"resampling": Resampling(resamples=1_000, seed=2), "dimensions": ("gender",)}
+    common: dict[str, Any] = {"resampling": Resampling(resamples=1_000, seed=2), "dimensions": ("gender",)}
     faces = sbs_levels(delta, **common)
     crossed = sbs_levels(delta, generalise="faces+scenarios", **common)
     assert faces["estimate"].equals(crossed["estimate"]) and faces["p"].equals(crossed["p"])
@@ -221,7 +222,7 @@ def test_sbs_rows_over_scenarios_widen_and_one_scenario_rows_stay():
 
 def test_table3_group_rows_widen_as_the_sbs_demographic_rows_do():
     delta = _planted_delta(tau=0.3)
-    common = {"resampling": Resampling(resamples=1_000, seed=2), "dimensions": ("gender",)}
+    common: dict[str, Any] = {"resampling": Resampling(resamples=1_000, seed=2), "dimensions": ("gender",)}
     faces = category_demographic_table(delta, **common)
     crossed = category_demographic_table(delta, generalise="faces+scenarios", **common)
     assert faces["estimate"].equals(crossed["estimate"]) and faces["p"].equals(crossed["p"])
@@ -246,7 +247,7 @@ def test_model_differences_widen_with_model_by_scenario_effects_only_over_scenar
         .otherwise(pl.col("delta"))
         .alias("delta")
     )
-    common = {"resampling": Resampling(resamples=1_000, seed=2)}
+    common: dict[str, Any] = {"resampling": Resampling(resamples=1_000, seed=2)}
     faces = model_differences(delta, **common)
     crossed = model_differences(delta, generalise="faces+scenarios", **common)
     assert faces["estimate"].equals(crossed["estimate"]) and faces["p"].equals(crossed["p"])

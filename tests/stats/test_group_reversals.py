@@ -5,6 +5,8 @@ and scipy.stats.false_discovery_control on the same per-face means."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import polars as pl
 import pytest
@@ -38,7 +40,7 @@ def _table(rows: list[dict[str, object]]) -> pl.DataFrame:
     return demographic_variation_table(delta_rows(rows), dimensions=("gender",), resampling=BOOT)
 
 
-def _by_value(table: pl.DataFrame) -> dict[str, dict[str, object]]:
+def _by_value(table: pl.DataFrame) -> dict[str, dict[str, Any]]:
     """The male row of each value, with the female row's ``p_adj`` as ``__female_p_adj``."""
     female = table.filter(pl.col("group") == "female").select(
         "variation_value", pl.col("p_adj").alias("__female_p_adj")
@@ -47,9 +49,9 @@ def _by_value(table: pl.DataFrame) -> dict[str, dict[str, object]]:
     return {r["variation_value"]: r for r in male.iter_rows(named=True)}
 
 
-def _female(found: dict[str, dict[str, object]], value: str) -> float:
+def _female(found: dict[str, dict[str, Any]], value: str) -> float:
     """The female cell's ``p_adj`` of a value (found keeps the male rows)."""
-    return float(found[value]["__female_p_adj"])  # type: ignore[arg-type]
+    return float(found[value]["__female_p_adj"])
 
 
 def _grid(mean: float, spread: float, n: int) -> np.ndarray:

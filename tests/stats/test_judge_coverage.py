@@ -68,7 +68,10 @@ SEEDS = (0, 1, 2)
 #: The 90 demographic cells of the judge's default effects (seed 000 Table 7 labels).
 CELLS: tuple[tuple[str, str, str, str], ...] = tuple(
     itertools.product(
-        *(tuple(DEFAULT_DEMOGRAPHIC_EFFECTS[a]) for a in ("age", "gender", "ethnicity", "body_type"))
+        tuple(DEFAULT_DEMOGRAPHIC_EFFECTS["age"]),
+        tuple(DEFAULT_DEMOGRAPHIC_EFFECTS["gender"]),
+        tuple(DEFAULT_DEMOGRAPHIC_EFFECTS["ethnicity"]),
+        tuple(DEFAULT_DEMOGRAPHIC_EFFECTS["body_type"]),
     )
 )
 Variation = tuple[str, str]  # (feature_key, value)
@@ -122,10 +125,10 @@ def _outcomes(batch: pl.DataFrame, texts: list[str]) -> npt.NDArray[np.int8]:
             mapping[i, ordering_id] = ordering.descriptor_by_letter(SCENARIOS[scenario_id])
             favorable_letter[ordering_id] = ordering.favorable_letter
     scenario_code = batch["scenario_id"].cast(pl.Enum(scenario_ids)).to_physical().to_numpy()
-    ordering = batch["ordering"].to_numpy()
-    letters, _ = parse_answers(texts, mapping[scenario_code, ordering].tolist())
+    orderings = batch["ordering"].to_numpy()
+    letters, _ = parse_answers(texts, mapping[scenario_code, orderings].tolist())
     valid = np.array([letter is not None for letter in letters])
-    favorable = np.array(letters, dtype=object) == favorable_letter[ordering]
+    favorable = np.array(letters, dtype=object) == favorable_letter[orderings]
     return np.where(valid, np.where(favorable, 1, 2), 0).astype(np.int8)
 
 
@@ -254,7 +257,8 @@ def test_sbs_bootstrap_ci_covers_planted_value_95_percent():
             tag="cov",
         )
         # per-face mean Δ over the scenarios: column j holds the faces of study studies[j]
-        fm = face_matrix(delta, ["study"], faces=list(range(n_faces)), subject="face")
+        # integer face ids (typed as str ids): face_matrix matches them against the column like any ids
+        fm = face_matrix(delta, ["study"], faces=list(range(n_faces)), subject="face")  # type: ignore[arg-type]
         assert fm.cells["study"].to_list() == studies and not np.isnan(fm.values).any()
         result, _ = cluster_bootstrap(fm.values, n_resamples=n_resamples, seed=start)
         truth = planted[np.array(studies) % len(COVERAGE_VARIATIONS)]
@@ -338,7 +342,11 @@ def test_bh_keeps_false_discovery_proportion_at_5_percent():
         assert np.all(truth == 0.0) if is_null else np.all(truth != 0.0)
 
     rng = np.random.default_rng(20240602)
-    fdp, fdp_raw, discoveries, any_null_bh, any_null_raw = [], [], [], [], []
+    fdp: list[float] = []
+    fdp_raw: list[float] = []
+    discoveries: list[int] = []
+    any_null_bh: list[bool] = []
+    any_null_raw: list[bool] = []
     for start in range(0, n_sims, chunk):
         studies = list(range(start, start + chunk))
         delta = _simulate_deltas(
@@ -351,7 +359,8 @@ def test_bh_keeps_false_discovery_proportion_at_5_percent():
             tag="bh",
         )
         for study, rows in delta.partition_by("study", as_dict=True, maintain_order=True).items():
-            fm = face_matrix(rows, ["variation", "scenario_id"], faces=list(range(n_faces)), subject="face")
+            # integer face ids (typed as str ids): face_matrix matches them against the column like any ids
+            fm = face_matrix(rows, ["variation", "scenario_id"], faces=list(range(n_faces)), subject="face")  # type: ignore[arg-type]
             assert fm.n_cells == len(BH_VARIATIONS) * len(BH_SCENARIOS), study
             null = null_variation[fm.cells["variation"].to_numpy()]
             p = signed_rank_columns(fm.values).p_value

@@ -43,7 +43,12 @@ def _judgments() -> pl.DataFrame:
     ordering 4 ((b) fav first):   b, b, b        → fav ×3
     n_valid = 11, favorable = 2 + 1 + 0 + 3 = 6 → φ = 6/11
     """
-    letters = {1: ["a", "a", "b"], 2: ["a", None, "b"], 3: ["a", "a", "a"], 4: ["b", "b", "b"]}
+    letters: dict[int, list[str | None]] = {
+        1: ["a", "a", "b"],
+        2: ["a", None, "b"],
+        3: ["a", "a", "a"],
+        4: ["b", "b", "b"],
+    }
     rows = []
     for ordering, answers in letters.items():
         fav = ORDERING_BY_ID[ordering].favorable_letter

@@ -49,7 +49,7 @@ def planted_cells(
     return cells, u, w
 
 
-def _statsmodels_crossed(cells: pl.DataFrame):  # type: ignore[no-untyped-def]
+def _statsmodels_crossed(cells: pl.DataFrame):
     frame = cells.to_pandas().assign(group=1)
     model = smf.mixedlm(
         "delta ~ C(variation_category) + C(scenario_category)",

@@ -37,9 +37,9 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnectio
 
 def test_one_layout_per_run_and_the_same_tables(stored, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    real = run_reads.model_cells
+    real = model_cells
 
-    def counted(delta: pl.DataFrame):  # type: ignore[no-untyped-def]
+    def counted(delta: pl.DataFrame):
         calls.append(delta.height)
         return real(delta)
 

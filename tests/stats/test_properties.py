@@ -63,10 +63,11 @@ def _unchecked() -> Iterator[None]:
 
 
 def _shuffled(frame: pl.DataFrame, seed: int) -> pl.DataFrame:
-    return frame[np.random.default_rng(seed).permutation(frame.height).tolist()]
+    shuffled: pl.DataFrame = frame[np.random.default_rng(seed).permutation(frame.height).tolist()]
+    return shuffled
 
 
-def _bootstrapped(frame: pl.DataFrame, method: str = "bca") -> dict[str, pl.DataFrame]:
+def _bootstrapped(frame: pl.DataFrame, method: str = "bca") -> dict[str, pl.DataFrame | None]:
     """The subject-clustered interval statistics of ``frame`` (by group ``g``)."""
     kw: dict[str, Any] = {"n_resamples": N_RESAMPLES, "seed": 3, "method": method}
     return {
@@ -204,8 +205,10 @@ def test_a_constant_shift_moves_means_and_their_intervals(frame, eighths, method
     before = _bootstrapped(frame, method)
     after = _bootstrapped(frame.with_columns(pl.col("y") + shift), method)
     for name in ("mean_shift", "sbs"):
+        moved_all, unmoved = after[name], before[name]
+        assert moved_all is not None and unmoved is not None
         for col in ("estimate", "ci_low", "ci_high"):
-            assert np.allclose(after[name][col] - before[name][col], shift, atol=1e-9, equal_nan=True), (
+            assert np.allclose(moved_all[col] - unmoved[col], shift, atol=1e-9, equal_nan=True), (
                 name,
                 col,
             )
@@ -291,7 +294,7 @@ def test_signed_rank_columns_match_scipy(frame):
 
 def _calls() -> dict[str, Any]:
     """Every statistic on a frame, as a call on a frame with columns s, g, arm, m, y."""
-    kw = {"n_resamples": 50}
+    kw: dict[str, Any] = {"n_resamples": 50}
     return {
         "mean_shift": lambda d: stats.mean_shift(d, "y", "s", **kw),
         "sbs": lambda d: stats.sbs(d, "y", "s", by=None, **kw),

@@ -4,6 +4,7 @@ family, against statsmodels / scipy and the published numbers of seed 002 Tables
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 import polars as pl
@@ -102,7 +103,8 @@ def test_binomial_p_values_and_bh_q_reproduce_table4() -> None:
 
 def test_odds_ratios_and_pseudo_count_rules() -> None:
     for _, _, k, _, published, _ in TABLE4:
-        rule = "none" if k in (7, 8, 12, 26) else "always"  # the table mixes the two rules
+        # the table mixes the two rules
+        rule: Literal["none", "always"] = "none" if k in (7, 8, 12, 26) else "always"
         assert round(odds_ratio(k, 40, rule), 2) == pytest.approx(published), k
     assert odds_ratio(40, 40, "extreme") == pytest.approx(81.0)  # the caption's rule at k = n
     assert odds_ratio(32, 40, "extreme") == pytest.approx(4.0)

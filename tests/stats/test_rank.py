@@ -10,6 +10,7 @@ import math
 import warnings
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import pytest
 import scipy.stats as st
@@ -27,8 +28,9 @@ from cueshift.stats import (
     signed_rank_columns,
     wilcoxon_signed_rank,
 )
+from tests.scalars import Tolerance
 
-TOL = dict(rtol=1e-12, atol=1e-12)
+TOL: Tolerance = dict(rtol=1e-12, atol=1e-12)
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +133,7 @@ def test_kruskal_wallis_one_sample_hand_worked_and_against_scipy():
     assert ours.p_value == pytest.approx(ref.pvalue, rel=1e-10)
     assert ours.df == 2 and ours.n == 66
     # missing values and empty groups leave the test; it is the column kernel on one cell
-    with_gaps = [np.append(groups[0], np.nan), [], groups[1], groups[2]]
+    with_gaps: list[npt.ArrayLike] = [np.append(groups[0], np.nan), [], groups[1], groups[2]]
     assert kruskal_wallis(with_gaps) == ours
     labels = np.repeat([0, 1, 2], [30, 25, 11])
     cell = kruskal_columns(np.concatenate(groups), labels, 3)

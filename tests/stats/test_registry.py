@@ -13,8 +13,9 @@ from rich.console import Console
 import cueshift.stats._deprecated_registry as _deprecated_registry
 from cueshift import store
 from cueshift.designs import designs, registry
-from cueshift.designs.stylisticbias.analyses import SUITE, run_analyses
+from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.designs.stylisticbias.console import print_headlines
+from cueshift.designs.stylisticbias.inputs import SUITE
 from cueshift.errors import CueshiftError, SchemaViolation
 from cueshift.schemas.results import RESULT_SCHEMAS, RESULT_SCHEMAS_BY_DESIGN
 from cueshift.stats import ANALYSES, Declarations, Resampling, RunChoices, RunSettings, analysis, run_suite
@@ -97,7 +98,7 @@ def test_a_suite_skips_analyses_that_do_not_apply_and_writes_their_manifest_rows
         x: float | None = pa.Field(nullable=True)
 
     frame = pl.DataFrame({"x": [1.0, float("nan")]})
-    RESULT_SCHEMAS["_test_applies"] = _X  # type: ignore[assignment]
+    RESULT_SCHEMAS["_test_applies"] = _X
     try:
         con = store.open_study(tmp_path / "suite.duckdb")
         try:
@@ -135,7 +136,7 @@ def test_a_full_run_drops_the_tables_an_earlier_run_wrote_and_it_did_not(tmp_pat
         x: float
 
     frame = pl.DataFrame({"x": [1.0]})
-    RESULT_SCHEMAS["_test_kept"] = RESULT_SCHEMAS["_test_gated"] = _X  # type: ignore[assignment]
+    RESULT_SCHEMAS["_test_kept"] = RESULT_SCHEMAS["_test_gated"] = _X
     settings = RunSettings(n_resamples=0, seed=None, test="exact")
 
     def tables(con) -> set[str]:

@@ -77,6 +77,7 @@ def test_divisors_count_the_drawn_faces_with_data(budget, monkeypatch):
     observed[:, 7] = observed[:, 3]  # a shared pattern
     w = rng.integers(0, 3, size=(50, 30)).astype(np.float64)
     complete = observed.all(axis=0)
+    assert isinstance(complete, np.ndarray)
     divisors = _Divisors(observed, complete, np.ascontiguousarray(w.T))
     denom, pattern_of = divisors.of(np.arange(12))
     assert (pattern_of[[0, 5]] == -1).all() and pattern_of[3] == pattern_of[7]

@@ -126,7 +126,7 @@ def test_label_permutation_exact():
     _, ours3 = label_permutation_test(y, three, 3)
 
     def ss_between(lab: np.ndarray) -> float:
-        return sum((lab == g).sum() * (y[lab == g, 0].mean() - y[:, 0].mean()) ** 2 for g in range(3))
+        return float(sum((lab == g).sum() * (y[lab == g, 0].mean() - y[:, 0].mean()) ** 2 for g in range(3)))
 
     labelings = {tuple(p) for p in itertools.permutations(three)}
     assert len(labelings) == 210

@@ -34,7 +34,7 @@ def declare() -> Iterator[object]:
     names: list[str] = []
 
     def _declare(name: str, compute, suite: Declarations, **options) -> None:
-        RESULT_SCHEMAS[name] = _X  # type: ignore[assignment]
+        RESULT_SCHEMAS[name] = _X
         names.append(name)
         suite(name, description="d", source="s", grouping="g", statistic="t", family="f", **options)(compute)
 

@@ -21,9 +21,10 @@ from hypothesis import strategies as st
 
 from cueshift.stats import eb_shrink, shrink
 from cueshift.stats._shrinkage import ShrinkageResult
+from tests.scalars import Tolerance
 
 PROPS = settings(max_examples=60, deadline=None)
-TOL = {"rtol": 1e-7, "atol": 1e-9}
+TOL: Tolerance = {"rtol": 1e-7, "atol": 1e-9}
 
 
 @st.composite

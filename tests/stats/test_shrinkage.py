@@ -17,6 +17,7 @@ from statsmodels.stats.meta_analysis import combine_effects
 from cueshift.designs.stylisticbias.stats import crossed_variation_table, demographic_variation_table
 from cueshift.errors import CueshiftError
 from cueshift.stats import eb_shrink, pooled_standard_errors, shrink
+from tests.scalars import real
 from tests.stats.test_subgroups import BOOT, PLANTED, PLANTED_VALUE, _study
 
 
@@ -123,7 +124,7 @@ def test_table11_and_crossed_cells_carry_pooled_estimates() -> None:
     assert crossed["pooled_estimate"].null_count() == 0 and crossed["shrinkage"].is_between(0, 1).all()
     value = crossed.filter(pl.col("variation_value") == PLANTED_VALUE)
     cell = value.filter(pl.col("group") == "elderly × female").row(0, named=True)
-    parent = (value["estimate"] * value["n"]).sum() / value["n"].sum()
+    parent = real((value["estimate"] * value["n"]).sum()) / real(value["n"].sum())
     # the planted cell (26 faces) keeps most of its distance from the value's estimate, and its
     # pooled interval still excludes it; the larger cells move less than the smaller ones
     assert cell["pooled_estimate"] - parent > 0.5 * (cell["estimate"] - parent)

@@ -78,7 +78,9 @@ def test_bootstrap_ci_covers_planted_delta_95_percent():
 
 @pytest.mark.parametrize("test", ["rank", "permutation"])
 def test_bh_controls_false_discoveries_with_mixed_nulls(test):
-    fdp, fdp_raw, power = [], [], []
+    fdp: list[float] = []
+    fdp_raw: list[float] = []
+    power: list[float] = []
     for r in range(12):
         spec = SimulationSpec(
             n_faces=80,

@@ -91,9 +91,14 @@ def test_invalid_answers_carry_the_reason_the_parser_gives(stored) -> None:
 def test_read_once_reads_once_per_run(stored) -> None:
     calls: list[int] = []
     ctx = AnalysisContext(Inputs(pl.DataFrame(), pl.DataFrame(), con=stored))
+
+    def counted_read() -> pl.DataFrame:
+        calls.append(1)
+        return pl.DataFrame({"x": [len(calls)]})
+
     for _ in range(3):
-        frame = read_once(ctx, "k", lambda: calls.append(1) or pl.DataFrame({"x": [len(calls)]}))
+        frame = read_once(ctx, "k", counted_read)
     assert len(calls) == 1 and frame is not None and frame["x"][0] == 1
     other = AnalysisContext(Inputs(pl.DataFrame(), pl.DataFrame(), con=stored))
-    read_once(other, "k", lambda: calls.append(1) or pl.DataFrame())
+    read_once(other, "k", counted_read)
     assert len(calls) == 2  # a new run reads again

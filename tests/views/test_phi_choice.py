@@ -138,13 +138,13 @@ def test_analyze_phi_is_recorded_in_the_manifest_and_refused_where_meaningless(t
         }
         (sbs,) = con.execute(
             "SELECT estimate FROM result_sbs WHERE level = 'model' AND model_id = 'sim'"
-        ).fetchone()
+        ).fetchall()[0]
         (by_faces,) = con.execute(
             "SELECT avg(m) FROM (SELECT face_id, avg(delta) AS m FROM delta_at(0.2) GROUP BY face_id)"
-        ).fetchone()
+        ).fetchall()[0]
         (greedy,) = con.execute(
             "SELECT avg(m) FROM (SELECT face_id, avg(delta) AS m FROM delta GROUP BY face_id)"
-        ).fetchone()
+        ).fetchall()[0]
     finally:
         con.close()
     assert sbs == pytest.approx(by_faces, abs=1e-9) and not math.isclose(sbs, greedy)
