@@ -127,6 +127,11 @@ def crossed_bootstrap(
     face-level bootstrap, equal to :func:`~cueshift.stats._resample.cluster_bootstrap` on the
     per-face means (face-jackknife acceleration, no rescaling).
 
+    A row whose replicates all equal the estimate gets the point as its interval (where every
+    replicate has data): every face × scenario mean equal (every face mean, with the scenarios
+    held fixed), by exact comparison. Its replicates equal the point but for the rounding of
+    their sums, which can make BCa's :math:`z_0` infinite (D49).
+
     Parameters
     ----------
     sums, counts : ndarray, shape (n_faces, n_rows, n_scenarios)
@@ -161,6 +166,7 @@ def crossed_bootstrap(
         estimate = np.where(observed, x, 0.0).sum(axis=0) / n_obs
     redrawn = bool(np.ptp(scenario_weights, axis=0).any()) if scenario_weights.size else False
     accel, _ = _jackknife_acceleration(np.ascontiguousarray(x))
+    constant = _constant_rows(sums, counts) if redrawn else _equal_columns(x)
     n_rep = face_weights.shape[0]
     vt = np.ascontiguousarray(scenario_weights.T)
     low = np.full(n_rows, np.nan)
@@ -181,13 +187,29 @@ def crossed_bootstrap(
         share = share_below(rep, estimate[cols])
         if not redrawn:  # scenarios held fixed: the face-level bootstrap, as cluster_bootstrap
             low[cols], high[cols] = _cell_interval(rep, share, accel[cols], confidence_level, method)
-            continue
-        jack = crossed_jackknife(sums[:, cols, :], counts[:, cols, :], scale)
-        low[cols], high[cols] = t_calibrated(
-            estimate[cols],
-            *_cell_interval(rep, share, jack.accel, confidence_level, method),
-            rep,
-            jack,
-            confidence_level,
-        )
+        else:
+            jack = crossed_jackknife(sums[:, cols, :], counts[:, cols, :], scale)
+            low[cols], high[cols] = t_calibrated(
+                estimate[cols],
+                *_cell_interval(rep, share, jack.accel, confidence_level, method),
+                rep,
+                jack,
+                confidence_level,
+            )
+        point = constant[cols] & ~np.isnan(rep).any(axis=1)  # every replicate is the estimate
+        low[cols] = np.where(point, estimate[cols], low[cols])
+        high[cols] = np.where(point, estimate[cols], high[cols])
     return BootstrapResult(estimate, low, high, n_obs, method, n_rep, confidence_level)
+
+
+def _equal_columns(x: F64) -> NDArray[np.bool_]:
+    """Per column of ``x``: whether its non-NaN values are all the same, exactly (none: False)."""
+    return np.asarray(np.fmax.reduce(x, axis=0, initial=-np.inf) == np.fmin.reduce(x, axis=0, initial=np.inf))
+
+
+def _constant_rows(sums: F64, counts: F64) -> NDArray[np.bool_]:
+    """Per row: whether every face × scenario cell with data has the same mean. The means are
+    correctly rounded quotients of integers, so equal rationals give equal doubles."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cell_mean = np.where(counts > 0, sums / counts, np.nan)  # (faces, rows, scenarios)
+    return _equal_columns(np.moveaxis(cell_mean, 1, 0).reshape(sums.shape[1], -1).T)
