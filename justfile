@@ -89,7 +89,7 @@ test *ARGS: setup
 test-quick *ARGS: setup
     {{bin}}/python -m pytest -m "not slow" "$@"
 
-# lint and type-check (strict mypy over the whole package, schemas included)
+# lint and type-check (strict mypy over the whole package, schemas included, and every test body)
 lint: setup
     {{bin}}/ruff check engine tests benchmarks
     {{bin}}/ruff format --check engine tests benchmarks conftest.py

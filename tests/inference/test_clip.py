@@ -17,16 +17,17 @@ import numpy as np
 import polars as pl
 import pytest
 
-torch = pytest.importorskip("torch")
+pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+import torch  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from cueshift import store  # noqa: E402
 from cueshift.designs.registry import load_study  # noqa: E402
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25  # noqa: E402
 from cueshift.errors import ConfigError  # noqa: E402
-from cueshift.inference.backends.base import ImageRecord, StudyContext  # noqa: E402
+from cueshift.inference.backends.base import BackendAnswers, ImageRecord, StudyContext  # noqa: E402
 from cueshift.inference.backends.clip import ClipBackend  # noqa: E402
 from cueshift.inference.backends.clip_probe import ClipSettings  # noqa: E402
 from cueshift.inference.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT, build_tiny_clip, save_tiny_clip  # noqa: E402
@@ -68,6 +69,14 @@ def context(tmp_path: Path) -> StudyContext:
     )
 
 
+def favorable(answers: BackendAnswers) -> list[float]:
+    """The answers' P(favorable), one per row: CLIP gives every row one."""
+    assert answers.p_favorable is not None
+    present = [p for p in answers.p_favorable if p is not None]
+    assert len(present) == len(answers.p_favorable)
+    return present
+
+
 def make_batch(context: StudyContext) -> pl.DataFrame:
     rows = [(i, s, 1, 0) for i in context.images for s in context.scenarios]
     schema = {"image_id": pl.String, "scenario_id": pl.String, "ordering": pl.Int32, "seed": pl.Int32}
@@ -96,7 +105,8 @@ def reference(
     phrase = {"Home owner": "a home owner", "Renter": "a renter"}
 
     def unit(x: torch.Tensor) -> torch.Tensor:
-        return x / x.norm(dim=-1, keepdim=True)
+        scaled: torch.Tensor = x / x.norm(dim=-1, keepdim=True)
+        return scaled
 
     def features(out: object) -> torch.Tensor:
         return out if isinstance(out, torch.Tensor) else out.pooler_output  # type: ignore[attr-defined]
@@ -154,16 +164,16 @@ def test_probe_equals_the_models_own_forward_pass(tiny_dir: Path, context: Study
     assert answers.p_neither == [None] * batch.height
     assert all(ms >= 0 for ms in answers.latency_ms)
     assert len(set(answers.response_text)) > 2  # the random model does not answer one pole throughout
-    assert np.std(answers.p_favorable) > 0.01
+    assert np.std(favorable(answers)) > 0.01
 
 
 def test_templates_are_averaged_in_embedding_space(tiny_dir: Path, context: StudyContext) -> None:
     batch = make_batch(context)
     answers = clip_backend(context, tiny_dir, templates=[T1, T2]).judge(batch)
     m_ref, p_ref = reference(tiny_dir, context, batch, [T1, T2])
-    np.testing.assert_allclose(answers.p_favorable or [], p_ref, atol=1e-5)
+    np.testing.assert_allclose(favorable(answers), p_ref, atol=1e-5)
     only_t1 = clip_backend(context, tiny_dir).judge(batch)
-    assert not np.allclose(answers.p_favorable or [], only_t1.p_favorable or [], atol=1e-4)
+    assert not np.allclose(favorable(answers), favorable(only_t1), atol=1e-4)
 
 
 def test_embeddings_are_cached_in_the_study_database(
@@ -195,8 +205,8 @@ def test_embeddings_are_cached_in_the_study_database(
     assert b.p_favorable == fresh.p_favorable
     assert b.response_text == fresh.response_text
     _, p_ref = reference(tiny_dir, context, batch, [T2])
-    np.testing.assert_allclose(b.p_favorable or [], p_ref, atol=1e-5)
-    assert not np.allclose(a.p_favorable or [], b.p_favorable or [], atol=1e-4)
+    np.testing.assert_allclose(favorable(b), p_ref, atol=1e-5)
+    assert not np.allclose(favorable(a), favorable(b), atol=1e-4)
 
     # the first prompt set again: nothing is encoded, the scores are the same
     third = clip_backend(cached, tiny_dir, templates=[T1])
@@ -221,19 +231,20 @@ def test_embeddings_are_cached_in_the_study_database(
 def test_reserved_tiny_checkpoint_and_settings(context: StudyContext) -> None:
     backend = clip_backend(context, TINY_CLIP_CHECKPOINT, tiny_seed=1)
     answers = backend.judge(make_batch(context))
-    assert len(answers.response_text) == 12 and all(0.0 <= p <= 1.0 for p in answers.p_favorable or [])
+    assert len(answers.response_text) == 12 and all(0.0 <= p <= 1.0 for p in favorable(answers))
     model = ModelConfig(
         model_id="tiny-clip", backend="clip", checkpoint="in-memory", settings={"device": "cpu"}
     )
     injected = ClipBackend(model, context, loaded=build_tiny_clip(seed=1))  # same weights, passed in
     assert injected.judge(make_batch(context)).p_favorable == answers.p_favorable
     assert backend.judge(make_batch(context)[:0]).response_text == []
-    for settings, needle in [
+    refused: list[tuple[dict[str, object], str]] = [
         ({"templates": ["a photo of {y}"]}, "must contain {x} exactly once"),
         ({"templates": []}, "settings.templates"),
         ({"batch_size": 0}, "settings.batch_size"),
         ({"colour": 1}, "settings.colour: Extra inputs are not permitted"),
-    ]:
+    ]
+    for settings, needle in refused:
         with pytest.raises(ConfigError) as info:
             clip_backend(context, TINY_CLIP_CHECKPOINT, **settings)
         assert needle in str(info.value) and "\n" not in str(info.value)

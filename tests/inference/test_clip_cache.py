@@ -36,7 +36,7 @@ from cueshift.inference.backends.clip_embeddings import encoder_key  # noqa: E40
 from cueshift.inference.backends.clip_probe import ClipSettings  # noqa: E402
 from cueshift.inference.embedding_cache import EmbeddingCache, MemoryEmbeddingCache  # noqa: E402
 from cueshift.inference.stand_ins import checkpoints  # noqa: E402
-from cueshift.inference.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT  # noqa: E402
+from cueshift.inference.stand_ins.tiny_clip import TINY_CLIP_CHECKPOINT, save_tiny_clip  # noqa: E402
 from cueshift.store.embedding_cache import DuckDBEmbeddingCache  # noqa: E402
 from cueshift.study.config import ModelConfig  # noqa: E402
 from cueshift.study.scenarios import RELEASED_TEMPLATE  # noqa: E402
@@ -90,7 +90,7 @@ class TowerCalls:
         self.text = 0
         self.loaded: list[str] = []
         self.written: list[int] = []
-        self._load, self._save = clip_module.load_clip, checkpoints.save_tiny_clip
+        self._load, self._save = clip_module.load_clip, save_tiny_clip
         monkeypatch.setattr(checkpoints, "STAND_IN_CACHE", stand_ins)
         monkeypatch.setattr(checkpoints, "save_tiny_clip", self.save)
         monkeypatch.setattr(clip_module, "load_clip", self.load)
