@@ -9,10 +9,26 @@ defines one.
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
+import warnings
 
-from cueshift.stats import CIMethod, crossed_bootstrap, face_multiplicities, scenario_multiplicities
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats as sps
+
+from cueshift.designs.stylisticbias.stats import model_summary
+from cueshift.stats import (
+    CIMethod,
+    Resampling,
+    cohens_dz,
+    crossed_bootstrap,
+    face_multiplicities,
+    mean_interval,
+    one_sample_test,
+    scenario_multiplicities,
+    welch_interval,
+)
+from tests.stats.frames import delta_rows
 
 SCALE = 27720.0  # COMMON_DENOMINATOR: Δ · SCALE is an integer
 
@@ -51,3 +67,55 @@ def test_crossed_bootstrap_of_equal_face_means_over_varying_scenarios_is_not_the
     faces = crossed_bootstrap(sums, counts, SCALE, w, np.ones((n_rep, n_scen)))
     assert crossed.ci_high[0] - crossed.ci_low[0] > 0.05
     assert faces.ci_low[0] == faces.estimate[0] == faces.ci_high[0]
+
+
+def test_welch_interval_of_two_constant_samples_is_the_exact_difference() -> None:
+    """45 values 0.1 against 30 values 0.3: scipy's Welch test gives t = -1.7e16 and an interval
+    of width 1e-16 about -0.2000000000000001 (the means' rounding); the exact answer is the point
+    0.1 - 0.3. Two constant samples of the same value differ by exactly 0 (was ±8e-17)."""
+    x, y = np.full(45, 0.1), np.full(30, 0.3)
+    assert welch_interval(x, y) == (0.1 - 0.3, 0.1 - 0.3, 0.1 - 0.3)
+    assert welch_interval(x, np.full(30, 0.1)) == (0.0, 0.0, 0.0)
+    assert mean_interval(np.full(45, 0.1)) == (0.1, 0.1, 0.1)
+
+
+def test_welch_interval_with_one_constant_sample_is_scipys() -> None:
+    """Only one sample constant: the interval is defined, and scipy's (its variance noise of 1e-35
+    beside the other's does not move it beyond rounding)."""
+    x = np.full(45, 0.1)
+    y = np.random.default_rng(3).normal(0.3, 0.1, 30)
+    est, low, high = welch_interval(x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy: "catastrophic cancellation" in x
+        ref = sps.ttest_ind(x, y, equal_var=False).confidence_interval()
+    assert (low, high) == pytest.approx((ref.low, ref.high), rel=1e-12)
+    assert est == pytest.approx(x.mean() - y.mean(), rel=1e-14)
+
+
+def test_cohens_dz_of_constant_columns_is_infinite_or_undefined() -> None:
+    """d_z = mean / sd: equal non-zero values have sd exactly 0 (d = ±inf; was ±1.6e16, the mean
+    over rounding noise), equal zeros 0/0 (NaN); one value leaves sd undefined. A face without data
+    (NaN) is left out. Ordinary columns are scipy's mean / sd."""
+    ordinary = np.random.default_rng(4).normal(0.2, 0.5, 45)
+    values = np.column_stack(
+        [np.full(45, 0.1), np.full(45, -0.3), np.zeros(45), np.r_[0.2, [np.nan] * 44], ordinary]
+    )
+    values[7, 0] = np.nan
+    expected = [np.inf, -np.inf, np.nan, np.nan, ordinary.mean() / sps.tstd(ordinary)]
+    np.testing.assert_allclose(cohens_dz(values), expected, rtol=1e-12)
+    _, _, d, name = one_sample_test(values, test="permutation", n_resamples=200)
+    assert name == "sign-flip"
+    np.testing.assert_allclose(d, expected, rtol=1e-12)
+
+
+def test_table5_cohens_d_of_a_model_whose_faces_all_shift_alike_is_infinite() -> None:
+    """Every face of m1 at Δ = 0.1 in every scenario: Table 5's d was 1.6e16 (sd of rounding noise)."""
+    rows = [
+        {"face_id": f"f{i}", "variation_value": "Casual", "scenario_id": s, "delta": 0.1}
+        for i in range(45)
+        for s in ("s1", "s2")
+    ]
+    out = model_summary(delta_rows(rows), resampling=Resampling(resamples=200))
+    m1 = out.filter(pl.col("model_id") == "m1").row(0, named=True)
+    assert m1["cohens_d"] == np.inf
+    assert m1["ci_low"] == m1["estimate"] == m1["ci_high"]

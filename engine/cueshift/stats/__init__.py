@@ -17,7 +17,7 @@ Public surface (implementation in private modules); the design statistics
 - proportions — :func:`wilson_interval`, :func:`binomial_test`, :func:`odds_ratio`,
   :func:`proportion_rows`
 - means — :func:`mean_interval`, :func:`welch_interval`, :func:`t_half_width`,
-  :func:`one_way_anova`
+  :func:`one_way_anova`, :func:`cohens_dz`
 - correlations and structure — :func:`pearson_slope`, :func:`spearman_with_ci`,
   :func:`correlate`, :func:`correlation_columns`, :func:`attribute_correlations`,
   :func:`frobenius_similarity`, :func:`ward_clusters`, :func:`adjusted_rand_index`
@@ -86,6 +86,7 @@ from cueshift.stats._deprecated_registry import (
     suite_analyses,
 )
 from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates
+from cueshift.stats._equal_values import cohens_dz
 from cueshift.stats._equivalence import VERDICTS, Tost, equivalence_verdicts, tost
 from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
 from cueshift.stats._face_draws import face_multiplicities
@@ -223,6 +224,7 @@ __all__ = [
     "bradley_terry_fit",
     "cluster_bootstrap",
     "clustered_standard_error",
+    "cohens_dz",
     "correlate",
     "correlation_columns",
     "crossed_model",

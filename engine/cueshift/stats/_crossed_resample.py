@@ -19,6 +19,7 @@ from cueshift._types import F64
 from cueshift.stats._bootstrap_intervals import _cell_interval, _jackknife_acceleration
 from cueshift.stats._cell_codes import cell_codes, encode_categories
 from cueshift.stats._crossed_variance import crossed_jackknife, t_calibrated
+from cueshift.stats._equal_values import equal_columns
 from cueshift.stats._face_draws import CHUNK_BYTES
 from cueshift.stats._face_sums import FaceSums
 from cueshift.stats._replicate_kernels import share_below
@@ -166,7 +167,7 @@ def crossed_bootstrap(
         estimate = np.where(observed, x, 0.0).sum(axis=0) / n_obs
     redrawn = bool(np.ptp(scenario_weights, axis=0).any()) if scenario_weights.size else False
     accel, _ = _jackknife_acceleration(np.ascontiguousarray(x))
-    constant = _constant_rows(sums, counts) if redrawn else _equal_columns(x)
+    constant = _constant_rows(sums, counts) if redrawn else equal_columns(x)
     n_rep = face_weights.shape[0]
     vt = np.ascontiguousarray(scenario_weights.T)
     low = np.full(n_rows, np.nan)
@@ -202,14 +203,9 @@ def crossed_bootstrap(
     return BootstrapResult(estimate, low, high, n_obs, method, n_rep, confidence_level)
 
 
-def _equal_columns(x: F64) -> NDArray[np.bool_]:
-    """Per column of ``x``: whether its non-NaN values are all the same, exactly (none: False)."""
-    return np.asarray(np.fmax.reduce(x, axis=0, initial=-np.inf) == np.fmin.reduce(x, axis=0, initial=np.inf))
-
-
 def _constant_rows(sums: F64, counts: F64) -> NDArray[np.bool_]:
     """Per row: whether every face × scenario cell with data has the same mean. The means are
     correctly rounded quotients of integers, so equal rationals give equal doubles."""
     with np.errstate(invalid="ignore", divide="ignore"):
         cell_mean = np.where(counts > 0, sums / counts, np.nan)  # (faces, rows, scenarios)
-    return _equal_columns(np.moveaxis(cell_mean, 1, 0).reshape(sums.shape[1], -1).T)
+    return equal_columns(np.moveaxis(cell_mean, 1, 0).reshape(sums.shape[1], -1).T)

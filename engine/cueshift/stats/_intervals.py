@@ -33,7 +33,8 @@ def mean_interval(values: ArrayLike, confidence: float = 0.95) -> tuple[float, f
     r"""Mean and t interval :math:`\bar x \pm t_{1-\alpha/2, n-1} s / \sqrt n` (missing values dropped).
 
     For paired differences this is the paired t interval. Returns ``(mean, low, high)``; the
-    bounds are NaN with fewer than two values (and the mean too with none).
+    bounds are NaN with fewer than two values (and the mean too with none). Equal values
+    (decided exactly) give the value as the mean and the interval.
 
     Examples
     --------
@@ -44,8 +45,8 @@ def mean_interval(values: ArrayLike, confidence: float = 0.95) -> tuple[float, f
     d = d[~np.isnan(d)]
     if d.size < 2:
         return (float(d.mean()) if d.size else math.nan), math.nan, math.nan
-    est = float(d.mean())
-    half = t_half_width(float(d.std(ddof=1)), int(d.size), confidence)
+    est, var = _moments(d)
+    half = t_half_width(math.sqrt(var), int(d.size), confidence) if var > 0 else 0.0
     return est, est - half, est + half
 
 
@@ -58,8 +59,10 @@ def welch_interval(x: ArrayLike, y: ArrayLike, confidence: float = 0.95) -> tupl
         \nu = \frac{(s_x^2/n_x + s_y^2/n_y)^2}{\frac{(s_x^2/n_x)^2}{n_x - 1} + \frac{(s_y^2/n_y)^2}{n_y - 1}}
 
     (the interval of ``scipy.stats.ttest_ind(x, y, equal_var=False)``). Missing values are
-    dropped; with fewer than two values in a sample the bounds are NaN, and with zero
-    variance in both the interval is the point.
+    dropped; with fewer than two values in a sample the bounds are NaN, and where each sample's
+    values are all equal (decided exactly: their variance from sums is rounding noise, which
+    gave an interval of width 1e-17 about a difference off by ulps) the interval is the point
+    :math:`x_1 - y_1`, as is the estimate.
 
     References
     ----------
@@ -72,11 +75,20 @@ def welch_interval(x: ArrayLike, y: ArrayLike, confidence: float = 0.95) -> tupl
     if a.size < 2 or b.size < 2:
         est = float(a.mean() - b.mean()) if a.size and b.size else math.nan
         return est, math.nan, math.nan
-    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
-    est = float(a.mean() - b.mean())
+    (mean_a, var_a), (mean_b, var_b) = _moments(a), _moments(b)
+    va, vb = var_a / a.size, var_b / b.size
+    est = mean_a - mean_b
     se = math.sqrt(va + vb)
     if se == 0:
         return est, est, est
     nu = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
     half = float(sps.t.ppf(0.5 + confidence / 2, nu)) * se
     return est, est - half, est + half
+
+
+def _moments(values: np.ndarray) -> tuple[float, float]:
+    """Mean and variance (``ddof = 1``) of at least two values; equal values (compared exactly)
+    have that value as their mean and a variance of 0, not rounding noise."""
+    if bool(np.all(values == values[0])):
+        return float(values[0]), 0.0
+    return float(values.mean()), float(values.var(ddof=1))

@@ -4,12 +4,10 @@ Wilcoxon signed-rank test (the paper's, seed 000 §4.4) or the sign-flip permuta
 
 from __future__ import annotations
 
-import warnings
 from typing import Literal
 
-import numpy as np
-
 from cueshift._types import F64
+from cueshift.stats._equal_values import cohens_dz
 from cueshift.stats._permutation import sign_flip_test
 from cueshift.stats._settings import DEFAULT_RESAMPLES, TestMethod
 from cueshift.stats._signed_rank import ZeroMethod, signed_rank_columns
@@ -33,13 +31,11 @@ def one_sample_test(
 
     Returns ``(statistic, p, effect_size, test_name)``; the WSRT statistic is scipy's
     (min(R+, R−) two-sided), its effect size the matched-pairs rank-biserial r; the sign-flip
-    statistic is the mean and its effect size Cohen's d_z of the face values.
+    statistic is the mean and its effect size Cohen's d_z of the face values
+    (:func:`~cueshift.stats._equal_values.cohens_dz`: ±inf where every face value is the same).
     """
     if test == "rank":
         res = signed_rank_columns(values, alternative=alternative, zero_method=zero_method)
         return res.statistic, res.p_value, res.effect_size, "wilcoxon"
     statistic, p = sign_flip_test(values, n_resamples=n_resamples, seed=seed, alternative=alternative)
-    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        d = np.nanmean(values, axis=0) / np.nanstd(values, axis=0, ddof=1)
-    return statistic, p, d, "sign-flip"
+    return statistic, p, cohens_dz(values), "sign-flip"

@@ -12,6 +12,7 @@ from cueshift.stats import (
     MEAN_OF_MODELS,
     Resampling,
     cluster_bootstrap,
+    cohens_dz,
     face_matrix,
     returns,
     study_faces,
@@ -60,7 +61,7 @@ def model_summary(
       :math:`\bar\Delta_f` the face's mean Δ over all its variations and scenarios;
       face-level bootstrap CI (``resampling``: resamples, seed, level, interval kind).
     - ``cohens_d`` — face-level one-sample :math:`d_z = \overline{\bar\Delta_f} / s(\bar\Delta_f)`
-      (sample std, ddof = 1).
+      (sample std, ddof = 1; ±inf where every face mean is the same, NaN where they are all 0).
     - ``zero_share`` — share of Δ rows exactly 0 (model × image × scenario).
     - ``large_share`` — share of Δ rows with :math:`|\Delta| \ge 0.25`.
 
@@ -76,8 +77,7 @@ def model_summary(
         confidence_level=resampling.confidence_level,
         method=resampling.ci_method,
     )
-    with np.errstate(invalid="ignore", divide="ignore"):
-        d = np.nanmean(fm.values, axis=0) / np.nanstd(fm.values, axis=0, ddof=1)
+    d = cohens_dz(fm.values)
     shares = data.group_by("model_id").agg(
         (pl.col("delta") == 0).mean().alias("zero_share"),
         (pl.col("delta").abs() >= large_shift - 1e-12).mean().alias("large_share"),
