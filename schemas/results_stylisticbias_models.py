@@ -16,8 +16,9 @@ class CrossModelSchema(Interval, Result):
 
     ``n_sign_reversed``: scenarios whose point estimates have opposite signs (the paper's
     count); of these, ``n_reversed_significant`` have evidence (both SBS significant with
-    opposite signs, or a significant paired difference) and ``n_reversed_not_distinguishable``
-    do not."""
+    opposite signs; before D51 also a significant paired difference alone),
+    ``n_reversed_not_distinguishable`` have neither that nor a significant paired difference, and
+    the rest only a significant paired difference (not counted: the signs are not shown)."""
 
     model_a: str
     model_b: str

@@ -158,7 +158,8 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
         console.print(
             f"[bold]Across models (Fig. 5)[/]: per-scenario mean Δ correlate r = {fmt_num(r['lo'], 2)} to "
             f"{fmt_num(r['hi'], 2)}; {r['rlo']} to {r['rhi']} sign-reversed scenarios per pair "
-            f"({r['evid']} of {r['rsum']} with evidence); category ranking identical in "
+            f"({r['evid']} of {r['rsum']} with evidence: both signs significant); category ranking "
+            "identical in "
             f"{fmt_percent(r['kept'])} of pairs"
         )
     print_equivalence(con, console)

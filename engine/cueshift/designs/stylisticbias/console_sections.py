@@ -58,9 +58,11 @@ def sbs_table(console: Console, rows: pl.DataFrame, key: str, title: str) -> Non
 
 
 def print_group_reversals(console: Console, con: duckdb.DuckDBPyConnection) -> None:
-    """Table 11's sign reversals per dimension: with evidence (both sides significant, or the
-    groups' difference) and the sign changes not distinguishable from noise (nothing for a
-    database analysed before ``reversal_evidence`` existed)."""
+    """Table 11's sign reversals per dimension: with evidence (both sides significant, D51), those
+    whose groups differ without either sign shown (``difference significant``, not counted) and
+    the sign changes not distinguishable from noise (nothing for a database analysed before
+    ``reversal_evidence`` existed). Read from ``sign_reversal_both`` and ``reversal_evidence``, so a
+    database analysed before D51 (whose ``sign_reversal`` also counted the difference) reads alike."""
     found = con.execute(
         "SELECT count(*) FROM information_schema.columns "
         "WHERE table_name = 'result_table11' AND column_name = 'reversal_evidence'"
@@ -70,8 +72,9 @@ def print_group_reversals(console: Console, con: duckdb.DuckDBPyConnection) -> N
     rows = read_table(
         con,
         "result_table11",
-        """SELECT dimension, count(DISTINCT variation_value) FILTER (WHERE sign_reversal) AS evidence,
-                  count(DISTINCT variation_value) FILTER (WHERE sign_reversal_both) AS both_sides,
+        """SELECT dimension, count(DISTINCT variation_value) FILTER (WHERE sign_reversal_both) AS evidence,
+                  count(DISTINCT variation_value) FILTER (WHERE reversal_evidence = 'difference significant')
+                      AS difference,
                   count(DISTINCT variation_value) FILTER (WHERE reversal_evidence = 'not distinguishable')
                       AS unclear
            FROM {t} GROUP BY dimension ORDER BY dimension""",
@@ -79,10 +82,10 @@ def print_group_reversals(console: Console, con: duckdb.DuckDBPyConnection) -> N
     if rows is None or rows.height == 0:
         return
     parts = [
-        f"{escape(str(r['dimension']))}: {r['evidence']} with evidence ({r['both_sides']} both sides "
-        f"significant), {r['unclear']} not distinguishable"
+        f"{escape(str(r['dimension']))}: {r['evidence']} with evidence (both sides significant), "
+        f"{r['difference']} difference only (signs not shown), {r['unclear']} not distinguishable"
         for r in rows.iter_rows(named=True)
-        if r["evidence"] or r["unclear"]  # a dimension without sign changes says nothing
+        if r["evidence"] or r["difference"] or r["unclear"]  # no sign change: says nothing
     ]
     if parts:
         title = "[bold]Sign reversals between groups (Table 11)[/]: "

@@ -1,6 +1,6 @@
 """StylisticBias report, Fig. 5 (seed 000): per-scenario SBS of each model pair against each other,
 with the stored r, slope and fitted line of ``result_cross_model`` and the scenarios whose signs
-are reversed with evidence ringed."""
+are reversed with evidence ringed (both SBS significant, D51)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ ALPHA = 0.05
 def draw_model_pairs(report: Source) -> Figure | None:
     """Fig. 5: per-scenario SBS of each model pair, with the stored r, slope and fitted line;
     scenarios whose signs are reversed with evidence (``result_cross_model``'s rule: both SBS
-    significant, or their paired difference in ``result_model_differences``) are ringed."""
+    significant, each in its own direction; D51) are ringed. Read from ``result_sbs``, so the rings
+    of a database analysed before D51 follow the rule too (its stored count, in the title, counted a
+    significant paired difference as evidence as well)."""
     pairs = report.query("""
         SELECT model_a, model_b, estimate AS r, slope, intercept, n_sign_reversed,
                n_reversed_significant FROM result_cross_model
@@ -34,9 +36,6 @@ def draw_model_pairs(report: Source) -> Figure | None:
         SELECT r.model_id, r.scenario_id, s.category, r.estimate, r.p_adj
         FROM result_sbs r JOIN scenario s USING (scenario_id)
         WHERE r.level = 'scenario' AND list_contains($models, r.model_id)""")
-    differences = report.query("""
-        SELECT model_a, model_b, scenario_id, p_adj AS p_difference FROM result_model_differences
-        WHERE level = 'scenario' AND list_contains($models, model_a) AND list_contains($models, model_b)""")
     n = pairs.height
     ncols = min(3, n)
     nrows = -(-n // ncols)
@@ -50,14 +49,10 @@ def draw_model_pairs(report: Source) -> Figure | None:
         b = points.filter(pl.col("model_id") == pair["model_b"]).select(
             "scenario_id", y="estimate", p_y="p_adj"
         )
-        tested = differences.filter(
-            (pl.col("model_a") == pair["model_a"]) & (pl.col("model_b") == pair["model_b"])
-        ).select("scenario_id", "p_difference")
-        both = a.join(b, on="scenario_id").join(tested, on="scenario_id", how="left")
+        both = a.join(b, on="scenario_id")
         ax.scatter(both["x"], both["y"], c=[_colour(c) for c in both["category"]], s=14)
         evidence = both.filter(
-            (pl.col("x") * pl.col("y") < 0)
-            & (((pl.col("p_x") < ALPHA) & (pl.col("p_y") < ALPHA)) | (pl.col("p_difference") < ALPHA))
+            (pl.col("x") * pl.col("y") < 0) & (pl.col("p_x") < ALPHA) & (pl.col("p_y") < ALPHA)
         )
         ax.scatter(evidence["x"], evidence["y"], s=60, facecolors="none", edgecolors="black", linewidths=0.8)
         lim = (

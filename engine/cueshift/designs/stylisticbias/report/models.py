@@ -91,7 +91,9 @@ MODEL_REVERSALS = TableSpec(
     key="model_reversals",
     title="Table M4. Sign reversals between models: with evidence or not distinguishable from noise",
     sql=f"""
-    SELECT {_PAIR} AS pair, n_sign_reversed, n_reversed_significant, n_reversed_not_distinguishable, n
+    SELECT {_PAIR} AS pair, n_sign_reversed, n_reversed_significant,
+           n_sign_reversed - n_reversed_significant - n_reversed_not_distinguishable AS n_difference_only,
+           n_reversed_not_distinguishable, n
     FROM result_cross_model WHERE {_PAIR_FILTER}
     ORDER BY model_a, model_b
     """,
@@ -99,15 +101,17 @@ MODEL_REVERSALS = TableSpec(
         stub("pair", "Models"),
         Col("n_sign_reversed", "Opposite point estimates", fmt_integer),
         Col("n_reversed_significant", "Reversed with evidence", fmt_integer),
+        Col("n_difference_only", "Difference only", fmt_integer),
         Col("n_reversed_not_distinguishable", "Not distinguishable", fmt_integer),
         Col("n", "Scenarios", fmt_integer),
     ),
     notes=(
         "Opposite point estimates: scenarios whose SBS have opposite signs in the two models (the count "
         "of seed 000, Fig. 5). Reversed with evidence: of these, the scenarios where both SBS differ "
-        "from 0 (WSRT, BH within model over scenarios, p < 0.05) or the paired difference does (BH "
-        "within the pair); the rest are not distinguishable from sampling noise: two judges with the "
-        "same effects show such reversals wherever the true SBS is near 0.",
+        "from 0 (WSRT, BH within model over scenarios, p < 0.05), each in its own direction. Difference "
+        "only: the paired difference differs from 0 (BH within the pair) but not both SBS, so the signs "
+        "are not shown (not counted). The rest are not distinguishable from sampling noise: two judges "
+        "with the same effects show such reversals wherever the true SBS is near 0.",
     ),
     requires=("result_cross_model",),
     empty="needs at least two models in the report.",

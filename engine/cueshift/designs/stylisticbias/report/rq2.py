@@ -148,9 +148,10 @@ TABLE11_DEMOGRAPHIC = TableSpec(
         "moderate negative −0.10 < Δ ≤ −0.04, strong negative Δ ≤ −0.10. Face-level WSRT, BH over all cells; "
         "pooled over models and scenarios.",
         "Sign reversals (a variation whose groups in one dimension, e.g. gender, take both signs) count only "
-        "with evidence: a positive and a negative group each significant, or the two groups' per-face mean Δ "
-        "differ (two-sided Mann–Whitney U, BH over every opposite-signed pair of the table); the others are "
-        "not distinguishable from noise (result_table11: reversal_evidence, reversal_p_adj).",
+        "with evidence: a positive and a negative group each significant. Where only the two groups' "
+        "per-face mean Δ differ (two-sided Mann–Whitney U, BH over every opposite-signed pair of the table) "
+        "the groups differ but neither sign is shown ('difference significant', not counted); the others "
+        "are not distinguishable from noise (result_table11: reversal_evidence, reversal_p_adj).",
         EMPHASIS_LEGEND,
         ABBREVIATIONS,
     ),

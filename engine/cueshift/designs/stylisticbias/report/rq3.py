@@ -80,7 +80,8 @@ CROSS_MODEL = TableSpec(
     notes=(
         "r marks use the unadjusted p-value of the correlation test.",
         "Sign-reversed: scenarios whose mean Δ have opposite signs (the paper's count); with evidence: "
-        "of these, both SBS significant or their paired difference significant (Table M4).",
+        "of these, both SBS significant, each in its own direction (a significant paired difference "
+        "alone does not count; Table M4).",
     ),
     requires=("result_cross_model",),
     empty="needs at least two models in the report.",

@@ -210,8 +210,9 @@ TABLE11_BY_MODEL = TableSpec(
            count(*) FILTER (WHERE p_adj < 0.05) AS significant,
            count(*) FILTER (WHERE p_adj < 0.05 AND estimate > 0) AS positive,
            count(*) FILTER (WHERE p_adj < 0.05 AND estimate < 0) AS negative,
-           count(DISTINCT variation_value) FILTER (WHERE sign_reversal) AS reversals,
-           count(DISTINCT variation_value) FILTER (WHERE sign_reversal_both) AS reversals_both
+           count(DISTINCT variation_value) FILTER (WHERE sign_reversal_both) AS reversals,
+           count(DISTINCT variation_value) FILTER (WHERE reversal_evidence = 'difference significant')
+               AS reversals_difference
     FROM result_table11_by_model WHERE {MODELS_FILTER}
     GROUP BY model_id, dimension ORDER BY model_id, col_pos
     """,
@@ -222,14 +223,15 @@ TABLE11_BY_MODEL = TableSpec(
         Col("positive", "Δ > 0", fmt_integer),
         Col("negative", "Δ < 0", fmt_integer),
         Col("reversals", "Sign reversals", fmt_integer),
-        Col("reversals_both", "both sides significant", fmt_integer),
+        Col("reversals_difference", "difference only", fmt_integer),
     ),
     group="model_id",
     notes=(
         "Table 11 computed on each model's Δ rows alone (cells: variation value × demographic group); "
         "BH over every cell of every model (a larger family than the pooled Table 11's). Sign reversal: "
-        "a value whose groups take both signs, with evidence (both sides significant, or the groups' "
-        "per-face means differ: Mann–Whitney U, BH); the rest are not distinguishable (reversal_evidence). "
+        "a value whose groups take both signs, with evidence: a positive and a negative group each "
+        "significant. Difference only: the groups' per-face means differ (Mann–Whitney U, BH) but neither "
+        "sign is shown, so no reversal is counted; the rest are not distinguishable (reversal_evidence). "
         "Every cell: result_table11_by_model.",
     ),
     requires=("result_table11_by_model",),

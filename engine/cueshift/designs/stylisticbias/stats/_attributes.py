@@ -53,11 +53,13 @@ def demographic_variation_table(
 
     Sign reversals (the paper's gender-dependent reversals, e.g. facial tattoo: male −0.006 ns,
     female +0.033 p < 0.001) count only with evidence (:func:`reversal_flags`):
-    ``sign_reversal`` when the value's group estimates within a dimension take both signs and
-    either a positive and a negative group are each significant (``sign_reversal_both``), or a
-    two-sided Mann–Whitney U test of the two groups' per-face means is (BH over every
-    opposite-signed pair of the table; ``reversal_p_adj``). ``reversal_evidence`` says which, or
-    ``not distinguishable`` for a sign change with neither (null: no sign change).
+    ``sign_reversal`` when the value's group estimates within a dimension take both signs and a
+    positive and a negative group are each significant (an intersection–union test, D51; the same
+    as ``sign_reversal_both``). A two-sided Mann–Whitney U test of the two groups' per-face means
+    (BH over every opposite-signed pair of the table; ``reversal_p_adj``) significant without that
+    is ``reversal_evidence`` ``difference significant``, not a counted reversal; a sign change with
+    neither is ``not distinguishable`` (null: no sign change). In the example above the male
+    −0.006 is not significant, so facial tattoo is not a counted reversal.
 
     Beside the raw cells, partially pooled ones (:func:`pooled_cells`):
     ``pooled_estimate`` shrinks each group's estimate towards the value's estimate over the

@@ -12,6 +12,7 @@ import polars as pl
 from cueshift.designs.stylisticbias.stats._model_cells import ModelCells, model_cells
 from cueshift.designs.stylisticbias.stats._reversals import reversals_of
 from cueshift.stats import (
+    ALPHA,
     POOLED,
     Resampling,
     group_means,
@@ -138,19 +139,24 @@ def cross_model(
     Gemma-4 on Gemma-3, r = 0.75, slope = 0.39; ``slope_reverse`` regresses :math:`a` on
     :math:`b`), ``n_sign_reversed`` — scenarios whose mean Δ has opposite signs
     (:math:`\bar\Delta_a \bar\Delta_b < 0`; paper: 4 to 12) — split into
-    ``n_reversed_significant`` (with evidence: both scenario SBS significant, or their paired
-    difference; :func:`scenario_reversals`, ``resampling``'s test, resamples and seed its tests) and
-    ``n_reversed_not_distinguishable``, and ``category_ranking_preserved``: both models rank the
+    ``n_reversed_significant`` (with evidence: both scenario SBS significant, an
+    intersection–union test, D51; :func:`scenario_reversals`, ``resampling``'s test, resamples and
+    seed its tests), those whose paired difference alone is significant (the rest of
+    ``n_sign_reversed``: not counted, the signs are not established) and
+    ``n_reversed_not_distinguishable`` (neither), and ``category_ranking_preserved``: both models rank the
     scenario categories identically (the Fisher-z CI at ``resampling.confidence_level``).
     ``cells``: as :func:`category_ranking`.
     """
     cells = model_cells(delta) if cells is None else cells
     means = _scenario_means(cells)
     reversals = reversals_of(cells, resampling=resampling)
+    difference_only = (
+        pl.col("reversed") & ~pl.col("reversed_significant") & (pl.col("p_adj_difference") < ALPHA)
+    ).fill_null(False)
     evidence = {
-        (a, b): int(n)
-        for a, b, n in reversals.group_by("model_a", "model_b")
-        .agg(pl.col("reversed_significant").sum())
+        (a, b): (int(n), int(d))
+        for a, b, n, d in reversals.group_by("model_a", "model_b")
+        .agg(pl.col("reversed_significant").sum(), difference_only.sum())
         .iter_rows()
     }
     ranking = _category_ranking(cells)
@@ -180,8 +186,8 @@ def cross_model(
                 "intercept": res.intercept,
                 "slope_reverse": rev.slope,
                 "n_sign_reversed": n_reversed,
-                "n_reversed_significant": evidence.get((a, b), 0),
-                "n_reversed_not_distinguishable": n_reversed - evidence.get((a, b), 0),
+                "n_reversed_significant": evidence.get((a, b), (0, 0))[0],
+                "n_reversed_not_distinguishable": n_reversed - sum(evidence.get((a, b), (0, 0))),
                 "category_ranking_preserved": order.get(a) == order.get(b),
                 "n": res.n,
             }

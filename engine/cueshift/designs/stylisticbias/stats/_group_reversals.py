@@ -1,23 +1,33 @@
-r"""Sign reversals between demographic groups, counted only with evidence (Table 11; docs/decisions.md#d7).
+r"""Sign reversals between demographic groups, counted only with evidence (Table 11; D7, D51).
 
 A variation value "reverses" within a dimension (e.g. gender) when its group estimates take both
 signs. On point estimates alone that happens wherever the true shift of a group is near zero:
 two simulated judges with identical planted effects already show reversals. A reversal counts
-here only with evidence:
+here only when the data tell the two signs apart, an intersection–union test (Berger 1982): the
+null "the shifts do not have opposite signs" is the union of "the positive group's shift is
+:math:`\le 0`" and "the negative group's shift is :math:`\ge 0`", so it is rejected only when
+both are, each at level alpha, and the pair needs no further multiplicity correction.
+``reversal_evidence`` says which case a sign change is:
 
 ``both significant``
     a group with a positive and a group with a negative estimate are each significant
-    (``p_adj < alpha`` of Table 11's face-level test);
+    (``p_adj < alpha`` of Table 11's face-level test): the only counted reversal;
 ``difference significant``
     else, the two groups differ: a two-sided Mann–Whitney U test of the per-face mean Δ of the
     group with the positive estimate against those of the group with the negative one,
-    BH-adjusted over every such pair of the table, has ``p_adj < alpha``;
+    BH-adjusted over every such pair of the table, has ``p_adj < alpha``. That shows the groups
+    differ, not that their signs do (+0.3 against −0.001 qualifies), so it is shown, not counted;
 ``not distinguishable``
     the signs differ, but neither holds: the data cannot tell the reversal from noise.
 
 Faces belong to one group of a dimension, so the two samples are independent (MWU's
 assumption). In a dimension of more than two groups every pair of opposite-signed groups is
 tested, and the smallest adjusted p of the value × dimension is reported.
+
+References
+----------
+.. [1] Berger, R. L. (1982). Multiparameter hypothesis testing and acceptance sampling.
+   *Technometrics* 24, 295–300.
 """
 
 from __future__ import annotations
@@ -99,10 +109,24 @@ def reversal_flags(cells: pl.DataFrame, values: F64, key: Sequence[str], *, alph
     """``cells`` (with ``p_adj`` of the face-level test) with the reversal columns of Table 11.
 
     ``sign_reversal``: the value's group estimates within the dimension take both signs **with
-    evidence** (module docstring); ``sign_reversal_both``: a positive and a negative group are
-    each significant; ``reversal_evidence``: which evidence, or ``not distinguishable`` (null
-    without a sign change); ``reversal_p_adj``: the smallest BH-adjusted MWU p of the value ×
-    dimension's opposite-signed pairs (:func:`opposite_sign_differences`).
+    evidence**, a positive and a negative group each significant (module docstring; since D51 the
+    same as ``sign_reversal_both``, kept for stored tables); ``reversal_evidence``: ``both
+    significant``, ``difference significant`` (the groups differ, the signs are not established:
+    not a counted reversal) or ``not distinguishable`` (null without a sign change);
+    ``reversal_p_adj``: the smallest BH-adjusted MWU p of the value × dimension's opposite-signed
+    pairs (:func:`opposite_sign_differences`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cells = pl.DataFrame({"variation_value": ["v", "v"], "dimension": ["gender", "gender"],
+    ...                       "group": ["female", "male"], "estimate": [0.3, -0.001],
+    ...                       "p_adj": [1e-6, 0.9]})
+    >>> values = np.full((20, 2), np.nan)
+    >>> values[:10, 0], values[10:, 1] = 0.255 + np.arange(10) / 100, np.arange(10) / 100 - 0.046
+    >>> out = reversal_flags(cells, values, ["variation_value"], alpha=0.05)
+    >>> out.select("reversal_evidence", "sign_reversal").row(0)
+    ('difference significant', False)
     """
     on = [*key, "dimension"]
     differences = opposite_sign_differences(cells, values, key)
@@ -125,9 +149,8 @@ def reversal_flags(cells: pl.DataFrame, values: F64, key: Sequence[str], *, alph
     return (
         flagged.with_columns(reversal_evidence=evidence)
         .with_columns(
-            sign_reversal=pl.col("reversal_evidence")
-            .is_in([BOTH_SIGNIFICANT, DIFFERENCE_SIGNIFICANT])
-            .fill_null(False),
+            # intersection–union: only opposite signs each significant count (D51)
+            sign_reversal=(pl.col("reversal_evidence") == BOTH_SIGNIFICANT).fill_null(False),
             sign_reversal_both=pl.col("sign_change") & pl.col("pos_sig") & pl.col("neg_sig"),
             reversal_p_adj=pl.when(pl.col("sign_change")).then(pl.col("reversal_p_adj")),
         )

@@ -1,5 +1,7 @@
 """Sign reversals between models with evidence: a reversal counts only when the data can tell
-the two signs apart, not whenever two noisy point estimates straddle zero."""
+the two signs apart (each SBS differs from zero in its own direction: an intersection–union test,
+docs/decisions.md#d51), not whenever two noisy point estimates straddle zero, nor when the two
+SBS merely differ."""
 
 from __future__ import annotations
 
@@ -60,19 +62,24 @@ def scenario_reversals(
     ``reversed``: the point estimates have opposite signs,
     :math:`\mathrm{SBS}_a \mathrm{SBS}_b < 0` (seed 000 Fig. 5 counts these). Two judges with
     identical effects show such "reversals" wherever the true SBS is near zero.
-    ``reversed_significant``: reversed *and* either both SBS differ from zero
+    ``reversed_significant``: reversed *and* both SBS differ from zero
     (:math:`p_{\mathrm{adj}} < \alpha` each; WSRT or sign flips on per-face mean Δ, BH within
-    the model over scenarios, as ``result_sbs``) or the paired difference
-    :math:`\mathrm{SBS}_a - \mathrm{SBS}_b` does (per-face differences on the same faces,
-    BH within the pair over scenarios; :func:`paired_cells`). A reversal without either is
-    *not distinguishable* from sampling noise. ``resampling``: the tests, their resamples and
-    seed (its interval settings are not used).
+    the model over scenarios, as ``result_sbs``), each in the direction of its estimate: an
+    intersection–union test of "the signs are opposite", level :math:`\alpha` for the pair
+    without further correction [3]_. ``p_adj_difference``: the paired difference
+    :math:`\mathrm{SBS}_a - \mathrm{SBS}_b` (per-face differences on the same faces, BH within
+    the pair over scenarios; :func:`paired_cells`). A significant difference shows the models
+    differ, not that their signs do (+0.12 against −0.005), so it does not make a reversal
+    (before D51 it did); a reversal with neither is *not distinguishable* from sampling noise.
+    ``resampling``: the tests, their resamples and seed (its interval settings are not used).
 
     References
     ----------
     .. [1] Gelman, A. & Carlin, J. (2014). Beyond power calculations: assessing type S (sign)
        and type M (magnitude) errors. *Perspect. Psychol. Sci.* 9, 641-651.
     .. [2] Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640, §4.
+    .. [3] Berger, R. L. (1982). Multiparameter hypothesis testing and acceptance sampling.
+       *Technometrics* 24, 295–300.
     """
     return reversals_of(model_cells(delta), resampling=resampling, alpha=alpha)
 
@@ -118,9 +125,9 @@ def reversals_of(
     out = differences.join(side("a"), on=["model_a", "scenario_id"]).join(
         side("b"), on=["model_b", "scenario_id"]
     )
+    # intersection–union: opposite estimates, each significant (D51); the difference alone is not
     significant = (pl.col("p_adj_a") < alpha) & (pl.col("p_adj_b") < alpha)
     out = out.with_columns(reversed=(pl.col("sbs_a") * pl.col("sbs_b") < 0).fill_null(False)).with_columns(
-        reversed_significant=pl.col("reversed")
-        & (significant | (pl.col("p_adj_difference") < alpha)).fill_null(False)
+        reversed_significant=(pl.col("reversed") & significant).fill_null(False)
     )
     return out.select(*REVERSAL_SCHEMA).sort("model_a", "model_b", "scenario_id")
