@@ -12,7 +12,8 @@ from cueshift.stats._checked import returns
 from cueshift.stats._effect_intervals import bias_shifted_interval, refit_replicates
 from cueshift.stats._faces import group_means
 from cueshift.stats._mixed import FACTORS
-from cueshift.stats._model_terms import R2_TERMS, cell_blocks, term_values, wald_p_values
+from cueshift.stats._model_terms import R2_TERMS, cell_blocks, term_values, unfit_reason, wald_p_values
+from cueshift.stats._registry import NotApplicable
 from cueshift.stats._reml import FaceBlocks, RemlFit, reml_fit
 from cueshift.stats._settings import DEFAULT_RESAMPLES
 
@@ -46,6 +47,8 @@ def _fit(
         cells = crossed_model_cells(delta, category_map=category_map, crossed=crossed)
     if cells.height == 0 or min(cells[f].n_unique() for f in FACTORS) < 2:
         return None
+    if (reason := unfit_reason(cells, crossed=crossed)) is not None:
+        raise NotApplicable(reason)  # every Δ equal, one face, or one scenario per category
     blocks = cell_blocks(cells, FACTORS, crossed=crossed)
     return cells, blocks, reml_fit(blocks)
 
@@ -80,7 +83,9 @@ def crossed_model(
     intercept variances in the conditional part — and the same bootstrap intervals (faces
     resampled, scenarios held fixed: the intervals do not count the scenarios' sampling) on at
     most ``max_refits`` refits. ``cells``: :func:`crossed_model_cells` of ``delta`` (same
-    ``category_map`` and ``crossed``) already computed; the rows are then not read.
+    ``category_map`` and ``crossed``) already computed; the rows are then not read. Cells without
+    estimates raise :class:`~cueshift.stats.NotApplicable` as in :func:`cueshift.stats.mixed_model`
+    (also where each scenario category has one scenario: its variance is not identified).
 
     References
     ----------

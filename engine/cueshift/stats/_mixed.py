@@ -12,7 +12,8 @@ import polars as pl
 from cueshift.stats._checked import returns
 from cueshift.stats._effect_intervals import MODEL_REFITS, bias_shifted_interval, refit_replicates
 from cueshift.stats._faces import group_means
-from cueshift.stats._model_terms import cell_blocks, term_values, wald_p_values
+from cueshift.stats._model_terms import cell_blocks, term_values, unfit_reason, wald_p_values
+from cueshift.stats._registry import NotApplicable
 from cueshift.stats._reml import RemlFit, reml_fit
 from cueshift.stats._settings import DEFAULT_RESAMPLES
 
@@ -112,6 +113,11 @@ def mixed_model(
     ``cells``: :func:`mixed_model_cells` of ``delta`` (same ``category_map``) already computed;
     the rows are then not read.
 
+    A factor with a single level gives an empty frame. Cells that admit no estimates raise
+    :class:`~cueshift.stats.NotApplicable` with the reason
+    (:func:`~cueshift.stats._model_terms.unfit_reason`: every Δ equal, or a single face), as the
+    fit would otherwise report rounding noise (F = 1e271, η²p = 1) or fail.
+
     Returns
     -------
     polars.DataFrame
@@ -133,6 +139,8 @@ def mixed_model(
     cells = cells.sort("face_id", *FACTORS)
     if min(cells[f].n_unique() for f in FACTORS) < 2:  # a factor with one level: no model to fit
         return pl.DataFrame(schema=EMPTY_RESULT)
+    if (reason := unfit_reason(cells)) is not None:
+        raise NotApplicable(reason)
     blocks = cell_blocks(cells, FACTORS)
     if estimator == "reml":
         fit, names = reml_fit(blocks, ddof=r2_ddof), blocks.names

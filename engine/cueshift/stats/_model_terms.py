@@ -58,6 +58,27 @@ def cell_blocks(
     )
 
 
+def unfit_reason(cells: pl.DataFrame, *, value: str = "delta", crossed: str | None = None) -> str | None:
+    """Why the random-intercept model of ``cells`` has no estimates, or None: every cell equal
+    (compared exactly; the fit would divide rounding noise: F = 1e271, or statsmodels' division
+    by zero), a single face (its variance is not identified), or, with ``crossed``, one scenario
+    per scenario category (the scenario variance is the category effect).
+
+    Examples
+    --------
+    >>> unfit_reason(pl.DataFrame({"face_id": ["a", "b"], "delta": [0.1, 0.1]}))
+    'every cell has the same Δ (0.1): F, partial η² and R² are 0/0'
+    """
+    y = cells[value].to_numpy()
+    if y.size and bool(np.all(y == y[0])):
+        return f"every cell has the same Δ ({y[0]:g}): F, partial η² and R² are 0/0"
+    if cells["face_id"].n_unique() < 2:
+        return "a single face: the face variance is not identified"
+    if crossed and cells.group_by("scenario_category").agg(pl.col(crossed).n_unique())[crossed].max() == 1:
+        return f"one {crossed} per scenario_category: the {crossed} variance is not identified"
+    return None
+
+
 def term_values(fit: RemlFit, names: Sequence[str], factors: Sequence[str]) -> TermValues:
     r"""Wald :math:`F = \hat\beta_J^\top \hat V_J^{-1}\hat\beta_J / q` per factor on :math:`q` and
     :math:`N - p` df, :math:`\eta^2_p = Fq/(Fq + N - p)`, and Nakagawa & Schielzeth's
