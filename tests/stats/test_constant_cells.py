@@ -26,6 +26,7 @@ from cueshift.stats import (
     mean_interval,
     one_sample_test,
     scenario_multiplicities,
+    tost,
     welch_interval,
 )
 from tests.stats.frames import delta_rows
@@ -119,3 +120,13 @@ def test_table5_cohens_d_of_a_model_whose_faces_all_shift_alike_is_infinite() ->
     m1 = out.filter(pl.col("model_id") == "m1").row(0, named=True)
     assert m1["cohens_d"] == np.inf
     assert m1["ci_low"] == m1["estimate"] == m1["ci_high"]
+
+
+def test_tost_of_constant_faces_is_the_point_and_decided() -> None:
+    """n equal values: the TOST's interval is the value itself (was that value off by ulps, ±1e-17:
+    the sd of rounding noise) and both one-sided tests reject (t = ±inf), whatever n."""
+    for value in (0.1, 0.3, 1 / 7, -0.2):
+        for n in (3, 6, 12, 45, 46, 52, 100):
+            res = tost(np.full((n, 1), value), 0.5)
+            assert res.estimate[0] == res.ci_low[0] == res.ci_high[0] == value, (value, n)
+            assert res.p[0] == 0.0 and res.p_shift[0] == 0.0

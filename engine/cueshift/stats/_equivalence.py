@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from cueshift._types import F64, I64
+from cueshift.stats._equal_values import exact_mean_sd
 
 #: The verdicts of :func:`equivalence_verdicts`.
 SHIFT: Final = "shift"
@@ -80,8 +81,9 @@ def tost(values: F64, margin: float | F64, *, alpha: float = 0.05) -> Tost:
     n = np.sum(~np.isnan(x), axis=0)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        mean = np.nanmean(x, axis=0)
-        se = np.nanstd(x, axis=0, ddof=1) / np.sqrt(n)
+        mean, sd = exact_mean_sd(x.reshape(x.shape[0], -1))  # equal values: sd exactly 0
+        mean, sd = mean.reshape(x.shape[1:]), sd.reshape(x.shape[1:])
+        se = sd / np.sqrt(n)
         df = np.where(n >= 2, n - 1, np.nan)
         t_lower, t_upper = (mean + m) / se, (mean - m) / se
         p_lower, p_upper = stats.t.sf(t_lower, df), stats.t.cdf(t_upper, df)
