@@ -152,6 +152,19 @@ def test_planted_attributes_pass_the_floor_and_null_ones_rarely_do():
     assert 0.7 < real(null["ratio"].mean()) < 1.3  # a null attribute sits on the floor
 
 
+def test_the_face_level_floor_test_keeps_its_level_at_the_design_shape():
+    # d_fv averages 25 |Δ| of the value against 50 of the placebos: under the null their means
+    # agree but d_fv need not be symmetric about 0, and the WSRT tests its pseudo-median. Planted
+    # null values at the design's shape (25 scenarios, both placebos, 12 answers per image ×
+    # scenario, the demo's 90 faces), one per judge, 600 judges: the one-sided rejection rate
+    # stays at alpha (measured 5.3 % over 5,600 judges, this seed 6.2 %; 0.05 + 3 SE = 0.077)
+    attr, placebo = simulate(reps=600, faces=90, scenarios=25, effects={"Null": 0.0}, seed=21)
+    out = attributes_vs_floor(attr, placebo, resampling=replace(FAST, resamples=100))
+    null = out.filter(pl.col("model_id") != POOLED)
+    assert null.height == 600
+    assert 0.025 <= real((null["p"] < 0.05).mean()) <= 0.077
+
+
 def test_a_study_plans_judges_analyses_and_shows_its_noise_floor(tmp_path):
     import io
 
