@@ -130,3 +130,16 @@ def test_tost_of_constant_faces_is_the_point_and_decided() -> None:
             res = tost(np.full((n, 1), value), 0.5)
             assert res.estimate[0] == res.ci_low[0] == res.ci_high[0] == value, (value, n)
             assert res.p[0] == 0.0 and res.p_shift[0] == 0.0
+
+
+def test_tost_of_constant_faces_on_or_beyond_the_margin_is_not_equivalent() -> None:
+    """Equal values exactly on the margin: H0 |mu| >= m holds, so p = 1 (the 0/0 one-sided test
+    was NaN and np.fmax dropped it, reading "equivalent" with p = 0)."""
+    for margin in (0.5, 0.25, 0.1):
+        for sign in (1.0, -1.0):
+            on_margin = tost(np.full((30, 1), sign * margin), margin)
+            assert on_margin.p[0] == 1.0, (margin, sign)
+            beyond = tost(np.full((30, 1), sign * 2 * margin), margin)
+            assert beyond.p[0] == 1.0, (margin, sign)
+            inside = tost(np.full((30, 1), sign * margin / 2), margin)
+            assert inside.p[0] == 0.0, (margin, sign)

@@ -87,9 +87,13 @@ def tost(values: F64, margin: float | F64, *, alpha: float = 0.05) -> Tost:
         df = np.where(n >= 2, n - 1, np.nan)
         t_lower, t_upper = (mean + m) / se, (mean - m) / se
         p_lower, p_upper = stats.t.sf(t_lower, df), stats.t.cdf(t_upper, df)
+        # equal values (se 0): each one-sided test is decided by the mean alone; on the margin
+        # itself H0 holds (t = 0/0 would otherwise be NaN and drop out of the max)
+        p_lower = np.where(se == 0, np.where(mean > -m, 0.0, 1.0), p_lower)
+        p_upper = np.where(se == 0, np.where(mean < m, 0.0, 1.0), p_upper)
         half = stats.t.ppf(1.0 - alpha, df) * se
         p_shift = 2.0 * stats.t.sf(np.abs(mean / se), df)
-    p = np.fmax(p_lower, p_upper)
+    p = np.maximum(p_lower, p_upper)
     statistic = np.where(p_lower >= p_upper, t_lower, t_upper)
     few: NDArray[np.bool_] = n < 2
     nan = np.where(few, np.nan, 0.0)
