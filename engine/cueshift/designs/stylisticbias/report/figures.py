@@ -116,7 +116,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "fig5_model_pairs",
         "Figure 5. Model-pair agreement per scenario",
         draw_model_pairs,
-        ("result_cross_model", "result_sbs", "result_model_differences", "scenario"),
+        ("result_cross_model", "result_sbs", "scenario"),
         empty="needs at least two models in the report.",
     ),
 )
