@@ -26,12 +26,12 @@ def analyze(
         int | None,
         typer.Option(
             help="Resamples of the design's random step: face-level bootstrap and permutations "
-            "(stylisticbias, default 10,000), random split-halves (probe, default [probe] n_splits)."
+            "(stylisticbias, default 10,000), random split-halves (probe, default \\[probe] n_splits)."
         ),
     ] = None,
     seed: Annotated[
         int | None,
-        typer.Option(help="Seed of the design's random step (default 0; probe: [probe] split_seed)."),
+        typer.Option(help="Seed of the design's random step (default 0; probe: \\[probe] split_seed)."),
     ] = None,
     test: Annotated[
         str | None,
@@ -56,7 +56,7 @@ def analyze(
     min_identity: Annotated[
         float | None,
         typer.Option(
-            help="Sensitivity analysis (stylisticbias, [quality] encoder): leave out the variations whose "
+            help="Sensitivity analysis (stylisticbias, \\[quality] encoder): leave out the variations whose "
             "identity preservation (cosine with the base's CLIP embedding) is below this."
         ),
     ] = None,

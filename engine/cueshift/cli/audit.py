@@ -20,8 +20,8 @@ def audit(
 
     For each evaluated variation and its base: changed pixels, image statistics (brightness,
     contrast, colour balance, sharpness, framing; global and face region), and with a CLIP
-    encoder ([audit] or [quality] encoder) the cue's zero-shot detectability, the confound
-    probes and the identity cosine. Thresholds and bounds: the study file's [audit] section.
+    encoder (\\[audit] or \\[quality] encoder) the cue's zero-shot detectability, the confound
+    probes and the identity cosine. Thresholds and bounds: the study file's \\[audit] section.
     Replaces the table's earlier rows; `cueshift analyze --audit` reads it.
     """
     from cueshift.designs import load_study

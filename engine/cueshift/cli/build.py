@@ -26,7 +26,7 @@ def build(
         typer.Option(help="Prompt family: default, or release (the release's prompt builders)."),
     ] = None,
 ) -> None:
-    """Make the study's image set: base faces from the [build] grid, then one audited edit per
+    """Make the study's image set: base faces from the \\[build] grid, then one audited edit per
     variation; resumes after any interruption, nothing made twice."""
     from cueshift.designs import load_study
     from cueshift.execution.shard import Shard

@@ -26,7 +26,7 @@ def multiverse(
     resamples: Annotated[
         int | None,
         typer.Option(
-            help="Face-level bootstrap resamples per specification (default [multiverse] resamples, 200)."
+            help="Face-level bootstrap resamples per specification (default \\[multiverse] resamples, 200)."
         ),
     ] = None,
     seed: Annotated[
@@ -36,7 +36,7 @@ def multiverse(
     progress: Annotated[bool, typer.Option(help="Show progress.")] = True,
 ) -> None:
     """Run the headline analyses (SBS per model and attribute, the top VS dimension) on every
-    combination of the study's [multiverse] choices, from the stored judgments (no inference).
+    combination of the study's \\[multiverse] choices, from the stored judgments (no inference).
 
     Writes result_multiverse (one row per specification x claim) and result_multiverse_summary (per
     claim: the share of specifications in which it holds and the choice that moves it most).

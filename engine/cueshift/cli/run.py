@@ -95,7 +95,7 @@ def merge(
 
 
 def upgrade(study: StudyOption = "default", db: DbOption = None) -> None:
-    """Upgrade a study database of an older schema version (2 or 3) to the current one.
+    """Upgrade a study database of an older schema version (2, 3 or 4) to the current one.
 
     Every row is kept (checked row for row); result tables are dropped (run `cueshift analyze`
     again). The old file is kept as <name>.schema-v<N>.duckdb; a kill leaves it whole.
