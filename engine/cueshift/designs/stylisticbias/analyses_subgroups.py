@@ -3,9 +3,10 @@ demographic subgroups (e.g. age x gender) and per-model versions of Tables 2, 3,
 
 Tables 2 and 9 are per model already (``result_table2_vs``, ``result_table9``); Tables 3 and 11
 get per-model versions. The crossed Tables 2 and 9 cover every pair of dimensions
-(:data:`~cueshift.stats.ALL_PAIRS`: an analytic VS and one rank test per scenario, cheap); the
-crossed Tables 3 and 11 cover :data:`~cueshift.stats.DEFAULT_PAIRS` (age x gender): each further
-pair costs about a third of the pooled table's bootstrap at paper scale.
+(:data:`~cueshift.designs.stylisticbias.stats.ALL_PAIRS`: an analytic VS and one rank test per
+scenario, cheap); the crossed Tables 3 and 11 cover
+:data:`~cueshift.designs.stylisticbias.stats.DEFAULT_PAIRS` (age x gender): each further pair
+costs about a third of the pooled table's bootstrap at paper scale.
 Declared with :class:`cueshift.stats.Declarations` over
 :class:`~cueshift.designs.stylisticbias.inputs.Inputs`;
 registered in the order :mod:`cueshift.designs.stylisticbias.analyses` lists the modules.

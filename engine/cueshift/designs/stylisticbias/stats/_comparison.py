@@ -31,7 +31,8 @@ from cueshift.stats import (
     returns,
 )
 
-#: Levels of the model comparison and their grouping columns (as :data:`cueshift.stats.LEVELS`).
+#: Levels of the model comparison and their grouping columns
+#: (as :data:`cueshift.designs.stylisticbias.stats.LEVELS`).
 COMPARISON_LEVELS: Mapping[str, tuple[str, ...]] = {
     "model": (),
     "variation_value": ("variation_category", "variation_value"),
