@@ -77,3 +77,18 @@ def test_a_dead_name_is_found(tmp_path: Path) -> None:
         "See `cueshift.stats.ALPHA`, `cs.stats.wilson`,\n:data:`~cueshift.stats.ALL_PAIRS` and `cs.nope`.\n"
     )
     assert dead_names(page) == ["2: cueshift.stats.ALL_PAIRS", "2: cueshift.nope"]
+
+
+def commands_in_table(readme: str) -> set[str]:
+    """The ``cueshift`` commands the README's Commands table names (``import omi``: ``import``)."""
+    table = readme.partition("\n## Commands\n")[2].partition("\n\n")[0]
+    return set(re.findall(r"`cueshift ([a-z][\w-]*)", table))
+
+
+def test_every_command_is_in_the_readme_commands_table() -> None:
+    import typer
+
+    from cueshift.cli._commands import app
+
+    commands = set(getattr(typer.main.get_command(app), "commands", {}))
+    assert commands - commands_in_table((ROOT / "README.md").read_text(encoding="utf-8")) == set()
