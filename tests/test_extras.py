@@ -95,3 +95,16 @@ def test_just_setup_installs_every_extra_of_pyproject() -> None:
 def test_in_ci_every_extra_is_installed(extra: str) -> None:
     """Where CI says every extra is installed, an extra's tests cannot be skipped for want of it."""
     require(extra, f"the {extra} tests")
+
+
+def test_python_report_without_its_extra_says_what_the_command_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cs.report`` fails before any work with the CLI's line (not a figure module's import error)."""
+    import cueshift as cs
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(MissingExtra) as caught:
+        cs.report("default", db="nowhere.duckdb")
+    assert str(caught.value) == (
+        "cueshift report needs the 'report' extra (matplotlib is not installed): "
+        "pip install 'cueshift[report]'"
+    )

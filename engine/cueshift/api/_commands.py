@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from cueshift.api._locate import DEFAULT, database_of, load_spec, one_line_errors
 from cueshift.errors import CueshiftError
 from cueshift.execution.run_options import SNAPSHOT_EVERY
+from cueshift.extras import require
 
 if TYPE_CHECKING:
     from cueshift.execution.runner import RunSummary
@@ -128,6 +129,7 @@ def report(
     >>> cs.report("study.toml", formats=["html"])  # doctest: +SKIP
     {'html': PosixPath('reports/_out/stylisticbias.html')}
     """
+    require("report", "cueshift report")  # before any work: the CLI's line naming the extra
     from cueshift.designs import design_of
     from cueshift.render import DEFAULT_OUT, render_report
 
