@@ -171,7 +171,8 @@ def _manifest_row(
 def _print_note(name: str, reason: str) -> None:
     from rich.console import Console
 
-    Console(stderr=True).print(f"note: {name} skipped: {reason}", markup=False, highlight=False)
+    line = f"note: {name} skipped: {reason}"
+    Console(stderr=True).print(line, markup=False, highlight=False, soft_wrap=True)  # one line, piped too
 
 
 def manifest_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
