@@ -40,5 +40,16 @@ def test_bad_settings_are_refused_before_the_backend_is_built(
 
 def test_unknown_backend_lists_the_known_ones() -> None:
     model = ModelConfig(model_id="m", backend="nope", checkpoint="")
-    with pytest.raises(ConfigError, match=r"^unknown backend 'nope'; known: clip, openai, simulated, "):
+    with pytest.raises(
+        ConfigError, match=r"^model 'm': backend: unknown backend 'nope'; known: clip, openai, "
+    ):
         check_model_settings(model)
+
+
+def test_a_misspelt_backend_names_the_model_and_the_close_name() -> None:
+    model = ModelConfig(model_id="judge", backend="simulatd", checkpoint="")
+    with pytest.raises(ConfigError) as caught:
+        check_model_settings(model)
+    assert str(caught.value).startswith(
+        "model 'judge': backend: unknown backend 'simulatd' (did you mean 'simulated'?); known: clip, "
+    )

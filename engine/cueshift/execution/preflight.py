@@ -9,7 +9,10 @@ settings model without building the backend (no weights loaded, no server called
 
 from __future__ import annotations
 
-from cueshift.inference.backends import backend_spec
+import difflib
+
+from cueshift.errors import ConfigError
+from cueshift.inference.backends import REGISTRY, backend_spec
 from cueshift.study.config import ModelConfig, Study
 
 
@@ -19,8 +22,16 @@ def check_model_settings(model: ModelConfig) -> None:
     Raises
     ------
     ConfigError
-        Unknown backend, or settings its backend refuses (one line naming model and field).
+        Unknown backend (the close known name suggested), or settings its backend refuses (one line
+        naming model and field).
     """
+    if model.backend not in REGISTRY:
+        close = difflib.get_close_matches(model.backend, REGISTRY, n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        known = ", ".join(sorted(REGISTRY))
+        raise ConfigError(
+            f"model {model.model_id!r}: backend: unknown backend {model.backend!r}{hint}; known: {known}"
+        )
     backend_spec(model.backend).check_settings(model)
 
 
