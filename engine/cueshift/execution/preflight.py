@@ -4,7 +4,10 @@ A design's ``workload`` reads the images, the human ratings and the other files 
 reader raising one line naming file, row and field. What a workload does not read is checked here
 first, so that a bad value stops the run before any file (the noise-floor placebos, the demo
 cache) or database is written: every model's ``[models.settings]``, validated by its backend's
-settings model without building the backend (no weights loaded, no server called).
+settings model without building the backend (no weights loaded, no server called), and, where
+the backends load on this machine, whether each model can be loaded at all (its extra installed,
+its checkpoint a local folder, in the Hugging Face cache or on a reachable hub:
+:meth:`BackendSpec.check_loadable`, in seconds, no weights loaded).
 """
 
 from __future__ import annotations
@@ -35,10 +38,17 @@ def check_model_settings(model: ModelConfig) -> None:
     backend_spec(model.backend).check_settings(model)
 
 
-def check_study_inputs(study: Study) -> None:
-    """Every check of this module on ``study`` (run before ``design.workload``)."""
+def check_study_inputs(study: Study, *, loads_here: bool = True) -> None:
+    """Every check of this module on ``study`` (run before ``design.workload``).
+
+    ``loads_here`` False (the backends load on a remote Ray cluster): the settings only, since the
+    cluster's machines have their own extras and checkpoints.
+    """
     for model in study.models:
         check_model_settings(model)
+    if loads_here:
+        for model in study.models:
+            backend_spec(model.backend).check_loadable(model)
 
 
 __all__ = ["check_model_settings", "check_study_inputs"]

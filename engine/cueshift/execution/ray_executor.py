@@ -73,6 +73,8 @@ class RayExecutor(ActorPools):
         if workers is not None and workers < 1:
             raise ConfigError(f"--workers {workers}: use at least 1")
         self.address = address
+        #: whether the actors run on this machine (the preflight checks extras and checkpoints here)
+        self.loads_backends_here = address is None
         self.workers = workers
         self._started_ray = False
         self._workload: Workload | None = None

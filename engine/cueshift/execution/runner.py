@@ -111,7 +111,8 @@ def run_study(
         Counts of the run (``n_written`` sums every kind of answer written).
     """
     executor = executor if executor is not None else options.build_executor()
-    check_study_inputs(study)  # settings first: the workload may write caches (placebos, demo faces)
+    # settings and checkpoints first: the workload may write caches (placebos, demo faces)
+    check_study_inputs(study, loads_here=getattr(executor, "loads_backends_here", True))
     workload = design_of(study).workload(study, progress=options.progress)
     return run_workload(workload, study, options, console=console, executor=executor)
 

@@ -47,12 +47,17 @@ class BackendSpec:
         ``"module:function"`` validating a model's settings with a one-line
         :class:`ConfigError`; ``None``: the backend is cheap to build without images, and
         building it with an empty context validates its settings.
+    load_check
+        ``"module:function"`` checking, without loading weights, that the model can be loaded
+        here (its extra installed, its checkpoint found): the one line the build would raise,
+        in seconds; ``None``: nothing to check before the build.
     """
 
     name: str
     factory: str
     methods: frozenset[str]
     settings_parser: str | None = None
+    load_check: str | None = None
 
     def backend_class(self) -> type[Backend]:
         """The backend's class (its module imported now)."""
@@ -81,6 +86,18 @@ class BackendSpec:
         parse: Callable[[ModelConfig], object] = _load(self.settings_parser)
         parse(model)
 
+    def check_loadable(self, model: ModelConfig) -> None:
+        """Check that ``model`` can be loaded on this machine, loading no weights (see ``load_check``).
+
+        Raises
+        ------
+        CueshiftError
+            A missing extra or a checkpoint that cannot be found (one line naming the model).
+        """
+        if self.load_check is not None:
+            check: Callable[[ModelConfig], None] = _load(self.load_check)
+            check(model)
+
 
 _PAIRS_AND_RATINGS: Final = frozenset({"judge", "judge_pairs", "rate"})
 
@@ -96,6 +113,7 @@ REGISTRY: Final[dict[str, BackendSpec]] = {
             "cueshift.inference.backends.hf:TransformersBackend",
             _PAIRS_AND_RATINGS,
             "cueshift.inference.backends.hf_settings:parse_settings",
+            "cueshift.inference.backends.loadable:check_transformers_loadable",
         ),
         BackendSpec(
             "openai",
@@ -108,6 +126,7 @@ REGISTRY: Final[dict[str, BackendSpec]] = {
             "cueshift.inference.backends.clip:ClipBackend",
             frozenset({"judge"}),
             "cueshift.inference.backends.clip_probe:parse_settings",
+            "cueshift.inference.backends.loadable:check_clip_loadable",
         ),
         BackendSpec(
             SIMULATED_DESIGNS,
