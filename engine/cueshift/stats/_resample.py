@@ -21,6 +21,7 @@ import numpy as np
 
 from cueshift._types import F64
 from cueshift.stats._bootstrap_intervals import _cell_interval, _jackknife_acceleration
+from cueshift.stats._equal_values import equal_columns
 from cueshift.stats._face_draws import CHUNK_BYTES, _Divisors, _transposed, face_multiplicities
 from cueshift.stats._replicate_kernels import replicate_means
 from cueshift.stats._settings import DEFAULT_RESAMPLES, CIMethod
@@ -111,7 +112,7 @@ def cluster_bootstrap(
     complete = n_obs == n_faces
     # every face value of the cell equal (exactly): each replicate mean is that value, up to the
     # rounding of its sum, which can put them all on one side of the estimate (BCa's z0 = ±inf)
-    constant = np.fmax.reduce(x, axis=0) == np.fmin.reduce(x, axis=0)  # NaN ignored; none: False
+    constant = equal_columns(x)
     low = np.full(n_cells, np.nan)
     high = np.full(n_cells, np.nan)
     chunk = max(1, CHUNK_BYTES // (8 * n_rep))
