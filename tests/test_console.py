@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
-from cueshift._console import PIPED_WIDTH, FitTable
+from cueshift._console import PIPED_WIDTH, FitTable, progress_shown
 from cueshift._table_layout import LABEL_WORD
 from tests.cli.terminal import BOX, run_in_terminal
 
@@ -110,3 +110,15 @@ def test_a_label_word_up_to_label_word_stays_whole_and_longer_text_wraps(width: 
     assert name in text and " 1,150 " in text and "…" not in text
     assert max(len(line) for line in text.splitlines()) <= width
     assert "Kruskal-Wallis" in text and what not in text  # the description wrapped at its spaces
+
+
+def test_progress_shows_where_asked_or_on_a_terminal_or_in_jupyter(monkeypatch: pytest.MonkeyPatch) -> None:
+    import rich.console
+
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "stderr", open(os.devnull, "w"))  # noqa: SIM115 (closed with the test)
+    assert (progress_shown(), progress_shown(True), progress_shown(False)) == (False, True, False)
+    monkeypatch.setattr(rich.console, "_is_jupyter", lambda: True)
+    assert progress_shown() and not progress_shown(False)
+    sys.stderr.close()

@@ -3,7 +3,8 @@
 :func:`console_for` makes a console as wide as the terminal; ``COLUMNS`` wide where that is set,
 in a terminal or piped; :data:`PIPED_WIDTH` wide when piped without it (rich's own default is 80).
 
-:class:`FitTable` is a :class:`rich.table.Table` that fits any width without an ellipsis. Its number
+:func:`progress_shown` says whether the API's progress bars show (a terminal or Jupyter, unless
+asked). :class:`FitTable` is a :class:`rich.table.Table` that fits any width without an ellipsis. Its number
 columns (right-justified or ``no_wrap``) keep every cell on one line, whole; its label columns wrap
 at spaces (a word longer than :data:`LABEL_WORD` folds) and headers wrap at spaces. Where even
 that is too wide, the table is printed in parts that repeat its leading label columns (the stub),
@@ -69,6 +70,23 @@ def console_for(*, stderr: bool = False, quiet: bool = False) -> Console:
     return Console(stderr=stderr, quiet=quiet, width=width)
 
 
+def progress_shown(progress: bool | None = None) -> bool:
+    """Whether progress bars show: ``progress`` where given, else when stderr is a terminal or Jupyter.
+
+    The API's default (``None``) follows the CLI's rule: no bars in a pipe or a log file, where
+    they would come out cut short; ``True`` shows them anyway.
+
+    Examples
+    --------
+    >>> progress_shown(True), progress_shown(False)
+    (True, False)
+    """
+    if progress is not None:
+        return progress
+    console = Console(stderr=True)
+    return console.is_terminal or console.is_jupyter
+
+
 def _is_tty(stream: object) -> bool:
     isatty = getattr(stream, "isatty", None)
     return bool(isatty()) if callable(isatty) else False
@@ -99,4 +117,4 @@ class FitTable(Table):
             yield layout.part_table(self, part, widths, first=number == 0, last=number == len(parts) - 1)
 
 
-__all__ = ["PIPED_WIDTH", "FitTable", "console_for"]
+__all__ = ["PIPED_WIDTH", "FitTable", "console_for", "progress_shown"]

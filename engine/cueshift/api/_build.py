@@ -15,7 +15,7 @@ def build(
     db: str | Path | None = None,
     shard: str | None = None,
     limit: int | None = None,
-    progress: bool = True,
+    progress: bool | None = None,
     prompts: str | None = None,
 ) -> BuildSummary:
     """Make (or resume) the base faces and variations of the study's ``[build]`` section.
@@ -31,7 +31,7 @@ def build(
     limit
         Make only the first ``limit`` base faces (and their variations): try a few first.
     progress
-        Show a progress bar with ETA.
+        Show a progress bar with ETA (``None``: when stderr is a terminal or Jupyter, as the CLI).
     prompts
         The prompt family, ``"default"`` or ``"release"`` (the release's prompt builders);
         ``None``: the study's ``[build.prompts] family``.
@@ -47,6 +47,7 @@ def build(
         A bad study, grid, prompt family or generator setting, as the command's one line
         (nothing written).
     """
+    from cueshift._console import progress_shown
     from cueshift.designs import load_study
     from cueshift.execution.shard import Shard
     from cueshift.stimuli.command import build_study
@@ -56,7 +57,7 @@ def build(
         database=Path(db) if db is not None else None,
         shard=Shard.parse(shard) if shard is not None else Shard(),
         limit=limit,
-        progress=progress,
+        progress=progress_shown(progress),
     )
     from cueshift.stimuli.prompts_release import with_prompt_family
 

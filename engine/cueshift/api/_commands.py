@@ -26,7 +26,7 @@ def infer(
     shard: str | None = None,
     limit: int | None = None,
     executor: str = "local",
-    progress: bool = True,
+    progress: bool | None = None,
     address: str | None = None,
     workers: int | None = None,
     snapshot_every: float = SNAPSHOT_EVERY,
@@ -46,7 +46,7 @@ def infer(
     executor, address, workers
         ``"local"`` (this process) or ``"ray"``, with Ray's cluster address and actors per model.
     progress
-        Show progress bars.
+        Show progress bars (``None``: when stderr is a terminal or Jupyter, as the CLI).
     snapshot_every
         Seconds between the snapshots readers open while the run holds the database (0: none).
 
@@ -74,6 +74,7 @@ def infer(
     >>> cs.infer(study_file, progress=False).n_stored_before
     300
     """
+    from cueshift._console import console_for, progress_shown
     from cueshift.execution.run_options import RunOptions
     from cueshift.execution.runner import run_study
     from cueshift.execution.shard import Shard
@@ -82,13 +83,13 @@ def infer(
         database=Path(db) if db is not None else None,
         shard=Shard.parse(shard) if shard is not None else Shard(),
         limit=limit,
-        progress=progress,
+        progress=progress_shown(progress),
         executor=executor,
         address=address,
         workers=workers,
         snapshot_every=snapshot_every,
     )
-    return run_study(load_spec(study), options)
+    return run_study(load_spec(study), options, console=console_for(stderr=True))  # bars on stderr
 
 
 @one_line_errors

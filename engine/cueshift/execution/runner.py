@@ -153,7 +153,7 @@ def run_workload(
             con, store.RunRecord(study.name, str(shard), study.model_dump_json(), n_planned)
         )
         run.snapshots.maybe_publish(con)  # readers see the run record before the first batch
-        with progress_bar(options.progress, console) as bar:
+        with progress_bar(options.progress and n_planned > 0, console) as bar:  # none: nothing to ask
             writer = BatchWriter(
                 con,
                 record.run_id,

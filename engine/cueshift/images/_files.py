@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from PIL import Image
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -23,6 +22,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from cueshift._console import console_for
 from cueshift.errors import ImageSetError
 
 
@@ -166,5 +166,5 @@ def progress_bar(enabled: bool, *extra_fields: str) -> Iterator[Progress | None]
         TextColumn("eta"),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
+    with Progress(*columns, console=console_for(stderr=True), transient=False) as bar:  # 120 wide piped
         yield bar
