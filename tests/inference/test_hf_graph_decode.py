@@ -215,7 +215,7 @@ def test_what_the_path_does_not_reproduce_is_refused_in_one_line(
     with monkeypatch.context() as patched:
         patched.setattr(hf_graph_decode, "GRAPH_TYPES", ("llava",))
         with pytest.raises(
-            ConfigError, match=r"^model tiny: settings.cuda_graph: model type 'qwen2_vl'[^\n]*$"
+            ConfigError, match=r"^model 'tiny': settings.cuda_graph: model type 'qwen2_vl'[^\n]*$"
         ):
             tiny_backend(context, build_tiny("qwen2_vl", seed=1), **HOT, cuda_graph=True)
     loaded = build_tiny("llava_next", seed=1)
@@ -233,7 +233,7 @@ def test_what_the_path_does_not_reproduce_is_refused_in_one_line(
 
     assert settings().cuda_graph is False
     for clash in ({"static_cache": True}, {"shared_prefix_attention": False}):
-        with pytest.raises(ConfigError, match=r"^model m: settings.<settings>: .*cuda_graph = true needs"):
+        with pytest.raises(ConfigError, match=r"^model 'm': settings.<settings>: .*cuda_graph = true needs"):
             settings(cuda_graph=True, **clash)
 
 

@@ -111,10 +111,20 @@ def test_settings() -> None:
     defaults = settings()
     assert defaults.static_cache is False and defaults.compile is False and defaults.batch_size == "auto"
     assert settings(batch_size="auto", static_cache=True, compile=True).batch_size == "auto"
-    with pytest.raises(ConfigError, match=r"^model m: settings.batch_size: .*greater than or equal to 1"):
+    with pytest.raises(ConfigError, match=r"^model 'm': settings.batch_size: .*greater than or equal to 1"):
         settings(batch_size=0)
     with pytest.raises(ConfigError, match="compile = true needs static_cache = true"):
         settings(compile=True)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the refusal needs a machine without CUDA")
+def test_a_missing_device_names_the_model(context: StudyContext) -> None:
+    from cueshift.inference.backends.hf import TransformersBackend
+
+    model = ModelConfig(model_id="m", backend="transformers", checkpoint="c", settings={"device": "cuda"})
+    refusal = r"^model 'm': settings.device = 'cuda' but torch sees no CUDA device$"
+    with pytest.raises(ConfigError, match=refusal):
+        TransformersBackend(model, context, loaded=(None, None))  # refused before the weights are used
 
 
 def test_compiled_calls_keep_one_shape(context: StudyContext, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -60,7 +60,7 @@ def actor_resources(model: ModelConfig, cluster: dict[str, float], workers: int 
             gpus = wanted
         elif settings.get("device") == "cuda":
             raise ConfigError(
-                f"model {model.model_id}: settings.device = 'cuda' but the Ray cluster has "
+                f"model {model.model_id!r}: settings.device = 'cuda' but the Ray cluster has "
                 f"{cluster.get('GPU', 0.0):g} GPUs (each replica needs {wanted:g})"
             )
     if workers is None:

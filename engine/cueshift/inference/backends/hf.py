@@ -100,8 +100,11 @@ class TransformersBackend(FurtherDesigns, Backend):
         with importing("models", "the transformers backend"):
             import torch  # noqa: F401
             import transformers  # noqa: F401
-        self.device = pick_device(self.settings.device)
-        self.dtype = pick_dtype(self.settings.dtype, self.device)
+        try:
+            self.device = pick_device(self.settings.device)
+            self.dtype = pick_dtype(self.settings.dtype, self.device)
+        except ConfigError as exc:  # "settings.device = 'cuda' but ...": name the model
+            raise ConfigError(f"model {model.model_id!r}: {exc}") from None
         hf_model, processor = loaded if loaded is not None else self._load()
         self.hf_model = hf_model.to(device=self.device, dtype=self.dtype).eval()
         self.processor = processor
@@ -117,7 +120,7 @@ class TransformersBackend(FurtherDesigns, Backend):
             reason = graph_refusal(self.hf_model, self._sampling)
             if reason is not None:
                 fix = "set cuda_graph = false"
-                raise ConfigError(f"model {model.model_id}: settings.cuda_graph: {reason}; {fix}")
+                raise ConfigError(f"model {model.model_id!r}: settings.cuda_graph: {reason}; {fix}")
             self._graph = GraphDecoder(self.hf_model)
 
     # --- what the runner reads ---------------------------------------------------------------------------

@@ -72,7 +72,7 @@ def parse_settings(model: ModelConfig) -> TransformersSettings:
     except ValidationError as exc:
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err["loc"] else "<settings>"  # not the union's branch name
-        raise ConfigError(f"model {model.model_id}: settings.{field}: {err['msg']}") from None
+        raise ConfigError(f"model {model.model_id!r}: settings.{field}: {err['msg']}") from None
 
 
 def pick_device(name: str) -> str:
