@@ -99,3 +99,35 @@ def test_stylisticbias_headlines_print_the_planted_values() -> None:
     }
     assert cells["Blonde"] == ["+0.046", "[+0.030, +0.060]", "***", "0.050", "2.31e-11", "8"]
     assert cells["Gray"] == ["-0.023", "", "***", "0.030", "< 1e-300", "8"]  # p = 0: its bound, as the report
+
+
+@pytest.mark.parametrize(
+    ("estimates", "reversed_", "expected"),
+    [
+        ([0.2], [11], "r = 0.20; 11 sign-reversed scenarios per pair (2 of 11 with evidence"),
+        ([0.1, 0.2], [3, 11], "r = 0.10 to 0.20; 3 to 11 sign-reversed scenarios per pair (4 of 14"),
+        ([0.2, 0.2], [3, 11], "r = 0.20; 3 to 11 sign-reversed scenarios per pair (4 of 14"),
+    ],
+)
+def test_the_cross_model_line_gives_one_value_where_the_pairs_agree(
+    estimates: list[float], reversed_: list[int], expected: str
+) -> None:
+    con = duckdb.connect(":memory:")
+    table5 = pl.DataFrame({"model_id": ["m1"], "estimate": [0.01], "ci_low": [0.0], "ci_high": [0.02]})
+    table5 = table5.with_columns(cohens_d=0.1, zero_share=0.5, large_share=0.1, n=8)
+    pairs = len(estimates)
+    cross = pl.DataFrame(
+        {
+            "estimate": estimates,
+            "n_sign_reversed": reversed_,
+            "n_reversed_significant": [2] * pairs,
+            "category_ranking_preserved": [True] * pairs,
+        }
+    )
+    con.register("t5", table5.to_arrow())
+    con.register("pairs", cross.to_arrow())
+    con.execute("CREATE TABLE result_table5 AS SELECT * FROM t5")
+    con.execute("CREATE TABLE result_cross_model AS SELECT * FROM pairs")
+    console = Console(record=True, width=400, color_system=None)
+    print_headlines(con, console)
+    assert expected in console.export_text()

@@ -156,8 +156,9 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
             pl.col("category_ranking_preserved").mean().alias("kept"),
         ).row(0, named=True)
         console.print(
-            f"[bold]Across models (Fig. 5)[/]: per-scenario mean Δ correlate r = {fmt_num(r['lo'], 2)} to "
-            f"{fmt_num(r['hi'], 2)}; {r['rlo']} to {r['rhi']} sign-reversed scenarios per pair "
+            f"[bold]Across models (Fig. 5)[/]: per-scenario mean Δ correlate r = "
+            f"{_span(fmt_num(r['lo'], 2), fmt_num(r['hi'], 2))}; "
+            f"{_span(str(r['rlo']), str(r['rhi']))} sign-reversed scenarios per pair "
             f"({r['evid']} of {r['rsum']} with evidence: both signs significant); category ranking "
             "identical in "
             f"{fmt_percent(r['kept'])} of pairs"
@@ -175,6 +176,17 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
         f"Full tables: result_* in {escape(path[0]) if path and path[0] else 'the study database'} "
         "(SELECT * FROM result_manifest lists them)."
     )
+
+
+def _span(low: str, high: str) -> str:
+    """``"low to high"``, or the one value where both print the same (one model pair).
+
+    Examples
+    --------
+    >>> _span("0.20", "0.20"), _span("3", "11")
+    ('0.20', '3 to 11')
+    """
+    return low if low == high else f"{low} to {high}"
 
 
 def print_compat(results: dict[str, pl.DataFrame], console: Console) -> None:
