@@ -185,7 +185,8 @@ def test_the_commands_print_and_flag(
     assert done.exit_code == 0, done.output
     assert "result_invariance" in done.output and "FLAG model tiny-llava-next" in done.output
     status = runner.invoke(app, ["status", "--study", str(study_file)])
-    assert status.exit_code == 0 and "FLAG model tiny-llava-next: answers depend on batching" in status.output
+    assert status.exit_code == 0
+    assert "FLAG model 'tiny-llava-next': answers depend on batching" in status.output
 
 
 def test_a_seeded_generate_run_answers_identically(checkpoint: Path, tmp_path: Path) -> None:

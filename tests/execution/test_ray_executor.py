@@ -235,7 +235,7 @@ def test_errors_on_a_worker_reach_the_driver_in_one_line(cluster: None) -> None:
     worker is one line naming the model."""
 
     def refuse() -> None:
-        raise ConfigError("model sim: settings.base_urls: the server said no")
+        raise ConfigError("model 'sim': settings.base_urls: the server said no")
 
     def crash() -> None:
         raise ZeroDivisionError("division by zero")
@@ -244,7 +244,7 @@ def test_errors_on_a_worker_reach_the_driver_in_one_line(cluster: None) -> None:
     executor = RayExecutor()
     with pytest.raises(ConfigError, match="the server said no"):
         executor._get(ray.remote(refuse).remote(), model)
-    with pytest.raises(CueshiftError, match="model sim: a Ray worker failed: ZeroDivisionError") as err:
+    with pytest.raises(CueshiftError, match="model 'sim': a Ray worker failed: ZeroDivisionError") as err:
         executor._get(ray.remote(crash).remote(), model)
     assert "\n" not in str(err.value)
 

@@ -253,7 +253,7 @@ def test_consistency_probe_finds_drift(servers: Servers, context: StudyContext) 
     assert drift["probed"] == 5 and not drift["consistent"]
     assert drift["max_abs_dlogprob"] == pytest.approx(0.01 * 2, abs=1e-9)  # 2nd alternative moved 2x
     assert drift["max_abs_dp"] > 0
-    assert any(line.startswith("model srv: consistency probe: 0 of 5") for line in report["lines"])
+    assert any(line.startswith("model 'srv': consistency probe: 0 of 5") for line in report["lines"])
 
 
 def test_probe_sees_changed_answers(servers: Servers, context: StudyContext) -> None:

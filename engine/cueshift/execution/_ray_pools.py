@@ -109,10 +109,10 @@ class ActorPools:
             cause = getattr(exc, "cause", None)
             if isinstance(cause, CueshiftError):
                 raise cause from None
-            raise CueshiftError(f"model {model.model_id}: a Ray worker failed: {_last_line(exc)}") from None
+            raise CueshiftError(f"model {model.model_id!r}: a Ray worker failed: {_last_line(exc)}") from None
         except ray.exceptions.RayActorError as exc:
             raise CueshiftError(
-                f"model {model.model_id}: a Ray worker died {MAX_RESTARTS + 1} times or could not start: "
+                f"model {model.model_id!r}: a Ray worker died {MAX_RESTARTS + 1} times or could not start: "
                 f"{_last_line(exc)}"
             ) from None
 

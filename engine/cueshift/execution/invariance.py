@@ -87,7 +87,7 @@ def check_invariance_study(
         con.close()
     configs = {m.model_id: m for m in study.models}
     for model_id in sorted(set(sampled["model_id"]) - set(configs)):
-        note(f"model {model_id}: not in study {study.name!r}, not re-asked")
+        note(f"model {model_id!r}: not in study {study.name!r}, not re-asked")
     sampled = sampled.filter(pl.col("model_id").is_in(list(configs)))
     if sampled.height == 0:
         raise CueshiftError(f"{path}: no stored judgments of the study's models to re-ask")
@@ -97,7 +97,7 @@ def check_invariance_study(
         raise ConfigError(f"cueshift check-invariance: design {study.design!r} stores no judgments")
     rows: list[dict[str, Any]] = []
     for (model_id,), part in sampled.group_by("model_id", maintain_order=True):
-        note(f"model {model_id}: re-asking {part.height} stored judgments")
+        note(f"model {model_id!r}: re-asking {part.height} stored judgments")
         rows += _check_model(configs[str(model_id)], kind, workload.context, part, bound)
     nullable = {"batch_size": pl.Int64, "kappa": pl.Float64, "max_abs_p_diff": pl.Float64}
     bounds = {"phi_diff_ci_low": pl.Float64, "phi_diff_ci_high": pl.Float64}
@@ -148,8 +148,9 @@ def _check_model(
         reasked = wanted.join(answers.unique(key, keep="first"), on=key, how="left", maintain_order="left")
         if reasked["outcome"].null_count():
             raise CueshiftError(
-                f"model {model.model_id}: {reasked['outcome'].null_count()} sampled judgments are no longer "
-                "units of the study (changed seeds or scenarios?); check the database against its study file"
+                f"model {model.model_id!r}: {reasked['outcome'].null_count()} sampled judgments are no "
+                "longer units of the study (changed seeds or scenarios?); "
+                "check the database against its study file"
             )
         rows.append(
             compare(part, reasked, comparison=comparison, mode=mode, batch_size=rows_per_call,
@@ -175,7 +176,7 @@ def _ask_all(
         answers = getattr(backend, kind.method)(asked)
         if answers.failures:
             failed = answers.failures[0].error
-            raise CueshiftError(f"model {model_id}: {failed} (while re-asking; nothing written)")
+            raise CueshiftError(f"model {model_id!r}: {failed} (while re-asking; nothing written)")
         parsed = kind.parse(batch, answers, model_id, "check-invariance")
         yield parsed.select(*key, "outcome", "p_favorable")
 

@@ -153,7 +153,7 @@ def _invariance_flags(con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:
         "ORDER BY model_id, comparison"
     ).fetchall()
     return tuple(
-        f"model {model_id}: answers depend on batching: {same} of {n} sampled judgments identical "
+        f"model {model_id!r}: answers depend on batching: {same} of {n} sampled judgments identical "
         f"{comparison.replace('_', ' ')} ({same / n:.1%} < bound {bound:.0%}; cueshift check-invariance)"
         for model_id, comparison, same, n, bound in rows
     )

@@ -140,7 +140,7 @@ class TransformersBackend(FurtherDesigns, Backend):
 
         cfg, s = self.model, self.settings
         if not cfg.checkpoint:
-            raise ConfigError(f"model {cfg.model_id}: checkpoint is empty (a local directory or a hub id)")
+            raise ConfigError(f"model {cfg.model_id!r}: checkpoint is empty (a local directory or a hub id)")
         # a local folder or the cache, else one probe of the hub: unreachable fails in seconds
         source, where = checkpoint_source(cfg.model_id, cfg.checkpoint, cfg.revision)
         try:
@@ -156,7 +156,7 @@ class TransformersBackend(FurtherDesigns, Backend):
             )
         except (OSError, ValueError, ImportError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise CueshiftError(f"model {cfg.model_id}: cannot load {cfg.checkpoint!r}: {first}") from None
+            raise CueshiftError(f"model {cfg.model_id!r}: cannot load {cfg.checkpoint!r}: {first}") from None
         return hf_model, processor
 
     def close(self) -> None:

@@ -28,7 +28,7 @@ def check_transformers_loadable(model: ModelConfig) -> None:
     """
     require("models", "the transformers backend")
     if not model.checkpoint:
-        raise ConfigError(f"model {model.model_id}: checkpoint is empty (a local directory or a hub id)")
+        raise ConfigError(f"model {model.model_id!r}: checkpoint is empty (a local directory or a hub id)")
     checkpoint_source(model.model_id, model.checkpoint, model.revision)
 
 

@@ -193,7 +193,7 @@ class OpenAIBackend(OpenAIDesigns, Backend):
             )
             report["consistency"] = result.as_dict()
             lines.append(result.line())
-        report["lines"] = [f"model {self.model.model_id}: {line}" for line in lines]
+        report["lines"] = [f"model {self.model.model_id!r}: {line}" for line in lines]
         return report
 
     def close(self) -> None:
