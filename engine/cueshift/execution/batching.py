@@ -39,9 +39,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from cueshift.execution.work_units import group_ends
 from cueshift.store.writes import ROW_GROUP_ROWS
 
 #: seconds one batch (ask + parse + write) should take: what a kill loses at most, about
@@ -130,28 +130,18 @@ class BatchSizer:
         >>> [b.height for b in BatchSizer(max_rows=4, align=1).batches(plan, 6, group="image_id")]
         [3, 3]
         """
-        run_starts = _run_starts(pending, group)
+        limit = min(pending.height, budget)
+        ends = group_ends(pending, group, max(limit, 0)) if group in pending.columns else None
         start = 0
-        while start < pending.height and start < budget:
+        while start < limit:
             end = start + min(self.size, budget - start)
             whole_row_groups = self.align > 1 and end - start >= self.align  # kept whole: see above
-            if run_starts is not None and end < min(pending.height, budget) and not whole_row_groups:
-                last_run = run_starts[np.searchsorted(run_starts, end, side="right") - 1]
-                end = int(last_run) if last_run > start else end
+            if ends is not None and end < limit and not whole_row_groups:
+                at = int(np.searchsorted(ends, end, side="right")) - 1  # the last run ending by `end`
+                end = int(ends[at]) if at >= 0 and ends[at] > start else end
             batch = pending.slice(start, end - start)
             start += batch.height
             yield batch
-
-
-def _run_starts(pending: pl.DataFrame, group: str | None) -> npt.NDArray[np.int64] | None:
-    """Row indices where ``pending[group]`` differs from the row before (0 included); None without a group."""
-    if group is None or group not in pending.columns or pending.height == 0:
-        return None
-    values = pending.get_column(group)
-    starts: npt.NDArray[np.int64] = np.flatnonzero(values.ne_missing(values.shift(1)).to_numpy()).astype(
-        np.int64
-    )
-    return starts
 
 
 __all__ = ["START_ROWS", "TARGET_SECONDS", "BatchSizer"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from cueshift.designs.work import UnitKind
@@ -31,6 +32,20 @@ def group_column(kind: UnitKind, pending: pl.DataFrame) -> str | None:
         if column in pending.columns:
             return column
     return None
+
+
+def group_ends(pending: pl.DataFrame, column: str | None, limit: int) -> npt.NDArray[np.int64]:
+    """Where the runs of equal ``column`` values among the first ``limit`` rows of ``pending`` end
+    (row indices, ascending, the last ``limit``); without a column every row is a run of its own.
+
+    >>> group_ends(pl.DataFrame({"image_id": ["a", "a", "b", "b", "c"]}), "image_id", 4).tolist()
+    [2, 4]
+    """
+    if column is None or limit == 0:
+        return np.arange(1, limit + 1, dtype=np.int64)
+    head = pending.slice(0, limit)
+    runs = head.select(pl.col(column).rle_id().alias("run"))["run"].to_numpy()
+    return np.append(np.flatnonzero(np.diff(runs)) + 1, limit).astype(np.int64)
 
 
 @dataclass
@@ -53,14 +68,7 @@ class UnitCutter:
 
     def __post_init__(self) -> None:
         limit = min(self.pending.height, max(self.budget, 0))
-        if self.column is None or limit == 0:
-            ends = np.arange(1, limit + 1)
-        else:
-            head = self.pending.slice(0, limit)
-            runs = head.select(pl.col(self.column).rle_id().alias("run"))["run"].to_numpy()
-            ends = np.flatnonzero(np.diff(runs)) + 1
-            ends = np.append(ends, limit)
-        self._ends = ends.astype(np.int64)
+        self._ends = group_ends(self.pending, self.column, limit)
         self._limit = limit
         self.start = 0
 
@@ -82,4 +90,4 @@ class UnitCutter:
         return unit
 
 
-__all__ = ["GROUP_COLUMNS", "UnitCutter", "group_column"]
+__all__ = ["GROUP_COLUMNS", "UnitCutter", "group_column", "group_ends"]
