@@ -8,6 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
+from cueshift.stats._equal_values import all_equal
+
 
 @dataclass(frozen=True)
 class AnovaResult:
@@ -49,7 +51,7 @@ def one_way_anova(values: ArrayLike, labels: ArrayLike) -> AnovaResult:
     k, n = levels.size, y.size
     if k < 2 or n <= k:
         return AnovaResult(np.nan, float(k - 1), float(n - k), np.nan, np.nan, int(n))
-    if np.all(y == y[0]):
+    if all_equal(y):
         return AnovaResult(np.nan, float(k - 1), float(n - k), np.nan, np.nan, int(n))
     sizes = np.bincount(codes, minlength=k).astype(np.float64)
     means = np.bincount(codes, weights=y, minlength=k) / sizes

@@ -8,6 +8,7 @@ from numpy.typing import NDArray
 
 from cueshift._types import F64
 from cueshift.stats._bootstrap_intervals import _bca_quantiles
+from cueshift.stats._equal_values import all_equal
 from cueshift.stats._face_draws import face_multiplicities
 from cueshift.stats._settings import DEFAULT_RESAMPLES, CIMethod
 
@@ -77,11 +78,6 @@ def group_difference_interval(
             q = np.array([q_low[0], q_high[0]])
         if np.isfinite(q).all():
             low[j], high[j] = np.quantile(rep, np.clip(q, 0.0, 1.0))
-        if all(_equal(x[masks[g][:, j], j]) for g in (0, 1)):
+        if all(all_equal(x[masks[g][:, j], j]) for g in (0, 1)):
             low[j] = high[j] = estimate[j]  # each group constant: every replicate is the estimate
     return estimate, low, high
-
-
-def _equal(values: F64) -> bool:
-    """Whether every value is the same, by exact comparison (their spread rounds to noise)."""
-    return bool(values.size) and bool(np.all(values == values[0]))

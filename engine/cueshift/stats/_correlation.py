@@ -12,6 +12,8 @@ from numpy.typing import ArrayLike
 from scipy import special
 from scipy import stats as sps
 
+from cueshift.stats._equal_values import all_equal
+
 
 @dataclass(frozen=True)
 class CorrelationResult:
@@ -56,7 +58,7 @@ def pearson_slope(x: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95)
     dx, dy = xa - xa.mean(), ya - ya.mean()
     sxx, syy, sxy = float(dx @ dx), float(dy @ dy), float(dx @ dy)
     # constant by exact comparison: centred equal values are rounding noise, not 0 (as scipy)
-    x_constant, y_constant = bool(np.all(xa == xa[0])), bool(np.all(ya == ya[0]))
+    x_constant, y_constant = all_equal(xa), all_equal(ya)
     if x_constant or y_constant:
         slope_0 = np.nan if x_constant else 0.0
         return CorrelationResult(np.nan, np.nan, np.nan, np.nan, n - 2.0, np.nan, slope_0, np.nan, n)

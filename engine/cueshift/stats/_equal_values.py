@@ -16,6 +16,15 @@ from numpy.typing import NDArray
 from cueshift._types import F64
 
 
+def all_equal(values: F64) -> bool:
+    """Whether the values of a one-dimensional array are all the same, exactly (none: False).
+
+    >>> all_equal(np.full(45, 0.1)), bool(np.full(45, 0.1).std(ddof=1) == 0)
+    (True, False)
+    """
+    return bool(values.size) and bool(np.all(values == values[0]))
+
+
 def equal_columns(x: F64) -> NDArray[np.bool_]:
     """Per column of ``x``: whether its non-NaN values are all the same, exactly (none: False).
 

@@ -8,6 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats as sps
 
+from cueshift.stats._equal_values import all_equal
+
 
 def t_half_width(sd: float, n: int, confidence: float = 0.95) -> float:
     r"""Half-width :math:`t_{1-\alpha/2,\,n-1}\, s / \sqrt n` of the t interval of a mean.
@@ -89,6 +91,6 @@ def welch_interval(x: ArrayLike, y: ArrayLike, confidence: float = 0.95) -> tupl
 def _moments(values: np.ndarray) -> tuple[float, float]:
     """Mean and variance (``ddof = 1``) of at least two values; equal values (compared exactly)
     have that value as their mean and a variance of 0, not rounding noise."""
-    if bool(np.all(values == values[0])):
+    if all_equal(values):
         return float(values[0]), 0.0
     return float(values.mean()), float(values.var(ddof=1))

@@ -27,6 +27,7 @@ from scipy import stats
 
 from cueshift._types import F64
 from cueshift.stats._constants import ALPHA
+from cueshift.stats._equal_values import equal_columns
 
 
 class Robustness(NamedTuple):
@@ -172,9 +173,7 @@ def face_robustness(values: F64, *, q: float = 1.0, alpha: float = ALPHA) -> Rob
         mean = np.nanmean(x, axis=0)
         sd = np.nanstd(x, axis=0, ddof=1)
     # all equal by exact comparison: their sd is rounding noise (1e-17), not always 0
-    highest = np.max(np.where(np.isnan(x), -np.inf, x), axis=0)
-    equal = highest == np.min(np.where(np.isnan(x), np.inf, x), axis=0)
-    usable = (n >= 3) & (sd > 0) & ~equal
+    usable = (n >= 3) & (sd > 0) & ~equal_columns(x)
     t = np.where(usable, mean * np.sqrt(n) / np.where(usable, sd, 1.0), np.nan)
     df = np.where(usable, n - 1.0, np.nan)
     safe = np.where(usable, df, 2.0)
