@@ -11,6 +11,7 @@ import polars as pl
 from scipy import special
 
 from cueshift._types import F64
+from cueshift.stats._equal_values import all_equal
 from cueshift.stats._reml import FaceBlocks, RemlFit, face_blocks
 
 #: R² rows of a model table, in order.
@@ -70,7 +71,7 @@ def unfit_reason(cells: pl.DataFrame, *, value: str = "delta", crossed: str | No
     'every cell has the same Δ (0.1): F, partial η² and R² are 0/0'
     """
     y = cells[value].to_numpy()
-    if y.size and bool(np.all(y == y[0])):
+    if all_equal(y):
         return f"every cell has the same Δ ({y[0]:g}): F, partial η² and R² are 0/0"
     if cells["face_id"].n_unique() < 2:
         return "a single face: the face variance is not identified"
