@@ -12,10 +12,8 @@ its checkpoint a local folder, in the Hugging Face cache or on a reachable hub:
 
 from __future__ import annotations
 
-import difflib
-
 from cueshift.errors import ConfigError
-from cueshift.inference.backends import REGISTRY, backend_spec
+from cueshift.inference.backends import backend_spec
 from cueshift.study.config import ModelConfig, Study
 
 
@@ -28,14 +26,11 @@ def check_model_settings(model: ModelConfig) -> None:
         Unknown backend (the close known name suggested), or settings its backend refuses (one line
         naming model and field).
     """
-    if model.backend not in REGISTRY:
-        close = difflib.get_close_matches(model.backend, REGISTRY, n=1, cutoff=0.75)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        known = ", ".join(sorted(REGISTRY))
-        raise ConfigError(
-            f"model {model.model_id!r}: backend: unknown backend {model.backend!r}{hint}; known: {known}"
-        )
-    backend_spec(model.backend).check_settings(model)
+    try:
+        spec = backend_spec(model.backend)
+    except ConfigError as err:
+        raise ConfigError(f"model {model.model_id!r}: backend: {err}") from None
+    spec.check_settings(model)
 
 
 def check_study_inputs(study: Study, *, loads_here: bool = True) -> None:

@@ -10,6 +10,7 @@ preflight checks, the Ray workers and the tests all go through :func:`backend_sp
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -143,10 +144,12 @@ def backend_spec(name: str) -> BackendSpec:
     Raises
     ------
     ConfigError
-        An unknown name (the line lists the known ones).
+        An unknown name (the line suggests the close known name and lists them all).
     """
     if name not in REGISTRY:
-        raise ConfigError(f"unknown backend {name!r}; known: {', '.join(sorted(REGISTRY))}")
+        close = difflib.get_close_matches(name, REGISTRY, n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"unknown backend {name!r}{hint}; known: {', '.join(sorted(REGISTRY))}")
     return REGISTRY[name]
 
 
