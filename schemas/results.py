@@ -27,7 +27,7 @@ import cueshift.schemas
 from cueshift.errors import SchemaViolation
 from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 
-#: Bumped when a result table's columns change (written to ``result_manifest``).
+#: Bumped when a result table's columns change, or what a column holds (written to ``result_manifest``).
 #: 2: the ``stars`` column left ``result_paired_halo``; the design tables got schemas.
 #: 3: ``result_manifest.phi`` (which φ the analyses read: ``cueshift analyze --phi``).
 #: 4: ``result_manifest.min_identity`` (variations below it left out: ``cueshift analyze --min-identity``).
@@ -51,7 +51,11 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #: 15: ``result_audit_sensitivity`` gets the benchmark bound of its ``all`` and ``audited`` SBS
 #:     (``<set>_bound_confound``, ``_from``, ``_r2dz``, ``_r2yz``, ``_sbs``, ``_ci_low``,
 #:     ``_ci_high``: an unmeasured side effect as strong as the strongest measured one, D46).
-RESULT_SCHEMA_VERSION = 15
+#: 16: same columns, new meanings (the statistical review): a sign reversal counts only when both
+#:     opposite signs are significant (``sign_reversal``, ``n_reversed_significant``, D51); a test
+#:     undefined on constant data is NaN and leaves its BH family (Table 9's counts, the face ANOVAs,
+#:     D49, D52). Results of version 15 are refused by the readers, so no report mixes the two.
+RESULT_SCHEMA_VERSION = 16
 
 
 class AnalysisManifestSchema(ResultModel):
