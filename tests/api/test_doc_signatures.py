@@ -35,9 +35,9 @@ def documented() -> list[Documented]:
 def function(name: str) -> Callable[..., object]:
     for owner in (cs, cs.stats, cueshift.api):
         if name in getattr(owner, "__all__", ()) or hasattr(owner, name):
-            found = getattr(owner, name)
+            found: Callable[..., object] = getattr(owner, name)
             assert callable(found), name
-            return found  # type: ignore[no-any-return]
+            return found
     raise AssertionError(f"docs/api.md names {name}(), which cueshift does not have")
 
 
@@ -46,7 +46,9 @@ def written(parameters: str) -> tuple[list[tuple[str, bool, object]], bool]:
     and whether the row elides some (``...``)."""
     elided = "..." in parameters
     source = re.sub(r",\s*\.\.\.", "", parameters)
-    arguments = ast.parse(f"def f({source}): pass").body[0].args  # type: ignore[attr-defined]
+    node = ast.parse(f"def f({source}): pass").body[0]
+    assert isinstance(node, ast.FunctionDef)
+    arguments = node.args
     positional = [(a.arg, False) for a in arguments.args]
     keyword = [(a.arg, True) for a in arguments.kwonlyargs]
     defaults = [inspect.Parameter.empty] * (len(arguments.args) - len(arguments.defaults))

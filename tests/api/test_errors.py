@@ -109,7 +109,7 @@ def test_analyze_refuses_as_the_cli_does(demo: Demo, tmp_path: Path) -> None:
     ]
     for kwargs, args in cases:
         with pytest.raises(cs.CueshiftError) as caught:
-            cs.analyze(demo.study_file, **kwargs)  # type: ignore[arg-type]
+            cs.analyze(demo.study_file, **kwargs)  # type: ignore[arg-type]  # bad input on purpose
         assert str(caught.value) == cli_line("analyze", "--study", study, *args)
     with pytest.raises(cs.CueshiftError, match="no such study file"):
         cs.analyze(tmp_path / "nope.toml")

@@ -36,7 +36,7 @@ def test_a_failing_analyze_raises_the_line_and_writes_nothing(
     shutil.copyfile(demo.raw, db)
     before = _sha256(db)
     with pytest.raises(cs.CueshiftError) as raised:
-        cs.analyze(demo.study_file, db=db, **options)  # type: ignore[arg-type]
+        cs.analyze(demo.study_file, db=db, **options)  # type: ignore[arg-type]  # bad input on purpose
     assert str(raised.value).startswith(line.format(db=db))
     assert _sha256(db) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fail.duckdb"]  # no WAL, no partial copy

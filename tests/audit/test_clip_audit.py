@@ -49,9 +49,9 @@ def _study_file(folder: Path, checkpoint: Path | None, extra: str = "") -> Path:
 def _probabilities(model: object, processor: object, image: Path, prompts: list[str]) -> np.ndarray:
     """Softmax of CLIPModel's logits_per_image: the zero-shot classifier, computed by transformers."""
     with Image.open(image) as picture:
-        inputs = processor(text=prompts, images=[picture.convert("RGB")], return_tensors="pt", padding=True)  # type: ignore[operator]
+        inputs = processor(text=prompts, images=[picture.convert("RGB")], return_tensors="pt", padding=True)  # type: ignore[operator]  # transformers, untyped here
     with torch.no_grad():
-        logits = model(**inputs).logits_per_image  # type: ignore[operator]
+        logits = model(**inputs).logits_per_image  # type: ignore[operator]  # transformers, untyped here
     return np.asarray(logits.softmax(dim=-1)[0].numpy(), dtype=np.float64)
 
 
@@ -163,7 +163,7 @@ def test_designs_without_pairs_have_nothing_to_audit(tmp_path: Path) -> None:
 
     study = load_study(_study_file(tmp_path, None))
     console = Console(record=True, width=200)
-    rows = measure_edit_audit(None, study, NoPairs(), console=console, progress=False, write=False)  # type: ignore[arg-type]
+    rows = measure_edit_audit(None, study, NoPairs(), console=console, progress=False, write=False)  # type: ignore[arg-type]  # no database: write=False never opens it
     assert rows.height == 0
     assert "has no base/variation pairs: nothing to audit" in console.export_text()
 

@@ -21,7 +21,7 @@ from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.designs.stylisticbias.design import StylisticBiasDesign
 from cueshift.designs.stylisticbias.edit_audit import read_edit_audit
 from cueshift.errors import ConfigError
-from cueshift.render import Report, TableOutput
+from cueshift.render import MarkdownOutput, Report, TableOutput
 from cueshift.stats import Resampling
 from cueshift.store import write_tables
 from tests.audit_results.planted import VARIATION, audit_rows
@@ -95,7 +95,8 @@ def test_strict_drops_exactly_the_failed_variations(study_db: duckdb.DuckDBPyCon
     ).fetchall()[0]
     assert sens == failed
     shown = _report(con).outputs("edit_audit")
-    assert "failed the edit audit and are left out of every analysis" in shown[0].text  # type: ignore[union-attr]
+    assert isinstance(shown[0], MarkdownOutput)
+    assert "failed the edit audit and are left out of every analysis" in shown[0].text
     n_rows = con.execute("SELECT count(*) FROM result_audit_sensitivity").fetchall()[0][0]
     assert isinstance(shown[1], TableOutput) and shown[1].styled.n_rows == n_rows
 
@@ -117,7 +118,8 @@ def test_strict_drops_exactly_the_failed_variations(study_db: duckdb.DuckDBPyCon
     named = "SELECT count(*) FROM result_manifest WHERE name = 'audit_sensitivity'"
     assert con.execute(named).fetchall()[0] == (0,)
     shown = _report(con).outputs("edit_audit")  # the earlier run's table is still in the file, not shown
-    assert shown[0].text == "" and "no edit audit in these results" in shown[1].text  # type: ignore[union-attr]
+    assert isinstance(shown[0], MarkdownOutput) and isinstance(shown[1], MarkdownOutput)
+    assert shown[0].text == "" and "no edit audit in these results" in shown[1].text
 
 
 def _report(con: duckdb.DuckDBPyConnection) -> Report:

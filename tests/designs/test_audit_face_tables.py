@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from cueshift.cli import app
 from tests.inference.real_faces import astronaut, jpeg
+from tests.scalars import real
 
 pytest.importorskip("dlib", reason="dlib (the 'faces' extra) is not installed")
 pytest.importorskip("torch", reason="MTCNN runs in torch (the 'faces' extra)")
@@ -105,7 +106,7 @@ def test_detections_agree_with_the_audit_rows(folder: Path) -> None:
         "SELECT a.image_id, a.measured_base, a.measured_variation, b.face_count, v.face_count "
         f"FROM edit_audit a {PAIRED} WHERE a.measure = 'face_count' ORDER BY 1",
     )
-    assert [(r[0], r[1], r[2]) for r in counts] == [(r[0], float(r[3]), float(r[4])) for r in counts]  # type: ignore[arg-type]
+    assert [(r[0], r[1], r[2]) for r in counts] == [(r[0], real(r[3]), real(r[4])) for r in counts]
     (skin,) = _rows(
         folder,
         "SELECT a.measured_base, a.measured_variation, b.skin_ita, v.skin_ita "

@@ -9,6 +9,8 @@ rate at which a model equal in distribution to its twin is flagged (Monte-Carlo,
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import numpy as np
 import polars as pl
 import pytest
@@ -87,6 +89,14 @@ def test_the_plain_difference_agrees_with_steigers_test_on_a_large_sample() -> N
     assert (low, high) == pytest.approx((r_mh - r_th - 1.96 * se_ref, r_mh - r_th + 1.96 * se_ref), abs=0.01)
 
 
+class TwinSettings(TypedDict):
+    """The keyword arguments of :func:`twin_table` after its positional ones."""
+
+    resamples: int
+    seed: int
+    confidence: float
+
+
 def _planted(n: int, seed: int, recipes: dict[str, dict[str, str]]) -> tuple[pl.DataFrame, ...]:
     """Faces with three image statistics; attribute 'kind' rated by brightness plus a latent
     trait, 'bright' by brightness only. ``recipes``: model -> attribute -> what it sees
@@ -162,17 +172,17 @@ def test_a_model_equal_in_distribution_to_its_twin_is_flagged_at_about_alpha() -
 
 def test_twin_table_ignores_row_order_and_leaves_models_without_scores_out() -> None:
     scores, means, pixels = _planted(80, 2, {"a": {"kind": "pixels+trait"}, "a.random": {"kind": "pixels"}})
-    kwargs = {"resamples": 200, "seed": 3, "confidence": 0.95}
-    table = twin_table(scores, means, {"a": "a.random", "b": "b.random"}, pixels, **kwargs)  # type: ignore[arg-type]
+    kwargs = TwinSettings(resamples=200, seed=3, confidence=0.95)
+    table = twin_table(scores, means, {"a": "a.random", "b": "b.random"}, pixels, **kwargs)
     shuffled = twin_table(
         scores.sample(fraction=1.0, shuffle=True, seed=5),
         means.sample(fraction=1.0, shuffle=True, seed=6),
         {"a": "a.random"},
         pixels.sample(fraction=1.0, shuffle=True, seed=7),
-        **kwargs,  # type: ignore[arg-type]
+        **kwargs,
     )
     assert table.equals(shuffled) and table["model_id"].to_list() == ["a"]
-    no_pixels = twin_table(scores, means, {"a": "a.random"}, None, **kwargs)  # type: ignore[arg-type]
+    no_pixels = twin_table(scores, means, {"a": "a.random"}, None, **kwargs)
     assert no_pixels["twin_partial_difference"].null_count() == 1
     assert no_pixels["twin_difference"].to_list() == table["twin_difference"].to_list()
 

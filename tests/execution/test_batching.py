@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import polars as pl
 import pytest
 
@@ -9,12 +12,12 @@ from cueshift.execution.batching import START_ROWS, TARGET_SECONDS, BatchSizer
 from cueshift.store.writes import ROW_GROUP_ROWS
 
 
-def _drive(sizer: BatchSizer, seconds_for: object, steps: int) -> list[tuple[int, float]]:
+def _drive(sizer: BatchSizer, seconds_for: Callable[[int], float], steps: int) -> list[tuple[int, float]]:
     """Feed ``steps`` batches whose time is ``seconds_for(rows)``; returns (rows, seconds) per batch."""
     out = []
     for _ in range(steps):
         rows = sizer.size
-        seconds = seconds_for(rows)  # type: ignore[operator]
+        seconds = seconds_for(rows)
         sizer.record(rows, seconds)
         out.append((rows, seconds))
     return out
@@ -30,10 +33,15 @@ def test_a_fast_backend_grows_by_at_most_the_step_until_the_cap() -> None:
     assert sizes[-1] == 2 * ROW_GROUP_ROWS < 250_000
 
 
+def _linear(rows: int, rate: float) -> float:
+    """Seconds for ``rows`` at ``rate`` rows/s plus 50 ms per batch."""
+    return 0.05 + rows / rate
+
+
 def test_batches_settle_at_the_target_time_whatever_the_rate() -> None:
     for rows_per_second in (3.0, 40.0, 5_000.0, 200_000.0):
         sizer = BatchSizer(max_rows=10_000_000)
-        history = _drive(sizer, lambda rows, r=rows_per_second: 0.05 + rows / r, 25)
+        history = _drive(sizer, functools.partial(_linear, rate=rows_per_second), 25)
         rows, seconds = history[-1]
         assert seconds <= 1.25 * TARGET_SECONDS, rows_per_second
         if rows_per_second * TARGET_SECONDS > 10:  # not floored at one row
@@ -80,7 +88,7 @@ def test_batches_cover_the_plan_once_in_order_within_the_budget() -> None:
 )
 def test_bad_parameters_are_refused(kwargs: dict[str, float]) -> None:
     with pytest.raises(ValueError):
-        BatchSizer(**kwargs)  # type: ignore[arg-type]
+        BatchSizer(**kwargs)  # type: ignore[arg-type]  # floats where ints are typed: bad input on purpose
 
 
 def test_slices_end_between_groups_unless_a_group_or_the_budget_is_in_the_way() -> None:

@@ -21,7 +21,7 @@ PLAN = {
 def test_the_text_reads_back_as_the_plan_without_none() -> None:
     text = plan_text(PLAN)
     body = text.split("\n", 1)[1]
-    expected = {**PLAN, "a": {"models": PLAN["a"]["models"], "flag": True}}  # type: ignore[index]
+    expected = {**PLAN, "a": {"models": PLAN["a"]["models"], "flag": True}}  # type: ignore[index]  # PLAN is typed as a TOML table of any values
     assert tomllib.loads(body) == expected
     assert text.splitlines()[0] == f'sha256 = "{hashlib.sha256(body.encode()).hexdigest()}"'
     assert read_plan_text(text, "p.toml") == (expected, hashlib.sha256(body.encode()).hexdigest())

@@ -35,7 +35,7 @@ def test_options_are_checked_when_built() -> None:
 def test_options_are_frozen() -> None:
     options = RunOptions(shard=Shard(2, 4), database=Path("x.duckdb"))
     with pytest.raises(AttributeError):
-        options.limit = 3  # type: ignore[misc]
+        options.limit = 3  # type: ignore[misc]  # assigning a frozen field on purpose
 
 
 def test_the_options_module_imports_no_frames() -> None:

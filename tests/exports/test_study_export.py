@@ -117,7 +117,7 @@ def test_an_unanalysed_study_and_an_unknown_format_are_refused(raw_db, analysed_
     assert not (tmp_path / "out").exists()
     assert hashlib.sha256(raw_db.read_bytes()).hexdigest() == before
     with pytest.raises(CueshiftError, match="unknown format 'xlsx'"):
-        export_study(analysed_db, tmp_path / "out", formats=["xlsx"])  # type: ignore[list-item]
+        export_study(analysed_db, tmp_path / "out", formats=["xlsx"])  # type: ignore[list-item]  # bad input on purpose
     with pytest.raises(CueshiftError, match="no such study database"):
         export_study(tmp_path / "missing.duckdb", tmp_path / "out")
 

@@ -202,7 +202,9 @@ def test_status_while_running_shows_planned_stored_rate_eta_and_failures(scenari
     assert status.returncode == 0, status.stderr
     head = status.stdout.splitlines()[0]
     assert "latest run running" in head and "snapshot of" in head, status.stdout
-    planned = int(re.search(r"planned ([\d,]+)", head).group(1).replace(",", ""))  # type: ignore[union-attr]
+    found = re.search(r"planned ([\d,]+)", head)
+    assert found, head
+    planned = int(found.group(1).replace(",", ""))
     assert planned == _count(scenario.db)  # a first run plans the whole study
     assert re.search(r"done [\d,]+ \(", head) and "rate " in head, head
     assert "failed this run" in status.stdout and "sim" in status.stdout

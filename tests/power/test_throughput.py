@@ -25,6 +25,13 @@ def _model(checkpoint: str = LLAVA_7B, backend: str = "transformers", **settings
     return ModelConfig(model_id="judge", backend=backend, checkpoint=checkpoint, settings=settings)
 
 
+def _rate(table: pl.DataFrame, model: ModelConfig) -> float:
+    """The sampling rate :func:`measured_rate` finds (failing the test where it finds none)."""
+    found = measured_rate(table, model, "sampling")
+    assert found is not None, model
+    return found[0]
+
+
 @pytest.mark.parametrize(
     ("checkpoint", "size"),
     [
@@ -101,18 +108,17 @@ def test_the_same_cache_then_the_nearest_batch_then_the_latest() -> None:
     assert measured_rate(table, _model(batch_size=32), "sampling") == (
         45.0, "measured: H200, 7b generate bfloat16, batch 32, dynamic cache (new)"
     )  # fmt: skip
-    assert measured_rate(table, _model(static_cache=True, compile=True), "sampling") is not None
-    assert measured_rate(table, _model(static_cache=True, compile=True), "sampling")[0] == 160.0  # type: ignore[index]
-    assert measured_rate(table, _model(static_cache=True, batch_size=32), "sampling")[0] == 150.0  # type: ignore[index]
+    assert _rate(table, _model(static_cache=True, compile=True)) == 160.0
+    assert _rate(table, _model(static_cache=True, batch_size=32)) == 150.0
     # the CUDA-graph step: its own rows once measured; until then the shared-prefix rows, not another cache's
     shared = ["H200", "7b", "generate", "bfloat16", 32, "shared", 90.0, "ungraphed", "2026-11-27"]
     with_shared = pl.concat([table, pl.DataFrame([shared], schema=COLUMNS, orient="row")])
     graph = _model(cuda_graph=True, batch_size=32)
-    assert measured_rate(with_shared, graph, "sampling")[0] == 90.0  # type: ignore[index]
+    assert _rate(with_shared, graph) == 90.0
     graphed = ["H200", "7b", "generate", "bfloat16", 32, "shared+graph", 250.0, "graph", "2026-11-28"]
     with_graph = pl.concat([with_shared, pl.DataFrame([graphed], schema=COLUMNS, orient="row")])
-    assert measured_rate(with_graph, graph, "sampling")[0] == 250.0  # type: ignore[index]
-    assert measured_rate(with_graph, _model(batch_size=32), "sampling")[0] == 90.0  # type: ignore[index]
+    assert _rate(with_graph, graph) == 250.0
+    assert _rate(with_graph, _model(batch_size=32)) == 90.0
 
 
 def test_the_order_of_sources() -> None:

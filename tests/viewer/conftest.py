@@ -176,7 +176,7 @@ def browser() -> Iterator[object]:
 @pytest.fixture()
 def page(browser: object) -> Iterator[object]:
     """A fresh browser page (1280 px wide)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]  # playwright is imported only where chromium runs
     tab = context.new_page()
     try:
         yield tab
