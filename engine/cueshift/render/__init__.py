@@ -36,6 +36,8 @@ from cueshift.render._formats import (
     multiple,
     number,
     percent,
+    points,
+    points_ci,
 )
 from cueshift.render._outputs import raw_markdown, to_gt, to_html, to_markdown, to_rich, to_typst
 from cueshift.render._pandoc import FALLBACK
@@ -108,6 +110,8 @@ __all__ = [
     "open_for_report",
     "parse_models",
     "percent",
+    "points",
+    "points_ci",
     "quarto_available",
     "raw_markdown",
     "relations",

@@ -203,6 +203,37 @@ def percent(decimals: int = 0) -> Formatter:
     return lambda value: fmt_percent(value, decimals)
 
 
+def points(decimals: int = 2) -> Formatter:
+    """A difference of two shares in signed percentage points (the column header says "pp"), so it
+    reads on the scale of the percentages beside it: ``0.0065`` → ``+0.65``.
+
+    Examples
+    --------
+    >>> points(2)(0.0065)
+    '+0.65'
+    >>> points(2)(None)
+    '–'
+    """
+    return lambda value: MISSING if _is_missing(value) else fmt_effect(100 * _as_float(value), decimals)
+
+
+def points_ci(decimals: int = 2) -> Formatter:
+    """An interval of :func:`points` (declare ``args=("ci_high",)``): ``[−0.10, +0.42]``.
+
+    Examples
+    --------
+    >>> points_ci(2)(-0.001, 0.0042)
+    '[−0.10, +0.42]'
+    """
+
+    def fmt(low: object, high: object) -> str:
+        if _is_missing(low) or _is_missing(high):
+            return MISSING
+        return fmt_ci(100 * _as_float(low), 100 * _as_float(high), decimals)
+
+    return fmt
+
+
 def ci(decimals: int = 3, signed: bool = True) -> Formatter:
     """A :func:`fmt_ci` with fixed decimals and sign rule (declare ``args=("ci_high",)``)."""
     return lambda low, high: fmt_ci(low, high, decimals, signed)
