@@ -153,7 +153,7 @@ def test_every_row_kind_gets_its_verdict_in_the_report(analysed: Path) -> None:
         assert sorted(next(c for c in row if c in VERDICT_TEXTS) for row in shown[key]) == verdicts, key
         assert not any("n.s." in cell for row in shown[key] for cell in row)
     assert all(not cell.startswith("[+") for row in shown["vs_equivalence"] for cell in row)  # unsigned
-    assert "Demographic dimension × model VS" in summary and "Attribute × model SBS" in summary
+    assert "dimension × model VS rows" in summary and "attribute × model SBS rows" in summary
 
 
 VERDICT_TEXTS = {"shift", "equivalent to no shift", "inconclusive", "—"}

@@ -10,7 +10,7 @@ _SOURCE_LABELS += "WHEN 'residual' THEN 'Residual' ELSE 'Fixed effects (categori
 
 VARIANCE_COMPONENTS = TableSpec(
     key="variance_components",
-    title="Table E1. Faces and scenarios as random effects: variance components",
+    title="Table R1. Faces and scenarios as random effects: variance components",
     sql=f"""
     SELECT {_SOURCE_LABELS} AS source, estimate, sd, share, share_random, n_levels
     FROM result_variance_components
@@ -48,7 +48,7 @@ _TERM_POS = (
 
 CROSSED_VS_FACE = TableSpec(
     key="crossed_vs_face",
-    title="Table E2. Table 10's model with a random face intercept vs crossed face and scenario intercepts",
+    title="Table R2. Table 10's model with a random face intercept vs crossed face and scenario intercepts",
     sql=f"""
     SELECT {_TERM_LABELS} AS term, {_TERM_POS} AS pos,
            f.estimate AS face_estimate, f.ci_low AS face_low, f.ci_high AS face_high,

@@ -6,7 +6,19 @@ non-significant SBS, model difference or VS is shown as *equivalent to no shift*
 
 from __future__ import annotations
 
-from cueshift.render import MODELS_FILTER, Col, Source, TableSpec, TextSpec, ci, effect, fmt_integer, number
+from cueshift.designs.stylisticbias.report.labels import DIM_POS, DIMENSION_LABELS, case
+from cueshift.render import (
+    MODELS_FILTER,
+    Col,
+    Source,
+    TableSpec,
+    TextSpec,
+    ci,
+    effect,
+    fmt_integer,
+    fmt_pvalue,
+    number,
+)
 
 _REQUIRES = ("result_equivalence",)
 _ALL_SCENARIOS = "level = 'variation_category' AND scenario_category IS NULL"
@@ -26,8 +38,8 @@ EQUIVALENCE = TableSpec(
         Col("estimate", "SBS", effect(3)),
         Col("ci_low", "90% CI", ci(3), args=("ci_high",)),
         Col("margin", "± margin", number(3)),
-        Col("p_adj", "TOST p_adj", number(4)),
-        Col("p_shift_adj", "t test p_adj", number(4)),
+        Col("p_adj", "TOST p_adj", fmt_pvalue),
+        Col("p_shift_adj", "t test p_adj", fmt_pvalue),
         Col("verdict", "Verdict", align="left"),
         Col("n", "Faces", fmt_integer),
     ),
@@ -70,10 +82,11 @@ VS_EQUIVALENCE = TableSpec(
     key="vs_equivalence",
     title="Table E3. Do demographic groups differ? Each model's VS against the smallest VS of interest",
     sql=f"""
-    SELECT dimension, model_id, estimate, ci_low, ci_high, margin, p_adj, p_shift_adj, verdict, n
+    SELECT {case("dimension", DIMENSION_LABELS)} AS dimension, model_id, estimate, ci_low, ci_high, margin,
+           p_adj, p_shift_adj, verdict, n
     FROM result_equivalence
     WHERE quantity = 'vs' AND scenario_category IS NULL AND {MODELS_FILTER}
-    ORDER BY dimension, model_id
+    ORDER BY {DIM_POS}, model_id
     """,
     columns=(
         Col("dimension", "Dimension", align="left"),
@@ -81,8 +94,8 @@ VS_EQUIVALENCE = TableSpec(
         Col("estimate", "VS", number(3)),
         Col("ci_low", "90% CI", ci(3, signed=False), args=("ci_high",)),
         Col("margin", "Margin", number(3)),
-        Col("p_adj", "p_adj (VS < margin)", number(4)),
-        Col("p_shift_adj", "p_adj (VS = 0)", number(4)),
+        Col("p_adj", "p_adj (VS < margin)", fmt_pvalue),
+        Col("p_shift_adj", "p_adj (VS = 0)", fmt_pvalue),
         Col("verdict", "Verdict", align="left"),
         Col("n", "Faces", fmt_integer),
     ),
@@ -98,22 +111,29 @@ VS_EQUIVALENCE = TableSpec(
 
 
 def equivalence_summary(report: Source) -> str:
-    """One sentence each: how many attribute SBS rows, and how many model × dimension VS rows, are
-    shifts, shown to be no shift, or inconclusive."""
+    """One sentence each: how many of the attribute × model SBS rows, and of the model × dimension
+    VS rows, are shifts, shown to be no shift, or inconclusive, and in which attributes (dimensions)."""
     sentences = []
     for quantity, key, what in (
-        ("delta", "variation_category", "Attribute × model SBS"),
-        ("vs", "dimension", "Demographic dimension × model VS"),
+        ("delta", "variation_category", "attribute × model SBS rows"),
+        ("vs", "replace(dimension, '_', ' ')", "dimension × model VS rows"),
     ):
         level = _ALL_SCENARIOS if quantity == "delta" else "scenario_category IS NULL"
         rows = report.query(f"""
-            SELECT verdict, count(*) AS n, string_agg(DISTINCT {key}, ', ' ORDER BY {key}) AS keys
+            SELECT verdict, count(*) AS n, sum(count(*)) OVER () AS total,
+                   string_agg(DISTINCT {key}, ', ' ORDER BY {key}) AS keys
             FROM result_equivalence
             WHERE quantity = '{quantity}' AND {level} AND {MODELS_FILTER} AND verdict IS NOT NULL
             GROUP BY verdict ORDER BY verdict""")
         if rows.height:
-            parts = [f"{r['n']} {r['verdict']} ({r['keys']})" for r in rows.iter_rows(named=True)]
-            sentences.append(f"{what} at the declared smallest effect of interest: {'; '.join(parts)}.")
+            parts = [
+                f"{r['n']} {r['verdict']} (in at least one model: {r['keys']})"
+                for r in rows.iter_rows(named=True)
+            ]
+            sentences.append(
+                f"Of the {int(rows['total'][0])} {what} tested at the declared smallest effect of interest: "
+                f"{'; '.join(parts)}."
+            )
     if not sentences:
         return "No attribute or dimension has enough faces for a test.\n"
     return " ".join(sentences) + "\n"

@@ -35,6 +35,15 @@ GROUP_ABBREVIATIONS: Mapping[str, str] = {
     "normal": "No",
     "obese": "Ob",
 }
+#: Display names of the stored ``test`` and ``ci_method`` identifiers quoted in table notes.
+TEST_LABELS: Mapping[str, str] = {
+    "wilcoxon": "Wilcoxon signed-rank",
+    "kruskal-wallis": "Kruskal–Wallis",
+    "mann-whitney": "Mann–Whitney U",
+    "sign-flip": "sign-flip permutation",
+    "permutation": "label-permutation",
+}
+CI_METHOD_LABELS: Mapping[str, str] = {"bca": "BCa", "percentile": "percentile"}
 GROUPS: tuple[str, ...] = (*AGES, *GENDERS, *ETHNICITIES, *BODY_TYPES)
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(f.category for f in FEATURES))
 

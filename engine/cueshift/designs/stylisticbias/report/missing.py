@@ -10,9 +10,12 @@ from __future__ import annotations
 from cueshift.designs.stylisticbias.report.labels import (
     ABBREVIATIONS,
     CATEGORIES,
+    CI_METHOD_LABELS,
     DIMENSION_LABELS,
     GROUP_ABBREVIATIONS,
     GROUPS,
+    TEST_LABELS,
+    case,
     position,
 )
 from cueshift.images.labels import DEMOGRAPHIC_FIELDS
@@ -25,10 +28,10 @@ from cueshift.render import (
     Pivot,
     TableSpec,
     TextSpec,
-    ci,
-    effect,
     fmt_integer,
     percent,
+    points,
+    points_ci,
     stub,
 )
 
@@ -38,9 +41,9 @@ _PER_RATE = ", ".join(
     for rate in ("invalid", "refusal")
     for column in ("rate_base", "rate_variation", "estimate", "ci_low", "ci_high", "p_adj")
 )
-_METHOD_NOTE = """
-SELECT 'Face-level rates (every face weighs the same) with ' || max(ci_method)
-       || ' face-level bootstrap intervals; ' || max(test)
+_METHOD_NOTE = f"""
+SELECT 'Face-level rates (every face weighs the same) with ' || {case("max(ci_method)", CI_METHOD_LABELS)}
+       || ' face-level bootstrap intervals; ' || {case("max(test)", TEST_LABELS)}
        || ' test of the per-face shift against 0, BH within model × rate × dimension; '
        || max(n) || ' faces at most per cell.'
 FROM result_missing_shift
@@ -48,7 +51,10 @@ FROM result_missing_shift
 
 MISSING_SHIFT = TableSpec(
     key="missing_shift",
-    title="Invalid answers and refusals per variation: rates on the base and variation images, and the shift",
+    title=(
+        "Table S14. Invalid answers and refusals per variation: rates on the base and variation images, "
+        "and the shift"
+    ),
     sql=f"""
     SELECT model_id, variation_category, variation_value, {_PER_RATE}, max(n_obs) AS n_obs
     FROM result_missing_shift
@@ -60,12 +66,12 @@ MISSING_SHIFT = TableSpec(
         stub("variation_value", "Variation"),
         Col("invalid_rate_base", "Invalid, base", percent(1)),
         Col("invalid_rate_variation", "Invalid, variation", percent(1)),
-        Col("invalid_estimate", "Δ invalid", effect(3), p="invalid_p_adj"),
-        Col("invalid_ci_low", "95% CI", ci(3), args=("invalid_ci_high",)),
+        Col("invalid_estimate", "Δ invalid (pp)", points(2), p="invalid_p_adj"),
+        Col("invalid_ci_low", "95% CI (pp)", points_ci(2), args=("invalid_ci_high",)),
         Col("refusal_rate_base", "Refusals, base", percent(1)),
         Col("refusal_rate_variation", "Refusals, variation", percent(1)),
-        Col("refusal_estimate", "Δ refusals", effect(3), p="refusal_p_adj"),
-        Col("refusal_ci_low", "95% CI", ci(3), args=("refusal_ci_high",)),
+        Col("refusal_estimate", "Δ refusals (pp)", points(2), p="refusal_p_adj"),
+        Col("refusal_ci_low", "95% CI (pp)", points_ci(2), args=("refusal_ci_high",)),
         Col("n_obs", "Answers", fmt_integer),
     ),
     group="model_id",
@@ -73,9 +79,10 @@ MISSING_SHIFT = TableSpec(
         "An answer is invalid when the strict parser maps it to neither option (refusal, hedge, both, "
         "neither, negation, conflict, no answer; judgment.invalid_reason); a refusal is the parser's "
         "'refusal'. Δ: per face, the rate on the variation image minus the rate on the same face's base "
-        "image, averaged over faces. φ averages valid answers only: a variation that raises refusals for "
-        "some faces changes which answers φ sees, so a Δ of φ beside a Δ of refusals is read with care. "
-        "Refusal columns are empty for a model whose invalid answers were stored without a reason.",
+        "image, averaged over faces, in percentage points (pp). φ averages valid answers only: a "
+        "variation that raises refusals for some faces changes which answers φ sees, so a Δ of φ beside "
+        "a Δ of refusals is read with care. Refusal columns are empty for a model whose invalid answers "
+        "were stored without a reason.",
         EMPHASIS_LEGEND,
     ),
     notes_sql=_METHOD_NOTE,
@@ -87,7 +94,10 @@ _GROUP_COLUMNS = f"{position('dimension', DEMOGRAPHIC_FIELDS)} * 100 + {_GROUP_P
 
 MISSING_SHIFT_BY_GROUP = TableSpec(
     key="missing_shift_by_group",
-    title="Shift of the invalid rate per variation and demographic group (all models pooled)",
+    title=(
+        "Table S15. Shift of the invalid rate per variation and demographic group, percentage points "
+        "(all models pooled)"
+    ),
     sql=f"""
     SELECT variation_category, variation_value, dimension, "group", {_GROUP_COLUMNS} AS col_pos,
            estimate, p_adj
@@ -100,7 +110,7 @@ MISSING_SHIFT_BY_GROUP = TableSpec(
     pivot=Pivot(
         on="group",
         value="estimate",
-        fmt=effect(3),
+        fmt=points(2),
         p="p_adj",
         spanner="dimension",
         labels=GROUP_ABBREVIATIONS,
@@ -109,7 +119,8 @@ MISSING_SHIFT_BY_GROUP = TableSpec(
         order="col_pos",
     ),
     notes=(
-        "Face-level mean shift of the invalid rate (variation image minus the same face's base image) "
+        "Face-level mean shift of the invalid rate (variation image minus the same face's base image, "
+        "in percentage points) "
         "among the group's faces, pooled over models (a face's answers of every model together). A "
         "shift confined to one group means the answers φ averages are selected differently there.",
         ABBREVIATIONS,
@@ -120,7 +131,7 @@ MISSING_SHIFT_BY_GROUP = TableSpec(
 
 MISSING_BASE_RATES = TableSpec(
     key="missing_base_rates",
-    title="Invalid answers and refusals on the base images per model and demographic group",
+    title="Table S16. Invalid answers and refusals on the base images per model and demographic group",
     sql=f"""
     SELECT model_id, rate, dimension, "group", {_GROUP_COLUMNS} AS col_pos, estimate
     FROM result_missing_rates
@@ -151,7 +162,7 @@ _NAMED = {"a": "names (a)", "b": "names (b)", "both": "names both", "none": "nam
 
 MISSING_BY_ORDERING = TableSpec(
     key="missing_by_ordering",
-    title="Invalid answers per ordering and the option they would have named",
+    title="Table S17. Invalid answers per ordering and the option they would have named",
     sql=f"""
     SELECT model_id, ordering,
            CASE WHEN ordering IN (1, 2) THEN '(a)' ELSE '(b)' END AS favorable_letter,
@@ -180,7 +191,7 @@ MISSING_BY_ORDERING = TableSpec(
 
 MISSING_LEAN = TableSpec(
     key="missing_lean",
-    title="Do the invalid answers lean to a pole?",
+    title="Table S18. Do the invalid answers lean to a pole?",
     sql=f"""
     SELECT model_id, share_favorable, share_unfavorable, estimate, ci_low, ci_high, p_adj, n, n_answers
     FROM result_missing_lean
@@ -191,17 +202,17 @@ MISSING_LEAN = TableSpec(
         stub("model_id", "Model"),
         Col("share_favorable", "Invalid, naming favorable", percent(2)),
         Col("share_unfavorable", "Invalid, naming unfavorable", percent(2)),
-        Col("estimate", "Lean", effect(4), p="p_adj"),
-        Col("ci_low", "95% CI", ci(4), args=("ci_high",)),
+        Col("estimate", "Lean (pp)", points(3), p="p_adj"),
+        Col("ci_low", "95% CI (pp)", points_ci(3), args=("ci_high",)),
         Col("n", "Faces", fmt_integer),
         Col("n_answers", "Answers", fmt_integer),
     ),
     notes=(
         "Per face: (invalid answers naming the favorable pole's letter − those naming the unfavorable "
-        "pole's letter) / answers, over all orderings, averaged over faces. φ sees valid answers only: "
-        "a positive lean means the answers it leaves out favor the favorable pole (φ understates it), a "
-        "negative one the reverse; a lean indistinguishable from 0 means leaving invalid answers out does "
-        "not bias φ.",
+        "pole's letter) / answers, over all orderings, averaged over faces, in percentage points. φ sees "
+        "valid answers only: a positive lean means the answers it leaves out favor the favorable pole (φ "
+        "understates it), a negative one the reverse; a lean indistinguishable from 0 means leaving "
+        "invalid answers out does not bias φ.",
         EMPHASIS_LEGEND,
     ),
     requires=("result_missing_lean",),

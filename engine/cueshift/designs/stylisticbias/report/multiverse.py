@@ -58,7 +58,7 @@ def draw_specification_curve(report: Source) -> Figure | None:
 
 MULTIVERSE_FRAGILE = TableSpec(
     key="multiverse_fragile",
-    title="Table M1. Headline claims that do not hold on every analysis path",
+    title="Table MV1. Headline claims that do not hold on every analysis path",
     sql=f"""
     SELECT claim, share_holds, n_holds, n_specifications, moved_most,
            CASE WHEN holds_release THEN 'holds' WHEN NOT holds_release
@@ -107,7 +107,7 @@ MULTIVERSE_TABLES: tuple[TableSpec, ...] = (MULTIVERSE_FRAGILE,)
 MULTIVERSE_FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
         "multiverse_curve",
-        "Figure M1. Specification curve of the headline claims",
+        "Figure MV1. Specification curve of the headline claims",
         draw_specification_curve,
         _REQUIRES,
     ),

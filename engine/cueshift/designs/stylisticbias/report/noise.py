@@ -22,6 +22,9 @@ from cueshift.render import (
     TableSpec,
     TextSpec,
     ci,
+    effect,
+    fmt_ci,
+    fmt_effect,
     fmt_integer,
     fmt_number,
     fmt_pvalue,
@@ -47,7 +50,7 @@ NOISE_FLOOR = TableSpec(
     """,
     columns=(
         stub("variation_value", "Placebo"),
-        Col("estimate", "SBS", number(4)),
+        Col("estimate", "SBS", effect(4)),
         Col("ci_low", "95% CI", ci(4), args=("ci_high",)),
         Col("p", "p", fmt_pvalue),
         Col("abs_sbs_mean", "Mean |SBS|", number(4)),
@@ -60,9 +63,10 @@ NOISE_FLOOR = TableSpec(
     notes=(
         "Placebos: per base image a pixel-identical copy (the same file under a new id) and a lossless "
         "PNG re-encode (other bytes, the same pixels). SBS: face-level mean Δ with a face-level bootstrap "
-        "CI, which should contain 0; p: two-sided WSRT on per-face mean Δ. |SBS| per model × placebo × "
-        "scenario cell, the unit of the attributes' |SBS|: what sampling noise, serving nondeterminism "
-        "and caches alone produce.",
+        "CI, which should contain 0; p: two-sided WSRT on per-face mean Δ, unadjusted (one test per row: "
+        "about 1 row in 20 falls below 0.05 by chance). |SBS| per model × placebo × scenario cell, the "
+        "unit of the attributes' |SBS|: what sampling noise, serving nondeterminism and caches alone "
+        "produce.",
     ),
     requires=("result_noise_floor",),
 )
@@ -115,8 +119,8 @@ def noise_floor_summary(report: Source) -> str:
         who = "Pooled over models" if r["model_id"] == POOLED else f"For {r['model_id']}"
         contains = "contains" if r["ci_low"] <= 0.0 <= r["ci_high"] else "does not contain"
         lines.append(
-            f"{who}, the placebo SBS is {fmt_number(r['estimate'], 4)} (95% CI "
-            f"[{fmt_number(r['ci_low'], 4)}, {fmt_number(r['ci_high'], 4)}], which {contains} 0); "
+            f"{who}, the placebo SBS is {fmt_effect(r['estimate'], 4)} (95% CI "
+            f"{fmt_ci(r['ci_low'], r['ci_high'], 4)}, which {contains} 0); "
             f"placebo cells have a mean |SBS| of {fmt_number(r['abs_sbs_mean'], 4)} (95th percentile "
             f"{fmt_number(r['abs_sbs_quantile'], 4)}), and {fmt_integer(r['n_pass'])} of "
             f"{fmt_integer(r['n'])} attributes pass the floor."

@@ -9,6 +9,7 @@ from __future__ import annotations
 from cueshift.designs.stylisticbias.report.labels import (
     DIM_POS,
     DIMENSION_LABELS,
+    TEST_LABELS,
     case,
     dimension_pivot,
     model_dimension_sql,
@@ -41,11 +42,12 @@ TABLE9_SIGNIFICANT = TableSpec(
     sql=model_dimension_sql("result_table9"),
     columns=(stub("model", "Model"),),
     pivot=dimension_pivot("estimate", percent(0)),
-    notes_sql="""
+    notes_sql=f"""
     SELECT 'Tests on base-face φ per scenario: '
-           || string_agg(test || ' (' || dims || ')', ', ' ORDER BY test)
+           || string_agg({case("test", TEST_LABELS)} || ' (' || dims || ')', ', ' ORDER BY test)
            || '; BH within model × dimension; α = ' || max(alpha) || '; ' || max(n) || ' scenarios.'
-    FROM (SELECT test, string_agg(DISTINCT dimension, ', ' ORDER BY dimension) AS dims,
+    FROM (SELECT test, string_agg(DISTINCT replace(dimension, '_', ' '), ', '
+                            ORDER BY replace(dimension, '_', ' ')) AS dims,
                  max(alpha) AS alpha, max(n) AS n
           FROM result_table9 WHERE model_id <> '(mean of models)' GROUP BY test)
     """,
