@@ -122,3 +122,44 @@ def test_progress_shows_where_asked_or_on_a_terminal_or_in_jupyter(monkeypatch: 
     monkeypatch.setattr(rich.console, "_is_jupyter", lambda: True)
     assert progress_shown() and not progress_shown(False)
     sys.stderr.close()
+
+
+NOTE = "  cost includes the noise-floor placebos: " + "180 images, an identical copy and a re-encode; " * 3
+CAPTION = "GPU-hours: " + "the pilot's latencies times the prompts; " * 3
+#: Prints NOTE (longer than any width below), a table with a long title and CAPTION on stdout, and
+#: a note on stderr (as infer's and build's notes), on console_for()'s consoles.
+LONG_NOTE = f"""
+from cueshift._console import FitTable, console_for
+console = console_for()
+console.print({NOTE!r})
+table = FitTable(title="Cost per model, with a title longer than the table it heads", caption={CAPTION!r})
+table.add_column("model")
+table.add_column("prompts", justify="right")
+table.add_row("sim-judge", "931,500")
+console.print(table)
+console_for(stderr=True).print("note:" + {NOTE[1:]!r})
+"""
+
+
+@pytest.mark.parametrize("columns", [None, "80", "57"])
+def test_piped_prose_is_one_line_and_tables_fit(columns: str | None) -> None:
+    """Piped (``| cat``, a log): a note, a table's title and caption stay one line each; the table fits."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    if columns:
+        env["COLUMNS"] = columns
+    done = subprocess.run(
+        [sys.executable, "-c", LONG_NOTE], capture_output=True, text=True, env=env, timeout=60, check=True
+    )
+    lines = [line.rstrip() for line in done.stdout.splitlines()]
+    assert NOTE.rstrip() in lines and CAPTION.rstrip() in lines, done.stdout
+    assert done.stderr == "note:" + NOTE[1:] + "\n"
+    assert "Cost per model, with a title longer than the table it heads" in lines, done.stdout
+    width = int(columns) if columns else PIPED_WIDTH
+    assert all(len(line) <= width for line in lines if line[:1] in BOX), done.stdout
+
+
+def test_in_a_terminal_prose_wraps_at_its_width() -> None:
+    output = run_in_terminal([sys.executable, "-c", LONG_NOTE], 80)
+    lines = [line.rstrip() for line in output.splitlines()]
+    assert NOTE.rstrip() not in lines and all(len(line) <= 80 for line in lines), output
+    assert lines[0].startswith("  cost includes the noise-floor placebos: 180 images,"), output

@@ -1,7 +1,11 @@
 """The consoles the commands print on, and a rich table that never cuts a number.
 
 :func:`console_for` makes a console as wide as the terminal; ``COLUMNS`` wide where that is set,
-in a terminal or piped; :data:`PIPED_WIDTH` wide when piped without it (rich's own default is 80).
+in a terminal or piped; :data:`PIPED_WIDTH` wide when piped without it (rich's own default is 80)
+(:func:`stream_width`; ``cueshift --help`` takes the same width). In a terminal or Jupyter its prose
+wraps at that width; piped, each printed line of prose stays one line (a pager or log viewer
+wraps it, ``grep`` finds it whole), and only tables keep to the width. :func:`indented` indents a
+note either way.
 
 :func:`progress_shown` says whether the API's progress bars show (a terminal or Jupyter, unless
 asked). :class:`FitTable` is a :class:`rich.table.Table` that fits any width without an ellipsis. Its number
@@ -39,7 +43,8 @@ from __future__ import annotations
 import os
 import sys
 
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -50,24 +55,59 @@ PIPED_WIDTH = 120
 _UNBOUNDED = 10_000
 
 
+def stream_width(stream: object) -> int | None:
+    """The width to print at on ``stream``: ``COLUMNS`` when set, else None (the terminal's own) in
+    a terminal, else :data:`PIPED_WIDTH`.
+
+    Examples
+    --------
+    >>> import io
+    >>> from unittest import mock
+    >>> with mock.patch.dict("os.environ", {"COLUMNS": ""}):  # unset
+    ...     stream_width(io.StringIO()), stream_width(sys.stdout)  # the doctest's stdout: not a terminal
+    (120, 120)
+    """
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    return None if _is_tty(stream) else PIPED_WIDTH
+
+
 def console_for(*, stderr: bool = False, quiet: bool = False) -> Console:
-    """A console on stdout (or stderr): the terminal's width, ``COLUMNS`` when set, else 120 when piped.
+    """A console on stdout (or stderr) at :func:`stream_width`; piped, its prose lines are not wrapped.
 
     Examples
     --------
     >>> import os
     >>> os.environ["COLUMNS"] = "80"
-    >>> console_for().width
-    80
+    >>> piped = console_for()  # the doctest's stdout is not a terminal
+    >>> piped.width, piped.soft_wrap
+    (80, True)
     >>> del os.environ["COLUMNS"]
     """
     stream = sys.stderr if stderr else sys.stdout
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        width: int | None = int(columns)
-    else:
-        width = None if _is_tty(stream) else PIPED_WIDTH
-    return Console(stderr=stderr, quiet=quiet, width=width)
+    console = Console(stderr=stderr, quiet=quiet, width=stream_width(stream))
+    # Piped (not Jupyter, which wraps nothing itself): print() wraps no prose line; tables still fit.
+    console.soft_wrap = not (_is_tty(stream) or console.is_jupyter)
+    return console
+
+
+def indented(text: str, console: Console, indent: int = 2) -> RenderableType:
+    """``text`` (no markup) ``indent`` spaces in: wrapped under itself at the console's width, or
+    one line where the console does not wrap prose (piped).
+
+    Examples
+    --------
+    >>> note = "no pilot: variance components and effects are the simulated judge's"
+    >>> Console(width=40, color_system=None).print(indented(note, Console(width=40)))
+      no pilot: variance components and
+      effects are the simulated judge's
+    >>> Console(width=40, soft_wrap=True).print(indented(note, Console(soft_wrap=True)))
+      no pilot: variance components and effects are the simulated judge's
+    """
+    if console.soft_wrap:
+        return Text(" " * indent + text)
+    return Padding(Text(text), (0, 0, 0, indent), expand=False)
 
 
 def progress_shown(progress: bool | None = None) -> bool:
@@ -117,4 +157,4 @@ class FitTable(Table):
             yield layout.part_table(self, part, widths, first=number == 0, last=number == len(parts) - 1)
 
 
-__all__ = ["PIPED_WIDTH", "FitTable", "console_for", "progress_shown"]
+__all__ = ["PIPED_WIDTH", "FitTable", "console_for", "indented", "progress_shown", "stream_width"]

@@ -1,6 +1,7 @@
 """The commands' tables at 80 and 120 columns, in a pseudo-terminal and piped with ``COLUMNS``: no
 table line wider than the terminal, no cell cut ("…"), and the numbers the command stored (read back
-from its files and database here) printed whole."""
+from its files and database here) printed whole. Prose wraps in a terminal; piped, each line of it
+(a note, a table's title or note) stays whole on one line."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import duckdb
 import polars as pl
 import pytest
 
+from cueshift._console import PIPED_WIDTH
+from cueshift.plan.console import SUMMARY
 from tests.api.conftest import Demo, judged_demo
 from tests.cli.terminal import run_in_terminal, table_lines, too_wide
 
@@ -38,8 +41,10 @@ def _long_prose(text: str, width: int) -> list[str]:
     return [line for line in text.splitlines() if len(line) > width and " -> " not in line]
 
 
-def _piped(args: tuple[str, ...], columns: int) -> str:
-    env = {**os.environ, "COLUMNS": str(columns)}
+def _piped(args: tuple[str, ...], columns: int | None) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    if columns is not None:
+        env["COLUMNS"] = str(columns)
     done = subprocess.run([*CUESHIFT, *args], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -67,13 +72,26 @@ def test_plan_in_a_terminal(width: int, tmp_path: Path) -> None:
     assert not missing, (missing, text)
 
 
-def test_plan_piped_honours_columns(tmp_path: Path) -> None:
-    text = _piped((*PLAN, "--out", str(tmp_path)), 80)
-    _readable(text, 80)
-    assert not _long_prose(text, 80), text
+def _plan_notes(out: Path) -> list[str]:
+    """The plan's notes, as its report section lists them, and the summary table's note."""
+    section = (out / "plan.md").read_text()
+    notes = [line.removeprefix("- ") for line in section.splitlines() if line.startswith("- ")]
+    assert any(len(note) > 120 for note in notes), notes  # the placebos note, once broken at 120
+    return [*notes, *SUMMARY.notes]
+
+
+@pytest.mark.parametrize("columns", [80, None])
+def test_plan_piped_keeps_each_note_on_one_line(columns: int | None, tmp_path: Path) -> None:
+    """``cueshift plan | cat``: tables as wide as ``COLUMNS`` (else 120), each note one whole line."""
+    width = columns or PIPED_WIDTH
+    text = _piped((*PLAN, "--out", str(tmp_path)), columns)
+    _readable(text, width)
+    lines = [line.strip() for line in text.splitlines()]
+    broken = [note for note in _plan_notes(tmp_path) if note not in lines]
+    assert not broken, (broken, text)
     missing = [n for n in _plan_numbers(tmp_path) if not _whole(text, n)]
     assert not missing, (missing, text)
-    assert "Cost per model (continued)" in text  # wider than 80: printed in parts, none wider
+    assert "Cost per model (continued)" in text  # wider than the width: printed in parts, none wider
 
 
 @pytest.fixture(scope="module")
@@ -135,3 +153,26 @@ def _sql_in_a_terminal(database: Path, width: int) -> None:
     values = [v for row in rows for v in row if isinstance(v, float | int) and not isinstance(v, bool)]
     missing = [v for v in values if not _whole(text, f"{v:.6g}" if isinstance(v, float) else str(v))]
     assert not missing, (missing, text)
+
+
+def _prose(text: str) -> list[str]:
+    """The lines of ``text`` no table draws, stripped, empty ones left out."""
+    drawn = set(table_lines(text))
+    return [line.strip() for line in text.splitlines() if line.strip() and line not in drawn]
+
+
+def test_analyze_piped_prints_each_line_of_prose_whole(demo: Demo, tmp_path: Path) -> None:
+    """Piped at 80 columns, every line of prose analyze prints wide (its notes, titles, summaries) is
+    still one line; only its tables keep to the width."""
+    printed = {}
+    database = tmp_path / "study.duckdb"  # one path: the lines naming it are the same
+    for columns in (80, 1000):
+        shutil.copyfile(demo.raw, database)
+        args = ("analyze", "--study", str(demo.study_file), "--db", str(database), "--resamples", "100")
+        printed[columns] = _piped(args, columns)
+    wide = _prose(printed[1000])
+    assert any(len(line) > 80 for line in wide), printed[1000]  # something to break at 80
+    narrow = set(_prose(printed[80]))
+    broken = [line for line in wide if line not in narrow]
+    assert not broken, (broken, printed[80])
+    _readable(printed[80], 80)

@@ -11,9 +11,8 @@ import duckdb
 import polars as pl
 from rich.console import Console
 from rich.markup import escape
-from rich.padding import Padding
-from rich.text import Text
 
+from cueshift._console import indented
 from cueshift.power.request import PlanResult
 from cueshift.render import Col, TableSpec, fmt_integer, number, percent, stub, to_markdown, to_rich
 
@@ -140,8 +139,8 @@ def print_plan(result: PlanResult, console: Console) -> None:
     con = _connection(result)
     try:
         console.print(f"[bold]plan[/] ({result.design}): inputs from {escape(result.source)}")
-        for note in result.notes:  # wrapped at the console's width, indented
-            console.print(Padding(Text(note), (0, 0, 0, 2), expand=False))
+        for note in result.notes:  # indented; wrapped at the terminal's width, one line piped
+            console.print(indented(note, console))
         for spec in _tables(result)[:-1]:
             console.print(to_rich(spec.render(con)))
     finally:
