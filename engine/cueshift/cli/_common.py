@@ -15,12 +15,14 @@ import typer
 from rich.markup import escape
 
 from cueshift._console import console_for
+from cueshift.cli._help import HelpGroup
 from cueshift.errors import CueshiftError
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 app = typer.Typer(
+    cls=HelpGroup,  # help as wide as the tables piped (120, COLUMNS), paragraphs not broken at source lines
     add_completion=False,
     no_args_is_help=True,
     help="cueshift: how single visual cues shift the social judgments of multimodal models.",
