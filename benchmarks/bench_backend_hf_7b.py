@@ -57,6 +57,7 @@ from PIL import Image
 from cueshift.designs.stylisticbias.scenarios import STYLISTICBIAS_25
 from cueshift.inference.backends.base import StudyContext
 from cueshift.inference.backends.hf import TransformersBackend
+from cueshift.inference.backends.hf_batch_size import CallOutOfMemory
 from cueshift.inference.backends.hf_prompts import chat_text, encode_image
 from cueshift.inference.backends.hf_score import prefix_cache
 from cueshift.inference.backends.hf_static import row_bytes
@@ -362,7 +363,7 @@ def run_7b(args: argparse.Namespace) -> int:
             label = f"generate mode, batch {batch}, {cache} cache"
             try:
                 seconds, rows = timed((model, processor), warm, images, **settings)
-            except torch.OutOfMemoryError:
+            except (torch.OutOfMemoryError, CallOutOfMemory):
                 rec.add(label, "generate", batch, cache, 0.0, "(out of memory)")
                 torch.cuda.empty_cache()
                 continue

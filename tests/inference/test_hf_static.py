@@ -98,8 +98,8 @@ def test_row_bytes_and_auto_batch_size() -> None:
     expected = 2 * text.num_hidden_layers * kv_heads * head_dim * 256 * 4 + 16 * text.vocab_size
     assert hf_static.row_bytes(model, 256) == expected
     assert hf_static.auto_batch_size(model, 256) == hf_static.CPU_BATCH  # no CUDA here
-    assert hf_static.rows_per_call("auto", model, 256) == hf_static.CPU_BATCH
-    assert hf_static.rows_per_call(3, model, 256) == 3
+    assert hf_static.rows_per_call("auto", model, 256, 300) == hf_static.CPU_BATCH
+    assert hf_static.rows_per_call(3, model, 256, 300) == 3  # on CUDA: tests/inference/test_hf_batch_size.py
 
 
 def test_settings() -> None:

@@ -6,6 +6,11 @@ batched on the image prefix's key/value cache (:mod:`.hf_generate`, :mod:`.hf_st
 :mod:`.hf_shared_prefix`) or one ``generate`` call per prompt, the reference the batched paths
 equal. :class:`ImageJudging` holds these methods and the ``generate`` keywords of every seeded
 generation; the backend inherits them.
+
+``batch_size = "auto"`` is a function of the card, the model and the image's prompts, never of
+the memory free at the moment (:mod:`.hf_batch_size`); a call that runs out of CUDA memory fails
+the batch with one line naming the model (:class:`~.hf_batch_size.CallOutOfMemory`), and nothing
+of it is stored.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 from cueshift.inference.backends.base import JudgmentRequest
 from cueshift.inference.backends.hf_answers import answer_from_logprobs, judgment_seed
 from cueshift.inference.backends.hf_settings import TransformersSettings
+from cueshift.study.config import ModelConfig
 
 
 class ImageJudging:
@@ -26,6 +32,7 @@ class ImageJudging:
     attributes declared here.
     """
 
+    model: ModelConfig
     hf_model: Any
     processor: Any
     settings: TransformersSettings
@@ -45,15 +52,25 @@ class ImageJudging:
         p_fav: list[float | None],
         p_neither: list[float | None],
     ) -> None:
-        from cueshift.inference.backends.hf_score import score_full, score_shared_prefix
+        from cueshift.inference.backends.hf_batch_size import CallOutOfMemory, calls_of
+        from cueshift.inference.backends.hf_score import score_full, score_rows, score_shared_prefix
         from cueshift.inference.backends.hf_shared_prefix import supports_shared_prefix
         from cueshift.inference.backends.hf_static import rows_per_call
 
         enc, index = encoded
-        if self.settings.shared_prefix:
-            rows_per = rows_per_call(self.settings.batch_size, self.hf_model, len(enc.prefix_ids) + 128)
-            one_copy = self.settings.shared_prefix_attention and supports_shared_prefix(self.hf_model)
-            logps = score_shared_prefix(self.hf_model, enc, batch_size=rows_per, shared_attention=one_copy)
+        s = self.settings
+        if s.shared_prefix:
+            n_rows = len(score_rows(enc))
+            cache_len = len(enc.prefix_ids) + 128
+            rows_per = rows_per_call(s.batch_size, self.hf_model, cache_len, n_rows, share=s.gpus_per_replica)
+            one_copy = s.shared_prefix_attention and supports_shared_prefix(self.hf_model)
+            try:
+                with calls_of(rows_per, s.batch_size):
+                    logps = score_shared_prefix(
+                        self.hf_model, enc, batch_size=rows_per, shared_attention=one_copy
+                    )
+            except CallOutOfMemory as exc:
+                raise exc.named(self.model.model_id) from None  # nothing of the batch is stored
         else:
             logps = score_full(self.hf_model, enc)
         per_row = (time.perf_counter() - t0) * 1000.0 / len(rows)
@@ -109,6 +126,7 @@ class ImageJudging:
         """Rows of equal (static cache: bucketed) prompt length in ``generate`` calls of
         ``batch_size`` rows, each row sampled with its own seeded generator (equal to
         :meth:`_generate_each`)."""
+        from cueshift.inference.backends.hf_batch_size import CallOutOfMemory, guarded
         from cueshift.inference.backends.hf_generate import dynamic_batches
         from cueshift.inference.backends.hf_shared_prefix import shared_prefix_batches, supports_shared_prefix
         from cueshift.inference.backends.hf_static import StaticPrefix, rows_per_call, static_batches
@@ -118,27 +136,31 @@ class ImageJudging:
         if s.static_cache:
             self._static = self._static or StaticPrefix(self.hf_model)
             calls = static_batches(
-                self._static, cache, prompts, seeds, self._sampling, warpers,
-                prefix_len=len(enc.prefix_ids), batch_size=s.batch_size, compile=s.compile,
+                self._static, cache, prompts, seeds, self._sampling, warpers, prefix_len=len(enc.prefix_ids),
+                batch_size=s.batch_size, compile=s.compile, share=s.gpus_per_replica,
             )  # fmt: skip
         elif s.shared_prefix_attention and supports_shared_prefix(self.hf_model):
             calls = shared_prefix_batches(
-                self.hf_model, cache, prompts, seeds, self._sampling, warpers,
-                prefix_len=len(enc.prefix_ids), batch_size=s.batch_size, graph=self._graph,
+                self.hf_model, cache, prompts, seeds, self._sampling, warpers, prefix_len=len(enc.prefix_ids),
+                batch_size=s.batch_size, graph=self._graph, share=s.gpus_per_replica,
             )  # fmt: skip
         else:
-            size = rows_per_call(s.batch_size, self.hf_model, len(prompts[0]) + s.max_new_tokens)
-            calls = dynamic_batches(
-                self.hf_model, cache, prompts, seeds, self._sampling, warpers, batch_size=size
-            )
+            cache_len, share = len(prompts[0]) + s.max_new_tokens, s.gpus_per_replica
+            model = self.hf_model
+            size = rows_per_call(s.batch_size, model, cache_len, len(prompts), share=share)
+            each = dynamic_batches(model, cache, prompts, seeds, self._sampling, warpers, batch_size=size)
+            calls = guarded(each, size, s.batch_size)
         t1 = time.perf_counter()
-        for group, new in calls:
-            per_row = shared_ms + (time.perf_counter() - t1) * 1000.0 / len(group)
-            t1 = time.perf_counter()
-            with self._tokenizer_lock:
-                for j, tokens in zip(group, new, strict=True):
-                    texts[rows[j]] = tokenizer.decode(tokens, skip_special_tokens=True).strip()
-                    latency[rows[j]] = per_row
+        try:  # each path raises CallOutOfMemory with its rows per call
+            for group, new in calls:
+                per_row = shared_ms + (time.perf_counter() - t1) * 1000.0 / len(group)
+                t1 = time.perf_counter()
+                with self._tokenizer_lock:
+                    for j, tokens in zip(group, new, strict=True):
+                        texts[rows[j]] = tokenizer.decode(tokens, skip_special_tokens=True).strip()
+                        latency[rows[j]] = per_row
+        except CallOutOfMemory as exc:
+            raise exc.named(self.model.model_id) from None  # nothing of the batch is stored
 
     def _generate_each(
         self,

@@ -23,8 +23,9 @@ class TransformersSettings(BaseModel):
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
     #: score mode: suffix rows per forward pass; generate mode: rows per ``generate`` call
     #: (1 = one call per judgment, the per-prompt loop; answers are the same either way);
-    #: "auto" (the default): from free accelerator memory, so on a GPU one image's 300 prompts
-    #: share a call (32 on the CPU; see :mod:`.hf_static`, :mod:`.hf_shared_prefix`)
+    #: "auto" (the default): from the CUDA card's total memory less the weights (never the memory
+    #: free at the moment, D56), so on a GPU one image's 300 prompts share a call, or calls of equal
+    #: size (32 on the CPU; see :mod:`.hf_batch_size`)
     batch_size: Annotated[int, Field(ge=1)] | Literal["auto"] = "auto"
     #: generate mode, batched: decode on a pre-allocated key/value cache, rows padded to
     #: bucketed lengths (:mod:`.hf_static`; same answers)

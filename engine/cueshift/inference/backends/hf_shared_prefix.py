@@ -36,9 +36,10 @@ from typing import Any
 import torch
 from transformers import LogitsProcessorList
 
+from cueshift.inference.backends.hf_batch_size import auto_rows, calls_of, memory_cap
 from cueshift.inference.backends.hf_generate import generate_rows
 from cueshift.inference.backends.hf_shared_attention import SharedPrefixCache, shared_prefix_attention_on
-from cueshift.inference.backends.hf_static import CPU_BATCH, NO_PADDING, row_bytes, suffix_padded
+from cueshift.inference.backends.hf_static import NO_PADDING, row_bytes, suffix_padded
 
 #: model types whose text attention was tested with shared-prefix decoding (tiny models of each)
 SHARED_PREFIX_TYPES = (
@@ -59,13 +60,11 @@ def shared_row_bytes(model: Any, suffix_len: int, prefix_len: int) -> int:
     return row_bytes(model, suffix_len) + 3 * 4 * int(text.num_attention_heads) * prefix_len
 
 
-def shared_batch_size(model: Any, per_row: int) -> int:
-    """Rows per call that fit 60 % of the free CUDA memory, at most :data:`MAX_SHARED_BATCH`
-    (:data:`~.hf_static.CPU_BATCH` elsewhere)."""
-    if model.device.type != "cuda":
-        return CPU_BATCH
-    free, _ = torch.cuda.mem_get_info(model.device)
-    return max(1, min(MAX_SHARED_BATCH, int(0.6 * free) // per_row))
+def shared_batch_size(model: Any, per_row: int, *, share: float = 1.0) -> int:
+    """Most rows of ``per_row`` bytes per call that fit 60 % of the CUDA card's total memory (times
+    ``share``) less the weights, at most :data:`MAX_SHARED_BATCH` (:func:`~.hf_batch_size.memory_cap`;
+    :data:`~.hf_batch_size.CPU_BATCH` elsewhere)."""
+    return memory_cap(model, per_row, most=MAX_SHARED_BATCH, share=share)
 
 
 def shared_groups(widths: Sequence[int], batch_size: int, pad: bool) -> list[tuple[int, list[int]]]:
@@ -96,14 +95,18 @@ def shared_prefix_batches(
     prefix_len: int,
     batch_size: int | str,
     graph: Any = None,
+    share: float = 1.0,
 ) -> Iterator[tuple[list[int], list[list[int]]]]:
     """Every row's new tokens, one :func:`generate_shared_group` call at a time: yields the call's
     row indices and their tokens. ``graph`` (a :class:`~.hf_graph_decode.GraphDecoder`): decode on
-    its fixed-shape buffers instead, except where a sliding window is shorter than the call."""
+    its fixed-shape buffers instead, except where a sliding window is shorter than the call.
+    ``batch_size = "auto"``: :func:`shared_batch_size` rows at most (``share`` of the card), an
+    image's rows in calls of equal size; running out of CUDA memory raises
+    :class:`~.hf_batch_size.CallOutOfMemory`."""
     widths = [len(p) - prefix_len for p in prompts]
     if batch_size == "auto":
         per_row = shared_row_bytes(model, max(widths) + int(sampling["max_new_tokens"]), prefix_len)
-        rows = shared_batch_size(model, per_row)
+        rows = auto_rows(model, per_row, len(prompts), most=MAX_SHARED_BATCH, share=share)
     else:
         rows = int(batch_size)
     window = getattr(model.config.get_text_config(decoder=True), "sliding_window", None)
@@ -113,10 +116,11 @@ def shared_prefix_batches(
     pad = graphed or getattr(model.config, "model_type", "") not in NO_PADDING
     for width, group in shared_groups(widths, rows, pad):
         run = graph.generate_group if graphed else generate_shared_group
-        new = run(
-            model, prefix, [prompts[j] for j in group], [seeds[j] for j in group], sampling, warpers,
-            prefix_len=prefix_len, width=width,
-        )  # fmt: skip
+        with calls_of(rows, batch_size):
+            new = run(
+                model, prefix, [prompts[j] for j in group], [seeds[j] for j in group], sampling, warpers,
+                prefix_len=prefix_len, width=width,
+            )  # fmt: skip
         yield group, new
 
 

@@ -22,8 +22,9 @@ Here (``static_cache = true`` in ``[models.settings]``):
    ``compile = true`` lets transformers ``torch.compile`` the decoding step (on the CPU too),
    ``compile = false`` turns its automatic compilation on CUDA off.
 
-``batch_size = "auto"`` takes the rows per call from free accelerator memory
-(:func:`auto_batch_size`): what one row's cache needs, into 60 % of what is free.
+``batch_size = "auto"`` takes the rows per call from the card's total memory less the weights
+(:func:`auto_batch_size`, :mod:`.hf_batch_size`): what one row's cache needs, into 60 % of that,
+an image's rows cut into calls of equal size; never from the memory free at the moment.
 """
 
 from __future__ import annotations
@@ -34,14 +35,17 @@ from typing import Any
 import torch
 from transformers import LogitsProcessorList, StaticCache
 
+from cueshift.inference.backends.hf_batch_size import (
+    CPU_BATCH,
+    MAX_AUTO_BATCH,
+    auto_rows,
+    calls_of,
+    memory_cap,
+)
 from cueshift.inference.backends.hf_generate import generate_rows
 
 #: static cache lengths are rounded up to a multiple of this (compiled shapes repeat)
 CACHE_STEP = 128
-#: rows per call when ``batch_size = "auto"`` and no accelerator reports its free memory
-CPU_BATCH = 32
-#: ``batch_size = "auto"`` never goes beyond this
-MAX_AUTO_BATCH = 256
 #: model types whose rows are never padded: the Qwen-VL family places tokens by multimodal rotary
 #: offsets, not by the mask; Gemma 3 does not take positions from the mask (padding changed
 #: its answers on the tiny model)
@@ -80,17 +84,19 @@ def row_bytes(model: Any, cache_len: int) -> int:
     return int(2 * text.num_hidden_layers * heads * head_dim * cache_len * itemsize + 4 * text.vocab_size * 4)
 
 
-def auto_batch_size(model: Any, cache_len: int) -> int:
-    """Rows per ``generate`` call that fit 60 % of the free CUDA memory (:data:`CPU_BATCH` elsewhere)."""
-    if model.device.type != "cuda":
-        return CPU_BATCH
-    free, _ = torch.cuda.mem_get_info(model.device)
-    return max(1, min(MAX_AUTO_BATCH, int(0.6 * free) // row_bytes(model, cache_len)))
+def auto_batch_size(model: Any, cache_len: int, *, share: float = 1.0) -> int:
+    """Most rows per call whose caches of ``cache_len`` positions fit 60 % of the CUDA card's total
+    memory (times ``share``) less the weights (:func:`~.hf_batch_size.memory_cap`; :data:`CPU_BATCH`
+    elsewhere)."""
+    return memory_cap(model, row_bytes(model, cache_len), most=MAX_AUTO_BATCH, share=share)
 
 
-def rows_per_call(setting: int | str, model: Any, cache_len: int) -> int:
-    """``batch_size`` as set, or :func:`auto_batch_size` for ``"auto"``."""
-    return auto_batch_size(model, cache_len) if setting == "auto" else int(setting)
+def rows_per_call(setting: int | str, model: Any, cache_len: int, n_rows: int, *, share: float = 1.0) -> int:
+    """``batch_size`` as set, or for ``"auto"`` the rows per call of an image of ``n_rows`` rows:
+    :func:`auto_batch_size` rows at most, in calls of equal size (:func:`~.hf_batch_size.auto_rows`)."""
+    if setting != "auto":
+        return int(setting)
+    return auto_rows(model, row_bytes(model, cache_len), n_rows, most=MAX_AUTO_BATCH, share=share)
 
 
 def static_batches(
@@ -104,31 +110,35 @@ def static_batches(
     prefix_len: int,
     batch_size: int | str,
     compile: bool,
+    share: float = 1.0,
 ) -> Iterator[tuple[list[int], list[list[int]]]]:
     """Every row's new tokens, one static-cache ``generate`` call at a time: yields the call's
-    row indices and their tokens (:func:`generate_static_group`)."""
+    row indices and their tokens (:func:`generate_static_group`). ``share``: of the card, for
+    ``batch_size = "auto"``; running out of CUDA memory raises
+    :class:`~.hf_batch_size.CallOutOfMemory`."""
     step = bucket_step(pool.model)
     widths = [len(p) - prefix_len for p in prompts]
     # one cache length per image (its widest bucket): the cache is reused, shapes repeat
     top = max(bucket(w, step) for w in widths)
     cache_len = bucket(prefix_len + top + int(sampling["max_new_tokens"]), CACHE_STEP)
-    rows = rows_per_call(batch_size, pool.model, cache_len)
+    rows = rows_per_call(batch_size, pool.model, cache_len, len(prompts), share=share)
     for width, group in static_groups(widths, rows, step):
         # compiled: a short last call is filled with copies of its last row (dropped after), so
         # every call has one shape and the compiled step is not compiled again
         filled = group + [group[-1]] * (rows - len(group)) if compile else group
-        new = generate_static_group(
-            pool,
-            prefix,
-            [prompts[j] for j in filled],
-            [seeds[j] for j in filled],
-            sampling,
-            warpers,
-            prefix_len=prefix_len,
-            width=width,
-            cache_len=cache_len,
-            compile=compile,
-        )
+        with calls_of(rows, batch_size):
+            new = generate_static_group(
+                pool,
+                prefix,
+                [prompts[j] for j in filled],
+                [seeds[j] for j in filled],
+                sampling,
+                warpers,
+                prefix_len=prefix_len,
+                width=width,
+                cache_len=cache_len,
+                compile=compile,
+            )
         yield group, new[: len(group)]
 
 
@@ -220,6 +230,8 @@ def suffix_padded(
 
 __all__ = [
     "CACHE_STEP",
+    "CPU_BATCH",
+    "MAX_AUTO_BATCH",
     "StaticPrefix",
     "auto_batch_size",
     "bucket",
