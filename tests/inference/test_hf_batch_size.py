@@ -10,6 +10,7 @@ config is a tiny model's. Before D56 the rows per call followed the free memory,
 from __future__ import annotations
 
 import math
+import pickle
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -215,6 +216,9 @@ def test_out_of_memory_with_auto_advises_a_number(
     with pytest.raises(CueshiftError, match=expected):
         backend.judge(prompt_batch(context, [0]))
     assert tried == [6]
+    named = hf_batch_size.CallOutOfMemory(6, "auto").named("m")
+    assert str(pickle.loads(pickle.dumps(named))) == str(named)  # a Ray worker's error arrives whole
+    assert str(named).startswith("model 'm': ran out of CUDA memory in calls of 6 rows")
     assert str(hf_batch_size.CallOutOfMemory(1, 1)).endswith(
         "the model does not fit the GPU memory left free"
     )

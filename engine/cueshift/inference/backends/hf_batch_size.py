@@ -93,7 +93,7 @@ class CallOutOfMemory(CueshiftError):
     """
 
     def __init__(self, rows: int, setting: int | str, model_id: str | None = None) -> None:
-        self.rows, self.setting = rows, setting
+        self.rows, self.setting, self.model_id = rows, setting, model_id
         where = "in the study's [models.settings] of this model"
         if setting == "auto":
             why = 'batch_size = "auto" sized them from the GPU\'s total memory'
@@ -107,6 +107,10 @@ class CallOutOfMemory(CueshiftError):
         noun = "row" if rows == 1 else "rows"
         model = "" if model_id is None else f"model {model_id!r}: "
         super().__init__(f"{model}ran out of CUDA memory in calls of {rows} {noun} ({why}): {fix}")
+
+    def __reduce__(self) -> tuple[type[CallOutOfMemory], tuple[int, int | str, str | None]]:
+        """Pickled (a Ray worker's error) as its arguments, not its message."""
+        return CallOutOfMemory, (self.rows, self.setting, self.model_id)
 
     def named(self, model_id: str) -> CallOutOfMemory:
         """The same error, its line starting ``model 'm':``."""
