@@ -9,6 +9,7 @@ plans. These tests failed before the fix (files under ``tmp_path``).
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,40 @@ def test_a_remote_ray_cluster_checks_settings_only(tmp_path: Path) -> None:
     check_study_inputs(study, loads_here=False)
     with pytest.raises(CueshiftError, match="cannot load checkpoint"):
         check_study_inputs(study)
+
+
+def _served_study(folder: Path, url: str, settings: str = "") -> Path:
+    """A two-face demo study of one model behind an OpenAI-compatible ``url``, inside ``folder``."""
+    path = _study(folder, "openai", "tiny-vlm")
+    path.write_text(
+        path.read_text(encoding="utf-8")
+        + f'[models.settings]\nbase_urls = ["{url}"]\ntimeout_s = 1.0\n{settings}',
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_cli_unreachable_server_is_one_line_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, the demo faces and placebos were written and every request failed after its retries."""
+    monkeypatch.chdir(tmp_path)
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    study = _served_study(tmp_path, url)
+    line = error_line(run("infer", "--study", study, "--no-progress"))
+    reason = "connection refused (GET <base URL>/models; nothing written)"
+    assert line == f"error: model 'x': cannot reach {url}: {reason}"
+    assert _written(tmp_path, study) == []
+
+
+def test_api_unset_key_variable_raises_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CUESHIFT_PREFLIGHT_UNSET", raising=False)
+    study = _served_study(tmp_path, "http://127.0.0.1:9/v1", 'api_key_env = "CUESHIFT_PREFLIGHT_UNSET"\n')
+    with pytest.raises(CueshiftError, match=r"^model 'x': environment variable CUESHIFT_PREFLIGHT_UNSET"):
+        cs.infer(study, progress=False)
+    assert _written(tmp_path, study) == []

@@ -13,7 +13,8 @@ image bytes, so every answer shows which judgment it belongs to. What it mimics:
 - vLLM's ``--max-logprobs``: ``top_logprobs`` above ``max_logprobs`` is HTTP 400 with vLLM's
   message; ``logprobs`` (a function of the tag) are served when asked, ``jitter`` makes them
   (and, near a tie, the answer) differ between repeats of the same request;
-- ``model`` and ``system_fingerprint`` in every answer, ``GET /version`` and ``GET /v1/models``.
+- ``model`` and ``system_fingerprint`` in every answer, ``GET /version`` and ``GET /v1/models``
+  (``models_status`` another status: 401 a refused key, 404 a server without the route).
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ class ChatServer(LocalServer):
         self.version: str | None = "0.12.0"
         self.fingerprint: str | None = "fp-test-1"
         self.gets: list[str] = []
+        self.models_status = 200  # of GET /v1/models (404: a server without the route)
 
     @property
     def n_requests(self) -> int:
@@ -103,6 +105,8 @@ class _Handler(BaseHTTPRequestHandler):
             app.gets.append(self.path)
         if self.path == "/version" and app.version is not None:
             self._send(200, {"version": app.version})
+        elif self.path == "/v1/models" and app.models_status != 200:
+            self._send(app.models_status, {"error": {"message": f"no ({self.headers.get('Authorization')})"}})
         elif self.path == "/v1/models":
             self._send(200, {"object": "list", "data": [{"id": "tiny-vlm", "owned_by": "vllm"}]})
         else:

@@ -6,8 +6,9 @@ first, so that a bad value stops the run before any file (the noise-floor placeb
 cache) or database is written: every model's ``[models.settings]``, validated by its backend's
 settings model without building the backend (no weights loaded, no server called), and, where
 the backends load on this machine, whether each model can be loaded at all (its extra installed,
-its checkpoint a local folder, in the Hugging Face cache or on a reachable hub:
-:meth:`BackendSpec.check_loadable`, in seconds, no weights loaded).
+its checkpoint a local folder, in the Hugging Face cache or on a reachable hub; a served model's
+key variable set and its server answering: :meth:`BackendSpec.check_loadable`, in seconds, no
+weights loaded).
 """
 
 from __future__ import annotations

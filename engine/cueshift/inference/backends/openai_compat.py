@@ -62,6 +62,7 @@ Modules: :mod:`.openai_settings` (settings), :mod:`.openai_messages` (request bo
 (pairwise trials and ratings), :mod:`.openai_client` (requests, failures, health check),
 :mod:`.openai_router` (load spreading), :mod:`.openai_retry` (what is retried, backoff),
 :mod:`.openai_http` (HTTP/1.1 connections), :mod:`.openai_redact` (secrets),
+:mod:`.openai_reachable` (the key and the server, checked before anything is written),
 :mod:`.openai_server_info` and :mod:`.openai_consistency` (the run record), :mod:`.loop_thread`
 (the event loop).
 """
@@ -69,7 +70,6 @@ Modules: :mod:`.openai_settings` (settings), :mod:`.openai_messages` (request bo
 from __future__ import annotations
 
 import functools
-import os
 import zlib
 from typing import Any, ClassVar
 
@@ -82,6 +82,7 @@ from cueshift.inference.backends.openai_client import ChatClient
 from cueshift.inference.backends.openai_consistency import drift
 from cueshift.inference.backends.openai_designs import OpenAIDesigns
 from cueshift.inference.backends.openai_messages import DataUrls
+from cueshift.inference.backends.openai_reachable import auth_headers, read_api_key
 from cueshift.inference.backends.openai_redact import REDACTED, Redactor
 from cueshift.inference.backends.openai_settings import parse_settings
 from cueshift.study.config import ModelConfig
@@ -113,12 +114,9 @@ class OpenAIBackend(OpenAIDesigns, Backend):
         self.settings = parse_settings(model)
         if not model.checkpoint:
             raise ConfigError(f"model {model.model_id!r}: checkpoint must name the served model")
-        key = self._read_key()
+        key = read_api_key(model, self.settings)
         self.scrub = Redactor(key)
-        headers: dict[str, str] = {}
-        if key is not None:
-            bearer = self.settings.api_key_header.lower() == "authorization"
-            headers[self.settings.api_key_header] = f"Bearer {key}" if bearer else key
+        headers = auth_headers(self.settings, key)
         self._data_url = DataUrls(max(32, 2 * self.settings.concurrency))
         self._loop = LoopThread("cueshift-openai")
         self._client = ChatClient(
@@ -130,21 +128,6 @@ class OpenAIBackend(OpenAIDesigns, Backend):
     def deterministic(self) -> bool:
         """True in score mode: the answer does not depend on the seed, so plan seed 0 only."""
         return self.settings.mode == "score"
-
-    def _read_key(self) -> str | None:
-        name = self.settings.api_key_env
-        if name is None:
-            return None
-        key = os.environ.get(name)
-        if not key:
-            raise ConfigError(
-                f"model {self.model.model_id!r}: environment variable {name} (api_key_env) is not set"
-            )
-        if any(c in key for c in "\r\n\0") or key != key.strip():
-            raise ConfigError(
-                f"model {self.model.model_id!r}: the value of {name} has whitespace or control characters"
-            )
-        return key
 
     # ---- sync surface
 

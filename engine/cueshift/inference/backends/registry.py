@@ -50,8 +50,9 @@ class BackendSpec:
         building it with an empty context validates its settings.
     load_check
         ``"module:function"`` checking, without loading weights, that the model can be loaded
-        here (its extra installed, its checkpoint found): the one line the build would raise,
-        in seconds; ``None``: nothing to check before the build.
+        here (its extra installed, its checkpoint found; a served model's key set and server
+        answering): the one line the build or the first request would raise, in seconds;
+        ``None``: nothing to check before the build.
     """
 
     name: str
@@ -121,6 +122,7 @@ REGISTRY: Final[dict[str, BackendSpec]] = {
             "cueshift.inference.backends.openai_compat:OpenAIBackend",
             _PAIRS_AND_RATINGS,
             "cueshift.inference.backends.openai_settings:parse_settings",
+            "cueshift.inference.backends.loadable:check_openai_loadable",
         ),
         BackendSpec(
             "clip",
