@@ -18,17 +18,13 @@ import duckdb
 import polars as pl
 import pytest
 
-from cueshift import store
 from cueshift.designs.paired.report import CATALOG as PAIRED
 from cueshift.designs.pairwise.report import CATALOG as PAIRWISE
 from cueshift.designs.probe.report import CATALOG as PROBE
-from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.designs.stylisticbias.report import CATALOG
 from cueshift.render import Catalog, Col, Report, fmt_ci, fmt_effect, fmt_integer, fmt_percent, fmt_pvalue
-from cueshift.stats import MEAN_OF_MODELS, POOLED, Resampling
-from cueshift.study.equivalence import EquivalenceConfig
-from tests.simulate.outputs import write_study
-from tests.simulate.study import SimulationSpec, simulate_study
+from cueshift.stats import MEAN_OF_MODELS, POOLED
+from tests.designs.report_db import query
 
 CATALOGS = {"stylisticbias": CATALOG, "paired": PAIRED, "pairwise": PAIRWISE, "probe": PROBE}
 _P_COLUMN = re.compile(r"(^|_)p(_adj|_shift_adj)?$")
@@ -68,49 +64,17 @@ def test_every_table_and_figure_has_its_own_label() -> None:
     assert not repeated, repeated
 
 
-@pytest.fixture(scope="module")
-def analysed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    spec = SimulationSpec(
-        n_faces=30,
-        models=("m1", "m2"),
-        scenario_ids=("independent", "obedient", "wealthy", "stylish", "honest"),
-        variation_values=("Acne", "Freckles", "Smart casual", "Worn / Distressed clothing", "Beanie"),
-        placebos=True,
-        effect_scale=0.15,
-        seed=5,
-    )
-    path = tmp_path_factory.mktemp("presentation") / "study.duckdb"
-    con = store.open_study(path)
-    try:
-        write_study(con, simulate_study(spec))
-        run_analyses(
-            con,
-            Resampling(resamples=60, seed=1),
-            equivalence=EquivalenceConfig(delta=0.05, vs=0.05, model_difference=0.05),
-            progress=False,
-        )
-    finally:
-        con.close()
-    return path
-
-
-def _query(path: Path, sql: str) -> pl.DataFrame:
-    with duckdb.connect(str(path), read_only=True) as con:
-        frame: pl.DataFrame = con.sql(sql).pl()
-    return frame
-
-
-def test_summary_names_simulated_judges_and_quotes_test_interval_and_n(analysed: Path) -> None:
-    with Report.open(analysed, None, CATALOG) as report:
+def test_summary_names_simulated_judges_and_quotes_test_interval_and_n(report_study: Path) -> None:
+    with Report.open(report_study, None, CATALOG) as report:
         summary = report.text("key_findings").text
     assert summary.startswith("*Simulated judges (m1, m2)")
-    pair = _query(analysed, "SELECT * FROM result_cross_model").row(0, named=True)
+    pair = query(report_study, "SELECT * FROM result_cross_model").row(0, named=True)
     assert (
         f"r = {fmt_effect(pair['estimate'], 2)} (95% CI {fmt_ci(pair['ci_low'], pair['ci_high'], 2)}, "
         f"p {fmt_pvalue(pair['p'])}, {fmt_integer(pair['n'])} scenarios)"
     ) in summary
-    top = _query(
-        analysed,
+    top = query(
+        report_study,
         f"SELECT * FROM result_sbs WHERE level = 'variation_value' AND model_id = '{POOLED}' "
         "AND dimension IS NULL AND lower(variation_category) <> 'placebo' ORDER BY abs_sbs DESC LIMIT 1",
     ).row(0, named=True)
@@ -119,15 +83,15 @@ def test_summary_names_simulated_judges_and_quotes_test_interval_and_n(analysed:
         f"95% CI {fmt_ci(top['ci_low'], top['ci_high'])}, p_adj {fmt_pvalue(top['p_adj'])}, "
         f"{top['n']} faces)"
     ) in summary
-    shares = _query(analysed, f"SELECT * FROM result_table9 WHERE model_id = '{MEAN_OF_MODELS}'")
+    shares = query(report_study, f"SELECT * FROM result_table9 WHERE model_id = '{MEAN_OF_MODELS}'")
     for row in shares.iter_rows(named=True):  # the test behind the VS ranking
         assert f"{row['dimension'].replace('_', ' ')} {fmt_percent(row['estimate'])}" in summary
     assert "5 scenarios per model" in summary and "differ most" not in summary
 
 
-def test_summary_says_nothing_of_simulation_for_real_judges(analysed: Path, tmp_path: Path) -> None:
+def test_summary_says_nothing_of_simulation_for_real_judges(report_study: Path, tmp_path: Path) -> None:
     path = tmp_path / "real.duckdb"
-    shutil.copy(analysed, path)
+    shutil.copy(report_study, path)
     with duckdb.connect(str(path)) as con:
         con.execute("UPDATE model SET backend = 'transformers'")
     with Report.open(path, None, CATALOG) as report:
@@ -135,9 +99,9 @@ def test_summary_says_nothing_of_simulation_for_real_judges(analysed: Path, tmp_
     assert summary.startswith("- **RQ1**") and "imulated" not in summary
 
 
-def test_placebo_sbs_keeps_its_sign_in_the_summary_and_table_n1(analysed: Path) -> None:
-    stored = _query(analysed, "SELECT * FROM result_noise_floor")
-    with Report.open(analysed, None, CATALOG) as report:
+def test_placebo_sbs_keeps_its_sign_in_the_summary_and_table_n1(report_study: Path) -> None:
+    stored = query(report_study, "SELECT * FROM result_noise_floor")
+    with Report.open(report_study, None, CATALOG) as report:
         summary = report.text("noise_floor_summary").text
         shown = [row[1] for row in report.styled("noise_floor").texts()]
     pooled = stored.filter(pl.col("model_id") == POOLED).filter(pl.col("variation_value") == "(all placebos)")
@@ -150,16 +114,16 @@ def test_placebo_sbs_keeps_its_sign_in_the_summary_and_table_n1(analysed: Path) 
     assert sorted(shown) == sorted(fmt_effect(v, 4) for v in stored["estimate"])
 
 
-def test_equivalence_tables_print_small_p_values_as_a_bound(analysed: Path) -> None:
-    with Report.open(analysed, None, CATALOG) as report:
+def test_equivalence_tables_print_small_p_values_as_a_bound(report_study: Path) -> None:
+    with Report.open(report_study, None, CATALOG) as report:
         rows = report.styled("equivalence").texts() + report.styled("vs_equivalence").texts()
     cells = [cell for row in rows for cell in row]
     assert "< 0.001" in cells  # the planted Worn / Distressed shift
     assert not any(re.fullmatch(r"[01]\.0000", cell) for cell in cells)
 
 
-def test_notes_and_cells_use_display_names_not_stored_identifiers(analysed: Path) -> None:
-    with Report.open(analysed, None, CATALOG) as report:
+def test_notes_and_cells_use_display_names_not_stored_identifiers(report_study: Path) -> None:
+    with Report.open(report_study, None, CATALOG) as report:
         notes = " ".join(report.styled("table9_significant").notes + report.styled("missing_shift").notes)
         dimensions = {row[0] for row in report.styled("vs_equivalence").texts()}
         summary = report.text("equivalence_summary").text
@@ -167,21 +131,21 @@ def test_notes_and_cells_use_display_names_not_stored_identifiers(analysed: Path
     assert "Wilcoxon signed-rank test" in notes
     assert not re.search(r"body_type|kruskal-wallis|mann-whitney|wilcoxon|\bbca\b", notes)
     assert dimensions == {"Age", "Gender", "Ethnicity", "Body type"}
-    tested = _query(
-        analysed,
+    tested = query(
+        report_study,
         "SELECT count(*) AS n FROM result_equivalence WHERE quantity = 'delta' "
         "AND level = 'variation_category' AND scenario_category IS NULL AND verdict IS NOT NULL",
     )["n"][0]
     assert f"Of the {tested} attribute × model SBS rows tested" in summary and "body_type" not in summary
 
 
-def test_shifts_of_percentages_are_shown_in_percentage_points(analysed: Path) -> None:
-    stored = _query(
-        analysed,
+def test_shifts_of_percentages_are_shown_in_percentage_points(report_study: Path) -> None:
+    stored = query(
+        report_study,
         "SELECT * FROM result_missing_shift WHERE dimension = '(all)' AND rate = 'invalid' "
         "AND model_id = 'm1' ORDER BY abs(estimate) DESC LIMIT 1",
     ).row(0, named=True)
-    with Report.open(analysed, None, CATALOG) as report:
+    with Report.open(report_study, None, CATALOG) as report:
         table = report.styled("missing_shift")
     assert "Δ invalid (pp)" in table.labels and "Δ refusals (pp)" in table.labels
     column = table.labels.index("Δ invalid (pp)")
@@ -191,16 +155,16 @@ def test_shifts_of_percentages_are_shown_in_percentage_points(analysed: Path) ->
 
 
 def test_table3_says_why_its_columns_agree_only_when_groups_are_balanced(
-    analysed: Path, tmp_path: Path
+    report_study: Path, tmp_path: Path
 ) -> None:
-    faces = _query(analysed, "SELECT gender, count(*) AS n FROM face GROUP BY gender")
+    faces = query(report_study, "SELECT gender, count(*) AS n FROM face GROUP BY gender")
     assert faces["n"].n_unique() > 1  # the simulated faces are not balanced ...
-    with Report.open(analysed, None, CATALOG) as report:
+    with Report.open(report_study, None, CATALOG) as report:
         unbalanced = report.styled("table3_category")
     assert any(len(set(row[1:])) > 1 for row in unbalanced.texts())  # ... so the columns differ
     assert not any(note.startswith("The columns agree") for note in unbalanced.notes)
     path = tmp_path / "balanced.duckdb"  # the default study's design: equally many faces per group
-    shutil.copy(analysed, path)
+    shutil.copy(report_study, path)
     with duckdb.connect(str(path)) as con:
         con.execute("UPDATE result_table3 SET n = 6 WHERE \"group\" <> '(mean of groups)'")
     with Report.open(path, None, CATALOG) as report:

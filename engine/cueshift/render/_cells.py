@@ -100,6 +100,9 @@ class Pivot:
         so that a row lacking a column early in the result cannot reorder the header.
     notation : Notation
         How the significance of ``p`` shows.
+    args : tuple of str
+        Further columns passed to ``fmt`` after the value, as :attr:`Col.args` (e.g. ``ci_low``,
+        ``ci_high`` for :func:`~cueshift.render.estimate_ci`: the estimate and its interval in one cell).
     """
 
     on: str
@@ -113,6 +116,7 @@ class Pivot:
     missing_fill: str | None = None
     order: str | None = None
     notation: Notation = Notation.EMPHASIS
+    args: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -239,6 +239,28 @@ def ci(decimals: int = 3, signed: bool = True) -> Formatter:
     return lambda low, high: fmt_ci(low, high, decimals, signed)
 
 
+def estimate_ci(decimals: int = 3, signed: bool = False) -> Formatter:
+    """An estimate and its interval in one cell, ``0.041 [0.001, 0.085]`` (declare
+    ``args=("ci_low", "ci_high")``): for a pivot, whose cells hold one value each; a missing
+    interval leaves the estimate alone.
+
+    Examples
+    --------
+    >>> estimate_ci(3)(0.0412, 0.00065, 0.0849)
+    '0.041 [0.001, 0.085]'
+    >>> estimate_ci(3, signed=True)(-0.02, -0.031, None)
+    '−0.020'
+    """
+
+    def fmt(value: object, low: object, high: object) -> str:
+        shown = (fmt_effect if signed else fmt_number)(value, decimals)
+        if shown == MISSING or _is_missing(low) or _is_missing(high):
+            return shown
+        return f"{shown} {fmt_ci(low, high, decimals, signed)}"
+
+    return fmt
+
+
 def multiple(decimals: int = 2) -> Formatter:
     """A ratio as a multiple: ``2.31×`` (missing → ``–``)."""
     return lambda value: MISSING if _is_missing(value) else f"{fmt_number(value, decimals)}×"

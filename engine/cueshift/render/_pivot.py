@@ -55,7 +55,7 @@ def pivot_table(
     keys: dict[tuple[object, ...], int] = {}
     group_of: list[str | None] = []
     headers: dict[Head, int] = {head: j for j, head in enumerate(_preset_headers(frame, pivot))}
-    values: dict[tuple[int, int], tuple[object, object]] = {}
+    values: dict[tuple[int, int], tuple[object, object, tuple[object, ...]]] = {}
     for record in frame.iter_rows(named=True):
         row_key = tuple(record[n] for n in index)
         if row_key not in keys:
@@ -65,7 +65,11 @@ def pivot_table(
         head = (record[pivot.spanner] if pivot.spanner else None, record[pivot.on])
         if head not in headers:
             headers[head] = len(headers)
-        values[(keys[row_key], headers[head])] = (record[pivot.value], record[pivot.p] if pivot.p else None)
+        values[(keys[row_key], headers[head])] = (
+            record[pivot.value],
+            record[pivot.p] if pivot.p else None,
+            tuple(record[a] for a in pivot.args),
+        )
     rows = []
     for row_key, i in keys.items():
         cells = [make_cell(col.fmt, value) for col, value in zip(columns, row_key, strict=True)]
@@ -73,11 +77,12 @@ def pivot_table(
             if (i, j) not in values:
                 cells.append(Cell(MISSING, fill=pivot.missing_fill))
                 continue
-            value, p = values[(i, j)]
+            value, p, args = values[(i, j)]
             cells.append(
                 make_cell(
                     pivot.fmt,
                     value,
+                    args=args,
                     tested=pivot.p is not None,
                     p=p,
                     notation=pivot.notation,

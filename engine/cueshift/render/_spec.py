@@ -94,7 +94,7 @@ class TableSpec:
         self._check_columns(
             frame,
             [*(c.name for c in self.columns), pivot.on, pivot.value, pivot.p, pivot.spanner]
-            + [self.group, pivot.order],
+            + [self.group, pivot.order, *pivot.args],
         )
         return pivot_table(
             frame,

@@ -81,14 +81,37 @@ def dimension_pivot(value: str, fmt: Formatter, p: str | None = None) -> Pivot:
     return Pivot(on="dimension", value=value, fmt=fmt, p=p, labels=DIMENSION_LABELS, order="col_pos")
 
 
-def model_dimension_sql(table: str) -> str:
-    """The ``estimate`` of each model (listed ones and the mean of models) × demographic
-    dimension of ``table``, in model order and dimension position, for :func:`dimension_pivot`."""
+def model_dimension_sql(table: str, extra: Sequence[str] = ()) -> str:
+    """The ``estimate`` (and the ``extra`` columns) of each model (listed ones and the mean of
+    models) × demographic dimension of ``table``, in model order and dimension position, for
+    :func:`dimension_pivot`."""
+    columns = "".join(f", {c}" for c in extra)
     return f"""
-    SELECT {MODEL_LABEL} AS model, dimension, {DIM_POS} AS col_pos, estimate
+    SELECT {MODEL_LABEL} AS model, dimension, {DIM_POS} AS col_pos, estimate{columns}
     FROM {table} WHERE {MODEL_ROWS}
     ORDER BY {MODEL_ORDER}, col_pos
     """
+
+
+#: SQL, one row: the base faces per group of each demographic dimension, ``age 30 per group (3
+#: groups)`` where the groups are balanced, else each group's count (``gender 274 male, 226 female``).
+FACES_PER_GROUP_SQL: Final = f"""
+WITH faces AS (
+  SELECT DISTINCT f.face_id, f.age, f.gender, f.ethnicity, f.body_type
+  FROM face f JOIN image m ON m.face_id = f.face_id AND m.role = 'base'
+), long AS (
+  UNPIVOT faces ON age, gender, ethnicity, body_type INTO NAME dimension VALUE "group"
+), counts AS (
+  SELECT dimension, "group", count(*) AS n FROM long GROUP BY dimension, "group"
+), dims AS (
+  SELECT dimension, {DIM_POS} AS pos,
+         CASE WHEN min(n) = max(n) THEN min(n) || ' per group (' || count(*) || ' groups)'
+              ELSE string_agg(n || ' ' || "group", ', ' ORDER BY n DESC, "group") END AS text
+  FROM counts GROUP BY dimension
+)
+SELECT 'Base faces: ' || string_agg(replace(dimension, '_', ' ') || ' ' || text, '; ' ORDER BY pos) || '.'
+FROM dims HAVING count(*) > 0
+"""
 
 
 #: Colour scale of Table 11 (seed 000 App. D.3): (name, fill colour). Greens favorable, reds unfavorable.

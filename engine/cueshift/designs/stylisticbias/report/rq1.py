@@ -9,31 +9,44 @@ from __future__ import annotations
 from cueshift.designs.stylisticbias.report.labels import (
     DIM_POS,
     DIMENSION_LABELS,
+    FACES_PER_GROUP_SQL,
     TEST_LABELS,
     case,
     dimension_pivot,
     model_dimension_sql,
 )
-from cueshift.render import Col, TableSpec, ci, fmt_pvalue, number, percent, stub
+from cueshift.render import Col, Pivot, TableSpec, ci, estimate_ci, fmt_pvalue, number, percent, stub
 
 TABLE2_VS = TableSpec(
     key="table2_vs",
     title="Table 2. Variation Strength (VS) per model and demographic dimension",
-    sql=model_dimension_sql("result_table2_vs"),
+    sql=model_dimension_sql("result_table2_vs", ("ci_low", "ci_high")),
     columns=(stub("model", "Model"),),
-    pivot=dimension_pivot("estimate", number(3)),
-    notes=(
-        "VS (Eq. 3): mean over scenarios of the standard deviation across a dimension's groups of the "
-        "group-mean base-face φ, bias-corrected: the sampling variance of the group means is removed "
-        "before the square root (the paper's plug-in value is stored as plugin_estimate); 0 ≤ VS ≤ 0.5.",
+    pivot=Pivot(
+        on="dimension",
+        value="estimate",
+        fmt=estimate_ci(3),
+        labels=DIMENSION_LABELS,
+        order="col_pos",
+        args=("ci_low", "ci_high"),
     ),
-    notes_sql="""
-    SELECT 'Groups per dimension: ' || string_agg(dimension || ' ' || n_groups, ', ' ORDER BY dimension)
-           || '; scenarios: ' || max(n) || '; standard deviation with ddof = ' || max(ddof) || '.'
-    FROM (SELECT dimension, max(n_groups) AS n_groups, max(n) AS n, max(ddof) AS ddof
-          FROM result_table2_vs GROUP BY dimension)
+    notes=(
+        "Each cell: VS [95% CI]. VS (Eq. 3): mean over scenarios of the standard deviation across a "
+        "dimension's groups of the group-mean base-face φ, bias-corrected: the sampling variance of the "
+        "group means is removed before the square root (the paper's plug-in value is stored as "
+        "plugin_estimate); 0 ≤ VS ≤ 0.5.",
+        "95% CI: not a bootstrap. Per scenario, the image of a simultaneous 95% confidence ball for the "
+        "group means (F quantile; the lower bound Bonferroni-adjusted over scenarios), its bounds "
+        "averaged over scenarios: valid at VS = 0 and conservative (a bootstrap of a mean of standard "
+        "deviations under-covers near 0).",
+    ),
+    notes_sql=f"""
+    SELECT 'Scenarios: ' || max(n) || '; standard deviation with ddof = ' || max(ddof)
+           || '. Average (all models): the point estimates averaged, without an interval.'
+    FROM result_table2_vs HAVING count(*) > 0
+    UNION ALL ({FACES_PER_GROUP_SQL})
     """,
-    requires=("result_table2_vs",),
+    requires=("result_table2_vs", "face", "image"),
 )
 
 TABLE9_SIGNIFICANT = TableSpec(

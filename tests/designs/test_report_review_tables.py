@@ -1,0 +1,47 @@
+"""The second report review: every stored interval and degree of freedom shown in the house form
+(``[a, b]``, F's two dfs), the notes' faces per group and tested cells, one count of sign reversals
+shared by the console and the report, signed shifts, and supplementary tables in number order.
+
+Expected texts are built here from the stored rows with ``cueshift.render``'s plain formatters
+(``fmt_number``, ``fmt_ci``, ``fmt_effect``), never from the report output being checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from cueshift.designs.stylisticbias.report import CATALOG
+from cueshift.render import Report, fmt_ci, fmt_number
+from cueshift.stats import MEAN_OF_MODELS
+from tests.designs.report_db import query
+
+
+def _faces_per_group(path: Path, dimension: str) -> str:
+    """``gender 16 male, 14 female`` or ``age 10 per group (3 groups)``, counted from the face table."""
+    faces = query(
+        path,
+        f"SELECT DISTINCT f.face_id, f.{dimension} AS g FROM face f JOIN image m "
+        f"ON m.face_id = f.face_id AND m.role = 'base' WHERE f.{dimension} IS NOT NULL",
+    )
+    counts = faces.group_by("g").len().sort(["len", "g"], descending=[True, False])
+    label = dimension.replace("_", " ")
+    if counts["len"].n_unique() == 1:
+        return f"{label} {counts['len'][0]} per group ({counts.height} groups)"
+    return label + " " + ", ".join(f"{n} {g}" for g, n in counts.iter_rows())
+
+
+def test_table2_shows_each_vs_with_its_stored_interval_method_and_faces(report_study: Path) -> None:
+    stored = query(report_study, "SELECT * FROM result_table2_vs")
+    with Report.open(report_study, None, CATALOG) as report:
+        table = report.styled("table2_vs")
+    shown = {row[0]: dict(zip(table.labels[1:], row[1:], strict=True)) for row in table.texts()}
+    labels = {"age": "Age", "gender": "Gender", "ethnicity": "Ethnicity", "body_type": "Body type"}
+    for r in stored.filter(pl.col("model_id") != MEAN_OF_MODELS).iter_rows(named=True):
+        expected = f"{fmt_number(r['estimate'])} {fmt_ci(r['ci_low'], r['ci_high'], 3, signed=False)}"
+        assert shown[r["model_id"]][labels[r["dimension"]]] == expected
+    notes = " ".join(table.notes)
+    assert "VS [95% CI]" in notes and "confidence ball" in notes and "not a bootstrap" in notes
+    for dimension in labels:
+        assert _faces_per_group(report_study, dimension) in notes, dimension
