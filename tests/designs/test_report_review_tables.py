@@ -45,3 +45,17 @@ def test_table2_shows_each_vs_with_its_stored_interval_method_and_faces(report_s
     assert "VS [95% CI]" in notes and "confidence ball" in notes and "not a bootstrap" in notes
     for dimension in labels:
         assert _faces_per_group(report_study, dimension) in notes, dimension
+
+
+def test_table10_shows_both_degrees_of_freedom_as_the_console(report_study: Path) -> None:
+    stored = query(
+        report_study,
+        "SELECT statistic, df, df_resid FROM result_mixed_model WHERE test = 'wald-F' "
+        "UNION ALL SELECT statistic, df, df_resid FROM result_face_anova",
+    )
+    with Report.open(report_study, None, CATALOG) as report:
+        table = report.styled("table10_eta")
+    shown = {(row[1], row[2]) for row in table.texts()}
+    for r in stored.iter_rows(named=True):  # the console's F(df, df_resid)
+        assert (f"{r['df']:.0f}, {r['df_resid']:.0f}", fmt_number(r["statistic"], 2)) in shown, r
+    assert any("denominator" in note for note in table.notes)

@@ -15,7 +15,33 @@ from cueshift.designs.stylisticbias.report.labels import (
     dimension_pivot,
     model_dimension_sql,
 )
-from cueshift.render import Col, Pivot, TableSpec, ci, estimate_ci, fmt_pvalue, number, percent, stub
+from cueshift.render import (
+    MISSING,
+    Col,
+    Pivot,
+    TableSpec,
+    ci,
+    estimate_ci,
+    fmt_number,
+    fmt_pvalue,
+    number,
+    percent,
+    stub,
+)
+
+
+def degrees_of_freedom(df: object, df_resid: object) -> str:
+    """An F test's two degrees of freedom as the console prints them in ``F(10, 3586)``: ``10, 3586``
+    (a fractional df keeps one decimal; a missing denominator leaves the numerator alone).
+
+    Examples
+    --------
+    >>> degrees_of_freedom(10.0, 3586.0), degrees_of_freedom(2, 87.4), degrees_of_freedom(3, None)
+    ('10, 3586', '2, 87.4', '3')
+    """
+    values = [float(v) for v in (df, df_resid) if isinstance(v, int | float) and v == v]
+    return ", ".join(fmt_number(v, 0 if v.is_integer() else 1) for v in values) or MISSING
+
 
 TABLE2_VS = TableSpec(
     key="table2_vs",
@@ -77,20 +103,20 @@ TABLE10_ETA = TableSpec(
              CASE term WHEN 'variation_category' THEN 'Variation category'
                        ELSE 'Scenario category' END AS factor,
              CASE term WHEN 'variation_category' THEN 1 ELSE 2 END AS pos,
-             df, statistic, estimate, ci_low, ci_high, p
+             df, df_resid, statistic, estimate, ci_low, ci_high, p
       FROM result_mixed_model WHERE test = 'wald-F'
       UNION ALL
       SELECT CASE outcome WHEN 'delta' THEN 'One-way ANOVA, face-level mean Δ'
                           ELSE 'One-way ANOVA, face-level mean base φ' END,
              CASE outcome WHEN 'delta' THEN 2 ELSE 3 END,
-             {case("dimension", DIMENSION_LABELS)}, {DIM_POS}, df, statistic, estimate, ci_low, ci_high,
-             p
+             {case("dimension", DIMENSION_LABELS)}, {DIM_POS}, df, df_resid, statistic, estimate, ci_low,
+             ci_high, p
       FROM result_face_anova
     ) ORDER BY g, pos
     """,
     columns=(
         stub("factor", "Factor"),
-        Col("df", "df", number(0)),
+        Col("df", "df", degrees_of_freedom, args=("df_resid",)),
         Col("statistic", "F", number(2)),
         Col("estimate", "η²p", number(3), p="p"),
         Col("ci_low", "95% CI", ci(3, signed=False), args=("ci_high",)),
@@ -98,7 +124,8 @@ TABLE10_ETA = TableSpec(
     ),
     group="estimator",
     notes=(
-        "df: factor levels − 1. Pooled over models (the engine fits these on every analyzed model). "
+        "df: the F test's numerator (factor levels − 1) and denominator (residual) degrees of freedom. "
+        "Pooled over models (the engine fits these on every analyzed model). "
         "95% CI: face-level bootstrap (faces resampled; the mixed model refitted per replicate), the "
         "percentile interval re-centred on the bias-corrected value (η² and R² are biased upward), "
         "within [0, 1].",
