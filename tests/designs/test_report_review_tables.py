@@ -59,3 +59,14 @@ def test_table10_shows_both_degrees_of_freedom_as_the_console(report_study: Path
     for r in stored.iter_rows(named=True):  # the console's F(df, df_resid)
         assert (f"{r['df']:.0f}, {r['df_resid']:.0f}", fmt_number(r["statistic"], 2)) in shown, r
     assert any("denominator" in note for note in table.notes)
+
+
+def test_table4_shows_the_contrast_interval_in_one_column(report_study: Path) -> None:
+    stored = query(report_study, "SELECT * FROM result_table4 WHERE \"group\" = 'elderly - young adult'")
+    assert stored.height
+    with Report.open(report_study, None, CATALOG) as report:
+        table = report.styled("table4_fashion_age")
+    assert table.labels[-2:] == ("E − Y", "E − Y 95% CI")
+    shown = {row[0]: row for row in table.texts()}
+    for r in stored.iter_rows(named=True):
+        assert shown[r["variation_value"]][-1] == fmt_ci(r["ci_low"], r["ci_high"], 3)

@@ -17,7 +17,6 @@ from cueshift.designs.stylisticbias.report.labels import (
     delta_fill,
     dimension_pivot,
     position,
-    sql_list,
 )
 from cueshift.render import (
     EMPHASIS_LEGEND,
@@ -25,6 +24,7 @@ from cueshift.render import (
     Col,
     Pivot,
     TableSpec,
+    ci,
     effect,
     fmt_integer,
     fmt_pvalue_sci,
@@ -63,36 +63,29 @@ TABLE3_CATEGORY = TableSpec(
 )
 
 _AGE_COLUMNS = {"young adult": "Young", "middle-aged adult": "Middle-aged", "elderly": "Elderly"}
-_CONTRAST, _CI_LOW, _CI_HIGH = "elderly - young adult", "E - Y ci_low", "E - Y ci_high"
+_CONTRAST = "elderly - young adult"
+_CELLS = ", ".join(
+    f"max({column}) FILTER (WHERE \"group\" = '{group}') AS {name}_{column}"
+    for group, name in (*((g, f"g{i}") for i, g in enumerate(_AGE_COLUMNS)), (_CONTRAST, "ey"))
+    for column in ("estimate", "p_adj", "ci_low", "ci_high")
+)
 
 TABLE4_FASHION_AGE = TableSpec(
     key="table4_fashion_age",
     title="Table 4. SBS per fashion style across age groups; elderly − young contrast",
     sql=f"""
-    WITH cells AS (
-      SELECT variation_value, "group",
-             coalesce(list_position({sql_list(list(_AGE_COLUMNS))}, "group"), 4) AS col_pos,
-             estimate, p_adj
-      FROM result_table4
-      UNION ALL
-      SELECT variation_value, bound.name, bound.pos, bound.value, NULL
-      FROM result_table4,
-           unnest([{{'name': '{_CI_LOW}', 'pos': 5, 'value': ci_low}},
-                   {{'name': '{_CI_HIGH}', 'pos': 6, 'value': ci_high}}]) AS t(bound)
-      WHERE "group" = '{_CONTRAST}'
-    )
-    SELECT * FROM cells
-    ORDER BY max(estimate) FILTER (WHERE "group" = 'young adult') OVER (PARTITION BY variation_value) DESC,
-             variation_value, col_pos
+    SELECT variation_value, {_CELLS}
+    FROM result_table4 GROUP BY variation_value
+    ORDER BY g0_estimate DESC NULLS LAST, variation_value
     """,
-    columns=(stub("variation_value", "Style"),),
-    pivot=Pivot(
-        on="group",
-        value="estimate",
-        fmt=effect(3),
-        p="p_adj",
-        order="col_pos",
-        labels={**_AGE_COLUMNS, _CONTRAST: "E − Y", _CI_LOW: "E − Y 95% CI: low", _CI_HIGH: "high"},
+    columns=(
+        stub("variation_value", "Style"),
+        *(
+            Col(f"g{i}_estimate", label, effect(3), p=f"g{i}_p_adj")
+            for i, label in enumerate(_AGE_COLUMNS.values())
+        ),
+        Col("ey_estimate", "E − Y", effect(3), p="ey_p_adj"),
+        Col("ey_ci_low", "E − Y 95% CI", ci(3), args=("ey_ci_high",)),
     ),
     notes=(
         "Age cells: WSRT on per-face mean Δ (BH over cells); E − Y: difference of the elderly and young "
