@@ -152,7 +152,8 @@ CREATE TABLE IF NOT EXISTS rating (
 -- its input only, so it is keyed by those, never by a study's model_id or probe templates: every
 -- model entry of the same checkpoint shares it, and new templates re-score without re-encoding images.
 CREATE TABLE IF NOT EXISTS embedding (
-    encoder    VARCHAR NOT NULL,            -- '<checkpoint>@<revision>:<dtype>', e.g. 'openai/clip-vit-large-patch14@default:float16'
+    encoder    VARCHAR NOT NULL,            -- '<checkpoint>@<revision>:<dtype>', e.g. 'openai/clip-vit-large-patch14@default:float16';
+                                            -- the CLIP judge's end in its encoding version, '#encoding=2' (D50; older ones are not reused)
     kind       VARCHAR NOT NULL CHECK (kind IN ('image', 'text')),
     item_key   VARCHAR NOT NULL,            -- the image's content (SHA-256 of the file), or the probe text
     vector     FLOAT[] NOT NULL,            -- raw projected features (not normalised)

@@ -203,7 +203,8 @@ def test_random_init_clip_differs_from_its_checkpoint(monkeypatch: pytest.Monkey
     assert not torch.equal(first.state_dict()[weight], other.state_dict()[weight])
     assert not torch.equal(first.state_dict()[weight], trained.state_dict()[weight])
     model = ModelConfig(model_id="r", backend="clip", checkpoint="x", settings={"random_init": True})
-    assert encoder_key(model, parse_settings(model), "float32") == "x#random-init=0@default:float32"
+    key = encoder_key(model, parse_settings(model), "float32")
+    assert key == "x#random-init=0@default:float32#encoding=2"
 
 
 @pytest.mark.timeout(240)

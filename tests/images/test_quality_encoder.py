@@ -14,7 +14,7 @@ pytest.importorskip("transformers")
 from PIL import Image  # noqa: E402
 
 from cueshift.errors import ConfigError  # noqa: E402
-from cueshift.inference.embedding_cache import MemoryEmbeddingCache  # noqa: E402
+from cueshift.inference.embedding_cache import MemoryEmbeddingCache, with_encoding  # noqa: E402
 from cueshift.inference.identity import IdentityEncoder, encoder_name  # noqa: E402
 from cueshift.inference.stand_ins.tiny_clip import build_tiny_clip, save_tiny_clip  # noqa: E402
 from cueshift.stats import row_cosines  # noqa: E402
@@ -72,3 +72,19 @@ def test_a_missing_or_bad_checkpoint_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match="cannot load a CLIP vision tower"):
         IdentityEncoder(tmp_path / "empty")
+
+
+def test_it_reads_a_probe_judges_vectors_and_never_writes_under_its_key(
+    checkpoint: Path, tmp_path: Path
+) -> None:
+    """A CLIP judge of the same folder keys its vectors with its encoding version (each image alone,
+    D50); the quality encoder reads them, and what it encodes itself (batched) goes under its own key."""
+    paths = _pictures(tmp_path)
+    cache = MemoryEmbeddingCache()
+    judge = with_encoding(encoder_name(checkpoint))
+    planted = np.arange(16, dtype=np.float32)[None, :] + 1.0
+    cache.put(judge, "image", ["k-base"], planted)
+    encoder = IdentityEncoder(checkpoint, cache=cache)
+    vectors = encoder.vectors(["k-base", "k-near"], paths[:2])
+    assert encoder.images_encoded == 1 and np.array_equal(vectors["k-base"], planted[0])
+    assert set(cache.vectors) == {(judge, "image", "k-base"), (encoder.encoder, "image", "k-near")}

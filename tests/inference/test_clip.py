@@ -220,7 +220,7 @@ def test_embeddings_are_cached_in_the_study_database(
         ).fetchall()
     )
     assert counts == {"image": 4, "text": 12}
-    assert first.encoder == f"{tiny_dir.resolve()}@default:float32"  # the checkpoint, not the model_id
+    assert first.encoder == f"{tiny_dir.resolve()}@default:float32#encoding=2"  # the checkpoint, not the id
     image_keys = {k for (k,) in con.execute("SELECT item_key FROM embedding WHERE kind = 'image'").fetchall()}
     assert image_keys == {hashlib.sha256(r.path.read_bytes()).hexdigest() for r in context.images.values()}
     (dim,) = con.execute("SELECT DISTINCT len(vector) FROM embedding").fetchone() or (None,)

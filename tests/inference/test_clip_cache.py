@@ -221,14 +221,15 @@ def test_the_cache_is_shared_across_model_ids_and_keyed_by_content(tmp_path: Pat
     con.close()
 
 
-def test_encoder_key_names_checkpoint_revision_and_dtype(tmp_path: Path) -> None:
+def test_encoder_key_names_checkpoint_revision_dtype_and_encoding(tmp_path: Path) -> None:
     settings = ClipSettings()
     hub = ModelConfig(model_id="m", backend="clip", checkpoint="org/clip", revision="abc123")
-    assert encoder_key(hub, settings, "float16") == "org/clip@abc123:float16"
+    assert encoder_key(hub, settings, "float16") == "org/clip@abc123:float16#encoding=2"
     local = ModelConfig(model_id="m", backend="clip", checkpoint=str(tmp_path))
-    assert encoder_key(local, settings, "float32") == f"{tmp_path.resolve()}@default:float32"
+    assert encoder_key(local, settings, "float32") == f"{tmp_path.resolve()}@default:float32#encoding=2"
     tiny = ModelConfig(model_id="m", backend="clip", checkpoint=TINY_CLIP_CHECKPOINT)
-    assert encoder_key(tiny, ClipSettings(tiny_seed=2), "float32").endswith("#seed=2@default:float32")
+    key = encoder_key(tiny, ClipSettings(tiny_seed=2), "float32")
+    assert key.endswith("#seed=2@default:float32#encoding=2")
 
 
 def test_duckdb_cache_round_trip_first_write_wins_and_bad_vectors(

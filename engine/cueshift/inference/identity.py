@@ -4,9 +4,11 @@
 from a **local folder** (``CLIPVisionModelWithProjection``; a full ``CLIPModel`` checkpoint
 gives its vision half), never from the hub, and returns the projected image features of image
 files. Vectors go through an :class:`~cueshift.inference.embedding_cache.EmbeddingCache` keyed by
-the encoder and the image's content (SHA-256), in the same form as the CLIP probe backend's
-(``'<folder>@default:float32'``, kind ``'image'``): a probe judge of the same checkpoint and the
-quality measure share the cache, and a second ``analyze`` encodes nothing again.
+the encoder and the image's content (SHA-256) (``'<folder>@default:float32'``, kind ``'image'``),
+and a second ``analyze`` encodes nothing again. Where it has none, it reads what a CLIP probe judge
+of the same checkpoint stored (the same key with the judge's encoding version, ``#encoding=2``:
+each image alone, D50); it encodes the rest in batches and stores them under its own key, so the
+judge never reads them.
 
 The cosine of a variation with its base, the identity-preservation score, is computed by
 :func:`cueshift.stats.row_cosines`.
@@ -23,7 +25,7 @@ import numpy as np
 
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.extras import importing
-from cueshift.inference.embedding_cache import EmbeddingCache, Vectors
+from cueshift.inference.embedding_cache import EmbeddingCache, Vectors, with_encoding
 
 
 def encoder_name(checkpoint: Path) -> str:
@@ -108,7 +110,11 @@ class IdentityEncoder:
         """Raw projected features by content key (SHA-256); ``paths[i]`` holds ``contents[i]``."""
         path_of = dict(zip(contents, paths, strict=True))
         wanted = list(path_of)
-        found = self.cache.get(self.encoder, "image", wanted) if self.cache is not None else {}
+        found: dict[str, Vectors] = {}
+        for encoder in (self.encoder, with_encoding(self.encoder)):  # its own, then a probe judge's
+            missing = [key for key in wanted if key not in found]
+            if self.cache is not None and missing:
+                found.update(self.cache.get(encoder, "image", missing))
         missing = [key for key in wanted if key not in found]
         for start in range(0, len(missing), self.batch_size):
             chunk = missing[start : start + self.batch_size]

@@ -15,7 +15,8 @@ Embedding cache
 ---------------
 Embeddings go through the :class:`~cueshift.inference.embedding_cache.EmbeddingCache` of the
 study context (the runner passes the study database's), keyed by the *encoder* (checkpoint,
-revision, dtype; :func:`~.clip_embeddings.encoder_key`) and the image's content (SHA-256) or the probe text,
+revision, dtype, encoding version; :func:`~.clip_embeddings.encoder_key`) and the image's content
+(SHA-256) or the probe text,
 never by the study's ``model_id`` or templates. So a model entry with other templates (a new
 ``model_id``, same checkpoint) re-scores every image without running the vision tower again:
 only the new probe texts are encoded.

@@ -12,7 +12,9 @@ blocking; padding for texts): about 1e-6 in the tiny model. Had the encoder seen
 inputs of each request together, the stored scores would have depended on how the runner's
 adaptive batcher (:class:`~cueshift.execution.batching.BatchSizer`) cut the requests, which
 follows the machine's load. Alone, an embedding is a function of the encoder and its input,
-as the cache's key says, so a study run twice, resumed or sharded stores the same bits.
+as the cache's key says, so a study run twice, resumed or sharded stores the same bits. The key
+ends in the encoding version (``#encoding=2``): vectors stored by the batched encoding before D50
+are encoded again, not reused.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import numpy as np
 from cueshift.errors import CueshiftError
 from cueshift.inference.backends.base import StudyContext
 from cueshift.inference.backends.clip_probe import ClipSettings, unit_rows
-from cueshift.inference.embedding_cache import EmbeddingKind, Vectors
+from cueshift.inference.embedding_cache import EmbeddingKind, Vectors, with_encoding
 from cueshift.inference.stand_ins.checkpoints import is_stand_in
 from cueshift.study.config import ModelConfig
 
@@ -36,11 +38,14 @@ if TYPE_CHECKING:
 
 
 def encoder_key(model: ModelConfig, settings: ClipSettings, dtype: str) -> str:
-    """What determines an embedding besides its input: ``'<checkpoint>@<revision>:<dtype>'``.
+    """What determines an embedding besides its input:
+    ``'<checkpoint>@<revision>:<dtype>#encoding=<CLIP_ENCODING>'``.
 
     A local checkpoint directory is named by its absolute path; the tiny random model by its
     weights seed (``cueshift:tiny-random-clip#seed=0``); ``random_init`` weights by their seed
-    (``…#random-init=0``). A revision left out reads ``default``.
+    (``…#random-init=0``). A revision left out reads ``default``. The encoding version
+    (:data:`~cueshift.inference.embedding_cache.CLIP_ENCODING`, each input alone since D50) keeps
+    vectors stored by an older encoding out of a resumed study's scores.
     """
     checkpoint = model.checkpoint
     if is_stand_in(checkpoint):
@@ -49,7 +54,7 @@ def encoder_key(model: ModelConfig, settings: ClipSettings, dtype: str) -> str:
         checkpoint = str(Path(checkpoint).expanduser().resolve())
     if settings.random_init:
         checkpoint = f"{checkpoint}#random-init={settings.random_seed}"
-    return f"{checkpoint}@{model.revision or 'default'}:{dtype}"
+    return with_encoding(f"{checkpoint}@{model.revision or 'default'}:{dtype}")
 
 
 class ClipEmbeddings:
