@@ -18,7 +18,7 @@ from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.designs.stylisticbias.design import StylisticBiasDesign
 from cueshift.designs.stylisticbias.edit_audit import read_edit_audit
 from cueshift.designs.stylisticbias.stats import audit_sensitivity, audit_variations
-from cueshift.render import MarkdownOutput, Report, TableOutput, fmt_number
+from cueshift.render import MarkdownOutput, Report, TableOutput, fmt_effect
 from cueshift.stats import Resampling, ovb_bounds
 from cueshift.store import write_tables
 from tests.audit_results.planted import audit_rows, simulated_delta, stored_variations, variations_of
@@ -133,7 +133,7 @@ def test_table_a1_shows_the_bound_of_the_shifts_it_reports(tmp_path: Path) -> No
         table = next(o for o in shown if isinstance(o, TableOutput) and o.styled.key == "audit_sensitivity")
         at = table.styled.labels.index("SBS (1× probe)")
         cells = sorted(row[at] for row in table.styled.texts())
-        assert cells == sorted(fmt_number(v, 4) for v in stored[f"{column}_bound_sbs"])
+        assert cells == sorted(fmt_effect(v, 4) for v in stored[f"{column}_bound_sbs"])
         # the summary reads the bound of the least robust significant shift (smallest RV among RV_alpha > 0)
         text = "".join(o.text for o in shown if isinstance(o, MarkdownOutput))
         significant = stored.filter(pl.col(f"{column}_rv_alpha") > 0).sort(
@@ -144,7 +144,7 @@ def test_table_a1_shows_the_bound_of_the_shifts_it_reports(tmp_path: Path) -> No
             assert "Net of the measured side effects" not in text
         else:
             assert (
-                f"Net of the measured side effects it is {fmt_number(least[f'{column}_bound_from'], 4)}; an "
+                f"Net of the measured side effects it is {fmt_effect(least[f'{column}_bound_from'], 4)}; an "
                 f"unmeasured one as strong as the strongest measured ({least[f'{column}_bound_confound']}) "
-                f"would leave it at {fmt_number(least[f'{column}_bound_sbs'], 4)}"
+                f"would leave it at {fmt_effect(least[f'{column}_bound_sbs'], 4)}"
             ) in text

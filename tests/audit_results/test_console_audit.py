@@ -19,7 +19,7 @@ from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.designs.stylisticbias.console_audit import print_audit
 from cueshift.designs.stylisticbias.design import StylisticBiasDesign
 from cueshift.designs.stylisticbias.edit_audit import read_edit_audit
-from cueshift.render import MarkdownOutput, Report, fmt_number, fmt_percent
+from cueshift.render import MarkdownOutput, Report, fmt_effect, fmt_percent
 from cueshift.stats import Resampling
 from cueshift.store import write_tables
 from tests.audit_results.planted import audit_rows, stored_variations
@@ -76,12 +76,12 @@ def test_the_console_names_the_least_robust_shift_as_stored(
         f"{least['n_significant']} of {least['n_shifts']} attribute shifts significant; least robust "
         f"{least['feature_key']} ({model}): RV {fmt_percent(least['rv'], 1)}, "
         f"RV_alpha {fmt_percent(least['rv_alpha'], 1)}; net of the measured side effects "
-        f"{_plain(fmt_number(least['bound_from'], 4))}, with an unmeasured one as strong as "
-        f"{least['bound_confound']} {_plain(fmt_number(least['bound_sbs'], 4))}"
+        f"{_plain(fmt_effect(least['bound_from'], 4))}, with an unmeasured one as strong as "
+        f"{least['bound_confound']} {_plain(fmt_effect(least['bound_sbs'], 4))}"
     )
     assert numbers in said
     if least["bound_ci_low"] is not None:
-        low, high = (_plain(fmt_number(least[f"bound_ci_{e}"], 4)) for e in ("low", "high"))
+        low, high = (_plain(fmt_effect(least[f"bound_ci_{e}"], 4)) for e in ("low", "high"))
         assert f"{numbers} [{low}, {high}]" in said
     # the report prints the same shift with the same numbers
     shown = Report(con, Path("study.duckdb"), MODELS, MODELS, StylisticBiasDesign().report()).outputs(
@@ -90,7 +90,7 @@ def test_the_console_names_the_least_robust_shift_as_stored(
     text = _plain("".join(o.text for o in shown if isinstance(o, MarkdownOutput)))
     assert f"({least['feature_key']}, {model}) is erased" in text
     assert f"explains {fmt_percent(least['rv'], 1)} of the residual variance" in text
-    assert f"would leave it at {_plain(fmt_number(least['bound_sbs'], 4))}" in text
+    assert f"would leave it at {_plain(fmt_effect(least['bound_sbs'], 4))}" in text
 
 
 def test_no_significant_shift_is_one_clause(con: duckdb.DuckDBPyConnection) -> None:

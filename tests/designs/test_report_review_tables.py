@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from cueshift.designs.stylisticbias.report import CATALOG
-from cueshift.render import Report, fmt_ci, fmt_number
+from cueshift.render import Report, fmt_ci, fmt_effect, fmt_number
 from cueshift.stats import MEAN_OF_MODELS
 from tests.designs.report_db import query
 
@@ -70,3 +70,54 @@ def test_table4_shows_the_contrast_interval_in_one_column(report_study: Path) ->
     shown = {row[0]: row for row in table.texts()}
     for r in stored.iter_rows(named=True):
         assert shown[r["variation_value"]][-1] == fmt_ci(r["ci_low"], r["ci_high"], 3)
+
+
+def test_shifts_in_the_invariance_and_audit_tables_keep_their_sign() -> None:
+    from cueshift.designs.stylisticbias.report.audit import AUDIT_SENSITIVITY
+    from cueshift.designs.stylisticbias.report.invariance import INVARIANCE
+
+    invariance = INVARIANCE.build(
+        pl.DataFrame(
+            {
+                "model_id": ["m"],
+                "comparison": ["one at a time"],
+                "share_identical": [0.98],
+                "n": [200],
+                "kappa": [0.95],
+                "phi_diff": [-0.0123],
+                "phi_diff_ci_low": [-0.021],
+                "phi_diff_ci_high": [0.004],
+                "verdict": ["ok"],
+            }
+        )
+    )
+    row = dict(zip(invariance.labels, invariance.texts()[0], strict=True))
+    assert row["Δφ"] == fmt_effect(-0.0123) and row["95% CI"] == fmt_ci(-0.021, 0.004)
+    assert "95 %" not in " ".join((*invariance.labels, *invariance.notes))
+    sbs = {name: [-0.0412] for name in ("all_sbs", "audited_sbs", "adjusted_sbs", "bound_sbs")}
+    change = {"change_audited": [0.0051], "change_adjusted": [-0.0007]}
+    bounds = {
+        f"{s}_ci_{e}": [-0.05] if e == "low" else [0.01]
+        for s in ("all", "audited", "adjusted")
+        for e in ("low", "high")
+    }
+    audit = AUDIT_SENSITIVITY.build(
+        pl.DataFrame(
+            {
+                "model": ["m"],
+                "feature_key": ["Fashion"],
+                **sbs,
+                **change,
+                **bounds,
+                "n_variations": [10],
+                "n_failed": [1],
+                "p": [0.3],
+                "rv": [0.1],
+                "rv_alpha": [0.02],
+            }
+        )
+    )
+    row = dict(zip(audit.labels, audit.texts()[0], strict=True))
+    for label in ("SBS (all)", "SBS (audited)", "SBS (adjusted)", "SBS (1× probe)"):
+        assert row[label] == fmt_effect(-0.0412, 4), label
+    assert row["Δ audited"] == fmt_effect(0.0051, 4) and row["Δ adjusted"] == fmt_effect(-0.0007, 4)

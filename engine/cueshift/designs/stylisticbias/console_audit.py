@@ -60,8 +60,9 @@ def _bound(row: dict[str, Any]) -> str:
     """The benchmark bound of the shift, as the report words it (empty where there is none)."""
     if row["bound_sbs"] is None or row["bound_from"] is None:
         return ""
-    interval = fmt_ci(row["bound_ci_low"], row["bound_ci_high"], 4, False, minus=PLAIN_MINUS, missing="")
+    interval = fmt_ci(row["bound_ci_low"], row["bound_ci_high"], 4, minus=PLAIN_MINUS, missing="")
     return (
-        f"; net of the measured side effects {fmt_num(row['bound_from'], 4)}, with an unmeasured one as "
-        f"strong as {row['bound_confound']} {fmt_num(row['bound_sbs'], 4)}{' ' if interval else ''}{interval}"
+        f"; net of the measured side effects {fmt_num(row['bound_from'], 4, signed=True)}, "
+        f"with an unmeasured one as strong as {row['bound_confound']} "
+        f"{fmt_num(row['bound_sbs'], 4, signed=True)}{' ' if interval else ''}{interval}"
     )

@@ -21,11 +21,13 @@ from cueshift.render import (
     TableSpec,
     TextSpec,
     ci,
+    effect,
+    fmt_ci,
+    fmt_effect,
     fmt_integer,
     fmt_number,
     fmt_percent,
     fmt_pvalue,
-    number,
     percent,
     stub,
 )
@@ -51,20 +53,20 @@ AUDIT_SENSITIVITY = TableSpec(
     """,
     columns=(
         stub("feature_key", "Attribute"),
-        Col("all_sbs", "SBS (all)", number(4)),
+        Col("all_sbs", "SBS (all)", effect(4)),
         Col("all_ci_low", "95% CI", ci(4), args=("all_ci_high",)),
-        Col("audited_sbs", "SBS (audited)", number(4)),
+        Col("audited_sbs", "SBS (audited)", effect(4)),
         Col("audited_ci_low", "95% CI", ci(4), args=("audited_ci_high",)),
-        Col("adjusted_sbs", "SBS (adjusted)", number(4)),
+        Col("adjusted_sbs", "SBS (adjusted)", effect(4)),
         Col("adjusted_ci_low", "95% CI", ci(4), args=("adjusted_ci_high",)),
-        Col("change_audited", "Δ audited", number(4)),
-        Col("change_adjusted", "Δ adjusted", number(4)),
+        Col("change_audited", "Δ audited", effect(4)),
+        Col("change_adjusted", "Δ adjusted", effect(4)),
         Col("n_variations", "Variations", fmt_integer),
         Col("n_failed", "Failed", fmt_integer),
         Col("p", "p (confounds)", fmt_pvalue),
         Col("rv", "RV", percent(1)),
         Col("rv_alpha", "RV (α)", percent(1)),
-        Col("bound_sbs", "SBS (1× probe)", number(4)),
+        Col("bound_sbs", "SBS (1× probe)", effect(4)),
     ),
     group="model",
     notes=(
@@ -144,14 +146,14 @@ def _bound_reading(row: dict[str, Any]) -> str:
     if row["bound_sbs"] is None or row["bound_from"] is None:
         return ""
     interval = (
-        f" (interval {fmt_number(row['bound_ci_low'], 4)} to {fmt_number(row['bound_ci_high'], 4)})"
+        f" (95% CI {fmt_ci(row['bound_ci_low'], row['bound_ci_high'], 4)})"
         if row["bound_ci_low"] is not None and row["bound_ci_high"] is not None
         else ""
     )
     return (
-        f" Net of the measured side effects it is {fmt_number(row['bound_from'], 4)}; an unmeasured one "
+        f" Net of the measured side effects it is {fmt_effect(row['bound_from'], 4)}; an unmeasured one "
         f"as strong as the strongest measured ({row['bound_confound']}) would leave it at "
-        f"{fmt_number(row['bound_sbs'], 4)}{interval}."
+        f"{fmt_effect(row['bound_sbs'], 4)}{interval}."
     )
 
 

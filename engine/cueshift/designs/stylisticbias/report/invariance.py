@@ -4,7 +4,18 @@ read from ``result_invariance``. Nothing is recomputed here; docs/invariance.md.
 
 from __future__ import annotations
 
-from cueshift.render import MODELS_FILTER, Col, Source, TableSpec, TextSpec, ci, fmt_percent, number, percent
+from cueshift.render import (
+    MODELS_FILTER,
+    Col,
+    Source,
+    TableSpec,
+    TextSpec,
+    ci,
+    effect,
+    fmt_percent,
+    number,
+    percent,
+)
 
 _REQUIRES = ("result_invariance",)
 
@@ -24,15 +35,15 @@ INVARIANCE = TableSpec(
         Col("share_identical", "Identical", percent(1)),
         Col("n", "of", number(0)),
         Col("kappa", "κ", number(3)),
-        Col("phi_diff", "Δφ", number(3)),
-        Col("phi_diff_ci_low", "95 % CI", ci(3), args=("phi_diff_ci_high",)),
+        Col("phi_diff", "Δφ", effect(3)),
+        Col("phi_diff_ci_low", "95% CI", ci(3), args=("phi_diff_ci_high",)),
         Col("verdict", "", align="left"),
     ),
     notes=(
         "A stratified sample of stored judgments (scenario category × ordering) asked again with the "
         "same seeds: one at a time, in the run's batches, and (generate runs) in score mode. Identical: "
         "the share of the same outcome; κ: Cohen's kappa; Δφ: re-asked minus stored share favorable, "
-        "95 % interval clustered by face. FLAG: fewer identical answers than the bound "
+        "95% CI clustered by face. FLAG: fewer identical answers than the bound "
         "(docs/invariance.md).",
     ),
     requires=_REQUIRES,
