@@ -50,7 +50,7 @@ from cueshift.execution.progress import progress_bar
 from cueshift.execution.run_options import RunOptions
 from cueshift.execution.run_state import OpenRun
 from cueshift.execution.shard import Shard
-from cueshift.store.embedding_cache import DuckDBEmbeddingCache
+from cueshift.store.embedding_cache import DuckDBEmbeddingCache, older_encoding_notes
 from cueshift.store.snapshot import SnapshotPublisher
 from cueshift.study.config import ModelConfig, Study
 
@@ -167,6 +167,7 @@ def run_workload(
             writer.ask_all(executor, study.models, workload.units, pending)
         _store_workload_rows(con, workload, shard)
         notes = _finish(con, executor, record, counts.n_written, tally, run.snapshots)
+        notes = (*notes, *older_encoding_notes(con, study.models))  # CLIP scores of an older encoding
     except BaseException as exc:
         run.stop(exc)  # an interrupt raises RunInterrupted, saying what is stored
         raise

@@ -7,6 +7,10 @@ builds one and passes it to the backends; no backend sees the connection.
 The cache only saves time: a write that fails (e.g. a read-only database) is logged and
 skipped, and the judgments go on. A vector that breaks the table's schema (empty or not
 finite) is an error, since it would be a wrong embedding, not a missing one.
+
+The CLIP backend's keys carry its encoding version, so a resumed run never reads vectors of an
+older encoding; judgments stored before are kept as they are, and :func:`older_encoding_notes`
+says how many of a CLIP model's were scored by runs that did not record the version.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from cueshift.inference.embedding_cache import EmbeddingKind, Vectors
+from cueshift.inference.embedding_cache import CLIP_ENCODING, EmbeddingKind, Vectors
 from cueshift.store import validate
+from cueshift.store.runs import CLIP_ENCODING_ENTRY
+from cueshift.study.config import ModelConfig
 
 log = logging.getLogger(__name__)
 
@@ -74,4 +80,27 @@ class DuckDBEmbeddingCache:
             self.con.unregister("cueshift_new_embeddings")
 
 
-__all__ = ["DuckDBEmbeddingCache"]
+def older_encoding_notes(con: duckdb.DuckDBPyConnection, models: Sequence[ModelConfig]) -> list[str]:
+    """One line per CLIP model of ``models`` with judgments stored by runs that recorded an older
+    embedding encoding than :data:`~cueshift.inference.embedding_cache.CLIP_ENCODING`, or none (runs
+    before it was recorded: before D50 their embeddings were encoded in batches, about 1e-6 apart).
+    """
+    clip_ids = [m.model_id for m in models if m.backend == "clip"]
+    if not clip_ids:
+        return []
+    rows = con.execute(
+        "SELECT j.model_id, count(*) FROM judgment AS j JOIN run AS r ON j.run_id = r.run_id "
+        "WHERE j.model_id IN (SELECT unnest(?::VARCHAR[])) AND j.association IS NOT NULL "
+        "AND coalesce(try_cast(json_extract_string(r.versions, ?) AS INTEGER), 1) < ? "
+        "GROUP BY j.model_id ORDER BY j.model_id",
+        [clip_ids, f"$.{CLIP_ENCODING_ENTRY}", CLIP_ENCODING],
+    ).fetchall()
+    return [
+        f"model {model_id!r}: {n:,} stored judgments were scored before CLIP embeddings carried their "
+        f"encoding version (before D50 they were encoded in batches, about 1e-6 from today's); they are "
+        "kept as stored; to rescore them all, run the study into a new database (--db)"
+        for model_id, n in rows
+    ]
+
+
+__all__ = ["DuckDBEmbeddingCache", "older_encoding_notes"]

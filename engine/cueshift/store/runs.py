@@ -12,6 +12,7 @@ from importlib import metadata
 import duckdb
 import polars as pl
 
+from cueshift.inference.embedding_cache import CLIP_ENCODING
 from cueshift.store.writes import write_tables
 
 #: Packages whose versions every run records.
@@ -26,9 +27,15 @@ RECORDED_PACKAGES: tuple[str, ...] = (
 )
 
 
+#: The ``versions`` entry naming the CLIP backend's embedding encoding
+#: (:data:`~cueshift.inference.embedding_cache.CLIP_ENCODING`); runs before it was recorded have none.
+CLIP_ENCODING_ENTRY = "clip_encoding"
+
+
 def versions() -> dict[str, str]:
-    """Python's version and those of :data:`RECORDED_PACKAGES` that are installed."""
-    found = {"python": platform.python_version()}
+    """Python's version, those of :data:`RECORDED_PACKAGES` that are installed, and the CLIP
+    backend's embedding encoding (:data:`CLIP_ENCODING_ENTRY`)."""
+    found = {"python": platform.python_version(), CLIP_ENCODING_ENTRY: str(CLIP_ENCODING)}
     for package in RECORDED_PACKAGES:
         try:
             found[package] = metadata.version(package)
