@@ -94,7 +94,8 @@ class BackendSpec:
         Raises
         ------
         CueshiftError
-            A missing extra or a checkpoint that cannot be found (one line naming the model).
+            A missing extra or a checkpoint that cannot be found, or a served model's unset key
+            variable or unreachable server (one line naming the model).
         """
         if self.load_check is not None:
             check: Callable[[ModelConfig], None] = _load(self.load_check)
