@@ -121,3 +121,71 @@ def test_shifts_in_the_invariance_and_audit_tables_keep_their_sign() -> None:
     for label in ("SBS (all)", "SBS (audited)", "SBS (adjusted)", "SBS (1× probe)"):
         assert row[label] == fmt_effect(-0.0412, 4), label
     assert row["Δ audited"] == fmt_effect(0.0051, 4) and row["Δ adjusted"] == fmt_effect(-0.0007, 4)
+
+
+def _reversal_counts(path: Path) -> str:
+    """The pooled sign-reversal counts per dimension, counted here from ``result_table11``."""
+    stored = query(path, "SELECT * FROM result_table11")
+    parts = []
+    for dimension in ("age", "gender", "ethnicity", "body_type"):
+        rows = stored.filter(pl.col("dimension") == dimension)
+
+        def values(condition: pl.Expr, rows: pl.DataFrame = rows) -> int:
+            return rows.filter(condition)["variation_value"].n_unique()
+
+        counts = (
+            values(pl.col("sign_reversal_both").fill_null(False)),
+            values(pl.col("reversal_evidence") == "difference significant"),
+            values(pl.col("reversal_evidence") == "not distinguishable"),
+        )
+        if sum(counts):
+            parts.append(
+                f"{dimension.replace('_', ' ')}: {counts[0]} with evidence (both sides significant), "
+                f"{counts[1]} difference only (signs not shown), {counts[2]} not distinguishable"
+            )
+    assert parts  # the simulated study has sign changes to count
+    return "; ".join(parts)
+
+
+def test_table11_note_and_console_print_the_same_pooled_reversal_counts(
+    report_study: Path, tmp_path: Path
+) -> None:
+    import io
+    import shutil
+
+    import duckdb
+    from rich.console import Console
+
+    from cueshift.designs.stylisticbias.console import print_headlines
+
+    path = tmp_path / "reversals.duckdb"  # the simulated groups never change sign: plant one of each kind
+    shutil.copy(report_study, path)
+    with duckdb.connect(str(path)) as con:
+        for value, dimension, evidence in (
+            ("Acne", "gender", "both significant"),
+            ("Beanie", "gender", "difference significant"),
+            ("Beanie", "age", "not distinguishable"),
+        ):
+            con.execute(
+                "UPDATE result_table11 SET reversal_evidence = ?, sign_reversal_both = ? "
+                "WHERE variation_value = ? AND dimension = ?",
+                [evidence, evidence == "both significant", value, dimension],
+            )
+    report_study = path
+    expected = _reversal_counts(report_study)
+    with Report.open(report_study, None, CATALOG) as report:
+        notes = " ".join(report.styled("table11_demographic").notes)
+    assert (
+        f"pooled over models, as cueshift analyze prints them; per model: Table 11 per model): {expected}."
+        in notes
+    )
+    buffer = io.StringIO()
+    with duckdb.connect(str(report_study), read_only=True) as con:
+        print_headlines(con, Console(file=buffer, width=2000))
+    said = " ".join(buffer.getvalue().split())
+    assert f"(Table 11; variation values pooled over models): {expected}" in said
+    cells = query(
+        report_study, "SELECT count(p_adj) AS k, min(n) AS lo, max(n) AS hi FROM result_table11"
+    ).row(0)
+    assert f"Cells tested: {cells[0]:,} (variation value × group" in notes
+    assert f"faces per cell (the group's faces with the variation): {cells[1]} to {cells[2]}" in notes

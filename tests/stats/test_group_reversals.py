@@ -211,7 +211,7 @@ def test_the_headline_counts_reversals_with_evidence_and_the_rest() -> None:
     finally:
         con.close()
     text = " ".join(buffer.getvalue().split())
-    title = "Sign reversals between groups (Table 11): "
+    title = "Sign reversals between groups (Table 11; variation values pooled over models): "
     assert (
         title + "gender: 1 with evidence (both sides significant), 1 difference only (signs not shown), "
         "1 not distinguishable" in text

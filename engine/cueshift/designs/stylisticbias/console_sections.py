@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from cueshift._console import FitTable
+from cueshift.designs.stylisticbias.group_reversals import COUNTED, REVERSALS_SQL
 from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS
 from cueshift.render import PLAIN_MINUS, fmt_ci, fmt_num, fmt_p
 from cueshift.render.marks import stars
@@ -58,38 +59,22 @@ def sbs_table(console: Console, rows: pl.DataFrame, key: str, title: str) -> Non
 
 
 def print_group_reversals(console: Console, con: duckdb.DuckDBPyConnection) -> None:
-    """Table 11's sign reversals per dimension: with evidence (both sides significant, D51), those
-    whose groups differ without either sign shown (``difference significant``, not counted) and
-    the sign changes not distinguishable from noise (nothing for a database analysed before
-    ``reversal_evidence`` existed). Read from ``sign_reversal_both`` and ``reversal_evidence``, so a
-    database analysed before D51 (whose ``sign_reversal`` also counted the difference) reads alike."""
+    """Table 11's sign reversals per dimension, pooled over models, in the sentence the report's
+    Table 11 note prints (:data:`~cueshift.designs.stylisticbias.group_reversals.REVERSALS_SQL`):
+    with evidence (both sides significant, D51), difference only (not counted) and not
+    distinguishable. Nothing for a database analysed before ``reversal_evidence`` existed; read from
+    ``sign_reversal_both``, so one analysed before D51 reads alike."""
     found = con.execute(
         "SELECT count(*) FROM information_schema.columns "
         "WHERE table_name = 'result_table11' AND column_name = 'reversal_evidence'"
     ).fetchall()
     if not found or found[0][0] == 0:
         return
-    rows = read_table(
-        con,
-        "result_table11",
-        """SELECT dimension, count(DISTINCT variation_value) FILTER (WHERE sign_reversal_both) AS evidence,
-                  count(DISTINCT variation_value) FILTER (WHERE reversal_evidence = 'difference significant')
-                      AS difference,
-                  count(DISTINCT variation_value) FILTER (WHERE reversal_evidence = 'not distinguishable')
-                      AS unclear
-           FROM {t} GROUP BY dimension ORDER BY dimension""",
-    )
-    if rows is None or rows.height == 0:
+    rows = read_table(con, "result_table11", REVERSALS_SQL)
+    if rows is None or rows.height == 0:  # no variation's groups take both signs: says nothing
         return
-    parts = [
-        f"{escape(str(r['dimension']))}: {r['evidence']} with evidence (both sides significant), "
-        f"{r['difference']} difference only (signs not shown), {r['unclear']} not distinguishable"
-        for r in rows.iter_rows(named=True)
-        if r["evidence"] or r["difference"] or r["unclear"]  # no sign change: says nothing
-    ]
-    if parts:
-        title = "[bold]Sign reversals between groups (Table 11)[/]: "
-        console.print(title + "; ".join(parts), soft_wrap=True)
+    title = f"[bold]Sign reversals between groups (Table 11; {COUNTED})[/]: "
+    console.print(title + escape(str(rows["counts"][0])), soft_wrap=True)
 
 
 def noise_floor(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, float | None]]:

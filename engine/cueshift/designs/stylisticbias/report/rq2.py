@@ -6,6 +6,7 @@ Each cell's significance mark is derived at render time from the stored BH-adjus
 
 from __future__ import annotations
 
+from cueshift.designs.stylisticbias.group_reversals import COUNTED, REVERSALS_SQL
 from cueshift.designs.stylisticbias.report.labels import (
     ABBREVIATIONS,
     CATEGORIES,
@@ -159,6 +160,17 @@ TABLE11_DEMOGRAPHIC = TableSpec(
         EMPHASIS_LEGEND,
         ABBREVIATIONS,
     ),
+    notes_sql=f"""
+    SELECT 'Cells tested: ' || printf('%,d', count(p_adj)) || ' (variation value × group; BH over all of '
+           || 'them); faces per cell (the group''s faces with the variation): '
+           || CASE WHEN min(n) = max(n) THEN CAST(min(n) AS VARCHAR) ELSE min(n) || ' to ' || max(n)
+                   || ' (median ' || CAST(median(n) AS INTEGER) || ')' END || '.'
+    FROM result_table11 HAVING count(*) > 0
+    UNION ALL
+    SELECT 'Sign reversals ({COUNTED}, as cueshift analyze prints them; per model: Table 11 per '
+           || 'model): ' || counts || '.'
+    FROM ({REVERSALS_SQL.format(t="result_table11")})
+    """,
     requires=("result_table11",),
 )
 
