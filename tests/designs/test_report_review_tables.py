@@ -189,3 +189,40 @@ def test_table11_note_and_console_print_the_same_pooled_reversal_counts(
     ).row(0)
     assert f"Cells tested: {cells[0]:,} (variation value × group" in notes
     assert f"faces per cell (the group's faces with the variation): {cells[1]} to {cells[2]}" in notes
+
+
+def _headlines(path: Path) -> str:
+    import io
+
+    import duckdb
+    from rich.console import Console
+
+    from cueshift.designs.stylisticbias.console import print_headlines
+
+    buffer = io.StringIO()
+    with duckdb.connect(str(path), read_only=True) as con:
+        print_headlines(con, Console(file=buffer, width=2000))
+    return buffer.getvalue()
+
+
+def test_the_console_says_the_judges_are_simulated_as_the_report_does(
+    report_study: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    import duckdb
+
+    warning = (
+        "m1, m2 use a simulated backend (a seeded generative judge with planted effects): the numbers "
+        "test the pipeline and the statistics and say nothing about any real model."
+    )
+    said = _headlines(report_study).splitlines()
+    assert said[0] == f"Simulated judges. {warning}"
+    with Report.open(report_study, None, CATALOG) as report:
+        preamble = report.preamble().text
+    assert warning.replace("m1, m2", "`m1`, `m2`") in preamble
+    real = tmp_path / "real.duckdb"
+    shutil.copy(report_study, real)
+    with duckdb.connect(str(real)) as con:
+        con.execute("UPDATE model SET backend = 'transformers'")
+    assert "imulated" not in _headlines(real)

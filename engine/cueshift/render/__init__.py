@@ -43,6 +43,7 @@ from cueshift.render._formats import (
 from cueshift.render._outputs import raw_markdown, to_gt, to_html, to_markdown, to_rich, to_typst
 from cueshift.render._pandoc import FALLBACK
 from cueshift.render._paths import DEFAULT_OUT, REPORTS_DIR
+from cueshift.render._preamble import SIMULATED_MODELS_SQL, simulated_models, simulated_warning
 from cueshift.render._pvalues import fmt_p, fmt_pvalue, fmt_pvalue_sci
 from cueshift.render._render import RenderResult, quarto_available, render_report
 from cueshift.render._spec import MODELS_FILTER, TableSpec
@@ -71,6 +72,7 @@ __all__ = [
     "PLAIN_MINUS",
     "PLAIN_MISSING",
     "REPORTS_DIR",
+    "SIMULATED_MODELS_SQL",
     "STARS_LEGEND",
     "STARS_LEGEND_MD",
     "Catalog",
@@ -119,6 +121,8 @@ __all__ = [
     "relations",
     "render_report",
     "significance_mark",
+    "simulated_models",
+    "simulated_warning",
     "stars",
     "stub",
     "to_gt",

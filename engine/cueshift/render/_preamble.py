@@ -5,10 +5,11 @@ mode, the question the intervals answer), read from ``result_manifest``;
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import duckdb
 import polars as pl
 
 from cueshift.render._catalog import Catalog
@@ -17,6 +18,36 @@ from cueshift.views import parse_phi
 
 #: Backends whose judges are simulated: ``simulated`` and ``simulated-designs`` (``infer.backends``).
 SIMULATED_PREFIX = "simulated"
+#: SQL: the models of ``$models`` whose backend is simulated, in model order.
+SIMULATED_MODELS_SQL = (
+    f"SELECT model_id FROM model WHERE starts_with(backend, '{SIMULATED_PREFIX}') "
+    "AND list_contains($models, model_id) ORDER BY model_id"
+)
+
+
+def simulated_models(con: duckdb.DuckDBPyConnection, models: Sequence[str]) -> list[str]:
+    """The ``models`` whose backend is simulated (none where the database has no model table)."""
+    found = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'model'"
+    ).fetchall()
+    if not found or found[0][0] == 0:
+        return []
+    return [str(r[0]) for r in con.execute(SIMULATED_MODELS_SQL, {"models": list(models)}).fetchall()]
+
+
+def simulated_warning(names: Sequence[str], quote: Callable[[str], str] = str) -> str:
+    """What the report's preamble and the analyze console say of simulated judges ``names``.
+
+    Examples
+    --------
+    >>> simulated_warning(["sim-a"])[:48]
+    'sim-a use a simulated backend (a seeded generati'
+    """
+    return (
+        ", ".join(quote(m) for m in names)
+        + " use a simulated backend (a seeded generative judge with planted effects): the numbers test "
+        "the pipeline and the statistics and say nothing about any real model."
+    )
 
 
 class ReportPreamble:
@@ -37,11 +68,7 @@ class ReportPreamble:
 
     def simulated_models(self) -> list[str]:
         """The report's models whose backend is simulated, in model order."""
-        frame = self.query(
-            "SELECT model_id FROM model WHERE starts_with(backend, $prefix) "
-            "AND list_contains($models, model_id) ORDER BY model_id",
-            {"prefix": SIMULATED_PREFIX},
-        )
+        frame = self.query(SIMULATED_MODELS_SQL)
         return [str(m) for m in frame["model_id"]]
 
     def preamble(self) -> MarkdownOutput:
@@ -56,12 +83,7 @@ class ReportPreamble:
             )
         simulated = self.simulated_models()
         if simulated:
-            lines.append(
-                "> **Simulated judges.** "
-                + ", ".join(f"`{m}`" for m in simulated)
-                + " use a *simulated* backend (a seeded generative judge with planted effects): "
-                "the numbers test the pipeline and the statistics and say nothing about any real model."
-            )
+            lines.append("> **Simulated judges.** " + simulated_warning(simulated, lambda m: f"`{m}`"))
         phi = self.phi_choice()
         if phi:
             lines.append(f"The analyses read {phi}.")

@@ -19,7 +19,7 @@ from cueshift.designs.stylisticbias.console_sections import (
     read_table,
     sbs_table,
 )
-from cueshift.render import fmt_num, fmt_p, fmt_percent
+from cueshift.render import fmt_num, fmt_p, fmt_percent, simulated_models, simulated_warning
 from cueshift.render.marks import stars
 from cueshift.stats import MEAN_OF_MODELS, POOLED
 
@@ -51,6 +51,11 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
     if t5 is None:
         console.print("[yellow]no stored results: run the analysis first[/]")
         return
+    simulated = simulated_models(con, [str(m) for m in t5["model_id"]])
+    if simulated:  # the report's preamble says the same
+        console.print(
+            "[bold yellow]Simulated judges.[/] " + escape(simulated_warning(simulated)), soft_wrap=True
+        )
     sbs = read_table(con, "result_sbs", "SELECT * FROM {t}")
     console.print(generalise_line(con))
     model_p: dict[str, float | None] = {}

@@ -8,6 +8,7 @@ when its table is missing; the sections that follow show the tables. Nothing is 
 from __future__ import annotations
 
 from cueshift.render import (
+    SIMULATED_MODELS_SQL,
     Source,
     TextSpec,
     fmt_ci,
@@ -99,11 +100,7 @@ def _simulated(report: Source) -> str:
     """A lead-in naming the report's simulated judges ("" when none or no model table)."""
     if not report.has("model"):
         return ""
-    rows = report.query(
-        "SELECT model_id FROM model WHERE starts_with(backend, 'simulated') "
-        "AND list_contains($models, model_id) ORDER BY model_id",
-        {"models": list(report.models)},
-    )
+    rows = report.query(SIMULATED_MODELS_SQL, {"models": list(report.models)})
     if rows.height == 0:
         return ""
     names = ", ".join(str(m) for m in rows["model_id"])
