@@ -76,8 +76,20 @@ def typst_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+def _breakable(text: str) -> str:
+    r"""``text`` as a typst string with a break opportunity (zero-width space) after each underscore,
+    so a stored identifier (``result_demographic_tests_crossed``) wraps inside its column.
+
+    Examples
+    --------
+    >>> _breakable("result_table11")
+    '"result_\\u{200b}table11"'
+    """
+    return typst_string(text).replace("_", "_\\u{200b}")
+
+
 def _typst_cell(cell: Cell, align: str) -> str:
-    body = typst_string(cell.text)
+    body = _breakable(cell.text)
     if cell.bold:
         body = f"strong({body})"
     if cell.underline:
