@@ -1,6 +1,6 @@
-"""``result_identity_drops`` and report Tables S13/S13b count what each identity model dropped
+"""``result_identity_drops`` and report Tables S12/S12b count what each identity model dropped
 when ``[audit.faces] identity_filter = true`` joins ``--min-identity``; a study without the
-switch stores and shows what it did before (the face columns null, no Table S13b).
+switch stores and shows what it did before (the face columns null, no Table S12b).
 
 Expected counts are computed here from the planted face rows (tests/audit/planted_face_models.py)
 and the stored cosines, per threshold and attribute, without the code under test.

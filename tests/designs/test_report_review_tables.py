@@ -226,3 +226,22 @@ def test_the_console_says_the_judges_are_simulated_as_the_report_does(
     with duckdb.connect(str(real)) as con:
         con.execute("UPDATE model SET backend = 'transformers'")
     assert "imulated" not in _headlines(real)
+
+
+def test_supplementary_tables_appear_in_number_order() -> None:
+    """Tables S1, S2, ... in the order ``study.qmd`` shows them (a lettered table, S12b, after its own)."""
+    import re
+
+    text = CATALOG.document_path.read_text(encoding="utf-8")
+    sections = dict(CATALOG.sections)
+    titles = {t.key: t.title for t in CATALOG.tables}
+    shown = []
+    for kind, key in re.findall(r'report\.(table|section)\("([^"]+)"\)', text):
+        shown += [key] if kind == "table" else [k for k in sections[key] if k in titles]
+    numbers = [
+        (int(m.group(1)), m.group(2))
+        for key in shown
+        if (m := re.match(r"Table S(\d+)([a-z]?)\. ", titles[key]))
+    ]
+    assert numbers == sorted(numbers), numbers
+    assert sorted({n for n, _ in numbers}) == list(range(1, len({n for n, _ in numbers}) + 1))

@@ -197,7 +197,7 @@ def test_pdf_answers_the_questions_before_the_data_quality_appendix(
     assert order[1][0] <= 2  # RQ1 starts on the first pages, not after the data-quality tables
     # the data-quality tables (answer validity, the edit audit, the noise floor) follow RQ3
     pages = [" ".join(page.extract_text().split()) for page in reader.pages]
-    for title in ("Table S3. Why", "Table S6. Judgments", "Table S7. Invalid", "Table N1. The noise"):
+    for title in ("Table S7. Why", "Table S9. Judgments", "Table S10. Invalid", "Table N1. The noise"):
         first = min(i for i, text in enumerate(pages) if title in text)
         assert first >= order[4][0], title
     # the summary up front answers each question with the stored numbers

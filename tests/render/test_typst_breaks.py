@@ -1,5 +1,5 @@
 """Stored identifiers in a PDF table wrap inside their column (break after an underscore) instead
-of running into the next column, as ``result_demographic_tests_crossed`` did in Table S12."""
+of running into the next column, as ``result_demographic_tests_crossed`` did in Table S18."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def test_a_long_identifier_wraps_inside_its_column(tmp_path: Path) -> None:
     pypdf = pytest.importorskip("pypdf")
     table = Styled(
         key="provenance",
-        title="Table S12. Provenance",
+        title="Table S18. Provenance",
         labels=("Table", "What"),
         align=("left", "left"),
         rows=((Cell(NAME), Cell("Kruskal-Wallis per model")),),

@@ -1,6 +1,6 @@
 """The StylisticBias (seed 000) report: what ``reports/study.qmd`` shows, declared for the report facade.
 
-:data:`CATALOG` holds the study-summary and data-quality tables (S1–S8), the RQ1–RQ3 tables on
+:data:`CATALOG` holds the study-summary and data-quality tables (S1, S2, S6–S12), the RQ1–RQ3 tables on
 the statistics engine's ``result_*`` tables, Figures 2–5 and the cumulative-|SBS| sentence.
 Significance is shown in the paper's notation (seed 000 §4.4): bold p < 0.001, underlined
 p ≥ 0.05, computed from the stored p-values at render time.

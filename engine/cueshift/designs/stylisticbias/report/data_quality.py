@@ -1,7 +1,7 @@
-"""StylisticBias report: the data-quality tables of the judges (S5–S8): the models and their
+"""StylisticBias report: the data-quality tables of the judges (S2, S9–S11): the models and their
 settings, judgments per model (completeness, invalid answers), the invalid-answer rate per scenario
 and the answers per prompt ordering; a cell from :data:`INVALID_FLAG` invalid answers on is shaded.
-The study-summary tables (S1–S4) are in :mod:`.summary`.
+The study-summary tables (S1, S6–S8) are in :mod:`.summary`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def _flag_invalid(value: object) -> str | None:
 
 MODELS = TableSpec(
     key="models",
-    title="Table S5. Models (judges) and their settings",
+    title="Table S2. Models (judges) and their settings",
     sql="""
     SELECT model_id, backend, checkpoint, coalesce(revision, '–') AS revision,
            CAST(settings AS VARCHAR) AS settings
@@ -37,7 +37,7 @@ MODELS = TableSpec(
 
 JUDGMENTS = TableSpec(
     key="judgments",
-    title="Table S6. Judgments per model: completeness and invalid answers",
+    title="Table S9. Judgments per model: completeness and invalid answers",
     sql="""
     WITH plan AS (
       SELECT (SELECT count(*) FROM image WHERE role = 'base' OR evaluated) AS n_images,
@@ -77,7 +77,7 @@ JUDGMENTS = TableSpec(
 
 INVALID_BY_SCENARIO = TableSpec(
     key="invalid_by_scenario",
-    title="Table S7. Invalid-answer rate per scenario and model",
+    title="Table S10. Invalid-answer rate per scenario and model",
     sql="""
     SELECT s.category, s.favorable || ' / ' || s.unfavorable AS scenario, j.model_id,
            count(*) FILTER (WHERE j.outcome = 'invalid') / count(*) AS invalid_rate
@@ -96,7 +96,7 @@ INVALID_BY_SCENARIO = TableSpec(
 
 ORDERINGS = TableSpec(
     key="orderings",
-    title="Table S8. Answers per prompt ordering: favorable share and invalid rate",
+    title="Table S11. Answers per prompt ordering: favorable share and invalid rate",
     sql="""
     SELECT j.model_id, j.ordering,
            CASE WHEN p.favorable_first THEN 'favorable first' ELSE 'unfavorable first' END

@@ -93,7 +93,7 @@ def _rq3(report: Source) -> str:
         f"{fmt_ci(r['ci_low'], r['ci_high'], 2)}, p {fmt_pvalue(r['p'])}, {fmt_integer(r['n'])} scenarios)"
         for r in rows.iter_rows(named=True)
     )
-    return f"**RQ3**: per-scenario SBS agreement between models (Pearson r, Table S11): {pairs}."
+    return f"**RQ3**: per-scenario SBS agreement between models (Pearson r, Table S5): {pairs}."
 
 
 def _simulated(report: Source) -> str:

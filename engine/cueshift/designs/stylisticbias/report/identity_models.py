@@ -1,8 +1,8 @@
-"""StylisticBias report: counterfactual quality, what ``--min-identity`` drops (Table S13) and what
-each identity model dropped (``[audit.faces] identity_filter``, D38; Table S13b).
+"""StylisticBias report: counterfactual quality, what ``--min-identity`` drops (Table S12) and what
+each identity model dropped (``[audit.faces] identity_filter``, D38; Table S12b).
 
-Table S13: per threshold and attribute, the variations the CLIP cosine drops, the outliers and the
-attribute's SBS over all variations and over those kept. Table S13b sits under it: per
+Table S12: per threshold and attribute, the variations the CLIP cosine drops, the outliers and the
+attribute's SBS over all variations and over those kept. Table S12b sits under it: per
 ``--min-identity`` threshold and attribute, the variations the CLIP cosine drops, those the face
 models drop (face-recognition distance past its same-person threshold; no single face on base and
 variation), those both drop, and all dropped. It reads the ``n_dropped_*`` columns of
@@ -17,7 +17,7 @@ from cueshift.render import Col, TableSpec, fmt_effect, fmt_integer, fmt_number,
 
 IDENTITY = TableSpec(
     key="identity_drops",
-    title="Table S13. Counterfactual quality: variations each --min-identity threshold drops",
+    title="Table S12. Counterfactual quality: variations each --min-identity threshold drops",
     sql="""
     SELECT printf('cosine < %.2f', threshold) || CASE WHEN applied THEN ' (applied in this run)' ELSE '' END
              AS threshold_label,
@@ -51,7 +51,7 @@ IDENTITY = TableSpec(
     ),
     notes_sql="""
     SELECT 'With [audit.faces] identity_filter = true, --min-identity also dropped the variations the face '
-           || 'models cannot call the same person: Dropped counts what either model drops (Table S13b: each '
+           || 'models cannot call the same person: Dropped counts what either model drops (Table S12b: each '
            || 'model''s drops).'
     WHERE EXISTS (SELECT 1 FROM result_identity_drops WHERE n_dropped_both IS NOT NULL)
     """,
@@ -61,7 +61,7 @@ IDENTITY = TableSpec(
 
 IDENTITY_BY_MODEL = TableSpec(
     key="identity_drops_by_model",
-    title="Table S13b. Counterfactual quality by identity model: what --min-identity drops, CLIP beside the "
+    title="Table S12b. Counterfactual quality by identity model: what --min-identity drops, CLIP beside the "
     "face models",
     sql="""
     SELECT printf('cosine < %.2f', threshold) || CASE WHEN applied THEN ' (applied in this run)' ELSE '' END

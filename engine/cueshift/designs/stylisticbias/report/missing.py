@@ -52,7 +52,7 @@ FROM result_missing_shift
 MISSING_SHIFT = TableSpec(
     key="missing_shift",
     title=(
-        "Table S14. Invalid answers and refusals per variation: rates on the base and variation images, "
+        "Table S13. Invalid answers and refusals per variation: rates on the base and variation images, "
         "and the shift"
     ),
     sql=f"""
@@ -95,7 +95,7 @@ _GROUP_COLUMNS = f"{position('dimension', DEMOGRAPHIC_FIELDS)} * 100 + {_GROUP_P
 MISSING_SHIFT_BY_GROUP = TableSpec(
     key="missing_shift_by_group",
     title=(
-        "Table S15. Shift of the invalid rate per variation and demographic group, percentage points "
+        "Table S14. Shift of the invalid rate per variation and demographic group, percentage points "
         "(all models pooled)"
     ),
     sql=f"""
@@ -131,7 +131,7 @@ MISSING_SHIFT_BY_GROUP = TableSpec(
 
 MISSING_BASE_RATES = TableSpec(
     key="missing_base_rates",
-    title="Table S16. Invalid answers and refusals on the base images per model and demographic group",
+    title="Table S15. Invalid answers and refusals on the base images per model and demographic group",
     sql=f"""
     SELECT model_id, rate, dimension, "group", {_GROUP_COLUMNS} AS col_pos, estimate
     FROM result_missing_rates
@@ -162,7 +162,7 @@ _NAMED = {"a": "names (a)", "b": "names (b)", "both": "names both", "none": "nam
 
 MISSING_BY_ORDERING = TableSpec(
     key="missing_by_ordering",
-    title="Table S17. Invalid answers per ordering and the option they would have named",
+    title="Table S16. Invalid answers per ordering and the option they would have named",
     sql=f"""
     SELECT model_id, ordering,
            CASE WHEN ordering IN (1, 2) THEN '(a)' ELSE '(b)' END AS favorable_letter,
@@ -191,7 +191,7 @@ MISSING_BY_ORDERING = TableSpec(
 
 MISSING_LEAN = TableSpec(
     key="missing_lean",
-    title="Table S18. Do the invalid answers lean to a pole?",
+    title="Table S17. Do the invalid answers lean to a pole?",
     sql=f"""
     SELECT model_id, share_favorable, share_unfavorable, estimate, ci_low, ci_high, p_adj, n, n_answers
     FROM result_missing_lean

@@ -1,4 +1,4 @@
-"""StylisticBias report, RQ2: which visual attributes shift judgments (Tables 3, 4, 11, S9).
+"""StylisticBias report, RQ2: which visual attributes shift judgments (Tables 3, 4, 11, S3).
 
 Each cell's significance mark is derived at render time from the stored BH-adjusted p-value
 (:func:`cueshift.render.marks`); the Table 11 fill follows :func:`.labels.delta_fill`.
@@ -100,7 +100,7 @@ TABLE4_FASHION_AGE = TableSpec(
 
 ASYMMETRY = TableSpec(
     key="negativity_asymmetry",
-    title="Table S9. Negativity asymmetry: unfavorable vs favorable cues of the same kind (§5.2)",
+    title="Table S3. Negativity asymmetry: unfavorable vs favorable cues of the same kind (§5.2)",
     sql="""
     SELECT negative_value, positive_value, median_abs_negative, median_abs_positive, estimate,
            p, p_adj, n

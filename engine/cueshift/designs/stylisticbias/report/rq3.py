@@ -1,4 +1,4 @@
-"""StylisticBias report, RQ3: effects across models and scenarios (Table 5, S10, S11) and provenance (S12).
+"""StylisticBias report, RQ3: effects across models and scenarios (Table 5, S4, S5) and provenance (S18).
 
 Rows pooled over models (``(pooled)``) and averages over models (``(mean of models)``) are the
 engine's, computed over every model it analyzed; a model subset filters per-model rows.
@@ -37,7 +37,7 @@ TABLE5_MODELS = TableSpec(
 
 CATEGORY_RANKING = TableSpec(
     key="category_ranking",
-    title="Table S10. Mean |SBS| per scenario category and model; category-ranking reversals (§5.3)",
+    title="Table S4. Mean |SBS| per scenario category and model; category-ranking reversals (§5.3)",
     sql=f"""
     SELECT CASE WHEN model_id = '{POOLED}' THEN 'Pooled (all models)' ELSE model_id END AS model,
            scenario_category, abs_sbs, n_adjacent_reversals,
@@ -57,7 +57,7 @@ CATEGORY_RANKING = TableSpec(
 
 CROSS_MODEL = TableSpec(
     key="cross_model",
-    title="Table S11. Agreement between models: per-scenario SBS of model pairs (Fig. 5)",
+    title="Table S5. Agreement between models: per-scenario SBS of model pairs (Fig. 5)",
     sql="""
     SELECT model_a || ' vs ' || model_b AS pair, estimate, ci_low, ci_high, p, slope, slope_reverse,
            n_sign_reversed, n_reversed_significant,
@@ -89,7 +89,7 @@ CROSS_MODEL = TableSpec(
 
 PROVENANCE = TableSpec(
     key="provenance",
-    title="Table S12. Analysis provenance: the result tables this report reads",
+    title="Table S18. Analysis provenance: the result tables this report reads",
     sql="""
     SELECT "table", description, n_rows, n_resamples, seed, test, ci_method, models, schema_version,
            created_at

@@ -1,10 +1,10 @@
-"""StylisticBias report: study summary and data-quality tables (base tables and views; S1–S8, S13).
+"""StylisticBias report: study summary and data-quality tables (base tables and views; S1, S2, S6–S12).
 
 Each :class:`~cueshift.render.TableSpec` is one SQL query plus display rules; the RQ1–RQ3
 tables built on the statistics engine's ``result_*`` tables live in :mod:`.rq1`, :mod:`.rq2`
-and :mod:`.rq3`. ``$models`` is the model subset (``VARCHAR[]``). S1–S4 are here, the judges'
-data-quality tables S5–S8 in :mod:`.data_quality`, the counterfactual-quality tables S13 and
-S13b in :mod:`.identity_models`; :data:`SUMMARY_TABLES` lists them all in the report's order.
+and :mod:`.rq3`. ``$models`` is the model subset (``VARCHAR[]``). S1 and S6–S8 are here, the judges'
+data-quality tables S2 and S9–S11 in :mod:`.data_quality`, the counterfactual-quality tables S12 and
+S12b in :mod:`.identity_models`; :data:`SUMMARY_TABLES` lists them all in the report's order.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ STUDY_DESIGN = TableSpec(
 
 DEMOGRAPHICS = TableSpec(
     key="demographics",
-    title="Table S2. Base faces per demographic group (perceived labels)",
+    title="Table S6. Base faces per demographic group (perceived labels)",
     sql="""
     WITH faces AS (
       SELECT DISTINCT i.face_id, i.age, i.gender, i.ethnicity, i.body_type
@@ -87,7 +87,7 @@ DEMOGRAPHICS = TableSpec(
 
 VARIATIONS = TableSpec(
     key="variations",
-    title="Table S4. Variation values: images kept for judgment and excluded (with the reason)",
+    title="Table S8. Variation values: images kept for judgment and excluded (with the reason)",
     sql="""
     SELECT coalesce(variation_category, feature_key, '(none)') AS category,
            variation_value,
@@ -114,7 +114,7 @@ VARIATIONS = TableSpec(
 
 EXCLUSIONS = TableSpec(
     key="exclusions",
-    title="Table S3. Why variation images were excluded",
+    title="Table S7. Why variation images were excluded",
     sql="""
     SELECT exclusion_reason AS reason, count(*) AS n_images,
            count(DISTINCT (feature_key, variation_value)) AS n_values,
