@@ -48,13 +48,23 @@ def _rater_label(ratings: pl.DataFrame) -> pl.DataFrame:
 
 def rating_summary(ratings: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFrame:
     r"""Mean rating per rater (models; humans pooled) × cohort × stimulus group, with the t
-    interval :math:`\bar x \pm t_{1-\alpha/2,n-1} s/\sqrt n` and the count of invalid answers."""
-    labelled = _rater_label(ratings)
+    interval :math:`\bar x \pm t_{1-\alpha/2,n-1} s/\sqrt n` and the count of invalid answers.
+
+    A NaN rating counts as invalid, as NULL does (the store holds neither NaN nor ±∞: the rating
+    parser and the human-ratings reader refuse them). Equal ratings (compared exactly) have their
+    value as the mean, a standard deviation of 0 and the point as the interval, whatever
+    algorithm polars sums with (its group-by moments are exact there, its ``select`` ones are
+    not: ten ratings 0.3 gave a standard deviation of 6e-17; D49, D60). A single rating has no
+    interval; an infinite one gives an infinite mean and a NaN interval, as
+    ``scipy.stats.t.interval``."""
+    rating = pl.col("rating")
+    labelled = _rater_label(ratings).with_columns(rating.fill_nan(None))
+    equal = rating.min() == rating.max()
     agg = labelled.group_by(["rater_kind", "rater", "attribute", "cohort", "stimulus_group"]).agg(
-        pl.col("rating").mean().alias("estimate"),
-        pl.col("rating").std().alias("sd"),
-        pl.col("rating").is_not_null().sum().cast(pl.Int64).alias("n"),
-        pl.col("rating").is_null().sum().cast(pl.Int64).alias("n_invalid"),
+        pl.when(equal).then(rating.min()).otherwise(rating.mean()).alias("estimate"),
+        pl.when(equal & rating.std().is_not_nan()).then(0.0).otherwise(rating.std()).alias("sd"),
+        rating.is_not_null().sum().cast(pl.Int64).alias("n"),
+        rating.is_null().sum().cast(pl.Int64).alias("n_invalid"),
     )
     half = [
         t_half_width(sd, n, confidence) if n > 1 and sd is not None else None
