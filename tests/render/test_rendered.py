@@ -105,7 +105,7 @@ def test_html_result_tables_match_the_database(html: str, analysed_db: Path) -> 
     finally:
         con.close()
     tables = html_tables(html)
-    # Table 2: every VS value, model rows then the average row
+    # Table 2: every VS value and its interval, model rows then the average row
     dims = ["age", "gender", "ethnicity", "body_type"]
     expected_vs = []
     for model_id, label in (
@@ -113,10 +113,12 @@ def test_html_result_tables_match_the_database(html: str, analysed_db: Path) -> 
         ("sim-b", "sim-b"),
         ("(mean of models)", "Average (all models)"),
     ):
-        row = vs.filter(pl.col("model_id") == model_id)
-        expected_vs.append(
-            [label] + [fmt_number(row.filter(pl.col("dimension") == d)["estimate"].item()) for d in dims]
-        )
+        cells = []
+        for d in dims:  # VS [95% CI]; the average of models has no interval
+            r = vs.filter((pl.col("model_id") == model_id) & (pl.col("dimension") == d)).row(0, named=True)
+            interval = fmt_ci(r["ci_low"], r["ci_high"], 3, signed=False)
+            cells.append(fmt_number(r["estimate"]) + ("" if r["ci_low"] is None else f" {interval}"))
+        expected_vs.append([label, *cells])
     assert texts(tables["table2_vs"]) == expected_vs
     # Table 5: SBS with 4 decimals and its interval
     shown5 = {r[0]: r for r in texts(tables["table5_models"])}
