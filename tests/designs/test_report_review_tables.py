@@ -245,3 +245,19 @@ def test_supplementary_tables_appear_in_number_order() -> None:
     ]
     assert numbers == sorted(numbers), numbers
     assert sorted({n for n, _ in numbers}) == list(range(1, len({n for n, _ in numbers}) + 1))
+
+
+def test_only_simulated_judges_ask_for_a_running_pdf_header(report_study: Path, tmp_path: Path) -> None:
+    import shutil
+
+    import duckdb
+
+    with Report.open(report_study, None, CATALOG) as report:
+        simulated = report.preamble().text
+    assert '#metadata("Simulated judges (m1, m2): the numbers say nothing about real models")' in simulated
+    real = tmp_path / "real.duckdb"
+    shutil.copy(report_study, real)
+    with duckdb.connect(str(real)) as con:
+        con.execute("UPDATE model SET backend = 'transformers'")
+    with Report.open(real, None, CATALOG) as report:
+        assert "#metadata" not in report.preamble().text

@@ -113,12 +113,12 @@ def test_html_result_tables_match_the_database(html: str, analysed_db: Path) -> 
         ("sim-b", "sim-b"),
         ("(mean of models)", "Average (all models)"),
     ):
-        cells = []
+        vs_cells = []
         for d in dims:  # VS [95% CI]; the average of models has no interval
             r = vs.filter((pl.col("model_id") == model_id) & (pl.col("dimension") == d)).row(0, named=True)
             interval = fmt_ci(r["ci_low"], r["ci_high"], 3, signed=False)
-            cells.append(fmt_number(r["estimate"]) + ("" if r["ci_low"] is None else f" {interval}"))
-        expected_vs.append([label, *cells])
+            vs_cells.append(fmt_number(r["estimate"]) + ("" if r["ci_low"] is None else f" {interval}"))
+        expected_vs.append([label, *vs_cells])
     assert texts(tables["table2_vs"]) == expected_vs
     # Table 5: SBS with 4 decimals and its interval
     shown5 = {r[0]: r for r in texts(tables["table5_models"])}
@@ -167,6 +167,16 @@ def test_pdf_pages_and_section_titles(rendered: dict[str, Path]) -> None:
     assert re.findall(r"Figure (\d)\.", text) == ["2", "3", "4", "5"]
     assert "Table 11. Mean prediction shift" in text
     assert "Not computed" not in text
+
+
+def test_pdf_repeats_the_simulated_judges_warning_atop_every_page(rendered: dict[str, Path]) -> None:
+    from pypdf import PdfReader
+
+    reader = PdfReader(str(rendered["pdf"]))
+    assert len(reader.pages) > 1
+    header = "Simulated judges (sim-a, sim-b): the numbers say nothing about real models"
+    for i, page in enumerate(reader.pages):
+        assert " ".join(page.extract_text().split()).startswith(header), i
 
 
 def _heading_lines(reader: object) -> list[tuple[int, int, str]]:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from cueshift.errors import CueshiftError
 from cueshift.extras import importing
 from cueshift.render._notebook import execute_notebook, notebook_markdown
+from cueshift.render._outputs import typst_string
 from cueshift.render._qmd import QmdDocument, parse_qmd, to_notebook
 
 Format = Literal["html", "pdf"]
@@ -34,6 +35,31 @@ blockquote { border-left: 4px solid #e0a030; background: #fff8e8; margin: 1em 0;
 nav#TOC { background: #f7f7f7; padding: 0.5em 1.5em; border-radius: 4px; }
 code { font-size: 0.9em; }
 """
+
+
+#: Label of the text a document asks to repeat at the top of every PDF page (:data:`RUNNING_HEADER`).
+RUNNING_HEADER_LABEL = "cueshift-running-header"
+#: Typst page rule of the PDF path: the page header shows the first ``#metadata`` labelled
+#: :data:`RUNNING_HEADER_LABEL` in the document (e.g. the preamble's simulated-judges warning),
+#: nothing where there is none. In the template's header-includes, before its own page rule.
+RUNNING_HEADER = (
+    "#set page(header: context {\n"
+    f"  let found = query(<{RUNNING_HEADER_LABEL}>)\n"
+    '  if found.len() > 0 { align(center, text(size: 8pt, fill: rgb("#8a4b00"), found.first().value)) }\n'
+    "})"
+)
+
+
+def running_header(text: str) -> str:
+    r"""A raw typst block (markdown) asking the PDF to repeat ``text`` at the top of every page;
+    the HTML path drops it.
+
+    Examples
+    --------
+    >>> running_header('Simulated "judges"').splitlines()[1]
+    '#metadata("Simulated \\"judges\\"") <cueshift-running-header>'
+    """
+    return f"```{{=typst}}\n#metadata({typst_string(text)}) <{RUNNING_HEADER_LABEL}>\n```"
 
 
 def _pandoc_metadata(doc: QmdDocument, params: Mapping[str, str]) -> dict[str, Any]:
@@ -120,7 +146,8 @@ def render_fallback(
 
         t2 = time.perf_counter()
         typ = build / f"{document.stem}.typ"
-        _pandoc(pypandoc, md_path, "typst", typ, reader, ["--standalone", *toc])
+        header = ["--variable", f"header-includes={RUNNING_HEADER}"]
+        _pandoc(pypandoc, md_path, "typst", typ, reader, ["--standalone", *header, *toc])
         pdf = out / f"{document.stem}.pdf"
         try:
             typst.compile(str(typ), output=str(pdf), root=str(build))

@@ -14,6 +14,7 @@ import polars as pl
 
 from cueshift.render._catalog import Catalog
 from cueshift.render._display import MarkdownOutput
+from cueshift.render._pandoc import running_header
 from cueshift.views import parse_phi
 
 #: Backends whose judges are simulated: ``simulated`` and ``simulated-designs`` (``infer.backends``).
@@ -84,6 +85,10 @@ class ReportPreamble:
         simulated = self.simulated_models()
         if simulated:
             lines.append("> **Simulated judges.** " + simulated_warning(simulated, lambda m: f"`{m}`"))
+            names = ", ".join(simulated)
+            lines.append(
+                running_header(f"Simulated judges ({names}): the numbers say nothing about real models")
+            )
         phi = self.phi_choice()
         if phi:
             lines.append(f"The analyses read {phi}.")
