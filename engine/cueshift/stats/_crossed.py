@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 
 from cueshift.stats._checked import returns
-from cueshift.stats._effect_intervals import bias_shifted_interval, refit_replicates
+from cueshift.stats._effect_intervals import refit_interval, refit_replicates
 from cueshift.stats._faces import group_means
 from cueshift.stats._mixed import FACTORS
 from cueshift.stats._model_terms import R2_TERMS, cell_blocks, term_values, unfit_reason, wald_p_values
@@ -82,7 +82,8 @@ def crossed_model(
     :func:`cueshift.stats.mixed_model` — Wald F and η²p per factor, Nakagawa R²m/R²c with both
     intercept variances in the conditional part — and the same bootstrap intervals (faces
     resampled, scenarios held fixed: the intervals do not count the scenarios' sampling) on at
-    most ``max_refits`` refits. ``cells``: :func:`crossed_model_cells` of ``delta`` (same
+    most ``max_refits`` refits, failed draws left out and counted as there (``n_refits``: the
+    refits behind the interval). ``cells``: :func:`crossed_model_cells` of ``delta`` (same
     ``category_map`` and ``crossed``) already computed; the rows are then not read. Cells without
     estimates raise :class:`~cueshift.stats.NotApplicable` as in :func:`cueshift.stats.mixed_model`
     (also where each scenario category has one scenario: its variance is not identified).
@@ -104,7 +105,7 @@ def crossed_model(
     low = high = np.full(values.estimates.size, np.nan)
     if n_refits:
         replicates = refit_replicates(blocks, FACTORS, fit.theta, n_refits=n_refits, seed=seed)
-        low, high = bias_shifted_interval(values.estimates, replicates, confidence_level)
+        low, high, n_refits = refit_interval(values.estimates, replicates, confidence_level)
     k = len(FACTORS)
     none = [None] * len(R2_TERMS)
     return pl.DataFrame(

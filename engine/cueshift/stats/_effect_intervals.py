@@ -88,19 +88,65 @@ def eta_squared_replicates(values: F64, codes: np.ndarray, multiplicities: F64) 
         return np.asarray(1.0 - within / total, dtype=np.float64)
 
 
+def estimable_draw(blocks: FaceBlocks, weights: F64) -> bool:
+    """Whether a face-bootstrap draw (face multiplicities ``weights``) admits a refit, by the rule
+    of :func:`~cueshift.stats._model_terms.unfit_reason` on the drawn faces: at least two distinct
+    faces (copies of one face say nothing about the face variance) whose values are not all
+    equal (compared exactly: the refit would divide rounding noise, F = 1e271, η²p = 1)."""
+    drawn = weights > 0
+    if np.count_nonzero(drawn) < 2:
+        return False
+    return bool(np.nanmin(blocks.y_range[drawn, 0]) != np.nanmax(blocks.y_range[drawn, 1]))
+
+
 def refit_replicates(
     blocks: FaceBlocks, factors: tuple[str, ...], start: F64, *, n_refits: int, seed: int
 ) -> F64:
     """Partial η² per factor, then R²m and R²c, of the REML refit of ``blocks`` on each of
     ``n_refits`` face-bootstrap replicates (faces drawn with replacement, each copy its own face;
-    the crossed factor's levels are held fixed): an array ``(n_factors + 2, n_refits)``."""
+    the crossed factor's levels are held fixed): an array ``(n_factors + 2, n_refits)``. A draw
+    without a refit is NaN throughout: one that is not :func:`estimable_draw`, one with a level
+    without data (a singular fit) or with a value that is not finite."""
     draws = face_multiplicities(blocks.counts.size, n_refits, seed)
-    out = np.empty((len(factors) + 2, n_refits))
+    out = np.full((len(factors) + 2, n_refits), np.nan)
     for b in range(n_refits):
+        if not estimable_draw(blocks, draws[b]):
+            continue
         try:
             fit = reml_fit(blocks, draws[b], start=start, tol=REFIT_TOL)
+            values = term_values(fit, blocks.names, factors).estimates
         except np.linalg.LinAlgError:  # a level without data in this replicate: no fit
-            out[:, b] = np.nan
             continue
-        out[:, b] = term_values(fit, blocks.names, factors).estimates
+        if np.isfinite(values).all():
+            out[:, b] = values
     return out
+
+
+def refit_interval(estimate: F64, replicates: F64, confidence_level: float) -> tuple[F64, F64, int]:
+    r""":func:`bias_shifted_interval` over the refits that succeeded (columns of ``replicates``
+    without NaN), and their number; NaN bounds where more than :math:`\alpha/2` of the draws
+    failed.
+
+    The failed draws are left out and counted, as lme4's ``bootMer`` does ("some bootstrap runs
+    failed (k/n)"), so the interval is that of the draws that admit the model. Leaving them out
+    moves a percentile end from the quantile at level :math:`p` of all draws to one between
+    :math:`p(1-f)` and :math:`p(1-f) + f` (:math:`f` the failed share): with
+    :math:`f \le \alpha/2` an end stays within its tail (level at most :math:`\alpha`); beyond,
+    the failed draws could be the whole tail and the end says nothing of it, so there is no
+    interval (e.g. 4 faces of which 3 are constant: a third of the draws have every Δ equal).
+
+    References
+    ----------
+    .. [1] Davison, A. C. & Hinkley, D. V. (1997). *Bootstrap Methods and their Application*,
+       §5.3 (percentile intervals from the ordered replicates).
+    .. [2] Bates, D. et al. lme4 ``bootMer``: failed refits are NA, counted and reported.
+    """
+    rep = np.atleast_2d(np.asarray(replicates, dtype=np.float64))
+    fitted = ~np.isnan(rep).any(axis=0)
+    n_fitted = int(np.count_nonzero(fitted))
+    if rep.shape[1] - n_fitted > (1.0 - confidence_level) / 2.0 * rep.shape[1]:
+        none = np.full(np.asarray(estimate).size, np.nan)
+        return none, none.copy(), n_fitted
+    kept = np.ascontiguousarray(rep[:, fitted])  # rows summed in the order of the draws
+    low, high = bias_shifted_interval(estimate, kept, confidence_level)
+    return low, high, n_fitted

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from cueshift.stats._checked import returns
-from cueshift.stats._effect_intervals import MODEL_REFITS, bias_shifted_interval, refit_replicates
+from cueshift.stats._effect_intervals import MODEL_REFITS, refit_interval, refit_replicates
 from cueshift.stats._faces import group_means
 from cueshift.stats._model_terms import cell_blocks, term_values, unfit_reason, wald_p_values
 from cueshift.stats._registry import NotApplicable
@@ -103,12 +103,16 @@ def mixed_model(
         R^2_c = \frac{\sigma_f^2 + \sigma_u^2}{\sigma_f^2 + \sigma_u^2 + \sigma_\varepsilon^2}.
 
     Intervals (``ci_low``, ``ci_high``) of η²p and R²: face-level cluster bootstrap with
-    ``n_refits`` = min(``n_resamples``, ``max_refits``) replicates (faces drawn with replacement
+    min(``n_resamples``, ``max_refits``) replicates (faces drawn with replacement
     by ``seed``, a drawn copy its own face), each refitted by REML
     (:func:`cueshift.stats._reml.reml_fit`; a refit costs milliseconds, hence the cap), as the
     percentile interval re-centred on the bias-corrected value, clamped to [0, 1] and holding the estimate
     (:func:`cueshift.stats._effect_intervals.bias_shifted_interval`: both statistics are biased
-    upward, and a plain percentile interval can miss them near zero). ``n_resamples=0``: none.
+    upward, and a plain percentile interval can miss them near zero). A draw whose refit admits
+    no estimates (one distinct face, every drawn Δ equal, a level without data) is left out;
+    ``n_refits`` counts the refits the interval rests on, and where more than α/2 of the draws
+    failed there is no interval (:func:`cueshift.stats._effect_intervals.refit_interval`, D62).
+    ``n_resamples=0``: none.
     ``category_map``: variation categories merged before the fit (see :func:`mixed_model_cells`).
     ``cells``: :func:`mixed_model_cells` of ``delta`` (same ``category_map``) already computed;
     the rows are then not read.
@@ -151,7 +155,7 @@ def mixed_model(
     low = high = np.full(values.estimates.size, np.nan)
     if n_refits:
         replicates = refit_replicates(blocks, FACTORS, fit.theta, n_refits=n_refits, seed=seed)
-        low, high = bias_shifted_interval(values.estimates, replicates, confidence_level)
+        low, high, n_refits = refit_interval(values.estimates, replicates, confidence_level)
     k, none = len(FACTORS), [None, None]
     return pl.DataFrame(
         {

@@ -19,13 +19,16 @@ class FaceBlocks:
     With :math:`U_i = (z_{o,i}, x_i, y_i)` (the crossed factor's indicator, the fixed-effect row
     and the response), ``cross[f]`` :math:`=\sum_{i\in f} U_i U_i^\top`, ``sums[f]``
     :math:`=\sum_{i\in f} U_i` and ``counts[f]`` the rows of face :math:`f`; ``n_other``
-    columns of the crossed factor (0: faces only), then ``names`` the fixed effects."""
+    columns of the crossed factor (0: faces only), then ``names`` the fixed effects;
+    ``y_range[f]`` the least and greatest :math:`y_i` of face :math:`f` (whether the values of a
+    set of faces are all equal is decided on them exactly, never on a spread from the sums)."""
 
     cross: F64
     sums: F64
     counts: F64
     n_other: int
     names: tuple[str, ...]
+    y_range: F64
 
 
 @dataclass(frozen=True)
@@ -56,11 +59,14 @@ def face_blocks(
     bounds = np.searchsorted(faces[order], np.arange(n_faces + 1))
     m = rows.shape[1]
     cross, sums = np.zeros((n_faces, m, m)), np.zeros((n_faces, m))
+    y_range = np.full((n_faces, 2), np.nan)
     for f in range(n_faces):
         block = rows[order[bounds[f] : bounds[f + 1]]]
         cross[f], sums[f] = block.T @ block, block.sum(axis=0)
+        if block.shape[0]:
+            y_range[f] = block[:, -1].min(), block[:, -1].max()
     counts = np.diff(bounds).astype(np.float64)
-    return FaceBlocks(cross, sums, counts, n_other, names)
+    return FaceBlocks(cross, sums, counts, n_other, names, y_range)
 
 
 @dataclass(frozen=True)
