@@ -72,12 +72,7 @@ from cueshift.stats._correlation import (
     spearman_with_ci,
 )
 from cueshift.stats._crossed import crossed_model, crossed_model_cells, variance_components
-from cueshift.stats._crossed_resample import (
-    GENERALISE,
-    crossed_bootstrap,
-    scenario_multiplicities,
-    scenario_sums,
-)
+from cueshift.stats._crossed_resample import crossed_bootstrap
 from cueshift.stats._declarations import Declarations
 from cueshift.stats._deprecated_registry import (
     ANALYSES,
@@ -148,6 +143,7 @@ from cueshift.stats._reliability import (
 )
 from cueshift.stats._resample import BootstrapResult, cluster_bootstrap
 from cueshift.stats._robustness import Robustness, face_robustness, partial_r2, robustness_value
+from cueshift.stats._scenario_draws import GENERALISE, scenario_multiplicities, scenario_sums
 from cueshift.stats._settings import (
     DEFAULT_RESAMPLES,
     CIMethod,

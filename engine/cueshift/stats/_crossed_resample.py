@@ -4,72 +4,22 @@ The face-level bootstrap (:func:`~cueshift.stats._resample.cluster_bootstrap`) t
 study's scenarios as fixed: its interval answers "what is the shift for *these* scenarios?".
 When the claim is about social judgments in general, the scenarios are a sample too, and the
 face and scenario draws are crossed (every face is judged in every scenario). This module
-resamples both at once: the product ("pigeonhole") bootstrap of Owen (2007).
+resamples both at once: the product ("pigeonhole") bootstrap of Owen (2007); the scenario draws
+and the per-scenario sums it recombines are in :mod:`._scenario_draws`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
-from numpy.typing import NDArray
-from scipy import sparse
 
 from cueshift._types import F64
 from cueshift.stats._bootstrap_intervals import _cell_interval, _jackknife_acceleration
-from cueshift.stats._cell_codes import cell_codes, encode_categories
 from cueshift.stats._crossed_variance import crossed_jackknife, t_calibrated
-from cueshift.stats._equal_values import equal_columns
+from cueshift.stats._equal_values import equal_cell_means, equal_columns
 from cueshift.stats._face_draws import CHUNK_BYTES
-from cueshift.stats._face_sums import FaceSums
 from cueshift.stats._replicate_kernels import share_below
 from cueshift.stats._resample import BootstrapResult
 from cueshift.stats._settings import CIMethod
-
-#: The ``--generalise`` questions: over faces (scenarios fixed), or over faces and scenarios.
-GENERALISE = ("faces", "faces+scenarios")
-
-
-def scenario_multiplicities(
-    n_scenarios: int, n_resamples: int, seed: int, *, strata: NDArray[np.int64] | None = None
-) -> F64:
-    """``(n_resamples, n_scenarios)`` counts of scenarios drawn with replacement; with ``strata``
-    (a stratum code per scenario) each stratum's scenarios are drawn from that stratum only, so
-    every replicate keeps each stratum's number of scenarios."""
-    rng = np.random.default_rng([seed, 0x5CE])  # independent of the face draws of the same seed
-    groups = np.zeros(n_scenarios, dtype=np.int64) if strata is None else np.asarray(strata)
-    counts = np.zeros((n_resamples, n_scenarios))
-    rows = np.arange(n_resamples)[:, None]
-    for stratum in np.unique(groups):
-        members = np.flatnonzero(groups == stratum)
-        draws = members[rng.integers(0, members.size, size=(n_resamples, members.size))]
-        np.add.at(counts, (np.broadcast_to(rows, draws.shape), draws), 1.0)
-    return counts
-
-
-def scenario_sums(
-    fs: FaceSums, keys: Sequence[str], scenarios: Sequence[str], *, face_mask: NDArray[np.bool_] | None = None
-) -> tuple[F64, F64]:
-    """Per face × row of ``keys`` × scenario: the exact sums and row counts of the fine cells
-    (rows in the order of :func:`~cueshift.stats._face_sums.coarsen` on the same ``keys``).
-
-    Returns ``(sums, counts)``, each ``(n_faces, n_rows, n_scenarios)``; faces outside
-    ``face_mask`` have zero counts."""
-    row, groups = cell_codes(fs.cells, list(keys))
-    scenario = encode_categories(fs.cells["scenario_id"], list(scenarios))
-    n_rows, n_scen = groups.height, len(scenarios)
-    target = row * n_scen + scenario
-    member = sparse.csr_matrix(
-        (np.ones(target.size), (np.arange(target.size), target)), shape=(target.size, n_rows * n_scen)
-    )
-    keep = np.ones(len(fs.faces), dtype=bool) if face_mask is None else face_mask
-
-    def grouped(per_face_cell: F64) -> F64:
-        out = np.asarray((member.T @ per_face_cell.T).T)
-        out[~keep] = 0.0
-        return out.reshape(len(fs.faces), n_rows, n_scen)
-
-    return grouped(fs.sums), grouped(fs.counts)
 
 
 def crossed_bootstrap(
@@ -137,13 +87,13 @@ def crossed_bootstrap(
     ----------
     sums, counts : ndarray, shape (n_faces, n_rows, n_scenarios)
         Integer-valued sums (``Δ · scale``) and counts of Δ per face × row × scenario
-        (:func:`scenario_sums`).
+        (:func:`~cueshift.stats.scenario_sums`).
     scale : float
         The common denominator of ``sums``.
     face_weights : ndarray, shape (n_resamples, n_faces)
         Face multiplicities (:func:`~cueshift.stats._resample.face_multiplicities`).
     scenario_weights : ndarray, shape (n_resamples, n_scenarios)
-        Scenario multiplicities (:func:`scenario_multiplicities`).
+        Scenario multiplicities (:func:`~cueshift.stats.scenario_multiplicities`).
 
     Returns
     -------
@@ -167,7 +117,7 @@ def crossed_bootstrap(
         estimate = np.where(observed, x, 0.0).sum(axis=0) / n_obs
     redrawn = bool(np.ptp(scenario_weights, axis=0).any()) if scenario_weights.size else False
     accel, _ = _jackknife_acceleration(np.ascontiguousarray(x))
-    constant = _constant_rows(sums, counts) if redrawn else equal_columns(x)
+    constant = equal_cell_means(sums, counts) if redrawn else equal_columns(x)
     n_rep = face_weights.shape[0]
     vt = np.ascontiguousarray(scenario_weights.T)
     low = np.full(n_rows, np.nan)
@@ -201,11 +151,3 @@ def crossed_bootstrap(
         low[cols] = np.where(point, estimate[cols], low[cols])
         high[cols] = np.where(point, estimate[cols], high[cols])
     return BootstrapResult(estimate, low, high, n_obs, method, n_rep, confidence_level)
-
-
-def _constant_rows(sums: F64, counts: F64) -> NDArray[np.bool_]:
-    """Per row: whether every face × scenario cell with data has the same mean. The means are
-    correctly rounded quotients of integers, so equal rationals give equal doubles."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cell_mean = np.where(counts > 0, sums / counts, np.nan)  # (faces, rows, scenarios)
-    return equal_columns(np.moveaxis(cell_mean, 1, 0).reshape(sums.shape[1], -1).T)

@@ -66,3 +66,19 @@ def cohens_dz(values: F64) -> F64:
     with np.errstate(invalid="ignore", divide="ignore"):
         d = mean / sd
     return np.asarray(d.reshape(x.shape[1:]), dtype=np.float64)
+
+
+def equal_cell_means(sums: F64, counts: F64) -> NDArray[np.bool_]:
+    """Per row (axis 1 of ``(faces, rows, scenarios)`` sums and counts): whether every face ×
+    scenario cell with data has the same mean. The means are correctly rounded quotients of
+    integers, so equal rationals give equal doubles.
+
+    Examples
+    --------
+    >>> sums = np.array([[[1.0, 2.0], [1.0, 1.0]], [[3.0, 0.0], [2.0, 0.0]]])
+    >>> equal_cell_means(sums, np.array([[[1.0, 2.0], [1.0, 1.0]], [[3.0, 0.0], [1.0, 0.0]]])).tolist()
+    [True, False]
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cell_mean = np.where(counts > 0, sums / counts, np.nan)  # (faces, rows, scenarios)
+    return equal_columns(np.moveaxis(cell_mean, 1, 0).reshape(sums.shape[1], -1).T)
