@@ -54,7 +54,8 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #: 16: same columns, new meanings (the statistical review): a sign reversal counts only when both
 #:     opposite signs are significant (``sign_reversal``, ``n_reversed_significant``, D51); a test
 #:     undefined on constant data is NaN and leaves its BH family (Table 9's counts, the face ANOVAs,
-#:     D49, D52). Results of version 15 are refused by the readers, so no report mixes the two.
+#:     D49, D52); a mixed-model interval's ``n_refits`` counts the refits it rests on, failed
+#:     draws left out (D62). Results of version 15 are refused by the readers, so no report mixes them.
 RESULT_SCHEMA_VERSION = 16
 
 
