@@ -190,3 +190,46 @@ def test_r2_interval_covers_planted_value() -> None:
         assert (low <= est).all() and (est <= high).all()
         covered += low[2] <= truth <= high[2]
     assert covered >= 10  # 95 % coverage: P(fewer than 10 of 12) ≈ 2 %
+
+
+def test_eta_squared_replicates_of_a_draw_of_equal_values_are_nan_as_the_anova() -> None:
+    # six faces share one mean, two differ: a draw of only the six has nothing to divide (D49)
+    y = np.array([0.1] * 6 + [0.7, 1.3])
+    codes = np.array([0, 1, 0, 1, 0, 1, 0, 1])
+    draws = np.vstack([np.ones(8), _draws(8, 4000, 2)])
+    reps = eta_squared_replicates(y, codes, draws)
+    constant = draws[:, 6:].sum(axis=1) == 0
+    assert constant.sum() > 20  # (6/8)^8 of the draws: about 10 %
+    for b in np.flatnonzero(constant | (np.arange(draws.shape[0]) < 50)):
+        rep = np.repeat(np.arange(8), draws[b].astype(int))
+        expected = one_way_anova(y[rep], codes[rep]).eta_sq_partial
+        if np.isnan(expected):
+            assert np.isnan(reps[b]), (b, reps[b])
+        else:
+            assert reps[b] == pytest.approx(expected, rel=1e-10)
+
+
+def test_face_anova_leaves_out_draws_of_equal_means_and_counts_the_rest() -> None:
+    # 8 faces, 6 with one mean: about 10 % of the draws hold only those six (more than α/2),
+    # so no interval; 12 faces with 2 such: none left out, the interval stands on every draw
+    def delta(means: list[float]) -> pl.DataFrame:
+        return pl.DataFrame(
+            {
+                "face_id": [f"f{i:02d}" for i in range(len(means))],
+                "gender": ["female", "male"] * (len(means) // 2),
+                "delta": means,
+            }
+        )
+
+    few = face_anova(
+        delta([0.1] * 6 + [0.7, 1.3]), dimensions=["gender"], resampling=Resampling(resamples=400)
+    )
+    row = few.row(0, named=True)
+    assert 300 < row["n_resamples"] < 390 and row["ci_low"] is None and row["ci_high"] is None
+    many = face_anova(
+        delta([0.1, 0.1] + [0.2 * i for i in range(1, 11)]),
+        dimensions=["gender"],
+        resampling=Resampling(resamples=400),
+    )
+    row = many.row(0, named=True)
+    assert row["n_resamples"] == 400 and row["ci_low"] <= row["estimate"] <= row["ci_high"]

@@ -80,7 +80,7 @@ from cueshift.stats._deprecated_registry import (
     declare_analyses,
     suite_analyses,
 )
-from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates
+from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates, refit_interval
 from cueshift.stats._equal_values import cohens_dz
 from cueshift.stats._equivalence import VERDICTS, Tost, equivalence_verdicts, tost
 from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
@@ -295,6 +295,7 @@ __all__ = [
     "crossed_bootstrap",
     "encode_categories",
     "eta_squared_replicates",
+    "refit_interval",
     "exact_bincount",
     "face_labels",
     "face_sums",

@@ -70,13 +70,15 @@ def eta_squared_replicates(values: F64, codes: np.ndarray, multiplicities: F64) 
     (−1: left out) in every face-bootstrap replicate (a row of ``multiplicities``):
     :math:`SS_w = \sum_g (Q_g - S_g^2/N_g)`, :math:`SS_{tot} = \sum_g Q_g - (\sum_g S_g)^2/\sum_g N_g`
     from the weighted counts :math:`N_g`, sums :math:`S_g` and sums of squares :math:`Q_g`
-    (one product of the multiplicities with the per-face ``[1, y, y²]`` of each group)."""
+    (one product of the multiplicities with the per-face ``[1, y, y²]`` of each group). A draw
+    whose faces all have one value is NaN, as :func:`one_way_anova` (compared exactly: its sums of
+    squares are rounding noise, η² anything from −∞ to 1)."""
     keep = (codes >= 0) & np.isfinite(values)
     if keep.all():  # no copy of the (replicates × faces) multiplicities
         y, g, w = values, codes, multiplicities
     else:
         y, g, w = values[keep], codes[keep], multiplicities[:, keep]
-    y = y - y.mean()  # centred: the sums of squares lose no digits
+    raw, y = y, y - y.mean()  # centred: the sums of squares lose no digits
     k, rows = int(g.max(initial=0)) + 1, np.arange(y.size)
     per_face = np.zeros((y.size, 3 * k))
     per_face[rows, g], per_face[rows, k + g], per_face[rows, 2 * k + g] = 1.0, y, y**2
@@ -85,7 +87,10 @@ def eta_squared_replicates(values: F64, codes: np.ndarray, multiplicities: F64) 
     with np.errstate(invalid="ignore", divide="ignore"):
         within = np.where(n_g > 0, q_g - s_g**2 / n_g, 0.0).sum(axis=1)
         total = q_g.sum(axis=1) - s_g.sum(axis=1) ** 2 / n_g.sum(axis=1)
-        return np.asarray(1.0 - within / total, dtype=np.float64)
+        eta = 1.0 - within / total
+    drawn = w > 0
+    equal = np.where(drawn, raw, np.inf).min(axis=1) == np.where(drawn, raw, -np.inf).max(axis=1)
+    return np.asarray(np.where(equal, np.nan, eta), dtype=np.float64)
 
 
 def estimable_draw(blocks: FaceBlocks, weights: F64) -> bool:

@@ -14,7 +14,6 @@ from cueshift.stats import (
     MEAN_OF_MODELS,
     Resampling,
     bh_by_family,
-    bias_shifted_interval,
     eta_squared_replicates,
     face_matrix,
     face_multiplicities,
@@ -23,6 +22,7 @@ from cueshift.stats import (
     label_permutation_test,
     mann_whitney_columns,
     one_way_anova,
+    refit_interval,
     returns,
     study_faces,
 )
@@ -164,6 +164,9 @@ def face_anova(
     its ``ci_method`` is not used) re-centred on the bias-corrected η²,
     clamped to [0, 1] and holding the estimate — η² is biased upward, and near zero a plain
     percentile interval lies above it (:func:`cueshift.stats._effect_intervals.bias_shifted_interval`).
+    A draw whose faces all have one mean has no η² and is left out; ``n_resamples`` counts the
+    draws the interval rests on, and there is none where more than α/2 of them were left out
+    (:func:`cueshift.stats.refit_interval`, D62).
     """
     sources = [("delta", delta.filter(pl.col("delta").is_not_null()), "delta")]
     if base_phi is not None:
@@ -182,15 +185,16 @@ def face_anova(
         for dim in dimensions:
             res = one_way_anova(per_face[value].to_numpy(), per_face[dim].to_numpy())
             low = high = np.nan
+            n_drawn = 0
             if draws is not None:
                 labels = per_face[dim].cast(pl.String)
                 levels = sorted(labels.drop_nulls().unique().to_list())
                 codes = np.array([levels.index(g) if g is not None else -1 for g in labels], dtype=np.int64)
                 replicates = eta_squared_replicates(per_face[value].to_numpy(), codes, draws)
-                bounds = bias_shifted_interval(
+                lows, highs, n_drawn = refit_interval(
                     np.array([res.eta_sq_partial]), replicates[None, :], resampling.confidence_level
                 )
-                low, high = float(bounds[0][0]), float(bounds[1][0])
+                low, high = float(lows[0]), float(highs[0])
             rows.append(
                 {
                     "outcome": outcome,
@@ -204,7 +208,7 @@ def face_anova(
                     "ci_low": low,
                     "ci_high": high,
                     "n": res.n,
-                    "n_resamples": resampling.resamples if draws is not None else 0,
+                    "n_resamples": n_drawn,
                 }
             )
     return pl.DataFrame(
