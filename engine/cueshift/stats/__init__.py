@@ -47,7 +47,8 @@ Public surface (implementation in private modules); the design statistics
   :func:`ratio_means`), the crossed bootstrap (:func:`crossed_bootstrap`,
   :func:`scenario_multiplicities`, :func:`scenario_sums`, :data:`GENERALISE`), intervals of
   effects and contrasts (:func:`bias_shifted_interval`, :func:`eta_squared_replicates`,
-  :func:`group_difference_interval`, :func:`clustered_wilson`, :func:`pooled_standard_errors`),
+  :func:`refit_interval`, :func:`group_difference_interval`, :func:`clustered_wilson`,
+  :func:`pooled_standard_errors`),
   :func:`returns` (checks a result frame against its schema) and the labels every design shares
   (:data:`POOLED`, :data:`MEAN_OF_MODELS`, :data:`ALPHA`); the StylisticBias tables' own constants
   are in :mod:`cueshift.designs.stylisticbias.constants`
