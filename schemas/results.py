@@ -74,6 +74,9 @@ class AnalysisManifestSchema(ResultModel):
     seed: pl.Int64 = pa.Field(nullable=True)
     test: str
     ci_method: str
+    #: Coverage of the table's intervals (the report's "90% CI" labels); null in results written
+    #: before it was recorded (read as 0.95, the only level those runs of ``analyze`` used by default).
+    confidence_level: float | None = pa.Field(nullable=True, gt=0.0, lt=1.0)
     models: str
     phi: str
     min_identity: float | None = pa.Field(nullable=True, ge=-1.0, le=1.0)

@@ -16,8 +16,9 @@ from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
 
 
-def build_analysed_study(path: Path) -> Path:
-    """Simulate the study into ``path`` and run every StylisticBias analysis on it (60 resamples)."""
+def build_analysed_study(path: Path, confidence_level: float = 0.95) -> Path:
+    """Simulate the study into ``path`` and run every StylisticBias analysis on it (60 resamples,
+    intervals at ``confidence_level``)."""
     spec = SimulationSpec(
         n_faces=30,
         models=("m1", "m2"),
@@ -32,7 +33,7 @@ def build_analysed_study(path: Path) -> Path:
         write_study(con, simulate_study(spec))
         run_analyses(
             con,
-            Resampling(resamples=60, seed=1),
+            Resampling(resamples=60, seed=1, confidence_level=confidence_level),
             equivalence=EquivalenceConfig(delta=0.05, vs=0.05, model_difference=0.05),
             progress=False,
         )

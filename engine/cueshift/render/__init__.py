@@ -40,6 +40,7 @@ from cueshift.render._formats import (
     points,
     points_ci,
 )
+from cueshift.render._levels import CI_LABEL, LEVEL, ci_label, fill_level, level_percent, stored_level
 from cueshift.render._outputs import raw_markdown, to_gt, to_html, to_markdown, to_rich, to_typst
 from cueshift.render._pandoc import FALLBACK
 from cueshift.render._paths import DEFAULT_OUT, REPORTS_DIR
@@ -62,10 +63,12 @@ from cueshift.render.marks import (
 from cueshift.store.model_subset import parse_models
 
 __all__ = [
+    "CI_LABEL",
     "DEFAULT_OUT",
     "EMPHASIS_LEGEND",
     "EMPHASIS_LEGEND_MD",
     "FALLBACK",
+    "LEVEL",
     "MISSING",
     "MODELS_FILTER",
     "NOT_APPLICABLE_FILL",
@@ -94,8 +97,10 @@ __all__ = [
     "TableSpec",
     "TextSpec",
     "ci",
+    "ci_label",
     "effect",
     "estimate_ci",
+    "fill_level",
     "fmt_ci",
     "fmt_effect",
     "fmt_integer",
@@ -107,6 +112,7 @@ __all__ = [
     "fmt_pvalue",
     "fmt_pvalue_sci",
     "fmt_text",
+    "level_percent",
     "marks",
     "multiple",
     "not_computed",
@@ -118,6 +124,7 @@ __all__ = [
     "points_ci",
     "quarto_available",
     "raw_markdown",
+    "stored_level",
     "relations",
     "render_report",
     "significance_mark",

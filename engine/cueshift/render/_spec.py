@@ -19,6 +19,7 @@ import polars as pl
 
 from cueshift.errors import CueshiftError
 from cueshift.render._cells import Col, Pivot, Styled, make_cell
+from cueshift.render._levels import LEVEL, fill_level, stored_level
 from cueshift.render._pivot import pivot_table
 
 #: SQL filter of per-model rows to the report's model subset (the ``$models`` parameter).
@@ -107,12 +108,18 @@ class TableSpec:
         )
 
     def render(self, con: duckdb.DuckDBPyConnection, params: Mapping[str, object] | None = None) -> Styled:
-        """:meth:`fetch` then :meth:`build`, with the notes of ``notes_sql`` appended."""
+        """:meth:`fetch` then :meth:`build`, with the notes of ``notes_sql`` appended and every
+        :data:`~cueshift.render.LEVEL` filled with the level ``requires``' results were computed at."""
         styled = self.build(self.fetch(con, params))
-        if self.notes_sql is None:
-            return styled
+        if self.notes_sql is not None:
+            styled = self._with_stored_notes(styled, self.notes_sql, con, params)
+        return _filled(styled, con, self.requires)
+
+    def _with_stored_notes(
+        self, styled: Styled, sql: str, con: duckdb.DuckDBPyConnection, params: Mapping[str, object] | None
+    ) -> Styled:
         try:
-            rows = con.sql(self.notes_sql, params=bound_params(self.notes_sql, params)).fetchall()
+            rows = con.sql(sql, params=bound_params(sql, params)).fetchall()
         except duckdb.Error as exc:
             raise CueshiftError(f"report table {self.key} (notes): {str(exc).splitlines()[0]}") from None
         extra = tuple(str(r[0]) for r in rows if r and r[0] is not None)
@@ -157,6 +164,21 @@ class TableSpec:
             notes=self.notes,
             n_stub=sum(1 for c in self.columns if c.align == "left") or 1,
         )
+
+
+def _filled(styled: Styled, con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> Styled:
+    """``styled`` with :data:`~cueshift.render.LEVEL` filled in title, headers, spanners and notes."""
+    texts = (styled.title, *styled.labels, *(s[0] for s in styled.spanners), *styled.notes)
+    if not any(LEVEL in t for t in texts):
+        return styled
+    level = stored_level(con, tables)
+    return replace(
+        styled,
+        title=fill_level(styled.title, level),
+        labels=tuple(fill_level(label, level) for label in styled.labels),
+        spanners=tuple((fill_level(text, level), a, b) for text, a, b in styled.spanners),
+        notes=tuple(fill_level(note, level) for note in styled.notes),
+    )
 
 
 def _text(value: object) -> str | None:

@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar, cast
 
 import polars as pl
 
-from cueshift.stats._settings import Resampling, RunChoices
+from cueshift.stats._settings import DEFAULT_CONFIDENCE_LEVEL, Resampling, RunChoices
 
 I = TypeVar("I")  # noqa: E741  (the inputs of a suite)
 V = TypeVar("V")
@@ -37,6 +37,8 @@ class RunSettings:
         Resamples and seed of the suite's random step (0 and ``None`` when it has none).
     test, ci_method
         Family of tests and kind of interval used.
+    confidence_level
+        Coverage of the suite's intervals (the report's and console's "90% CI" labels read it).
     models
         The model subset analysed (empty: every model).
     phi
@@ -60,6 +62,7 @@ class RunSettings:
     seed: int | None = None
     test: str = "none"
     ci_method: str = "none"
+    confidence_level: float = DEFAULT_CONFIDENCE_LEVEL
     models: tuple[str, ...] = ()
     phi: str = "greedy"
     min_identity: float | None = None
@@ -75,12 +78,15 @@ class RunSettings:
         *,
         test: str | None = None,
         ci_method: str | None = None,
+        confidence_level: float | None = None,
     ) -> RunSettings:
         """The record of a run drawn with ``resampling`` over ``choices``.
 
         ``resampling`` ``None``: the run has no random step (0 resamples, no seed). ``test`` and
         ``ci_method`` name the design's own tests and intervals where they are not the
-        resampling's (exact or parametric tests, analytic intervals).
+        resampling's (exact or parametric tests, analytic intervals); ``confidence_level`` the
+        coverage of its intervals where it is not the resampling's (default: the resampling's, or
+        0.95 without one).
 
         >>> RunSettings.of(None, RunChoices(models=("a",)), test="exact", ci_method="analytic").seed is None
         True
@@ -90,6 +96,8 @@ class RunSettings:
             seed=resampling.seed if resampling else None,
             test=test or (resampling.test if resampling else "none"),
             ci_method=ci_method or (resampling.ci_method if resampling else "none"),
+            confidence_level=confidence_level
+            or (resampling.confidence_level if resampling else DEFAULT_CONFIDENCE_LEVEL),
             models=choices.models,
             phi=choices.phi,
             min_identity=choices.min_identity,

@@ -7,7 +7,7 @@ from rich.console import Console
 
 from cueshift._console import FitTable
 from cueshift.designs.paired.section import PairedConfig
-from cueshift.render import fmt_num, fmt_percent
+from cueshift.render import ci_label, fmt_num, fmt_percent
 from cueshift.render.marks import stars
 
 
@@ -18,7 +18,7 @@ def print_summary(results: dict[str, pl.DataFrame], console: Console, config: Pa
         title=f"Attractiveness bias: scenarios with p{'_BH' if config.correction == 'bh' else ''} "
         f"< {config.alpha} (seed 001 §4.1)"
     )
-    for column in ("model", "test", "family", "significant", "share", "95% CI"):
+    for column in ("model", "test", "family", "significant", "share", ci_label(config.confidence)):
         table.add_column(column, justify="left" if column in ("model", "test", "family") else "right")
     for row in share.sort(["model_id", "test", "level", "group"]).iter_rows(named=True):
         table.add_row(

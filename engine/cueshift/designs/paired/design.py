@@ -84,6 +84,7 @@ class PairedDesign:
             RunChoices(models=request.models, audit=request.audit),
             test=self.options.test(request),
             ci_method=self.options.ci_method(request),
+            confidence_level=config.confidence,
         )
         inputs = Inputs(scores, config)
         results = run_suite(con, self.analyses(), inputs, settings, write=write, progress=progress)

@@ -10,6 +10,7 @@ carries the standard star notation, computed from the stored BH-adjusted p-value
 from __future__ import annotations
 
 from cueshift.render import (
+    LEVEL,
     MODELS_FILTER,
     STARS_LEGEND,
     STARS_LEGEND_MD,
@@ -44,7 +45,7 @@ TABLES: tuple[TableSpec, ...] = (
             Col("n_significant", "Significant", fmt_integer),
             Col("n", "Of", fmt_integer),
             Col("estimate", "Share", percent(1)),
-            Col("ci_low", "95% Wilson CI", fmt_percent_ci, args=("ci_high",)),
+            Col("ci_low", f"{LEVEL} Wilson CI", fmt_percent_ci, args=("ci_high",)),
         ),
         notes=(
             "Kruskal–Wallis (the paper's, unpaired) and Wilcoxon signed-rank (paired) of s, filtered vs original.",

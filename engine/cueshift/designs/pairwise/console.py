@@ -7,7 +7,7 @@ from rich.console import Console
 
 from cueshift._console import FitTable
 from cueshift.designs.pairwise.section import PairwiseConfig
-from cueshift.render import PLAIN_MISSING, fmt_num, fmt_p, fmt_percent, fmt_percent_ci, fmt_pvalue
+from cueshift.render import PLAIN_MISSING, ci_label, fmt_num, fmt_p, fmt_percent, fmt_percent_ci, fmt_pvalue
 
 
 def print_summary(results: dict[str, pl.DataFrame], console: Console, config: PairwiseConfig) -> None:
@@ -16,7 +16,7 @@ def print_summary(results: dict[str, pl.DataFrame], console: Console, config: Pa
         title=f"Trials won by the {config.target_group} stimulus "
         "(seed 002 Table 4; exact binomial vs 0.5, BH)"
     )
-    for column in ("model", "cohort", "k/n", "p̂", "95% CI", "OR", "q"):
+    for column in ("model", "cohort", "k/n", "p̂", ci_label(config.confidence), "OR", "q"):
         table.add_column(column, justify="left" if column in ("model", "cohort") else "right")
     for row in results["pairwise_cohort"].iter_rows(named=True):
         table.add_row(

@@ -82,6 +82,7 @@ class PairwiseDesign:
             RunChoices(models=request.models),
             test=self.options.test(request),
             ci_method=self.options.ci_method(request),
+            confidence_level=config.confidence,
         )
         results = run_suite(
             con, self.analyses(), Inputs(trials, ratings, config), settings, write=write, progress=progress

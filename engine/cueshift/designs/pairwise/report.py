@@ -8,8 +8,10 @@ the stored p-values at render time.
 from __future__ import annotations
 
 from cueshift.render import (
+    CI_LABEL,
     EMPHASIS_LEGEND,
     EMPHASIS_LEGEND_MD,
+    LEVEL,
     MODELS_FILTER,
     Catalog,
     Col,
@@ -37,7 +39,7 @@ TABLES: tuple[TableSpec, ...] = (
             Col("k", "k", fmt_integer),
             Col("n", "n", fmt_integer),
             Col("estimate", "p̂", number(2), p="p_adj"),
-            Col("ci_low", "95% Wilson CI (%)", fmt_percent_ci, args=("ci_high",)),
+            Col("ci_low", f"{LEVEL} Wilson CI (%)", fmt_percent_ci, args=("ci_high",)),
             Col("odds_ratio", "OR", number(2)),
             Col("p_adj", "q (BH)", fmt_pvalue),
         ),
@@ -55,7 +57,7 @@ TABLES: tuple[TableSpec, ...] = (
         columns=(
             stub("model_id", "Model"),
             Col("estimate", "P(left)", number(3), p="p"),
-            Col("ci_low", "95% CI", ci(3, False), args=("ci_high",)),
+            Col("ci_low", CI_LABEL, ci(3, False), args=("ci_high",)),
             Col("p", "p", fmt_pvalue),
             Col("consistency", "Same winner both orders", percent(1)),
             Col("n_swapped_pairs", "Swapped pairs", fmt_integer),
@@ -71,7 +73,7 @@ TABLES: tuple[TableSpec, ...] = (
             stub("cohort", "Cohort"),
             stub("model_id", "Model"),
             Col("estimate", "β (log-odds)", effect(2), p="p_adj"),
-            Col("ci_low", "95% CI", ci(2), args=("ci_high",)),
+            Col("ci_low", CI_LABEL, ci(2), args=("ci_high",)),
             Col("odds_ratio", "exp(β)", number(2)),
             Col("position", "Position h", effect(2)),
             Col("p_adj", "p (BH)", fmt_pvalue),

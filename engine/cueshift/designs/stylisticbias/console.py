@@ -19,7 +19,15 @@ from cueshift.designs.stylisticbias.console_sections import (
     read_table,
     sbs_table,
 )
-from cueshift.render import fmt_num, fmt_p, fmt_percent, simulated_models, simulated_warning
+from cueshift.render import (
+    ci_label,
+    fmt_num,
+    fmt_p,
+    fmt_percent,
+    simulated_models,
+    simulated_warning,
+    stored_level,
+)
 from cueshift.render.marks import stars
 from cueshift.stats import MEAN_OF_MODELS, POOLED
 
@@ -66,7 +74,8 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
         model_abs = dict(model_rows.select("model_id", "abs_sbs").iter_rows())
     floor = noise_floor(con)
     tab = FitTable(title="Per-model shifts (Table 5; face-level)", title_justify="left")
-    columns = ("model", "SBS", "95% CI", "", "|SBS|", "floor", "Cohen's d", "zero", "|Δ|≥0.25", "faces")
+    interval = ci_label(stored_level(con, ("result_table5",)))
+    columns = ("model", "SBS", interval, "", "|SBS|", "floor", "Cohen's d", "zero", "|Δ|≥0.25", "faces")
     for col in columns:
         tab.add_column(col, justify="left" if col in ("model", "") else "right")
     for r in t5.iter_rows(named=True):
@@ -127,13 +136,19 @@ def print_headlines(con: duckdb.DuckDBPyConnection, console: Console | None = No
                 on="variation_value",
                 how="left",
             )
-        sbs_table(console, values, "variation_value", f"Strongest attributes (pooled SBS, top {top})")
+        sbs_table(
+            console, values, "variation_value", f"Strongest attributes (pooled SBS, top {top})", interval
+        )
         print_floor(console, floor, passing)
         scen = sbs.filter((pl.col("level") == "scenario") & (pl.col("model_id") == POOLED)).sort("estimate")
         if scen.height:
             picked = pl.concat([scen.head(3), scen.tail(3)]) if scen.height > 6 else scen
             sbs_table(
-                console, picked, "scenario_id", "Scenarios with the lowest and highest SBS (Fig. 3; pooled)"
+                console,
+                picked,
+                "scenario_id",
+                "Scenarios with the lowest and highest SBS (Fig. 3; pooled)",
+                interval,
             )
     print_group_reversals(console, con)
     lme = read_table(con, "result_mixed_model", "SELECT * FROM {t}")

@@ -32,12 +32,15 @@ def read_table(con: duckdb.DuckDBPyConnection, table: str, query: str) -> pl.Dat
     return pl.from_arrow(con.sql(query.format(t=table)).to_arrow_table())  # type: ignore[return-value]
 
 
-def sbs_table(console: Console, rows: pl.DataFrame, key: str, title: str) -> None:
-    """Print SBS ``rows`` keyed by ``key``: estimate, CI, stars, |SBS|, the floor where joined, p_adj."""
+def sbs_table(
+    console: Console, rows: pl.DataFrame, key: str, title: str, interval: str
+) -> None:
+    """Print SBS ``rows`` keyed by ``key``: estimate, CI (headed ``interval``, the level's
+    :func:`~cueshift.render.ci_label`), stars, |SBS|, the floor where joined, p_adj."""
     with_floor = "ratio" in rows.columns
     tab = FitTable(title=title, title_justify="left")
     floor_columns = ("× floor", "passes") if with_floor else ()
-    for col in (key.replace("_", " "), "SBS", "95% CI", "", "|SBS|", *floor_columns, "p_adj", "faces"):
+    for col in (key.replace("_", " "), "SBS", interval, "", "|SBS|", *floor_columns, "p_adj", "faces"):
         tab.add_column(col, justify="left" if col in (key.replace("_", " "), "") else "right")
     for r in rows.iter_rows(named=True):
         floor_cells = (

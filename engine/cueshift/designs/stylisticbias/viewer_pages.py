@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from cueshift.designs.viewer_support import ViewerPage, design_page
 from cueshift.render import (
+    CI_LABEL,
     Col,
     TableSpec,
     ci,
@@ -38,7 +39,7 @@ ATTRIBUTE_COLUMNS: tuple[Col, ...] = (
     Col("ratio", "× floor", multiple(1)),
     Col("share_cells_above", "Cells above 95th pct", percent(0)),
     Col("estimate", "|Δ| − placebo |Δ|", number(4)),
-    Col("ci_low", "95% CI", ci(4), args=("ci_high",)),
+    Col("ci_low", CI_LABEL, ci(4), args=("ci_high",)),
     Col("p_adj", "p (BH)", fmt_pvalue),
     Col("passes", "Passes", fmt_text),
 )
@@ -55,7 +56,7 @@ PLACEBOS = TableSpec(
     columns=(
         stub("variation_value", "Placebo"),
         Col("estimate", "SBS", number(4)),
-        Col("ci_low", "95% CI", ci(4), args=("ci_high",)),
+        Col("ci_low", CI_LABEL, ci(4), args=("ci_high",)),
         Col("abs_sbs_mean", "Mean |SBS|", number(4)),
         Col("abs_sbs_quantile", "95th pct |SBS|", number(4)),
         Col("abs_sbs_max", "Max |SBS|", number(4)),

@@ -14,6 +14,7 @@ from typing import Any
 from cueshift.designs.stylisticbias.audit_robustness import least_robust
 from cueshift.designs.stylisticbias.report.audit_faces import FACE_TABLES, FACE_TEXTS
 from cueshift.render import (
+    CI_LABEL,
     MODELS_FILTER,
     Col,
     FigureSpec,
@@ -21,6 +22,7 @@ from cueshift.render import (
     TableSpec,
     TextSpec,
     ci,
+    ci_label,
     effect,
     fmt_ci,
     fmt_effect,
@@ -29,6 +31,7 @@ from cueshift.render import (
     fmt_percent,
     fmt_pvalue,
     percent,
+    stored_level,
     stub,
 )
 from cueshift.stats import POOLED
@@ -54,11 +57,11 @@ AUDIT_SENSITIVITY = TableSpec(
     columns=(
         stub("feature_key", "Attribute"),
         Col("all_sbs", "SBS (all)", effect(4)),
-        Col("all_ci_low", "95% CI", ci(4), args=("all_ci_high",)),
+        Col("all_ci_low", CI_LABEL, ci(4), args=("all_ci_high",)),
         Col("audited_sbs", "SBS (audited)", effect(4)),
-        Col("audited_ci_low", "95% CI", ci(4), args=("audited_ci_high",)),
+        Col("audited_ci_low", CI_LABEL, ci(4), args=("audited_ci_high",)),
         Col("adjusted_sbs", "SBS (adjusted)", effect(4)),
-        Col("adjusted_ci_low", "95% CI", ci(4), args=("adjusted_ci_high",)),
+        Col("adjusted_ci_low", CI_LABEL, ci(4), args=("adjusted_ci_high",)),
         Col("change_audited", "Δ audited", effect(4)),
         Col("change_adjusted", "Δ adjusted", effect(4)),
         Col("n_variations", "Variations", fmt_integer),
@@ -136,17 +139,19 @@ def robustness_reading(report: Source) -> str:
         "test; the least robust "
         f"({r['feature_key']}, {found.model}) is erased by an unmeasured side effect of the edits that "
         f"explains {fmt_percent(r['rv'], 1)} of the residual variance of both cue and judgment, "
-        f"and made non-significant by one that explains {fmt_percent(r['rv_alpha'], 1)}." + _bound_reading(r)
+        f"and made non-significant by one that explains {fmt_percent(r['rv_alpha'], 1)}." + _bound_reading(
+            r, ci_label(stored_level(report, ("result_audit_sensitivity",)))
+        )
     )
 
 
-def _bound_reading(row: dict[str, Any]) -> str:
+def _bound_reading(row: dict[str, Any], interval_label: str) -> str:
     """Where a side effect as strong as the strongest measured one leaves the shift net of the
     measured ones (D46; empty where there is no bound)."""
     if row["bound_sbs"] is None or row["bound_from"] is None:
         return ""
     interval = (
-        f" (95% CI {fmt_ci(row['bound_ci_low'], row['bound_ci_high'], 4)})"
+        f" ({interval_label} {fmt_ci(row['bound_ci_low'], row['bound_ci_high'], 4)})"
         if row["bound_ci_low"] is not None and row["bound_ci_high"] is not None
         else ""
     )

@@ -3,7 +3,18 @@ model, with the bootstrap intervals of partial eta^2 and R2."""
 
 from __future__ import annotations
 
-from cueshift.render import Col, FigureSpec, TableSpec, TextSpec, ci, fmt_integer, number, percent, stub
+from cueshift.render import (
+    CI_LABEL,
+    Col,
+    FigureSpec,
+    TableSpec,
+    TextSpec,
+    ci,
+    fmt_integer,
+    number,
+    percent,
+    stub,
+)
 
 _SOURCE_LABELS = "CASE source WHEN 'face' THEN 'Face' WHEN 'scenario' THEN 'Scenario' "
 _SOURCE_LABELS += "WHEN 'residual' THEN 'Residual' ELSE 'Fixed effects (categories)' END"
@@ -60,15 +71,15 @@ CROSSED_VS_FACE = TableSpec(
     columns=(
         stub("term", "Quantity"),
         Col("face_estimate", "Face only", number(3)),
-        Col("face_low", "95% CI", ci(3, signed=False), args=("face_high",)),
+        Col("face_low", CI_LABEL, ci(3, signed=False), args=("face_high",)),
         Col("crossed_estimate", "Face + scenario", number(3), p="crossed_p"),
-        Col("crossed_low", "95% CI", ci(3, signed=False), args=("crossed_high",)),
+        Col("crossed_low", CI_LABEL, ci(3, signed=False), args=("crossed_high",)),
         Col("crossed_f", "F (crossed)", number(2)),
     ),
     notes=(
         "Face only: Table 10 (cells per face × variation category × scenario category). Face + scenario: "
         "cells per face × variation category × scenario, scenario intercepts crossed with the faces. "
-        "95% CI: face-level bootstrap with a REML refit per replicate (scenarios held fixed, so the "
+        f"{CI_LABEL}: face-level bootstrap with a REML refit per replicate (scenarios held fixed, so the "
         "intervals do not count the sampling of scenarios), the percentile interval re-centred on the "
         "bias-corrected value, within [0, 1].",
     ),

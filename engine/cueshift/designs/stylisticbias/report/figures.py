@@ -16,7 +16,7 @@ from cueshift.designs.stylisticbias.report._figure_colours import CATEGORY_COLOU
 from cueshift.designs.stylisticbias.report.figure_cumulative import draw_cumulative
 from cueshift.designs.stylisticbias.report.figure_model_pairs import draw_model_pairs
 from cueshift.extras import importing
-from cueshift.render import FigureSpec, Source
+from cueshift.render import FigureSpec, Source, ci_label, stored_level
 from cueshift.stats import POOLED
 
 with importing("report", "the report's figures"):
@@ -31,7 +31,7 @@ _SCENARIO_SQL = f"""
 
 
 def draw_scenarios(report: Source) -> Figure | None:
-    """Fig. 3: pooled SBS per scenario, sorted ascending, with face-level bootstrap 95% CIs."""
+    """Fig. 3: pooled SBS per scenario, sorted ascending, with face-level bootstrap CIs."""
     rows = report.query(_SCENARIO_SQL + " ORDER BY r.estimate")
     if rows.height == 0:
         return None
@@ -46,7 +46,7 @@ def draw_scenarios(report: Source) -> Figure | None:
     ax.scatter(est, y, color=colours, zorder=3, s=18)
     ax.axvline(0, color="black", linewidth=0.6)
     ax.set_yticks(y, rows["label"].to_list(), fontsize=7)
-    ax.set_xlabel("SBS (mean Δ, pooled over models) with 95% CI")
+    ax.set_xlabel(f"SBS (mean Δ, pooled over models) with {ci_label(stored_level(report, ('result_sbs',)))}")
     ax.set_ylim(-0.7, rows.height - 0.3)
     _legend(ax, [c for c in CATEGORY_COLOURS if c in set(rows["category"])], loc="lower right")
     fig.tight_layout()
@@ -54,7 +54,7 @@ def draw_scenarios(report: Source) -> Figure | None:
 
 
 def draw_sbs_vs_abs(report: Source) -> Figure | None:
-    """Fig. 4: pooled SBS (x) against |SBS| (y) per scenario, both with 95% CIs."""
+    """Fig. 4: pooled SBS (x) against |SBS| (y) per scenario, both with their CIs."""
     rows = report.query(_SCENARIO_SQL + " ORDER BY s.position")
     if rows.height == 0:
         return None

@@ -11,12 +11,14 @@ from cueshift.render import (
     SIMULATED_MODELS_SQL,
     Source,
     TextSpec,
+    ci_label,
     fmt_ci,
     fmt_effect,
     fmt_integer,
     fmt_number,
     fmt_percent,
     fmt_pvalue,
+    stored_level,
 )
 from cueshift.stats import POOLED
 
@@ -68,9 +70,10 @@ def _rq2(report: Source) -> str:
     )
     if rows.height == 0:
         return ""
+    interval_label = ci_label(stored_level(report, ("result_sbs",)))
     named = ", ".join(
         f"{r['variation_value']} (|SBS| {fmt_number(r['abs_sbs'], 3)}, SBS {fmt_effect(r['estimate'], 3)}, "
-        f"95% CI {fmt_ci(r['ci_low'], r['ci_high'], 3)}, p_adj {fmt_pvalue(r['p_adj'])}, "
+        f"{interval_label} {fmt_ci(r['ci_low'], r['ci_high'], 3)}, p_adj {fmt_pvalue(r['p_adj'])}, "
         f"{fmt_integer(r['n'])} faces)"
         for r in rows.iter_rows(named=True)
     )
@@ -88,8 +91,9 @@ def _rq3(report: Source) -> str:
     )
     if rows.height == 0:
         return ""
+    interval_label = ci_label(stored_level(report, ("result_cross_model",)))
     pairs = ", ".join(
-        f"{r['model_a']}–{r['model_b']} r = {fmt_effect(r['estimate'], 2)} (95% CI "
+        f"{r['model_a']}–{r['model_b']} r = {fmt_effect(r['estimate'], 2)} ({interval_label} "
         f"{fmt_ci(r['ci_low'], r['ci_high'], 2)}, p {fmt_pvalue(r['p'])}, {fmt_integer(r['n'])} scenarios)"
         for r in rows.iter_rows(named=True)
     )

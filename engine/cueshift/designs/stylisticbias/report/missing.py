@@ -20,6 +20,7 @@ from cueshift.designs.stylisticbias.report.labels import (
 )
 from cueshift.images.labels import DEMOGRAPHIC_FIELDS
 from cueshift.render import (
+    CI_LABEL,
     EMPHASIS_LEGEND,
     MODELS_FILTER,
     NOT_APPLICABLE_FILL,
@@ -67,11 +68,11 @@ MISSING_SHIFT = TableSpec(
         Col("invalid_rate_base", "Invalid, base", percent(1)),
         Col("invalid_rate_variation", "Invalid, variation", percent(1)),
         Col("invalid_estimate", "Δ invalid (pp)", points(2), p="invalid_p_adj"),
-        Col("invalid_ci_low", "95% CI (pp)", points_ci(2), args=("invalid_ci_high",)),
+        Col("invalid_ci_low", f"{CI_LABEL} (pp)", points_ci(2), args=("invalid_ci_high",)),
         Col("refusal_rate_base", "Refusals, base", percent(1)),
         Col("refusal_rate_variation", "Refusals, variation", percent(1)),
         Col("refusal_estimate", "Δ refusals (pp)", points(2), p="refusal_p_adj"),
-        Col("refusal_ci_low", "95% CI (pp)", points_ci(2), args=("refusal_ci_high",)),
+        Col("refusal_ci_low", f"{CI_LABEL} (pp)", points_ci(2), args=("refusal_ci_high",)),
         Col("n_obs", "Answers", fmt_integer),
     ),
     group="model_id",
@@ -203,7 +204,7 @@ MISSING_LEAN = TableSpec(
         Col("share_favorable", "Invalid, naming favorable", percent(2)),
         Col("share_unfavorable", "Invalid, naming unfavorable", percent(2)),
         Col("estimate", "Lean (pp)", points(3), p="p_adj"),
-        Col("ci_low", "95% CI (pp)", points_ci(3), args=("ci_high",)),
+        Col("ci_low", f"{CI_LABEL} (pp)", points_ci(3), args=("ci_high",)),
         Col("n", "Faces", fmt_integer),
         Col("n_answers", "Answers", fmt_integer),
     ),

@@ -8,6 +8,7 @@ Miller 2024) and ``result_cross_model`` (the reversal counts); nothing is recomp
 from __future__ import annotations
 
 from cueshift.render import (
+    CI_LABEL,
     Col,
     FigureSpec,
     TableSpec,
@@ -41,7 +42,7 @@ def _level_columns(stub_col: Col) -> tuple[Col, ...]:
         Col("sbs_a", "SBS first", effect(4)),
         Col("sbs_b", "SBS second", effect(4)),
         Col("estimate", "Difference", effect(4), p="p_adj"),
-        Col("ci_low", "95% CI", ci(4), args=("ci_high",)),
+        Col("ci_low", CI_LABEL, ci(4), args=("ci_high",)),
         Col("se_clustered", "SE clustered", number(4)),
         Col("se_naive", "SE naive", number(4)),
         Col("design_effect", "Design effect", multiple(1)),

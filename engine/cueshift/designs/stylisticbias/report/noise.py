@@ -15,6 +15,7 @@ from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS
 from cueshift.designs.stylisticbias.viewer_pages import ATTRIBUTE_COLUMNS
 from cueshift.extras import importing
 from cueshift.render import (
+    CI_LABEL,
     MODELS_FILTER,
     Col,
     FigureSpec,
@@ -22,6 +23,7 @@ from cueshift.render import (
     TableSpec,
     TextSpec,
     ci,
+    ci_label,
     effect,
     fmt_ci,
     fmt_effect,
@@ -29,6 +31,7 @@ from cueshift.render import (
     fmt_number,
     fmt_pvalue,
     number,
+    stored_level,
     stub,
 )
 from cueshift.stats import POOLED
@@ -51,7 +54,7 @@ NOISE_FLOOR = TableSpec(
     columns=(
         stub("variation_value", "Placebo"),
         Col("estimate", "SBS", effect(4)),
-        Col("ci_low", "95% CI", ci(4), args=("ci_high",)),
+        Col("ci_low", CI_LABEL, ci(4), args=("ci_high",)),
         Col("p", "p", fmt_pvalue),
         Col("abs_sbs_mean", "Mean |SBS|", number(4)),
         Col("abs_sbs_quantile", "95th pct |SBS|", number(4)),
@@ -114,12 +117,13 @@ def noise_floor_summary(report: Source) -> str:
         )
         SELECT * FROM floor JOIN passing USING (model_id)
         ORDER BY model_id = '{POOLED}' DESC, model_id""")
+    interval_label = ci_label(stored_level(report, ("result_noise_floor",)))
     lines = []
     for r in rows.iter_rows(named=True):
         who = "Pooled over models" if r["model_id"] == POOLED else f"For {r['model_id']}"
         contains = "contains" if r["ci_low"] <= 0.0 <= r["ci_high"] else "does not contain"
         lines.append(
-            f"{who}, the placebo SBS is {fmt_effect(r['estimate'], 4)} (95% CI "
+            f"{who}, the placebo SBS is {fmt_effect(r['estimate'], 4)} ({interval_label} "
             f"{fmt_ci(r['ci_low'], r['ci_high'], 4)}, which {contains} 0); "
             f"placebo cells have a mean |SBS| of {fmt_number(r['abs_sbs_mean'], 4)} (95th percentile "
             f"{fmt_number(r['abs_sbs_quantile'], 4)}), and {fmt_integer(r['n_pass'])} of "

@@ -16,6 +16,8 @@ from cueshift.designs.stylisticbias.report.labels import (
     model_dimension_sql,
 )
 from cueshift.render import (
+    CI_LABEL,
+    LEVEL,
     MISSING,
     Col,
     Pivot,
@@ -57,11 +59,12 @@ TABLE2_VS = TableSpec(
         args=("ci_low", "ci_high"),
     ),
     notes=(
-        "Each cell: VS [95% CI]. VS (Eq. 3): mean over scenarios of the standard deviation across a "
+        f"Each cell: VS [{CI_LABEL}]. VS (Eq. 3): mean over scenarios of the standard deviation across a "
         "dimension's groups of the group-mean base-face φ, bias-corrected: the sampling variance of the "
         "group means is removed before the square root (the paper's plug-in value is stored as "
         "plugin_estimate); 0 ≤ VS ≤ 0.5.",
-        "95% CI: not a bootstrap. Per scenario, the image of a simultaneous 95% confidence ball for the "
+        f"{CI_LABEL}: not a bootstrap. Per scenario, the image of a simultaneous {LEVEL} confidence "
+        "ball for the "
         "group means (F quantile; the lower bound Bonferroni-adjusted over scenarios), its bounds "
         "averaged over scenarios: valid at VS = 0 and conservative (a bootstrap of a mean of standard "
         "deviations under-covers near 0).",
@@ -119,14 +122,14 @@ TABLE10_ETA = TableSpec(
         Col("df", "df", degrees_of_freedom, args=("df_resid",)),
         Col("statistic", "F", number(2)),
         Col("estimate", "η²p", number(3), p="p"),
-        Col("ci_low", "95% CI", ci(3, signed=False), args=("ci_high",)),
+        Col("ci_low", CI_LABEL, ci(3, signed=False), args=("ci_high",)),
         Col("p", "p", fmt_pvalue),
     ),
     group="estimator",
     notes=(
         "df: the F test's numerator (factor levels − 1) and denominator (residual) degrees of freedom. "
         "Pooled over models (the engine fits these on every analyzed model). "
-        "95% CI: face-level bootstrap (faces resampled; the mixed model refitted per replicate), the "
+        f"{CI_LABEL}: face-level bootstrap (faces resampled; the mixed model refitted per replicate), the "
         "percentile interval re-centred on the bias-corrected value (η² and R² are biased upward), "
         "within [0, 1].",
     ),

@@ -20,6 +20,7 @@ from cueshift.designs.stylisticbias.report.labels import (
     position,
 )
 from cueshift.render import (
+    CI_LABEL,
     EMPHASIS_LEGEND,
     NOT_APPLICABLE_FILL,
     Col,
@@ -86,11 +87,12 @@ TABLE4_FASHION_AGE = TableSpec(
             for i, label in enumerate(_AGE_COLUMNS.values())
         ),
         Col("ey_estimate", "E − Y", effect(3), p="ey_p_adj"),
-        Col("ey_ci_low", "E − Y 95% CI", ci(3), args=("ey_ci_high",)),
+        Col("ey_ci_low", f"E − Y {CI_LABEL}", ci(3), args=("ey_ci_high",)),
     ),
     notes=(
         "Age cells: WSRT on per-face mean Δ (BH over cells); E − Y: difference of the elderly and young "
-        "SBS with a Mann–Whitney U test of their per-face means (BH over styles); its 95% CI: face-level "
+        "SBS with a Mann–Whitney U test of their per-face means (BH over styles); "
+        f"its {CI_LABEL}: face-level "
         "bootstrap of the difference (all faces resampled, the age cells' replicates; the analysis' CI "
         "method). Pooled over models.",
         EMPHASIS_LEGEND,

@@ -7,7 +7,7 @@ engine's, computed over every model it analyzed; a model subset filters per-mode
 from __future__ import annotations
 
 from cueshift.designs.stylisticbias.report.labels import MODEL_LABEL, MODEL_ORDER, MODEL_ROWS
-from cueshift.render import Col, Pivot, TableSpec, ci, effect, fmt_integer, fmt_text, number, stub
+from cueshift.render import CI_LABEL, Col, Pivot, TableSpec, ci, effect, fmt_integer, fmt_text, number, stub
 from cueshift.stats import POOLED
 
 TABLE5_MODELS = TableSpec(
@@ -21,7 +21,7 @@ TABLE5_MODELS = TableSpec(
     columns=(
         stub("model", "Model"),
         Col("estimate", "SBS", effect(4)),
-        Col("ci_low", "95% CI", ci(4), args=("ci_high",)),
+        Col("ci_low", CI_LABEL, ci(4), args=("ci_high",)),
         Col("cohens_d", "Cohen's d", effect(3)),
         Col("zero_share", "Zero", number(3)),
         Col("large_share", "Large |Δ|", number(3)),
@@ -69,7 +69,7 @@ CROSS_MODEL = TableSpec(
     columns=(
         stub("pair", "Models (x vs y)"),
         Col("estimate", "Pearson r", effect(2), p="p"),
-        Col("ci_low", "95% CI", ci(2), args=("ci_high",)),
+        Col("ci_low", CI_LABEL, ci(2), args=("ci_high",)),
         Col("slope", "Slope y~x", number(2)),
         Col("slope_reverse", "Slope x~y", number(2)),
         Col("n_sign_reversed", "Sign-reversed scenarios", fmt_integer),

@@ -1,0 +1,83 @@
+"""Interval labels that say the level the results were computed at ("90% CI"), never a fixed 95%.
+
+A declared table writes :data:`LEVEL` where the level goes (``f"{LEVEL} CI"``, or
+:data:`CI_LABEL`); :meth:`~cueshift.render.TableSpec.render` fills it with the level
+``result_manifest`` recorded for the tables it reads (:func:`stored_level`), and code that prints
+a label itself calls :func:`ci_label`.
+
+>>> ci_label(0.9)
+'90% CI'
+>>> ci_label(0.995)
+'99.5% CI'
+>>> fill_level(f"E − Y {LEVEL} CI; {LEVEL} Wilson CI", 0.8)
+'E − Y 80% CI; 80% Wilson CI'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+import duckdb
+
+from cueshift.stats import Resampling
+
+if TYPE_CHECKING:
+    from cueshift.render._catalog import Source
+
+#: Where a declared label or note shows the level (filled in at render time).
+LEVEL: Final = "{level}"
+#: The usual interval header of a declared table.
+CI_LABEL: Final = f"{LEVEL} CI"
+#: The level of results whose manifest does not record one (older databases): ``analyze``'s default.
+FALLBACK_LEVEL: Final = Resampling().confidence_level
+
+
+def level_percent(level: float) -> str:
+    """``level`` as a percentage with no needless digits: ``0.95`` → ``'95%'``."""
+    return f"{100 * level:.4g}%"
+
+
+def ci_label(level: float) -> str:
+    """The header of an interval at ``level``: ``0.9`` → ``'90% CI'``."""
+    return f"{level_percent(level)} CI"
+
+
+def fill_level(text: str, level: float) -> str:
+    """``text`` with every :data:`LEVEL` replaced by ``level`` as a percentage."""
+    return text.replace(LEVEL, level_percent(level))
+
+
+def stored_level(reader: duckdb.DuckDBPyConnection | Source, tables: Sequence[str] = ()) -> float:
+    """The confidence level ``result_manifest`` records for ``tables`` (every table when empty).
+
+    ``reader`` is the study database or a report's :class:`~cueshift.render.Source` (a text or a
+    figure quoting an interval). :data:`FALLBACK_LEVEL` when the manifest, its ``confidence_level``
+    column or a row for the tables is missing (results written before the level was recorded, or
+    tables ``analyze`` does not write); the lowest level when the tables were computed at several
+    (a label never claims more coverage than a table has).
+    """
+    params: dict[str, object] = {"tables": list(tables)} if tables else {}
+    where = "WHERE list_contains($tables, \"table\")" if tables else ""
+    if not _rows(reader, _RECORDED, {})[0][0]:
+        return FALLBACK_LEVEL
+    rows = _rows(reader, f"SELECT min(confidence_level) FROM result_manifest {where}", params)
+    value = rows[0][0] if rows else None
+    return float(value) if isinstance(value, int | float) else FALLBACK_LEVEL
+
+
+_RECORDED = (
+    "SELECT count(*) FROM duckdb_columns() WHERE database_name = current_database() "
+    "AND table_name = 'result_manifest' AND column_name = 'confidence_level'"
+)
+
+
+def _rows(
+    reader: duckdb.DuckDBPyConnection | Source, sql: str, params: dict[str, object]
+) -> list[tuple[object, ...]]:
+    if isinstance(reader, duckdb.DuckDBPyConnection):
+        return reader.execute(sql, params or None).fetchall()
+    return reader.query(sql, params).rows()
+
+
+__all__ = ["CI_LABEL", "FALLBACK_LEVEL", "LEVEL", "ci_label", "fill_level", "level_percent", "stored_level"]
