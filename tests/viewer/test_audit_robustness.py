@@ -29,8 +29,9 @@ ROBUSTNESS = ("partial_r2", "rv", "rv_alpha", "bound_confound", "bound_from", "b
 BOUNDS = ("bound_sbs", "bound_ci_low", "bound_ci_high")
 
 
-def _number(value: float | None, decimals: int = 4) -> str:
-    return "–" if value is None else f"{value:.{decimals}f}".replace("-", "−")
+def _signed4(value: float | None) -> str:
+    """Four signed decimals (U+2212), as the report's Table A1 shows the bound."""
+    return "–" if value is None else f"{value:+.4f}".replace("-", "−")
 
 
 def _copy(db: Path, folder: Path) -> Path:
@@ -85,16 +86,16 @@ def test_the_page_shows_the_stored_robustness_of_each_shift(served: Served) -> N
         interval = (
             "–"
             if r["all_bound_ci_low"] is None
-            else f"[{_number(r['all_bound_ci_low'])}, {_number(r['all_bound_ci_high'])}]"
+            else f"[{_signed4(r['all_bound_ci_low'])}, {_signed4(r['all_bound_ci_high'])}]"
         )
         assert shown[(model, r["feature_key"])] == [
             signed(r["all_sbs"]),
             f"[{signed(r['all_ci_low'])}, {signed(r['all_ci_high'])}]",
             "–" if r["all_rv"] is None else f"{100 * r['all_rv']:.1f}%",
             "–" if r["all_rv_alpha"] is None else f"{100 * r['all_rv_alpha']:.1f}%",
-            _number(r["all_bound_from"]),
+            _signed4(r["all_bound_from"]),  # signed as in the report's Table A1 (1adfb61)
             r["all_bound_confound"] or "–",
-            _number(r["all_bound_sbs"]),
+            _signed4(r["all_bound_sbs"]),
             interval,
         ]
     assert 'id="audit-robustness-older"' not in page_html(served.url, "/failed")  # current columns

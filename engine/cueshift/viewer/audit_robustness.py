@@ -15,7 +15,7 @@ import polars as pl
 
 from cueshift import store
 from cueshift.designs.stylisticbias.audit_robustness import reported
-from cueshift.render import Col, ci, number, percent, stub
+from cueshift.render import Col, ci, effect, percent, stub
 from cueshift.stats import POOLED
 from cueshift.viewer import tables
 
@@ -73,10 +73,10 @@ def robustness_table(frame: pl.DataFrame) -> str:
             Col("ci_low", "CI", tables.ci, args=("ci_high",)),
             Col("rv", "RV", percent(1)),
             Col("rv_alpha", "RV (α)", percent(1)),
-            Col("bound_from", "Net of measured", number(4)),
+            Col("bound_from", "Net of measured", effect(4)),  # signed, as the report's Table A1
             Col("bound_confound", "Strongest probe", align="left"),
-            Col("bound_sbs", "SBS (1× probe)", number(4)),
-            Col("bound_ci_low", "CI (1× probe)", ci(4, False), args=("bound_ci_high",)),
+            Col("bound_sbs", "SBS (1× probe)", effect(4)),
+            Col("bound_ci_low", "CI (1× probe)", ci(4), args=("bound_ci_high",)),
         ],
         group="model",
         notes=[NOTE],
