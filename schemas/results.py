@@ -51,7 +51,8 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #: 15: ``result_audit_sensitivity`` gets the benchmark bound of its ``all`` and ``audited`` SBS
 #:     (``<set>_bound_confound``, ``_from``, ``_r2dz``, ``_r2yz``, ``_sbs``, ``_ci_low``,
 #:     ``_ci_high``: an unmeasured side effect as strong as the strongest measured one, D46).
-#: 16: same columns, new meanings (the statistical review): a sign reversal counts only when both
+#: 16: ``result_manifest.confidence_level`` (the level of the intervals, which the report's labels
+#:     read, D63), and new meanings (the statistical review): a sign reversal counts only when both
 #:     opposite signs are significant (``sign_reversal``, ``n_reversed_significant``, D51); a test
 #:     undefined on constant data is NaN and leaves its BH family (Table 9's counts, the face ANOVAs,
 #:     D49, D52); a mixed-model interval's ``n_refits`` counts the refits it rests on, failed
