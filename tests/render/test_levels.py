@@ -44,7 +44,7 @@ def test_manifest_records_the_level(study_at_90: Path) -> None:
 
 def test_an_older_manifest_reads_as_95(tmp_path: Path) -> None:
     with duckdb.connect(str(tmp_path / "old.duckdb")) as con:
-        con.execute("CREATE TABLE result_manifest (name VARCHAR, \"table\" VARCHAR)")
+        con.execute('CREATE TABLE result_manifest (name VARCHAR, "table" VARCHAR)')
         con.execute("INSERT INTO result_manifest VALUES ('sbs', 'result_sbs')")
         assert stored_level(con, ("result_sbs",)) == 0.95
 

@@ -58,7 +58,7 @@ def stored_level(reader: duckdb.DuckDBPyConnection | Source, tables: Sequence[st
     (a label never claims more coverage than a table has).
     """
     params: dict[str, object] = {"tables": list(tables)} if tables else {}
-    where = "WHERE list_contains($tables, \"table\")" if tables else ""
+    where = 'WHERE list_contains($tables, "table")' if tables else ""
     if not _rows(reader, _RECORDED, {})[0][0]:
         return FALLBACK_LEVEL
     rows = _rows(reader, f"SELECT min(confidence_level) FROM result_manifest {where}", params)

@@ -32,9 +32,7 @@ def read_table(con: duckdb.DuckDBPyConnection, table: str, query: str) -> pl.Dat
     return pl.from_arrow(con.sql(query.format(t=table)).to_arrow_table())  # type: ignore[return-value]
 
 
-def sbs_table(
-    console: Console, rows: pl.DataFrame, key: str, title: str, interval: str
-) -> None:
+def sbs_table(console: Console, rows: pl.DataFrame, key: str, title: str, interval: str) -> None:
     """Print SBS ``rows`` keyed by ``key``: estimate, CI (headed ``interval``, the level's
     :func:`~cueshift.render.ci_label`), stars, |SBS|, the floor where joined, p_adj."""
     with_floor = "ratio" in rows.columns

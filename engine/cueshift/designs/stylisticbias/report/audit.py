@@ -139,9 +139,8 @@ def robustness_reading(report: Source) -> str:
         "test; the least robust "
         f"({r['feature_key']}, {found.model}) is erased by an unmeasured side effect of the edits that "
         f"explains {fmt_percent(r['rv'], 1)} of the residual variance of both cue and judgment, "
-        f"and made non-significant by one that explains {fmt_percent(r['rv_alpha'], 1)}." + _bound_reading(
-            r, ci_label(stored_level(report, ("result_audit_sensitivity",)))
-        )
+        f"and made non-significant by one that explains {fmt_percent(r['rv_alpha'], 1)}."
+        + _bound_reading(r, ci_label(stored_level(report, ("result_audit_sensitivity",))))
     )
 
 
