@@ -14,6 +14,8 @@ from rich.console import Console
 from cueshift.designs.stylisticbias.console import print_headlines
 from cueshift.designs.stylisticbias.report import CATALOG
 from cueshift.render import Report, ci_label, fill_level, stored_level
+from cueshift.render._levels import FALLBACK_LEVEL
+from cueshift.stats import Resampling
 from tests.designs.report_db import build_analysed_study
 
 #: A 95 % interval label: "95% CI", "95% Wilson CI", "95% confidence" (not "95th percentile").
@@ -76,3 +78,7 @@ def test_console_shows_the_stored_level(study_at_90: Path) -> None:
     out = console.export_text()
     assert "90% CI" in out
     assert not _NINETY_FIVE.search(out)
+
+
+def test_the_fallback_level_is_analyze_default() -> None:
+    assert Resampling().confidence_level == FALLBACK_LEVEL

@@ -12,7 +12,7 @@ Public surface::
 
 from __future__ import annotations
 
-from cueshift.render._catalog import Catalog, FigureSpec, Source, TextSpec, to_png
+from cueshift.render._catalog import Catalog, FigureSpec, TextSpec, to_png
 from cueshift.render._cells import Cell, Col, Pivot, Styled, stub
 from cueshift.render._database import open_for_report, relations
 from cueshift.render._display import FigureOutput, MarkdownOutput, TableOutput, not_computed
@@ -47,6 +47,7 @@ from cueshift.render._paths import DEFAULT_OUT, REPORTS_DIR
 from cueshift.render._preamble import SIMULATED_MODELS_SQL, simulated_models, simulated_warning
 from cueshift.render._pvalues import fmt_p, fmt_pvalue, fmt_pvalue_sci
 from cueshift.render._render import RenderResult, quarto_available, render_report
+from cueshift.render._source import Source
 from cueshift.render._spec import MODELS_FILTER, TableSpec
 from cueshift.render.marks import (
     EMPHASIS_LEGEND,

@@ -10,15 +10,14 @@ tables, its :class:`FigureSpec` figures and :class:`TextSpec` prose — and pass
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
-
-import polars as pl
+from typing import TYPE_CHECKING, TypeVar
 
 from cueshift.errors import CueshiftError
 from cueshift.render._paths import REPORTS_DIR
+from cueshift.render._source import Source
 from cueshift.render._spec import TableSpec
 
 if TYPE_CHECKING:
@@ -26,17 +25,6 @@ if TYPE_CHECKING:
 
 #: Resolution of the PNG figures (dots per inch).
 DPI = 150
-
-
-class Source(Protocol):
-    """What a figure or a text reads: the report's model subset and its query methods."""
-
-    @property
-    def models(self) -> Sequence[str]: ...
-
-    def query(self, sql: str, params: Mapping[str, object] | None = None) -> pl.DataFrame: ...
-
-    def has(self, *names: str) -> bool: ...
 
 
 def to_png(fig: Figure) -> bytes:

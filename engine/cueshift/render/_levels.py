@@ -20,17 +20,16 @@ from typing import TYPE_CHECKING, Final
 
 import duckdb
 
-from cueshift.stats import Resampling
-
 if TYPE_CHECKING:
-    from cueshift.render._catalog import Source
+    from cueshift.render._source import Source
 
 #: Where a declared label or note shows the level (filled in at render time).
 LEVEL: Final = "{level}"
 #: The usual interval header of a declared table.
 CI_LABEL: Final = f"{LEVEL} CI"
-#: The level of results whose manifest does not record one (older databases): ``analyze``'s default.
-FALLBACK_LEVEL: Final = Resampling().confidence_level
+#: The level of results whose manifest does not record one (older databases): ``analyze``'s default,
+#: ``Resampling().confidence_level`` (not imported: the command line starts without numba).
+FALLBACK_LEVEL: Final = 0.95
 
 
 def level_percent(level: float) -> str:
