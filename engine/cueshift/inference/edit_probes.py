@@ -11,8 +11,13 @@ Supervision"):
 with :math:`\vec e_x` the projected image features, :math:`\vec t_k` the projected text features
 of prompt :math:`k` and :math:`s` the checkpoint's learnt temperature ``exp(logit_scale)``.
 Image vectors come from :class:`~cueshift.inference.identity.IdentityEncoder` (shared with identity
-preservation); text vectors from :class:`TextEncoder`, cached under the same encoder key with
-kind ``'text'`` (the CLIP probe backend's form).
+preservation); text vectors from :class:`TextEncoder`, encoded and keyed as the CLIP probe backend
+encodes and keys them: each prompt alone, float32 on the CPU, on aligned weights
+(:func:`~cueshift.inference.backends.clip_embeddings.encode_texts`), cached with kind ``'text'``
+under :func:`~cueshift.inference.backends.clip_embeddings.checkpoint_key` of the folder, which ends
+in the encoding version (``#encoding=2``). So the audit and a CLIP judge of the same folder share
+their text vectors bit for bit, and vectors of the older batched encoding (the unversioned key)
+are never read (D57).
 """
 
 from __future__ import annotations
@@ -27,8 +32,9 @@ import numpy.typing as npt
 from cueshift._types import F64
 from cueshift.errors import ConfigError
 from cueshift.extras import importing
+from cueshift.inference.backends.clip_embeddings import align_weights, checkpoint_key, encode_texts
 from cueshift.inference.embedding_cache import EmbeddingCache, Vectors
-from cueshift.inference.identity import encoder_name, quiet_loading
+from cueshift.inference.identity import quiet_loading
 
 
 def has_text_tower(checkpoint: Path) -> bool:
@@ -57,7 +63,8 @@ class TextEncoder:
     Attributes
     ----------
     encoder : str
-        The cache key (:func:`~cueshift.inference.identity.encoder_name`), as the image vectors'.
+        The cache key: the CLIP backend's (:func:`~cueshift.inference.backends.clip_embeddings.checkpoint_key`
+        of the folder, ``'<absolute folder>@default:float32#encoding=2'``).
     logit_scale : float
         The temperature :math:`s = \\exp(\\text{logit\\_scale})` of the checkpoint.
     texts_encoded : int
@@ -65,7 +72,7 @@ class TextEncoder:
     """
 
     def __init__(self, checkpoint: Path, *, cache: EmbeddingCache | None = None) -> None:
-        self.encoder = encoder_name(checkpoint)
+        self.encoder = checkpoint_key(str(checkpoint))
         self.cache = cache
         self.model, self.tokenizer = _load_text(checkpoint)
         self.logit_scale = float(self.model.logit_scale.exp().item())
@@ -86,20 +93,16 @@ class TextEncoder:
     def _encode(self, texts: list[str]) -> Vectors:
         import torch
 
-        inputs = self.tokenizer(texts, return_tensors="pt", padding=True, truncation=True)
-        with torch.inference_mode():
-            output = self.model.get_text_features(
-                input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"]
-            )
-        features = output if isinstance(output, torch.Tensor) else output.pooler_output
+        width = int(self.model.config.projection_dim)
+        rows = encode_texts(self.model, self.tokenizer, texts, torch.device("cpu"), width)
         self.texts_encoded += len(texts)
-        return np.asarray(features.float().cpu().numpy(), dtype=np.float32)
+        return rows
 
 
 def _load_text(checkpoint: Path) -> tuple[Any, Any]:
-    """``(CLIPModel, CLIPTokenizer)`` of a local folder (one-line errors)."""
+    """``(CLIPModel, CLIPTokenizer)`` of a local folder, float32 as its key says (one-line errors)."""
     with importing("models", "the edit audit's CLIP probes"):
-        import torch  # noqa: F401  (transformers' CLIP models need it)
+        import torch
         from transformers import CLIPModel, CLIPTokenizer
     folder = Path(checkpoint).expanduser()
     try:
@@ -111,8 +114,10 @@ def _load_text(checkpoint: Path) -> tuple[Any, Any]:
         raise ConfigError(
             f"audit encoder {str(checkpoint)!r}: cannot load a CLIP text tower: {first}"
         ) from None
-    model.eval()  # type: ignore[no-untyped-call]  # untyped in transformers
-    return model, tokenizer
+    # a checkpoint saved in half precision loads so: float32, weights aligned as the backend's (D50)
+    model = model.to(dtype=torch.float32)  # type: ignore[call-arg]  # transformers' stub wants self
+    model.eval()
+    return align_weights(model), tokenizer
 
 
 def prompt_probabilities(images: npt.ArrayLike, texts: npt.ArrayLike, logit_scale: float) -> F64:

@@ -1,7 +1,7 @@
 """The embeddings of the CLIP backend: memory, then the study's embedding cache, then the encoder.
 
-:func:`encoder_key` names what determines an embedding besides its input (checkpoint,
-revision, dtype); :class:`ClipEmbeddings` (inherited by
+:func:`encoder_key` (:func:`checkpoint_key` of a study's model) names what determines an embedding
+besides its input (checkpoint, revision, dtype, encoding version); :class:`ClipEmbeddings` (inherited by
 :class:`~cueshift.inference.backends.clip.ClipBackend`) returns unit image embeddings keyed by
 the image file's SHA-256 and unit text embeddings keyed by the probe text, encoding only what
 neither its memory nor ``context.embeddings`` holds, ``settings.batch_size`` at a time per cache write.
@@ -14,7 +14,8 @@ adaptive batcher (:class:`~cueshift.execution.batching.BatchSizer`) cut the requ
 follows the machine's load. Alone, an embedding is a function of the encoder and its input,
 as the cache's key says, so a study run twice, resumed or sharded stores the same bits. The key
 ends in the encoding version (``#encoding=2``): vectors stored by the batched encoding before D50
-are encoded again, not reused.
+are encoded again, not reused. The edit audit's text probes encode by :func:`encode_texts` under
+the same key, so the audit and a CLIP judge of one checkpoint share their text vectors (D57).
 """
 
 from __future__ import annotations
@@ -39,22 +40,42 @@ if TYPE_CHECKING:
 
 def encoder_key(model: ModelConfig, settings: ClipSettings, dtype: str) -> str:
     """What determines an embedding besides its input:
-    ``'<checkpoint>@<revision>:<dtype>#encoding=<CLIP_ENCODING>'``.
+    ``'<checkpoint>@<revision>:<dtype>#encoding=<CLIP_ENCODING>'`` (:func:`checkpoint_key` of the model)."""
+    random_seed = settings.random_seed if settings.random_init else None
+    return checkpoint_key(
+        model.checkpoint, model.revision, dtype, tiny_seed=settings.tiny_seed, random_seed=random_seed
+    )
+
+
+def checkpoint_key(
+    checkpoint: str,
+    revision: str | None = None,
+    dtype: str = "float32",
+    *,
+    tiny_seed: int = 0,
+    random_seed: int | None = None,
+) -> str:
+    """The embedding cache's key of CLIP vectors encoded as the CLIP backend encodes them.
 
     A local checkpoint directory is named by its absolute path; the tiny random model by its
     weights seed (``cueshift:tiny-random-clip#seed=0``); ``random_init`` weights by their seed
-    (``…#random-init=0``). A revision left out reads ``default``. The encoding version
-    (:data:`~cueshift.inference.embedding_cache.CLIP_ENCODING`, each input alone since D50) keeps
-    vectors stored by an older encoding out of a resumed study's scores.
+    (``…#random-init=0``, ``random_seed`` given). A revision left out reads ``default``. The
+    encoding version (:data:`~cueshift.inference.embedding_cache.CLIP_ENCODING`, each input alone
+    since D50) keeps vectors stored by an older encoding out of a resumed study's scores. The edit
+    audit's text probes (:class:`~cueshift.inference.edit_probes.TextEncoder`) key theirs here too.
+
+    Examples
+    --------
+    >>> checkpoint_key("org/clip", "abc123", "float16")
+    'org/clip@abc123:float16#encoding=2'
     """
-    checkpoint = model.checkpoint
     if is_stand_in(checkpoint):
-        checkpoint = f"{checkpoint}#seed={settings.tiny_seed}"
+        checkpoint = f"{checkpoint}#seed={tiny_seed}"
     elif Path(checkpoint).expanduser().is_dir():
         checkpoint = str(Path(checkpoint).expanduser().resolve())
-    if settings.random_init:
-        checkpoint = f"{checkpoint}#random-init={settings.random_seed}"
-    return with_encoding(f"{checkpoint}@{model.revision or 'default'}:{dtype}")
+    if random_seed is not None:
+        checkpoint = f"{checkpoint}#random-init={random_seed}"
+    return with_encoding(f"{checkpoint}@{revision or 'default'}:{dtype}")
 
 
 class ClipEmbeddings:
@@ -139,16 +160,28 @@ class ClipEmbeddings:
         return _stacked(rows, self.embed_dim)
 
     def _encode_texts(self, texts: list[str]) -> Vectors:
-        import torch
-
-        rows = []
-        for text in texts:  # one text per forward pass: no padding to the longest of a batch
-            inputs = self.processor(text=[text], return_tensors="pt", truncation=True)
-            tokens = {k: v.to(self.device) for k, v in inputs.items() if k in ("input_ids", "attention_mask")}
-            with torch.inference_mode():
-                rows.append(_features(self.clip_model.get_text_features(**tokens)))
+        rows = encode_texts(self.clip_model, self.processor, texts, self.device, self.embed_dim)
         self.texts_encoded += len(texts)
-        return _stacked(rows, self.embed_dim)
+        return rows
+
+
+def encode_texts(
+    model: Any, tokenizer: Any, texts: Sequence[str], device: torch.device, width: int
+) -> Vectors:
+    """Raw projected text features of ``texts``, each through the text tower alone (D50).
+
+    ``tokenizer`` is a ``CLIPProcessor`` or its ``CLIPTokenizer`` (both take ``text=``); ``model``
+    a ``CLIPModel`` on ``device`` (its weights aligned: :func:`align_weights`).
+    """
+    import torch
+
+    rows = []
+    for text in texts:  # one text per forward pass: no padding to the longest of a batch
+        inputs = tokenizer(text=[text], return_tensors="pt", truncation=True)
+        tokens = {k: v.to(device) for k, v in inputs.items() if k in ("input_ids", "attention_mask")}
+        with torch.inference_mode():
+            rows.append(_features(model.get_text_features(**tokens)))
+    return _stacked(rows, width)
 
 
 def align_weights(model: Any) -> Any:
@@ -183,4 +216,4 @@ def _features(output: Any) -> torch.Tensor:
     return pooled
 
 
-__all__ = ["ClipEmbeddings", "align_weights", "encoder_key"]
+__all__ = ["ClipEmbeddings", "align_weights", "checkpoint_key", "encode_texts", "encoder_key"]
