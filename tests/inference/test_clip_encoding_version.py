@@ -88,9 +88,9 @@ def test_a_resumed_old_run_encodes_again_and_says_what_was_scored_before(
         encoders = {e for (e,) in con.execute("SELECT DISTINCT encoder FROM embedding").fetchall()}
     assert {e.endswith("#encoding=2") for e in encoders} == {True, False}  # the old vectors are kept
     note = (
-        "model 'clip': 4 stored judgments were scored before CLIP embeddings carried their encoding "
-        "version (before D50 they were encoded in batches, about 1e-6 from today's); they are kept as "
-        "stored; to rescore them all, run the study into a new database (--db)"
+        "model 'clip': 4 stored judgments were scored before cueshift recorded the CLIP encoding "
+        "version; they may come from the older batched encoding (about 1e-6 from today's) and are kept "
+        "as stored; to rescore them all, run the study into a new database (--db)"
     )
     assert [n for n in resumed.notes if "encoding" in n] == [note]
 

@@ -83,7 +83,8 @@ class DuckDBEmbeddingCache:
 def older_encoding_notes(con: duckdb.DuckDBPyConnection, models: Sequence[ModelConfig]) -> list[str]:
     """One line per CLIP model of ``models`` with judgments stored by runs that recorded an older
     embedding encoding than :data:`~cueshift.inference.embedding_cache.CLIP_ENCODING`, or none (runs
-    before it was recorded: before D50 their embeddings were encoded in batches, about 1e-6 apart).
+    before it was recorded). Those include judgments stored after D50 but before the version was
+    recorded, which used today's encoding: the note says they *may* come from the older batched one.
     """
     clip_ids = [m.model_id for m in models if m.backend == "clip"]
     if not clip_ids:
@@ -96,9 +97,9 @@ def older_encoding_notes(con: duckdb.DuckDBPyConnection, models: Sequence[ModelC
         [clip_ids, f"$.{CLIP_ENCODING_ENTRY}", CLIP_ENCODING],
     ).fetchall()
     return [
-        f"model {model_id!r}: {n:,} stored judgments were scored before CLIP embeddings carried their "
-        f"encoding version (before D50 they were encoded in batches, about 1e-6 from today's); they are "
-        "kept as stored; to rescore them all, run the study into a new database (--db)"
+        f"model {model_id!r}: {n:,} stored judgments were scored before cueshift recorded the CLIP "
+        "encoding version; they may come from the older batched encoding (about 1e-6 from today's) and "
+        "are kept as stored; to rescore them all, run the study into a new database (--db)"
         for model_id, n in rows
     ]
 
