@@ -26,3 +26,11 @@ def test_version_from_the_entry_point() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"cueshift {cueshift.__version__}\n"
+
+
+def test_help_shows_version_as_a_plain_flag() -> None:
+    """``cueshift --help`` lists ``--version`` with its help and nothing between (no ``<bool>``)."""
+    done = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "120", "TERMINAL_WIDTH": "120"})
+    assert done.exit_code == 0, done.output
+    rows = [" ".join(line.strip("│ ").split()) for line in done.output.splitlines() if "--version" in line]
+    assert rows == ["--version Show the version and exit."]

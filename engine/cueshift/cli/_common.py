@@ -43,7 +43,13 @@ def _print_version(value: bool) -> None:
 def _options(
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,  # a bool option is a flag already (typer deprecates is_flag)
+            metavar="",  # typer's rich help shows a flag's type (<bool>) unless a metavar replaces it
+            help="Show the version and exit.",
+        ),
     ] = False,
 ) -> None:
     pass
