@@ -148,3 +148,11 @@ def test_piped_help_is_as_wide_as_the_tables(env: dict[str, str], width: int) ->
     borders = [line for line in lines if line.startswith("╭─ Options")]
     assert borders and all(len(line) == width for line in borders), lines
     assert "…" not in "\n".join(lines)  # at 80, --throughput's help was cut: "cueshift/power/throughpu…"
+
+
+@pytest.mark.parametrize("words", COMMANDS)
+def test_flags_show_no_type(words: str) -> None:
+    """A flag takes no value, so its help row shows none (typer printed ``--help  <bool>``)."""
+    printed = _help(words, {"COLUMNS": "120"})
+    assert "<bool>" not in printed
+    assert "--help" in printed

@@ -6,13 +6,14 @@ fragments. :class:`HelpGroup`, the app's click group, prints it at
 :func:`cueshift._console.stream_width` instead (120 piped, as the tables), ``TERMINAL_WIDTH`` still
 first. typer also keeps the single line breaks of a docstring's paragraphs in rich mode (the
 commands list and every paragraph after the first), so a help line ended where the source line
-did; the group joins each paragraph into one line before typer wraps it.
+did; the group joins each paragraph into one line before typer wraps it. This typer's rich help
+also shows a type for every flag (``--help  <bool>``); the group gives flags no metavar.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -36,14 +37,28 @@ def reflowed(text: str) -> str:
 
 class _Command(Protocol):
     help: str | None
+    params: list[Any]
+    get_help_option: Callable[[Any], Any]
 
 
-def _reflow(command: _Command) -> None:
-    """Reflow the help of ``command`` (a click command of typer's own click) and of every command under it."""
+def _tidy(command: _Command) -> None:
+    """Reflow the help of ``command`` (a click command of typer's own click) and of every command
+    under it, and show its flags (``--help`` too) without a type."""
     if command.help:
         command.help = reflowed(command.help)
+    for param in command.params:
+        _plain_flag(param)
+    help_option = command.get_help_option
+    command.get_help_option = lambda ctx: _plain_flag(help_option(ctx))
     for sub in getattr(command, "commands", {}).values():
-        _reflow(sub)
+        _tidy(sub)
+
+
+def _plain_flag(param: Any) -> Any:
+    """``param`` shown without a metavar when it is a flag (typer would print ``<bool>``)."""
+    if getattr(param, "is_flag", False) and not getattr(param, "metavar", None):
+        param.metavar = ""
+    return param
 
 
 @contextmanager
@@ -60,11 +75,12 @@ def help_width() -> Iterator[None]:
 
 
 class HelpGroup(TyperGroup):
-    """The app's click group: help reflowed (:func:`reflowed`), as wide as the tables (:func:`help_width`)."""
+    """The app's click group: help reflowed (:func:`reflowed`), as wide as the tables (:func:`help_width`),
+    flags without a type."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _reflow(self)
+        _tidy(self)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         with help_width():
