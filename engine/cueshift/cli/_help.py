@@ -13,9 +13,9 @@ also shows a type for every flag (``--help  <bool>``); the group gives flags no 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import Any
 
 from typer import rich_utils
 from typer.core import TyperGroup
@@ -35,13 +35,7 @@ def reflowed(text: str) -> str:
     return "\n\n".join(p if p.lstrip().startswith("\b") else " ".join(p.split()) for p in paragraphs)
 
 
-class _Command(Protocol):
-    help: str | None
-    params: list[Any]
-    get_help_option: Callable[[Any], Any]
-
-
-def _tidy(command: _Command) -> None:
+def _tidy(command: Any) -> None:
     """Reflow the help of ``command`` (a click command of typer's own click) and of every command
     under it, and show its flags (``--help`` too) without a type."""
     if command.help:
