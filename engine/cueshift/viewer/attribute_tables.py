@@ -10,19 +10,36 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from cueshift import store
-from cueshift.render import Col, Pivot, fmt_text, stub
+from cueshift.render import Col, Pivot, ci_label, fmt_text, level_percent, stub
 from cueshift.viewer import tables
+from cueshift.viewer.summaries import COMPUTED_CI, VIEWER_LEVEL
 
 if TYPE_CHECKING:
     from cueshift.viewer.viewer import Viewer
 
-STORED_NOTE = (
-    "Stored by `cueshift analyze` (result_sbs): face-level BCa 95% CI; Wilcoxon signed-rank p, "
-    "BH-adjusted: bold p < 0.001, underlined not significant (p ≥ 0.05)."
-)
+#: The note of a table of Δ the viewer computes on the rows in view, at its own level.
 COMPUTED_NOTE = (
-    "Computed by the viewer on the rows in view: mean of per-face mean Δ, face-level t 95% CI; no test."
+    f"Computed by the viewer at {level_percent(VIEWER_LEVEL)} on the rows in view: mean of per-face "
+    f"mean Δ, face-level t {COMPUTED_CI}; no test."
 )
+
+
+def stored_note(level: float) -> str:
+    """The note of a table of stored ``result_sbs`` intervals, computed by ``analyze`` at ``level``."""
+    return (
+        f"Stored by `cueshift analyze` (result_sbs): face-level BCa {ci_label(level)}; Wilcoxon signed-rank "
+        "p, BH-adjusted: bold p < 0.001, underlined not significant (p ≥ 0.05)."
+    )
+
+
+def interval_labels(stored: bool, level: float) -> tuple[str, str]:
+    """The interval header and the note of a table of Δ: stored (``result_sbs``, computed at
+    ``level``), or computed by the viewer at :data:`~cueshift.viewer.summaries.VIEWER_LEVEL`.
+
+    >>> interval_labels(True, 0.9)[0], interval_labels(False, 0.9)[0]
+    ('90% CI', '95% CI')
+    """
+    return (ci_label(level), stored_note(level)) if stored else (COMPUTED_CI, COMPUTED_NOTE)
 
 
 def table11_cells(con: Any, value: str) -> pl.DataFrame:
@@ -80,8 +97,9 @@ def _estimate_fill(cell: object) -> str | None:
     return tables.heat_fill(cell["estimate"] if isinstance(cell, dict) else cell)
 
 
-def scenario_table(viewer: Viewer, scen: pl.DataFrame) -> str:
-    """Δ per scenario (rows, in the menu's order) × model, with p where the Δ are stored."""
+def scenario_table(viewer: Viewer, scen: pl.DataFrame, level: float) -> str:
+    """Δ per scenario (rows, in the menu's order) × model, with p where the Δ are stored (``level``:
+    the confidence level of ``result_sbs``)."""
     order = {s: i for i, s in enumerate(viewer.menus.scenarios)}
     stored = scen.height > 0 and scen["source"][0] == "stored"
     frame = scen.with_columns(
@@ -93,20 +111,22 @@ def scenario_table(viewer: Viewer, scen: pl.DataFrame) -> str:
         ),
         p_adj=pl.col("p_adj") if "p_adj" in scen.columns else pl.lit(None, pl.Float64),
     ).sort("position", "model_id")
+    header, note = interval_labels(stored, level)
     return tables.render(
         frame,
         key="scenarios",
-        title="Δ per scenario (mean over faces, 95% CI)",
+        title=f"Δ per scenario (mean over faces, {header})",
         columns=[stub("label", "Scenario (favorable / unfavorable)")],
         pivot=Pivot(on="model_id", value="cell", fmt=fmt_text, p="p_adj" if stored else None),
         group="scenario_category",
-        notes=[STORED_NOTE if stored else COMPUTED_NOTE],
+        notes=[note],
         empty="No Δ in view for this attribute.",
     )
 
 
-def group_table(groups: pl.DataFrame, table11: pl.DataFrame | None) -> str:
-    """Δ by demographic group × model, with the stored Table 11 cells as further columns."""
+def group_table(groups: pl.DataFrame, table11: pl.DataFrame | None, level: float) -> str:
+    """Δ by demographic group × model, with the stored Table 11 cells as further columns (``level``:
+    the confidence level of ``result_table11``)."""
     frame = groups.select(
         "dimension",
         "group",
@@ -128,7 +148,8 @@ def group_table(groups: pl.DataFrame, table11: pl.DataFrame | None) -> str:
             notes.append(
                 "Table 11 (partial pooling): the same cells shrunk towards the variation's estimate over the "
                 "dimension's groups by empirical Bayes, most where a group has few faces, with Morris's "
-                "95% interval (result_table11: pooled_estimate, pooled_ci_low/high, shrinkage)."
+                f"{level_percent(level)} interval (result_table11: pooled_estimate, pooled_ci_low/high, "
+                "shrinkage)."
             )
     frame = frame.with_columns(cell=pl.struct("estimate", "ci_low", "ci_high"))
     return tables.render(

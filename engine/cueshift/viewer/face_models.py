@@ -10,12 +10,12 @@ face-model rows.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import duckdb
 
 from cueshift import store
-from cueshift.render import Col, fmt_ci, fmt_effect, stub
+from cueshift.render import Col, ci_label, fmt_ci, fmt_effect, level_percent, stub
 from cueshift.schemas.audit_skin import ALL
 from cueshift.viewer import tables
 
@@ -30,16 +30,20 @@ COLUMNS = {
         "estimate DOUBLE, ci_low DOUBLE, ci_high DOUBLE, n_edits BIGINT, n_faces BIGINT"
     ),
 }
+#: The level of ``audit_skin_tone``'s intervals: ``cueshift audit`` computes them at the face
+#: bootstrap's default, whatever level ``analyze`` used (the table has no ``result_manifest`` row).
+SKIN_TONE_LEVEL: Final = 0.95
 _SKIN_COLUMNS = [
     Col("estimate", "ΔITA°", lambda v: fmt_effect(v, 2)),
-    Col("ci_low", "95% CI", lambda low, high: fmt_ci(low, high, 2, True), args=("ci_high",)),
+    Col("ci_low", ci_label(SKIN_TONE_LEVEL), lambda low, high: fmt_ci(low, high, 2, True), args=("ci_high",)),
     Col("n_faces", "Faces", tables.count),
     Col("n_edits", "Edits", tables.count),
 ]
 _SKIN_NOTE = (
     "audit_skin_tone (`cueshift audit` with [audit.faces]): the individual typology angle of the face's "
     "skin on the variation minus on its base (positive = lighter), averaged within each base face, then "
-    "over faces, with a 95% face-level bootstrap interval (– with a single face)."
+    f"over faces, with a {level_percent(SKIN_TONE_LEVEL)} face-level bootstrap interval (– with a single "
+    "face), computed by `cueshift audit` at that level whatever level `analyze` used."
 )
 
 

@@ -51,7 +51,7 @@ def summary(con: duckdb.DuckDBPyConnection, f: Filters, has: frozenset[str]) -> 
         columns=[
             stub("model", "Model"),
             Col("estimate", "Placebo SBS", tables.signed),
-            Col("ci_low", "95% CI", tables.ci, args=("ci_high",)),
+            Col("ci_low", tables.stored_ci(con, FLOOR), tables.ci, args=("ci_high",)),
             Col("abs_sbs_mean", "Mean cell |SBS|", tables.number),
             Col("abs_sbs_quantile", "95th pct cell |SBS|", tables.number),
             Col("n", "Faces", tables.count),

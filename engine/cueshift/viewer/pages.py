@@ -14,25 +14,25 @@ from starlette.requests import Request
 
 from cueshift import store
 from cueshift.designs.page_helpers import NotFound
-from cueshift.render import Col, fmt_percent, stub
+from cueshift.render import Col, fmt_percent, level_percent, stored_level, stub
 from cueshift.viewer import audit, charts, face_models, noise, quality, summaries, tables
 from cueshift.viewer.attribute_tables import (
-    COMPUTED_NOTE,
-    STORED_NOTE,
     audit_table,
     group_table,
+    interval_labels,
     scenario_table,
     table11_cells,
 )
 from cueshift.viewer.filters import Filters
+from cueshift.viewer.summaries import COMPUTED_CI, VIEWER_LEVEL
 
 if TYPE_CHECKING:
     from cueshift.viewer.viewer import Viewer
 
 PLACEBO_NOTE = (
     "An identical copy and a lossless re-encode of every base image: the same pixels, so their Δ "
-    "measures sampling noise and serving nondeterminism. Computed by the viewer on the rows in view: "
-    "mean of per-face mean Δ, face-level t 95% CI."
+    "measures sampling noise and serving nondeterminism. Computed by the viewer at "
+    f"{level_percent(VIEWER_LEVEL)} on the rows in view: mean of per-face mean Δ, face-level t {COMPUTED_CI}."
 )
 
 
@@ -94,14 +94,16 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
         edits = audit.summary(con)
         faces = face_models.summary(con)
         stored_floor = noise.summary(con, f, viewer.source.tables)
+        sbs_level = stored_level(con, ("result_sbs",))
     finally:
         con.close()
     stored = ranking.height > 0 and ranking["source"][0] == "stored"
+    header, note = interval_labels(stored, sbs_level)
     columns = [
         stub("variation_category", "Category"),
         Col("variation_value", "Attribute", align="left"),
         Col("estimate", "SBS", tables.signed, p="p_adj" if stored else None),
-        Col("ci_low", "95% CI", tables.ci, args=("ci_high",)),
+        Col("ci_low", header, tables.ci, args=("ci_high",)),
         Col("abs_sbs", "|SBS|", tables.number),
         Col("n", "Faces", tables.count),
     ]
@@ -110,7 +112,7 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
         key="ranking",
         title="Attributes by |SBS|" + (f" — {f.model}" if f.model else " — all models"),
         columns=columns,
-        notes=[STORED_NOTE if stored else COMPUTED_NOTE],
+        notes=[note],
         empty="No Δ in view: no variation judged together with its base yet.",
     )
     hrefs = {v: "/attribute" + f.query(value=v) for v in ranking["variation_value"].to_list()}
@@ -122,7 +124,7 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
             stub("variation_category", "Category"),
             Col("variation_value", "Placebo", align="left"),
             Col("estimate", "SBS", tables.signed),
-            Col("ci_low", "95% CI", tables.ci, args=("ci_high",)),
+            Col("ci_low", COMPUTED_CI, tables.ci, args=("ci_high",)),
             Col("abs_sbs", "|SBS|", tables.number),
             Col("n", "Faces", tables.count),
         ],
@@ -175,15 +177,16 @@ def attribute(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         audits = audit.of_images(con, [str(i) for i in picks["image_id"]])
         edits = audit.summary(con, value)
         skin_table = face_models.of_value(con, value)
+        sbs_level, table11_level = (stored_level(con, (t,)) for t in ("result_sbs", "result_table11"))
     finally:
         con.close()
     return "attribute.html", {
         "value": value,
         "category": viewer.menus.attributes[value],
         "n_faces": shifts["face_id"].n_unique(),
-        "scenario_table": scenario_table(viewer, scen),
+        "scenario_table": scenario_table(viewer, scen, sbs_level),
         "scenario_rows": scen.to_dicts(),
-        "group_table": group_table(groups, table11),
+        "group_table": group_table(groups, table11, table11_level),
         "group_rows": groups.to_dicts(),
         "examples": [
             {**r, "scenario_id": strongest[str(r["image_id"])], "audit": audits.get(str(r["image_id"]), {})}

@@ -8,18 +8,24 @@ import polars as pl
 from starlette.requests import Request
 
 from cueshift.designs.page_helpers import BadRequest, NotFound, Page, page_count
-from cueshift.render import Col, stub
+from cueshift.render import Col, ci_label, stored_level, stub
 from cueshift.viewer import audit, audit_robustness, compare, tables
 from cueshift.viewer.filters import Filters
 
 if TYPE_CHECKING:
     from cueshift.viewer.viewer import Viewer
 
-DIFFERENCE_NOTE = (
-    "Stored by `cueshift analyze` (result_model_differences): paired SBS difference a − b over the "
-    "faces both models judged, face-clustered bootstrap 95% CI; paired test, BH-adjusted: bold "
-    "p < 0.001, underlined not significant (p ≥ 0.05)."
-)
+#: The stored table of the side-by-side page's differences.
+DIFFERENCES = "result_model_differences"
+
+
+def difference_note(ci_level: float) -> str:
+    """The note of the stored differences, computed by ``analyze`` at ``ci_level``."""
+    return (
+        f"Stored by `cueshift analyze` ({DIFFERENCES}): paired SBS difference a − b over the faces both "
+        f"models judged, face-clustered bootstrap {ci_label(ci_level)}; paired test, BH-adjusted: bold "
+        "p < 0.001, underlined not significant (p ≥ 0.05)."
+    )
 
 
 def _page_number(request: Request) -> int:
@@ -79,7 +85,7 @@ def _models(viewer: Viewer, request: Request) -> tuple[str, str] | None:
     return picked
 
 
-def _difference_table(frame: pl.DataFrame, level: str, a: str, b: str) -> str:
+def _difference_table(frame: pl.DataFrame, level: str, a: str, b: str, ci_level: float) -> str:
     part = frame.filter(pl.col("level") == level)
     if level == "variation_value":
         keys = [stub("variation_value", "Attribute")]
@@ -96,11 +102,11 @@ def _difference_table(frame: pl.DataFrame, level: str, a: str, b: str) -> str:
             Col("sbs_a", f"SBS {a}", tables.signed),
             Col("sbs_b", f"SBS {b}", tables.signed),
             Col("estimate", "Difference", tables.signed, p="p_adj"),
-            Col("ci_low", "95% CI", tables.ci, args=("ci_high",)),
+            Col("ci_low", ci_label(ci_level), tables.ci, args=("ci_high",)),
             Col("n", "Faces", tables.count),
         ],
         group=group,
-        notes=[DIFFERENCE_NOTE],
+        notes=[difference_note(ci_level)],
         empty=f"No stored difference per {compare.LEVELS[level]} for these two models.",
     )
 
@@ -109,7 +115,7 @@ def models_side_by_side(viewer: Viewer, request: Request, f: Filters) -> tuple[s
     """Two models: paired differences per attribute and per scenario, the largest disagreements."""
     picked = _models(viewer, request)
     value = _value(viewer, request)
-    stored_differences = viewer.source.has("result_model_differences")
+    stored_differences = viewer.source.has(DIFFERENCES)
     context: dict[str, Any] = {"pair": picked, "value": value, "stored": stored_differences}
     if picked is None:
         return "compare.html", context
@@ -118,12 +124,15 @@ def models_side_by_side(viewer: Viewer, request: Request, f: Filters) -> tuple[s
     try:
         stored = compare.differences(con, a, b) if stored_differences else None
         cells = compare.disagreements(con, a, b, f, value)
+        ci_level = stored_level(con, (DIFFERENCES,))
     finally:
         con.close()
     labels = {k: s.label for k, s in viewer.menus.scenarios.items()}
     if stored is not None:
         stored = stored.with_columns(pl.col("scenario_id").replace(labels))
-        context["difference_tables"] = [_difference_table(stored, level, a, b) for level in compare.LEVELS]
+        context["difference_tables"] = [
+            _difference_table(stored, level, a, b, ci_level) for level in compare.LEVELS
+        ]
         context["difference_rows"] = stored.to_dicts()
     context["cells"] = [
         {**r, "scenario": labels.get(r["scenario_id"], r["scenario_id"])} for r in cells.to_dicts()

@@ -9,7 +9,9 @@ model × scenario category × demographic cell. Raw judgments are read from the
 attached file only for the drill-down of one image × scenario. After the build, file-system
 access is switched off and the configuration locked: no page can reach another file. The
 quality tables (``image_identity``, ``edit_audit``, the face models' ``face_detection`` and
-``audit_skin_tone``) are copied too, empty when the file has none.
+``audit_skin_tone``) are copied too, empty when the file has none, and ``result_manifest`` as it
+is: the pages' interval labels read the level each result table was computed at from it
+(:func:`cueshift.render.stored_level` looks in the cursor's own database, the in-memory one).
 """
 
 from __future__ import annotations
@@ -177,6 +179,8 @@ def open_source(path: str | Path) -> Source:
             for r in con.execute("SELECT config FROM study.main.run ORDER BY started_at DESC").fetchall()
         )
         _materialise(con)
+        if MANIFEST in tables:  # where stored_level finds each table's confidence level
+            con.execute(f"CREATE TABLE memory.main.{MANIFEST} AS SELECT * FROM study.main.{MANIFEST}")
         min_identity = quality.applied_min_identity(con, tables)
         quality.materialise(con, tables, min_identity)
         audit.materialise(con, tables)

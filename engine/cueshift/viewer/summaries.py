@@ -3,11 +3,13 @@
 Where a page is not narrowed by scenario category or demographic group, it shows the stored
 result of ``cueshift analyze`` (``result_sbs``: face-level BCa intervals, Wilcoxon p with BH),
 the numbers of the report. Narrowed, or on a study not analysed yet (an interrupted one), the
-viewer computes the same estimates on the subset, with a face-level t interval:
+viewer computes the same estimates on the subset, with a face-level t interval at
+:data:`VIEWER_LEVEL` :math:`c`, whatever level ``analyze`` used (the tables' labels and notes
+say which level each interval has):
 
 .. math::
 
-    \\bar m \\pm t_{0.975,\\,n-1}\\, s_m / \\sqrt{n},
+    \\bar m \\pm t_{(1+c)/2,\\,n-1}\\, s_m / \\sqrt{n},
 
 where :math:`m_f` is face :math:`f`'s mean Δ over the rows in view (models, scenarios) and
 :math:`n` the number of faces (seed 000 §4.4: the face is the unit of analysis). SBS is
@@ -21,24 +23,31 @@ summarises them apart, with the same face-level estimates.
 
 from __future__ import annotations
 
+from typing import Final
+
 import duckdb
 import numpy as np
 import polars as pl
 from scipy import stats as st
 
 from cueshift import store
+from cueshift.render import ci_label
 from cueshift.viewer.filters import Filters
 from cueshift.viewer.menus import DIMENSIONS
 from cueshift.views import PLACEBO_FEATURE_KEY
 
 POOLED = "(pooled)"
+#: The level of the intervals the viewer computes itself on the rows in view (:func:`t_interval`).
+VIEWER_LEVEL: Final = 0.95
+#: Their header, from the same number ("95% CI").
+COMPUTED_CI: Final = ci_label(VIEWER_LEVEL)
 #: SELECT list of the face-level summary: estimate, sd over faces, n faces.
 _FACE_SUMMARY = "avg(m) AS estimate, stddev_samp(m) AS sd, count(*)::BIGINT AS n"
 #: SQL condition on ``delta`` rows (alias ``d``): a noise-floor placebo (a null key is an attribute).
 IS_PLACEBO = f"coalesce(lower(d.feature_key), '') = '{PLACEBO_FEATURE_KEY}'"
 
 
-def t_interval(frame: pl.DataFrame, confidence: float = 0.95) -> pl.DataFrame:
+def t_interval(frame: pl.DataFrame, confidence: float = VIEWER_LEVEL) -> pl.DataFrame:
     """Add ``ci_low``/``ci_high`` (t interval over faces) from ``estimate``, ``sd`` and ``n``."""
     n = frame["n"].to_numpy().astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -4,7 +4,9 @@ A page hands a polars frame and the report's column declarations (:class:`cueshi
 :class:`cueshift.render.Pivot`) to :func:`render` (:func:`cueshift.designs.page_helpers.table_html`,
 which the designs' pages use too): :class:`cueshift.render.TableSpec` formats it (significance
 marks from the stored p-values, at render time) and :func:`cueshift.render.to_html` renders the
-great_tables HTML.
+great_tables HTML. An interval read from a stored table is headed by :func:`stored_ci`, the level
+``cueshift analyze`` computed that table at; one the viewer computes, by
+:data:`cueshift.viewer.summaries.COMPUTED_CI`.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ import html
 import re
 from collections.abc import Mapping
 
+import duckdb
+
 from cueshift.designs.page_helpers import count, number, table_html
-from cueshift.render import fmt_ci, fmt_effect
+from cueshift.render import ci_label, fmt_ci, fmt_effect, stored_level
 
 #: Fill of the strongest shift in a heatmap (blue: positive, red: negative), as in Table 11.
 _POSITIVE, _NEGATIVE = (33, 102, 172), (178, 24, 43)
@@ -42,6 +46,15 @@ def ci(low: object, high: object) -> str:
     return fmt_ci(low, high, 3, True)
 
 
+def stored_ci(con: duckdb.DuckDBPyConnection, *tables: str) -> str:
+    """The header of an interval read from ``tables``: ``'90% CI'`` for results computed at 90 %.
+
+    The level is the one ``result_manifest`` records for them (the viewer's in-memory copy;
+    :func:`cueshift.render.stored_level`), 95 % for results written before it was recorded.
+    """
+    return ci_label(stored_level(con, tables))
+
+
 def linkify(table_html: str, key: str, column: int, hrefs: Mapping[str, str]) -> str:
     """Make the cells of one column links: a cell whose text is a key of ``hrefs`` gets that href.
 
@@ -63,4 +76,4 @@ def linkify(table_html: str, key: str, column: int, hrefs: Mapping[str, str]) ->
 #: great_tables HTML of a frame under the report's declarations (shared with the designs' pages).
 render = table_html
 
-__all__ = ["ci", "count", "heat_fill", "linkify", "number", "render", "signed"]
+__all__ = ["ci", "count", "heat_fill", "linkify", "number", "render", "signed", "stored_ci"]

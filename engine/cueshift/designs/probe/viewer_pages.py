@@ -19,19 +19,29 @@ import polars as pl
 from cueshift import store
 from cueshift.designs.page_helpers import NotFound, count, number, table_html
 from cueshift.designs.viewer_support import PageRequest
-from cueshift.render import Col, ci, stub
+from cueshift.render import Col, ci, ci_label, level_percent, stored_level, stub
 
-#: The twin columns of ``result_probe_baselines`` the page shows (the report's ``probe_twin``).
-TWIN_COLUMNS = (
-    stub("model_id", "Model"),
-    Col("similarity", "ρ model", number),
-    Col("random_similarity", "ρ twin", number),
-    Col("twin_difference", "ρ − twin", number, p="twin_p_adj"),
-    Col("twin_low", "95% CI", ci(3), args=("twin_high",)),
-    Col("twin_partial_difference", "partial ρ − twin", number, p="twin_partial_p_adj"),
-    Col("twin_partial_low", "95% CI", ci(3), args=("twin_partial_high",)),
-    Col("verdict", "Verdict", align="left"),
-)
+#: The stored table of the twin columns.
+BASELINES = "result_probe_baselines"
+
+
+def twin_columns(level: float) -> tuple[Col, ...]:
+    """The twin columns of ``result_probe_baselines`` the page shows (the report's ``probe_twin``),
+    their intervals headed by ``level``, the level ``analyze`` computed them at.
+
+    >>> [c.label for c in twin_columns(0.9) if c.name.endswith("_low")]
+    ['90% CI', '90% CI']
+    """
+    return (
+        stub("model_id", "Model"),
+        Col("similarity", "ρ model", number),
+        Col("random_similarity", "ρ twin", number),
+        Col("twin_difference", "ρ − twin", number, p="twin_p_adj"),
+        Col("twin_low", ci_label(level), ci(3), args=("twin_high",)),
+        Col("twin_partial_difference", "partial ρ − twin", number, p="twin_partial_p_adj"),
+        Col("twin_partial_low", ci_label(level), ci(3), args=("twin_partial_high",)),
+        Col("verdict", "Verdict", align="left"),
+    )
 
 
 def twin_rows(con: duckdb.DuckDBPyConnection, attribute: str, model: str | None) -> pl.DataFrame:
@@ -42,7 +52,7 @@ def twin_rows(con: duckdb.DuckDBPyConnection, attribute: str, model: str | None)
         f"""
         SELECT model_id, similarity, random_similarity, twin_difference, twin_low, twin_high, twin_p_adj,
                twin_partial_difference, twin_partial_low, twin_partial_high, twin_partial_p_adj, verdict
-        FROM study.main.result_probe_baselines
+        FROM study.main.{BASELINES}
         WHERE attribute = ? AND verdict IS NOT NULL {condition} ORDER BY model_id
         """,
         [attribute, *params],
@@ -120,7 +130,8 @@ def humans_page(con: duckdb.DuckDBPyConnection, request: PageRequest) -> tuple[s
         for (model_id,), part in points.group_by("model_id", maintain_order=True)
     ]
     correlations = pearson(points)
-    twins = twin_rows(con, attribute, request.model) if request.has("result_probe_baselines") else None
+    twins = twin_rows(con, attribute, request.model) if request.has(BASELINES) else None
+    level = stored_level(con, (BASELINES,))
     return "probe.html", {
         "attributes": attributes,
         "attribute": attribute,
@@ -136,10 +147,11 @@ def humans_page(con: duckdb.DuckDBPyConnection, request: PageRequest) -> tuple[s
             twins,
             key="probe-twin",
             title=f"Against the random twin — {attribute}",
-            columns=TWIN_COLUMNS,
+            columns=twin_columns(level),
             notes=(
                 "Spearman ρ with the human means minus the random-weight twin's on the same faces "
-                "(result_probe_baselines): face-level paired bootstrap interval, BH over attributes.",
+                f"({BASELINES}): face-level paired bootstrap {level_percent(level)} interval, BH over "
+                "attributes.",
             ),
         )
         if twins is not None and twins.height
