@@ -88,3 +88,14 @@ def test_it_reads_a_probe_judges_vectors_and_never_writes_under_its_key(
     vectors = encoder.vectors(["k-base", "k-near"], paths[:2])
     assert encoder.images_encoded == 1 and np.array_equal(vectors["k-base"], planted[0])
     assert set(cache.vectors) == {(judge, "image", "k-base"), (encoder.encoder, "image", "k-near")}
+
+
+def test_a_half_precision_checkpoint_is_encoded_in_float32(tmp_path: Path) -> None:
+    """The key says float32 (``…@default:float32``), so the tower runs in float32 whatever was saved."""
+    model, processor = build_tiny_clip(0)
+    model.half().save_pretrained(tmp_path / "half")
+    processor.save_pretrained(tmp_path / "half")
+    encoder = IdentityEncoder(tmp_path / "half")
+    assert all(p.dtype == torch.float32 for p in encoder.model.parameters())
+    vectors = encoder.vectors(["k-base"], _pictures(tmp_path)[:1])
+    assert vectors["k-base"].dtype == np.float32

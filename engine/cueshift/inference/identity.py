@@ -52,7 +52,7 @@ def quiet_loading() -> Iterator[None]:
 def _load(checkpoint: Path) -> tuple[Any, Any]:
     """``(CLIPVisionModelWithProjection, CLIPImageProcessor)`` of a local folder (one-line errors)."""
     with importing("models", "the [quality] encoder"):
-        import torch  # noqa: F401  (transformers' CLIP models need it)
+        import torch
         from transformers import AutoConfig, CLIPImageProcessor, CLIPVisionModelWithProjection
     folder = Path(checkpoint).expanduser()
     if not folder.is_dir():
@@ -73,7 +73,9 @@ def _load(checkpoint: Path) -> tuple[Any, Any]:
         raise ConfigError(
             f"[quality] encoder {str(checkpoint)!r}: cannot load a CLIP vision tower: {first}"
         ) from None
-    model.eval()  # type: ignore[no-untyped-call]  # untyped in transformers
+    # a checkpoint saved in half precision loads so: float32, as the cache key says
+    model = model.to(dtype=torch.float32)  # type: ignore[call-arg]  # transformers' stub wants self
+    model.eval()
     return model, processor
 
 
