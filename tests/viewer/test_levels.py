@@ -96,6 +96,29 @@ def test_stored_intervals_say_the_level_analyze_used(served_at_90: Served) -> No
     assert "BCa 90% CI" in shown["overview/tbl-ranking"]
 
 
+@pytest.fixture(scope="module")
+def served_percentile(served_at_90: Served, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """The same results as if ``analyze --ci percentile --test permutation`` had made them."""
+    folder = tmp_path_factory.mktemp("viewer-percentile")
+    db = Path(shutil.copy(served_at_90.db, folder / "study.duckdb"))
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE result_manifest SET ci_method = 'percentile', test = 'permutation'")
+    yield from serve_in_thread(db, folder / "thumbs")
+
+
+def test_stored_notes_name_the_interval_method_and_test_analyze_used(
+    served_at_90: Served, served_percentile: Served
+) -> None:
+    """The note under stored SBS said "BCa …; Wilcoxon signed-rank" whatever ``analyze`` ran."""
+    for served, words in (
+        (served_at_90, "BCa 90% CI; Wilcoxon signed-rank p"),
+        (served_percentile, "percentile 90% CI; sign-flip permutation p"),
+    ):
+        shown = _stored_tables(served)
+        assert words in shown["overview/tbl-ranking"], shown["overview/tbl-ranking"]
+        assert words in shown["attribute/tbl-scenarios"], shown["attribute/tbl-scenarios"]
+
+
 def test_a_manifest_without_the_level_reads_as_95(served_unrecorded: Served) -> None:
     shown = _stored_tables(served_unrecorded)
     for key, text in shown.items():

@@ -13,6 +13,7 @@ from cueshift import store
 from cueshift.render import Col, Pivot, ci_label, fmt_text, level_percent, stub
 from cueshift.viewer import tables
 from cueshift.viewer.summaries import COMPUTED_CI, VIEWER_LEVEL
+from cueshift.viewer.tables import StoredMethod
 
 if TYPE_CHECKING:
     from cueshift.viewer.viewer import Viewer
@@ -24,22 +25,26 @@ COMPUTED_NOTE = (
 )
 
 
-def stored_note(level: float) -> str:
-    """The note of a table of stored ``result_sbs`` intervals, computed by ``analyze`` at ``level``."""
+def stored_note(method: StoredMethod) -> str:
+    """The note of a table of stored ``result_sbs`` intervals, computed by ``analyze`` as ``method`` says."""
     return (
-        f"Stored by `cueshift analyze` (result_sbs): face-level BCa {ci_label(level)}; Wilcoxon signed-rank "
+        f"Stored by `cueshift analyze` (result_sbs): face-level {method.ci_method} {ci_label(method.level)}; "
+        f"{method.test} "
         "p, BH-adjusted: bold p < 0.001, underlined not significant (p ≥ 0.05)."
     )
 
 
-def interval_labels(stored: bool, level: float) -> tuple[str, str]:
-    """The interval header and the note of a table of Δ: stored (``result_sbs``, computed at
-    ``level``), or computed by the viewer at :data:`~cueshift.viewer.summaries.VIEWER_LEVEL`.
+def interval_labels(stored: bool, method: StoredMethod) -> tuple[str, str]:
+    """The interval header and the note of a table of Δ: stored (``result_sbs``, computed as
+    ``method`` says), or computed by the viewer at :data:`~cueshift.viewer.summaries.VIEWER_LEVEL`.
 
-    >>> interval_labels(True, 0.9)[0], interval_labels(False, 0.9)[0]
+    >>> method = StoredMethod(0.9, "percentile", "sign-flip permutation")
+    >>> interval_labels(True, method)[0], interval_labels(False, method)[0]
     ('90% CI', '95% CI')
+    >>> interval_labels(True, method)[1].split(";")[0]
+    'Stored by `cueshift analyze` (result_sbs): face-level percentile 90% CI'
     """
-    return (ci_label(level), stored_note(level)) if stored else (COMPUTED_CI, COMPUTED_NOTE)
+    return (ci_label(method.level), stored_note(method)) if stored else (COMPUTED_CI, COMPUTED_NOTE)
 
 
 def table11_cells(con: Any, value: str) -> pl.DataFrame:
@@ -97,9 +102,9 @@ def _estimate_fill(cell: object) -> str | None:
     return tables.heat_fill(cell["estimate"] if isinstance(cell, dict) else cell)
 
 
-def scenario_table(viewer: Viewer, scen: pl.DataFrame, level: float) -> str:
-    """Δ per scenario (rows, in the menu's order) × model, with p where the Δ are stored (``level``:
-    the confidence level of ``result_sbs``)."""
+def scenario_table(viewer: Viewer, scen: pl.DataFrame, method: StoredMethod) -> str:
+    """Δ per scenario (rows, in the menu's order) × model, with p where the Δ are stored (``method``:
+    how ``result_sbs`` was computed)."""
     order = {s: i for i, s in enumerate(viewer.menus.scenarios)}
     stored = scen.height > 0 and scen["source"][0] == "stored"
     frame = scen.with_columns(
@@ -111,7 +116,7 @@ def scenario_table(viewer: Viewer, scen: pl.DataFrame, level: float) -> str:
         ),
         p_adj=pl.col("p_adj") if "p_adj" in scen.columns else pl.lit(None, pl.Float64),
     ).sort("position", "model_id")
-    header, note = interval_labels(stored, level)
+    header, note = interval_labels(stored, method)
     return tables.render(
         frame,
         key="scenarios",

@@ -25,6 +25,7 @@ from cueshift.viewer.attribute_tables import (
 )
 from cueshift.viewer.filters import Filters
 from cueshift.viewer.summaries import COMPUTED_CI, VIEWER_LEVEL
+from cueshift.viewer.tables import stored_method
 
 if TYPE_CHECKING:
     from cueshift.viewer.viewer import Viewer
@@ -94,11 +95,11 @@ def overview(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[st
         edits = audit.summary(con)
         faces = face_models.summary(con)
         stored_floor = noise.summary(con, f, viewer.source.tables)
-        sbs_level = stored_level(con, ("result_sbs",))
+        sbs_method = stored_method(con, "result_sbs")
     finally:
         con.close()
     stored = ranking.height > 0 and ranking["source"][0] == "stored"
-    header, note = interval_labels(stored, sbs_level)
+    header, note = interval_labels(stored, sbs_method)
     columns = [
         stub("variation_category", "Category"),
         Col("variation_value", "Attribute", align="left"),
@@ -177,14 +178,14 @@ def attribute(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dict[s
         audits = audit.of_images(con, [str(i) for i in picks["image_id"]])
         edits = audit.summary(con, value)
         skin_table = face_models.of_value(con, value)
-        sbs_level, table11_level = (stored_level(con, (t,)) for t in ("result_sbs", "result_table11"))
+        sbs_method, table11_level = stored_method(con, "result_sbs"), stored_level(con, ("result_table11",))
     finally:
         con.close()
     return "attribute.html", {
         "value": value,
         "category": viewer.menus.attributes[value],
         "n_faces": shifts["face_id"].n_unique(),
-        "scenario_table": scenario_table(viewer, scen, sbs_level),
+        "scenario_table": scenario_table(viewer, scen, sbs_method),
         "scenario_rows": scen.to_dicts(),
         "group_table": group_table(groups, table11, table11_level),
         "group_rows": groups.to_dicts(),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import duckdb
 
@@ -53,6 +54,33 @@ def stored_ci(con: duckdb.DuckDBPyConnection, *tables: str) -> str:
     :func:`cueshift.render.stored_level`), 95 % for results written before it was recorded.
     """
     return ci_label(stored_level(con, tables))
+
+
+#: How ``analyze`` names its test families and interval methods (``result_manifest``), in words.
+_TEST_WORDS = {"rank": "Wilcoxon signed-rank", "permutation": "sign-flip permutation"}
+_CI_WORDS = {"bca": "BCa", "percentile": "percentile"}
+
+
+class StoredMethod(NamedTuple):
+    """How ``analyze`` computed a stored table: its interval's level, method and its test, in words."""
+
+    level: float
+    ci_method: str
+    test: str
+
+
+def stored_method(con: duckdb.DuckDBPyConnection, table: str) -> StoredMethod:
+    """The level, interval method and test ``result_manifest`` records for ``table``.
+
+    Results written before the level was recorded read 95 % (:func:`cueshift.render.stored_level`);
+    a manifest without the table reads ``analyze``'s defaults (BCa, Wilcoxon signed-rank).
+    """
+    rows = con.execute(
+        'SELECT any_value(ci_method), any_value(test) FROM result_manifest WHERE "table" = ?', [table]
+    ).fetchall()
+    ci_method, test = rows[0] if rows and rows[0][0] is not None else ("bca", "rank")
+    ci_words = _CI_WORDS.get(str(ci_method), str(ci_method))
+    return StoredMethod(stored_level(con, (table,)), ci_words, _TEST_WORDS.get(str(test), str(test)))
 
 
 def linkify(table_html: str, key: str, column: int, hrefs: Mapping[str, str]) -> str:
