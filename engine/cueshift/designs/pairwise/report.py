@@ -1,7 +1,8 @@
 """The pairwise (seed 002) report: what ``reports/pairwise.qmd`` shows, declared for the report facade.
 
 Cohort preferences (Tables 3–4), position bias, the position-adjusted group effect and the 0–10 ratings with their reliability. Significance in the seed 000 notation (bold p < 0.001, underlined p ≥ 0.05), computed from
-the stored p-values at render time.
+the stored p-values at render time. Tables are numbered in the order ``reports/pairwise.qmd`` shows
+them; every test's note names it and the trials or ratings it counts.
 """
 
 # ruff: noqa: E501  (declared SQL reads best unwrapped)
@@ -27,10 +28,15 @@ from cueshift.render import (
     stub,
 )
 
+_Q_NOTE = (
+    "q (BH): Benjamini–Hochberg adjusted p within the study's pairwise.bh_family (default: every "
+    "model × cohort test together, as the paper's 30)."
+)
+
 TABLES: tuple[TableSpec, ...] = (
     TableSpec(
         key="pairwise_cohort",
-        title="Trials won by the target-group portrait per cohort (seed 002 Tables 3–4)",
+        title="Table 1. Trials won by the target-group portrait per cohort (seed 002 Tables 3–4)",
         sql=f"""SELECT model_id, cohort, k, n, estimate, ci_low, ci_high, odds_ratio, p, p_adj
             FROM result_pairwise_cohort WHERE {MODELS_FILTER} ORDER BY cohort, model_id""",
         columns=(
@@ -44,30 +50,18 @@ TABLES: tuple[TableSpec, ...] = (
             Col("p_adj", "q (BH)", fmt_pvalue),
         ),
         notes=(
+            "k of n: valid trials won by the target-group portrait; p̂ = k/n on a 0–1 scale with its "
+            "Wilson interval in percent, as the paper's Tables 3–4.",
             "Exact two-sided binomial test against 0.5; OR with the study's pseudo-count rule.",
+            _Q_NOTE,
             EMPHASIS_LEGEND,
         ),
         requires=("result_pairwise_cohort",),
     ),
     TableSpec(
-        key="pairwise_position",
-        title="Position bias: share of trials won by the left image",
-        sql=f"""SELECT model_id, k, n, estimate, ci_low, ci_high, p, consistency, n_swapped_pairs
-            FROM result_pairwise_position WHERE {MODELS_FILTER} ORDER BY model_id""",
-        columns=(
-            stub("model_id", "Model"),
-            Col("estimate", "P(left)", number(3), p="p"),
-            Col("ci_low", CI_LABEL, ci(3, False), args=("ci_high",)),
-            Col("p", "p", fmt_pvalue),
-            Col("consistency", "Same winner both orders", percent(1)),
-            Col("n_swapped_pairs", "Swapped pairs", fmt_integer),
-        ),
-        requires=("result_pairwise_position",),
-    ),
-    TableSpec(
         key="pairwise_group_effect",
-        title="Position-adjusted preference for the target group (logit, per cohort)",
-        sql=f"""SELECT model_id, cohort, estimate, ci_low, ci_high, odds_ratio, position, p_adj
+        title="Table 2. Position-adjusted preference for the target group (logit, per cohort)",
+        sql=f"""SELECT model_id, cohort, estimate, ci_low, ci_high, odds_ratio, position, p_adj, n
             FROM result_pairwise_group_effect WHERE {MODELS_FILTER} ORDER BY cohort, model_id""",
         columns=(
             stub("cohort", "Cohort"),
@@ -76,22 +70,58 @@ TABLES: tuple[TableSpec, ...] = (
             Col("ci_low", CI_LABEL, ci(2), args=("ci_high",)),
             Col("odds_ratio", "exp(β)", number(2)),
             Col("position", "Position h", effect(2)),
-            Col("p_adj", "p (BH)", fmt_pvalue),
+            Col("p_adj", "q (BH)", fmt_pvalue),
+            Col("n", "n", fmt_integer),
+        ),
+        notes=(
+            "Logistic regression of the left image winning, logit P = h + β (g_left − g_right) with g = 1 "
+            "for a target-group portrait, over the cohort's n valid trials: β is the log-odds that the "
+            "target-group portrait wins at equal position, exp(β) its odds ratio, h the log-odds of the "
+            "left position. Wald interval and test (blank where the fit separates).",
+            _Q_NOTE,
+            EMPHASIS_LEGEND,
         ),
         requires=("result_pairwise_group_effect",),
     ),
     TableSpec(
+        key="pairwise_position",
+        title="Table 3. Position bias: share of trials won by the left image",
+        sql=f"""SELECT model_id, k, n, estimate, ci_low, ci_high, p, consistency, n_swapped_pairs
+            FROM result_pairwise_position WHERE {MODELS_FILTER} ORDER BY model_id""",
+        columns=(
+            stub("model_id", "Model"),
+            Col("k", "k", fmt_integer),
+            Col("n", "n", fmt_integer),
+            Col("estimate", "P(left)", number(3), p="p"),
+            Col("ci_low", CI_LABEL, ci(3, False), args=("ci_high",)),
+            Col("p", "p", fmt_pvalue),
+            Col("consistency", "Same winner both orders", percent(1)),
+            Col("n_swapped_pairs", "Swapped pairs", fmt_integer),
+        ),
+        notes=(
+            "P(left) = k/n: share of the valid trials won by the left image, exact two-sided binomial test "
+            "against 0.5 (p unadjusted) with its Wilson interval. Same winner both orders: share of the "
+            "pairs shown in both left/right orders whose winner is the same image.",
+            EMPHASIS_LEGEND,
+        ),
+        requires=("result_pairwise_position",),
+    ),
+    TableSpec(
         key="pairwise_rating_bins",
-        title="0–10 ratings per bin (seed 002 Fig. 6)",
-        sql="""SELECT rater, cohort, bin, bin_order, estimate FROM result_pairwise_rating_bins
+        title="Table 4. 0–10 ratings per bin (seed 002 Fig. 6)",
+        sql="""SELECT rater, cohort, n, bin, bin_order, estimate FROM result_pairwise_rating_bins
            ORDER BY rater = '(humans)' DESC, rater, cohort, bin_order""",
-        columns=(stub("rater", "Rater"), stub("cohort", "Cohort")),
+        columns=(stub("rater", "Rater"), stub("cohort", "Cohort"), Col("n", "Ratings", fmt_integer)),
         pivot=Pivot(on="bin", value="estimate", fmt=percent(0), order="bin_order"),
+        notes=(
+            "Share of the rater's valid 0–10 ratings of the cohort's portraits in each bin of the study's "
+            "pairwise.bins (Ratings: how many); (humans): every human rater pooled.",
+        ),
         requires=("result_pairwise_rating_bins",),
     ),
     TableSpec(
         key="pairwise_rating_reliability",
-        title="Inter-rater reliability of the human ratings (Krippendorff's α)",
+        title="Table 5. Inter-rater reliability of the human ratings (Krippendorff's α)",
         sql="SELECT attribute, level, estimate, n_units, n_raters, n FROM result_pairwise_rating_reliability",
         columns=(
             stub("attribute", "Attribute"),
