@@ -8,6 +8,7 @@ Expected texts are built here from the stored rows with ``cueshift.render``'s pl
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import polars as pl
@@ -16,6 +17,7 @@ from cueshift.designs.stylisticbias.report import CATALOG
 from cueshift.render import Report, fmt_ci, fmt_effect, fmt_number
 from cueshift.stats import MEAN_OF_MODELS
 from tests.designs.report_db import query
+from tests.table_order import MAIN, SUPPLEMENTARY, document_titles, misplaced
 
 
 def _faces_per_group(path: Path, dimension: str) -> str:
@@ -175,10 +177,7 @@ def test_table11_note_and_console_print_the_same_pooled_reversal_counts(
     expected = _reversal_counts(report_study)
     with Report.open(report_study, None, CATALOG) as report:
         notes = " ".join(report.styled("table11_demographic").notes)
-    assert (
-        f"pooled over models, as cueshift analyze prints them; per model: Table 11 per model): {expected}."
-        in notes
-    )
+    assert f"pooled over models, as cueshift analyze prints them; per model: Table 11b): {expected}." in notes
     buffer = io.StringIO()
     with duckdb.connect(str(report_study), read_only=True) as con:
         print_headlines(con, Console(file=buffer, width=2000))
@@ -245,6 +244,19 @@ def test_supplementary_tables_appear_in_number_order() -> None:
     ]
     assert numbers == sorted(numbers), numbers
     assert sorted({n for n, _ in numbers}) == list(range(1, len({n for n, _ in numbers}) + 1))
+
+
+def test_main_tables_appear_in_number_order_each_companion_after_its_table() -> None:
+    """Tables 2, 2b, 3, 3b, 3c, 4, 5, 9, 9b, 10, 11, 11b, 11c in the order ``study.qmd`` shows them
+    (D64; were 2, 9, 10, 11c, 3c, 2b, 9b, 3b, 11b, 3, 4, 11, 5, the companions unlettered)."""
+    titles = document_titles(CATALOG)
+    assert misplaced(titles) == []
+    assert misplaced(titles, SUPPLEMENTARY) == []  # D59 still holds
+    shown = [f"{m.group(1)}{m.group(2)}" for t in titles if (m := MAIN.match(t))]
+    assert shown == ["2", "2b", "3", "3b", "3c", "4", "5", "9", "9b", "10", "11", "11b", "11c"]
+    # every table carries its own label, the per-model and crossed versions too (D54)
+    unlabelled = [t.title for t in CATALOG.tables if not re.match(r"Table [A-Z]*\d+[a-z]?\. ", t.title)]
+    assert unlabelled == []
 
 
 def test_only_simulated_judges_ask_for_a_running_pdf_header(report_study: Path, tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from cueshift.render import (
 )
 from tests.html_tables import html_tables, texts
 from tests.render.study_db import AGES, BODY_TYPES, ETHNICITIES, GENDERS
+from tests.table_order import MAIN, SUPPLEMENTARY, misplaced, rendered_titles
 
 DOCUMENT = CATALOG.document_path
 
@@ -45,6 +46,16 @@ def test_html_is_self_contained_with_figures(html: str) -> None:
     assert html.count('src="data:image/png;base64,') == 5  # Figures 2-5 and the Table 11 shrinkage plot
     assert not re.search(r'src="(?!data:)', html)
     assert "Not computed" not in html
+
+
+def test_html_shows_main_tables_in_number_order_each_companion_after_its_table(html: str) -> None:
+    """D64: the page's table titles, in page order: Table 3b and 3c right after Table 3, Table 5
+    before Table 9 (Tables 3b and 11c came before Table 3, Table 3 after Table 10)."""
+    titles = rendered_titles(html)
+    assert misplaced(titles) == []
+    assert misplaced(titles, SUPPLEMENTARY) == []
+    shown = {f"{m.group(1)}{m.group(2)}" for t in titles if (m := MAIN.match(t))}
+    assert {"2", "2b", "3", "3b", "3c", "4", "5", "9", "9b", "10", "11", "11b", "11c"} <= shown
 
 
 def test_html_data_quality_tables_match_the_database(html: str, analysed_db: Path) -> None:

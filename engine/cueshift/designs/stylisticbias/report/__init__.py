@@ -28,11 +28,7 @@ from cueshift.designs.stylisticbias.report.pooling import POOLING_FIGURES
 from cueshift.designs.stylisticbias.report.rq1 import RQ1_TABLES
 from cueshift.designs.stylisticbias.report.rq2 import RQ2_TABLES
 from cueshift.designs.stylisticbias.report.rq3 import RQ3_TABLES
-from cueshift.designs.stylisticbias.report.subgroups import (
-    SUBGROUPS_FIGURES,
-    SUBGROUPS_TABLES,
-    SUBGROUPS_TEXTS,
-)
+from cueshift.designs.stylisticbias.report.subgroups import SUBGROUPS_TABLES
 from cueshift.designs.stylisticbias.report.summary import SUMMARY_TABLES
 from cueshift.render import EMPHASIS_LEGEND_MD, Catalog, FigureSpec, TableSpec, TextSpec
 
@@ -41,7 +37,6 @@ _SECTIONS: tuple[tuple[str, tuple[TableSpec, ...], tuple[FigureSpec, ...], tuple
     ("equivalence", EQUIVALENCE_TABLES, (), EQUIVALENCE_TEXTS),
     ("noise_floor", NOISE_TABLES, NOISE_FIGURES, NOISE_TEXTS),
     ("missing_answers", MISSING_TABLES, MISSING_FIGURES, MISSING_TEXTS),
-    ("subgroups", SUBGROUPS_TABLES, SUBGROUPS_FIGURES, SUBGROUPS_TEXTS),
     ("effects", EFFECTS_TABLES, EFFECTS_FIGURES, EFFECTS_TEXTS),
     ("model_comparison", MODELS_TABLES, MODELS_FIGURES, MODELS_TEXTS),
     ("edit_audit", AUDIT_TABLES, AUDIT_FIGURES, AUDIT_TEXTS),
@@ -51,7 +46,14 @@ _SECTIONS: tuple[tuple[str, tuple[TableSpec, ...], tuple[FigureSpec, ...], tuple
 
 CATALOG = Catalog(
     document="study.qmd",
-    tables=(*SUMMARY_TABLES, *RQ1_TABLES, *RQ2_TABLES, *RQ3_TABLES, *(t for s in _SECTIONS for t in s[1])),
+    tables=(
+        *SUMMARY_TABLES,
+        *RQ1_TABLES,
+        *RQ2_TABLES,
+        *RQ3_TABLES,
+        *SUBGROUPS_TABLES,  # Tables 2b–11c, each shown after its own table (D64)
+        *(t for s in _SECTIONS for t in s[1]),
+    ),
     figures=(*FIGURES, *POOLING_FIGURES, *(f for s in _SECTIONS for f in s[2])),
     texts=(
         *FINDINGS_TEXTS,

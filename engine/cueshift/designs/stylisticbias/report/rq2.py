@@ -169,8 +169,8 @@ TABLE11_DEMOGRAPHIC = TableSpec(
                    || ' (median ' || CAST(median(n) AS INTEGER) || ')' END || '.'
     FROM result_table11 HAVING count(*) > 0
     UNION ALL
-    SELECT 'Sign reversals ({COUNTED}, as cueshift analyze prints them; per model: Table 11 per '
-           || 'model): ' || counts || '.'
+    SELECT 'Sign reversals ({COUNTED}, as cueshift analyze prints them; per model: Table 11b): '
+           || counts || '.'
     FROM ({REVERSALS_SQL.format(t="result_table11")})
     """,
     requires=("result_table11",),

@@ -1,8 +1,8 @@
 """StylisticBias report: crossed demographic subgroups (e.g. age x gender) and per-model versions
-of Tables 2, 3, 9 and 11 (the "Crossed subgroups and per-model tables" section).
+of Tables 2, 3, 9 and 11: Tables 2b, 3b, 3c, 9b, 11b and 11c, each shown right after its own table.
 
 Tables 2 and 9 are per model already; their crossed dimensions are shown beside the marginal ones.
-Tables 3 and 11 are pooled over models in RQ2; here per model, and per crossed group.
+Tables 3 and 11 are pooled over models; here per model, and per crossed group.
 """
 
 from __future__ import annotations
@@ -29,10 +29,8 @@ from cueshift.render import (
     MODELS_FILTER,
     NOT_APPLICABLE_FILL,
     Col,
-    FigureSpec,
     Pivot,
     TableSpec,
-    TextSpec,
     effect,
     fmt_integer,
     number,
@@ -91,7 +89,7 @@ def _crossed_pivot(fill: bool) -> Pivot:
 
 TABLE11_CROSSED = TableSpec(
     key="table11_crossed",
-    title="Table 11 by crossed subgroup: mean Δ per variation and crossed demographic group",
+    title="Table 11c. Table 11 by crossed subgroup: mean Δ per variation and crossed demographic group",
     sql=f"""
     SELECT variation_category, variation_value, dimension, "group", {_COL_POS} AS col_pos, estimate, p_adj
     FROM result_table11_crossed
@@ -112,7 +110,7 @@ TABLE11_CROSSED = TableSpec(
 
 TABLE3_CROSSED = TableSpec(
     key="table3_crossed",
-    title="Table 3 by crossed subgroup: SBS per attribute category and crossed demographic group",
+    title="Table 3c. Table 3 by crossed subgroup: SBS per attribute category and crossed demographic group",
     sql=f"""
     SELECT variation_category, dimension, "group", {_COL_POS} AS col_pos, estimate, p_adj
     FROM result_table3_crossed
@@ -148,7 +146,7 @@ def _dimension_pivot(fmt_decimals: int, as_percent: bool) -> Pivot:
 
 TABLE2_CROSSED = TableSpec(
     key="table2_crossed",
-    title="Table 2 with crossed dimensions: Variation Strength per model",
+    title="Table 2b. Table 2 with crossed dimensions: Variation Strength per model",
     sql=_marginal_and_crossed("result_table2_vs", "result_table2_crossed"),
     columns=(stub("model", "Model"),),
     pivot=_dimension_pivot(3, as_percent=False),
@@ -168,7 +166,7 @@ TABLE2_CROSSED = TableSpec(
 
 TABLE9_CROSSED = TableSpec(
     key="table9_crossed",
-    title="Table 9 with crossed dimensions: share of scenarios with a significant group difference",
+    title="Table 9b. Table 9 with crossed dimensions: share of scenarios with a significant group difference",
     sql=_marginal_and_crossed("result_table9", "result_table9_crossed"),
     columns=(stub("model", "Model"),),
     pivot=_dimension_pivot(0, as_percent=True),
@@ -182,7 +180,7 @@ TABLE9_CROSSED = TableSpec(
 
 TABLE3_BY_MODEL = TableSpec(
     key="table3_by_model",
-    title="Table 3 per model: SBS per attribute category and demographic dimension",
+    title="Table 3b. Table 3 per model: SBS per attribute category and demographic dimension",
     sql=f"""
     SELECT variation_category, model_id, dimension, {_DIM_POS} AS col_pos, estimate, p_adj
     FROM result_table3_by_model WHERE "group" = '{MEAN_OF_GROUPS}' AND {MODELS_FILTER}
@@ -203,7 +201,7 @@ TABLE3_BY_MODEL = TableSpec(
 
 TABLE11_BY_MODEL = TableSpec(
     key="table11_by_model",
-    title="Table 11 per model: significant variation × group cells and sign reversals",
+    title="Table 11b. Table 11 per model: significant variation × group cells and sign reversals",
     sql=f"""
     SELECT model_id, {case("dimension", _DIMENSIONS)} AS dimension_label, {_DIM_POS} AS col_pos,
            count(*) AS cells,
@@ -237,13 +235,12 @@ TABLE11_BY_MODEL = TableSpec(
     requires=("result_table11_by_model",),
 )
 
+#: In the order of their numbers; ``study.qmd`` shows each right after its own table (D64).
 SUBGROUPS_TABLES: tuple[TableSpec, ...] = (
-    TABLE11_CROSSED,
-    TABLE3_CROSSED,
     TABLE2_CROSSED,
-    TABLE9_CROSSED,
     TABLE3_BY_MODEL,
+    TABLE3_CROSSED,
+    TABLE9_CROSSED,
     TABLE11_BY_MODEL,
+    TABLE11_CROSSED,
 )
-SUBGROUPS_FIGURES: tuple[FigureSpec, ...] = ()
-SUBGROUPS_TEXTS: tuple[TextSpec, ...] = ()
