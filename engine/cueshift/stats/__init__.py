@@ -47,7 +47,8 @@ Public surface (implementation in private modules); the design statistics
   :func:`ratio_means`), the crossed bootstrap (:func:`crossed_bootstrap`,
   :func:`scenario_multiplicities`, :func:`scenario_sums`, :data:`GENERALISE`), intervals of
   effects and contrasts (:func:`bias_shifted_interval`, :func:`eta_squared_replicates`,
-  :func:`refit_interval`, :func:`group_difference_interval`, :func:`clustered_wilson`,
+  :func:`refit_interval` (at most :data:`MODEL_REFITS` refits of a mixed model,
+  :data:`CROSSED_REFITS` of the crossed one), :func:`group_difference_interval`, :func:`clustered_wilson`,
   :func:`pooled_standard_errors`),
   :func:`returns` (checks a result frame against its schema) and the labels every design shares
   (:data:`POOLED`, :data:`MEAN_OF_MODELS`, :data:`ALPHA`); the StylisticBias tables' own constants
@@ -72,7 +73,7 @@ from cueshift.stats._correlation import (
     pearson_slope,
     spearman_with_ci,
 )
-from cueshift.stats._crossed import crossed_model, crossed_model_cells, variance_components
+from cueshift.stats._crossed import CROSSED_REFITS, crossed_model, crossed_model_cells, variance_components
 from cueshift.stats._crossed_resample import crossed_bootstrap
 from cueshift.stats._declarations import Declarations
 from cueshift.stats._deprecated_registry import (
@@ -81,7 +82,12 @@ from cueshift.stats._deprecated_registry import (
     declare_analyses,
     suite_analyses,
 )
-from cueshift.stats._effect_intervals import bias_shifted_interval, eta_squared_replicates, refit_interval
+from cueshift.stats._effect_intervals import (
+    MODEL_REFITS,
+    bias_shifted_interval,
+    eta_squared_replicates,
+    refit_interval,
+)
 from cueshift.stats._equal_values import cohens_dz
 from cueshift.stats._equivalence import VERDICTS, Tost, equivalence_verdicts, tost
 from cueshift.stats._exact_means import count_denominator, exact_bincount, ratio_means, scaled_integers
@@ -297,6 +303,8 @@ __all__ = [
     "encode_categories",
     "eta_squared_replicates",
     "refit_interval",
+    "MODEL_REFITS",
+    "CROSSED_REFITS",
     "exact_bincount",
     "face_labels",
     "face_sums",

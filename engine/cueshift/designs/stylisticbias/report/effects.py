@@ -3,6 +3,7 @@ model, with the bootstrap intervals of partial eta^2 and R2."""
 
 from __future__ import annotations
 
+from cueshift.designs.stylisticbias.report.refit_counts import CROSSED_REFITS_SQL
 from cueshift.render import (
     CI_LABEL,
     Col,
@@ -83,9 +84,9 @@ CROSSED_VS_FACE = TableSpec(
         "intervals do not count the sampling of scenarios), the percentile interval re-centred on the "
         "bias-corrected value, within [0, 1].",
     ),
-    notes_sql="""
+    notes_sql=f"""
     SELECT printf('%,d', max(n_faces)) || ' faces, ' || max(n_scenarios) || ' scenarios, '
-           || printf('%,d', max(n)) || ' cells; ' || max(n_refits) || ' bootstrap refits.'
+           || printf('%,d', max(n)) || ' cells; ' || {CROSSED_REFITS_SQL} || '.'
            || CASE WHEN bool_and(converged) THEN '' ELSE ' WARNING: the fit did not converge.' END
     FROM result_crossed_model HAVING count(*) > 0
     """,

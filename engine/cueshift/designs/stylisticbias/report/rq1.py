@@ -15,6 +15,7 @@ from cueshift.designs.stylisticbias.report.labels import (
     dimension_pivot,
     model_dimension_sql,
 )
+from cueshift.designs.stylisticbias.report.refit_counts import ANOVA_RESAMPLES_SQL, MIXED_REFITS_SQL
 from cueshift.render import (
     CI_LABEL,
     LEVEL,
@@ -133,7 +134,7 @@ TABLE10_ETA = TableSpec(
         "percentile interval re-centred on the bias-corrected value (η² and R² are biased upward), "
         "within [0, 1].",
     ),
-    notes_sql="""
+    notes_sql=f"""
     SELECT 'Mixed model: R²m = ' || printf('%.3f', max(estimate) FILTER (WHERE term = 'R2_marginal'))
            || coalesce(' [' || printf('%.3f', max(ci_low) FILTER (WHERE term = 'R2_marginal')) || ', '
                        || printf('%.3f', max(ci_high) FILTER (WHERE term = 'R2_marginal')) || ']', '')
@@ -143,12 +144,12 @@ TABLE10_ETA = TableSpec(
            || ' (Nakagawa); N = ' || printf('%,d', max(n)) || ' observations, '
            || printf('%,d', max(n_groups))
            || ' faces; ' || CASE WHEN bool_and(reml) THEN 'REML' ELSE 'ML' END
-           || '; ' || max(n_refits) || ' bootstrap refits.'
+           || '; ' || {MIXED_REFITS_SQL} || '.'
            || CASE WHEN bool_and(converged) THEN '' ELSE ' WARNING: the fit did not converge.' END
     FROM result_mixed_model HAVING count(*) > 0
     UNION ALL
-    SELECT 'ANOVAs: n = ' || printf('%,d', max(n)) || ' faces; ' || printf('%,d', max(n_resamples))
-           || ' bootstrap resamples.' FROM result_face_anova HAVING count(*) > 0
+    SELECT 'ANOVAs: n = ' || printf('%,d', max(n)) || ' faces; ' || {ANOVA_RESAMPLES_SQL} || '.'
+    FROM result_face_anova HAVING count(*) > 0
     """,
     requires=("result_mixed_model", "result_face_anova"),
 )
