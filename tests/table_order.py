@@ -1,5 +1,5 @@
 """The report's table labels in the order a document shows them, and the order they keep: main
-tables in number order, each lettered companion (Table 3b, 3c) right after its own table (D64);
+tables in number order, each lettered companion (Table 3b, 3c) right after its own table (D65);
 supplementary tables numbered in the order they appear (D59)."""
 
 from __future__ import annotations

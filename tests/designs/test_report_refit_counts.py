@@ -1,5 +1,5 @@
 """Table 10 and Table R2 say how many bootstrap draws their intervals rest on, of how many drawn
-(D62 leaves out the draws that admit no estimate; D64 prints "196 of 200 bootstrap refits").
+(D62 leaves out the draws that admit no estimate; D65 prints "196 of 200 bootstrap refits").
 
 Failed draws come from studies of 3 and 4 simulated faces (a draw of one distinct face admits no
 model, as in tests/stats/test_refit_failures.py); the draws made are known here from the settings

@@ -49,7 +49,7 @@ def test_html_is_self_contained_with_figures(html: str) -> None:
 
 
 def test_html_shows_main_tables_in_number_order_each_companion_after_its_table(html: str) -> None:
-    """D64: the page's table titles, in page order: Table 3b and 3c right after Table 3, Table 5
+    """D65: the page's table titles, in page order: Table 3b and 3c right after Table 3, Table 5
     before Table 9 (Tables 3b and 11c came before Table 3, Table 3 after Table 10)."""
     titles = rendered_titles(html)
     assert misplaced(titles) == []

@@ -51,7 +51,7 @@ CATALOG = Catalog(
         *RQ1_TABLES,
         *RQ2_TABLES,
         *RQ3_TABLES,
-        *SUBGROUPS_TABLES,  # Tables 2b–11c, each shown after its own table (D64)
+        *SUBGROUPS_TABLES,  # Tables 2b–11c, each shown after its own table (D65)
         *(t for s in _SECTIONS for t in s[1]),
     ),
     figures=(*FIGURES, *POOLING_FIGURES, *(f for s in _SECTIONS for f in s[2])),

@@ -1,5 +1,5 @@
 """StylisticBias report: how many bootstrap draws an interval of Table 10 and Table R2 rests on, of
-how many drawn (D62 leaves out and counts the draws that admit no estimate; D64 says so).
+how many drawn (D62 leaves out and counts the draws that admit no estimate; D65 says so).
 
 The number drawn is not stored beside the count: it is the ``n_resamples`` that
 ``result_manifest`` records for the table, capped for the mixed models as their refits are

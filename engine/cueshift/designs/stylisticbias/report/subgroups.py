@@ -235,7 +235,7 @@ TABLE11_BY_MODEL = TableSpec(
     requires=("result_table11_by_model",),
 )
 
-#: In the order of their numbers; ``study.qmd`` shows each right after its own table (D64).
+#: In the order of their numbers; ``study.qmd`` shows each right after its own table (D65).
 SUBGROUPS_TABLES: tuple[TableSpec, ...] = (
     TABLE2_CROSSED,
     TABLE3_BY_MODEL,
