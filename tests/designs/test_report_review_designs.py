@@ -32,6 +32,7 @@ from cueshift.render import (
     fmt_ci,
     fmt_integer,
     fmt_number,
+    fmt_percent,
     fmt_pvalue,
 )
 
@@ -200,3 +201,23 @@ def test_probe_structure_anova_is_shown_when_analyze_computed_it(
         )
     styled = _styled(db, PROBE, "probe_structure_anova")
     assert [c.text for c in styled.rows[0]] == ["anova-F", "15.71", "2", "24", fmt_pvalue(4.2e-5), "27"]
+
+
+def test_pairwise_shows_the_papers_per_image_win_rates(dbs: dict[str, Path]) -> None:
+    db = dbs["pairwise"]
+    styled = _styled(db, PAIRWISE, "pairwise_stimulus")
+    stored = _rows(
+        db,
+        "SELECT s.* FROM result_pairwise_stimulus s JOIN (SELECT DISTINCT model_id, cohort, target_group "
+        "FROM result_pairwise_cohort) t USING (model_id, cohort) WHERE s.stimulus_group = t.target_group "
+        "ORDER BY s.cohort, s.model_id, s.image_id",
+    )
+    models = sorted({str(r["model_id"]) for r in stored})
+    assert [label for label, _, _ in styled.spanners] == models
+    expected: dict[str, list[str]] = {}
+    for r in stored:
+        expected.setdefault(str(r["cohort"]), []).append(fmt_percent(r["estimate"], 0))
+    assert {row[0].text: [c.text for c in row[1:]] for row in styled.rows} == expected
+    low, high = min(int(str(r["n"])) for r in stored), max(int(str(r["n"])) for r in stored)
+    span = str(low) if low == high else f"{low}–{high}"
+    assert f"n: {span} valid trials per portrait." in styled.notes

@@ -1,6 +1,6 @@
 """The pairwise (seed 002) report: what ``reports/pairwise.qmd`` shows, declared for the report facade.
 
-Cohort preferences (Tables 3–4), position bias, the position-adjusted group effect and the 0–10 ratings with their reliability. Significance in the seed 000 notation (bold p < 0.001, underlined p ≥ 0.05), computed from
+Per-image win rates (Tables 1–2), cohort preferences (Tables 3–4), position bias, the position-adjusted group effect and the 0–10 ratings with their reliability. Significance in the seed 000 notation (bold p < 0.001, underlined p ≥ 0.05), computed from
 the stored p-values at render time. Tables are numbered in the order ``reports/pairwise.qmd`` shows
 them; every test's note names it and the trials or ratings it counts.
 """
@@ -35,8 +35,32 @@ _Q_NOTE = (
 
 TABLES: tuple[TableSpec, ...] = (
     TableSpec(
+        key="pairwise_stimulus",
+        title="Table 1. Per-image win rates of the target-group portraits per cohort (seed 002 Tables 1–2)",
+        sql=f"""WITH t AS (SELECT DISTINCT model_id, cohort, target_group FROM result_pairwise_cohort)
+            SELECT s.model_id, s.cohort, s.estimate,
+                   row_number() OVER (PARTITION BY s.model_id, s.cohort ORDER BY s.image_id) AS image,
+                   dense_rank() OVER (ORDER BY s.model_id) * 1000
+                       + row_number() OVER (PARTITION BY s.model_id, s.cohort ORDER BY s.image_id) AS head
+            FROM result_pairwise_stimulus s JOIN t USING (model_id, cohort)
+            WHERE s.stimulus_group = t.target_group AND {MODELS_FILTER}
+            ORDER BY s.cohort, head""",
+        columns=(stub("cohort", "Cohort"),),
+        pivot=Pivot(on="image", value="estimate", fmt=percent(0), spanner="model_id", order="head"),
+        notes=(
+            "Share of each target-group portrait's valid trials against the cohort's other-group portraits "
+            "that it won; portraits numbered within the cohort.",
+        ),
+        notes_sql=f"""WITH t AS (SELECT DISTINCT model_id, cohort, target_group FROM result_pairwise_cohort)
+            SELECT 'n: ' || min(s.n) || CASE WHEN min(s.n) < max(s.n) THEN '–' || max(s.n) ELSE '' END
+                   || ' valid trials per portrait.'
+            FROM result_pairwise_stimulus s JOIN t USING (model_id, cohort)
+            WHERE s.stimulus_group = t.target_group AND {MODELS_FILTER} HAVING count(*) > 0""",
+        requires=("result_pairwise_stimulus", "result_pairwise_cohort"),
+    ),
+    TableSpec(
         key="pairwise_cohort",
-        title="Table 1. Trials won by the target-group portrait per cohort (seed 002 Tables 3–4)",
+        title="Table 2. Trials won by the target-group portrait per cohort (seed 002 Tables 3–4)",
         sql=f"""SELECT model_id, cohort, k, n, estimate, ci_low, ci_high, odds_ratio, p, p_adj
             FROM result_pairwise_cohort WHERE {MODELS_FILTER} ORDER BY cohort, model_id""",
         columns=(
@@ -60,7 +84,7 @@ TABLES: tuple[TableSpec, ...] = (
     ),
     TableSpec(
         key="pairwise_group_effect",
-        title="Table 2. Position-adjusted preference for the target group (logit, per cohort)",
+        title="Table 3. Position-adjusted preference for the target group (logit, per cohort)",
         sql=f"""SELECT model_id, cohort, estimate, ci_low, ci_high, odds_ratio, position, p_adj, n
             FROM result_pairwise_group_effect WHERE {MODELS_FILTER} ORDER BY cohort, model_id""",
         columns=(
@@ -85,7 +109,7 @@ TABLES: tuple[TableSpec, ...] = (
     ),
     TableSpec(
         key="pairwise_position",
-        title="Table 3. Position bias: share of trials won by the left image",
+        title="Table 4. Position bias: share of trials won by the left image",
         sql=f"""SELECT model_id, k, n, estimate, ci_low, ci_high, p, consistency, n_swapped_pairs
             FROM result_pairwise_position WHERE {MODELS_FILTER} ORDER BY model_id""",
         columns=(
@@ -108,7 +132,7 @@ TABLES: tuple[TableSpec, ...] = (
     ),
     TableSpec(
         key="pairwise_rating_bins",
-        title="Table 4. 0–10 ratings per bin (seed 002 Fig. 6)",
+        title="Table 5. 0–10 ratings per bin (seed 002 Fig. 6)",
         sql="""SELECT rater, cohort, n, bin, bin_order, estimate FROM result_pairwise_rating_bins
            ORDER BY rater = '(humans)' DESC, rater, cohort, bin_order""",
         columns=(stub("rater", "Rater"), stub("cohort", "Cohort"), Col("n", "Ratings", fmt_integer)),
@@ -121,7 +145,7 @@ TABLES: tuple[TableSpec, ...] = (
     ),
     TableSpec(
         key="pairwise_rating_reliability",
-        title="Table 5. Inter-rater reliability of the human ratings (Krippendorff's α)",
+        title="Table 6. Inter-rater reliability of the human ratings (Krippendorff's α)",
         sql="SELECT attribute, level, estimate, n_units, n_raters, n FROM result_pairwise_rating_reliability",
         columns=(
             stub("attribute", "Attribute"),
