@@ -103,7 +103,15 @@ def test_paired_p_notes_say_the_stored_correction_and_the_images_per_test(
     with duckdb.connect(str(db)) as con:
         con.execute("UPDATE result_paired_attractiveness SET correction = ?", [correction])
     expected = "unadjusted, as in the paper" if correction == "none" else "Benjamini–Hochberg adjusted"
-    for key in ("paired_share", "paired_halo", "paired_gender_jobs", "paired_race_jobs", "paired_table1"):
+    keys = (
+        "paired_share",
+        "paired_halo",
+        "paired_gender_jobs",
+        "paired_race_jobs",
+        "paired_table1",
+        "paired_strongest",
+    )
+    for key in keys:
         notes = " ".join(_styled(db, PAIRED, key).notes)
         assert f"p: {expected}" in notes, (key, notes)
     halo = _rows(db, "SELECT min(n) AS lo, max(n) AS hi FROM result_paired_halo")[0]

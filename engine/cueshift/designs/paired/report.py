@@ -223,7 +223,8 @@ TABLES: tuple[TableSpec, ...] = (
         notes=(
             "Largest Kruskal–Wallis H among the groups with a significant bias; (none): no group significant.",
         ),
-        requires=("result_paired_strongest_group",),
+        notes_sql=_p_note("model × test × dimension × group (over scenarios)"),
+        requires=("result_paired_strongest_group", "result_paired_attractiveness"),
     ),
 )
 
