@@ -10,15 +10,18 @@ import polars as pl
 
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
-from cueshift.stats import Resampling
+from cueshift.stats import CIMethod, Resampling, TestMethod
 from cueshift.study.equivalence import EquivalenceConfig
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
 
 
-def build_analysed_study(path: Path, confidence_level: float = 0.95) -> Path:
+def build_analysed_study(
+    path: Path, confidence_level: float = 0.95, *, test: TestMethod = "rank", ci_method: CIMethod = "bca"
+) -> Path:
     """Simulate the study into ``path`` and run every StylisticBias analysis on it (60 resamples,
-    intervals at ``confidence_level``)."""
+    intervals at ``confidence_level``; ``test`` and ``ci_method`` as ``cueshift analyze --test``
+    and ``--ci``)."""
     spec = SimulationSpec(
         n_faces=30,
         models=("m1", "m2"),
@@ -33,7 +36,9 @@ def build_analysed_study(path: Path, confidence_level: float = 0.95) -> Path:
         write_study(con, simulate_study(spec))
         run_analyses(
             con,
-            Resampling(resamples=60, seed=1, confidence_level=confidence_level),
+            Resampling(
+                resamples=60, seed=1, confidence_level=confidence_level, test=test, ci_method=ci_method
+            ),
             equivalence=EquivalenceConfig(delta=0.05, vs=0.05, model_difference=0.05),
             progress=False,
         )

@@ -41,6 +41,7 @@ from cueshift.render._formats import (
     points_ci,
 )
 from cueshift.render._levels import CI_LABEL, LEVEL, ci_label, fill_level, level_percent, stored_level
+from cueshift.render._methods import StoredMethods, by_ci_method, by_test, fill_methods, stored_methods
 from cueshift.render._outputs import raw_markdown, to_gt, to_html, to_markdown, to_rich, to_typst
 from cueshift.render._pandoc import FALLBACK
 from cueshift.render._paths import DEFAULT_OUT, REPORTS_DIR
@@ -93,15 +94,19 @@ __all__ = [
     "RenderResult",
     "Report",
     "Source",
+    "StoredMethods",
     "Styled",
     "TableOutput",
     "TableSpec",
     "TextSpec",
+    "by_ci_method",
+    "by_test",
     "ci",
     "ci_label",
     "effect",
     "estimate_ci",
     "fill_level",
+    "fill_methods",
     "fmt_ci",
     "fmt_effect",
     "fmt_integer",
@@ -126,6 +131,7 @@ __all__ = [
     "quarto_available",
     "raw_markdown",
     "stored_level",
+    "stored_methods",
     "relations",
     "render_report",
     "significance_mark",

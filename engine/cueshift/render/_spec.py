@@ -20,6 +20,7 @@ import polars as pl
 from cueshift.errors import CueshiftError
 from cueshift.render._cells import Col, Pivot, Styled, make_cell
 from cueshift.render._levels import LEVEL, fill_level, stored_level
+from cueshift.render._methods import fill_methods, has_methods, stored_methods
 from cueshift.render._pivot import pivot_table
 
 #: SQL filter of per-model rows to the report's model subset (the ``$models`` parameter).
@@ -108,8 +109,10 @@ class TableSpec:
         )
 
     def render(self, con: duckdb.DuckDBPyConnection, params: Mapping[str, object] | None = None) -> Styled:
-        """:meth:`fetch` then :meth:`build`, with the notes of ``notes_sql`` appended and every
-        :data:`~cueshift.render.LEVEL` filled with the level ``requires``' results were computed at."""
+        """:meth:`fetch` then :meth:`build`, with the notes of ``notes_sql`` appended, every
+        :data:`~cueshift.render.LEVEL` filled with the level ``requires``' results were computed at
+        and every :func:`~cueshift.render.by_test` / :func:`~cueshift.render.by_ci_method` with the
+        words of the test and interval ``result_manifest`` records for them."""
         styled = self.build(self.fetch(con, params))
         if self.notes_sql is not None:
             styled = self._with_stored_notes(styled, self.notes_sql, con, params)
@@ -167,17 +170,24 @@ class TableSpec:
 
 
 def _filled(styled: Styled, con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> Styled:
-    """``styled`` with :data:`~cueshift.render.LEVEL` filled in title, headers, spanners and notes."""
+    """``styled`` with :data:`~cueshift.render.LEVEL` and the method placeholders
+    (:mod:`cueshift.render._methods`) filled in title, headers, spanners and notes."""
     texts = (styled.title, *styled.labels, *(s[0] for s in styled.spanners), *styled.notes)
-    if not any(LEVEL in t for t in texts):
+    level = stored_level(con, tables) if any(LEVEL in t for t in texts) else None
+    methods = stored_methods(con, tables) if any(has_methods(t) for t in texts) else None
+    if level is None and methods is None:
         return styled
-    level = stored_level(con, tables)
+
+    def fill(text: str) -> str:
+        text = text if level is None else fill_level(text, level)
+        return text if methods is None else fill_methods(text, methods)
+
     return replace(
         styled,
-        title=fill_level(styled.title, level),
-        labels=tuple(fill_level(label, level) for label in styled.labels),
-        spanners=tuple((fill_level(text, level), a, b) for text, a, b in styled.spanners),
-        notes=tuple(fill_level(note, level) for note in styled.notes),
+        title=fill(styled.title),
+        labels=tuple(fill(label) for label in styled.labels),
+        spanners=tuple((fill(text), a, b) for text, a, b in styled.spanners),
+        notes=tuple(fill(note) for note in styled.notes),
     )
 
 

@@ -109,5 +109,15 @@ def print_floor(
         "[bold]Noise floor (placebos: identical copy, lossless re-encode; true Δ = 0)[/]\n  "
         + "\n  ".join(lines)
         + "\n  floor: mean (95th percentile) of placebo cell |SBS|; pass: per-face |Δ| above the"
-        + " face's placebo |Δ| (one-sided WSRT, BH)"
+        + f" face's placebo |Δ| (one-sided {_floor_test(passing)}, BH)"
     )
+
+
+#: The test of the floor's ``passes`` in words, by the ``test`` ``result_noise_floor_attributes`` stored.
+_FLOOR_TESTS = {"wilcoxon": "WSRT", "sign-flip": "sign-flip permutation test"}
+
+
+def _floor_test(passing: pl.DataFrame | None) -> str:
+    """The test that made ``passing`` (``analyze --test``); ``analyze``'s default, WSRT, without it."""
+    stored = passing["test"].drop_nulls() if passing is not None and "test" in passing.columns else None
+    return _FLOOR_TESTS.get(str(stored[0]), str(stored[0])) if stored is not None and stored.len() else "WSRT"

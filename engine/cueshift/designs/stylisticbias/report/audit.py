@@ -13,6 +13,7 @@ from typing import Any
 
 from cueshift.designs.stylisticbias.audit_robustness import least_robust
 from cueshift.designs.stylisticbias.report.audit_faces import FACE_TABLES, FACE_TEXTS
+from cueshift.designs.stylisticbias.report.labels import CI_METHOD
 from cueshift.render import (
     CI_LABEL,
     MODELS_FILTER,
@@ -74,7 +75,8 @@ AUDIT_SENSITIVITY = TableSpec(
     group="model",
     notes=(
         "SBS: the attribute's face-level mean Δ (seed 000 Eq. 4, over its values and scenarios) with a "
-        "face-level bootstrap CI, over every edit (all) and over the edits that passed every measure of "
+        f"face-level {CI_METHOD} bootstrap CI, over every edit (all) and over the edits that passed every "
+        "measure of "
         "the edit audit (audited: the intended cue detected, no unintended change beyond its robust z or "
         "absolute bound, identity preserved). Adjusted: every edit, Δ minus the part a face-weighted "
         "regression of Δ on the edit's CLIP confound probes (variation − base: expression, lighting, "

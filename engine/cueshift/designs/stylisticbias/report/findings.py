@@ -7,11 +7,13 @@ when its table is missing; the sections that follow show the tables. Nothing is 
 
 from __future__ import annotations
 
+from cueshift.designs.stylisticbias.report.labels import CI_METHOD, FACE_TEST_NAME, GROUP_TESTS
 from cueshift.render import (
     SIMULATED_MODELS_SQL,
     Source,
     TextSpec,
     ci_label,
+    fill_methods,
     fmt_ci,
     fmt_effect,
     fmt_integer,
@@ -19,6 +21,7 @@ from cueshift.render import (
     fmt_percent,
     fmt_pvalue,
     stored_level,
+    stored_methods,
 )
 from cueshift.stats import POOLED
 
@@ -52,9 +55,10 @@ def _rq1(report: Source) -> str:
                 f"{str(r['dimension']).replace('_', ' ')} {fmt_percent(r['estimate'])}"
                 for r in shares.iter_rows(named=True)
             )
+            tests = fill_methods(GROUP_TESTS, stored_methods(report, ("result_table9",)))
             line += (
-                f" Scenarios with a significant group difference (Table 9: Kruskal–Wallis or "
-                f"Mann–Whitney U, BH within model × dimension, α = {shares['alpha'][0]}, "
+                f" Scenarios with a significant group difference (Table 9: {tests}, "
+                f"BH within model × dimension, α = {shares['alpha'][0]}, "
                 f"{shares['n'][0]} scenarios per model; mean of models): {named}."
             )
     return line
@@ -77,10 +81,11 @@ def _rq2(report: Source) -> str:
         f"{fmt_integer(r['n'])} faces)"
         for r in rows.iter_rows(named=True)
     )
-    return (
-        f"**RQ2**: the attributes with the largest |SBS| pooled over models are {named} (face-level "
-        "bootstrap CI; Wilcoxon signed-rank test on per-face mean Δ, BH)."
+    methods = fill_methods(
+        f"face-level {CI_METHOD} bootstrap CI; {FACE_TEST_NAME} on per-face mean Δ, BH",
+        stored_methods(report, ("result_sbs",)),
     )
+    return f"**RQ2**: the attributes with the largest |SBS| pooled over models are {named} ({methods})."
 
 
 def _rq3(report: Source) -> str:

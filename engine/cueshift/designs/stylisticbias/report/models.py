@@ -7,6 +7,7 @@ Miller 2024) and ``result_cross_model`` (the reversal counts); nothing is recomp
 
 from __future__ import annotations
 
+from cueshift.designs.stylisticbias.report.labels import CI_METHOD, FACE_TEST
 from cueshift.render import (
     CI_LABEL,
     Col,
@@ -29,7 +30,8 @@ _PAIR = "model_a || ' − ' || model_b"
 _DIFFERENCE_NOTE = (
     "Difference: SBS of the first model minus SBS of the second on the same faces, the mean over "
     "faces of each face's paired difference of mean Δ (bold/underline: BH-adjusted p of the paired "
-    "test, WSRT on the per-face differences, BH within pair × level). CI: face-clustered bootstrap. "
+    f"test, {FACE_TEST} on the per-face differences, BH within pair × level). CI: face-clustered "
+    f"{CI_METHOD} bootstrap. "
     "SE clustered: cluster-robust SE with faces as clusters; SE naive: every Δ row taken as "
     "independent; design effect = (SE clustered / SE naive)², how many times the naive variance "
     'understates the real one (Miller 2024, "Adding error bars to evals").'
@@ -109,7 +111,8 @@ MODEL_REVERSALS = TableSpec(
     notes=(
         "Opposite point estimates: scenarios whose SBS have opposite signs in the two models (the count "
         "of seed 000, Fig. 5). Reversed with evidence: of these, the scenarios where both SBS differ "
-        "from 0 (WSRT, BH within model over scenarios, p < 0.05), each in its own direction. Difference "
+        f"from 0 ({FACE_TEST}, BH within model over scenarios, p < 0.05), each in its own direction. "
+        "Difference "
         "only: the paired difference differs from 0 (BH within the pair) but not both SBS, so the signs "
         "are not shown (not counted). The rest are not distinguishable from sampling noise: two judges "
         "with the same effects show such reversals wherever the true SBS is near 0.",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cueshift.designs.stylisticbias.report.labels import CI_METHOD, FACE_TEST
 from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS
 from cueshift.designs.stylisticbias.viewer_pages import ATTRIBUTE_COLUMNS
 from cueshift.extras import importing
@@ -65,8 +66,9 @@ NOISE_FLOOR = TableSpec(
     group="model",
     notes=(
         "Placebos: per base image a pixel-identical copy (the same file under a new id) and a lossless "
-        "PNG re-encode (other bytes, the same pixels). SBS: face-level mean Δ with a face-level bootstrap "
-        "CI, which should contain 0; p: two-sided WSRT on per-face mean Δ, unadjusted (one test per row: "
+        f"PNG re-encode (other bytes, the same pixels). SBS: face-level mean Δ with a face-level {CI_METHOD} "
+        f"bootstrap CI, which should contain 0; p: two-sided {FACE_TEST} on per-face mean Δ, unadjusted (one "
+        "test per row: "
         "about 1 row in 20 falls below 0.05 by chance). |SBS| per model × placebo × scenario cell, the "
         "unit of the attributes' |SBS|: what sampling noise, serving nondeterminism and caches alone "
         "produce.",
@@ -89,7 +91,7 @@ NOISE_FLOOR_ATTRIBUTES = TableSpec(
         "|SBS|: mean over the attribute's model × scenario cells of |cell SBS|; floor: the same mean over "
         "placebo cells; cells above: share of the attribute's cells whose |SBS| exceeds the placebos' "
         "95th percentile (about 5 % without an effect). |Δ| − placebo |Δ|: mean over faces of the face's "
-        "mean |Δ| for the attribute minus its mean placebo |Δ|; passes: one-sided WSRT of that "
+        f"mean |Δ| for the attribute minus its mean placebo |Δ|; passes: one-sided {FACE_TEST} of that "
         "difference > 0, BH over the attributes, p < 0.05 (a cue that moves faces in opposite directions "
         "passes with an SBS near 0).",
     ),

@@ -10,11 +10,14 @@ from cueshift.designs.stylisticbias.group_reversals import COUNTED, REVERSALS_SQ
 from cueshift.designs.stylisticbias.report.labels import (
     ABBREVIATIONS,
     CATEGORIES,
+    CI_METHOD,
     DIM_POS,
     DIMENSION_LABELS,
+    FACE_TEST,
     GROUP_ABBREVIATIONS,
     GROUPS,
     MEAN_OF_GROUPS,
+    TWO_GROUP_TEST,
     delta_fill,
     dimension_pivot,
     position,
@@ -47,7 +50,8 @@ TABLE3_CATEGORY = TableSpec(
     pivot=dimension_pivot("estimate", effect(3), p="p_adj"),
     notes=(
         "Each cell: mean over the dimension's groups of the group SBS (face-level mean Δ), pooled over "
-        "models; test: WSRT on per-face mean Δ. Per-group values: Table 11 (values) and result_table3.",
+        f"models; test: {FACE_TEST} on per-face mean Δ. Per-group values: Table 11 (values) and "
+        "result_table3.",
         EMPHASIS_LEGEND,
     ),
     # a reader seeing four equal columns suspects a bug: say why, when every dimension is balanced
@@ -90,11 +94,11 @@ TABLE4_FASHION_AGE = TableSpec(
         Col("ey_ci_low", f"E − Y {CI_LABEL}", ci(3), args=("ey_ci_high",)),
     ),
     notes=(
-        "Age cells: WSRT on per-face mean Δ (BH over cells); E − Y: difference of the elderly and young "
-        "SBS with a Mann–Whitney U test of their per-face means (BH over styles); "
+        f"Age cells: {FACE_TEST} on per-face mean Δ (BH over cells); E − Y: difference of the elderly and "
+        f"young SBS with a {TWO_GROUP_TEST} of their per-face means (BH over styles); "
         f"its {CI_LABEL}: face-level "
         "bootstrap of the difference (all faces resampled, the age cells' replicates; the analysis' CI "
-        "method). Pooled over models.",
+        f"method, {CI_METHOD}). Pooled over models.",
         EMPHASIS_LEGEND,
     ),
     requires=("result_table4",),
@@ -118,8 +122,8 @@ ASYMMETRY = TableSpec(
         Col("n", "Faces", fmt_integer),
     ),
     notes=(
-        "Median over faces of the per-face |SBS| of each cue; one-sided WSRT that the unfavorable cue "
-        "moves judgments more than its counterpart, BH over the pairs. Pooled over models.",
+        f"Median over faces of the per-face |SBS| of each cue; one-sided {FACE_TEST} that the unfavorable "
+        "cue moves judgments more than its counterpart, BH over the pairs. Pooled over models.",
         EMPHASIS_LEGEND,
     ),
     requires=("result_negativity_asymmetry",),
@@ -152,8 +156,8 @@ TABLE11_DEMOGRAPHIC = TableSpec(
     ),
     notes=(
         "Colour: strong positive Δ ≥ +0.10, moderate positive +0.04 ≤ Δ < +0.10, neutral |Δ| < 0.04, "
-        "moderate negative −0.10 < Δ ≤ −0.04, strong negative Δ ≤ −0.10. Face-level WSRT, BH over all cells; "
-        "pooled over models and scenarios.",
+        f"moderate negative −0.10 < Δ ≤ −0.04, strong negative Δ ≤ −0.10. Face-level {FACE_TEST}, BH over "
+        "all cells; pooled over models and scenarios.",
         "Sign reversals (a variation whose groups in one dimension, e.g. gender, take both signs) count only "
         "with evidence: a positive and a negative group each significant. Where only the two groups' "
         "per-face mean Δ differ (two-sided Mann–Whitney U, BH over every opposite-signed pair of the table) "

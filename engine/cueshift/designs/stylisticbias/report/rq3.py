@@ -6,7 +6,7 @@ engine's, computed over every model it analyzed; a model subset filters per-mode
 
 from __future__ import annotations
 
-from cueshift.designs.stylisticbias.report.labels import MODEL_LABEL, MODEL_ORDER, MODEL_ROWS
+from cueshift.designs.stylisticbias.report.labels import CI_METHOD, MODEL_LABEL, MODEL_ORDER, MODEL_ROWS
 from cueshift.render import CI_LABEL, Col, Pivot, TableSpec, ci, effect, fmt_integer, fmt_text, number, stub
 from cueshift.stats import POOLED
 
@@ -28,7 +28,7 @@ TABLE5_MODELS = TableSpec(
         Col("n", "Faces", fmt_integer),
     ),
     notes=(
-        "SBS and Cohen's d (d_z of per-face mean Δ) are face-level; CI: face-level bootstrap. "
+        f"SBS and Cohen's d (d_z of per-face mean Δ) are face-level; CI: face-level {CI_METHOD} bootstrap. "
         "Zero: share of Δ = 0; Large: share of |Δ| at or above the threshold below.",
     ),
     notes_sql="SELECT 'Large shift threshold: |Δ| ≥ ' || max(large_threshold) || '.' FROM result_table5",

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from cueshift.designs.stylisticbias.report.labels import (
     CATEGORIES,
     DIMENSION_LABELS,
+    FACE_TEST,
     GROUP_ABBREVIATIONS,
     MEAN_OF_GROUPS,
     MODEL_LABEL,
@@ -31,6 +32,7 @@ from cueshift.render import (
     Col,
     Pivot,
     TableSpec,
+    by_test,
     effect,
     fmt_integer,
     number,
@@ -68,7 +70,15 @@ FROM {table}
 _CROSSED_NOTE = (
     "Abbreviations: YA/MA/EL = young/middle-aged adult/elderly, M/F = male/female; a crossed group "
     "joins one group of each dimension. BH over every tested cell of every crossed pair. A cell with "
-    "fewer than 6 faces has no test: a two-sided signed-rank test cannot reach p < 0.05 there."
+    "fewer than 6 faces has no test: a two-sided "
+    + by_test(rank="signed-rank test", permutation="sign-flip permutation test")
+    + " cannot reach p < 0.05 there."
+)
+#: Table 9b's test of base-face φ between the crossed groups.
+_CROSSED_GROUP_TEST = by_test(
+    rank="Kruskal–Wallis over the crossed groups (a label-permutation test where a crossed group has "
+    "fewer than 5 faces)",
+    permutation="label-permutation test over the crossed groups",
 )
 
 
@@ -99,8 +109,9 @@ TABLE11_CROSSED = TableSpec(
     group="variation_category",
     pivot=_crossed_pivot(fill=True),
     notes=(
-        "Face-level mean Δ of the crossed group's faces, pooled over models and scenarios; WSRT. Colours "
-        "as Table 11. An effect confined to one crossed group is diluted in both of its marginal groups.",
+        f"Face-level mean Δ of the crossed group's faces, pooled over models and scenarios; {FACE_TEST}. "
+        "Colours as Table 11. An effect confined to one crossed group is diluted in both of its marginal "
+        "groups.",
         _CROSSED_NOTE,
         EMPHASIS_LEGEND,
     ),
@@ -119,7 +130,7 @@ TABLE3_CROSSED = TableSpec(
     columns=(stub("variation_category", "Category"),),
     pivot=_crossed_pivot(fill=False),
     notes=(
-        "Face-level mean Δ over the category's values, scenarios and models; WSRT.",
+        f"Face-level mean Δ over the category's values, scenarios and models; {FACE_TEST}.",
         _CROSSED_NOTE,
         EMPHASIS_LEGEND,
     ),
@@ -171,9 +182,8 @@ TABLE9_CROSSED = TableSpec(
     columns=(stub("model", "Model"),),
     pivot=_dimension_pivot(0, as_percent=True),
     notes=(
-        "Marginal dimensions: Table 9 (BH within model × dimension). Crossed dimensions: Kruskal–Wallis over "
-        "the crossed groups (a label-permutation test where a crossed group has fewer than 5 faces), "
-        "BH within model over every crossed dimension × scenario.",
+        "Marginal dimensions: Table 9 (BH within model × dimension). Crossed dimensions: "
+        f"{_CROSSED_GROUP_TEST}, BH within model over every crossed dimension × scenario.",
     ),
     requires=("result_table9", "result_table9_crossed"),
 )
@@ -191,8 +201,8 @@ TABLE3_BY_MODEL = TableSpec(
         on="dimension", value="estimate", fmt=effect(3), p="p_adj", labels=_DIMENSIONS, order="col_pos"
     ),
     notes=(
-        "As Table 3 on each model's Δ rows alone: mean over the dimension's groups of the group SBS; WSRT on "
-        "per-face mean Δ; BH within dimension over every model's categories. Per-group rows: "
+        "As Table 3 on each model's Δ rows alone: mean over the dimension's groups of the group SBS; "
+        f"{FACE_TEST} on per-face mean Δ; BH within dimension over every model's categories. Per-group rows: "
         "result_table3_by_model.",
         EMPHASIS_LEGEND,
     ),
