@@ -15,15 +15,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from rich.console import Console
 
-from cueshift import store
-from cueshift.designs import analyze_design, load_study
 from cueshift.designs.paired.report import CATALOG as PAIRED
 from cueshift.designs.pairwise.report import CATALOG as PAIRWISE
 from cueshift.designs.probe.report import CATALOG as PROBE
-from cueshift.execution.run_options import RunOptions
-from cueshift.execution.runner import run_study
 from cueshift.render import (
     Catalog,
     MarkdownOutput,
@@ -35,10 +30,9 @@ from cueshift.render import (
     fmt_percent,
     fmt_pvalue,
 )
+from tests.designs.review_dbs import analysed_dbs, rows
 
-STUDIES = Path(__file__).parents[2] / "studies"
 CATALOGS = {"paired": PAIRED, "pairwise": PAIRWISE, "probe": PROBE}
-STUDY_FILES = {"paired": "paired-001.toml", "pairwise": "pairwise-002.toml", "probe": "probe-004.toml"}
 _CALL = re.compile(r"report\.table\(\"([^\"]+)\"\)")
 _LABEL = re.compile(r"^Table (\d+)([a-z]?)\. ")
 
@@ -46,20 +40,7 @@ _LABEL = re.compile(r"^Table (\d+)([a-z]?)\. ")
 @pytest.fixture(scope="module")
 def dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """An analysed database per design: its seed study file with the simulated judges."""
-    out: dict[str, Path] = {}
-    for design, study_file in STUDY_FILES.items():
-        tmp = tmp_path_factory.mktemp(design)
-        study = load_study(STUDIES / study_file)
-        study = study.model_copy(update={"database": tmp / f"{design}.duckdb"})
-        run_study(study, RunOptions(progress=False))
-        con = store.open_study(study.database_path)
-        try:
-            with (tmp / "console.txt").open("w") as sink:
-                analyze_design(con, study, Console(file=sink))
-        finally:
-            con.close()
-        out[design] = study.database_path
-    return out
+    return analysed_dbs(tmp_path_factory)
 
 
 def _styled(db: Path, catalog: Catalog, key: str) -> Styled:
@@ -67,10 +48,7 @@ def _styled(db: Path, catalog: Catalog, key: str) -> Styled:
         return report.styled(key)
 
 
-def _rows(db: Path, sql: str) -> list[dict[str, object]]:
-    with duckdb.connect(str(db), read_only=True) as con:
-        frame = con.sql(sql).pl()
-    return list(frame.iter_rows(named=True))
+_rows = rows
 
 
 def _column(styled: Styled, label: str) -> list[str]:
@@ -124,7 +102,7 @@ def test_paired_p_notes_say_the_stored_correction_and_the_images_per_test(
 def test_paired_table1_has_the_papers_columns_and_zero_counts_as_zero(dbs: dict[str, Path]) -> None:
     styled = _styled(dbs["paired"], PAIRED, "paired_table1")
     outcomes = ["stronger in original", "stronger in filtered", "no impact"]
-    assert styled.labels[-3:] == ("Stronger in originals (F)", "Stronger in filtered (F^b)", "No impact")
+    assert styled.labels[-3:] == ("Stronger in originals (F)", "Stronger in filtered (Fᵇ)", "No impact")
     stored = _rows(dbs["paired"], "SELECT * FROM result_paired_attractiveness_vs_demographic")
     counts = {(r["dimension"], r["outcome"]): r["n_scenarios"] for r in stored}
     totals = {r["dimension"]: r["n"] for r in stored}

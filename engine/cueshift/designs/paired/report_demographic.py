@@ -23,7 +23,7 @@ _GENDER_JOBS = "dimension = 'gender' AND image_set = 'all' AND scenario_category
 
 _TABLE1_OUTCOMES = {
     "stronger in original": "Stronger in originals (F)",
-    "stronger in filtered": "Stronger in filtered (F^b)",
+    "stronger in filtered": "Stronger in filtered (Fᵇ)",
     "no impact": "No impact",
 }
 _TABLE1_ORDER = ", ".join(f"('{o}', {i})" for i, o in enumerate(_TABLE1_OUTCOMES))
@@ -122,7 +122,7 @@ DEMOGRAPHIC_TABLES: tuple[TableSpec, ...] = (
         columns=(stub("model_id", "Model"), stub("dimension", "Bias"), Col("n", "Scenarios", fmt_integer)),
         pivot=Pivot(on="outcome", value="n_scenarios", fmt=fmt_integer, labels=_TABLE1_OUTCOMES, order="k"),
         notes=(
-            "Kruskal–Wallis H across groups within the originals (F) and within the filtered images (F^b): "
+            "Kruskal–Wallis H across groups within the originals (F) and within the filtered images (Fᵇ): "
             "stronger where H is larger, when either is significant; no impact: neither significant. "
             "Gender over all images, age over the FACES-like and ethnicity (the paper's race) over the "
             "CFD-like individuals.",

@@ -1,14 +1,20 @@
 """The probe report's baselines: the similarity beside its random-weight twin and the image statistics
-(Table 6), and each model against its random twin (Table 7)."""
+(Table 6), and each model against its random twin (Table 7). Table 6 leaves out its random-twin
+columns, and says so, when no model of the report has a twin (:class:`TwinColumnsSpec`)."""
 
 # ruff: noqa: E501  (declared SQL reads best unwrapped)
 from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import polars as pl
 
 from cueshift.render import (
     CI_LABEL,
     EMPHASIS_LEGEND,
     MODELS_FILTER,
     Col,
+    Styled,
     TableSpec,
     ci,
     fmt_integer,
@@ -16,8 +22,35 @@ from cueshift.render import (
     stub,
 )
 
+#: Table 6's columns of the random-weight twin: left out when no model of the report has one.
+TWIN_COLUMNS = ("random_similarity", "random_low")
+_TWIN_NOTE = (
+    "ρ random twin: the same for the model's architecture with random weights (settings.random_init; "
+    "blank without a twin). "
+)
+_NO_TWIN_NOTE = (
+    "No random twin was run for the models of this report (a twin: a CLIP model with "
+    "settings.random_init = true, or [probe] random_twins = true), so Table 6 has no random-twin "
+    "columns and Table 7 is left out."
+)
+
+
+@dataclass(frozen=True)
+class TwinColumnsSpec(TableSpec):
+    """A table whose random-twin columns (:data:`TWIN_COLUMNS`) are left out when every row's
+    twin similarity is missing, its notes then saying no twin was run."""
+
+    def build(self, frame: pl.DataFrame) -> Styled:
+        """The table of :meth:`TableSpec.build`, without the twin columns when no row has a twin."""
+        if frame.height == 0 or frame["random_similarity"].is_not_null().any():
+            return super().build(frame)
+        columns = tuple(c for c in self.columns if c.name not in TWIN_COLUMNS)
+        notes = (self.notes[0].replace(_TWIN_NOTE, ""), _NO_TWIN_NOTE, *self.notes[1:])
+        return TableSpec.build(replace(self, columns=columns, notes=notes), frame)
+
+
 BASELINE_TABLES: tuple[TableSpec, ...] = (
-    TableSpec(
+    TwinColumnsSpec(
         key="probe_baselines",
         title="Table 6. Similarity beside its baselines: random-weight twin, image statistics alone, net of them",
         sql=f"""SELECT model_id, attribute, similarity, similarity_low, similarity_high, random_similarity,
@@ -39,9 +72,9 @@ BASELINE_TABLES: tuple[TableSpec, ...] = (
         ),
         group="model_id",
         notes=(
-            "ρ model: Spearman ρ of model scores and human means (Eq. 4). ρ random twin: the same for the "
-            "model's architecture with random weights (settings.random_init; blank without a twin). "
-            "ρ image statistics: out-of-fold Spearman ρ between the human means and their k-fold "
+            "ρ model: Spearman ρ of model scores and human means (Eq. 4). "
+            + _TWIN_NOTE
+            + "ρ image statistics: out-of-fold Spearman ρ between the human means and their k-fold "
             "cross-validated ridge prediction from the image statistics (tone, colour, sharpness, framing; "
             "whole image and face region), with its out-of-fold R². ρ net of image statistics: partial "
             "Spearman ρ of model scores and human means given the image statistics, t test with BH over "
