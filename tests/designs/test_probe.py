@@ -174,9 +174,11 @@ def test_probe_end_to_end_recovers_planted_reliability_link(tmp_path: Path) -> N
     catalog = design_named("probe").report()
     report = Report.open(study.database_path, None, catalog)
     try:
-        for key in [t.key for t in catalog.tables if t.key != "probe_twin"]:
+        for key in [t.key for t in catalog.tables if not t.optional]:
             assert isinstance(report.table(key), TableOutput), key
         assert report.table("probe_twin") == MarkdownOutput("")  # simulated models: no random twin
+        # two models of two sizes: no size has two models, so no ANOVA across sizes
+        assert report.table("probe_structure_anova") == MarkdownOutput("")
     finally:
         report.close()
 

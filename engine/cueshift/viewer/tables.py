@@ -61,6 +61,14 @@ _TEST_WORDS = {"rank": "Wilcoxon signed-rank", "permutation": "sign-flip permuta
 _CI_WORDS = {"bca": "BCa", "percentile": "percentile"}
 
 
+#: Whether the cursor's database has a manifest that records each table's test and interval method
+#: (none: a study not analysed yet; older manifests had other columns).
+_RECORDED = (
+    "SELECT count(*) FROM duckdb_columns() WHERE database_name = current_database() "
+    "AND table_name = 'result_manifest' AND column_name IN ('table', 'test', 'ci_method')"
+)
+
+
 class StoredMethod(NamedTuple):
     """How ``analyze`` computed a stored table: its interval's level, method and its test, in words."""
 
@@ -73,11 +81,12 @@ def stored_method(con: duckdb.DuckDBPyConnection, table: str) -> StoredMethod:
     """The level, interval method and test ``result_manifest`` records for ``table``.
 
     Results written before the level was recorded read 95 % (:func:`cueshift.render.stored_level`);
-    a manifest without the table reads ``analyze``'s defaults (BCa, Wilcoxon signed-rank).
+    a database without a manifest, or one without the table, reads ``analyze``'s defaults (BCa,
+    Wilcoxon signed-rank).
     """
-    rows = con.execute(
-        'SELECT any_value(ci_method), any_value(test) FROM result_manifest WHERE "table" = ?', [table]
-    ).fetchall()
+    recorded = con.execute(_RECORDED).fetchall()[0][0] == 3
+    query = 'SELECT any_value(ci_method), any_value(test) FROM result_manifest WHERE "table" = ?'
+    rows = con.execute(query, [table]).fetchall() if recorded else []
     ci_method, test = rows[0] if rows and rows[0][0] is not None else ("bca", "rank")
     ci_words = _CI_WORDS.get(str(ci_method), str(ci_method))
     return StoredMethod(stored_level(con, (table,)), ci_words, _TEST_WORDS.get(str(test), str(test)))
