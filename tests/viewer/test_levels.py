@@ -117,6 +117,10 @@ def test_stored_notes_name_the_interval_method_and_test_analyze_used(
         shown = _stored_tables(served)
         assert words in shown["overview/tbl-ranking"], shown["overview/tbl-ranking"]
         assert words in shown["attribute/tbl-scenarios"], shown["attribute/tbl-scenarios"]
+    floor = " ".join(
+        text for key, text in _stored_tables(served_percentile).items() if key.startswith("noise-floor/")
+    )
+    assert "one-sided sign-flip permutation test" in floor and "Wilcoxon" not in floor, floor
 
 
 def test_a_manifest_without_the_level_reads_as_95(served_unrecorded: Served) -> None:

@@ -19,7 +19,17 @@ from typing import NamedTuple
 import duckdb
 
 from cueshift.designs.page_helpers import count, number, table_html
-from cueshift.render import ci_label, fmt_ci, fmt_effect, stored_level
+from cueshift.render import (
+    StoredMethods,
+    by_ci_method,
+    by_test,
+    ci_label,
+    fill_methods,
+    fmt_ci,
+    fmt_effect,
+    stored_level,
+    stored_methods,
+)
 
 #: Fill of the strongest shift in a heatmap (blue: positive, red: negative), as in Table 11.
 _POSITIVE, _NEGATIVE = (33, 102, 172), (178, 24, 43)
@@ -56,17 +66,14 @@ def stored_ci(con: duckdb.DuckDBPyConnection, *tables: str) -> str:
     return ci_label(stored_level(con, tables))
 
 
-#: How ``analyze`` names its test families and interval methods (``result_manifest``), in words.
-_TEST_WORDS = {"rank": "Wilcoxon signed-rank", "permutation": "sign-flip permutation"}
-_CI_WORDS = {"bca": "BCa", "percentile": "percentile"}
-
-
 #: Whether the cursor's database has a manifest that records each table's test and interval method
 #: (none: a study not analysed yet; older manifests had other columns).
 _RECORDED = (
     "SELECT count(*) FROM duckdb_columns() WHERE database_name = current_database() "
     "AND table_name = 'result_manifest' AND column_name IN ('table', 'test', 'ci_method')"
 )
+_CI_WORDS = by_ci_method(bca="BCa", percentile="percentile")
+_TEST_WORDS = by_test(rank="Wilcoxon signed-rank", permutation="sign-flip permutation")
 
 
 class StoredMethod(NamedTuple):
@@ -78,18 +85,17 @@ class StoredMethod(NamedTuple):
 
 
 def stored_method(con: duckdb.DuckDBPyConnection, table: str) -> StoredMethod:
-    """The level, interval method and test ``result_manifest`` records for ``table``.
+    """The level, interval method and test ``result_manifest`` records for ``table``
+    (:func:`cueshift.render.stored_level`, :func:`cueshift.render.stored_methods`).
 
-    Results written before the level was recorded read 95 % (:func:`cueshift.render.stored_level`);
-    a database without a manifest, or one without the table, reads ``analyze``'s defaults (BCa,
-    Wilcoxon signed-rank).
+    Results written before the level was recorded read 95 %; a database without a manifest, or one
+    without the table, reads ``analyze``'s defaults (BCa, Wilcoxon signed-rank).
     """
     recorded = con.execute(_RECORDED).fetchall()[0][0] == 3
-    query = 'SELECT any_value(ci_method), any_value(test) FROM result_manifest WHERE "table" = ?'
-    rows = con.execute(query, [table]).fetchall() if recorded else []
-    ci_method, test = rows[0] if rows and rows[0][0] is not None else ("bca", "rank")
-    ci_words = _CI_WORDS.get(str(ci_method), str(ci_method))
-    return StoredMethod(stored_level(con, (table,)), ci_words, _TEST_WORDS.get(str(test), str(test)))
+    methods = stored_methods(con, (table,)) if recorded else StoredMethods()
+    return StoredMethod(
+        stored_level(con, (table,)), fill_methods(_CI_WORDS, methods), fill_methods(_TEST_WORDS, methods)
+    )
 
 
 def linkify(table_html: str, key: str, column: int, hrefs: Mapping[str, str]) -> str:

@@ -14,6 +14,7 @@ from cueshift.render import (
     CI_LABEL,
     Col,
     TableSpec,
+    by_test,
     ci,
     fmt_integer,
     fmt_pvalue,
@@ -85,8 +86,9 @@ ATTRIBUTES = TableSpec(
     group="model",
     notes=(
         "result_noise_floor_attributes: |SBS| is the mean over the attribute's model × scenario cells of "
-        "|cell SBS|, the floor the same mean over placebo cells; passes: one-sided Wilcoxon test of the "
-        "face's |Δ| minus its placebo |Δ| > 0, BH over the attributes, p < 0.05.",
+        "|cell SBS|, the floor the same mean over placebo cells; passes: one-sided "
+        + by_test(rank="Wilcoxon signed-rank test", permutation="sign-flip permutation test")
+        + " of the face's |Δ| minus its placebo |Δ| > 0, BH over the attributes, p < 0.05.",
     ),
     requires=("result_noise_floor_attributes",),
 )
