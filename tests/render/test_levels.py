@@ -82,3 +82,22 @@ def test_console_shows_the_stored_level(study_at_90: Path) -> None:
 
 def test_the_fallback_level_is_analyze_default() -> None:
     assert Resampling().confidence_level == FALLBACK_LEVEL
+
+
+def test_figures_and_their_captions_show_the_stored_level(study_at_90: Path) -> None:
+    """Figures 3–4 said "95% CIs" in study.qmd's fixed captions; the axes now carry the level."""
+    labels: list[str] = []
+    with Report.open(study_at_90, None, CATALOG) as report:
+        for spec in CATALOG.figures:
+            if report.missing(spec.requires):
+                continue
+            figure = spec.draw(report)
+            if figure is not None:
+                labels += [
+                    t for ax in figure.axes for t in (ax.get_xlabel(), ax.get_ylabel(), ax.get_title())
+                ]
+    assert not [t for t in labels if _NINETY_FIVE.search(t)]
+    assert sum("90% CI" in t for t in labels) >= 3  # Figure 3's axis, both of Figure 4's
+    qmd = (Path(__file__).parents[2] / "reports" / "study.qmd").read_text(encoding="utf-8")
+    captions = [line for line in qmd.splitlines() if line.startswith("#| fig-cap:")]
+    assert captions and not [c for c in captions if _NINETY_FIVE.search(c)]

@@ -83,8 +83,9 @@ def draw_sbs_vs_abs(report: Source) -> Figure | None:
             textcoords="offset points",
         )
     ax.axvline(0, color="black", linewidth=0.6)
-    ax.set_xlabel("SBS (signed mean Δ)")
-    ax.set_ylabel("|SBS| (mean absolute cell shift)")
+    label = ci_label(stored_level(report, ("result_sbs",)))
+    ax.set_xlabel(f"SBS (signed mean Δ) with {label}")
+    ax.set_ylabel(f"|SBS| (mean absolute cell shift) with {label}")
     _legend(ax, [c for c in CATEGORY_COLOURS if c in set(rows["category"])], loc="upper left")
     fig.tight_layout()
     return fig
