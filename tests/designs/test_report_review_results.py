@@ -13,11 +13,24 @@ import shutil
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pytest
 
 from cueshift.designs.paired.report import CATALOG as PAIRED
+from cueshift.designs.pairwise.report import CATALOG as PAIRWISE
 from cueshift.designs.probe.report import CATALOG as PROBE
-from cueshift.render import Catalog, Report, Styled, fmt_number
+from cueshift.designs.probe.report_structure import draw_matrices
+from cueshift.render import (
+    Catalog,
+    FigureOutput,
+    Report,
+    Styled,
+    fmt_ci,
+    fmt_effect,
+    fmt_integer,
+    fmt_number,
+    fmt_pvalue,
+)
 from tests.designs.review_dbs import analysed_dbs, rows
 
 
@@ -69,3 +82,99 @@ def test_probe_baselines_drop_the_twin_columns_when_no_model_has_a_twin(
     assert twin and set(twin) == {fmt_number(0.125, 2)}
     notes = " ".join(styled.notes)
     assert "ρ random twin:" in notes and "No random twin was run" not in notes
+
+
+def test_paired_shows_the_bias_within_each_group(dbs: dict[str, Path]) -> None:
+    db = dbs["paired"]
+    stored = rows(db, "SELECT * FROM result_paired_attractiveness_by_group WHERE test = 'kruskal-wallis'")
+    alpha = float(str(rows(db, "SELECT max(alpha) AS a FROM result_paired_significance_share")[0]["a"]))
+    largest: dict[tuple[object, ...], float] = {}
+    for r in stored:
+        key = (r["model_id"], r["dimension"], r["scenario_id"])
+        if r["statistic"] is not None:
+            largest[key] = max(largest.get(key, float("-inf")), float(str(r["statistic"])))
+    expected: dict[tuple[str, str, str], list[int]] = {}
+    for r in stored:
+        counts = expected.setdefault((str(r["model_id"]), str(r["dimension"]), str(r["group"])), [0, 0, 0])
+        counts[0] += r["p_adj"] is not None and float(str(r["p_adj"])) < alpha
+        top = largest.get((r["model_id"], r["dimension"], r["scenario_id"]))
+        counts[1] += r["statistic"] is not None and float(str(r["statistic"])) == top
+        counts[2] += 1
+    styled = _styled(db, PAIRED, "paired_by_group")
+    shown = {(row[0].text, row[1].text, row[2].text): [c.text for c in row[3:6]] for row in styled.rows}
+    assert shown == {k: [fmt_integer(v) for v in c] for k, c in expected.items()}
+    female, male = (expected[("sim-llava", "gender", g)][1] for g in ("female", "male"))
+    assert female + male >= 91 and female > male  # the study plants the filter's shift in women
+    with Report.open(db, None, PAIRED) as report:
+        assert isinstance(report.figure("paired_by_group_h"), FigureOutput)
+
+
+def test_pairwise_shows_bradley_terry_strengths_and_model_human_agreement(dbs: dict[str, Path]) -> None:
+    db = dbs["pairwise"]
+    stored = rows(
+        db,
+        "SELECT b.*, b.stimulus_group = t.target_group AS target FROM result_pairwise_bradley_terry b "
+        "JOIN (SELECT DISTINCT model_id, cohort, target_group FROM result_pairwise_cohort) t "
+        "USING (model_id, cohort)",
+    )
+    cells: dict[tuple[str, str], dict[str, list[float]]] = {}
+    for r in stored:
+        cell = cells.setdefault((str(r["cohort"]), str(r["model_id"])), {"h": [], "lo": [], "t": [], "o": []})
+        if r["term"] == "position":
+            cell["h"], cell["lo"] = [float(str(r["estimate"]))], [float(str(r["ci_low"]))]
+        else:
+            cell["t" if r["target"] else "o"].append(float(str(r["estimate"])))
+    styled = _styled(db, PAIRWISE, "pairwise_bradley_terry")
+    labels = styled.labels
+    for row in styled.rows:
+        cell = cells[(row[0].text, row[1].text)]
+        assert row[labels.index("Position h")].text == fmt_effect(cell["h"][0], 2)
+        assert row[labels.index("Mean θ target")].text == fmt_effect(sum(cell["t"]) / len(cell["t"]), 2)
+        assert row[labels.index("Mean θ other")].text == fmt_effect(sum(cell["o"]) / len(cell["o"]), 2)
+        assert row[labels.index("Portraits")].text == fmt_integer(len(cell["t"]) + len(cell["o"]))
+    assert len(styled.rows) == len(cells)
+    notes = " ".join(styled.notes)
+    assert "95% CI" in labels and "Wald interval" in notes and "1 virtual game(s) per portrait" in notes
+    agreement = _styled(db, PAIRWISE, "pairwise_rating_model_human")
+    stored = rows(db, "SELECT * FROM result_pairwise_rating_model_human ORDER BY attribute, model_id")
+    assert [[c.text for c in row] for row in agreement.rows] == [
+        [
+            str(r["attribute"]),
+            str(r["model_id"]),
+            fmt_number(r["estimate"], 2),
+            fmt_ci(r["ci_low"], r["ci_high"], 2),
+            fmt_pvalue(r["p"]),
+            fmt_effect(r["mean_difference"], 2),
+            fmt_integer(r["n"]),
+        ]
+        for r in stored
+    ]
+    with Report.open(db, None, PAIRWISE) as report:
+        assert isinstance(report.figure("pairwise_strengths"), FigureOutput)
+
+
+def test_probe_shows_the_clusters_and_the_correlation_matrices(dbs: dict[str, Path]) -> None:
+    db = dbs["probe"]
+    clusters = rows(db, "SELECT * FROM result_probe_clusters")
+    human = sorted(
+        (r for r in clusters if r["source"] == "(humans)"), key=lambda r: int(str(r["leaf_order"]))
+    )
+    order = [str(r["attribute"]) for r in human]
+    styled = _styled(db, PROBE, "probe_clusters")
+    sources = ["(humans)", *sorted({str(r["source"]) for r in clusters} - {"(humans)"})]
+    assert list(styled.labels) == ["Attribute", *sources]
+    assert [row[0].text for row in styled.rows] == order
+    by = {(r["source"], r["attribute"]): r["cluster"] for r in clusters}
+    for row in styled.rows:
+        assert [c.text for c in row[1:]] == [fmt_integer(by[(s, row[0].text)]) for s in sources]
+    # the figure's humans' panel is the stored matrix in the humans' dendrogram order
+    correlations = {
+        (r["attribute_a"], r["attribute_b"]): r["estimate"]
+        for r in rows(db, "SELECT * FROM result_probe_correlations WHERE source = '(humans)'")
+    }
+    with Report.open(db, None, PROBE) as report:
+        fig = draw_matrices(report)
+    assert fig is not None
+    shown = np.asarray(fig.axes[0].images[0].get_array())
+    expected = np.array([[correlations[(a, b)] for b in order] for a in order], dtype=float)
+    np.testing.assert_allclose(shown, expected)

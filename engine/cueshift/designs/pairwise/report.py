@@ -1,6 +1,9 @@
 """The pairwise (seed 002) report: what ``reports/pairwise.qmd`` shows, declared for the report facade.
 
-Per-image win rates (Tables 1–2), cohort preferences (Tables 3–4), position bias, the position-adjusted group effect and the 0–10 ratings with their reliability. Significance in the seed 000 notation (bold p < 0.001, underlined p ≥ 0.05), computed from
+Per-image win rates (seed 002 Tables 1–2), cohort preferences (Tables 3–4), the position-adjusted
+group effect, position bias here; the Bradley–Terry strengths of the portraits in
+:mod:`.report_strengths`; the 0–10 ratings, their reliability and the models' agreement with the
+human raters in :mod:`.report_ratings`. Significance in the seed 000 notation (bold p < 0.001, underlined p ≥ 0.05), computed from
 the stored p-values at render time. Tables are numbered in the order ``reports/pairwise.qmd`` shows
 them; every test's note names it and the trials or ratings it counts.
 """
@@ -8,6 +11,8 @@ them; every test's note names it and the trials or ratings it counts.
 # ruff: noqa: E501  (declared SQL reads best unwrapped)
 from __future__ import annotations
 
+from cueshift.designs.pairwise.report_ratings import RATING_TABLES
+from cueshift.designs.pairwise.report_strengths import STRENGTH_FIGURES, STRENGTH_TABLES
 from cueshift.render import (
     CI_LABEL,
     EMPHASIS_LEGEND,
@@ -33,7 +38,7 @@ _Q_NOTE = (
     "model × cohort test together, as the paper's 30)."
 )
 
-TABLES: tuple[TableSpec, ...] = (
+_TRIAL_TABLES: tuple[TableSpec, ...] = (
     TableSpec(
         key="pairwise_stimulus",
         title="Table 1. Per-image win rates of the target-group portraits per cohort (seed 002 Tables 1–2)",
@@ -130,33 +135,11 @@ TABLES: tuple[TableSpec, ...] = (
         ),
         requires=("result_pairwise_position",),
     ),
-    TableSpec(
-        key="pairwise_rating_bins",
-        title="Table 5. 0–10 ratings per bin (seed 002 Fig. 6)",
-        sql="""SELECT rater, cohort, n, bin, bin_order, estimate FROM result_pairwise_rating_bins
-           ORDER BY rater = '(humans)' DESC, rater, cohort, bin_order""",
-        columns=(stub("rater", "Rater"), stub("cohort", "Cohort"), Col("n", "Ratings", fmt_integer)),
-        pivot=Pivot(on="bin", value="estimate", fmt=percent(0), order="bin_order"),
-        notes=(
-            "Share of the rater's valid 0–10 ratings of the cohort's portraits in each bin of the study's "
-            "pairwise.bins (Ratings: how many); (humans): every human rater pooled.",
-        ),
-        requires=("result_pairwise_rating_bins",),
-    ),
-    TableSpec(
-        key="pairwise_rating_reliability",
-        title="Table 6. Inter-rater reliability of the human ratings (Krippendorff's α)",
-        sql="SELECT attribute, level, estimate, n_units, n_raters, n FROM result_pairwise_rating_reliability",
-        columns=(
-            stub("attribute", "Attribute"),
-            stub("level", "Metric"),
-            Col("estimate", "α", number(3)),
-            Col("n_units", "Images", fmt_integer),
-            Col("n_raters", "Raters", fmt_integer),
-            Col("n", "Ratings", fmt_integer),
-        ),
-        requires=("result_pairwise_rating_reliability",),
-    ),
 )
 
-CATALOG = Catalog(document="pairwise.qmd", tables=TABLES, notation=EMPHASIS_LEGEND_MD)
+#: The tables in the order of the page: trials (Tables 1–3), Bradley–Terry (3b), position, ratings.
+TABLES: tuple[TableSpec, ...] = (*_TRIAL_TABLES[:3], *STRENGTH_TABLES, *_TRIAL_TABLES[3:], *RATING_TABLES)
+
+CATALOG = Catalog(
+    document="pairwise.qmd", tables=TABLES, figures=STRENGTH_FIGURES, notation=EMPHASIS_LEGEND_MD
+)

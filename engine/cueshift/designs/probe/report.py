@@ -14,9 +14,9 @@ from __future__ import annotations
 from cueshift.designs.probe.report_baselines import BASELINE_TABLES
 from cueshift.designs.probe.report_scale import SCALE_TABLES
 from cueshift.designs.probe.report_similarity import SIMILARITY_TABLES
-from cueshift.designs.probe.report_structure import STRUCTURE_TABLES
+from cueshift.designs.probe.report_structure import STRUCTURE_FIGURES, STRUCTURE_TABLES
 from cueshift.render import EMPHASIS_LEGEND_MD, Catalog, TableSpec
 
 TABLES: tuple[TableSpec, ...] = (*SIMILARITY_TABLES, *STRUCTURE_TABLES, *SCALE_TABLES, *BASELINE_TABLES)
 
-CATALOG = Catalog(document="probe.qmd", tables=TABLES, notation=EMPHASIS_LEGEND_MD)
+CATALOG = Catalog(document="probe.qmd", tables=TABLES, figures=STRUCTURE_FIGURES, notation=EMPHASIS_LEGEND_MD)

@@ -1,0 +1,74 @@
+"""The pairwise report's 0–10 ratings (seed 002 Fig. 6, App. C.2): the ratings per bin (Table 5),
+the human raters' reliability (Table 6) and each model's agreement with the human raters (Table 7)."""
+
+# ruff: noqa: E501  (declared SQL reads best unwrapped)
+from __future__ import annotations
+
+from cueshift.render import (
+    CI_LABEL,
+    EMPHASIS_LEGEND,
+    MODELS_FILTER,
+    Col,
+    Pivot,
+    TableSpec,
+    ci,
+    effect,
+    fmt_integer,
+    fmt_pvalue,
+    number,
+    percent,
+    stub,
+)
+
+RATING_TABLES: tuple[TableSpec, ...] = (
+    TableSpec(
+        key="pairwise_rating_bins",
+        title="Table 5. 0–10 ratings per bin (seed 002 Fig. 6)",
+        sql="""SELECT rater, cohort, n, bin, bin_order, estimate FROM result_pairwise_rating_bins
+           ORDER BY rater = '(humans)' DESC, rater, cohort, bin_order""",
+        columns=(stub("rater", "Rater"), stub("cohort", "Cohort"), Col("n", "Ratings", fmt_integer)),
+        pivot=Pivot(on="bin", value="estimate", fmt=percent(0), order="bin_order"),
+        notes=(
+            "Share of the rater's valid 0–10 ratings of the cohort's portraits in each bin of the study's "
+            "pairwise.bins (Ratings: how many); (humans): every human rater pooled.",
+        ),
+        requires=("result_pairwise_rating_bins",),
+    ),
+    TableSpec(
+        key="pairwise_rating_reliability",
+        title="Table 6. Inter-rater reliability of the human ratings (Krippendorff's α)",
+        sql="SELECT attribute, level, estimate, n_units, n_raters, n FROM result_pairwise_rating_reliability",
+        columns=(
+            stub("attribute", "Attribute"),
+            stub("level", "Metric"),
+            Col("estimate", "α", number(3)),
+            Col("n_units", "Images", fmt_integer),
+            Col("n_raters", "Raters", fmt_integer),
+            Col("n", "Ratings", fmt_integer),
+        ),
+        requires=("result_pairwise_rating_reliability",),
+    ),
+    TableSpec(
+        key="pairwise_rating_model_human",
+        title="Table 7. Each model's 0–10 ratings against the human raters' (seed 002 Fig. 6)",
+        sql=f"""SELECT model_id, attribute, estimate, ci_low, ci_high, p, mean_difference, n
+            FROM result_pairwise_rating_model_human WHERE {MODELS_FILTER} ORDER BY attribute, model_id""",
+        columns=(
+            stub("attribute", "Attribute"),
+            stub("model_id", "Model"),
+            Col("estimate", "Spearman ρ", number(2), p="p"),
+            Col("ci_low", CI_LABEL, ci(2), args=("ci_high",)),
+            Col("p", "p", fmt_pvalue),
+            Col("mean_difference", "Mean model − human", effect(2)),
+            Col("n", "Portraits", fmt_integer),
+        ),
+        notes=(
+            "Spearman ρ between the model's mean rating of each portrait and the human raters' mean "
+            "rating of it, over the n portraits both rated; Fisher z interval with the Bonett–Wright "
+            "standard error; p: the t test of ρ (scipy.stats.spearmanr), unadjusted. Mean model − human: the mean over "
+            "the portraits of the difference of the two mean ratings, on the 0–10 scale.",
+            EMPHASIS_LEGEND,
+        ),
+        requires=("result_pairwise_rating_model_human",),
+    ),
+)
