@@ -57,7 +57,9 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #:     undefined on constant data is NaN and leaves its BH family (Table 9's counts, the face ANOVAs,
 #:     D49, D52); a mixed-model interval's ``n_refits`` counts the refits it rests on, failed
 #:     draws left out (D62). Results of version 15 are refused by the readers, so no report mixes them.
-RESULT_SCHEMA_VERSION = 16
+#: 17: ``result_probe_scale_regression`` gets the cluster-robust (by model) inference of its terms
+#:     (``cluster_se``, ``cluster_ci_low``, ``cluster_ci_high``, ``cluster_p``, ``n_clusters``).
+RESULT_SCHEMA_VERSION = 17
 
 
 class AnalysisManifestSchema(ResultModel):

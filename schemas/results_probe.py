@@ -102,7 +102,9 @@ class StructureAnovaSchema(ResultModel):
 
 class ScaleRegressionSchema(ResultModel):
     """``result_probe_scale_regression``: OLS of similarity on reliability and scale, one row
-    per term with the fit's statistics repeated (Table 2)."""
+    per term with the fit's statistics repeated (Table 2); ``cluster_*``: the same fit's
+    cluster-robust (by model) standard error, interval and p over ``n_clusters`` models (null
+    with fewer than two)."""
 
     term: str
     estimate: float = nullable()
@@ -118,6 +120,11 @@ class ScaleRegressionSchema(ResultModel):
     df_model: float = pa.Field(ge=0.0)
     df_resid: float = pa.Field(ge=0.0)
     test: str = one_of("ols-t")
+    cluster_se: float | None = nullable(ge=0.0)
+    cluster_ci_low: float | None = nullable()
+    cluster_ci_high: float | None = nullable()
+    cluster_p: float | None = pvalue()
+    n_clusters: pl.Int64 | None = count(nullable=True)
 
 
 _R = {"ge": -1.0, "le": 1.0}

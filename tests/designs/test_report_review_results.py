@@ -178,3 +178,31 @@ def test_probe_shows_the_clusters_and_the_correlation_matrices(dbs: dict[str, Pa
     shown = np.asarray(fig.axes[0].images[0].get_array())
     expected = np.array([[correlations[(a, b)] for b in order] for a in order], dtype=float)
     np.testing.assert_allclose(shown, expected)
+
+
+def test_probe_regression_says_scale_rests_on_k_models_with_cluster_robust_se(
+    dbs: dict[str, Path], tmp_path: Path
+) -> None:
+    db = dbs["probe"]
+    stored = {r["term"]: r for r in rows(db, "SELECT * FROM result_probe_scale_regression")}
+    models = rows(db, "SELECT count(DISTINCT model_id) AS k FROM result_probe_similarity")[0]["k"]
+    assert {r["n_clusters"] for r in stored.values()} == {models}
+    styled = _styled(db, PROBE, "probe_scale_regression")
+    se, cluster_se = styled.labels.index("SE"), styled.labels.index("Cluster SE (by model)")
+    names = {"Human IRR (split-half reliability)": "reliability", "Dataset size": "dataset_size"}
+    names |= {"Total samples": "samples_seen", "Constant": "const"}
+    for row in styled.rows:
+        r = stored[names[row[0].text]]
+        assert row[se].text == fmt_number(r["se"], 4)
+        assert row[cluster_se].text == fmt_number(r["cluster_se"], 4)
+        assert row[cluster_se + 1].text == fmt_pvalue(r["cluster_p"])
+    notes = " ".join(styled.notes)
+    assert "rest on k models, not N rows" in notes and f"k = {models} models (clusters)." in notes
+    assert f"Warning: only {models} clusters" in notes and "Cameron & Miller 2015" in notes
+    assert "rank-deficient" in notes  # 4 models, 4 coefficients
+    many = tmp_path / "probe.duckdb"
+    shutil.copy(db, many)
+    with duckdb.connect(str(many)) as con:
+        con.execute("UPDATE result_probe_scale_regression SET n_clusters = 30")
+    notes = " ".join(_styled(many, PROBE, "probe_scale_regression").notes)
+    assert "k = 30 models (clusters)." in notes and "Warning" not in notes

@@ -10,7 +10,7 @@ attribute, score``: CLIP's :math:`m` or P(favorable), or a VLM's :math:`\phi`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -138,8 +138,18 @@ def scale_regression(
 
     .. math:: s^a_m = \beta_0 + \beta_1 \text{IRR}_a + \beta_2 \text{DatasetSize}_m + \dots + \varepsilon
 
-    Returns one row per term (``estimate, se, ci_low, ci_high, statistic`` = t, ``p``)
-    with the fit's adjusted R², F, N and degrees of freedom repeated on every row.
+    Returns one row per term (``estimate, se, ci_low, ci_high, statistic`` = t, ``p``: the paper's
+    OLS, its rows independent) with the fit's adjusted R², F, N and degrees of freedom repeated on
+    every row. Scale varies only between models, so the rows of one model are not independent:
+    ``cluster_se, cluster_ci_low, cluster_ci_high, cluster_p`` are the same fit's cluster-robust
+    inference by ``model_id`` (statsmodels' CR1 sandwich, t with ``n_clusters`` − 1 df), null
+    without a ``model_id`` column or with fewer than two models. Few clusters (under about 20)
+    make it unreliable too [1]_.
+
+    References
+    ----------
+    .. [1] Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to cluster-robust
+       inference. *Journal of Human Resources* 50(2), 317–372.
     """
     import statsmodels.api as sm
 
@@ -149,8 +159,9 @@ def scale_regression(
     clean = clean.sort(keys) if keys else clean  # a fixed row order: the same sums, the same bits
     if not usable or clean.height <= len(usable) + 1:
         return pl.DataFrame()
-    x = np.column_stack([normalise_by_max(clean[p].to_numpy()) for p in usable])
-    fit = sm.OLS(clean["similarity"].to_numpy(), sm.add_constant(x)).fit()
+    x = sm.add_constant(np.column_stack([normalise_by_max(clean[p].to_numpy()) for p in usable]))
+    y = clean["similarity"].to_numpy()
+    fit = sm.OLS(y, x).fit()
     ci = fit.conf_int(1 - confidence)
     terms = ["const", *usable]
     return pl.DataFrame(
@@ -169,5 +180,29 @@ def scale_regression(
             "df_model": [float(fit.df_model)] * len(terms),
             "df_resid": [float(fit.df_resid)] * len(terms),
             "test": ["ols-t"] * len(terms),
+            **_clustered(y, x, clean, confidence, len(terms)),
         }
-    )
+    ).with_columns(pl.col(*_CLUSTER_COLUMNS).cast(pl.Float64), pl.col("n_clusters").cast(pl.Int64))
+
+
+def _clustered(y: F64, x: F64, clean: pl.DataFrame, confidence: float, k: int) -> dict[str, list[Any]]:
+    """The cluster-robust (by ``model_id``) columns of :func:`scale_regression` (nulls when not defined)."""
+    import statsmodels.api as sm
+
+    groups = clean["model_id"].to_numpy() if "model_id" in clean.columns else None
+    n_clusters = 0 if groups is None else len(set(groups.tolist()))
+    if groups is None or n_clusters < 2:
+        return {c: [None] * k for c in _CLUSTER_COLUMNS} | {"n_clusters": [n_clusters or None] * k}
+    codes = np.unique(groups, return_inverse=True)[1]
+    fit = sm.OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": codes}, use_t=True)
+    ci = fit.conf_int(1 - confidence)
+    return {
+        "cluster_se": list(fit.bse),
+        "cluster_ci_low": list(ci[:, 0]),
+        "cluster_ci_high": list(ci[:, 1]),
+        "cluster_p": list(fit.pvalues),
+        "n_clusters": [n_clusters] * k,
+    }
+
+
+_CLUSTER_COLUMNS = ("cluster_se", "cluster_ci_low", "cluster_ci_high", "cluster_p")
