@@ -21,7 +21,18 @@ import pytest
 PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "engine" / "cueshift"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("_types", "_jit", "_console", "_table_layout", "errors", "extras", "schemas", "sql", "studies"),
+    (
+        "_types",
+        "_jit",
+        "_console",
+        "_table_layout",
+        "_method_words",
+        "errors",
+        "extras",
+        "schemas",
+        "sql",
+        "studies",
+    ),
     ("study",),
     ("images",),
     ("inference",),

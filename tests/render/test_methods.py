@@ -153,3 +153,17 @@ def test_console_names_the_floor_test(study: str, words: str, request: pytest.Fi
     assert f"(one-sided {words}, BH)" in out
     if words != "WSRT":
         assert "WSRT" not in out
+
+
+def test_the_manifest_describes_the_tests_that_ran(permutation_study: Path, default_study: Path) -> None:
+    """``result_manifest.statistic``/``description`` said "WSRT", "MWU", "Kruskal-Wallis" beside
+    ``test = 'permutation'``; they now say what ran (the report's settings table shows them)."""
+    columns = "SELECT name, statistic || ' | ' || description AS text FROM result_manifest"
+    permuted = dict(query(permutation_study, columns).rows())
+    assert not {k: t for k, t in permuted.items() if re.search(r"WSRT|MWU|Kruskal|Mann|KW H", t)}
+    assert not {k: t for k, t in permuted.items() if _PLACEHOLDER.search(t)}
+    assert "sign-flip permutation test" in permuted["sbs"]
+    assert "label-permutation test" in permuted["demographic_tests"]
+    default = dict(query(default_study, columns).rows())
+    assert not {k: t for k, t in default.items() if _PLACEHOLDER.search(t)}
+    assert "WSRT" in default["sbs"] and "KW H" in default["demographic_tests"]

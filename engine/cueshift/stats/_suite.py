@@ -11,6 +11,7 @@ import duckdb
 import polars as pl
 
 from cueshift import store
+from cueshift._method_words import StoredMethods, fill_methods
 from cueshift.errors import CueshiftError
 from cueshift.schemas.results import RESULT_SCHEMA_VERSION
 from cueshift.stats._checked import validate_result
@@ -141,13 +142,15 @@ def run_suite(
 def _manifest_row(
     item: Analysis[Any], frame: pl.DataFrame, settings: RunSettings, seconds: float
 ) -> dict[str, object]:
+    # a text naming a test or interval --test / --ci switch says the one that ran
+    methods = StoredMethods(test=(settings.test,), ci_method=(settings.ci_method,))
     return {
         "name": item.name,
         "table": item.table,
-        "description": item.description,
+        "description": fill_methods(item.description, methods),
         "source": item.source,
         "grouping": item.grouping,
-        "statistic": item.statistic,
+        "statistic": fill_methods(item.statistic, methods),
         "family": item.family,
         "n_rows": frame.height,
         "n_resamples": settings.n_resamples,

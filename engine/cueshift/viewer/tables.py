@@ -20,7 +20,6 @@ import duckdb
 
 from cueshift.designs.page_helpers import count, number, table_html
 from cueshift.render import (
-    StoredMethods,
     by_ci_method,
     by_test,
     ci_label,
@@ -66,12 +65,6 @@ def stored_ci(con: duckdb.DuckDBPyConnection, *tables: str) -> str:
     return ci_label(stored_level(con, tables))
 
 
-#: Whether the cursor's database has a manifest that records each table's test and interval method
-#: (none: a study not analysed yet; older manifests had other columns).
-_RECORDED = (
-    "SELECT count(*) FROM duckdb_columns() WHERE database_name = current_database() "
-    "AND table_name = 'result_manifest' AND column_name IN ('table', 'test', 'ci_method')"
-)
 _CI_WORDS = by_ci_method(bca="BCa", percentile="percentile")
 _TEST_WORDS = by_test(rank="Wilcoxon signed-rank", permutation="sign-flip permutation")
 
@@ -91,8 +84,7 @@ def stored_method(con: duckdb.DuckDBPyConnection, table: str) -> StoredMethod:
     Results written before the level was recorded read 95 %; a database without a manifest, or one
     without the table, reads ``analyze``'s defaults (BCa, Wilcoxon signed-rank).
     """
-    recorded = con.execute(_RECORDED).fetchall()[0][0] == 3
-    methods = stored_methods(con, (table,)) if recorded else StoredMethods()
+    methods = stored_methods(con, (table,))
     return StoredMethod(
         stored_level(con, (table,)), fill_methods(_CI_WORDS, methods), fill_methods(_TEST_WORDS, methods)
     )

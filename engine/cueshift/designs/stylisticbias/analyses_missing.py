@@ -13,6 +13,7 @@ from __future__ import annotations
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.designs.stylisticbias.method_names import FACE_TEST
 from cueshift.designs.stylisticbias.run_reads import read_once
 from cueshift.designs.stylisticbias.stats import (
     missing_by_ordering,
@@ -82,7 +83,7 @@ def _missing_rates(ctx: Context) -> pl.DataFrame | None:
     description="Shift of the invalid (refusal) rate, variation image vs the same face's base image",
     source="invalid_answers",
     grouping="model (and pooled) x dimension x group x variation value x rate (refusals: all faces)",
-    statistic="face-level mean shift from integer counts; WSRT or sign flips; face-level bootstrap CI",
+    statistic=f"face-level mean shift from integer counts; {FACE_TEST}; face-level bootstrap CI",
     family="model x rate x dimension (BH)",
 )
 def _missing_shift(ctx: Context) -> pl.DataFrame | None:
@@ -110,7 +111,7 @@ def _missing_by_ordering(ctx: Context) -> pl.DataFrame | None:
     description="Do invalid answers lean to a pole? (favorable - unfavorable letter named) / answers",
     source="invalid_answers, invalid_texts",
     grouping="model (and pooled)",
-    statistic="face-level mean lean from integer counts; WSRT or sign flips; face-level bootstrap CI",
+    statistic=f"face-level mean lean from integer counts; {FACE_TEST}; face-level bootstrap CI",
     family="all rows (BH)",
 )
 def _missing_lean(ctx: Context) -> pl.DataFrame | None:

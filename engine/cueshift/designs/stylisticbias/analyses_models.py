@@ -12,6 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.designs.stylisticbias.method_names import FACE_TEST
 from cueshift.designs.stylisticbias.run_reads import model_cells_once
 from cueshift.designs.stylisticbias.stats import model_differences
 from cueshift.stats import Declarations
@@ -25,7 +26,7 @@ DECLARED = Declarations(SUITE)
     description="Paired SBS differences of model pairs, clustered vs naive SE, design effect (Miller 2024)",
     source="delta",
     grouping="model pair x level (model, variation value, scenario)",
-    statistic="mean per-face difference of mean Delta; WSRT on per-face differences; CRVE SE",
+    statistic=f"mean per-face difference of mean Delta; {FACE_TEST} on per-face differences; CRVE SE",
     family="model pair x level",
 )
 def _model_differences(ctx: Context) -> pl.DataFrame:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import polars as pl
 
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.designs.stylisticbias.method_names import FACE_TEST
 from cueshift.designs.stylisticbias.run_reads import read_once
 from cueshift.designs.stylisticbias.stats import attributes_vs_floor, noise_floor
 from cueshift.stats import Declarations
@@ -40,7 +41,7 @@ def _read_placebos(ctx: Context) -> pl.DataFrame | None:
     description="Noise floor: placebo SBS (true 0) and placebo cell |SBS| mean / 95th percentile",
     source="delta (placebos)",
     grouping="model (and pooled) x placebo value (and all placebos)",
-    statistic="face-level mean Delta, WSRT; |SBS| of model x placebo x scenario cells",
+    statistic=f"face-level mean Delta, {FACE_TEST}; |SBS| of model x placebo x scenario cells",
     family="model",
 )
 def _noise_floor(ctx: Context) -> pl.DataFrame | None:
@@ -55,7 +56,7 @@ def _noise_floor(ctx: Context) -> pl.DataFrame | None:
     description="Attribute |SBS| beside the noise floor; face-level |Delta| vs placebo |Delta| (one-sided)",
     source="delta (attributes and placebos)",
     grouping="model (and pooled) x variation value",
-    statistic="mean cell |SBS| vs placebo quantile; one-sided WSRT on per-face |Delta| differences",
+    statistic=f"mean cell |SBS| vs placebo quantile; one-sided {FACE_TEST} on per-face |Delta| differences",
     family="model (BH over values)",
 )
 def _noise_floor_attributes(ctx: Context) -> pl.DataFrame | None:

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import polars as pl
 
+from cueshift._method_words import by_test
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.designs.stylisticbias.method_names import FACE_TEST, K_SAMPLE
 from cueshift.designs.stylisticbias.run_reads import summed_rows
 from cueshift.designs.stylisticbias.stats import (
     ALL_PAIRS,
@@ -62,7 +64,7 @@ def _require_delta(frame: pl.DataFrame) -> pl.DataFrame:
     description="Table 3 per model: SBS per attribute category x demographic group",
     source="delta",
     grouping="model x category x dimension x group",
-    statistic="face-level mean Delta; WSRT",
+    statistic=f"face-level mean Delta; {FACE_TEST}",
     family="dimension x row kind over every model's categories (Table 3: one pooled column)",
 )
 def _table3_by_model(ctx: Context) -> pl.DataFrame:
@@ -75,10 +77,10 @@ def _table3_by_model(ctx: Context) -> pl.DataFrame:
 
 @DECLARED(
     "table11_by_model",
-    description="Table 11 per model: mean Delta per variation x demographic group, WSRT",
+    description=f"Table 11 per model: mean Delta per variation x demographic group, {FACE_TEST}",
     source="delta",
     grouping="model x variation value x dimension x group",
-    statistic="face-level mean Delta; WSRT",
+    statistic=f"face-level mean Delta; {FACE_TEST}",
     family="every cell of every model (Table 11: the cells of the pooled table)",
 )
 def _table11_by_model(ctx: Context) -> pl.DataFrame:
@@ -107,10 +109,13 @@ def _table2_crossed(ctx: Context) -> pl.DataFrame:
 
 @DECLARED(
     "demographic_tests_crossed",
-    description=f"Kruskal-Wallis per model x scenario x crossed dimension ({_EVERY_PAIR}) on base phi",
+    description=f"{K_SAMPLE} per model x scenario x crossed dimension ({_EVERY_PAIR}) on base phi",
     source="base_phi",
     grouping="model x crossed dimension x scenario",
-    statistic="KW H over crossed groups; label permutation where a crossed group has < 5 faces",
+    statistic=by_test(
+        rank="KW H over crossed groups; label permutation where a crossed group has < 5 faces",
+        permutation="between-group sum of squares over crossed groups, label permutation",
+    ),
     family="model, over every crossed dimension (6 pairs) x scenario (Table 9: model x dimension)",
 )
 def _demo_tests_crossed(ctx: Context) -> pl.DataFrame:
@@ -141,7 +146,7 @@ def _table9_crossed(ctx: Context) -> pl.DataFrame:
     description=f"Table 3 per crossed subgroup ({_CROSSED}): SBS per attribute category x crossed group",
     source="delta",
     grouping="category x crossed dimension x crossed group",
-    statistic="face-level mean Delta; WSRT (none with < 6 faces)",
+    statistic=f"face-level mean Delta; {FACE_TEST} (none with < 6 faces)",
     family="every tested cell of every crossed pair (Table 3: within dimension)",
 )
 def _table3_crossed(ctx: Context) -> pl.DataFrame:
@@ -157,7 +162,7 @@ def _table3_crossed(ctx: Context) -> pl.DataFrame:
     description=f"Table 11 per crossed subgroup ({_CROSSED}): mean Delta per variation x crossed group",
     source="delta",
     grouping="variation value x crossed dimension x crossed group",
-    statistic="face-level mean Delta; WSRT (none with < 6 faces)",
+    statistic=f"face-level mean Delta; {FACE_TEST} (none with < 6 faces)",
     family="every tested cell of every crossed pair (larger than Table 11's marginal cells)",
 )
 def _table11_crossed(ctx: Context) -> pl.DataFrame:

@@ -11,6 +11,12 @@ import polars as pl
 
 from cueshift.designs.stylisticbias.constants import FASHION_CATEGORY, LME_CATEGORY_MAP
 from cueshift.designs.stylisticbias.inputs import SUITE, Context
+from cueshift.designs.stylisticbias.method_names import (
+    FACE_TEST,
+    GROUP_STATISTICS,
+    GROUP_TESTS_ASCII,
+    TWO_SAMPLE,
+)
 from cueshift.designs.stylisticbias.run_reads import model_cells_once, summed_rows
 from cueshift.designs.stylisticbias.stats import (
     category_demographic_table,
@@ -39,7 +45,7 @@ DECLARED = Declarations(SUITE)
     description="SBS and |SBS| at every level (Eq. 4; Figs. 3-4), face-level bootstrap CIs",
     source="delta",
     grouping="level x model (and pooled) x group",
-    statistic="face-level mean Delta; WSRT on per-face means",
+    statistic=f"face-level mean Delta; {FACE_TEST} on per-face means",
     family="level x model x dimension",
 )
 def _sbs(ctx: Context) -> pl.DataFrame:
@@ -68,10 +74,10 @@ def _vs(ctx: Context) -> pl.DataFrame:
 
 @DECLARED(
     "demographic_tests",
-    description="Kruskal-Wallis / Mann-Whitney per model x scenario on base phi",
+    description=f"{GROUP_TESTS_ASCII} per model x scenario on base phi",
     source="base_phi",
     grouping="model x dimension x scenario",
-    statistic="KW H (age, body, ethnicity), MWU U (gender)",
+    statistic=GROUP_STATISTICS,
     family="model x dimension (BH over scenarios)",
 )
 def _demo_tests(ctx: Context) -> pl.DataFrame:
@@ -138,7 +144,7 @@ def _mixed(ctx: Context) -> pl.DataFrame:
     description="SBS per attribute category x demographic dimension (Table 3)",
     source="delta",
     grouping="category x dimension x group",
-    statistic="face-level mean Delta; WSRT",
+    statistic=f"face-level mean Delta; {FACE_TEST}",
     family="dimension x row kind",
 )
 def _table3(ctx: Context) -> pl.DataFrame:
@@ -152,10 +158,10 @@ def _table3(ctx: Context) -> pl.DataFrame:
 
 @DECLARED(
     "table4",
-    description="SBS per fashion style x age; elderly - young MWU (Table 4)",
+    description=f"SBS per fashion style x age; elderly - young {TWO_SAMPLE} (Table 4)",
     source="delta",
     grouping="style x age group",
-    statistic="face-level mean Delta; WSRT; MWU contrast",
+    statistic=f"face-level mean Delta; {FACE_TEST}; {TWO_SAMPLE} contrast",
     family="cells; contrasts over styles",
 )
 def _table4(ctx: Context) -> pl.DataFrame:
@@ -169,10 +175,10 @@ def _table4(ctx: Context) -> pl.DataFrame:
 
 @DECLARED(
     "negativity_asymmetry",
-    description="Unfavorable vs favorable cue magnitude, one-sided WSRT (5.2)",
+    description=f"Unfavorable vs favorable cue magnitude, one-sided {FACE_TEST} (5.2)",
     source="delta",
     grouping="cue pair",
-    statistic="median |per-face SBS| ratio; one-sided WSRT",
+    statistic=f"median |per-face SBS| ratio; one-sided {FACE_TEST}",
     family="pairs",
 )
 def _asym(ctx: Context) -> pl.DataFrame:
@@ -236,10 +242,10 @@ def _ranking(ctx: Context) -> pl.DataFrame:
 
 @DECLARED(
     "table11",
-    description="Mean Delta per variation x demographic group, WSRT (Table 11)",
+    description=f"Mean Delta per variation x demographic group, {FACE_TEST} (Table 11)",
     source="delta",
     grouping="variation value x dimension x group",
-    statistic="face-level mean Delta; WSRT",
+    statistic=f"face-level mean Delta; {FACE_TEST}",
     family="all cells",
 )
 def _table11(ctx: Context) -> pl.DataFrame:

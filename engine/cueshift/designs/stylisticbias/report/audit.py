@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from cueshift.designs.stylisticbias.audit_robustness import least_robust
+from cueshift.designs.stylisticbias.method_names import CI_METHOD
 from cueshift.designs.stylisticbias.report.audit_faces import FACE_TABLES, FACE_TEXTS
-from cueshift.designs.stylisticbias.report.labels import CI_METHOD
 from cueshift.render import (
     CI_LABEL,
     MODELS_FILTER,

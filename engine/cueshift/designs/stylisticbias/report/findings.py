@@ -7,7 +7,7 @@ when its table is missing; the sections that follow show the tables. Nothing is 
 
 from __future__ import annotations
 
-from cueshift.designs.stylisticbias.report.labels import CI_METHOD, FACE_TEST_NAME, GROUP_TESTS
+from cueshift.designs.stylisticbias.method_names import CI_METHOD, FACE_TEST_NAME, GROUP_TESTS
 from cueshift.render import (
     SIMULATED_MODELS_SQL,
     Source,

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from cueshift.images.labels import AGES, BODY_TYPES, DEMOGRAPHIC_FIELDS, ETHNICITIES, GENDERS
-from cueshift.render import Formatter, Pivot, by_ci_method, by_test
+from cueshift.render import Formatter, Pivot
 from cueshift.stats import MEAN_OF_MODELS
 from cueshift.study.variations import FEATURES
 
@@ -46,16 +46,6 @@ TEST_LABELS: Mapping[str, str] = {
 CI_METHOD_LABELS: Mapping[str, str] = {"bca": "BCa", "percentile": "percentile"}
 # Where a note names a test or interval that `cueshift analyze --test` / `--ci` switch: filled at
 # render time with what result_manifest records for the tables the note's spec reads (D66).
-#: The one-sample test of per-face values (a cell's SBS, a paired difference) against 0.
-FACE_TEST: Final = by_test(rank="WSRT", permutation="sign-flip permutation test")
-#: :data:`FACE_TEST` by its full name.
-FACE_TEST_NAME: Final = by_test(rank="Wilcoxon signed-rank test", permutation="sign-flip permutation test")
-#: The test of two groups' per-face values (Table 4's elderly − young contrast).
-TWO_GROUP_TEST: Final = by_test(rank="Mann–Whitney U test", permutation="label-permutation test")
-#: Table 9's tests of base-face φ between a dimension's groups.
-GROUP_TESTS: Final = by_test(rank="Kruskal–Wallis or Mann–Whitney U", permutation="label-permutation test")
-#: The kind of a face-level bootstrap interval.
-CI_METHOD: Final = by_ci_method(bca="BCa", percentile="percentile")
 GROUPS: tuple[str, ...] = (*AGES, *GENDERS, *ETHNICITIES, *BODY_TYPES)
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(f.category for f in FEATURES))
 

@@ -7,7 +7,7 @@ Miller 2024) and ``result_cross_model`` (the reversal counts); nothing is recomp
 
 from __future__ import annotations
 
-from cueshift.designs.stylisticbias.report.labels import CI_METHOD, FACE_TEST
+from cueshift.designs.stylisticbias.method_names import CI_METHOD, FACE_TEST
 from cueshift.render import (
     CI_LABEL,
     Col,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cueshift.designs.stylisticbias.report.labels import CI_METHOD, FACE_TEST
+from cueshift.designs.stylisticbias.method_names import CI_METHOD, FACE_TEST
 from cueshift.designs.stylisticbias.stats import ALL_PLACEBOS
 from cueshift.designs.stylisticbias.viewer_pages import ATTRIBUTE_COLUMNS
 from cueshift.extras import importing

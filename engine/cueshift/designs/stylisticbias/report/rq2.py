@@ -7,17 +7,15 @@ Each cell's significance mark is derived at render time from the stored BH-adjus
 from __future__ import annotations
 
 from cueshift.designs.stylisticbias.group_reversals import COUNTED, REVERSALS_SQL
+from cueshift.designs.stylisticbias.method_names import CI_METHOD, FACE_TEST, TWO_GROUP_TEST
 from cueshift.designs.stylisticbias.report.labels import (
     ABBREVIATIONS,
     CATEGORIES,
-    CI_METHOD,
     DIM_POS,
     DIMENSION_LABELS,
-    FACE_TEST,
     GROUP_ABBREVIATIONS,
     GROUPS,
     MEAN_OF_GROUPS,
-    TWO_GROUP_TEST,
     delta_fill,
     dimension_pivot,
     position,

@@ -6,7 +6,8 @@ engine's, computed over every model it analyzed; a model subset filters per-mode
 
 from __future__ import annotations
 
-from cueshift.designs.stylisticbias.report.labels import CI_METHOD, MODEL_LABEL, MODEL_ORDER, MODEL_ROWS
+from cueshift.designs.stylisticbias.method_names import CI_METHOD
+from cueshift.designs.stylisticbias.report.labels import MODEL_LABEL, MODEL_ORDER, MODEL_ROWS
 from cueshift.render import CI_LABEL, Col, Pivot, TableSpec, ci, effect, fmt_integer, fmt_text, number, stub
 from cueshift.stats import POOLED
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
+from cueshift.designs.stylisticbias.method_names import FACE_TEST
 from cueshift.designs.stylisticbias.report.labels import (
     CATEGORIES,
     DIMENSION_LABELS,
-    FACE_TEST,
     GROUP_ABBREVIATIONS,
     MEAN_OF_GROUPS,
     MODEL_LABEL,
