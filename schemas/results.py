@@ -58,7 +58,8 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #:     D49, D52); a mixed-model interval's ``n_refits`` counts the refits it rests on, failed
 #:     draws left out (D62). Results of version 15 are refused by the readers, so no report mixes them.
 #: 17: ``result_probe_scale_regression`` gets the cluster-robust (by model) inference of its terms
-#:     (``cluster_se``, ``cluster_ci_low``, ``cluster_ci_high``, ``cluster_p``, ``n_clusters``).
+#:     (``cluster_se``, ``cluster_ci_low``, ``cluster_ci_high``, ``cluster_p``, ``n_clusters``);
+#:     ``result_probe_size_summary`` and ``result_probe_size_effect`` (seed 004 Table 1).
 RESULT_SCHEMA_VERSION = 17
 
 

@@ -127,6 +127,35 @@ class ScaleRegressionSchema(ResultModel):
     n_clusters: pl.Int64 | None = count(nullable=True)
 
 
+class SizeSummarySchema(ResultModel):
+    """``result_probe_size_summary``: per attribute × dataset size, the mean (``estimate``), sample
+    SD (null with one model) and maximum of the models' similarity, over ``n`` models (Table 1)."""
+
+    attribute: str
+    dataset_size: float = pa.Field(gt=0.0)
+    estimate: float = nullable(ge=-1.0, le=1.0)
+    sd: float | None = nullable(ge=0.0)
+    max: float = nullable(ge=-1.0, le=1.0)
+    n: pl.Int64 = count()
+
+
+class SizeEffectSchema(ResultModel):
+    """``result_probe_size_effect``: per attribute and two dataset sizes (``size_a`` > ``size_b``,
+    each with two models or more), Cohen's d of their similarity (pooled SD) and Student's t test
+    (Table 1)."""
+
+    attribute: str
+    size_a: float = pa.Field(gt=0.0)
+    size_b: float = pa.Field(gt=0.0)
+    estimate: float | None = nullable()
+    statistic: float | None = nullable()
+    df: float = pa.Field(ge=0.0)
+    p: float | None = pvalue()
+    n_a: pl.Int64 = count()
+    n_b: pl.Int64 = count()
+    test: str = one_of("student-t")
+
+
 _R = {"ge": -1.0, "le": 1.0}
 _D = {"ge": -2.0, "le": 2.0}  # a difference of two correlations
 #: ``result_probe_baselines.verdict`` (``designs/probe/twin_difference.py`` ``VERDICTS``).
@@ -197,6 +226,8 @@ PROBE_RESULTS: dict[str, type[ResultModel]] = {
     "structure": StructureSchema,
     "structure_anova": StructureAnovaSchema,
     "scale_regression": ScaleRegressionSchema,
+    "size_summary": SizeSummarySchema,
+    "size_effect": SizeEffectSchema,
     "baselines": BaselinesSchema,
 }
 

@@ -206,3 +206,38 @@ def test_probe_regression_says_scale_rests_on_k_models_with_cluster_robust_se(
         con.execute("UPDATE result_probe_scale_regression SET n_clusters = 30")
     notes = " ".join(_styled(many, PROBE, "probe_scale_regression").notes)
     assert "k = 30 models (clusters)." in notes and "Warning" not in notes
+
+
+def test_probe_reproduces_table1_per_dataset_size(dbs: dict[str, Path], tmp_path: Path) -> None:
+    db = dbs["probe"]
+    stored = rows(db, "SELECT * FROM result_probe_size_summary")
+    sizes = sorted({float(str(r["dataset_size"])) for r in stored}, reverse=True)
+    styled = _styled(db, PROBE, "probe_size_summary")
+    assert [label for label, _, _ in styled.spanners] == ["2.32B", "407M", "80M"]
+    assert list(styled.labels[1:]) == ["Mean", "SD", "Max"] * len(sizes)
+    by = {(r["attribute"], r["dataset_size"]): r for r in stored}
+    for row in styled.rows:
+        cells = [by[(row[0].text, size)] for size in sizes]
+        expected = [
+            fmt_number(r[c], 2) if r[c] is not None else "–" for r in cells for c in ("estimate", "sd", "max")
+        ]
+        assert [c.text for c in row[1:]] == expected
+    top = [float(str(by[(row[0].text, sizes[0])]["estimate"])) for row in styled.rows]
+    assert top == sorted(top, reverse=True)  # the paper's order: the largest size's mean, descending
+    assert "Models per size: 2.32B: 2, 407M: 1, 80M: 1." in styled.notes
+    with Report.open(db, None, PROBE) as report:
+        assert not report.has("result_probe_size_effect")  # one model at 407M and at 80M: no d
+    copy = tmp_path / "probe.duckdb"
+    shutil.copy(db, copy)
+    with duckdb.connect(str(copy)) as con:
+        con.execute(
+            "CREATE TABLE result_probe_size_effect AS SELECT * FROM (VALUES "
+            "('happy', 2.32e9, 4.07e8, 1.54, 3.1, 4.0, 0.036, 3, 3, 'student-t'), "
+            "('happy', 4.07e8, 8e7, -0.84, -1.5, 4.0, 0.21, 3, 3, 'student-t')) "
+            "AS t(attribute, size_a, size_b, estimate, statistic, df, p, n_a, n_b, test)"
+        )
+    effect = _styled(copy, PROBE, "probe_size_effect")
+    assert list(effect.labels) == ["Attribute", "2.32B–407M", "407M–80M"]
+    assert [c.text for c in effect.rows[0]] == ["happy", fmt_effect(1.54, 2), fmt_effect(-0.84, 2)]
+    assert effect.rows[0][2].underline and not effect.rows[0][1].underline  # p ≥ 0.05 underlined
+    assert "n: 6 models per comparison." in effect.notes

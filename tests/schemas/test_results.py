@@ -21,6 +21,7 @@ from cueshift.designs.pairwise.ratings import model_human_rating_agreement, rati
 from cueshift.designs.pairwise.win_rates import cohort_preference, position_bias, stimulus_win_rates
 from cueshift.designs.probe import stats as pst
 from cueshift.designs.probe.baseline_table import baseline_table
+from cueshift.designs.probe.dataset_size import size_effects, size_summary
 from cueshift.designs.probe.structure import attribute_structure, structure_anova
 from cueshift.errors import SchemaViolation
 from cueshift.schemas.results import RESULT_SCHEMAS, RESULT_SCHEMAS_BY_DESIGN, validate_result
@@ -170,6 +171,8 @@ def _probe_tables() -> dict[str, pl.DataFrame]:
         "structure": structure,
         "structure_anova": structure_anova(structure, registry),
         "scale_regression": pst.scale_regression(data, ["reliability", "dataset_size"]),
+        "size_summary": size_summary(similarity, registry),
+        "size_effect": size_effects(similarity, registry),
         "baselines": baseline_table(
             scores,
             means,

@@ -10,7 +10,10 @@
 ``…_structure``                per model: normalised Frobenius product with the human matrix,
                                adjusted Rand index of the Ward clusters
 ``…_structure_anova``          one-way ANOVA of the Frobenius similarity across dataset sizes
-``…_scale_regression``         OLS of similarity on reliability and scale (Table 2)
+``…_scale_regression``         OLS of similarity on reliability and scale (Table 2), with
+                               cluster-robust (by model) inference
+``…_size_summary``             per attribute × dataset size: mean, SD, max of the similarity
+``…_size_effect``              per attribute × two dataset sizes: Cohen's d, Student t (Table 1)
 ``…_baselines``                per model × attribute: similarity beside its random-weight twin's,
                                image statistics alone (cross-validated ridge) and the
                                similarity net of the image statistics (partial Spearman); the
@@ -24,6 +27,7 @@ import polars as pl
 
 from cueshift.designs.probe import stats as pst
 from cueshift.designs.probe.baseline_table import baseline_table
+from cueshift.designs.probe.dataset_size import size_effects, size_summary
 from cueshift.designs.probe.inputs import Inputs
 from cueshift.designs.probe.structure import structure_anova
 from cueshift.stats import AnalysisContext, Declarations
@@ -165,6 +169,32 @@ def _scale_regression(ctx: Context) -> pl.DataFrame | None:
         data, inputs.config.ols_predictors, confidence=inputs.resampling.confidence_level
     )
     return regression if regression.height else None
+
+
+@DECLARED(
+    "probe_size_summary",
+    description="Model-human similarity per attribute x dataset size: mean, SD, maximum (004 Table 1)",
+    source="result_probe_similarity, [probe] registry",
+    grouping="attribute x dataset size",
+    statistic="mean, sample SD and maximum over the size's models",
+    family="none",
+)
+def _size_summary(ctx: Context) -> pl.DataFrame | None:
+    summary = size_summary(ctx.inputs.similarity, ctx.inputs.registry)
+    return summary if summary.height else None
+
+
+@DECLARED(
+    "probe_size_effect",
+    description="Similarity between two dataset sizes per attribute: Cohen's d (004 Table 1)",
+    source="result_probe_similarity, [probe] registry",
+    grouping="attribute x pair of dataset sizes (each with two models or more)",
+    statistic="Cohen's d (pooled SD); Student's two-sample t test",
+    family="none",
+)
+def _size_effect(ctx: Context) -> pl.DataFrame | None:
+    effects = size_effects(ctx.inputs.similarity, ctx.inputs.registry)
+    return effects if effects.height else None
 
 
 @DECLARED(

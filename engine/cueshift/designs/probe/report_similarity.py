@@ -53,8 +53,7 @@ SIMILARITY_TABLES: tuple[TableSpec, ...] = (
         pivot=Pivot(on="model_id", value="estimate", fmt=number(2), p="p_adj"),
         notes=(
             "Spearman ρ between the model's scores and the human means over the stimuli; BH over attributes "
-            "per model. Seed 004's Table 1 summarises these values per dataset size (mean, SD, maximum, "
-            "Cohen's d between sizes), which this report does not reproduce.",
+            "per model. Seed 004's Table 1 summarises these values per dataset size: Tables 2b–2c.",
             EMPHASIS_LEGEND,
         ),
         notes_sql=f"""SELECT 'n: ' || min(n) || CASE WHEN min(n) < max(n) THEN '–' || max(n) ELSE '' END
