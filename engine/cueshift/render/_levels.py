@@ -58,9 +58,9 @@ def stored_level(reader: duckdb.DuckDBPyConnection | Source, tables: Sequence[st
     """
     params: dict[str, object] = {"tables": list(tables)} if tables else {}
     where = 'WHERE list_contains($tables, "table")' if tables else ""
-    if not _rows(reader, _RECORDED, {})[0][0]:
+    if not source_rows(reader, _RECORDED, {})[0][0]:
         return FALLBACK_LEVEL
-    rows = _rows(reader, f"SELECT min(confidence_level) FROM result_manifest {where}", params)
+    rows = source_rows(reader, f"SELECT min(confidence_level) FROM result_manifest {where}", params)
     value = rows[0][0] if rows else None
     return float(value) if isinstance(value, int | float) else FALLBACK_LEVEL
 
@@ -71,12 +71,22 @@ _RECORDED = (
 )
 
 
-def _rows(
+def source_rows(
     reader: duckdb.DuckDBPyConnection | Source, sql: str, params: dict[str, object]
 ) -> list[tuple[object, ...]]:
+    """The rows of ``sql`` read from a study database or a report's :class:`~cueshift.render.Source`."""
     if isinstance(reader, duckdb.DuckDBPyConnection):
         return reader.execute(sql, params or None).fetchall()
     return reader.query(sql, params).rows()
 
 
-__all__ = ["CI_LABEL", "FALLBACK_LEVEL", "LEVEL", "ci_label", "fill_level", "level_percent", "stored_level"]
+__all__ = [
+    "CI_LABEL",
+    "FALLBACK_LEVEL",
+    "LEVEL",
+    "ci_label",
+    "fill_level",
+    "level_percent",
+    "source_rows",
+    "stored_level",
+]

@@ -17,6 +17,7 @@ from cueshift._method_words import (
     fill_methods,
     has_methods,
 )
+from cueshift.render._levels import source_rows
 
 if TYPE_CHECKING:
     from cueshift.render._source import Source
@@ -27,14 +28,14 @@ def stored_methods(reader: duckdb.DuckDBPyConnection | Source, tables: Sequence[
     (every table when empty); empty where the manifest or the column is missing."""
     params: dict[str, object] = {"tables": list(tables)} if tables else {}
     where = 'WHERE list_contains($tables, "table")' if tables else ""
-    recorded = {str(r[0]) for r in _rows(reader, _RECORDED, {})}
+    recorded = {str(r[0]) for r in source_rows(reader, _RECORDED, {})}
     if "table" not in recorded:  # no manifest, or an older one
         return StoredMethods()
     values = {
         column: tuple(
             sorted(
                 str(r[0])
-                for r in _rows(reader, f"SELECT DISTINCT {column} FROM result_manifest {where}", params)
+                for r in source_rows(reader, f"SELECT DISTINCT {column} FROM result_manifest {where}", params)
                 if r[0] is not None
             )
         )
@@ -49,14 +50,6 @@ _RECORDED = (
     "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
     "AND table_name = 'result_manifest' AND column_name IN ('table', 'test', 'ci_method')"
 )
-
-
-def _rows(
-    reader: duckdb.DuckDBPyConnection | Source, sql: str, params: dict[str, object]
-) -> list[tuple[object, ...]]:
-    if isinstance(reader, duckdb.DuckDBPyConnection):
-        return reader.execute(sql, params or None).fetchall()
-    return reader.query(sql, params).rows()
 
 
 __all__ = [
