@@ -2,7 +2,8 @@
 
 ``section.py`` declares ``[probe]``, ``plan.py`` the work (judgments of the base faces, human
 data), ``design.py`` the design, ``inputs.py`` what its analyses read, ``analyses.py`` its
-``result_probe_*`` tables, ``stats.py`` their statistics and ``report.py`` its report.
+``result_probe_*`` tables, ``stats.py`` their statistics (the scale OLS in
+``scale_regression.py``) and ``report.py`` its report.
 """
 
 from cueshift.designs.probe.design import ProbeDesign
