@@ -25,6 +25,7 @@ from cueshift.render import (
     FigureOutput,
     Report,
     Styled,
+    TableOutput,
     fmt_ci,
     fmt_effect,
     fmt_integer,
@@ -151,6 +152,67 @@ def test_pairwise_shows_bradley_terry_strengths_and_model_human_agreement(dbs: d
     ]
     with Report.open(db, None, PAIRWISE) as report:
         assert isinstance(report.figure("pairwise_strengths"), FigureOutput)
+
+
+def test_pairwise_shows_the_mean_rating_per_rater_cohort_and_group(dbs: dict[str, Path]) -> None:
+    """Table 5b: ``result_pairwise_rating_summary`` (seed 002's means beside Fig. 6) on the page,
+    right after the bins, humans first, with n, the rating scale and the t interval named."""
+    db = dbs["pairwise"]
+    stored = rows(db, "SELECT * FROM result_pairwise_rating_summary")
+    assert {r["rater_kind"] for r in stored} == {"human", "model"}, "the seed study rates with both"
+    stored.sort(
+        key=lambda r: (
+            r["rater"] != "(humans)",
+            *(str(r[c]) for c in ("rater", "attribute", "cohort", "stimulus_group")),
+        )
+    )
+    expected = [
+        [
+            str(r["rater"]),
+            str(r["attribute"]),
+            str(r["cohort"]),
+            str(r["stimulus_group"]),
+            fmt_number(r["estimate"], 2),
+            fmt_ci(r["ci_low"], r["ci_high"], 2, signed=False),
+            fmt_number(r["sd"], 2),
+            fmt_integer(r["n"]),
+            fmt_integer(r["n_invalid"]),
+        ]
+        for r in stored
+    ]
+    with Report.open(db, None, PAIRWISE) as report:
+        table = report.table("pairwise_rating_summary")
+    assert isinstance(table, TableOutput), "shown, not marked as not computed"
+    styled = table.styled
+    assert styled.title.startswith("Table 5b. Mean 0–10 rating")
+    assert list(styled.labels) == [
+        "Rater",
+        "Attribute",
+        "Cohort",
+        "Group",
+        "Mean",
+        "95% CI",
+        "SD",
+        "Ratings",
+        "Invalid",
+    ]
+    assert [[c.text for c in row] for row in styled.rows] == expected
+    notes = " ".join(styled.notes)
+    assert "rating scale" in notes and "t interval of the mean" in notes and "Ratings: n" in notes
+    html = table._repr_mimebundle_()["text/html"]
+    assert "Table 5b. Mean 0–10 rating per rater, cohort and portrait group" in html
+    assert expected[0][5] in html and expected[-1][5] in html
+    page = PAIRWISE.document_path.read_text(encoding="utf-8")
+    bins, summary = (
+        page.index('report.table("pairwise_rating_bins")'),
+        page.index('report.table("pairwise_rating_summary")'),
+    )
+    assert bins < summary < page.index('report.table("pairwise_rating_reliability")')
+    # --models keeps the human raters and the models named
+    model = min(str(r["rater"]) for r in stored if r["rater_kind"] == "model")
+    with Report.open(db, model, PAIRWISE) as report:
+        kept = {row[0].text for row in report.styled("pairwise_rating_summary").rows}
+    assert kept == {"(humans)", model}
 
 
 def test_probe_shows_the_clusters_and_the_correlation_matrices(dbs: dict[str, Path]) -> None:

@@ -1,5 +1,6 @@
 """The pairwise report's 0–10 ratings (seed 002 Fig. 6, App. C.2): the ratings per bin (Table 5),
-the human raters' reliability (Table 6) and each model's agreement with the human raters (Table 7)."""
+the mean rating per portrait group (Table 5b), the human raters' reliability (Table 6) and each
+model's agreement with the human raters (Table 7)."""
 
 # ruff: noqa: E501  (declared SQL reads best unwrapped)
 from __future__ import annotations
@@ -33,6 +34,33 @@ RATING_TABLES: tuple[TableSpec, ...] = (
             "pairwise.bins (Ratings: how many); (humans): every human rater pooled.",
         ),
         requires=("result_pairwise_rating_bins",),
+    ),
+    TableSpec(
+        key="pairwise_rating_summary",
+        title="Table 5b. Mean 0–10 rating per rater, cohort and portrait group (seed 002's means beside Fig. 6)",
+        sql="""SELECT rater, attribute, cohort, stimulus_group, estimate, ci_low, ci_high, sd, n, n_invalid
+           FROM result_pairwise_rating_summary WHERE rater_kind = 'human' OR list_contains($models, rater)
+           ORDER BY rater = '(humans)' DESC, rater, attribute, cohort, stimulus_group""",
+        columns=(
+            stub("rater", "Rater"),
+            stub("attribute", "Attribute"),
+            stub("cohort", "Cohort"),
+            stub("stimulus_group", "Group"),
+            Col("estimate", "Mean", number(2)),
+            Col("ci_low", CI_LABEL, ci(2, False), args=("ci_high",)),
+            Col("sd", "SD", number(2)),
+            Col("n", "Ratings", fmt_integer),
+            Col("n_invalid", "Invalid", fmt_integer),
+        ),
+        notes=(
+            "Mean and SD of the rater's valid ratings (Ratings: n) of the cohort's portraits of the group, on the "
+            "study's rating scale (pairwise.rating_min to rating_max, 0–10 as seed 002); (humans): every "
+            "human rater pooled. Invalid: answers with no rating on the scale, left out of n.",
+            "t interval of the mean, x̄ ± t(n − 1) s/√n, treating the n ratings as independent (ratings "
+            "of one portrait or by one rater are not, so it is too narrow where they cluster); blank for "
+            "a single rating. Descriptive: no test.",
+        ),
+        requires=("result_pairwise_rating_summary",),
     ),
     TableSpec(
         key="pairwise_rating_reliability",
