@@ -1,4 +1,4 @@
-"""Fixtures of the design tests: the analysed study the report-presentation tests read (built once)."""
+"""Fixtures of the design tests: the analysed studies the report tests read (each built once)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,17 @@ from pathlib import Path
 import pytest
 
 from tests.designs.report_db import build_analysed_study
+from tests.designs.review_dbs import analysed_dbs
 
 
 @pytest.fixture(scope="session")
 def report_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A simulated two-model study with every StylisticBias result table."""
     return build_analysed_study(tmp_path_factory.mktemp("presentation") / "study.duckdb")
+
+
+@pytest.fixture(scope="session")
+def design_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """An analysed database per other design (paired, pairwise, probe): its seed study file with
+    the simulated judges. Shared: a test that writes copies the file first."""
+    return analysed_dbs(tmp_path_factory)

@@ -13,6 +13,7 @@ from cueshift import store
 from cueshift.designs import analyze_design, load_study
 from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
+from cueshift.render import Catalog, Report, Styled
 
 STUDIES = Path(__file__).parents[2] / "studies"
 STUDY_FILES = {"paired": "paired-001.toml", "pairwise": "pairwise-002.toml", "probe": "probe-004.toml"}
@@ -41,3 +42,9 @@ def rows(db: Path, sql: str) -> list[dict[str, object]]:
     with duckdb.connect(str(db), read_only=True) as con:
         frame = con.sql(sql).pl()
     return list(frame.iter_rows(named=True))
+
+
+def styled_table(db: Path, catalog: Catalog, key: str) -> Styled:
+    """The table ``key`` of ``catalog`` as the report styles it from ``db``."""
+    with Report.open(db, None, catalog) as report:
+        return report.styled(key)

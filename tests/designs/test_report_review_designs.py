@@ -20,7 +20,6 @@ from cueshift.designs.paired.report import CATALOG as PAIRED
 from cueshift.designs.pairwise.report import CATALOG as PAIRWISE
 from cueshift.designs.probe.report import CATALOG as PROBE
 from cueshift.render import (
-    Catalog,
     MarkdownOutput,
     Report,
     Styled,
@@ -30,22 +29,11 @@ from cueshift.render import (
     fmt_percent,
     fmt_pvalue,
 )
-from tests.designs.review_dbs import analysed_dbs, rows
+from tests.designs.review_dbs import rows, styled_table
 
 CATALOGS = {"paired": PAIRED, "pairwise": PAIRWISE, "probe": PROBE}
 _CALL = re.compile(r"report\.table\(\"([^\"]+)\"\)")
 _LABEL = re.compile(r"^Table (\d+)([a-z]?)\. ")
-
-
-@pytest.fixture(scope="module")
-def dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """An analysed database per design: its seed study file with the simulated judges."""
-    return analysed_dbs(tmp_path_factory)
-
-
-def _styled(db: Path, catalog: Catalog, key: str) -> Styled:
-    with Report.open(db, None, catalog) as report:
-        return report.styled(key)
 
 
 _rows = rows
@@ -74,10 +62,10 @@ def test_tables_are_labelled_and_numbered_in_page_order(design: str) -> None:
 
 @pytest.mark.parametrize("correction", ["none", "bh"])
 def test_paired_p_notes_say_the_stored_correction_and_the_images_per_test(
-    dbs: dict[str, Path], tmp_path: Path, correction: str
+    design_dbs: dict[str, Path], tmp_path: Path, correction: str
 ) -> None:
     db = tmp_path / "paired.duckdb"
-    shutil.copy(dbs["paired"], db)
+    shutil.copy(design_dbs["paired"], db)
     with duckdb.connect(str(db)) as con:
         con.execute("UPDATE result_paired_attractiveness SET correction = ?", [correction])
     expected = "unadjusted, as in the paper" if correction == "none" else "Benjamini–Hochberg adjusted"
@@ -90,20 +78,20 @@ def test_paired_p_notes_say_the_stored_correction_and_the_images_per_test(
         "paired_strongest",
     )
     for key in keys:
-        notes = " ".join(_styled(db, PAIRED, key).notes)
+        notes = " ".join(styled_table(db, PAIRED, key).notes)
         assert f"p: {expected}" in notes, (key, notes)
     halo = _rows(db, "SELECT min(n) AS lo, max(n) AS hi FROM result_paired_halo")[0]
     span = str(halo["lo"]) if halo["lo"] == halo["hi"] else f"{halo['lo']}–{halo['hi']}"
-    assert f"n: {span} images per test" in " ".join(_styled(db, PAIRED, "paired_halo").notes)
+    assert f"n: {span} images per test" in " ".join(styled_table(db, PAIRED, "paired_halo").notes)
     race = _rows(db, "SELECT min(n) AS n FROM result_paired_race_jobs")[0]["n"]
-    assert f"n: {race} images per test" in " ".join(_styled(db, PAIRED, "paired_race_jobs").notes)
+    assert f"n: {race} images per test" in " ".join(styled_table(db, PAIRED, "paired_race_jobs").notes)
 
 
-def test_paired_table1_has_the_papers_columns_and_zero_counts_as_zero(dbs: dict[str, Path]) -> None:
-    styled = _styled(dbs["paired"], PAIRED, "paired_table1")
+def test_paired_table1_has_the_papers_columns_and_zero_counts_as_zero(design_dbs: dict[str, Path]) -> None:
+    styled = styled_table(design_dbs["paired"], PAIRED, "paired_table1")
     outcomes = ["stronger in original", "stronger in filtered", "no impact"]
     assert styled.labels[-3:] == ("Stronger in originals (F)", "Stronger in filtered (Fᵇ)", "No impact")
-    stored = _rows(dbs["paired"], "SELECT * FROM result_paired_attractiveness_vs_demographic")
+    stored = _rows(design_dbs["paired"], "SELECT * FROM result_paired_attractiveness_vs_demographic")
     counts = {(r["dimension"], r["outcome"]): r["n_scenarios"] for r in stored}
     totals = {r["dimension"]: r["n"] for r in stored}
     assert len(counts) < 3 * len(totals), "the check needs an outcome no scenario has"
@@ -113,21 +101,23 @@ def test_paired_table1_has_the_papers_columns_and_zero_counts_as_zero(dbs: dict[
         assert [c.text for c in row[3:]] == [fmt_integer(counts.get((dimension, o), 0)) for o in outcomes]
 
 
-def test_pairwise_names_bh_p_alike_and_shows_the_trials_and_ratings_counted(dbs: dict[str, Path]) -> None:
-    db = dbs["pairwise"]
+def test_pairwise_names_bh_p_alike_and_shows_the_trials_and_ratings_counted(
+    design_dbs: dict[str, Path],
+) -> None:
+    db = design_dbs["pairwise"]
     for key in ("pairwise_cohort", "pairwise_group_effect"):
-        styled = _styled(db, PAIRWISE, key)
+        styled = styled_table(db, PAIRWISE, key)
         assert "q (BH)" in styled.labels and "p (BH)" not in styled.labels, key
         assert any("q (BH): Benjamini–Hochberg" in note for note in styled.notes), key
-    effect = _styled(db, PAIRWISE, "pairwise_group_effect")
+    effect = styled_table(db, PAIRWISE, "pairwise_group_effect")
     stored = _rows(db, "SELECT * FROM result_pairwise_group_effect ORDER BY cohort, model_id")
     assert _column(effect, "n") == [fmt_integer(r["n"]) for r in stored]
-    position = _styled(db, PAIRWISE, "pairwise_position")
+    position = styled_table(db, PAIRWISE, "pairwise_position")
     stored = _rows(db, "SELECT * FROM result_pairwise_position ORDER BY model_id")
     assert _column(position, "k") == [fmt_integer(r["k"]) for r in stored]
     assert _column(position, "n") == [fmt_integer(r["n"]) for r in stored]
     assert any("exact two-sided binomial test" in note for note in position.notes)
-    bins = _styled(db, PAIRWISE, "pairwise_rating_bins")
+    bins = styled_table(db, PAIRWISE, "pairwise_rating_bins")
     stored = _rows(
         db,
         "SELECT rater, cohort, max(n) AS n, rater = '(humans)' AS humans FROM result_pairwise_rating_bins "
@@ -136,12 +126,12 @@ def test_pairwise_names_bh_p_alike_and_shows_the_trials_and_ratings_counted(dbs:
     assert _column(bins, "Ratings") == [fmt_integer(r["n"]) for r in stored]
 
 
-def test_probe_split_spread_is_not_called_an_interval(dbs: dict[str, Path]) -> None:
-    styled = _styled(dbs["probe"], PROBE, "probe_reliability")
+def test_probe_split_spread_is_not_called_an_interval(design_dbs: dict[str, Path]) -> None:
+    styled = styled_table(design_dbs["probe"], PROBE, "probe_reliability")
     assert "Splits 2.5–97.5%" in styled.labels
     notes = " ".join(styled.notes)
     assert "not a confidence interval" in notes
-    splits = _rows(dbs["probe"], "SELECT max(n_splits) AS n FROM result_probe_reliability")[0]["n"]
+    splits = _rows(design_dbs["probe"], "SELECT max(n_splits) AS n FROM result_probe_reliability")[0]["n"]
     assert f"{splits} random splits per attribute" in notes
 
 
@@ -152,15 +142,15 @@ def test_probe_titles_cite_only_the_paper_tables_they_reproduce() -> None:
     assert "seed 004 Table 2" in titles["probe_scale_regression"]
 
 
-def test_probe_regression_reads_as_the_papers_table2(dbs: dict[str, Path]) -> None:
-    styled = _styled(dbs["probe"], PROBE, "probe_scale_regression")
+def test_probe_regression_reads_as_the_papers_table2(design_dbs: dict[str, Path]) -> None:
+    styled = styled_table(design_dbs["probe"], PROBE, "probe_scale_regression")
     names = {
         "reliability": "Human IRR (split-half reliability)",
         "dataset_size": "Dataset size",
         "samples_seen": "Total samples",
         "const": "Constant",
     }
-    stored = {r["term"]: r for r in _rows(dbs["probe"], "SELECT * FROM result_probe_scale_regression")}
+    stored = {r["term"]: r for r in _rows(design_dbs["probe"], "SELECT * FROM result_probe_scale_regression")}
     order = [t for t in names if t in stored]  # the paper's order, the constant last
     assert [row[0].text for row in styled.rows] == [names[t] for t in order]
     for row, term in zip(styled.rows, order, strict=True):
@@ -172,26 +162,26 @@ def test_probe_regression_reads_as_the_papers_table2(dbs: dict[str, Path]) -> No
 
 
 def test_probe_structure_anova_is_shown_when_analyze_computed_it(
-    dbs: dict[str, Path], tmp_path: Path
+    design_dbs: dict[str, Path], tmp_path: Path
 ) -> None:
-    with Report.open(dbs["probe"], None, PROBE) as report:
+    with Report.open(design_dbs["probe"], None, PROBE) as report:
         assert not report.has("result_probe_structure_anova")  # one model per size but 2B: not computed
         shown = report.table("probe_structure_anova")
         assert isinstance(shown, MarkdownOutput) and shown.text == ""  # left out, no note
     db = tmp_path / "probe.duckdb"
-    shutil.copy(dbs["probe"], db)
+    shutil.copy(design_dbs["probe"], db)
     with duckdb.connect(str(db)) as con:
         con.execute(
             "CREATE TABLE result_probe_structure_anova AS SELECT 'anova-F' AS test, 15.71 AS statistic, "
             "2.0 AS df, 24.0 AS df_resid, 4.2e-5 AS p, 27 AS n"
         )
-    styled = _styled(db, PROBE, "probe_structure_anova")
+    styled = styled_table(db, PROBE, "probe_structure_anova")
     assert [c.text for c in styled.rows[0]] == ["anova-F", "15.71", "2", "24", fmt_pvalue(4.2e-5), "27"]
 
 
-def test_pairwise_shows_the_papers_per_image_win_rates(dbs: dict[str, Path]) -> None:
-    db = dbs["pairwise"]
-    styled = _styled(db, PAIRWISE, "pairwise_stimulus")
+def test_pairwise_shows_the_papers_per_image_win_rates(design_dbs: dict[str, Path]) -> None:
+    db = design_dbs["pairwise"]
+    styled = styled_table(db, PAIRWISE, "pairwise_stimulus")
     stored = _rows(
         db,
         "SELECT s.* FROM result_pairwise_stimulus s JOIN (SELECT DISTINCT model_id, cohort, target_group "

@@ -14,17 +14,14 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
-import pytest
 
 from cueshift.designs.paired.report import CATALOG as PAIRED
 from cueshift.designs.pairwise.report import CATALOG as PAIRWISE
 from cueshift.designs.probe.report import CATALOG as PROBE
 from cueshift.designs.probe.report_structure import draw_matrices
 from cueshift.render import (
-    Catalog,
     FigureOutput,
     Report,
-    Styled,
     TableOutput,
     fmt_ci,
     fmt_effect,
@@ -32,22 +29,13 @@ from cueshift.render import (
     fmt_number,
     fmt_pvalue,
 )
-from tests.designs.review_dbs import analysed_dbs, rows
+from tests.designs.review_dbs import rows, styled_table
 
 
-@pytest.fixture(scope="module")
-def dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """An analysed database per design: its seed study file with the simulated judges."""
-    return analysed_dbs(tmp_path_factory)
-
-
-def _styled(db: Path, catalog: Catalog, key: str) -> Styled:
-    with Report.open(db, None, catalog) as report:
-        return report.styled(key)
-
-
-def test_paired_table6_writes_the_filtered_set_as_a_superscript_not_a_caret(dbs: dict[str, Path]) -> None:
-    styled = _styled(dbs["paired"], PAIRED, "paired_table1")
+def test_paired_table6_writes_the_filtered_set_as_a_superscript_not_a_caret(
+    design_dbs: dict[str, Path],
+) -> None:
+    styled = styled_table(design_dbs["paired"], PAIRED, "paired_table1")
     texts = [*styled.labels, *styled.notes]
     assert not [t for t in texts if "^" in t], "a caret shows literally in HTML and typst"
     assert "Stronger in filtered (Fᵇ)" in styled.labels
@@ -55,13 +43,13 @@ def test_paired_table6_writes_the_filtered_set_as_a_superscript_not_a_caret(dbs:
 
 
 def test_probe_baselines_drop_the_twin_columns_when_no_model_has_a_twin(
-    dbs: dict[str, Path], tmp_path: Path
+    design_dbs: dict[str, Path], tmp_path: Path
 ) -> None:
     stored = rows(
-        dbs["probe"], "SELECT count(random_similarity) AS k, count(*) AS n FROM result_probe_baselines"
+        design_dbs["probe"], "SELECT count(random_similarity) AS k, count(*) AS n FROM result_probe_baselines"
     )
     assert stored[0]["k"] == 0 and stored[0]["n"] != 0, "the seed study runs no random twin"
-    styled = _styled(dbs["probe"], PROBE, "probe_baselines")
+    styled = styled_table(design_dbs["probe"], PROBE, "probe_baselines")
     assert "ρ random twin" not in styled.labels
     assert len(styled.labels) == len(PROBE.table("probe_baselines").columns) - 2  # ρ and its interval
     assert all(len(row) == len(styled.labels) for row in styled.rows)
@@ -69,7 +57,7 @@ def test_probe_baselines_drop_the_twin_columns_when_no_model_has_a_twin(
     assert "No random twin was run" in notes and "ρ random twin:" not in notes
     # one model with a twin: the columns come back, blank for the models without one
     db = tmp_path / "probe.duckdb"
-    shutil.copy(dbs["probe"], db)
+    shutil.copy(design_dbs["probe"], db)
     first = rows(db, "SELECT min(model_id) AS m FROM result_probe_baselines")[0]["m"]
     with duckdb.connect(str(db)) as con:
         con.execute(
@@ -77,7 +65,7 @@ def test_probe_baselines_drop_the_twin_columns_when_no_model_has_a_twin(
             "random_high = 0.25 WHERE model_id = ?",
             [first],
         )
-    styled = _styled(db, PROBE, "probe_baselines")
+    styled = styled_table(db, PROBE, "probe_baselines")
     j = styled.labels.index("ρ random twin")
     twin = [row[j].text for row, group in zip(styled.rows, styled.groups, strict=True) if group == first]
     assert twin and set(twin) == {fmt_number(0.125, 2)}
@@ -85,8 +73,8 @@ def test_probe_baselines_drop_the_twin_columns_when_no_model_has_a_twin(
     assert "ρ random twin:" in notes and "No random twin was run" not in notes
 
 
-def test_paired_shows_the_bias_within_each_group(dbs: dict[str, Path]) -> None:
-    db = dbs["paired"]
+def test_paired_shows_the_bias_within_each_group(design_dbs: dict[str, Path]) -> None:
+    db = design_dbs["paired"]
     stored = rows(db, "SELECT * FROM result_paired_attractiveness_by_group WHERE test = 'kruskal-wallis'")
     alpha = float(str(rows(db, "SELECT max(alpha) AS a FROM result_paired_significance_share")[0]["a"]))
     largest: dict[tuple[object, ...], float] = {}
@@ -101,7 +89,7 @@ def test_paired_shows_the_bias_within_each_group(dbs: dict[str, Path]) -> None:
         top = largest.get((r["model_id"], r["dimension"], r["scenario_id"]))
         counts[1] += r["statistic"] is not None and float(str(r["statistic"])) == top
         counts[2] += 1
-    styled = _styled(db, PAIRED, "paired_by_group")
+    styled = styled_table(db, PAIRED, "paired_by_group")
     shown = {(row[0].text, row[1].text, row[2].text): [c.text for c in row[3:6]] for row in styled.rows}
     assert shown == {k: [fmt_integer(v) for v in c] for k, c in expected.items()}
     female, male = (expected[("sim-llava", "gender", g)][1] for g in ("female", "male"))
@@ -110,8 +98,10 @@ def test_paired_shows_the_bias_within_each_group(dbs: dict[str, Path]) -> None:
         assert isinstance(report.figure("paired_by_group_h"), FigureOutput)
 
 
-def test_pairwise_shows_bradley_terry_strengths_and_model_human_agreement(dbs: dict[str, Path]) -> None:
-    db = dbs["pairwise"]
+def test_pairwise_shows_bradley_terry_strengths_and_model_human_agreement(
+    design_dbs: dict[str, Path],
+) -> None:
+    db = design_dbs["pairwise"]
     stored = rows(
         db,
         "SELECT b.*, b.stimulus_group = t.target_group AS target FROM result_pairwise_bradley_terry b "
@@ -125,7 +115,7 @@ def test_pairwise_shows_bradley_terry_strengths_and_model_human_agreement(dbs: d
             cell["h"], cell["lo"] = [float(str(r["estimate"]))], [float(str(r["ci_low"]))]
         else:
             cell["t" if r["target"] else "o"].append(float(str(r["estimate"])))
-    styled = _styled(db, PAIRWISE, "pairwise_bradley_terry")
+    styled = styled_table(db, PAIRWISE, "pairwise_bradley_terry")
     labels = styled.labels
     for row in styled.rows:
         cell = cells[(row[0].text, row[1].text)]
@@ -136,7 +126,7 @@ def test_pairwise_shows_bradley_terry_strengths_and_model_human_agreement(dbs: d
     assert len(styled.rows) == len(cells)
     notes = " ".join(styled.notes)
     assert "95% CI" in labels and "Wald interval" in notes and "1 virtual game(s) per portrait" in notes
-    agreement = _styled(db, PAIRWISE, "pairwise_rating_model_human")
+    agreement = styled_table(db, PAIRWISE, "pairwise_rating_model_human")
     stored = rows(db, "SELECT * FROM result_pairwise_rating_model_human ORDER BY attribute, model_id")
     assert [[c.text for c in row] for row in agreement.rows] == [
         [
@@ -154,10 +144,10 @@ def test_pairwise_shows_bradley_terry_strengths_and_model_human_agreement(dbs: d
         assert isinstance(report.figure("pairwise_strengths"), FigureOutput)
 
 
-def test_pairwise_shows_the_mean_rating_per_rater_cohort_and_group(dbs: dict[str, Path]) -> None:
+def test_pairwise_shows_the_mean_rating_per_rater_cohort_and_group(design_dbs: dict[str, Path]) -> None:
     """Table 5b: ``result_pairwise_rating_summary`` (seed 002's means beside Fig. 6) on the page,
     right after the bins, humans first, with n, the rating scale and the t interval named."""
-    db = dbs["pairwise"]
+    db = design_dbs["pairwise"]
     stored = rows(db, "SELECT * FROM result_pairwise_rating_summary")
     assert {r["rater_kind"] for r in stored} == {"human", "model"}, "the seed study rates with both"
     stored.sort(
@@ -215,14 +205,14 @@ def test_pairwise_shows_the_mean_rating_per_rater_cohort_and_group(dbs: dict[str
     assert kept == {"(humans)", model}
 
 
-def test_probe_shows_the_clusters_and_the_correlation_matrices(dbs: dict[str, Path]) -> None:
-    db = dbs["probe"]
+def test_probe_shows_the_clusters_and_the_correlation_matrices(design_dbs: dict[str, Path]) -> None:
+    db = design_dbs["probe"]
     clusters = rows(db, "SELECT * FROM result_probe_clusters")
     human = sorted(
         (r for r in clusters if r["source"] == "(humans)"), key=lambda r: int(str(r["leaf_order"]))
     )
     order = [str(r["attribute"]) for r in human]
-    styled = _styled(db, PROBE, "probe_clusters")
+    styled = styled_table(db, PROBE, "probe_clusters")
     sources = ["(humans)", *sorted({str(r["source"]) for r in clusters} - {"(humans)"})]
     assert list(styled.labels) == ["Attribute", *sources]
     assert [row[0].text for row in styled.rows] == order
@@ -243,13 +233,13 @@ def test_probe_shows_the_clusters_and_the_correlation_matrices(dbs: dict[str, Pa
 
 
 def test_probe_regression_says_scale_rests_on_k_models_with_cluster_robust_se(
-    dbs: dict[str, Path], tmp_path: Path
+    design_dbs: dict[str, Path], tmp_path: Path
 ) -> None:
-    db = dbs["probe"]
+    db = design_dbs["probe"]
     stored = {r["term"]: r for r in rows(db, "SELECT * FROM result_probe_scale_regression")}
     models = rows(db, "SELECT count(DISTINCT model_id) AS k FROM result_probe_similarity")[0]["k"]
     assert {r["n_clusters"] for r in stored.values()} == {models}
-    styled = _styled(db, PROBE, "probe_scale_regression")
+    styled = styled_table(db, PROBE, "probe_scale_regression")
     se, cluster_se = styled.labels.index("SE"), styled.labels.index("Cluster SE (by model)")
     names = {"Human IRR (split-half reliability)": "reliability", "Dataset size": "dataset_size"}
     names |= {"Total samples": "samples_seen", "Constant": "const"}
@@ -266,15 +256,15 @@ def test_probe_regression_says_scale_rests_on_k_models_with_cluster_robust_se(
     shutil.copy(db, many)
     with duckdb.connect(str(many)) as con:
         con.execute("UPDATE result_probe_scale_regression SET n_clusters = 30")
-    notes = " ".join(_styled(many, PROBE, "probe_scale_regression").notes)
+    notes = " ".join(styled_table(many, PROBE, "probe_scale_regression").notes)
     assert "k = 30 models (clusters)." in notes and "Warning" not in notes
 
 
-def test_probe_reproduces_table1_per_dataset_size(dbs: dict[str, Path], tmp_path: Path) -> None:
-    db = dbs["probe"]
+def test_probe_reproduces_table1_per_dataset_size(design_dbs: dict[str, Path], tmp_path: Path) -> None:
+    db = design_dbs["probe"]
     stored = rows(db, "SELECT * FROM result_probe_size_summary")
     sizes = sorted({float(str(r["dataset_size"])) for r in stored}, reverse=True)
-    styled = _styled(db, PROBE, "probe_size_summary")
+    styled = styled_table(db, PROBE, "probe_size_summary")
     assert [label for label, _, _ in styled.spanners] == ["2.32B", "407M", "80M"]
     assert list(styled.labels[1:]) == ["Mean", "SD", "Max"] * len(sizes)
     by = {(r["attribute"], r["dataset_size"]): r for r in stored}
@@ -298,7 +288,7 @@ def test_probe_reproduces_table1_per_dataset_size(dbs: dict[str, Path], tmp_path
             "('happy', 4.07e8, 8e7, -0.84, -1.5, 4.0, 0.21, 3, 3, 'student-t')) "
             "AS t(attribute, size_a, size_b, estimate, statistic, df, p, n_a, n_b, test)"
         )
-    effect = _styled(copy, PROBE, "probe_size_effect")
+    effect = styled_table(copy, PROBE, "probe_size_effect")
     assert list(effect.labels) == ["Attribute", "2.32B–407M", "407M–80M"]
     assert [c.text for c in effect.rows[0]] == ["happy", fmt_effect(1.54, 2), fmt_effect(-0.84, 2)]
     assert effect.rows[0][2].underline and not effect.rows[0][1].underline  # p ≥ 0.05 underlined
