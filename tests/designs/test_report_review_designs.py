@@ -60,6 +60,23 @@ def test_tables_are_labelled_and_numbered_in_page_order(design: str) -> None:
     assert sorted({n for n, _ in labels}) == list(range(1, max(n for n, _ in labels) + 1))
 
 
+def test_no_label_is_skipped_where_an_optional_table_is_absent() -> None:
+    """A lettered table that only some studies compute comes last among its letters, so a study
+    without it shows 4, 4b, not 4, 4c (the probe's structure ANOVA was 4b before the clusters' 4c)."""
+    for catalog in CATALOGS.values():
+        order = _CALL.findall(catalog.document_path.read_text(encoding="utf-8"))
+        specs = {t.key: t for t in catalog.tables}
+        for optional in (key for key in order if specs[key].optional):
+            match = _LABEL.match(specs[optional].title)
+            assert match, optional
+            later = [
+                key
+                for key in order[order.index(optional) + 1 :]
+                if (m := _LABEL.match(specs[key].title)) and int(m.group(1)) == int(match.group(1))
+            ]
+            assert all(specs[key].optional for key in later), (optional, later)
+
+
 @pytest.mark.parametrize("correction", ["none", "bh"])
 def test_paired_p_notes_say_the_stored_correction_and_the_images_per_test(
     design_dbs: dict[str, Path], tmp_path: Path, correction: str

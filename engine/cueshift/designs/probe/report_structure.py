@@ -1,6 +1,7 @@
 """The probe report's structure of impressions (seed 004 Eq. 6, Figs. 5–6): each model's attribute
-correlations against the humans' (Table 4), their one-way ANOVA across dataset sizes (Table 4b),
-the Ward clusters of the attributes per source (Table 4c, ``result_probe_clusters``) and the
+correlations against the humans' (Table 4), the Ward clusters of the attributes per source
+(Table 4b, ``result_probe_clusters``), their one-way ANOVA across dataset sizes (Table 4c, last:
+shown only where computed, so no label is skipped) and the
 correlation matrices in the humans' dendrogram order (Figure 1, ``result_probe_correlations``)."""
 
 # ruff: noqa: E501  (declared SQL reads best unwrapped)
@@ -50,28 +51,8 @@ STRUCTURE_TABLES: tuple[TableSpec, ...] = (
         requires=("result_probe_structure",),
     ),
     TableSpec(
-        key="probe_structure_anova",
-        title="Table 4b. Structure similarity across dataset sizes: one-way ANOVA (seed 004, F(2) = 15.71)",
-        sql="SELECT test, statistic, df, df_resid, p, n FROM result_probe_structure_anova",
-        columns=(
-            stub("test", "Test"),
-            Col("statistic", "F", number(2), p="p"),
-            Col("df", "df", fmt_integer),
-            Col("df_resid", "df residual", fmt_integer),
-            Col("p", "p", fmt_pvalue),
-            Col("n", "Models", fmt_integer),
-        ),
-        notes=(
-            "Table 4's normalised Frobenius product compared across the models' training-set sizes "
-            "(sizes with at least two models); p unadjusted.",
-            EMPHASIS_LEGEND,
-        ),
-        requires=("result_probe_structure_anova",),
-        optional=True,  # computed only where two dataset sizes each have two models
-    ),
-    TableSpec(
         key="probe_clusters",
-        title="Table 4c. Ward clusters of the attributes, humans and each model (seed 004 Fig. 5)",
+        title="Table 4b. Ward clusters of the attributes, humans and each model (seed 004 Fig. 5)",
         sql=f"""WITH h AS (SELECT attribute, leaf_order AS h_order FROM result_probe_clusters WHERE source = '{HUMANS}')
             SELECT c.source, c.attribute, c.cluster, h.h_order,
                    CASE WHEN c.source = '{HUMANS}' THEN 0 ELSE 1 END AS source_order
@@ -88,6 +69,26 @@ STRUCTURE_TABLES: tuple[TableSpec, ...] = (
         notes_sql=f"""SELECT 'n: ' || count(DISTINCT attribute) || ' attributes, ' || max(cluster) || ' clusters per source.'
                      FROM result_probe_clusters WHERE {_SOURCES} HAVING count(*) > 0""",
         requires=("result_probe_clusters",),
+    ),
+    TableSpec(
+        key="probe_structure_anova",
+        title="Table 4c. Structure similarity across dataset sizes: one-way ANOVA (seed 004, F(2) = 15.71)",
+        sql="SELECT test, statistic, df, df_resid, p, n FROM result_probe_structure_anova",
+        columns=(
+            stub("test", "Test"),
+            Col("statistic", "F", number(2), p="p"),
+            Col("df", "df", fmt_integer),
+            Col("df_resid", "df residual", fmt_integer),
+            Col("p", "p", fmt_pvalue),
+            Col("n", "Models", fmt_integer),
+        ),
+        notes=(
+            "Table 4's normalised Frobenius product compared across the models' training-set sizes "
+            "(sizes with at least two models); p unadjusted.",
+            EMPHASIS_LEGEND,
+        ),
+        requires=("result_probe_structure_anova",),
+        optional=True,  # computed only where two dataset sizes each have two models
     ),
 )
 
