@@ -180,3 +180,28 @@ def test_merge_inputs(
     else:
         assert output.exists() and set(added) >= {"judgment", "image"}
     assert sha256(damaged) == before
+
+
+#: DuckDB's file layout: three 4 KiB headers, then 256 KiB blocks, each starting with its checksum.
+_HEADERS, _BLOCK = 3 * 4096, 256 * 1024
+
+
+def test_merge_of_an_input_with_a_damaged_block_is_one_line(shard: Path, tmp_path: Path) -> None:
+    """Found by :func:`test_merge_inputs` in CI: a data block whose stored checksum no longer
+    matches (a flipped bit) is found only when the rows are read, and raised DuckDB's own error
+    mid-merge. Every block's checksum is damaged in turn: one line naming the input, nothing written."""
+    data = shard.read_bytes()
+    refused = 0
+    for offset in range(_HEADERS, len(data), _BLOCK):
+        damaged = bytearray(data)
+        damaged[offset] ^= 1
+        path = tmp_path / f"damaged-{offset}.duckdb"
+        path.write_bytes(bytes(damaged))
+        output = tmp_path / f"out-{offset}.duckdb"
+        try:
+            merge_databases(output, [path])
+        except CueshiftError as exc:
+            refused += 1
+            assert "\n" not in str(exc) and str(path) in str(exc), exc
+            assert not output.exists() and not output.with_name(output.name + ".wal").exists()
+    assert refused >= 1  # some block holds rows the merge reads
