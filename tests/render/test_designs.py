@@ -10,16 +10,12 @@ import duckdb
 import polars as pl
 import pytest
 from pypdf import PdfReader
-from rich.console import Console
 
-from cueshift import store
-from cueshift.designs import analyze_design, design_named, load_study
+from cueshift.designs import design_named
 from cueshift.designs.paired.report import CATALOG as PAIRED
 from cueshift.designs.pairwise.report import CATALOG as PAIRWISE
 from cueshift.designs.probe.report import CATALOG as PROBE
 from cueshift.designs.stylisticbias.report import CATALOG as STYLISTICBIAS
-from cueshift.execution.run_options import RunOptions
-from cueshift.execution.runner import run_study
 from cueshift.render import (
     REPORTS_DIR,
     Catalog,
@@ -30,6 +26,7 @@ from cueshift.render import (
     stars,
     to_html,
 )
+from tests.designs.review_dbs import analysed_dbs
 from tests.html_tables import html_tables, texts
 
 STUDIES = Path(__file__).parents[2] / "studies"
@@ -72,24 +69,7 @@ def test_catalog_refuses_repeated_keys_and_names_unknown_ones() -> None:
 @pytest.fixture(scope="module")
 def design_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """An analysed study database per further design (the seed study files, simulated judges)."""
-    out: dict[str, Path] = {}
-    for design, study_file in (
-        ("paired", "paired-001.toml"),
-        ("pairwise", "pairwise-002.toml"),
-        ("probe", "probe-004.toml"),
-    ):
-        tmp = tmp_path_factory.mktemp(design)
-        study = load_study(STUDIES / study_file)
-        study = study.model_copy(update={"database": tmp / f"{design}.duckdb"})
-        run_study(study, RunOptions(progress=False))
-        con = store.open_study(study.database_path)
-        try:
-            with (tmp / "console.txt").open("w") as sink:
-                analyze_design(con, study, Console(file=sink))
-        finally:
-            con.close()
-        out[design] = study.database_path
-    return out
+    return analysed_dbs(tmp_path_factory)
 
 
 @pytest.mark.parametrize(
