@@ -60,6 +60,16 @@ def question_tokens(template: str, scenarios: Sequence[Scenario], orderings: lis
     return sum(lengths) / len(lengths) / CHARS_PER_TOKEN
 
 
+def planned_question_tokens(
+    settings: CostSettings, template: str, scenarios: Sequence[Scenario], orderings: list[int]
+) -> float:
+    """``settings.question_tokens`` where the user gave it (``--question-tokens``), else the
+    estimate from the rendered prompts (:func:`question_tokens`)."""
+    if settings.question_tokens is not None:
+        return settings.question_tokens
+    return question_tokens(template, scenarios, orderings)
+
+
 def cost_rows(
     *,
     model_id: str,
@@ -142,5 +152,6 @@ __all__ = [
     "CostSettings",
     "cost_frame",
     "cost_rows",
+    "planned_question_tokens",
     "question_tokens",
 ]

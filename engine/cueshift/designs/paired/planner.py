@@ -34,11 +34,9 @@ from cueshift.power.analytic import (
     solve_increasing,
     wsrt_power,
 )
-from cueshift.power.cost import cost_frame, cost_rows, question_tokens
 from cueshift.power.pilot import open_pilot
-from cueshift.power.protocol import model_mode
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
-from cueshift.power.throughput import seconds_per_prompt
+from cueshift.power.study_cost import study_cost
 from cueshift.stats import bh_adjust, kruskal_columns, signed_rank_columns
 
 DESIGN_NAME = "paired"
@@ -176,27 +174,8 @@ def plan_paired(request: PlanRequest) -> PlanResult:
         "estimate",
         pl.lit(source).alias("source"),
     )
-    question = question_tokens(study.prompt.template, study_scenarios(study), list(study.prompt.orderings))
-    rates = {
-        m.model_id: seconds_per_prompt(request.cost.throughput, m, model_mode(m), None) for m in study.models
-    }
-    cost = cost_frame(
-        [
-            cost_rows(
-                model_id=model.model_id,
-                mode=model_mode(model),
-                faces=n,
-                variation_images=n,
-                scenarios=len(study_scenarios(study)),
-                orderings=len(study.prompt.orderings),
-                seeds=len(study.seeds),
-                settings=request.cost,
-                question=question,
-                seconds_per_prompt=rates[model.model_id][0],
-                throughput_source=rates[model.model_id][1],
-            )
-            for model in study.models
-        ]
+    cost = study_cost(
+        request, faces=n, variation_images=n, scenarios=len(scenarios), prompts_from=study_scenarios(study)
     )
     return PlanResult(DESIGN_NAME, source, power, components, cost, pl.DataFrame(), None, ())
 

@@ -22,7 +22,7 @@ from cueshift.designs.pairwise.binomial_plan_rows import binomial_rows
 from cueshift.designs.pairwise.section import PairwiseStudy
 from cueshift.errors import ConfigError
 from cueshift.inference.stand_ins.simulated import logistic
-from cueshift.power.cost import DEFAULT_ANSWER_TOKENS
+from cueshift.power.cost import CHARS_PER_TOKEN, DEFAULT_ANSWER_TOKENS
 from cueshift.power.pilot import open_pilot
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
 
@@ -30,6 +30,8 @@ DESIGN_NAME = "pairwise"
 #: The simulated judge's default position bias (logit toward the left image) and invalid rate.
 DEFAULT_POSITION_LOGIT = 0.3
 DEFAULT_INVALID_RATE = 0.02
+#: The measured rates (cueshift/power/throughput.csv) are of one-image prompts; a trial shows two.
+_NO_RATE = "none (give --throughput; the measured rates are of one-image prompts)"
 
 
 def cohort_sizes(study: PairwiseStudy) -> pl.DataFrame:
@@ -164,7 +166,8 @@ def plan_pairwise(request: PlanRequest) -> PlanResult:
     trials = int(per_cohort.sum())
     stimuli = int((sizes["n_target"] + sizes["n_other"]).sum())
     ratings = stimuli * len(study.seeds) if cfg.rate_models else 0
-    question = len(cfg.prompt) / 4.0
+    given = request.cost.question_tokens
+    question = given if given is not None else len(cfg.prompt) / CHARS_PER_TOKEN
     t_i = request.cost.image_tokens
     seconds = None if request.cost.throughput is None else 1.0 / request.cost.throughput
     cost = pl.DataFrame(
@@ -187,7 +190,7 @@ def plan_pairwise(request: PlanRequest) -> PlanResult:
                 "question_tokens": question,
                 "seconds_per_prompt": seconds,
                 "gpu_hours": None if seconds is None else (trials + ratings) * seconds / 3600.0,
-                "throughput_source": "--throughput" if seconds else "none (give --throughput)",
+                "throughput_source": "--throughput" if seconds else _NO_RATE,
             }
             for m in models
         ]

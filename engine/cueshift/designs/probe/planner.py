@@ -30,10 +30,9 @@ from scipy import special
 from cueshift._types import F64
 from cueshift.designs.probe.section import ProbeStudy
 from cueshift.power.analytic import bh_level_for_target, bh_threshold, solve_increasing
-from cueshift.power.cost import cost_frame, cost_rows, question_tokens
 from cueshift.power.pilot import open_pilot
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
-from cueshift.power.throughput import seconds_per_prompt
+from cueshift.power.study_cost import study_cost
 from cueshift.stats import Resampling, bh_adjust, correlation_columns
 
 DESIGN_NAME = "probe"
@@ -102,7 +101,7 @@ def _pilot(request: PlanRequest, study: ProbeStudy) -> tuple[pl.DataFrame, str]:
 def plan_probe(request: PlanRequest) -> PlanResult:
     """The plan of a probe study (module docstring)."""
     from cueshift.designs.registry import study_scenarios
-    from cueshift.power.protocol import model_mode, study_images
+    from cueshift.power.protocol import study_images
 
     study = request.study
     assert isinstance(study, ProbeStudy)
@@ -166,27 +165,8 @@ def plan_probe(request: PlanRequest) -> PlanResult:
         "estimate",
         pl.lit(source).alias("source"),
     )
-    question = question_tokens(study.prompt.template, study_scenarios(study), list(study.prompt.orderings))
-    rates = {
-        m.model_id: seconds_per_prompt(request.cost.throughput, m, model_mode(m), None) for m in study.models
-    }
-    cost = cost_frame(
-        [
-            cost_rows(
-                model_id=model.model_id,
-                mode=model_mode(model),
-                faces=n,
-                variation_images=0,
-                scenarios=len(attributes),
-                orderings=len(study.prompt.orderings),
-                seeds=len(study.seeds),
-                settings=request.cost,
-                question=question,
-                seconds_per_prompt=rates[model.model_id][0],
-                throughput_source=rates[model.model_id][1],
-            )
-            for model in study.models
-        ]
+    cost = study_cost(
+        request, faces=n, variation_images=0, scenarios=len(attributes), prompts_from=study_scenarios(study)
     )
     notes = ("target effect read as the target CI half-width on Spearman's rho",)
     return PlanResult(DESIGN_NAME, source, pl.concat(parts), components, cost, pl.DataFrame(), None, notes)

@@ -8,7 +8,7 @@ import polars as pl
 
 from cueshift.designs.registry import study_scenarios
 from cueshift.power.components import PlanInputs
-from cueshift.power.cost import cost_frame, cost_rows, question_tokens
+from cueshift.power.cost import cost_frame, cost_rows, planned_question_tokens
 from cueshift.power.curve import FIGURE_SKIPPED, curve_figure, figure_available, power_curve
 from cueshift.power.families import analytic_frame
 from cueshift.power.judge import judge_inputs
@@ -109,8 +109,8 @@ def plan_stylisticbias(request: PlanRequest) -> PlanResult:
         )
         if drawable:
             figure = curve_figure(curve, protocol.n_faces, request.targets.power)
-    question = request.cost.question_tokens or question_tokens(
-        study.prompt.template, study_scenarios(study), list(study.prompt.orderings)
+    question = planned_question_tokens(
+        request.cost, study.prompt.template, study_scenarios(study), list(study.prompt.orderings)
     )
     variation_images = int(protocol.value_faces().sum())
     placebo_images, placebo_note = placebo_cost(study, protocol.n_faces)
