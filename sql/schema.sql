@@ -277,8 +277,8 @@ CREATE TABLE IF NOT EXISTS face_detection (
     PRIMARY KEY (image_id, detector)
 );
 -- Skin tone of the edit audit (`[audit.faces]`): the ITA° change of the edits (edit_audit's skin_ita,
--- variation - base; positive = lighter), averaged within each base face, then over faces, with 95 %
--- face-level bootstrap intervals. summary 'attribute': one attribute value over every face; 'group': one
+-- variation - base; positive = lighter), averaged within each base face, then over faces, with
+-- face-level bootstrap intervals at confidence_level. summary 'attribute': one attribute value over every face; 'group': one
 -- ethnicity x gender over every edit or within one attribute value; 'difference': one ethnicity's faces
 -- minus all other faces. A key column that does not split the cell holds '(all)'. Replaced whole by
 -- each audit, with edit_audit. A new table (no schema-version change: created where missing).
@@ -295,3 +295,6 @@ CREATE TABLE IF NOT EXISTS audit_skin_tone (
     n_faces          BIGINT NOT NULL,
     PRIMARY KEY (summary, feature_key, variation_value, ethnicity, gender)
 );
+-- The level of ci_low/ci_high (cueshift.schemas.audit_skin.SKIN_TONE_LEVEL unless the audit chose
+-- another). Databases made before it existed get it here, NULL: their intervals are at 95 %.
+ALTER TABLE audit_skin_tone ADD COLUMN IF NOT EXISTS confidence_level DOUBLE;

@@ -18,6 +18,7 @@ from cueshift import store
 from cueshift.designs._audit_detections import DETECTION_SCHEMA
 from cueshift.designs._audit_rows import AUDIT_SCHEMA
 from cueshift.designs._audit_skin import skin_tone_summary
+from cueshift.schemas.audit_skin import SKIN_TONE_LEVEL
 from cueshift.store.edit_audit import replace_edit_audit
 from cueshift.views import PLACEBO_FEATURE_KEY
 
@@ -44,9 +45,9 @@ def _faces(i: int, is_base: bool) -> int:
     return {1: 2, 2: 0}.get(i, 1)
 
 
-def plant(db: Path, *, per_value: int = 6) -> Planted:
+def plant(db: Path, *, per_value: int = 6, confidence_level: float = SKIN_TONE_LEVEL) -> Planted:
     """Plant the face-model audit of ``per_value`` variations of each of the first two attribute
-    values (by name) into ``db``."""
+    values (by name) into ``db``, the skin tone intervals at ``confidence_level``."""
     con = store.open_study(db)
     try:
         audited = f"role = 'variation' AND evaluated AND lower(feature_key) <> '{PLACEBO_FEATURE_KEY}'"
@@ -68,7 +69,7 @@ def plant(db: Path, *, per_value: int = 6) -> Planted:
             schema=DETECTION_SCHEMA,
             orient="row",
         )
-        skin = skin_tone_summary(audit, faces, n_resamples=200)
+        skin = skin_tone_summary(audit, faces, n_resamples=200, confidence_level=confidence_level)
         replace_edit_audit(con, audit, detections=detections, skin_tone=skin)
     finally:
         con.close()

@@ -138,3 +138,39 @@ def test_console_tables_print_the_face_tables_only_when_stored(
     without = " ".join(capsys.readouterr().out.split())
     for title in titles:
         assert title in with_faces and title not in without
+
+
+def _skin_texts(path: Path) -> dict[str, str]:
+    """The skin tone tables' headers and notes, joined, by key."""
+    with Report.open(path, None, CATALOG) as report:
+        shown = {key: report.styled(key) for key in FACE_KEYS[1:]}
+    return {key: " | ".join((*styled.labels, *styled.notes)) for key, styled in shown.items()}
+
+
+def test_skin_tone_labels_say_the_level_the_audit_stored(raw_db: Path, tmp_path: Path) -> None:
+    """Tables A3-A4 said "95% CI" whatever level computed their intervals; they now read the level
+    audit_skin_tone records (rows written before the column existed: 95 %, the level they had)."""
+    at_90, at_95 = tmp_path / "at_90.duckdb", tmp_path / "at_95.duckdb"
+    for path in (at_90, at_95):
+        shutil.copy(raw_db, path)
+    narrow = plant(at_90, confidence_level=0.9).skin_tone.filter(summary="attribute")
+    wide = plant(at_95).skin_tone.filter(summary="attribute")
+    # the same face draws at two levels: the stored 90 % interval lies inside the 95 % one
+    for (low, high), (wide_low, wide_high) in zip(
+        narrow.select("ci_low", "ci_high").iter_rows(),
+        wide.select("ci_low", "ci_high").iter_rows(),
+        strict=True,
+    ):
+        assert wide_low <= low < high <= wide_high and (low, high) != (wide_low, wide_high)
+    texts = _skin_texts(at_90)
+    assert (
+        "90% CI" in texts["audit_skin_attribute"]
+        and "90% face-level percentile" in texts["audit_skin_attribute"]
+    )
+    assert "against the other faces (90% CI [" in texts["audit_skin_group"]
+    assert not {key: text for key, text in texts.items() if "95%" in text}
+    assert all("95% CI" in text for text in _skin_texts(at_95).values())
+    with duckdb.connect(str(at_90)) as con:  # as an audit before the level was stored wrote it
+        con.execute("UPDATE audit_skin_tone SET confidence_level = NULL")
+    older = _skin_texts(at_90)
+    assert all("95% CI" in text and "90%" not in text for text in older.values())

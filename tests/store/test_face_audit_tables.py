@@ -42,7 +42,7 @@ def skin_tone() -> pl.DataFrame:
     schema = ["summary", "feature_key", "variation_value", "ethnicity", "gender"]
     schema += ["estimate", "ci_low", "ci_high", "n_edits", "n_faces"]
     frame = pl.DataFrame(rows, schema=schema, orient="row")
-    return frame.with_columns(pl.col("estimate", "ci_low", "ci_high").cast(pl.Float64))
+    return frame.with_columns(pl.col("estimate", "ci_low", "ci_high").cast(pl.Float64), confidence_level=0.95)
 
 
 def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:

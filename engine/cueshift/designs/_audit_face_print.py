@@ -9,7 +9,8 @@ from rich.console import Console
 
 from cueshift._console import FitTable
 from cueshift.designs._audit_skin import skin_tone_summary
-from cueshift.schemas.audit_skin import ALL, SkinToneSchema
+from cueshift.render import ci_label
+from cueshift.schemas.audit_skin import ALL, SKIN_TONE_LEVEL, SkinToneSchema
 
 FACE_MEASURES = ("face_count", "face_detector_score", "face_identity_distance", "skin_ita")
 _COUNTS = {
@@ -62,7 +63,9 @@ def print_face_findings(
     differences = summary.filter(pl.col("summary") == "difference", pl.col("feature_key") == ALL)
     if differences.height:
         table = FitTable("ethnicity", title="Skin tone: ITA° change, this group minus the other faces")
-        for name in ("difference", "95% CI", "faces"):
+        level = differences["confidence_level"].drop_nulls().min()  # the level the intervals were computed at
+        interval = ci_label(level if isinstance(level, float) else SKIN_TONE_LEVEL)
+        for name in ("difference", interval, "faces"):
             table.add_column(name, justify="right")
         for cell in differences.iter_rows(named=True):
             low, high, estimate = (_signed(cell[name]) for name in ("ci_low", "ci_high", "estimate"))

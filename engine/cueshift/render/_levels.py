@@ -51,23 +51,34 @@ def stored_level(reader: duckdb.DuckDBPyConnection | Source, tables: Sequence[st
     """The confidence level ``result_manifest`` records for ``tables`` (every table when empty).
 
     ``reader`` is the study database or a report's :class:`~cueshift.render.Source` (a text or a
-    figure quoting an interval). :data:`FALLBACK_LEVEL` when the manifest, its ``confidence_level``
-    column or a row for the tables is missing (results written before the level was recorded, or
-    tables ``analyze`` does not write); the lowest level when the tables were computed at several
-    (a label never claims more coverage than a table has).
+    figure quoting an interval). A table computed outside ``analyze`` (no manifest row) that records
+    its level in a ``confidence_level`` column of its own (``audit_skin_tone``) gives that level.
+    :data:`FALLBACK_LEVEL` where no level is recorded: no manifest, no ``confidence_level`` column,
+    no row for the tables (results written before the level was recorded, or tables ``analyze``
+    does not write), or a NULL level (rows written before the column existed); the lowest level
+    when the tables were computed at several (a label never claims more coverage than a table has).
     """
     params: dict[str, object] = {"tables": list(tables)} if tables else {}
     where = 'WHERE list_contains($tables, "table")' if tables else ""
-    if not source_rows(reader, _RECORDED, {})[0][0]:
-        return FALLBACK_LEVEL
-    rows = source_rows(reader, f"SELECT min(confidence_level) FROM result_manifest {where}", params)
-    value = rows[0][0] if rows else None
-    return float(value) if isinstance(value, int | float) else FALLBACK_LEVEL
+    recorded = {str(r[0]) for r in source_rows(reader, _RECORDED, {"tables": [_MANIFEST, *tables]})}
+    levels: list[object] = []
+    if _MANIFEST in recorded:
+        levels += [
+            r[0]
+            for r in source_rows(reader, f"SELECT min(confidence_level) FROM {_MANIFEST} {where}", params)
+        ]
+    for table in sorted(recorded - {_MANIFEST}):  # its own rows; NULL: before the column existed
+        sql = f'SELECT min(coalesce(confidence_level, {FALLBACK_LEVEL})) FROM "{table}"'
+        levels += [r[0] for r in source_rows(reader, sql, {})]
+    found = [float(v) for v in levels if isinstance(v, int | float)]
+    return min(found) if found else FALLBACK_LEVEL
 
 
+#: Where the levels are recorded: the manifest, and the tables that record their own.
+_MANIFEST: Final = "result_manifest"
 _RECORDED = (
-    "SELECT count(*) FROM duckdb_columns() WHERE database_name = current_database() "
-    "AND table_name = 'result_manifest' AND column_name = 'confidence_level'"
+    "SELECT DISTINCT table_name FROM duckdb_columns() WHERE database_name = current_database() "
+    "AND list_contains($tables, table_name) AND column_name = 'confidence_level'"
 )
 
 

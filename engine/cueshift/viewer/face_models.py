@@ -17,6 +17,7 @@ import duckdb
 from cueshift import store
 from cueshift.render import Col, ci_label, fmt_ci, fmt_effect, level_percent, stub
 from cueshift.schemas.audit_skin import ALL
+from cueshift.schemas.audit_skin import SKIN_TONE_LEVEL as AUDIT_SKIN_TONE_LEVEL
 from cueshift.viewer import tables
 
 #: The columns the viewer reads, as ``sql/schema.sql`` declares them.
@@ -30,9 +31,9 @@ COLUMNS = {
         "estimate DOUBLE, ci_low DOUBLE, ci_high DOUBLE, n_edits BIGINT, n_faces BIGINT"
     ),
 }
-#: The level of ``audit_skin_tone``'s intervals: ``cueshift audit`` computes them at the face
-#: bootstrap's default, whatever level ``analyze`` used (the table has no ``result_manifest`` row).
-SKIN_TONE_LEVEL: Final = 0.95
+#: The level of ``audit_skin_tone``'s intervals: ``cueshift audit`` computes them at this one level,
+#: whatever level ``analyze`` used (stored in the table's ``confidence_level``, which the report reads).
+SKIN_TONE_LEVEL: Final = AUDIT_SKIN_TONE_LEVEL
 _SKIN_COLUMNS = [
     Col("estimate", "ΔITA°", lambda v: fmt_effect(v, 2)),
     Col("ci_low", ci_label(SKIN_TONE_LEVEL), lambda low, high: fmt_ci(low, high, 2, True), args=("ci_high",)),

@@ -4,13 +4,15 @@ Beside the CLIP identity cosine, what the trained face models found: per attribu
 detector found (no face, several faces: ``face_detection``), the face-recognition distance of
 each variation to its base with its same-person threshold, and the skin tone (ITA°) change by
 attribute and by the base face's ethnicity × gender with face-level intervals
-(``audit_skin_tone``). Every table is optional: a study without ``[audit.faces]`` shows none of
-them. Nothing is recomputed here: the rows are those ``cueshift audit`` stored.
+(``audit_skin_tone``), labelled with the level ``cueshift audit`` computed them at (the table's
+``confidence_level``, read by :func:`cueshift.render.stored_level`). Every table is optional: a
+study without ``[audit.faces]`` shows none of them. Nothing is recomputed here: the rows are
+those ``cueshift audit`` stored.
 """
 
 from __future__ import annotations
 
-from cueshift.render import Col, TableSpec, TextSpec, ci, fmt_integer, number, stub
+from cueshift.render import CI_LABEL, LEVEL, Col, TableSpec, TextSpec, ci, fmt_integer, number, stub
 from cueshift.schemas.audit_skin import ALL
 
 
@@ -108,7 +110,7 @@ SKIN_BY_ATTRIBUTE = TableSpec(
     columns=(
         stub("variation_value", "Value"),
         Col("estimate", "ΔITA°", number(2)),
-        Col("ci_low", "95% CI", ci(2), args=("ci_high",)),
+        Col("ci_low", CI_LABEL, ci(2), args=("ci_high",)),
         Col("n_faces", "Faces", fmt_integer),
         Col("n_edits", "Edits", fmt_integer),
         Col("n_failed", "Past the bound", fmt_integer),
@@ -116,7 +118,7 @@ SKIN_BY_ATTRIBUTE = TableSpec(
     group="feature_key",
     notes=(
         "ΔITA°: the individual typology angle of the face's skin on the variation minus on its base "
-        "(positive = lighter), averaged within each base face, then over faces; 95% face-level "
+        f"(positive = lighter), averaged within each base face, then over faces; {LEVEL} face-level "
         "percentile bootstrap interval (– with a single face). Past the bound: edits whose |ΔITA°| "
         "exceeds the study's ita_bound (never for an attribute whose cue is skin tone).",
     ),
@@ -143,7 +145,7 @@ SKIN_BY_GROUP = TableSpec(
     columns=(
         stub("cell", "Ethnicity / gender"),
         Col("estimate", "ΔITA°", number(2)),
-        Col("ci_low", "95% CI", ci(2), args=("ci_high",)),
+        Col("ci_low", CI_LABEL, ci(2), args=("ci_high",)),
         Col("n_faces", "Faces", fmt_integer),
         Col("n_edits", "Edits", fmt_integer),
     ),
@@ -155,7 +157,7 @@ SKIN_BY_GROUP = TableSpec(
         "gender are the image set's perceived labels of the base face.",
     ),
     notes_sql=f"""
-    SELECT printf('%s faces: ΔITA° %s against the other faces (95%% CI [%s, %s]), an interval that '
+    SELECT printf('%s faces: ΔITA° %s against the other faces ({LEVEL} CI [%s, %s]), an interval that '
                   || 'excludes 0.',
                   ethnicity, {_signed("estimate")}, {_signed("ci_low")}, {_signed("ci_high")})
     FROM audit_skin_tone
