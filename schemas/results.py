@@ -60,7 +60,9 @@ from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 #: 17: ``result_probe_scale_regression`` gets the cluster-robust (by model) inference of its terms
 #:     (``cluster_se``, ``cluster_ci_low``, ``cluster_ci_high``, ``cluster_p``, ``n_clusters``);
 #:     ``result_probe_size_summary`` and ``result_probe_size_effect`` (seed 004 Table 1).
-RESULT_SCHEMA_VERSION = 17
+#: 18: ``result_probe_scale_regression``'s cluster columns are CR2 with Satterthwaite df per term
+#:     (were CR1 with k − 1 df): ``cluster_df`` and ``cluster_reason`` (why they are null) added.
+RESULT_SCHEMA_VERSION = 18
 
 
 class AnalysisManifestSchema(ResultModel):

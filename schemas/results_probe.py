@@ -103,8 +103,9 @@ class StructureAnovaSchema(ResultModel):
 class ScaleRegressionSchema(ResultModel):
     """``result_probe_scale_regression``: OLS of similarity on reliability and scale, one row
     per term with the fit's statistics repeated (Table 2); ``cluster_*``: the same fit's
-    cluster-robust (by model) standard error, interval and p over ``n_clusters`` models (null
-    with fewer than two)."""
+    small-sample cluster-robust (by model) inference over ``n_clusters`` models: CR2 standard
+    error, Satterthwaite df, t interval and p with those df (null where not defined, and then
+    ``cluster_reason`` says why)."""
 
     term: str
     estimate: float = nullable()
@@ -121,10 +122,12 @@ class ScaleRegressionSchema(ResultModel):
     df_resid: float = pa.Field(ge=0.0)
     test: str = one_of("ols-t")
     cluster_se: float | None = nullable(ge=0.0)
+    cluster_df: float | None = nullable(gt=0.0)
     cluster_ci_low: float | None = nullable()
     cluster_ci_high: float | None = nullable()
     cluster_p: float | None = pvalue()
     n_clusters: pl.Int64 | None = count(nullable=True)
+    cluster_reason: str | None = nullable()
 
 
 class SizeSummarySchema(ResultModel):

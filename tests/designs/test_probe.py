@@ -110,47 +110,6 @@ def test_scale_regression_matches_statsmodels_with_max_normalisation() -> None:
     assert pst.normalise_by_max([0.2, 0.5]).tolist() == [0.2, 0.5]  # inside (0, 1): unchanged
 
 
-def test_scale_regression_clusters_by_model_as_statsmodels() -> None:
-    rng = np.random.default_rng(11)
-    sizes = {"m1": 80e6, "m2": 400e6, "m3": 2.3e9, "m4": 2.3e9, "m5": 400e6, "m6": 80e6}
-    models = np.repeat(list(sizes), 12)
-    reliability = np.tile(rng.uniform(0.1, 0.9, 12), len(sizes))
-    model_effect = dict(zip(sizes, rng.normal(scale=0.3, size=len(sizes)), strict=True))
-    shift = np.array([model_effect[m] for m in models])
-    similarity = 0.8 * reliability + shift + rng.normal(0, 0.1, models.size)
-    data = pl.DataFrame(
-        {
-            "model_id": models,
-            "attribute": np.tile([f"a{i:02d}" for i in range(12)], len(sizes)),
-            "similarity": similarity,
-            "reliability": reliability,
-            "dataset_size": [sizes[m] for m in models],
-        }
-    )
-    ours = pst.scale_regression(data, ["reliability", "dataset_size"], confidence=0.9)
-    x = sm.add_constant(np.column_stack([reliability, data["dataset_size"] / data["dataset_size"].max()]))
-    groups = np.searchsorted(sorted(sizes), models)
-    ref = sm.OLS(similarity, x).fit(cov_type="cluster", cov_kwds={"groups": groups})
-    g, n, k = len(sizes), models.size, 3
-    assert ours["cluster_se"].to_numpy() == pytest.approx(ref.bse)
-    # CR1 by hand: (X'X)^-1 (sum_g X_g' u_g u_g' X_g) (X'X)^-1 * G/(G-1) * (N-1)/(N-K)
-    resid = similarity - x @ np.linalg.lstsq(x, similarity, rcond=None)[0]
-    bread = np.linalg.inv(x.T @ x)
-    scores = [x[groups == j].T @ resid[groups == j] for j in range(g)]
-    meat = sum(np.outer(score, score) for score in scores)
-    by_hand = np.sqrt(np.diag(bread @ meat @ bread) * g / (g - 1) * (n - 1) / (n - k))
-    assert ours["cluster_se"].to_numpy() == pytest.approx(by_hand)
-    t = stats.t(g - 1)
-    assert ours["cluster_p"].to_numpy() == pytest.approx(2 * t.sf(np.abs(ref.params / ref.bse)))
-    half = t.ppf(0.95) * ref.bse
-    assert ours["cluster_ci_low"].to_numpy() == pytest.approx(ref.params - half)
-    assert ours["cluster_ci_high"].to_numpy() == pytest.approx(ref.params + half)
-    assert ours["n_clusters"].to_list() == [g] * k
-    assert ours["se"].to_numpy() == pytest.approx(sm.OLS(similarity, x).fit().bse)  # the paper's SE kept
-    alone = pst.scale_regression(data.drop("model_id"), ["reliability", "dataset_size"])
-    assert alone["cluster_se"].null_count() == k and alone["n_clusters"].null_count() == k
-
-
 def _small_probe(tmp_path: Path) -> dict[str, Any]:
     data = tomllib.loads(STUDY.read_text())
     data["database"] = str(tmp_path / "probe.duckdb")

@@ -241,23 +241,29 @@ def test_probe_regression_says_scale_rests_on_k_models_with_cluster_robust_se(
     assert {r["n_clusters"] for r in stored.values()} == {models}
     styled = styled_table(db, PROBE, "probe_scale_regression")
     se, cluster_se = styled.labels.index("SE"), styled.labels.index("Cluster SE (by model)")
+    assert styled.labels[cluster_se + 1 :] == ("Cluster df", "Cluster p")
     names = {"Human IRR (split-half reliability)": "reliability", "Dataset size": "dataset_size"}
     names |= {"Total samples": "samples_seen", "Constant": "const"}
     for row in styled.rows:
         r = stored[names[row[0].text]]
         assert row[se].text == fmt_number(r["se"], 4)
-        assert row[cluster_se].text == fmt_number(r["cluster_se"], 4)
-        assert row[cluster_se + 1].text == fmt_pvalue(r["cluster_p"])
+        blank = r["cluster_se"] is None
+        assert row[cluster_se].text == ("–" if blank else fmt_number(r["cluster_se"], 4))
+        assert row[cluster_se + 1].text == ("–" if blank else fmt_number(r["cluster_df"], 1))
+        assert row[cluster_se + 2].text == ("–" if blank else fmt_pvalue(r["cluster_p"]))
     notes = " ".join(styled.notes)
     assert "rest on k models, not N rows" in notes and f"k = {models} models (clusters)." in notes
-    assert f"Warning: only {models} clusters" in notes and "Cameron & Miller 2015" in notes
-    assert "rank-deficient" in notes  # 4 models, 4 coefficients
+    assert "CR2" in notes and "Satterthwaite" in notes and "Cameron & Miller" not in notes
+    # the seed registry: only sim-2b-b saw 34B samples, so Total samples (and the constant) rest on it
+    assert {t for t, r in stored.items() if r["cluster_reason"] is not None} == {"samples_seen", "const"}
+    assert "Cluster columns blank for Total samples, Constant: CR2 undefined" in notes and "sim-2b-b" in notes
+    assert "Caution: fewer than 4 effective degrees of freedom" in notes  # dataset size: df = 1
     many = tmp_path / "probe.duckdb"
     shutil.copy(db, many)
     with duckdb.connect(str(many)) as con:
-        con.execute("UPDATE result_probe_scale_regression SET n_clusters = 30")
+        con.execute("UPDATE result_probe_scale_regression SET cluster_df = 12, cluster_reason = NULL")
     notes = " ".join(styled_table(many, PROBE, "probe_scale_regression").notes)
-    assert "k = 30 models (clusters)." in notes and "Warning" not in notes
+    assert "Caution" not in notes and "blank" not in notes
 
 
 def test_probe_reproduces_table1_per_dataset_size(design_dbs: dict[str, Path], tmp_path: Path) -> None:

@@ -24,7 +24,8 @@ Public surface (implementation in private modules); the design statistics
 - reliability — :func:`krippendorff_alpha`, :func:`krippendorff_by_attribute`,
   :func:`spearman_brown`, :func:`split_half_reliability`
 - logistic models — :func:`logistic_fit`, :func:`wald_test`, :func:`bradley_terry_fit`;
-  mixed models — :func:`mixed_model`
+  mixed models — :func:`mixed_model`; OLS with few clusters — :func:`cr2_satterthwaite` (CR2
+  sandwich, Satterthwaite df)
 - sensitivity to unobserved confounding — :func:`robustness_value`, :func:`partial_r2`,
   :func:`face_robustness`, benchmark bounds :func:`ovb_bounds` (Cinelli & Hazlett 2020)
 - metrics of seed 000 — :func:`phi_from_judgments`, :func:`sbs_levels`, :func:`variation_strength`,
@@ -161,6 +162,7 @@ from cueshift.stats._settings import (
 from cueshift.stats._shrinkage import ShrinkageResult, eb_shrink, pooled_standard_errors
 from cueshift.stats._signed_rank import ZeroMethod, signed_rank_columns
 from cueshift.stats._signed_rank_sample import SignedRankResult, wilcoxon_signed_rank
+from cueshift.stats._small_sample_cluster import CR2Inference, cr2_satterthwaite
 from cueshift.stats._structure import (
     adjusted_rand_index,
     attribute_correlations,
@@ -227,6 +229,8 @@ __all__ = [
     "bradley_terry_fit",
     "cluster_bootstrap",
     "clustered_standard_error",
+    "cr2_satterthwaite",
+    "CR2Inference",
     "cohens_dz",
     "correlate",
     "correlation_columns",

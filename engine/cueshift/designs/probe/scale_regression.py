@@ -1,5 +1,6 @@
 r"""Seed 004 Table 2: the OLS of model–human similarity on human reliability and model scale,
-with the same fit's cluster-robust inference by model (scale varies only between models).
+with the same fit's small-sample cluster-robust inference by model (CR2, Satterthwaite df):
+scale varies only between models.
 
 Re-exported by :mod:`.stats`, where the probe's analyses and tests import it.
 """
@@ -14,6 +15,7 @@ import polars as pl
 from numpy.typing import ArrayLike
 
 from cueshift._types import F64
+from cueshift.stats import cr2_satterthwaite
 
 
 def normalise_by_max(values: ArrayLike) -> F64:
@@ -34,15 +36,22 @@ def scale_regression(
     Returns one row per term (``estimate, se, ci_low, ci_high, statistic`` = t, ``p``: the paper's
     OLS, its rows independent) with the fit's adjusted R², F, N and degrees of freedom repeated on
     every row. Scale varies only between models, so the rows of one model are not independent:
-    ``cluster_se, cluster_ci_low, cluster_ci_high, cluster_p`` are the same fit's cluster-robust
-    inference by ``model_id`` (statsmodels' CR1 sandwich, t with ``n_clusters`` − 1 df), null
-    without a ``model_id`` column or with fewer than two models. Few clusters (under about 20)
-    make it unreliable too [1]_.
+    ``cluster_se, cluster_df, cluster_ci_low, cluster_ci_high, cluster_p`` are the same fit's
+    small-sample cluster-robust inference by ``model_id`` over ``n_clusters`` models: the CR2
+    (bias-reduced linearisation) standard error with Satterthwaite df per term, t tests and t
+    intervals with those df, as R's clubSandwich ``coef_test(..., vcov = "CR2", test =
+    "Satterthwaite")`` (:func:`cueshift.stats.cr2_satterthwaite`) [1]_ [2]_. Where they are not
+    defined (no ``model_id`` column, fewer than two models, a rank-deficient design, a singular
+    :math:`I - H_{gg}`, e.g. model-level terms that saturate the models, or a zero variance) they
+    are null and ``cluster_reason`` says why (null where defined).
 
     References
     ----------
-    .. [1] Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to cluster-robust
-       inference. *Journal of Human Resources* 50(2), 317–372.
+    .. [1] Bell, R. M. & McCaffrey, D. F. (2002). Bias reduction in standard errors for linear
+       regression with multi-stage samples. *Survey Methodology* 28(2), 169–181.
+    .. [2] Pustejovsky, J. E. & Tipton, E. (2018). Small-sample methods for cluster-robust
+       variance estimation and hypothesis testing in fixed effects models. *Journal of Business
+       & Economic Statistics* 36(4), 672–683.
     """
     import statsmodels.api as sm
 
@@ -75,27 +84,30 @@ def scale_regression(
             "test": ["ols-t"] * len(terms),
             **_clustered(y, x, clean, confidence, len(terms)),
         }
-    ).with_columns(pl.col(*_CLUSTER_COLUMNS).cast(pl.Float64), pl.col("n_clusters").cast(pl.Int64))
+    ).with_columns(
+        pl.col(*_CLUSTER_COLUMNS).cast(pl.Float64),
+        pl.col("n_clusters").cast(pl.Int64),
+        pl.col("cluster_reason").cast(pl.String),
+    )
 
 
 def _clustered(y: F64, x: F64, clean: pl.DataFrame, confidence: float, k: int) -> dict[str, list[Any]]:
-    """The cluster-robust (by ``model_id``) columns of :func:`scale_regression` (nulls when not defined)."""
-    import statsmodels.api as sm
-
-    groups = clean["model_id"].to_numpy() if "model_id" in clean.columns else None
-    n_clusters = 0 if groups is None else len(set(groups.tolist()))
-    if groups is None or n_clusters < 2:
-        return {c: [None] * k for c in _CLUSTER_COLUMNS} | {"n_clusters": [n_clusters or None] * k}
-    codes = np.unique(groups, return_inverse=True)[1]
-    fit = sm.OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": codes}, use_t=True)
-    ci = fit.conf_int(1 - confidence)
-    return {
-        "cluster_se": list(fit.bse),
-        "cluster_ci_low": list(ci[:, 0]),
-        "cluster_ci_high": list(ci[:, 1]),
-        "cluster_p": list(fit.pvalues),
-        "n_clusters": [n_clusters] * k,
+    """The CR2 (by ``model_id``) columns of :func:`scale_regression` (nulls and a reason when not defined)."""
+    if "model_id" not in clean.columns:
+        nulls: dict[str, list[Any]] = {c: [None] * k for c in (*_CLUSTER_COLUMNS, "n_clusters")}
+        return nulls | {"cluster_reason": [_NO_MODELS] * k}
+    fit = cr2_satterthwaite(x, y, clean["model_id"].to_numpy())
+    low, high = fit.interval(confidence)
+    columns = {"cluster_se": fit.se, "cluster_df": fit.df, "cluster_ci_low": low, "cluster_ci_high": high}
+    return {name: _nulled(values) for name, values in (columns | {"cluster_p": fit.p}).items()} | {
+        "n_clusters": [fit.n_clusters] * k,
+        "cluster_reason": list(fit.reason),
     }
 
 
-_CLUSTER_COLUMNS = ("cluster_se", "cluster_ci_low", "cluster_ci_high", "cluster_p")
+def _nulled(values: F64) -> list[float | None]:
+    return [float(v) if np.isfinite(v) else None for v in values]
+
+
+_CLUSTER_COLUMNS = ("cluster_se", "cluster_df", "cluster_ci_low", "cluster_ci_high", "cluster_p")
+_NO_MODELS = "no model_id column"
