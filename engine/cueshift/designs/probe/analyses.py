@@ -11,7 +11,7 @@
                                adjusted Rand index of the Ward clusters
 ``…_structure_anova``          one-way ANOVA of the Frobenius similarity across dataset sizes
 ``…_scale_regression``         OLS of similarity on reliability and scale (Table 2), with
-                               cluster-robust (by model) inference
+                               CR2 + Satterthwaite df (by model) inference
 ``…_size_summary``             per attribute × dataset size: mean, SD, max of the similarity
 ``…_size_effect``              per attribute × two dataset sizes: Cohen's d, Student t (Table 1)
 ``…_baselines``                per model × attribute: similarity beside its random-weight twin's,
@@ -150,7 +150,7 @@ def _structure_anova(ctx: Context) -> pl.DataFrame | None:
     description="Similarity regressed on reliability and model scale (004 Table 2)",
     source="result_probe_similarity, result_probe_reliability, [probe] registry",
     grouping="term",
-    statistic="OLS estimate, t test",
+    statistic="OLS estimate, t test; by model: CR2 SE, Satterthwaite-df t test",
     family="none",
 )
 def _scale_regression(ctx: Context) -> pl.DataFrame | None:
