@@ -15,6 +15,9 @@ from cueshift.cli._models_option import ModelsOption, OldModelOption, chosen_mod
 if TYPE_CHECKING:
     import polars as pl
 
+#: Rows ``sql`` prints in a table when ``--rows`` is left out.
+TABLE_ROWS = 50
+
 
 def analyze(
     study: StudyOption = "default",
@@ -136,7 +139,9 @@ def sql(
     query: Annotated[str, typer.Argument(help='One read-only statement, e.g. "FROM delta LIMIT 5".')],
     study: StudyOption = "default",
     db: DbOption = None,
-    rows: Annotated[int, typer.Option(help="Rows to print at most.")] = 50,
+    rows: Annotated[
+        int | None, typer.Option(help="Rows to print at most (default: 50 in a table, every row with --csv).")
+    ] = None,
     csv: Annotated[bool, typer.Option(help="Print CSV instead of a table.")] = False,
     out: Annotated[
         Path | None, typer.Option(help="Write the whole result to FILE.csv or FILE.parquet (only there).")
@@ -154,6 +159,7 @@ def sql(
     from cueshift.designs import load_study
     from cueshift.store import export, readonly
 
+    _check_sql_options(rows=rows, csv=csv, out=out, force=force)
     path = db or load_study(study).database_path
     target = export.check_target(out, force=force, protected=[Path(path)]) if out is not None else None
     frame = readonly.run_query(path, query, note=_note)
@@ -162,9 +168,25 @@ def sql(
         console.print(f"{frame.height:,} rows -> {target.path}", markup=False, soft_wrap=True)
         return
     if csv:
-        sys.stdout.write(frame.write_csv())
+        sys.stdout.write((frame if rows is None else frame.head(rows)).write_csv())
         return
-    console.print(_result_table(frame.head(rows)))  # numbers whole at any width (cueshift._console)
+    shown = frame.head(TABLE_ROWS if rows is None else rows)
+    console.print(_result_table(shown))  # numbers whole at any width (cueshift._console)
+
+
+def _check_sql_options(*, rows: int | None, csv: bool, out: Path | None, force: bool) -> None:
+    """Refuse ``sql``'s options that cannot act together (one line naming them), before the query runs."""
+    from cueshift.errors import ConfigError
+
+    if rows is not None and rows < 0:
+        raise ConfigError(f"--rows {rows}: use 0 or more")
+    if out is None:
+        if force:
+            raise ConfigError("--force: only with --out (it lets --out replace an existing file)")
+        return
+    for option, given in (("--rows", rows is not None), ("--csv", csv)):
+        if given:
+            raise ConfigError(f"{option}: --out writes the whole result to its file; leave one of them out")
 
 
 def _result_table(frame: pl.DataFrame) -> FitTable:

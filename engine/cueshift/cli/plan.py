@@ -40,12 +40,24 @@ def plan_command(
         typer.Option(help="Effect to detect (|SBS| 0.02, score gap 0.05, win share 0.6, CI half-width 0.1)."),
     ] = None,
     power: Annotated[float, typer.Option(help="Target power.")] = 0.8,
-    alpha: Annotated[float, typer.Option(help="FDR level of BH per family (single tests: alpha).")] = 0.05,
+    alpha: Annotated[
+        float | None,
+        typer.Option(
+            help="FDR level of BH per family (single tests: alpha); default: the design's own "
+            "(paired: \\[paired] alpha), else 0.05."
+        ),
+    ] = None,
     faces: Annotated[
         int | None, typer.Option(help="Plan for this many faces (individuals, images; trials for pairwise).")
     ] = None,
     simulations: Annotated[int, typer.Option(help="Simulated studies at the planned size (0: none).")] = 200,
-    curve_simulations: Annotated[int, typer.Option(help="Simulated studies per power-curve point.")] = 200,
+    curve_simulations: Annotated[
+        int | None,
+        typer.Option(
+            help="Simulated studies per power-curve point (default 200; stylisticbias only: the other "
+            "designs draw no power curve and refuse a positive count)."
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the simulations.")] = 0,
     image_tokens: Annotated[int, typer.Option(help="Prefill tokens of one image.")] = 576,
     question_tokens: Annotated[
@@ -69,6 +81,8 @@ def plan_command(
     from cueshift.plan import (
         CostSettings,
         PlanRequest,
+        curve_simulations_for,
+        plan_alpha,
         plan_progress,
         plan_study,
         print_plan,
@@ -78,7 +92,9 @@ def plan_command(
     from cueshift.stimuli.cost import generation_cost
 
     spec = load_study(study)
-    targets = targets_for(spec.design, target_effect, power, alpha)  # checked before anything is written
+    # checked before anything is written: an option the design cannot honour is refused in one line
+    targets = targets_for(spec.design, target_effect, power, plan_alpha(spec, alpha))
+    curves = curve_simulations_for(spec.design, curve_simulations)
     build_cost = generation_cost(spec)  # [build] calls and price; a bad grid stops here, before the plan
     folder = out or Path("runs") / f"{spec.name}-plan"
     manifest = spec.image_set.manifest
@@ -96,7 +112,7 @@ def plan_command(
         targets=targets,
         faces=faces,
         simulations=simulations,
-        curve_simulations=curve_simulations,
+        curve_simulations=curves,
         seed=seed,
         cost=CostSettings(image_tokens, question_tokens, answer_tokens, throughput),
     )

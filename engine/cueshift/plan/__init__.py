@@ -22,7 +22,15 @@ import warnings
 
 from cueshift.plan.console import plan_markdown, print_plan
 from cueshift.plan.progress import plan_progress
-from cueshift.plan.run import plan_study, planner_of, planners, targets_for, write_plan
+from cueshift.plan.run import (
+    curve_simulations_for,
+    plan_alpha,
+    plan_study,
+    planner_of,
+    planners,
+    targets_for,
+    write_plan,
+)
 from cueshift.power.cost import CostSettings
 from cueshift.power.families import Targets
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
@@ -47,6 +55,8 @@ __all__ = [
     "PlanRequest",
     "PlanResult",
     "Targets",
+    "curve_simulations_for",
+    "plan_alpha",
     "plan_markdown",
     "plan_progress",
     "plan_study",

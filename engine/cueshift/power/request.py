@@ -118,6 +118,12 @@ class DesignPlanner:
     plan
         The planner: a request in, the design's plan out (its tables are conformed and validated
         by :func:`cueshift.plan.plan_study`).
+    curve
+        Whether the planner draws a power curve (``--curve-simulations``; a design without one
+        refuses the option in one line).
+    alpha
+        The level the design's analysis tests at, read from its study file: ``--alpha``'s default
+        (``None``: the :class:`~cueshift.power.families.Targets` default, 0.05).
 
     Examples
     --------
@@ -129,6 +135,8 @@ class DesignPlanner:
     unit: str
     target_effect: float
     plan: Callable[[PlanRequest], PlanResult]
+    curve: bool = False
+    alpha: Callable[[Study], float] | None = None
 
     def targets(self, effect: float | None, *, power: float, q: float, level: float = 0.95) -> Targets:
         """The plan's targets; ``effect`` None takes :attr:`target_effect`."""

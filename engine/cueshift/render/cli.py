@@ -74,6 +74,8 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
     ) -> None:
         """Render the study report (HTML and PDF) from the study database; numbers are read at render time."""
         require("report", "cueshift report")  # before any work: one line naming the extra
+        if tables:  # printed, not rendered: an option of the rendering is refused, not ignored
+            _check_tables_only(out=out, formats=formats, engine=engine, document=document)
         from cueshift.render._database import open_for_report
         from cueshift.render._render import (
             check_engine,
@@ -122,6 +124,26 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
             console.print(f"  {fmt}: {target}", highlight=False, markup=False)
 
     return report_command
+
+
+def _check_tables_only(*, out: Path, formats: str, engine: str, document: Path | None) -> None:
+    """Refuse, with ``--tables``, every option of the rendering given a value of its own.
+
+    Raises
+    ------
+    ConfigError
+        One line naming the option (``--tables`` prints the tables and renders nothing).
+    """
+    from cueshift.errors import ConfigError
+
+    for option, given in (
+        ("--out", out != DEFAULT_OUT),
+        ("--format", formats != "html,pdf"),
+        ("--engine", engine != "auto"),
+        ("--document", document is not None),
+    ):
+        if given:
+            raise ConfigError(f"{option}: --tables prints the tables and renders nothing; leave one out")
 
 
 def print_tables(db: Path, catalog: Catalog, models: str = "") -> None:

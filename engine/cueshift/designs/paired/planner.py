@@ -38,6 +38,7 @@ from cueshift.power.pilot import open_pilot
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
 from cueshift.power.study_cost import study_cost
 from cueshift.stats import bh_adjust, kruskal_columns, signed_rank_columns
+from cueshift.study.config import Study
 
 DESIGN_NAME = "paired"
 #: Mean favorable probability and logit face sd of the simulated judge's defaults.
@@ -56,6 +57,12 @@ def individuals(study: PairedStudy) -> int:
     image_set = load_image_set(prepared.image_set, prepared.variations, progress=False)
     filtered = image_set.image.filter(pl.col("feature_key") == study.paired.filter_feature_key)
     return int(filtered["face_id"].n_unique())
+
+
+def study_alpha(study: Study) -> float:
+    """The level the paired analyses test at (``[paired] alpha``): ``cueshift plan --alpha``'s default."""
+    assert isinstance(study, PairedStudy)
+    return study.paired.alpha
 
 
 def _pilot(request: PlanRequest, study: PairedStudy) -> tuple[pl.DataFrame, str]:
@@ -150,7 +157,7 @@ def plan_paired(request: PlanRequest) -> PlanResult:
     scenarios = [s.scenario_id for s in study_scenarios(study)]
     stats, source = _pilot(request, study) if request.pilot else _defaults(study, scenarios, request)
     bh = study.paired.correction == "bh"
-    alpha = None if bh else study.paired.alpha
+    alpha = None if bh else request.targets.q  # --alpha (cueshift plan's default: [paired] alpha)
     rng = np.random.default_rng(request.seed)
     parts = []
     for (model_id,), part in stats.group_by("model_id", maintain_order=True):
@@ -215,6 +222,6 @@ def _simulate(
 
 #: ``cueshift plan``'s view of the design: tests counted in individuals; the default target effect is
 #: a 0.05 score difference between original and filtered.
-PLANNER = DesignPlanner(unit="individuals", target_effect=0.05, plan=plan_paired)
+PLANNER = DesignPlanner(unit="individuals", target_effect=0.05, plan=plan_paired, alpha=study_alpha)
 
-__all__ = ["DESIGN_NAME", "PLANNER", "individuals", "paired_power", "plan_paired"]
+__all__ = ["DESIGN_NAME", "PLANNER", "individuals", "paired_power", "plan_paired", "study_alpha"]

@@ -169,6 +169,6 @@ def _throughput(
 
 #: ``cueshift plan``'s view of the design: tests counted in faces; the default target effect is
 #: an |SBS| of 0.02 (the paper's attributes span 0.005-0.17).
-PLANNER = DesignPlanner(unit="faces", target_effect=0.02, plan=plan_stylisticbias)
+PLANNER = DesignPlanner(unit="faces", target_effect=0.02, plan=plan_stylisticbias, curve=True)
 
 __all__ = ["DESIGN_NAME", "PLANNER", "placebo_cost", "plan_stylisticbias", "power_table", "tradeoffs"]

@@ -1,0 +1,117 @@
+"""Every option a command is given takes effect or is refused in one line (exit 2) naming it and
+why, never silently ignored (docs/decisions.md D69).
+
+Each case failed before its fix: ``plan --curve-simulations`` drew nothing for the designs without
+a power curve and said nothing, ``plan --alpha`` left a paired study (``[paired] correction =
+"none"``) at ``[paired] alpha``, ``report --tables`` printed the tables whatever ``--out``,
+``--format``, ``--engine`` or ``--document`` said, and ``sql`` printed every row with ``--csv
+--rows N``, wrote the whole result with ``--out`` beside ``--rows`` or ``--csv``, and took
+``--force`` without ``--out``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from cueshift import store
+from cueshift.cli import app
+from cueshift.extras import MODULES
+
+ROOT = Path(__file__).resolve().parents[2]
+STUDIES = ROOT / "studies"
+PLAN = ("plan", "--simulations", "0", "--no-progress")
+
+
+def _refused(args: list[str], *words: str) -> str:
+    """Run ``cueshift args``: exit 2 and one line naming ``words``; that line."""
+    result = CliRunner().invoke(app, args)
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2, result.output
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize("study", ["paired-001", "pairwise-002", "probe-004"])
+def test_plan_refuses_curve_simulations_where_the_design_draws_no_curve(study: str, tmp_path: Path) -> None:
+    out = tmp_path / "plan"
+    args = [*PLAN, "--study", str(STUDIES / f"{study}.toml"), "--out", str(out), "--curve-simulations", "5"]
+    design = study.split("-")[0]
+    _refused(args, "--curve-simulations", f"design {design!r}")
+    assert not out.exists()
+
+
+def test_plan_curve_simulations_zero_is_honoured_by_every_design(tmp_path: Path) -> None:
+    """0 asks for no curve, which a design without one honours (the scripts that pass it still run)."""
+    out = tmp_path / "plan"
+    args = [*PLAN, "--study", str(STUDIES / "paired-001.toml"), "--out", str(out), "--curve-simulations", "0"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert not (out / "plan_curve.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("given", "level"), [([], 0.05), (["--alpha", "0.01"], 0.01), (["--alpha", "0.2"], 0.2)]
+)
+def test_plan_alpha_is_the_level_of_the_paired_single_tests(
+    given: list[str], level: float, tmp_path: Path
+) -> None:
+    """``[paired] correction = "none"``: each test at α; --alpha gives it, its default is ``[paired]
+    alpha`` (0.05 in the study file)."""
+    out = tmp_path / "plan"
+    args = [*PLAN, "--study", str(STUDIES / "paired-001.toml"), "--out", str(out), *given]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    power = pl.read_parquet(out / "plan_power.parquet")
+    assert power["alpha_level"].unique().to_list() == [level]
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--out", "elsewhere"), ("--format", "html"), ("--engine", "jupyter"), ("--document", "my.qmd")],
+)
+def test_report_tables_refuses_the_options_of_rendering(option: str, value: str, tmp_path: Path) -> None:
+    for module in MODULES["report"]:  # require("report") comes first
+        pytest.importorskip(module)
+    args = ["report", "--tables", option, str(tmp_path / value), "--db", str(tmp_path / "none.duckdb")]
+    _refused(args, option, "--tables")
+
+
+@pytest.fixture(scope="module")
+def query_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sql") / "study.duckdb"
+    store.open_study(path).close()
+    return path
+
+
+QUERY = "SELECT range AS n FROM range(10)"
+
+
+def test_sql_csv_prints_the_rows_asked_for(query_db: Path) -> None:
+    result = CliRunner().invoke(app, ["sql", "--db", str(query_db), "--csv", "--rows", "3", QUERY])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == ["n", "0", "1", "2"]
+    every = CliRunner().invoke(app, ["sql", "--db", str(query_db), "--csv", QUERY])
+    assert every.output.splitlines() == ["n", *map(str, range(10))]
+
+
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        (["--out", "x.csv", "--rows", "3"], "--rows"),
+        (["--out", "x.csv", "--csv"], "--csv"),
+        (["--force"], "--force"),
+        (["--rows", "-1"], "--rows"),
+    ],
+)
+def test_sql_refuses_options_that_would_be_ignored(
+    given: list[str], named: str, query_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _refused(["sql", "--db", str(query_db), *given, QUERY], named)
+    assert not (tmp_path / "x.csv").exists()
