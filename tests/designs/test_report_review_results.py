@@ -174,7 +174,7 @@ def test_pairwise_shows_the_mean_rating_per_rater_cohort_and_group(design_dbs: d
         table = report.table("pairwise_rating_summary")
     assert isinstance(table, TableOutput), "shown, not marked as not computed"
     styled = table.styled
-    assert styled.title.startswith("Table 5b. Mean 0–10 rating")
+    assert styled.title.startswith("Table 5b. Mean rating")
     assert list(styled.labels) == [
         "Rater",
         "Attribute",
@@ -190,7 +190,7 @@ def test_pairwise_shows_the_mean_rating_per_rater_cohort_and_group(design_dbs: d
     notes = " ".join(styled.notes)
     assert "rating scale" in notes and "t interval of the mean" in notes and "Ratings: n" in notes
     html = table._repr_mimebundle_()["text/html"]
-    assert "Table 5b. Mean 0–10 rating per rater, cohort and portrait group" in html
+    assert "Table 5b. Mean rating per rater, cohort and portrait group" in html
     assert expected[0][5] in html and expected[-1][5] in html
     page = PAIRWISE.document_path.read_text(encoding="utf-8")
     bins, summary = (

@@ -2,7 +2,7 @@
 
 Per-image win rates (seed 002 Tables 1–2), cohort preferences (Tables 3–4), the position-adjusted
 group effect, position bias here; the Bradley–Terry strengths of the portraits in
-:mod:`.report_strengths`; the 0–10 ratings (per bin and mean per group), their reliability and the models' agreement with the
+:mod:`.report_strengths`; the ratings (per bin and mean per group, on the study's stored scale), their reliability and the models' agreement with the
 human raters in :mod:`.report_ratings`. Significance in the seed 000 notation (bold p < 0.001, underlined p ≥ 0.05), computed from
 the stored p-values at render time. Tables are numbered in the order ``reports/pairwise.qmd`` shows
 them; every test's note names it and the trials or ratings it counts.

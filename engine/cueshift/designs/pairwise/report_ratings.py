@@ -1,10 +1,12 @@
-"""The pairwise report's 0–10 ratings (seed 002 Fig. 6, App. C.2): the ratings per bin (Table 5),
-the mean rating per portrait group (Table 5b), the human raters' reliability (Table 6) and each
-model's agreement with the human raters (Table 7)."""
+"""The pairwise report's ratings (seed 002 Fig. 6, App. C.2): the ratings per bin (Table 5), the
+mean rating per portrait group (Table 5b), the human raters' reliability (Table 6) and each model's
+agreement with the human raters (Table 7). The notes name the study's rating scale as its runs
+recorded it (:data:`~cueshift.designs.pairwise.rating_scale.SCALE_NOTE`; 0–10 in seed 002)."""
 
 # ruff: noqa: E501  (declared SQL reads best unwrapped)
 from __future__ import annotations
 
+from cueshift.designs.pairwise.rating_scale import SCALE_NOTE
 from cueshift.render import (
     CI_LABEL,
     EMPHASIS_LEGEND,
@@ -24,20 +26,21 @@ from cueshift.render import (
 RATING_TABLES: tuple[TableSpec, ...] = (
     TableSpec(
         key="pairwise_rating_bins",
-        title="Table 5. 0–10 ratings per bin (seed 002 Fig. 6)",
+        title="Table 5. Ratings per bin (seed 002 Fig. 6)",
         sql="""SELECT rater, cohort, n, bin, bin_order, estimate FROM result_pairwise_rating_bins
            ORDER BY rater = '(humans)' DESC, rater, cohort, bin_order""",
         columns=(stub("rater", "Rater"), stub("cohort", "Cohort"), Col("n", "Ratings", fmt_integer)),
         pivot=Pivot(on="bin", value="estimate", fmt=percent(0), order="bin_order"),
         notes=(
-            "Share of the rater's valid 0–10 ratings of the cohort's portraits in each bin of the study's "
+            "Share of the rater's valid ratings of the cohort's portraits in each bin of the study's "
             "pairwise.bins (Ratings: how many); (humans): every human rater pooled.",
         ),
+        notes_sql=SCALE_NOTE,
         requires=("result_pairwise_rating_bins",),
     ),
     TableSpec(
         key="pairwise_rating_summary",
-        title="Table 5b. Mean 0–10 rating per rater, cohort and portrait group (seed 002's means beside Fig. 6)",
+        title="Table 5b. Mean rating per rater, cohort and portrait group (seed 002's means beside Fig. 6)",
         sql="""SELECT rater, attribute, cohort, stimulus_group, estimate, ci_low, ci_high, sd, n, n_invalid
            FROM result_pairwise_rating_summary WHERE rater_kind = 'human' OR list_contains($models, rater)
            ORDER BY rater = '(humans)' DESC, rater, attribute, cohort, stimulus_group""",
@@ -54,12 +57,13 @@ RATING_TABLES: tuple[TableSpec, ...] = (
         ),
         notes=(
             "Mean and SD of the rater's valid ratings (Ratings: n) of the cohort's portraits of the group, on the "
-            "study's rating scale (pairwise.rating_min to rating_max, 0–10 as seed 002); (humans): every "
-            "human rater pooled. Invalid: answers with no rating on the scale, left out of n.",
+            "study's rating scale (below); (humans): every human rater pooled. Invalid: answers with no rating "
+            "on the scale, left out of n.",
             "t interval of the mean, x̄ ± t(n − 1) s/√n, treating the n ratings as independent (ratings "
             "of one portrait or by one rater are not, so it is too narrow where they cluster); blank for "
             "a single rating. Descriptive: no test.",
         ),
+        notes_sql=SCALE_NOTE,
         requires=("result_pairwise_rating_summary",),
     ),
     TableSpec(
@@ -78,7 +82,7 @@ RATING_TABLES: tuple[TableSpec, ...] = (
     ),
     TableSpec(
         key="pairwise_rating_model_human",
-        title="Table 7. Each model's 0–10 ratings against the human raters' (seed 002 Fig. 6)",
+        title="Table 7. Each model's ratings against the human raters' (seed 002 Fig. 6)",
         sql=f"""SELECT model_id, attribute, estimate, ci_low, ci_high, p, mean_difference, n
             FROM result_pairwise_rating_model_human WHERE {MODELS_FILTER} ORDER BY attribute, model_id""",
         columns=(
@@ -94,9 +98,10 @@ RATING_TABLES: tuple[TableSpec, ...] = (
             "Spearman ρ between the model's mean rating of each portrait and the human raters' mean "
             "rating of it, over the n portraits both rated; Fisher z interval with the Bonett–Wright "
             "standard error; p: the t test of ρ (scipy.stats.spearmanr), unadjusted. Mean model − human: the mean over "
-            "the portraits of the difference of the two mean ratings, on the 0–10 scale.",
+            "the portraits of the difference of the two mean ratings, on the rating scale (below).",
             EMPHASIS_LEGEND,
         ),
+        notes_sql=SCALE_NOTE,
         requires=("result_pairwise_rating_model_human",),
     ),
 )
