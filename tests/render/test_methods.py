@@ -5,7 +5,8 @@ study analysed with ``--test permutation --ci percentile`` reads "sign-flip perm
 Mann–Whitney U of sign reversals, Table 10's percentile intervals) keep theirs in both.
 
 The expected words follow from what the statistics engine stored in each table's own ``test`` and
-``ci_method`` columns (checked first), not from the report being checked.
+``ci_method`` columns (checked first), not from the report being checked. A study whose tables were
+analysed in separate runs with different tests names each table's own test in its notes.
 """
 
 from __future__ import annotations
@@ -17,9 +18,21 @@ import duckdb
 import pytest
 from rich.console import Console
 
+from cueshift import store
+from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.designs.stylisticbias.console import print_headlines
 from cueshift.designs.stylisticbias.report import CATALOG
-from cueshift.render import Report, StoredMethods, by_ci_method, by_test, fill_methods, stored_methods
+from cueshift.render import (
+    Report,
+    StoredMethods,
+    TableMethods,
+    by_ci_method,
+    by_test,
+    fill_methods,
+    scoped,
+    stored_methods,
+)
+from cueshift.stats import Resampling
 from tests.designs.report_db import build_analysed_study, query
 
 _NOTE = (
@@ -62,11 +75,32 @@ def test_a_placeholder_takes_the_words_of_the_recorded_method() -> None:
     )
     assert fill_methods(_NOTE, StoredMethods(("rank",), ("bca",))) == "WSRT, BCa"
     assert fill_methods(_NOTE, StoredMethods()) == "WSRT, BCa"  # an older manifest: analyze's defaults
-    assert fill_methods(_NOTE, StoredMethods(("permutation", "rank"), ("bca",))) == (
-        "WSRT or sign-flip permutation test, BCa"
-    )
     with pytest.raises(ValueError, match="'a|b'"):
         by_test(rank="a|b", permutation="c")
+    with pytest.raises(ValueError, match="'a,b'"):
+        by_test(rank="a", permutation="c", tables=("a,b",))
+
+
+def test_a_placeholder_reads_the_methods_of_its_own_tables() -> None:
+    """Tables of separate runs: a placeholder scoped to some tables says theirs; one on tables whose
+    methods differ names each table's (it said "WSRT or sign-flip permutation test")."""
+    runs = StoredMethods(
+        rows=(
+            TableMethods("result_a", "rank", "bca"),
+            TableMethods("result_b", "permutation", "percentile"),
+            TableMethods("result_c", "rank", "bca"),
+        )
+    )
+    assert fill_methods(scoped(_NOTE, "result_b"), runs) == "sign-flip permutation test, percentile"
+    assert fill_methods(scoped(_NOTE, "result_a", "result_c"), runs) == "WSRT, BCa"
+    assert fill_methods(_NOTE, runs) == (
+        "WSRT (result_a, result_c) and sign-flip permutation test (result_b), "
+        "BCa (result_a, result_c) and percentile (result_b)"
+    )
+    assert fill_methods(scoped(_NOTE, "result_x"), runs) == "WSRT, BCa"  # no row: analyze's defaults
+    scoped_note = by_test(rank="WSRT", permutation="sign-flip", tables=("result_b",))
+    assert fill_methods(scoped_note, runs) == "sign-flip"
+    assert fill_methods(scoped_note, StoredMethods(("rank",))) == "WSRT"  # one run: its test
 
 
 def test_the_methods_are_read_per_table(tmp_path: Path) -> None:
@@ -80,8 +114,11 @@ def test_the_methods_are_read_per_table(tmp_path: Path) -> None:
             "INSERT INTO result_manifest VALUES ('result_a', 'permutation', 'percentile'), "
             "('result_b', 'rank', 'bca')"
         )
-        assert stored_methods(con, ("result_a",)) == StoredMethods(("permutation",), ("percentile",))
-        assert stored_methods(con) == StoredMethods(("permutation", "rank"), ("bca", "percentile"))
+        a = TableMethods("result_a", "permutation", "percentile")
+        assert stored_methods(con, ("result_a",)) == StoredMethods(("permutation",), ("percentile",), (a,))
+        assert stored_methods(con) == StoredMethods(
+            ("permutation", "rank"), ("bca", "percentile"), (a, TableMethods("result_b", "rank", "bca"))
+        )
 
 
 def test_the_permutation_study_stored_sign_flips_and_percentile_intervals(permutation_study: Path) -> None:
@@ -167,3 +204,40 @@ def test_the_manifest_describes_the_tests_that_ran(permutation_study: Path, defa
     default = dict(query(default_study, columns).rows())
     assert not {k: t for k, t in default.items() if _PLACEHOLDER.search(t)}
     assert "WSRT" in default["sbs"] and "KW H" in default["demographic_tests"]
+
+
+@pytest.fixture(scope="module")
+def two_runs_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default study (WSRT, Kruskal–Wallis, BCa), then Table 9b's crossed groups analysed again
+    alone with ``--test permutation --ci percentile`` (``run_analyses(only=...)``)."""
+    path = build_analysed_study(tmp_path_factory.mktemp("two_runs") / "study.duckdb")
+    con = store.open_study(path)
+    try:
+        rerun = Resampling(resamples=60, seed=1, test="permutation", ci_method="percentile")
+        run_analyses(con, rerun, only=["table9_crossed"], progress=False)
+    finally:
+        con.close()
+    return path
+
+
+def test_tables_of_two_runs_each_name_their_own_test(two_runs_study: Path) -> None:
+    """Table 9b reads Table 9 (the first run: Kruskal–Wallis) and its crossed columns (the second:
+    label permutations): its note said "Kruskal–Wallis … or label-permutation test over the crossed
+    groups" under the crossed columns; each part now names its own, and every other table keeps
+    the first run's words (the second run replaced the manifest by its one row before)."""
+    crossed = query(two_runs_study, "SELECT DISTINCT test FROM result_table9_crossed WHERE test IS NOT NULL")
+    marginal = query(two_runs_study, "SELECT DISTINCT test FROM result_table9 WHERE test IS NOT NULL")
+    assert crossed["test"].to_list() == ["label-permutation"]
+    assert "label-permutation" not in marginal["test"].to_list()
+    manifest = dict(query(two_runs_study, "SELECT name, test FROM result_manifest").rows())
+    assert manifest["table9_crossed"] == "permutation"
+    assert manifest["table9"] == manifest["sbs"] == "rank"
+    notes = _notes(two_runs_study)
+    assert not {k: n for k, n in notes.items() if " or sign-flip" in n or " or label-permutation" in n}
+    assert (
+        "Marginal dimensions: Table 9 (Kruskal–Wallis or Mann–Whitney U, BH within model × dimension). "
+        "Crossed dimensions: label-permutation test over the crossed groups, BH" in notes["table9_crossed"]
+    )
+    assert "(Table 9: Kruskal–Wallis or Mann–Whitney U, BH" in notes["key_findings"]
+    assert "test: WSRT on per-face mean Δ" in notes["table3_category"]
+    assert "the analysis' CI method, BCa)" in notes["table4_fashion_age"]

@@ -41,7 +41,15 @@ from cueshift.render._formats import (
     points_ci,
 )
 from cueshift.render._levels import CI_LABEL, LEVEL, ci_label, fill_level, level_percent, stored_level
-from cueshift.render._methods import StoredMethods, by_ci_method, by_test, fill_methods, stored_methods
+from cueshift.render._methods import (
+    StoredMethods,
+    TableMethods,
+    by_ci_method,
+    by_test,
+    fill_methods,
+    scoped,
+    stored_methods,
+)
 from cueshift.render._outputs import raw_markdown, to_gt, to_html, to_markdown, to_rich, to_typst
 from cueshift.render._pandoc import FALLBACK
 from cueshift.render._paths import DEFAULT_OUT, REPORTS_DIR
@@ -97,6 +105,7 @@ __all__ = [
     "StoredMethods",
     "Styled",
     "TableOutput",
+    "TableMethods",
     "TableSpec",
     "TextSpec",
     "by_ci_method",
@@ -130,6 +139,7 @@ __all__ = [
     "points_ci",
     "quarto_available",
     "raw_markdown",
+    "scoped",
     "stored_level",
     "stored_methods",
     "relations",

@@ -1,6 +1,6 @@
 """The methods ``result_manifest`` records for the tables a report reads (:func:`stored_methods`),
 to fill the method placeholders of its notes (:mod:`cueshift._method_words`, re-exported here:
-:func:`by_test`, :func:`by_ci_method`, :func:`fill_methods`)."""
+:func:`by_test`, :func:`by_ci_method`, :func:`scoped`, :func:`fill_methods`), table by table."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ import duckdb
 from cueshift._method_words import (
     METHOD_COLUMNS,
     StoredMethods,
+    TableMethods,
     by_ci_method,
     by_test,
     fill_methods,
     has_methods,
+    scoped,
 )
 from cueshift.render._levels import source_rows
 
@@ -24,26 +26,27 @@ if TYPE_CHECKING:
 
 
 def stored_methods(reader: duckdb.DuckDBPyConnection | Source, tables: Sequence[str] = ()) -> StoredMethods:
-    """The distinct ``test`` and ``ci_method`` values ``result_manifest`` records for ``tables``
-    (every table when empty); empty where the manifest or the column is missing."""
+    """The ``test`` and ``ci_method`` values ``result_manifest`` records for ``tables`` (every table
+    when empty), table by table (``rows``) and distinct (``test``, ``ci_method``); empty where the
+    manifest or the column is missing. A placeholder filled with them names the method of its own
+    tables, each table's where tables of separate runs differ (:func:`fill_methods`)."""
     params: dict[str, object] = {"tables": list(tables)} if tables else {}
     where = 'WHERE list_contains($tables, "table")' if tables else ""
     recorded = {str(r[0]) for r in source_rows(reader, _RECORDED, {})}
     if "table" not in recorded:  # no manifest, or an older one
         return StoredMethods()
-    values = {
-        column: tuple(
-            sorted(
-                str(r[0])
-                for r in source_rows(reader, f"SELECT DISTINCT {column} FROM result_manifest {where}", params)
-                if r[0] is not None
-            )
-        )
-        if column in recorded
-        else ()
-        for column in METHOD_COLUMNS
-    }
-    return StoredMethods(**values)
+    columns = ", ".join(column if column in recorded else f"NULL AS {column}" for column in METHOD_COLUMNS)
+    sql = f'SELECT DISTINCT "table", {columns} FROM result_manifest {where} ORDER BY ALL'
+    rows = tuple(
+        TableMethods(str(table), _text(test), _text(ci_method))
+        for table, test, ci_method in source_rows(reader, sql, params)
+    )
+    found = StoredMethods(rows=rows)
+    return StoredMethods(found.values("test"), found.values("ci_method"), rows)
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
 _RECORDED = (
@@ -55,9 +58,11 @@ _RECORDED = (
 __all__ = [
     "METHOD_COLUMNS",
     "StoredMethods",
+    "TableMethods",
     "by_ci_method",
     "by_test",
     "fill_methods",
     "has_methods",
+    "scoped",
     "stored_methods",
 ]

@@ -20,6 +20,7 @@ from cueshift.stats._deprecated_registry import legacy_suite
 from cueshift.stats._plan_record import current_plan
 from cueshift.stats._registry import Analysis, AnalysisContext, RunSettings
 from cueshift.stats._schedule import Outcome, run_analyses_in_order
+from cueshift.stats._subset_manifest import with_earlier_rows
 
 #: Where a skipped analysis is told: ``note(name, reason)``.
 Note = Callable[[str, str], None]
@@ -55,9 +56,10 @@ def run_suite(
     only
         Names of the analyses to run (default: every analysis of the suite).
     write
-        Store the tables (replacing earlier ones) and ``result_manifest`` (replaced by the rows
-        of this run); a run of the whole suite (``only`` None) also drops the suite's tables it
-        did not write, so no table of an earlier run outlives its manifest row.
+        Store the tables (replacing earlier ones) and ``result_manifest`` (the rows of this run);
+        a run of the whole suite (``only`` None) also drops the suite's tables it did not write,
+        so no table of an earlier run outlives its manifest row, and a run of some analyses keeps
+        the stored rows of the analyses it was not asked to run (:mod:`cueshift.stats._subset_manifest`).
     progress
         Show a progress bar.
     note
@@ -131,7 +133,10 @@ def run_suite(
             computed[item.name] = outcome.frame
             manifest_rows.append(_manifest_row(item, outcome.frame, settings, outcome.seconds))
     if write:
-        manifest = validate_result("manifest", manifest_frame(manifest_rows))
+        manifest = manifest_frame(manifest_rows)
+        if only is not None:  # the tables it leaves alone keep the rows of the runs that made them
+            manifest = with_earlier_rows(con, manifest, only, analyses.names)
+        manifest = validate_result("manifest", manifest)
         # a full run leaves no table of an earlier run that this one did not write (an analysis
         # that no longer applies, an option such as --audit left out): the manifest lists them all
         stale = [a.table for a in analyses if a.name not in computed] if only is None else []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
-from cueshift.designs.stylisticbias.method_names import FACE_TEST
+from cueshift.designs.stylisticbias.method_names import FACE_TEST, GROUP_TESTS
 from cueshift.designs.stylisticbias.report.labels import (
     CATEGORIES,
     DIMENSION_LABELS,
@@ -37,6 +37,7 @@ from cueshift.render import (
     fmt_integer,
     number,
     percent,
+    scoped,
     stub,
 )
 
@@ -74,11 +75,13 @@ _CROSSED_NOTE = (
     + by_test(rank="signed-rank test", permutation="sign-flip permutation test")
     + " cannot reach p < 0.05 there."
 )
-#: Table 9b's test of base-face φ between the crossed groups.
+#: Table 9b's test of base-face φ between the crossed groups (its crossed columns' own analysis,
+#: which ``run_analyses(only=["table9_crossed"])`` may have run apart from Table 9's).
 _CROSSED_GROUP_TEST = by_test(
     rank="Kruskal–Wallis over the crossed groups (a label-permutation test where a crossed group has "
     "fewer than 5 faces)",
     permutation="label-permutation test over the crossed groups",
+    tables=("result_table9_crossed",),
 )
 
 
@@ -182,8 +185,9 @@ TABLE9_CROSSED = TableSpec(
     columns=(stub("model", "Model"),),
     pivot=_dimension_pivot(0, as_percent=True),
     notes=(
-        "Marginal dimensions: Table 9 (BH within model × dimension). Crossed dimensions: "
-        f"{_CROSSED_GROUP_TEST}, BH within model over every crossed dimension × scenario.",
+        f"Marginal dimensions: Table 9 ({scoped(GROUP_TESTS, 'result_table9')}, BH within model × "
+        f"dimension). Crossed dimensions: {_CROSSED_GROUP_TEST}, BH within model over every crossed "
+        "dimension × scenario.",
     ),
     requires=("result_table9", "result_table9_crossed"),
 )
