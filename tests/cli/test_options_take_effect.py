@@ -6,7 +6,8 @@ a power curve and said nothing, ``plan --alpha`` left a paired study (``[paired]
 "none"``) at ``[paired] alpha``, ``report --tables`` printed the tables whatever ``--out``,
 ``--format``, ``--engine`` or ``--document`` said, and ``sql`` printed every row with ``--csv
 --rows N``, wrote the whole result with ``--out`` beside ``--rows`` or ``--csv``, and took
-``--force`` without ``--out``.
+``--force`` without ``--out``; and a study file's ``[variations]`` (paired, probe), ``[prompt]`` and
+``[scenarios]`` (pairwise) were parsed and never read.
 """
 
 from __future__ import annotations
@@ -115,3 +116,30 @@ def test_sql_refuses_options_that_would_be_ignored(
     monkeypatch.chdir(tmp_path)
     _refused(["sql", "--db", str(query_db), *given, QUERY], named)
     assert not (tmp_path / "x.csv").exists()
+
+
+def _with_section(study: str, section: str, folder: Path) -> Path:
+    """``studies/<study>.toml`` with ``section`` (TOML) added before its first ``[[models]]``."""
+    text = (STUDIES / f"{study}.toml").read_text(encoding="utf-8")
+    head, models, rest = text.partition("[[models]]")
+    path = folder / f"{study}.toml"
+    path.write_text(f"{head}\n{section}\n{models}{rest}", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("study", "section", "named"),
+    [
+        ("paired-001", "[variations]\nrules = []\n", "[variations]"),
+        ("probe-004", "[variations]\nwhitelist = {}\n", "[variations]"),
+        ("pairwise-002", "[prompt]\norderings = [1]\n", "[prompt]"),
+        ("pairwise-002", '[scenarios]\nset = "pairwise-002"\n', "[scenarios]"),
+    ],
+)
+def test_a_study_file_section_the_design_never_reads_is_refused(
+    study: str, section: str, named: str, tmp_path: Path
+) -> None:
+    """As ``[image_set] placebos = true`` outside stylisticbias: taken or refused, never ignored."""
+    path = _with_section(study, section, tmp_path)
+    line = _refused(["show-study", "--study", str(path)], named, f"{study.split('-')[0]!r} design", path.name)
+    assert "leave it out" in line

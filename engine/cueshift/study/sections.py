@@ -33,6 +33,21 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def refuse_unread(study: BaseModel, design: str, unread: dict[str, str]) -> None:
+    """Refuse a section of the study file that ``design`` never reads (``unread``: section → what
+    the design reads instead), as ``[image_set] placebos = true`` is refused where no analysis
+    reads the placebos: a setting given is taken or refused, never silently ignored.
+
+    Raises
+    ------
+    ValueError
+        The first such section the study file gives (pydantic makes it the file's one line).
+    """
+    for section, instead in unread.items():
+        if section in study.model_fields_set:
+            raise ValueError(f"[{section}]: the {design!r} design does not read it ({instead}); leave it out")
+
+
 class SyntheticRaters(Section):
     """Deterministic synthetic human raters (no download): who rates what, on which scale.
 
@@ -98,6 +113,7 @@ __all__ = [
     "PAIRWISE_PROMPT",
     "PAIRWISE_RATING_PROMPT",
     "Section",
+    "refuse_unread",
     "SyntheticPairedFaces",
     "SyntheticPortraits",
     "SyntheticRaters",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from cueshift.study.config import Study
-from cueshift.study.sections import Section, SyntheticPairedFaces
+from cueshift.study.sections import Section, SyntheticPairedFaces, refuse_unread
 
 Demographic = Literal["gender", "age", "ethnicity"]
 
@@ -36,3 +36,12 @@ class PairedStudy(Study):
 
     design: Literal["paired"] = "paired"
     paired: PairedConfig = Field(default_factory=PairedConfig, description="design 'paired' (seed 001)")
+
+    @model_validator(mode="after")
+    def _sections_read(self) -> PairedStudy:
+        refuse_unread(
+            self,
+            "paired",
+            {"variations": "it judges every photo of [paired] filter_feature_key and its original"},
+        )
+        return self

@@ -14,6 +14,7 @@ from cueshift.study.sections import (
     Section,
     SyntheticPortraits,
     SyntheticRaters,
+    refuse_unread,
 )
 
 
@@ -89,3 +90,15 @@ class PairwiseStudy(Study):
 
     design: Literal["pairwise"] = "pairwise"
     pairwise: PairwiseConfig = Field(description="design 'pairwise' (seed 002)")
+
+    @model_validator(mode="after")
+    def _sections_read(self) -> PairwiseStudy:
+        refuse_unread(
+            self,
+            "pairwise",
+            {
+                "prompt": "it asks [pairwise] prompt, in both left/right orders with swap_repeats",
+                "scenarios": "its one question is [pairwise] question",
+            },
+        )
+        return self

@@ -9,7 +9,7 @@ from pydantic import Field, field_validator, model_validator
 
 from cueshift.stats import Resampling
 from cueshift.study.config import Study
-from cueshift.study.sections import Section, SyntheticRaters
+from cueshift.study.sections import Section, SyntheticRaters, refuse_unread
 
 Predictor = Literal["reliability", "dataset_size", "samples_seen", "image_params", "text_params"]
 
@@ -111,6 +111,11 @@ class ProbeStudy(Study):
 
     design: Literal["probe"] = "probe"
     probe: ProbeConfig = Field(description="design 'probe' (seed 004)")
+
+    @model_validator(mode="after")
+    def _sections_read(self) -> ProbeStudy:
+        refuse_unread(self, "probe", {"variations": "it judges the base faces only"})
+        return self
 
     @model_validator(mode="before")
     @classmethod
