@@ -80,6 +80,8 @@ def one_line_errors(func: Callable[P, R]) -> Callable[P, R]:
             cause: BaseException = exc  # the error a failed ROLLBACK would hide
             while "no transaction is active" in str(cause) and cause.__context__ is not None:
                 cause = cause.__context__
-            raise CueshiftError(f"database: {first_line(cause)}") from exc
+            from cueshift.store.damage import database_error_line  # a damaged block: the file named
+
+            raise CueshiftError(database_error_line(cause)) from exc
 
     return wrapper

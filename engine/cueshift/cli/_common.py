@@ -137,8 +137,9 @@ def guard(func: Callable[P, R]) -> Callable[P, R]:
             cause = _cause(exc)
             if _after_interrupt(exc):  # DuckDB's "Query interrupted" and InterruptException included
                 _interrupted(exc, command)
-            lines = str(cause).strip().splitlines()
-            fail(f"database: {lines[0] if lines else type(cause).__name__}")
+            from cueshift.store.damage import database_error_line  # a damaged block: the file named
+
+            fail(database_error_line(cause))
         except OSError as exc:  # ENOSPC, EROFS, EACCES, ENOTDIR ... raised outside the store's checks
             where = exc.filename if exc.filename else f"cueshift {command}"
             fail(f"{where}: {exc.strerror or exc}")

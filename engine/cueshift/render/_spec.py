@@ -22,6 +22,7 @@ from cueshift.render._cells import Col, Pivot, Styled, make_cell
 from cueshift.render._levels import LEVEL, fill_level, stored_level
 from cueshift.render._methods import fill_methods, has_methods, stored_methods
 from cueshift.render._pivot import pivot_table
+from cueshift.store.damage import is_damage
 
 #: SQL filter of per-model rows to the report's model subset (the ``$models`` parameter).
 MODELS_FILTER = "list_contains($models, model_id)"
@@ -85,6 +86,8 @@ class TableSpec:
         try:
             frame: pl.DataFrame = con.sql(self.sql, params=bound_params(self.sql, params)).pl()
         except duckdb.Error as exc:
+            if is_damage(exc):  # the database's own error: the command names the file (store.damage)
+                raise
             raise CueshiftError(f"report table {self.key}: {str(exc).splitlines()[0]}") from None
         return frame
 
@@ -124,6 +127,8 @@ class TableSpec:
         try:
             rows = con.sql(sql, params=bound_params(sql, params)).fetchall()
         except duckdb.Error as exc:
+            if is_damage(exc):
+                raise
             raise CueshiftError(f"report table {self.key} (notes): {str(exc).splitlines()[0]}") from None
         extra = tuple(str(r[0]) for r in rows if r and r[0] is not None)
         return replace(styled, notes=styled.notes + extra)

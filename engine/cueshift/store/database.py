@@ -12,6 +12,7 @@ import duckdb
 import polars as pl
 
 from cueshift.errors import CueshiftError
+from cueshift.store.damage import remember, verify_blocks, verify_indexes
 from cueshift.store.files import (
     check_database_path,
     check_existing_database,
@@ -55,8 +56,10 @@ def open_study(
     """Open (creating if needed) a study database with its tables and views in place.
 
     Everything is checked before the file is opened for writing (:mod:`cueshift.store.files`):
-    a damaged, truncated or foreign file, a file of another schema version, or a folder that
-    cannot be written is refused with one line, and the file is left byte for byte as it was.
+    a damaged, truncated or foreign file, a file of another schema version, a data block that
+    fails its checksum (every table read once, :func:`~cueshift.store.damage.verify_blocks`), or
+    a folder that cannot be written is refused with one line, and the file is left byte for byte
+    as it was.
     Read-only, a database that a running ``cueshift infer`` holds is read from its snapshot
     (:mod:`cueshift.store.snapshot`), and stderr says which (unless not ``announce``: a check
     before the command's real work). Read-write, a current database keeps its bytes until written.
@@ -68,6 +71,7 @@ def open_study(
         source, snapshot = readable(path)  # a running infer's snapshot while it holds the file
         check_existing_database(source)
         con = connect(source, read_only=True)
+        remember(path)  # named, not its snapshot, when a damaged block is met later
         try:
             check_schema_version(con, path)
         except BaseException:
@@ -81,6 +85,7 @@ def open_study(
     if probe is not None:
         try:
             check_schema_version(probe, path)
+            verify_blocks(probe, path)  # a damaged data block: refused before the first write
         finally:
             probe.close()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -88,6 +93,8 @@ def open_study(
         con = connect(path, read_only=False)
         try:
             check_schema_version(con, path)
+            if existed:
+                verify_indexes(con, path)  # key blocks, which no scan reads: before the first write
             con.execute(sql_text("schema.sql"))  # CREATE ... IF NOT EXISTS: a whole file keeps its bytes
             refresh_views(con)
         except BaseException:

@@ -19,6 +19,7 @@ from typing import Final
 import duckdb
 
 from cueshift.errors import CueshiftError
+from cueshift.store.damage import remember
 
 #: Connection settings of every study database connection: no extension download or auto-load.
 SAFE_CONFIG: Final[dict[str, str | bool | int | float | list[str]]] = {
@@ -38,13 +39,15 @@ _HEADER_BYTES: Final[int] = 3 * 4096
 def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     """Open ``path`` with :data:`SAFE_CONFIG`; a failure is one line naming the file."""
     try:
-        return duckdb.connect(str(path), read_only=read_only, config=dict(SAFE_CONFIG))
+        con = duckdb.connect(str(path), read_only=read_only, config=dict(SAFE_CONFIG))
     except duckdb.Error as exc:
         if "Could not set lock" in str(exc):  # another process writes it (a running infer)
             raise CueshiftError(
                 f"{path}: in use by another process; `cueshift status` shows a running infer's progress"
             ) from None
         raise CueshiftError(f"{path}: cannot open the database: {_first_line(exc)}") from None
+    remember(path)  # a damaged block met later is named by this file (cueshift.store.damage)
+    return con
 
 
 def probe_connection(path: Path) -> duckdb.DuckDBPyConnection | None:

@@ -22,6 +22,7 @@ from pathlib import Path
 import duckdb
 
 from cueshift.errors import CueshiftError
+from cueshift.store.damage import unreadable
 from cueshift.store.database import open_study
 from cueshift.store.files import check_database_path, close_quietly, remove_database
 from cueshift.store.merge_checks import check_input, check_one_study, expected_tables
@@ -75,17 +76,11 @@ def merge_databases(output: Path, inputs: list[Path]) -> dict[str, int]:
         if not existed:
             remove_database(output)
         if isinstance(exc, duckdb.Error):  # a block of an input that only reading its rows finds damaged
-            raise CueshiftError(_unreadable(inputs, output, exc, existed)) from None
+            left = f"{output} is unchanged" if existed else f"{output} was not written"
+            raise CueshiftError(f"merge: {unreadable(inputs, exc, left)}") from None
         raise
     con.close()
     return added
-
-
-def _unreadable(inputs: list[Path], output: Path, exc: duckdb.Error, existed: bool) -> str:
-    """The one line of a merge that DuckDB stopped while reading the inputs' rows."""
-    named = f"{inputs[0]}" if len(inputs) == 1 else "one of " + ", ".join(str(p) for p in inputs)
-    left = f"{output} is unchanged" if existed else f"{output} was not written"
-    return f"merge: cannot read {named}: {str(exc).splitlines()[0]} (a damaged file?); {left}"
 
 
 def _checkpoint(con: duckdb.DuckDBPyConnection, output: Path, existed: bool) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 
 from cueshift.errors import CueshiftError
+from cueshift.store.damage import verify_blocks
 from cueshift.store.database import check_schema_version, sql_text, study_tables
 from cueshift.store.files import check_existing_database, connect
 from cueshift.store.fingerprint import StudyFingerprint, database_fingerprints
@@ -74,6 +75,7 @@ def check_input(path: Path, expected: dict[str, Columns]) -> set[StudyFingerprin
             problem = _column_difference(found, columns)
             if problem:
                 raise CueshiftError(f"{path}: table {table}: {problem}")
+        verify_blocks(con, path)  # a damaged data block: refused before the output is opened
         return database_fingerprints(con)
     except duckdb.Error as exc:
         raise CueshiftError(f"{path}: unreadable database: {str(exc).splitlines()[0]}") from None

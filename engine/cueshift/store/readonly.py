@@ -24,6 +24,7 @@ import duckdb
 import polars as pl
 
 from cueshift.errors import CueshiftError
+from cueshift.store.damage import is_damage, remember, unreadable
 from cueshift.store.database import check_schema_version
 from cueshift.store.files import check_existing_database
 from cueshift.store.snapshot import readable, tell_reader
@@ -88,6 +89,7 @@ def open_locked(path: str | Path) -> duckdb.DuckDBPyConnection:
         con = duckdb.connect(str(source), read_only=True, config=dict(LOCKED_CONFIG))
     except duckdb.Error as exc:
         raise CueshiftError(f"{path}: cannot open as a DuckDB database: {_first_line(exc)}") from None
+    remember(path)  # a damaged block met by the query is named by this file
     tell_reader(snapshot, con)
     return con
 
@@ -166,6 +168,8 @@ def run_query(path: str | Path, sql: str, *, note: Callable[[str], None] | None 
         frame: pl.DataFrame = _flat(relation).materialize().pl()
         return frame
     except duckdb.Error as exc:
+        if is_damage(exc):
+            raise CueshiftError(unreadable([path], exc)) from None
         raise CueshiftError(f"sql: {_first_line(exc)}") from None
     finally:
         con.close()

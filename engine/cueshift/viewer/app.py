@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import duckdb
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
@@ -19,6 +20,7 @@ from starlette.routing import Route
 
 from cueshift.designs import designs
 from cueshift.designs.page_helpers import BadRequest, NotFound
+from cueshift.store.damage import is_damage, unreadable
 from cueshift.viewer import evidence, generation, pages, review
 from cueshift.viewer.declared import declared_page, moved_to
 from cueshift.viewer.filters import Filters
@@ -69,6 +71,12 @@ def _page(viewer: Viewer, handler: PageHandler) -> Callable[[Request], Response]
         except (NotFound, BadRequest) as exc:
             failure = {"f": Filters(), "message": str(exc)}
             return viewer.page(request, "error.html", failure, status=exc.status_code)
+        except duckdb.Error as exc:  # a block of the study file that fails its checksum, read by this page
+            if not is_damage(exc):
+                raise
+            message = unreadable([viewer.source.path], exc)
+            failure = {"f": Filters(), "message": message, "heading": "The study database is damaged"}
+            return viewer.page(request, "error.html", failure, status=500)
 
     return endpoint
 

@@ -26,6 +26,7 @@ import duckdb
 
 from cueshift import store
 from cueshift.errors import CueshiftError
+from cueshift.store.damage import is_damage, remember, unreadable
 from cueshift.store.database import check_schema_version
 from cueshift.store.readonly import LOCKED_CONFIG
 from cueshift.store.result_version import MANIFEST, stale_results_line
@@ -96,6 +97,7 @@ def _attach(path: Path) -> duckdb.DuckDBPyConnection:
         con.execute("SET enable_progress_bar = false")
         con.execute("ATTACH ? AS study (READ_ONLY)", [str(source)])
         check_schema_version(con, path, "study")
+        remember(path)  # a damaged block a page meets later is named by this file
         tell_reader(snapshot, con, "study")
     except CueshiftError:
         con.close()
@@ -187,6 +189,11 @@ def open_source(path: str | Path) -> Source:
         face_models.materialise(con, tables)
         edits = audit.summary(con)
         _lock(con)
+    except duckdb.Error as exc:  # a block that fails its checksum, met while aggregating
+        con.close()
+        if not is_damage(exc):
+            raise
+        raise CueshiftError(unreadable([path], exc)) from None
     except BaseException:
         con.close()
         raise

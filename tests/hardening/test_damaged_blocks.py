@@ -1,0 +1,199 @@
+"""A study database with a damaged data block (one flipped bit: the block fails its checksum, which
+DuckDB finds only when it reads the block) is one line naming the file, exit code 2, no traceback,
+nothing written, for every command that reads a study database (docs/decisions.md#d70).
+
+Before the fix the reading commands said ``database: Corrupt database file: …`` without the file,
+``analyze`` could fail after it had replaced the result tables (the file changed, exit 2), the
+viewer answered a page that met the block with an Internal Server Error, and the Python API
+raised the same unnamed line. Blocks are chosen from the file's own storage map: the first block
+of some tables (data read by every command) and the blocks no table's rows occupy (metadata,
+primary-key indexes, free blocks); ``analyze`` and the viewer take every block in turn (slow).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from starlette.requests import Request
+
+import cueshift as cs
+from cueshift import store
+from cueshift.designs.stylisticbias.analyses import run_analyses
+from cueshift.errors import CueshiftError
+from cueshift.stats import Resampling
+from tests.hardening.failing import one_line, run
+from tests.render.study_db import build_study_db
+
+#: DuckDB's file layout: three 4 KiB headers, then 256 KiB blocks, each starting with its checksum.
+HEADERS, BLOCK = 3 * 4096, 256 * 1024
+#: Tables whose first block the quick tests damage: judgments, a dimension, runs, two result tables.
+SAMPLED_TABLES = ("judgment", "model", "image", "run", "result_manifest", "result_sbs")
+
+
+@pytest.fixture(scope="module")
+def analysed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = build_study_db(tmp_path_factory.mktemp("damaged-blocks") / "study.duckdb", n_faces=6)
+    con = store.open_study(path)
+    try:
+        run_analyses(con, Resampling(resamples=100, seed=1), progress=False)
+    finally:
+        con.close()
+    return path
+
+
+def _blocks(path: Path) -> dict[str, list[int]]:
+    """Block ids by what holds them: a table's name, or ``"other"`` (metadata, indexes, free)."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()]
+        query = "SELECT DISTINCT block_id FROM pragma_storage_info(?) WHERE block_id >= 0 ORDER BY 1"
+        owned = {table: [int(r[0]) for r in con.execute(query, [table]).fetchall()] for table in tables}
+    finally:
+        con.close()
+    held = {block for blocks in owned.values() for block in blocks}
+    count = (path.stat().st_size - HEADERS) // BLOCK
+    return {**owned, "other": [b for b in range(count) if b not in held]}
+
+
+def _sample(path: Path) -> list[int]:
+    blocks = _blocks(path)
+    return sorted({blocks[t][0] for t in SAMPLED_TABLES if blocks.get(t)} | set(blocks["other"]))
+
+
+def _damaged(source: Path, folder: Path, block: int) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    data = bytearray(source.read_bytes())
+    data[HEADERS + block * BLOCK] ^= 1  # a bit of the block's stored checksum
+    path = folder / "damaged.duckdb"
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+COMMANDS = {
+    "sql": lambda db, out: ["sql", "--db", str(db), "SELECT count(*), sum(hash(j)) FROM judgment AS j"],
+    "status": lambda db, out: ["status", "--db", str(db)],
+    "export": lambda db, out: ["export", "--db", str(db), "--out", str(out)],
+    "report": lambda db, out: ["report", "--db", str(db), "--tables"],
+    "report html": lambda db, out: ["report", "--db", str(db), "--out", str(out), "--format", "html"],
+    "analyze": lambda db, out: ["analyze", "--db", str(db), "--resamples", "100", "--no-progress"],
+}
+
+
+def _check(command: str, analysed: Path, folder: Path, block: int) -> bool:
+    """Run ``command`` on ``analysed`` with ``block`` damaged: it succeeds, or fails in one line naming
+    the file with the database byte for byte as it was and no file written. Returns whether it failed."""
+    db = _damaged(analysed, folder, block)
+    before = _sha(db)
+    result = run(*COMMANDS[command](db, folder / "out"))
+    if result.exit_code == 0:
+        return False
+    line = one_line(result)
+    assert str(db) in line and "damaged" in line, (block, line)
+    assert _sha(db) == before, (block, line)
+    assert sorted(p.name for p in folder.iterdir()) == ["damaged.duckdb"], block  # no output, no WAL
+    return True
+
+
+#: Not fixed: the HTML report's cells run in a Jupyter kernel, whose error is two lines.
+HTML_GAP = pytest.mark.xfail(reason="report cells read the database in a kernel of their own", strict=True)
+
+
+READERS = [
+    pytest.param(c, marks=[HTML_GAP, pytest.mark.slow]) if c == "report html" else c
+    for c in COMMANDS
+    if c != "analyze"
+]
+
+
+@pytest.mark.parametrize("command", READERS)
+def test_a_reading_command_names_a_damaged_block(analysed: Path, tmp_path: Path, command: str) -> None:
+    refused = [_check(command, analysed, tmp_path / str(b), b) for b in _sample(analysed)]
+    assert any(refused)  # the judgments' block is read by each
+
+
+def test_analyze_refuses_a_damaged_block_before_writing(analysed: Path, tmp_path: Path) -> None:
+    """The judgments' and the model table's first blocks: refused before a result table is replaced
+    (before the fix, the model's block failed after the results were written: the file changed)."""
+    blocks = _blocks(analysed)
+    for block in (blocks["judgment"][0], blocks["model"][0]):
+        assert _check("analyze", analysed, tmp_path / str(block), block)
+
+
+@pytest.mark.slow
+def test_analyze_of_every_damaged_block(analysed: Path, tmp_path: Path) -> None:
+    """Every block in turn (indexes included: a primary key's block is read only by a lookup)."""
+    count = (analysed.stat().st_size - HEADERS) // BLOCK
+    refused = [_check("analyze", analysed, tmp_path / str(b), b) for b in range(count)]
+    assert sum(refused) > count // 2
+
+
+def test_the_python_api_names_a_damaged_block(analysed: Path, tmp_path: Path) -> None:
+    db = _damaged(analysed, tmp_path, _blocks(analysed)["judgment"][0])
+    study = cs.open_study(db)
+    with pytest.raises(CueshiftError) as info:
+        study.judgments()
+    assert str(db) in str(info.value) and "damaged" in str(info.value) and "\n" not in str(info.value)
+
+
+def _page(app: object, path: str, query: str = "") -> tuple[int, str]:
+    """GET ``path`` from the viewer's own endpoint, in this thread (no server, no HTTP client)."""
+    route = next(r for r in app.routes if getattr(r, "path", None) == path)  # type: ignore[attr-defined]
+    scope = {
+        "type": "http", "method": "GET", "path": path, "query_string": query.encode(), "headers": [],
+        "scheme": "http", "server": ("127.0.0.1", 8000), "root_path": "",
+    }  # fmt: skip
+    response = route.endpoint(Request(scope))
+    return int(response.status_code), bytes(response.body).decode()
+
+
+@pytest.mark.slow
+def test_the_viewer_names_a_damaged_block(analysed: Path, tmp_path: Path) -> None:
+    """At start: one line naming the file. A block that only a page reads (a result table's):
+    that page is an error page naming the file (status 500), not an exception."""
+    pytest.importorskip("starlette")
+    from cueshift.viewer import create_app
+
+    con = duckdb.connect(str(analysed), read_only=True)
+    image = con.execute("SELECT image_id FROM image WHERE role = 'base' ORDER BY image_id LIMIT 1").fetchall()
+    con.close()
+    at_start = on_a_page = 0
+    count = (analysed.stat().st_size - HEADERS) // BLOCK
+    for block in range(count):
+        db = _damaged(analysed, tmp_path / str(block), block)
+        before = _sha(db)
+        try:
+            app = create_app(db, thumbs=tmp_path / "thumbs")
+        except CueshiftError as exc:
+            assert str(db) in str(exc) and "\n" not in str(exc), (block, exc)
+            at_start += 1
+            continue
+        for path, query in (("/", ""), ("/attribute", ""), ("/judgments", f"image={image[0][0]}")):
+            status, body = _page(app, path, query)
+            if status == 500:
+                assert str(db) in body and "damaged database" in body, (block, path)
+                on_a_page += 1
+        app.state.viewer.source.close()
+        assert _sha(db) == before
+    assert at_start and on_a_page
+
+
+@pytest.mark.parametrize("how", ["truncated", "not duckdb"])
+@pytest.mark.parametrize("command", ["status", "export", "report html"])
+def test_a_truncated_or_foreign_file(analysed: Path, tmp_path: Path, how: str, command: str) -> None:
+    """The commands ``tests/hardening/test_nothing_written.py`` does not run on such a file."""
+    db = tmp_path / "damaged.duckdb"
+    if how == "truncated":
+        db.write_bytes(analysed.read_bytes()[: analysed.stat().st_size // 2])
+    else:
+        shutil.copy(Path(__file__), db)
+    line = one_line(run(*COMMANDS[command](db, tmp_path / "out")))
+    assert str(db) in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["damaged.duckdb"]

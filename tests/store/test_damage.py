@@ -1,0 +1,106 @@
+"""``store.damage``: a damaged block found before a write, named after the file, and the file unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from cueshift.errors import CueshiftError
+from cueshift.store import damage
+
+HEADERS, BLOCK = 3 * 4096, 256 * 1024
+
+
+def _database(tmp_path: Path) -> Path:
+    """A file with a small keyed table (its index in a block of its own) and a large table."""
+    path = tmp_path / "d.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE keyed (k VARCHAR PRIMARY KEY, v DOUBLE)")
+        con.execute("INSERT INTO keyed SELECT 'k' || i, i / 7 FROM range(500) AS t(i)")
+        con.execute("CREATE TABLE plain AS SELECT i, 'text ' || i AS s FROM range(300000) AS t(i)")
+    return path
+
+
+def _flip(path: Path, block: int) -> Path:
+    data = bytearray(path.read_bytes())
+    data[HEADERS + block * BLOCK] ^= 1
+    damaged = path.with_name(f"b{block}.duckdb")
+    damaged.write_bytes(bytes(data))
+    return damaged
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _found(damaged: Path) -> str:
+    """Which check refused ``damaged``: ``blocks``, ``indexes``, ``open`` (a metadata block) or ``none``."""
+    try:
+        with duckdb.connect(str(damaged), read_only=True) as con:
+            damage.verify_blocks(con, damaged)
+    except CueshiftError as exc:
+        assert str(damaged) in str(exc) and "nothing was written" in str(exc)
+        return "blocks"
+    except duckdb.Error:
+        return "open"
+    try:
+        with duckdb.connect(str(damaged)) as con:
+            damage.verify_indexes(con, damaged)
+    except CueshiftError as exc:
+        assert str(damaged) in str(exc) and "nothing was written" in str(exc)
+        return "indexes"
+    return "none"
+
+
+def _outcomes(path: Path) -> tuple[dict[int, str], set[int], set[int]]:
+    """Each block damaged in turn: which check refused it; the blocks of rows; the metadata blocks."""
+    with duckdb.connect(str(path), read_only=True) as con:
+        query = "SELECT block_id FROM pragma_storage_info(?) WHERE block_id >= 0"
+        rows = {int(r[0]) for t in ("keyed", "plain") for r in con.execute(query, [t]).fetchall()}
+        meta = {int(r[0]) for r in con.execute("SELECT block_id FROM pragma_metadata_info()").fetchall()}
+    found = {}
+    for block in range((path.stat().st_size - HEADERS) // BLOCK):
+        damaged = _flip(path, block)
+        before = _sha(damaged)
+        found[block] = _found(damaged)
+        assert _sha(damaged) == before, block  # neither check writes a byte
+    return found, rows, meta
+
+
+def test_every_block_of_rows_is_refused_by_the_scan(tmp_path: Path) -> None:
+    found, rows, _ = _outcomes(_database(tmp_path))
+    assert rows and all(found[b] == "blocks" for b in rows), found
+
+
+@pytest.mark.xfail(reason="key look-ups that DuckDB checks at commit read no index block (D70)", strict=True)
+def test_an_index_block_is_refused_by_the_key_look_ups(tmp_path: Path) -> None:
+    found, rows, meta = _outcomes(_database(tmp_path))
+    assert [found[b] for b in found if b not in rows | meta] == ["indexes"], found
+
+
+def test_a_good_file_passes_unchanged(tmp_path: Path) -> None:
+    path = _database(tmp_path)
+    before = _sha(path)
+    with duckdb.connect(str(path)) as con:
+        damage.verify_blocks(con, path)
+        damage.verify_indexes(con, path)
+        assert con.execute("SELECT count(*) FROM keyed").fetchall() == [(500,)]  # the rollback kept none
+    assert _sha(path) == before
+
+
+def test_an_error_elsewhere_is_named_by_the_database_opened_last() -> None:
+    damage.remember(Path("runs/a.duckdb"))
+    damage.remember(Path("runs/b.duckdb"))
+    corrupt = duckdb.Error("Corrupt database file: computed checksum 1 does not match stored checksum 2")
+    assert damage.database_error_line(corrupt).startswith("runs/b.duckdb: damaged database (Corrupt")
+    assert damage.database_error_line(duckdb.Error("Binder Error: x\nLINE 1")) == "database: Binder Error: x"
+
+
+def test_reading_passes_other_errors() -> None:
+    with pytest.raises(duckdb.Error, match="Binder"), damage.reading(Path("x.duckdb")):
+        raise duckdb.Error("Binder Error: x")
+    with pytest.raises(CueshiftError, match=r"^x\.duckdb: damaged"), damage.reading(Path("x.duckdb")):
+        raise duckdb.Error("Corrupt database file: checksum")
