@@ -6,21 +6,29 @@ a power curve and said nothing, ``plan --alpha`` left a paired study (``[paired]
 "none"``) at ``[paired] alpha``, ``report --tables`` printed the tables whatever ``--out``,
 ``--format``, ``--engine`` or ``--document`` said, and ``sql`` printed every row with ``--csv
 --rows N``, wrote the whole result with ``--out`` beside ``--rows`` or ``--csv``, and took
-``--force`` without ``--out``; and a study file's ``[variations]`` (paired, probe), ``[prompt]`` and
-``[scenarios]`` (pairwise) were parsed and never read.
+``--force`` without ``--out``; the paired and probe plans' cost read no ``--pilot`` latencies; a
+study file's ``[variations]`` (paired, probe), ``[prompt]`` and ``[scenarios]`` (pairwise) were
+parsed and never read.
 """
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
+import duckdb
 import polars as pl
 import pytest
 from typer.testing import CliRunner
 
 from cueshift import store
 from cueshift.cli import app
+from cueshift.designs import parse_study
+from cueshift.designs.registry import scenario_sets
+from cueshift.execution.run_options import RunOptions
+from cueshift.execution.runner import run_study
 from cueshift.extras import MODULES
+from cueshift.plan import PlanRequest, plan_study
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDIES = ROOT / "studies"
@@ -143,3 +151,38 @@ def test_a_study_file_section_the_design_never_reads_is_refused(
     path = _with_section(study, section, tmp_path)
     line = _refused(["show-study", "--study", str(path)], named, f"{study.split('-')[0]!r} design", path.name)
     assert "leave it out" in line
+
+
+def _small_pilot_study(name: str, folder: Path) -> tuple[dict[str, object], str]:
+    """``studies/<name>.toml`` cut to a pilot of seconds (one seed; a few faces, scenarios,
+    stimuli) as parsed data, and the table its answers go to."""
+    data = tomllib.loads((STUDIES / f"{name}.toml").read_text(encoding="utf-8"))
+    data["database"] = str(folder / "pilot.duckdb")
+    data["seeds"] = [0]
+    if name == "pairwise-002":
+        synthetic = {"races": ["White"], "genders": ["female"], "per_group": {"western": 2, "local": 3}}
+        data["pairwise"] = {**data["pairwise"], "synthetic": {**synthetic, "cache_dir": str(folder / "c")}}
+        return data, "pairwise_trial"
+    data["prompt"] = {"orderings": [1]}
+    first = [s.scenario_id for s in scenario_sets()[data["scenarios"]["set"]][:2]]
+    data["scenarios"] = {**data["scenarios"], "only": first}
+    if name == "probe-004":
+        data["image_set"] = {"kind": "demo", "size": 12, "cache_dir": str(folder / "demo")}
+    else:
+        data["paired"]["synthetic"] = {"cfd_per_cell": 1, "faces_per_cell": 1, "cache_dir": str(folder / "c")}
+    return data, "judgment"
+
+
+@pytest.mark.parametrize("name", ["paired-001", "pairwise-002", "probe-004"])
+def test_plan_cost_reads_the_pilot_latencies(name: str, tmp_path: Path) -> None:
+    """``--throughput``'s documented default, the pilot's latencies, for every design (the paired
+    and probe cost tables read the measured-rate table instead, pairwise none)."""
+    data, answers = _small_pilot_study(name, tmp_path)
+    study = parse_study(data, name)
+    run_study(study, RunOptions(progress=False))
+    with duckdb.connect(str(study.database_path)) as con:
+        con.execute(f"UPDATE {answers} SET latency_ms = 250")
+    result = plan_study(PlanRequest(study, pilot=study.database_path, simulations=0, curve_simulations=0))
+    cost = result.cost.filter(pl.col("model_id") != "(total)")
+    assert cost["throughput_source"].unique().to_list() == ["pilot latencies"]
+    assert cost["seconds_per_prompt"].to_list() == pytest.approx([0.25] * cost.height)

@@ -56,10 +56,8 @@ def _designs(con: duckdb.DuckDBPyConnection) -> set[str]:
 
 def _seconds_per_answer(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, float]:
     """Mean stored latency per answer and model (the backends store each answer's share of its batch)."""
-    if table != "judgment":
-        return {}
     rows = con.execute(
-        "SELECT model_id, avg(latency_ms) FROM judgment GROUP BY model_id HAVING avg(latency_ms) > 0"
+        f"SELECT model_id, avg(latency_ms) FROM {table} GROUP BY model_id HAVING avg(latency_ms) > 0"
     ).fetchall()
     return {str(m): float(ms) / 1000.0 for m, ms in rows}
 

@@ -25,6 +25,7 @@ from cueshift.inference.stand_ins.simulated import logistic
 from cueshift.power.cost import CHARS_PER_TOKEN, DEFAULT_ANSWER_TOKENS
 from cueshift.power.pilot import open_pilot
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
+from cueshift.power.study_cost import pilot_latencies
 
 DESIGN_NAME = "pairwise"
 #: The simulated judge's default position bias (logit toward the left image) and invalid rate.
@@ -32,6 +33,18 @@ DEFAULT_POSITION_LOGIT = 0.3
 DEFAULT_INVALID_RATE = 0.02
 #: The measured rates (cueshift/power/throughput.csv) are of one-image prompts; a trial shows two.
 _NO_RATE = "none (give --throughput; the measured rates are of one-image prompts)"
+
+
+def _seconds_per_prompt(
+    request: PlanRequest, latencies: dict[str, float], model_id: str
+) -> tuple[float | None, str]:
+    """``--throughput``, else the pilot's mean latency of a trial (``--pilot``), else none: the
+    measured rates are of one-image prompts."""
+    if request.cost.throughput is not None:
+        return 1.0 / request.cost.throughput, "--throughput"
+    if model_id in latencies:
+        return latencies[model_id], "pilot latencies"
+    return None, _NO_RATE
 
 
 def cohort_sizes(study: PairwiseStudy) -> pl.DataFrame:
@@ -169,7 +182,7 @@ def plan_pairwise(request: PlanRequest) -> PlanResult:
     given = request.cost.question_tokens
     question = given if given is not None else len(cfg.prompt) / CHARS_PER_TOKEN
     t_i = request.cost.image_tokens
-    seconds = None if request.cost.throughput is None else 1.0 / request.cost.throughput
+    latencies = pilot_latencies(request) or {}
     cost = pl.DataFrame(
         [
             {
@@ -190,9 +203,10 @@ def plan_pairwise(request: PlanRequest) -> PlanResult:
                 "question_tokens": question,
                 "seconds_per_prompt": seconds,
                 "gpu_hours": None if seconds is None else (trials + ratings) * seconds / 3600.0,
-                "throughput_source": "--throughput" if seconds else _NO_RATE,
+                "throughput_source": source,
             }
             for m in models
+            for seconds, source in [_seconds_per_prompt(request, latencies, m)]
         ]
     )
     notes = ("trials are counted as independent, as the study's exact binomial test counts them",)
