@@ -13,17 +13,19 @@ parsed and never read.
 
 from __future__ import annotations
 
+import io
 import tomllib
 from pathlib import Path
 
 import duckdb
 import polars as pl
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from cueshift import store
 from cueshift.cli import app
-from cueshift.designs import parse_study
+from cueshift.designs import analyze_design, parse_study
 from cueshift.designs.registry import scenario_sets
 from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
@@ -186,3 +188,37 @@ def test_plan_cost_reads_the_pilot_latencies(name: str, tmp_path: Path) -> None:
     cost = result.cost.filter(pl.col("model_id") != "(total)")
     assert cost["throughput_source"].unique().to_list() == ["pilot latencies"]
     assert cost["seconds_per_prompt"].to_list() == pytest.approx([0.25] * cost.height)
+
+
+@pytest.fixture(scope="module")
+def pairwise_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small analysed pairwise study: trials and ratings, no judgments."""
+    folder = tmp_path_factory.mktemp("pairwise")
+    data, _ = _small_pilot_study("pairwise-002", folder)
+    study = parse_study(data, "pairwise-002")
+    run_study(study, RunOptions(progress=False))
+    con = store.open_study(study.database_path)
+    try:
+        analyze_design(con, study, Console(file=io.StringIO()))
+    finally:
+        con.close()
+    return study.database_path
+
+
+@pytest.mark.parametrize("export", ["counts", "eee"])
+def test_export_refuses_the_judgment_exports_of_a_database_without_judgments(
+    export: str, pairwise_db: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    _refused(
+        ["export", "--db", str(pairwise_db), "--out", str(out), "--format", export], f"--format {export}"
+    )
+    assert not out.exists()
+
+
+def test_export_by_default_writes_what_the_database_can_fill(pairwise_db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["export", "--db", str(pairwise_db), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert not (out / "counts.parquet").exists() and not (out / "eee").exists()
+    assert (out / "results" / "result_pairwise_cohort.parquet").is_file()

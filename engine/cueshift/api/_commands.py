@@ -154,13 +154,15 @@ def export(
     *,
     db: str | Path | None = None,
     out: str | Path = "exports",
-    formats: Sequence[str] = ("counts", "results", "eee"),
+    formats: Sequence[str] | None = None,
 ) -> list[Path]:
     """Write the study's exports for other tools, as ``cueshift export`` (docs/exports.md).
 
     ``counts.parquet`` (favourable of valid per model × face × variation × scenario × ordering,
     for brms/lme4/HiBayES), ``results/<table>.parquet|csv`` and ``eee/<model>.json`` (Every Eval
     Ever); the database is opened read-only, a study whose analysis has not run is refused.
+    ``formats`` None: every export the database can fill (``results`` alone where it holds no
+    judgments, a pairwise study's); ``counts`` or ``eee`` asked of such a database is refused.
 
     Examples
     --------

@@ -218,7 +218,8 @@ def export(
     study: StudyOption = "default",
     db: DbOption = None,
     format: Annotated[  # noqa: A002 - the option's name
-        list[str] | None, typer.Option(help="counts, results or eee (repeat; default: all).")
+        list[str] | None,
+        typer.Option(help="counts, results or eee (repeat; default: all the database can fill)."),
     ] = None,
 ) -> None:
     """Write counts for brms/lme4/HiBayES, the result tables and Every Eval Ever scores (docs/exports.md).
@@ -226,10 +227,10 @@ def export(
     The study database is opened read-only; a study whose analysis has not run is refused.
     """
     from cueshift.designs import load_study
-    from cueshift.store.study_export import FORMATS, export_study
+    from cueshift.store.study_export import export_study
 
     path = db or load_study(study).database_path
-    written = export_study(path, out, formats=format or FORMATS)  # type: ignore[arg-type]
+    written = export_study(path, out, formats=format or None)  # type: ignore[arg-type]
     console.print(f"{len(written)} files -> {out}", markup=False, soft_wrap=True)
 
 

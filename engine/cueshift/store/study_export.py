@@ -25,8 +25,10 @@ from cueshift.store.export import check_target, write_frame
 from cueshift.store.readonly import open_locked
 
 ExportFormat = Literal["counts", "results", "eee"]
-#: What ``export_study`` writes by default: every export.
+#: Every export ``export_study`` writes (by default, of a database that holds judgments).
 FORMATS: Final[tuple[ExportFormat, ...]] = ("counts", "results", "eee")
+#: The exports made of the ``judgment`` rows (a design of trials or ratings only has none).
+JUDGMENT_FORMATS: Final[tuple[ExportFormat, ...]] = ("counts", "eee")
 #: Every Eval Ever schema version the scores follow (every-eval-ever 0.3.0, eval.schema.json).
 EEE_SCHEMA_VERSION: Final = "0.3.0"
 
@@ -132,6 +134,20 @@ def _result(
     }  # fmt: skip
 
 
+def _fillable(formats: Sequence[ExportFormat] | None, judged: bool, db: Path) -> Sequence[ExportFormat]:
+    """``formats`` (None: every export the database can fill); one asked of the judgments of a
+    database that holds none is refused, not written empty."""
+    if formats is None:
+        return FORMATS if judged else tuple(f for f in FORMATS if f not in JUDGMENT_FORMATS)
+    empty = [f for f in formats if f in JUDGMENT_FORMATS and not judged]
+    if empty:
+        raise CueshiftError(
+            f"{db}: export --format {empty[0]}: the database holds no judgments (its design stores "
+            "trials or ratings); its exports are --format results"
+        )
+    return formats
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
 
@@ -142,9 +158,12 @@ def _version() -> str:
 
 
 def export_study(
-    db: str | Path, out_dir: str | Path, formats: Sequence[ExportFormat] = FORMATS
+    db: str | Path, out_dir: str | Path, formats: Sequence[ExportFormat] | None = None
 ) -> list[Path]:
     """Write the study's exports into ``out_dir``; return the files written.
+
+    ``formats`` None: every export the database can fill (:data:`FORMATS`; ``results`` alone where
+    it holds no judgments, e.g. a pairwise study's).
 
     ``counts``: ``counts.parquet``, favourable of valid per face × variation × scenario ×
     ordering × model (the long format of ``cbind(favourable, valid - favourable) ~ variation_value
@@ -155,13 +174,14 @@ def export_study(
     Raises
     ------
     CueshiftError
-        An unknown format, a missing database, or a study whose analysis has not run.
+        An unknown format, a missing database, a study whose analysis has not run, or ``counts`` or
+        ``eee`` asked of a database without judgments (they would be empty).
 
     Examples
     --------
     >>> export_study("study.duckdb", "exports")  # doctest: +SKIP
     """
-    unknown = [f for f in formats if f not in FORMATS]
+    unknown = [f for f in formats or () if f not in FORMATS]
     if unknown:
         raise CueshiftError(f"export: unknown format {unknown[0]!r} (choose from {', '.join(FORMATS)})")
     db, out = Path(db), Path(out_dir)
@@ -172,6 +192,7 @@ def export_study(
         tables = {t: _frame(con, f'SELECT * FROM "{t}"') for t in manifest["table"].unique().sort()}
     finally:
         con.close()
+    formats = _fillable(formats, counts.height > 0, db)
     written: list[Path] = []
     out.mkdir(parents=True, exist_ok=True)
     if "counts" in formats:
