@@ -144,6 +144,8 @@ def _with_section(study: str, section: str, folder: Path) -> Path:
         ("probe-004", "[variations]\nwhitelist = {}\n", "[variations]"),
         ("pairwise-002", "[prompt]\norderings = [1]\n", "[prompt]"),
         ("pairwise-002", '[scenarios]\nset = "pairwise-002"\n', "[scenarios]"),
+        ("pairwise-002", "[audit]\nbounds = {}\n", "[audit]"),
+        ("probe-004", "[audit]\nbounds = {}\n", "[audit]"),
     ],
 )
 def test_a_study_file_section_the_design_never_reads_is_refused(

@@ -99,6 +99,7 @@ class PairwiseStudy(Study):
             {
                 "prompt": "it asks [pairwise] prompt, in both left/right orders with swap_repeats",
                 "scenarios": "its one question is [pairwise] question",
+                "audit": "it has no base/variation edits for `cueshift audit`",
             },
         )
         return self

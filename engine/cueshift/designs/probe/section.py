@@ -114,7 +114,14 @@ class ProbeStudy(Study):
 
     @model_validator(mode="after")
     def _sections_read(self) -> ProbeStudy:
-        refuse_unread(self, "probe", {"variations": "it judges the base faces only"})
+        refuse_unread(
+            self,
+            "probe",
+            {
+                "variations": "it judges the base faces only",
+                "audit": "it has no base/variation edits for `cueshift audit`",
+            },
+        )
         return self
 
     @model_validator(mode="before")
