@@ -21,11 +21,12 @@ def run(*args: str) -> Result:
     return RUNNER.invoke(app, list(args))
 
 
-def one_line(result: Result) -> str:
-    """The one ``error:`` line of a command that failed with exit code 2 and no traceback."""
+def one_line(result: Result, notices: tuple[str, ...] = ()) -> str:
+    """The one ``error:`` line of a command that failed with exit code 2 and no traceback (besides
+    progress notices starting with one of ``notices``, printed before the failure)."""
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert result.exit_code == 2, (result.exit_code, result.stderr)
-    lines = error_lines(result.stderr)
+    lines = [line for line in error_lines(result.stderr) if not line.startswith(notices)]
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
     return lines[0]
 

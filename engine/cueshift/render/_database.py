@@ -9,6 +9,7 @@ import duckdb
 
 from cueshift import store
 from cueshift.errors import CueshiftError
+from cueshift.store.damage import verify_blocks
 from cueshift.store.model_subset import answered_models, parse_models, unknown_models_line
 from cueshift.store.result_version import check_result_version
 
@@ -47,8 +48,8 @@ def open_for_report(
     ------
     CueshiftError
         The file is missing, is not a study database, holds no judgments, lacks the views,
-        holds result tables an older cueshift wrote (re-run ``cueshift analyze``), or the subset
-        names an unknown model.
+        holds result tables an older cueshift wrote (re-run ``cueshift analyze``), has a damaged
+        block (every table is read once), or the subset names an unknown model.
     """
     path = Path(path)
     if not path.is_file():
@@ -70,6 +71,9 @@ def open_for_report(
                 f"{path}: view(s) {', '.join(missing_views)} missing; open it once with `cueshift analyze`"
             )
         check_result_version(path, con)  # results of an older result schema: re-run analyze
+        # the report's cells read the file in a kernel of their own, where a damaged block would
+        # be a kernel's traceback: every block is read here first (the one line naming the file)
+        verify_blocks(con, path)
         # every design's answers: forced-choice judgments, pairwise trials (seed 002), model ratings
         available = answered_models(con)
         if not available:

@@ -13,19 +13,28 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import duckdb
+
 from cueshift.errors import CueshiftError
 from cueshift.extras import importing
+from cueshift.store.damage import is_damage, unreadable
 
 if TYPE_CHECKING:  # nbformat and nbclient: the 'report' extra, imported when a notebook runs
     import nbformat
 
 
 def execute_notebook(
-    nb: nbformat.NotebookNode, cwd: Path, timeout: int = 600, log: Path | None = None
+    nb: nbformat.NotebookNode,
+    cwd: Path,
+    timeout: int = 600,
+    log: Path | None = None,
+    database: str | None = None,
 ) -> nbformat.NotebookNode:
     """Execute a notebook with the ``python3`` kernel of this interpreter (matplotlib Agg).
 
-    The kernel's own stderr (start-up chatter, crash messages) goes to ``log`` when given.
+    The kernel's own stderr (start-up chatter, crash messages) goes to ``log`` when given; a
+    cell that meets a damaged block of ``database`` fails in the line naming it
+    (:func:`cueshift.store.damage.unreadable`).
     """
     with importing("report", "cueshift report"):
         from nbclient import NotebookClient
@@ -47,7 +56,7 @@ def execute_notebook(
         else:
             client.execute()
     except CellExecutionError as exc:
-        raise CueshiftError(_cell_error(nb, exc)) from None
+        raise CueshiftError(_cell_error(nb, exc, database)) from None
     finally:
         if previous is None:
             os.environ.pop("MPLBACKEND", None)
@@ -56,7 +65,7 @@ def execute_notebook(
     return nb
 
 
-def _cell_error(nb: nbformat.NotebookNode, exc: Exception) -> str:
+def _cell_error(nb: nbformat.NotebookNode, exc: Exception, database: str | None) -> str:
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
@@ -67,6 +76,9 @@ def _cell_error(nb: nbformat.NotebookNode, exc: Exception) -> str:
                 message = f"{output.get('ename')}: {output.get('evalue')}"
                 if output.get("ename") == "CueshiftError":
                     return str(output.get("evalue"))
+                damaged = duckdb.Error(str(output.get("evalue")))
+                if database is not None and is_damage(damaged):  # e.g. an index block no check reads
+                    return unreadable([database], damaged)
                 return f"report cell {where} failed: {message}"
     return f"report execution failed: {str(exc).strip().splitlines()[-1]}"
 

@@ -103,7 +103,9 @@ def render_fallback(
     if figures.exists():
         shutil.rmtree(figures)
     figures.mkdir(parents=True)
-    execute_notebook(nb, document.resolve().parent, timeout, log=build / "kernel.log")
+    execute_notebook(
+        nb, document.resolve().parent, timeout, log=build / "kernel.log", database=params.get("db")
+    )
     timings["execute"] = time.perf_counter() - t0
     nbformat.write(nb, str(build / f"{document.stem}.ipynb"))  # type: ignore[no-untyped-call]
 

@@ -141,17 +141,23 @@ def render_report(
     if not document.is_file():
         raise CueshiftError(f"{document}: no such report document (use --document PATH.qmd)")
     wanted = check_formats(formats)
-    out.mkdir(parents=True, exist_ok=True)
     params = {"db": str(db_path), "models": ",".join(parse_models(models))}
     use_quarto = how == "quarto" or (how == "auto" and quarto_available())
     if how == "quarto" and not quarto_available():
         raise CueshiftError("--engine quarto: `quarto` is not on PATH (use --engine auto or jupyter)")
-    if use_quarto:
-        outputs, timings = _render_quarto(document, params, out, wanted)
-        name = "quarto"
-    else:
-        outputs, timings = render_fallback(document, params, out, wanted, timeout)
-        name = FALLBACK
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        if use_quarto:
+            outputs, timings = _render_quarto(document, params, out, wanted)
+            name = "quarto"
+        else:
+            outputs, timings = render_fallback(document, params, out, wanted, timeout)
+            name = FALLBACK
+    except BaseException:
+        if created:  # a report that failed leaves no folder it made (an existing one keeps its files)
+            shutil.rmtree(out, ignore_errors=True)
+        raise
     return RenderResult(name, outputs, time.perf_counter() - started, tuple(selected), timings)
 
 
