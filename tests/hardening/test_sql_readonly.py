@@ -251,7 +251,7 @@ def test_out_writes_csv_and_parquet_of_the_whole_result(db: Path, tmp_path: Path
     code, expected, _ = sql(db, query, "--csv")
     assert code == 0
     for name in ("all.csv", "all.parquet"):
-        code, stdout, stderr = sql(db, query, "--out", str(tmp_path / name), "--rows", "3")
+        code, stdout, stderr = sql(db, query, "--out", str(tmp_path / name))  # --rows: refused (D69)
         assert code == 0, stderr
         assert str(tmp_path / name) in stdout
     assert (tmp_path / "all.csv").read_text() == expected
