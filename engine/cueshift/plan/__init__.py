@@ -21,16 +21,9 @@ from __future__ import annotations
 import warnings
 
 from cueshift.plan.console import plan_markdown, print_plan
+from cueshift.plan.options import curve_simulations_for, plan_alpha
 from cueshift.plan.progress import plan_progress
-from cueshift.plan.run import (
-    curve_simulations_for,
-    plan_alpha,
-    plan_study,
-    planner_of,
-    planners,
-    targets_for,
-    write_plan,
-)
+from cueshift.plan.run import plan_study, planner_of, planners, targets_for, write_plan
 from cueshift.power.cost import CostSettings
 from cueshift.power.families import Targets
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult

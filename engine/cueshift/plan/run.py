@@ -20,10 +20,6 @@ from cueshift.power.families import Targets
 from cueshift.power.kernels import prepare_kernels
 from cueshift.power.request import DesignPlanner, PlanRequest, PlanResult
 from cueshift.schemas.plan import PLAN_SCHEMAS, validate_plan
-from cueshift.study.config import Study
-
-#: Simulated studies per point of the power curve when ``--curve-simulations`` is left out.
-CURVE_SIMULATIONS = 200
 
 
 def planners() -> dict[str, DesignPlanner]:
@@ -55,50 +51,6 @@ def targets_for(design: str, effect: float | None, power: float, q: float, level
         The design has no planner.
     """
     return planner_of(design).targets(effect, power=power, q=q, level=level)
-
-
-def plan_alpha(study: Study, alpha: float | None) -> float:
-    """The level a plan tests at: ``alpha`` (``--alpha``), else the level the study's design tests
-    at (its planner's ``alpha``: a paired study's ``[paired] alpha``), else 0.05.
-
-    Examples
-    --------
-    >>> from cueshift.designs import load_study
-    >>> plan_alpha(load_study("default"), None), plan_alpha(load_study("default"), 0.01)
-    (0.05, 0.01)
-    """
-    if alpha is not None:
-        return alpha
-    own = planner_of(study.design).alpha
-    return own(study) if own is not None else Targets().q
-
-
-def curve_simulations_for(design: str, given: int | None) -> int:
-    """Simulated studies per power-curve point: ``given`` (``--curve-simulations``), else
-    :data:`CURVE_SIMULATIONS` where the design draws a power curve and 0 where it draws none.
-
-    Raises
-    ------
-    ConfigError
-        A positive ``given`` for a design whose planner draws no power curve (one line).
-
-    Examples
-    --------
-    >>> curve_simulations_for("stylisticbias", None), curve_simulations_for("paired", None)
-    (200, 0)
-    >>> curve_simulations_for("paired", 50)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    cueshift.errors.ConfigError: --curve-simulations 50: design 'paired' draws no power curve; ...
-    """
-    planner = planner_of(design)
-    if given is None:
-        return CURVE_SIMULATIONS if planner.curve else 0
-    if given > 0 and not planner.curve:
-        raise ConfigError(
-            f"--curve-simulations {given}: design {design!r} draws no power curve; leave the option out"
-        )
-    return given
 
 
 def _conform(name: str, frame: pl.DataFrame, design: str, unit: str) -> pl.DataFrame:
@@ -190,13 +142,4 @@ def write_plan(result: PlanResult, out: Path) -> list[Path]:
     return written
 
 
-__all__ = [
-    "CURVE_SIMULATIONS",
-    "curve_simulations_for",
-    "plan_alpha",
-    "plan_study",
-    "planner_of",
-    "planners",
-    "targets_for",
-    "write_plan",
-]
+__all__ = ["plan_study", "planner_of", "planners", "targets_for", "write_plan"]
