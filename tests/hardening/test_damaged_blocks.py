@@ -104,9 +104,7 @@ def _check(command: str, analysed: Path, folder: Path, block: int) -> bool:
 
 
 READERS = [
-    pytest.param(c, marks=[pytest.mark.slow]) if c == "report html" else c
-    for c in COMMANDS
-    if c != "analyze"
+    pytest.param(c, marks=[pytest.mark.slow]) if c == "report html" else c for c in COMMANDS if c != "analyze"
 ]
 
 
