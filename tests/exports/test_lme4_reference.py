@@ -18,8 +18,6 @@ Skipped where ``Rscript`` or lme4 is missing, except under ``CUESHIFT_REQUIRE_R=
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -38,6 +36,7 @@ from cueshift.stats._reml import reml_fit
 from cueshift.store.study_export import export_study
 from cueshift.views.frames import read_delta
 from tests.render.study_db import build_study_db
+from tests.rscript import require_rscript
 from tests.scalars import real
 
 HERE = Path(__file__).parent
@@ -46,27 +45,9 @@ RELATIVE = 1e-4
 R_TIMEOUT_S = 300
 
 
-def _r_missing() -> str | None:
-    """Why lme4 cannot run here, or None."""
-    rscript = shutil.which("Rscript")
-    if rscript is None:
-        return "no Rscript on PATH (apt-get install r-cran-lme4)"
-    loaded = subprocess.run(
-        [rscript, "-e", "suppressMessages(library(lme4))"], capture_output=True, text=True, timeout=60
-    )
-    if loaded.returncode != 0:
-        return f"R cannot load lme4 (apt-get install r-cran-lme4): {loaded.stderr.strip()[-200:]}"
-    return None
-
-
 @pytest.fixture(scope="module")
 def rscript() -> str:
-    reason = _r_missing()
-    if reason is not None:
-        if os.environ.get("CUESHIFT_REQUIRE_R") == "1":
-            pytest.fail(f"lme4 reference tests required (CUESHIFT_REQUIRE_R=1) but {reason}")
-        pytest.skip(f"lme4 reference tests skipped: {reason}")
-    return str(shutil.which("Rscript"))
+    return require_rscript("lme4", "r-cran-lme4")
 
 
 @pytest.fixture(scope="module")

@@ -9,31 +9,16 @@ where that fails instead.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import polars as pl
-import pytest
+
+from tests.rscript import require_rscript
 
 SCRIPT = Path(__file__).with_name("clubsandwich_cr2.R")
 #: R's own run time is a few seconds; the limit only stops a hung process.
 R_TIMEOUT_S = 120
-
-
-def _missing() -> str | None:
-    """Why clubSandwich cannot run here, or None."""
-    rscript = shutil.which("Rscript")
-    if rscript is None:
-        return "no Rscript on PATH (apt-get install r-cran-clubsandwich)"
-    loaded = subprocess.run(
-        [rscript, "-e", "suppressMessages(library(clubSandwich))"], capture_output=True, text=True, timeout=60
-    )
-    if loaded.returncode != 0:
-        tail = loaded.stderr.strip()[-200:]
-        return f"R cannot load clubSandwich (apt-get install r-cran-clubsandwich): {tail}"
-    return None
 
 
 def clubsandwich_cr2(
@@ -41,15 +26,11 @@ def clubsandwich_cr2(
 ) -> dict[str, pl.DataFrame]:
     """clubSandwich's per-coefficient ``term, se, df, p, ci_low, ci_high`` of each dataset (columns
     ``y``, ``cl`` and the predictors; names lower-case letters, digits and ``_``)."""
-    reason = _missing()
-    if reason is not None:
-        if os.environ.get("CUESHIFT_REQUIRE_R") == "1":
-            pytest.fail(f"clubSandwich reference tests required (CUESHIFT_REQUIRE_R=1) but {reason}")
-        pytest.skip(f"clubSandwich reference tests skipped: {reason}")
+    rscript = require_rscript("clubSandwich", "r-cran-clubsandwich")
     for name, data in datasets.items():
         data.write_csv(work / f"{name}.csv", float_precision=17)
     ran = subprocess.run(
-        [str(shutil.which("Rscript")), str(SCRIPT), str(work), str(level)],
+        [rscript, str(SCRIPT), str(work), str(level)],
         capture_output=True,
         text=True,
         timeout=R_TIMEOUT_S,
