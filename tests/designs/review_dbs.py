@@ -14,27 +14,34 @@ from cueshift.designs import analyze_design, load_study
 from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.render import Catalog, Report, Styled
+from cueshift.study.config import Study
 
 STUDIES = Path(__file__).parents[2] / "studies"
 STUDY_FILES = {"paired": "paired-001.toml", "pairwise": "pairwise-002.toml", "probe": "probe-004.toml"}
 
 
+def inferred_and_analysed(study: Study, tmp: Path, name: str = "study") -> Path:
+    """``study`` with its database moved to ``tmp/<name>.duckdb``, run with its simulated judges and
+    analysed; the analysis console goes to ``tmp/console.txt``."""
+    study = study.model_copy(update={"database": tmp / f"{name}.duckdb"})
+    run_study(study, RunOptions(progress=False))
+    con = store.open_study(study.database_path)
+    try:
+        with (tmp / "console.txt").open("w") as sink:
+            analyze_design(con, study, Console(file=sink))
+    finally:
+        con.close()
+    return study.database_path
+
+
 def analysed_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """An analysed database per design (``paired``, ``pairwise``, ``probe``)."""
-    out: dict[str, Path] = {}
-    for design, study_file in STUDY_FILES.items():
-        tmp = tmp_path_factory.mktemp(design)
-        study = load_study(STUDIES / study_file)
-        study = study.model_copy(update={"database": tmp / f"{design}.duckdb"})
-        run_study(study, RunOptions(progress=False))
-        con = store.open_study(study.database_path)
-        try:
-            with (tmp / "console.txt").open("w") as sink:
-                analyze_design(con, study, Console(file=sink))
-        finally:
-            con.close()
-        out[design] = study.database_path
-    return out
+    return {
+        design: inferred_and_analysed(
+            load_study(STUDIES / study_file), tmp_path_factory.mktemp(design), design
+        )
+        for design, study_file in STUDY_FILES.items()
+    }
 
 
 def rows(db: Path, sql: str) -> list[dict[str, object]]:

@@ -19,26 +19,17 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pytest
-from rich.console import Console
 
 from cueshift import store
-from cueshift.designs import analyze_design, load_study
 from cueshift.designs.paired.attractiveness import attractiveness_bias
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.errors import SchemaViolation
-from cueshift.execution.run_options import RunOptions
-from cueshift.execution.runner import run_study
 from cueshift.schemas.results import RESULT_SCHEMAS, validate_result
 from cueshift.stats import Resampling, welch_interval
+from tests.designs.review_dbs import STUDY_FILES, analysed_dbs
 from tests.render.study_db import build_study_db
 from tests.scalars import real
 
-STUDIES = Path(__file__).parents[2] / "studies"
-STUDY_FILES = {
-    "paired": "paired-001.toml",
-    "pairwise": "pairwise-002.toml",
-    "probe": "probe-004.toml",
-}
 PREFIXES = {"paired": "paired_", "pairwise": "pairwise_", "probe": "probe_"}
 TOL = 1e-12
 
@@ -70,20 +61,7 @@ def design_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         run_analyses(con, Resampling(resamples=100, seed=1), progress=False)
     finally:
         con.close()
-    out: dict[str, Path] = {"stylisticbias": core}
-    for design, study_file in STUDY_FILES.items():
-        tmp = tmp_path_factory.mktemp(design)
-        study = load_study(STUDIES / study_file)
-        study = study.model_copy(update={"database": tmp / f"{design}.duckdb"})
-        run_study(study, RunOptions(progress=False))
-        con = store.open_study(study.database_path)
-        try:
-            with (tmp / "console.txt").open("w") as sink:
-                analyze_design(con, study, Console(file=sink))
-        finally:
-            con.close()
-        out[design] = study.database_path
-    return out
+    return {"stylisticbias": core, **analysed_dbs(tmp_path_factory)}
 
 
 def _result_tables(db: Path) -> dict[str, pl.DataFrame]:

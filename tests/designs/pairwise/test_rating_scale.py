@@ -11,16 +11,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from rich.console import Console
 
-from cueshift import store
-from cueshift.designs import analyze_design, load_study
+from cueshift.designs import load_study
 from cueshift.designs.pairwise.report import CATALOG as PAIRWISE
 from cueshift.designs.pairwise.section import PairwiseStudy
-from cueshift.execution.run_options import RunOptions
-from cueshift.execution.runner import run_study
 from cueshift.render import Report
-from tests.designs.review_dbs import STUDIES
+from tests.designs.review_dbs import STUDIES, inferred_and_analysed
 
 RATING_TABLES = ("pairwise_rating_bins", "pairwise_rating_summary", "pairwise_rating_model_human")
 
@@ -41,15 +37,7 @@ def one_to_seven(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "synthetic_humans": humans.model_copy(update={"scale_min": 1.0, "scale_max": 7.0}),
         }
     )
-    study = study.model_copy(update={"database": tmp / "study.duckdb", "pairwise": pairwise})
-    run_study(study, RunOptions(progress=False))
-    con = store.open_study(study.database_path)
-    try:
-        with (tmp / "console.txt").open("w") as sink:
-            analyze_design(con, study, Console(file=sink))
-    finally:
-        con.close()
-    return study.database_path
+    return inferred_and_analysed(study.model_copy(update={"pairwise": pairwise}), tmp)
 
 
 def _texts(db: Path) -> dict[str, str]:
