@@ -3,6 +3,7 @@ reports read: each design's seed study file with the simulated judges, inferred 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -42,6 +43,24 @@ def analysed_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         )
         for design, study_file in STUDY_FILES.items()
     }
+
+
+def reanalysed_at(db: Path, level: float, tmp: Path) -> Path:
+    """A copy of the analysed ``db`` (a seed study of :data:`STUDY_FILES`) in ``tmp``, analysed
+    again with its design section's ``confidence = level`` (``[paired|pairwise|probe] confidence``):
+    every interval ``analyze`` stores is computed at ``level``. The inference is not run again."""
+    copy = Path(shutil.copy(db, tmp / db.name))
+    design = db.stem
+    study = load_study(STUDIES / STUDY_FILES[design])
+    section = getattr(study, design).model_copy(update={"confidence": level})
+    study = study.model_copy(update={"database": copy, design: section})
+    con = store.open_study(copy)
+    try:
+        with (tmp / "console.txt").open("w") as sink:
+            analyze_design(con, study, Console(file=sink))
+    finally:
+        con.close()
+    return copy
 
 
 def rows(db: Path, sql: str) -> list[dict[str, object]]:

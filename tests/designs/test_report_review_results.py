@@ -266,6 +266,44 @@ def test_probe_regression_says_scale_rests_on_k_models_with_cluster_robust_se(
     assert "Caution" not in notes and "blank" not in notes
 
 
+def test_probe_regression_shows_the_cluster_interval_at_the_stored_level(
+    design_dbs_at_90: dict[str, Path],
+) -> None:
+    """Table 5 showed the cluster SE, df and p but not the stored cluster interval: it now stands
+    beside the OLS interval, both headed with the level ``analyze`` stored (here 90 %)."""
+    db = design_dbs_at_90["probe"]
+    levels = rows(
+        db,
+        "SELECT DISTINCT confidence_level AS level FROM result_manifest "
+        "WHERE name = 'probe_scale_regression'",
+    )
+    assert levels == [{"level": 0.9}]
+    stored = rows(
+        db, "SELECT term, ci_low, ci_high, cluster_ci_low, cluster_ci_high FROM result_probe_scale_regression"
+    )
+    by_label = {
+        "Human IRR (split-half reliability)": "reliability",
+        "Dataset size": "dataset_size",
+        "Total samples": "samples_seen",
+        "Constant": "const",
+    }
+    styled = styled_table(db, PROBE, "probe_scale_regression")
+    ols, cluster = styled.labels.index("90% CI"), styled.labels.index("Cluster 90% CI")
+    assert cluster == ols + 1
+    expected = {str(r["term"]): r for r in stored}
+    assert sorted(by_label[row[0].text] for row in styled.rows) == sorted(expected)
+    defined = 0
+    for row in styled.rows:
+        r = expected[by_label[row[0].text]]
+        assert row[ols].text == fmt_ci(r["ci_low"], r["ci_high"], 4)
+        assert row[cluster].text == fmt_ci(r["cluster_ci_low"], r["cluster_ci_high"], 4)
+        defined += r["cluster_ci_low"] is not None
+    assert defined >= 2, "the seed study's reliability and dataset size terms have a cluster interval"
+    notes = " ".join(styled.notes)
+    assert "Cluster 90% CI: the t interval" in notes and "Satterthwaite df" in notes
+    assert "95%" not in " ".join((*styled.labels, notes))
+
+
 def test_probe_reproduces_table1_per_dataset_size(design_dbs: dict[str, Path], tmp_path: Path) -> None:
     db = design_dbs["probe"]
     stored = rows(db, "SELECT * FROM result_probe_size_summary")

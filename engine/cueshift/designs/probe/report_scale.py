@@ -1,6 +1,6 @@
 """The probe report's scale regression (seed 004 Table 2): similarity on reliability and scale
 (Table 5), the paper's OLS beside the small-sample cluster-robust (by model: CR2, Satterthwaite df)
-inference of its terms, with a note that the scale terms rest on the k models, a caution where a
+inference of its terms (SE, df, p and the t interval beside the OLS one, at the stored level), with a note that the scale terms rest on the k models, a caution where a
 term's df are very small, and why a term's cluster columns are blank."""
 
 # ruff: noqa: E501  (declared SQL reads best unwrapped)
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from cueshift.render import (
     CI_LABEL,
+    LEVEL,
     Col,
     TableSpec,
     ci,
@@ -41,6 +42,11 @@ BETWEEN_MODELS_NOTE = (
     'JBES 36(4)), as R\'s clubSandwich coef_test(vcov = "CR2", test = "Satterthwaite"); these hold their '
     "size with few clusters, where CR1 with k − 1 df rejects too often."
 )
+#: What the cluster interval beside the OLS one is (its level filled at render time).
+CLUSTER_CI_NOTE = (
+    f"Cluster {LEVEL} CI: the t interval of the same coefficient with the cluster SE and the term's "
+    f"Satterthwaite df, estimate ± t(df) × cluster SE, beside the OLS {LEVEL} CI (t with the residual df)."
+)
 _LABEL, _ORDER = f"CASE term {_TERM_LABEL} ELSE term END", f"CASE term {_TERM_ORDER} ELSE 99 END, term"
 #: Per stored ``cluster_reason``, the terms whose cluster columns are blank and why.
 BLANK_CLUSTER_SQL = f"""SELECT 'Cluster columns blank for ' || string_agg({_LABEL}, ', ' ORDER BY {_ORDER}) || ': '
@@ -57,13 +63,14 @@ SCALE_TABLES: tuple[TableSpec, ...] = (
     TableSpec(
         key="probe_scale_regression",
         title="Table 5. Similarity regressed on reliability and scale (seed 004 Table 2)",
-        sql=f"""SELECT CASE term {_TERM_LABEL} ELSE term END AS term, estimate, ci_low, ci_high, statistic, p,
-                   se, cluster_se, cluster_df, cluster_p
+        sql=f"""SELECT CASE term {_TERM_LABEL} ELSE term END AS term, estimate, ci_low, ci_high,
+                   cluster_ci_low, cluster_ci_high, statistic, p, se, cluster_se, cluster_df, cluster_p
             FROM result_probe_scale_regression ORDER BY CASE term {_TERM_ORDER} ELSE 99 END, term""",
         columns=(
             stub("term", "Term"),
             Col("estimate", "Coef", number(4), p="p"),
             Col("ci_low", CI_LABEL, ci(4), args=("ci_high",)),
+            Col("cluster_ci_low", f"Cluster {CI_LABEL}", ci(4), args=("cluster_ci_high",)),
             Col("statistic", "t", number(3)),
             Col("p", "p", fmt_pvalue),
             Col("se", "SE", number(4)),
@@ -75,6 +82,7 @@ SCALE_TABLES: tuple[TableSpec, ...] = (
             "OLS of each model × attribute similarity ρ (N rows) on the terms, as the paper; t tests and t "
             "intervals, p unadjusted. Human IRR: the split-half reliability of Table 1.",
             BETWEEN_MODELS_NOTE,
+            CLUSTER_CI_NOTE,
         ),
         notes_sql=f"""SELECT 'Adj. R² = ' || printf('%.3f', max(adj_r2)) || ', F = ' || printf('%.1f', max(f_statistic))
                         || ', N = ' || max(n) || ', residual df = ' || max(df_resid)::INT || '; predictors outside '
