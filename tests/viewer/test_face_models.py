@@ -8,14 +8,18 @@ every expectation is computed in Python from what was planted or read from the s
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import polars as pl
 import pytest
 
+from cueshift.viewer import face_models
+from cueshift.viewer.source import open_source
 from tests.audit.planted_face_models import ITA_BOUND, THRESHOLD, Planted, plant
 from tests.viewer.conftest import Served, serve_in_thread
 from tests.viewer.pages import page_html, tables
@@ -116,3 +120,41 @@ def test_a_study_without_face_models_shows_none(stylisticbias_server: Served) ->
     assert 'id="face-models"' not in overview and "skin-groups" not in overview
     value = next(iter(stylisticbias_server.viewer.menus.attributes))
     assert "skin-value" not in _page(stylisticbias_server, "/attribute", value=value)
+
+
+def _skin_texts(db: Path, value: str) -> dict[str, str]:
+    """The words (headers and notes, no data row) of the three skin tone tables the viewer builds."""
+    source = open_source(db)
+    try:
+        con = source.cursor()
+        found = face_models.summary(con)
+        value_html = face_models.of_value(con, value)
+    finally:
+        source.close()
+    assert found is not None and value_html is not None
+    shown = {**tables(str(found["groups"])), **tables(str(found["attributes"])), **tables(value_html)}
+    return {
+        key: " | ".join(cell for i, row in enumerate(rows) if i < 2 or len(row) == 1 for cell in row)
+        for key, rows in shown.items()
+    }
+
+
+def test_skin_tone_labels_say_the_level_the_audit_stored(stylisticbias_db: Path, tmp_path: Path) -> None:
+    """The pages headed audit_skin_tone's intervals with the constant the audit defaults to (95 %),
+    not the level the table stores (D71): intervals computed at 90 % said "95% CI"."""
+    db = Path(shutil.copy(stylisticbias_db, tmp_path / "study.duckdb"))
+    planted = plant(db, per_value=4, confidence_level=0.9)
+    with duckdb.connect(str(db), read_only=True) as con:
+        stored = con.execute("SELECT DISTINCT confidence_level FROM audit_skin_tone").fetchall()
+    assert stored == [(0.9,)]
+    value = str(planted.variations["variation_value"][0])
+    texts = _skin_texts(db, value)
+    assert set(texts) == {"tbl-skin-groups", "tbl-skin-attributes", "tbl-skin-value"}
+    for key, text in texts.items():
+        assert "90% CI" in text and "90% face-level bootstrap interval" in text, (key, text)
+        assert not re.search(r"95\s?%", text), (key, text)
+    # a file written before the level was stored (no column: NULL in memory) reads 95 %, its level
+    with duckdb.connect(str(db)) as con:
+        con.execute("ALTER TABLE audit_skin_tone DROP COLUMN confidence_level")
+    for key, text in _skin_texts(db, value).items():
+        assert "95% CI" in text and "90%" not in text, (key, text)

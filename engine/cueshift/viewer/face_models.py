@@ -5,7 +5,8 @@ change of the edits by attribute and by the base face's ethnicity × gender) are
 memory at start, empty when the study file has none, beside ``edit_audit`` (:mod:`.audit`). The
 overview shows the face-recognition identity beside the CLIP cosine, the detector's findings and
 the skin tone by group; an attribute's page its skin tone. Nothing shows for a study without
-face-model rows.
+face-model rows. The skin tone intervals are headed with the level ``audit_skin_tone`` stores with
+them (``confidence_level``; rows written before it was stored read 95 %, the level they had).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Final
 import duckdb
 
 from cueshift import store
-from cueshift.render import Col, ci_label, fmt_ci, fmt_effect, level_percent, stub
+from cueshift.render import Col, ci_label, fmt_ci, fmt_effect, level_percent, stored_level, stub
 from cueshift.schemas.audit_skin import ALL
 from cueshift.schemas.audit_skin import SKIN_TONE_LEVEL as AUDIT_SKIN_TONE_LEVEL
 from cueshift.viewer import tables
@@ -28,24 +29,39 @@ COLUMNS = {
     ),
     "audit_skin_tone": (
         "summary VARCHAR, feature_key VARCHAR, variation_value VARCHAR, ethnicity VARCHAR, gender VARCHAR, "
-        "estimate DOUBLE, ci_low DOUBLE, ci_high DOUBLE, n_edits BIGINT, n_faces BIGINT"
+        "estimate DOUBLE, ci_low DOUBLE, ci_high DOUBLE, n_edits BIGINT, n_faces BIGINT, "
+        "confidence_level DOUBLE"
     ),
 }
-#: The level of ``audit_skin_tone``'s intervals: ``cueshift audit`` computes them at this one level,
-#: whatever level ``analyze`` used (stored in the table's ``confidence_level``, which the report reads).
+#: Columns a study file written before they existed lacks: copied as NULL.
+_ADDED_LATER = {("audit_skin_tone", "confidence_level")}
+#: The level ``cueshift audit`` computes ``audit_skin_tone``'s intervals at by default, whatever level
+#: ``analyze`` used. The pages head them with the level the table stores (:func:`skin_tone_level`).
 SKIN_TONE_LEVEL: Final = AUDIT_SKIN_TONE_LEVEL
-_SKIN_COLUMNS = [
-    Col("estimate", "ΔITA°", lambda v: fmt_effect(v, 2)),
-    Col("ci_low", ci_label(SKIN_TONE_LEVEL), lambda low, high: fmt_ci(low, high, 2, True), args=("ci_high",)),
-    Col("n_faces", "Faces", tables.count),
-    Col("n_edits", "Edits", tables.count),
-]
-_SKIN_NOTE = (
-    "audit_skin_tone (`cueshift audit` with [audit.faces]): the individual typology angle of the face's "
-    "skin on the variation minus on its base (positive = lighter), averaged within each base face, then "
-    f"over faces, with a {level_percent(SKIN_TONE_LEVEL)} face-level bootstrap interval (– with a single "
-    "face), computed by `cueshift audit` at that level whatever level `analyze` used."
-)
+
+
+def skin_tone_level(con: duckdb.DuckDBPyConnection) -> float:
+    """The level ``audit_skin_tone``'s intervals were computed at, as the table stores it (its
+    ``confidence_level``; NULL, rows written before it was stored: 95 %)."""
+    return stored_level(con, ("audit_skin_tone",))
+
+
+def _skin_columns(level: float) -> list[Col]:
+    return [
+        Col("estimate", "ΔITA°", lambda v: fmt_effect(v, 2)),
+        Col("ci_low", ci_label(level), lambda low, high: fmt_ci(low, high, 2, True), args=("ci_high",)),
+        Col("n_faces", "Faces", tables.count),
+        Col("n_edits", "Edits", tables.count),
+    ]
+
+
+def _skin_note(level: float) -> str:
+    return (
+        "audit_skin_tone (`cueshift audit` with [audit.faces]): the individual typology angle of the "
+        "face's skin on the variation minus on its base (positive = lighter), averaged within each base "
+        f"face, then over faces, with a {level_percent(level)} face-level bootstrap interval (– with a "
+        "single face), computed by `cueshift audit` at that level whatever level `analyze` used."
+    )
 
 
 def materialise(con: duckdb.DuckDBPyConnection, present: frozenset[str]) -> None:
@@ -53,7 +69,18 @@ def materialise(con: duckdb.DuckDBPyConnection, present: frozenset[str]) -> None
     for table, columns in COLUMNS.items():
         con.execute(f"CREATE TABLE memory.main.{table} ({columns})")
         if table in present:
-            names = ", ".join(column.split()[0] for column in columns.split(", "))
+            stored = {
+                str(r[0])
+                for r in con.execute(
+                    "SELECT column_name FROM duckdb_columns() WHERE database_name = 'study' "
+                    "AND table_name = ?",
+                    [table],
+                ).fetchall()
+            }
+            names = ", ".join(
+                name if name in stored or (table, name) not in _ADDED_LATER else f"NULL AS {name}"
+                for name in (column.split()[0] for column in columns.split(", "))
+            )
             con.execute(f"INSERT INTO memory.main.{table} SELECT {names} FROM study.main.{table}")
 
 
@@ -107,14 +134,15 @@ def _skin_groups(con: duckdb.DuckDBPyConnection) -> str | None:
     )
     if not frame.height:
         return None
+    level = skin_tone_level(con)
     return tables.render(
         frame,
         key="skin-groups",
         title="Skin tone change (ITA°) by the base face's ethnicity × gender",
-        columns=[stub("cell", "Ethnicity / gender"), *_SKIN_COLUMNS],
+        columns=[stub("cell", "Ethnicity / gender"), *_skin_columns(level)],
         group="kind",
         notes=[
-            _SKIN_NOTE,
+            _skin_note(level),
             "An ethnicity minus all other faces whose interval excludes 0: the editor moves that group's "
             "skin tone differently (does it lighten darker faces more?).",
         ],
@@ -129,13 +157,14 @@ def _skin_attributes(con: duckdb.DuckDBPyConnection) -> str | None:
     )
     if not frame.height:
         return None
+    level = skin_tone_level(con)
     return tables.render(
         frame,
         key="skin-attributes",
         title="Skin tone change (ITA°) by attribute",
-        columns=[stub("variation_value", "Attribute"), *_SKIN_COLUMNS],
+        columns=[stub("variation_value", "Attribute"), *_skin_columns(level)],
         group="feature_key",
-        notes=[_SKIN_NOTE],
+        notes=[_skin_note(level)],
     )
 
 
@@ -156,10 +185,11 @@ def of_value(con: duckdb.DuckDBPyConnection, value: str) -> str | None:
     )
     if not frame.height:
         return None
+    level = skin_tone_level(con)
     return tables.render(
         frame,
         key="skin-value",
         title="Skin tone change (ITA°) of this attribute's edits",
-        columns=[stub("cell", "Faces"), *_SKIN_COLUMNS],
-        notes=[_SKIN_NOTE],
+        columns=[stub("cell", "Faces"), *_skin_columns(level)],
+        notes=[_skin_note(level)],
     )
