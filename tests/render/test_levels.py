@@ -71,6 +71,22 @@ def test_report_tables_and_texts_show_the_stored_level(study_at_90: Path) -> Non
     assert not [t for t in shown if "{level}" in t]
 
 
+def test_equivalence_intervals_say_the_level_they_are_stored_at(study_at_90: Path) -> None:
+    """Tables E1-E3 said "90% CI" (the 1 − 2α interval of a 95 % analysis) whatever level
+    ``analyze`` used: at 90 % the stored intervals are 80 % ones (result_equivalence.ci_level)."""
+    with duckdb.connect(str(study_at_90), read_only=True) as con:
+        stored = con.execute("SELECT DISTINCT ci_level FROM result_equivalence").fetchall()
+    assert len(stored) == 1 and stored[0][0] == pytest.approx(0.8)
+    keys = ("equivalence", "model_equivalence", "vs_equivalence")
+    with Report.open(study_at_90, None, CATALOG) as report:
+        shown = {key: report.styled(key) for key in keys if not report.missing(CATALOG.table(key).requires)}
+    assert set(shown) == set(keys)
+    for key, styled in shown.items():
+        assert "80% CI" in styled.labels, (key, styled.labels)
+        assert not [t for t in (*styled.labels, *styled.notes) if "95%" in t or "{" in t], key
+    assert "80% CI = the 1 − 2α interval, where 1 − α = 90%" in " ".join(shown["equivalence"].notes)
+
+
 def test_console_shows_the_stored_level(study_at_90: Path) -> None:
     console = Console(record=True, width=200)
     with duckdb.connect(str(study_at_90), read_only=True) as con:

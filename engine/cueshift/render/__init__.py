@@ -40,7 +40,15 @@ from cueshift.render._formats import (
     points,
     points_ci,
 )
-from cueshift.render._levels import CI_LABEL, LEVEL, ci_label, fill_level, level_percent, stored_level
+from cueshift.render._levels import (
+    CI_LABEL,
+    CI_LEVEL,
+    LEVEL,
+    ci_label,
+    fill_level,
+    level_percent,
+    stored_level,
+)
 from cueshift.render._methods import (
     StoredMethods,
     TableMethods,
@@ -74,6 +82,7 @@ from cueshift.store.model_subset import parse_models
 
 __all__ = [
     "CI_LABEL",
+    "CI_LEVEL",
     "DEFAULT_OUT",
     "EMPHASIS_LEGEND",
     "EMPHASIS_LEGEND_MD",

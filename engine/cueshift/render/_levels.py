@@ -11,6 +11,12 @@ a label itself calls :func:`ci_label`.
 '99.5% CI'
 >>> fill_level(f"E − Y {LEVEL} CI; {LEVEL} Wilson CI", 0.8)
 'E − Y 80% CI; 80% Wilson CI'
+>>> fill_level(f"{CI_LEVEL} CI, the 1 − 2α interval; α = 1 − {LEVEL}", 0.95, 0.9)
+'90% CI, the 1 − 2α interval; α = 1 − 95%'
+
+A table whose intervals have a level of their own, stored in its ``ci_level`` column
+(``result_equivalence``: the two one-sided tests' 1 − 2α interval, 90 % at a 95 % analysis),
+writes :data:`CI_LEVEL` there instead (:func:`stored_ci_level`).
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ if TYPE_CHECKING:
 LEVEL: Final = "{level}"
 #: The usual interval header of a declared table.
 CI_LABEL: Final = f"{LEVEL} CI"
+#: Where a declared label shows the level a table stores with its own intervals (``ci_level``).
+CI_LEVEL: Final = "{ci_level}"
 #: The level of results whose manifest does not record one (older databases): ``analyze``'s default,
 #: ``Resampling().confidence_level`` (not imported: the command line starts without numba).
 FALLBACK_LEVEL: Final = 0.95
@@ -42,9 +50,11 @@ def ci_label(level: float) -> str:
     return f"{level_percent(level)} CI"
 
 
-def fill_level(text: str, level: float) -> str:
-    """``text`` with every :data:`LEVEL` replaced by ``level`` as a percentage."""
-    return text.replace(LEVEL, level_percent(level))
+def fill_level(text: str, level: float, ci_level: float | None = None) -> str:
+    """``text`` with every :data:`LEVEL` replaced by ``level`` as a percentage, and every
+    :data:`CI_LEVEL` by ``ci_level`` (``level`` when None: no row stores one)."""
+    own = level if ci_level is None else ci_level
+    return text.replace(LEVEL, level_percent(level)).replace(CI_LEVEL, level_percent(own))
 
 
 def stored_level(reader: duckdb.DuckDBPyConnection | Source, tables: Sequence[str] = ()) -> float:
@@ -74,6 +84,22 @@ def stored_level(reader: duckdb.DuckDBPyConnection | Source, tables: Sequence[st
     return min(found) if found else FALLBACK_LEVEL
 
 
+def stored_ci_level(reader: duckdb.DuckDBPyConnection | Source, tables: Sequence[str]) -> float | None:
+    """The lowest level the rows of ``tables`` store in a ``ci_level`` column of their own (the
+    intervals of ``result_equivalence``, at 1 − 2α); None where no row stores one (no such column,
+    no row), where :func:`fill_level` shows the level of the analysis instead."""
+    sql = (
+        "SELECT DISTINCT table_name FROM duckdb_columns() WHERE database_name = current_database() "
+        "AND list_contains($tables, table_name) AND column_name = 'ci_level'"
+    )
+    found: list[float] = []
+    for (table,) in source_rows(reader, sql, {"tables": list(tables)}):
+        for (value,) in source_rows(reader, f'SELECT min(ci_level) FROM "{table}"', {}):
+            if isinstance(value, int | float):
+                found.append(float(value))
+    return min(found) if found else None
+
+
 #: Where the levels are recorded: the manifest, and the tables that record their own.
 _MANIFEST: Final = "result_manifest"
 _RECORDED = (
@@ -93,11 +119,13 @@ def source_rows(
 
 __all__ = [
     "CI_LABEL",
+    "CI_LEVEL",
     "FALLBACK_LEVEL",
     "LEVEL",
     "ci_label",
     "fill_level",
     "level_percent",
     "source_rows",
+    "stored_ci_level",
     "stored_level",
 ]

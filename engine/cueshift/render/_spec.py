@@ -19,7 +19,7 @@ import polars as pl
 
 from cueshift.errors import CueshiftError
 from cueshift.render._cells import Col, Pivot, Styled, make_cell
-from cueshift.render._levels import LEVEL, fill_level, stored_level
+from cueshift.render._levels import CI_LEVEL, LEVEL, fill_level, stored_ci_level, stored_level
 from cueshift.render._methods import fill_methods, has_methods, stored_methods
 from cueshift.render._pivot import pivot_table
 from cueshift.store.damage import is_damage
@@ -114,6 +114,7 @@ class TableSpec:
     def render(self, con: duckdb.DuckDBPyConnection, params: Mapping[str, object] | None = None) -> Styled:
         """:meth:`fetch` then :meth:`build`, with the notes of ``notes_sql`` appended, every
         :data:`~cueshift.render.LEVEL` filled with the level ``requires``' results were computed at
+        (:data:`~cueshift.render.CI_LEVEL` with the level their ``ci_level`` column stores)
         and every :func:`~cueshift.render.by_test` / :func:`~cueshift.render.by_ci_method` with the
         words of the test and interval ``result_manifest`` records for them."""
         styled = self.build(self.fetch(con, params))
@@ -178,13 +179,14 @@ def _filled(styled: Styled, con: duckdb.DuckDBPyConnection, tables: Sequence[str
     """``styled`` with :data:`~cueshift.render.LEVEL` and the method placeholders
     (:mod:`cueshift.render._methods`) filled in title, headers, spanners and notes."""
     texts = (styled.title, *styled.labels, *(s[0] for s in styled.spanners), *styled.notes)
-    level = stored_level(con, tables) if any(LEVEL in t for t in texts) else None
+    level = stored_level(con, tables) if any(LEVEL in t or CI_LEVEL in t for t in texts) else None
+    own = stored_ci_level(con, tables) if any(CI_LEVEL in t for t in texts) else None
     methods = stored_methods(con, tables) if any(has_methods(t) for t in texts) else None
     if level is None and methods is None:
         return styled
 
     def fill(text: str) -> str:
-        text = text if level is None else fill_level(text, level)
+        text = text if level is None else fill_level(text, level, own)
         return text if methods is None else fill_methods(text, methods)
 
     return replace(

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from cueshift._console import FitTable
-from cueshift.render import PLAIN_MINUS, fmt_ci, fmt_num
+from cueshift.render import PLAIN_MINUS, ci_label, fmt_ci, fmt_num
 
 _ALL_SCENARIOS = pl.col("scenario_category").is_null()
 
@@ -58,7 +58,7 @@ def _verdict_table(console: Console, rows: pl.DataFrame, key: str, label: str, n
         title=f"Shift or no shift at the smallest effect of interest {bound} < {fmt_num(margin)}",
         title_justify="left",
     )
-    for col in (label, "model", name, f"{round(100 * level)}% CI", "verdict", "faces"):
+    for col in (label, "model", name, ci_label(level), "verdict", "faces"):
         tab.add_column(col, justify="left" if col in (label, "model", "verdict") else "right")
     for r in rows.iter_rows(named=True):
         tab.add_row(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from cueshift.designs.stylisticbias.report.labels import DIM_POS, DIMENSION_LABELS, case
 from cueshift.render import (
+    CI_LEVEL,
+    LEVEL,
     MODELS_FILTER,
     Col,
     Source,
@@ -21,6 +23,8 @@ from cueshift.render import (
 )
 
 _REQUIRES = ("result_equivalence",)
+#: The header of the stored 1 − 2α interval (result_equivalence.ci_level: 90 % at a 95 % analysis).
+_CI = f"{CI_LEVEL} CI"
 _ALL_SCENARIOS = "level = 'variation_category' AND scenario_category IS NULL"
 
 EQUIVALENCE = TableSpec(
@@ -36,7 +40,7 @@ EQUIVALENCE = TableSpec(
         Col("variation_category", "Attribute", align="left"),
         Col("model_id", "Model", align="left"),
         Col("estimate", "SBS", effect(3)),
-        Col("ci_low", "90% CI", ci(3), args=("ci_high",)),
+        Col("ci_low", _CI, ci(3), args=("ci_high",)),
         Col("margin", "± margin", number(3)),
         Col("p_adj", "TOST p_adj", fmt_pvalue),
         Col("p_shift_adj", "t test p_adj", fmt_pvalue),
@@ -45,7 +49,8 @@ EQUIVALENCE = TableSpec(
     ),
     notes=(
         "Two one-sided t tests on per-face mean Δ (Schuirmann 1987; Lakens 2017) against the study's "
-        "[equivalence] margin; 90% CI = the 1 − 2α interval. Shift: the BH-adjusted two-sided t test "
+        f"[equivalence] margin; {CI_LEVEL} CI = the 1 − 2α interval, where 1 − α = {LEVEL} is the level "
+        "of the analysis' other intervals. Shift: the BH-adjusted two-sided t test "
         "p < α and the interval excludes 0; equivalent to no shift: otherwise the BH-adjusted TOST "
         "p < α (the interval inside ± margin); else inconclusive. BH within quantity × level × model; "
         "per scenario category and per variation value in result_equivalence.",
@@ -68,7 +73,7 @@ MODEL_EQUIVALENCE = TableSpec(
         Col("variation_category", "Attribute", align="left"),
         Col("pair", "Models", align="left"),
         Col("estimate", "Difference", effect(3)),
-        Col("ci_low", "90% CI", ci(3), args=("ci_high",)),
+        Col("ci_low", _CI, ci(3), args=("ci_high",)),
         Col("margin", "± margin", number(3)),
         Col("verdict", "Verdict", align="left"),
         Col("n", "Faces", fmt_integer),
@@ -92,7 +97,7 @@ VS_EQUIVALENCE = TableSpec(
         Col("dimension", "Dimension", align="left"),
         Col("model_id", "Model", align="left"),
         Col("estimate", "VS", number(3)),
-        Col("ci_low", "90% CI", ci(3, signed=False), args=("ci_high",)),
+        Col("ci_low", _CI, ci(3, signed=False), args=("ci_high",)),
         Col("margin", "Margin", number(3)),
         Col("p_adj", "p_adj (VS < margin)", fmt_pvalue),
         Col("p_shift_adj", "p_adj (VS = 0)", fmt_pvalue),
