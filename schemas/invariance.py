@@ -6,6 +6,8 @@ row and field.
 
 from __future__ import annotations
 
+from typing import Final
+
 import pandera.errors as pa_errors
 import pandera.polars as pa
 import polars as pl
@@ -14,6 +16,9 @@ from cueshift.errors import SchemaViolation
 from cueshift.schemas._result_base import ResultModel, count, nullable, one_of, share
 from cueshift.schemas.results import nan_to_null
 
+#: The level of ``phi_diff``'s face-clustered interval: ``cueshift check-invariance`` computes it at
+#: this one level (it has no option for another), and the report and the console head it with it.
+INVARIANCE_LEVEL: Final = 0.95
 #: What the stored answers are compared with (docs/invariance.md).
 COMPARISONS = ("one_at_a_time", "batched", "score")
 
@@ -25,8 +30,9 @@ class InvarianceSchema(ResultModel):
     (the run's batch composition and size again), ``score`` (score mode's greedy answer, for a
     generate run). ``share_identical`` and ``kappa`` compare the outcomes (favorable, unfavorable,
     invalid); ``batch_size`` the rows per forward pass or ``generate`` call (1 one at a time;
-    the transformers setting batched, null where unknown: ``"auto"``, other backends); ``phi_*`` is the share favorable (invalid counted as not favorable), ``phi_diff``
-    re-asked minus stored with its face-clustered 95 % interval; ``max_abs_p_diff`` the largest
+    the transformers setting batched, null where unknown: ``"auto"``, other backends); ``phi_*``
+    is the share favorable (invalid counted as not favorable), ``phi_diff`` re-asked minus stored
+    with its face-clustered interval at :data:`INVARIANCE_LEVEL`; ``max_abs_p_diff`` the largest
     change of ``p_favorable`` (scoring backends). ``flagged``: a ``checked`` comparison whose
     ``share_identical`` is below ``bound``.
     """
@@ -70,4 +76,4 @@ def validate_invariance(frame: pl.DataFrame) -> pl.DataFrame:
         ) from None
 
 
-__all__ = ["COMPARISONS", "InvarianceSchema", "validate_invariance"]
+__all__ = ["COMPARISONS", "INVARIANCE_LEVEL", "InvarianceSchema", "validate_invariance"]

@@ -14,7 +14,8 @@ from pathlib import Path
 import polars as pl
 
 from cueshift.designs.stylisticbias.report import CATALOG
-from cueshift.render import Report, fmt_ci, fmt_effect, fmt_number
+from cueshift.render import Report, ci_label, fmt_ci, fmt_effect, fmt_number
+from cueshift.schemas.invariance import INVARIANCE_LEVEL
 from cueshift.stats import MEAN_OF_MODELS
 from tests.designs.report_db import query
 from tests.table_order import MAIN, SUPPLEMENTARY, document_titles, misplaced
@@ -94,7 +95,7 @@ def test_shifts_in_the_invariance_and_audit_tables_keep_their_sign() -> None:
         )
     )
     row = dict(zip(invariance.labels, invariance.texts()[0], strict=True))
-    assert row["Δφ"] == fmt_effect(-0.0123) and row["95% CI"] == fmt_ci(-0.021, 0.004)
+    assert row["Δφ"] == fmt_effect(-0.0123) and row[ci_label(INVARIANCE_LEVEL)] == fmt_ci(-0.021, 0.004)
     assert "95 %" not in " ".join((*invariance.labels, *invariance.notes))
     sbs = {name: [-0.0412] for name in ("all_sbs", "audited_sbs", "adjusted_sbs", "bound_sbs")}
     change = {"change_audited": [0.0051], "change_adjusted": [-0.0007]}

@@ -4,23 +4,33 @@ and never "95%" beside an interval."""
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
 
 import duckdb
+import numpy as np
+import polars as pl
 import pytest
+import statsmodels.api as sm
 from rich.console import Console
+from scipy import stats as st
 
+from cueshift.cli.invariance import check_invariance
 from cueshift.designs.stylisticbias.console import print_headlines
 from cueshift.designs.stylisticbias.report import CATALOG
-from cueshift.render import Report, ci_label, fill_level, stored_level
+from cueshift.designs.stylisticbias.report.invariance import INVARIANCE
+from cueshift.execution.invariance_sample import compare
+from cueshift.render import Report, ci_label, fill_level, level_percent, stored_level
 from cueshift.render._levels import FALLBACK_LEVEL
+from cueshift.schemas.invariance import INVARIANCE_LEVEL
 from cueshift.stats import Resampling
 from tests.designs.report_db import build_analysed_study
 
 #: A 95 % interval label: "95% CI", "95% Wilson CI", "95% confidence" (not "95th percentile").
 _NINETY_FIVE = re.compile(r"95\s?%")
-#: Tables computed outside ``analyze`` at a fixed 95 % (the face audit, the invariance re-asks).
+#: Tables computed outside ``analyze`` at a level of their own: the face audit (its stored level,
+#: tests/render/test_report_face_models.py) and the invariance re-asks (INVARIANCE_LEVEL, below).
 _FIXED_LEVEL = {"audit_skin_tone", "result_invariance"}
 
 
@@ -85,6 +95,36 @@ def test_equivalence_intervals_say_the_level_they_are_stored_at(study_at_90: Pat
         assert "80% CI" in styled.labels, (key, styled.labels)
         assert not [t for t in (*styled.labels, *styled.notes) if "95%" in t or "{" in t], key
     assert "80% CI = the 1 − 2α interval, where 1 − α = 90%" in " ".join(shown["equivalence"].notes)
+
+
+def test_invariance_interval_is_headed_with_the_level_check_invariance_computes_it_at() -> None:
+    """Table B1 and the check-invariance console wrote a literal "95% CI"; they now say the one
+    level the interval is computed at (INVARIANCE_LEVEL; the command has no option for another),
+    checked against statsmodels' face-clustered interval of the mean difference at that level."""
+    rng = np.random.default_rng(3)
+    n, faces = 80, [f"f{i % 16}" for i in range(80)]
+    before = rng.choice(["favorable", "unfavorable"], n)
+    after = np.where(rng.random(n) < 0.3, rng.choice(["favorable", "unfavorable"], n), before)
+    sampled = pl.DataFrame(
+        {"model_id": ["m"] * n, "outcome": before, "face_id": faces, "p_favorable": [0.5] * n}
+    )
+    reasked = pl.DataFrame({"outcome": after, "p_favorable": [0.5] * n})
+    row = compare(
+        sampled, reasked, comparison="batched", mode="score", batch_size=4, bound=0.99, checked=True
+    )
+    d = (after == "favorable").astype(float) - (before == "favorable").astype(float)
+    groups = np.unique(faces, return_inverse=True)[1]
+    fit = sm.OLS(d, np.ones((n, 1))).fit(cov_type="cluster", cov_kwds={"groups": groups})
+    half = st.t.ppf(0.5 + INVARIANCE_LEVEL / 2, 15) * float(fit.bse[0])
+    assert (row["phi_diff_ci_low"], row["phi_diff_ci_high"]) == pytest.approx(
+        (d.mean() - half, d.mean() + half)
+    )
+    label = ci_label(INVARIANCE_LEVEL)
+    texts = " ".join((*(c.label for c in INVARIANCE.columns), *INVARIANCE.notes))
+    assert label in [c.label for c in INVARIANCE.columns] and texts.count(label) == 2  # header, note
+    assert set(re.findall(r"\d+(?:\.\d+)?\s?%", texts)) == {level_percent(INVARIANCE_LEVEL)}
+    source = inspect.getsource(check_invariance)
+    assert "ci_label(INVARIANCE_LEVEL)" in source and not _NINETY_FIVE.search(source)
 
 
 def test_console_shows_the_stored_level(study_at_90: Path) -> None:

@@ -34,6 +34,8 @@ def check_invariance(
     from cueshift.designs import load_study
     from cueshift.execution.interrupts import stop_on_sigterm
     from cueshift.execution.invariance import check_invariance_study
+    from cueshift.render import ci_label
+    from cueshift.schemas.invariance import INVARIANCE_LEVEL
     from cueshift.store.model_subset import parse_models
 
     stop_on_sigterm()
@@ -43,7 +45,8 @@ def check_invariance(
         path, spec, models=parse_models(models), sample=sample, seed=seed, bound=bound, note=_note
     )
     table = FitTable(title=f"answers re-asked -> {target} (result_invariance)")
-    for column in ("model", "compared with", "identical", "kappa", "phi stored", "phi diff [95% CI]", "flag"):
+    interval = f"phi diff [{ci_label(INVARIANCE_LEVEL)}]"
+    for column in ("model", "compared with", "identical", "kappa", "phi stored", interval, "flag"):
         table.add_column(column)
     for r in frame.iter_rows(named=True):
         low, high = r["phi_diff_ci_low"], r["phi_diff_ci_high"]

@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 
 from cueshift import store
+from cueshift.schemas.invariance import INVARIANCE_LEVEL
 from cueshift.stats.agreement import cohens_kappa, paired_difference
 
 #: What a sampled row carries: the unit, the stored answer, the face and the stratum.
@@ -79,7 +80,7 @@ def compare(
     identical = sum(a == b for a, b in zip(before, after, strict=True))
     fav_before = [float(o == "favorable") for o in before]
     fav_after = [float(o == "favorable") for o in after]
-    diff = paired_difference(fav_before, fav_after, sampled["face_id"].to_list())
+    diff = paired_difference(fav_before, fav_after, sampled["face_id"].to_list(), level=INVARIANCE_LEVEL)
     p_diffs = (reasked["p_favorable"] - sampled["p_favorable"]).abs().drop_nulls()
     share = identical / n
     return {

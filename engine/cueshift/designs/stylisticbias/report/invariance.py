@@ -11,13 +11,17 @@ from cueshift.render import (
     TableSpec,
     TextSpec,
     ci,
+    ci_label,
     effect,
     fmt_percent,
     number,
     percent,
 )
+from cueshift.schemas.invariance import INVARIANCE_LEVEL
 
 _REQUIRES = ("result_invariance",)
+#: The header of Δφ's interval: the level ``check-invariance`` computes it at (not ``analyze``'s).
+_CI = ci_label(INVARIANCE_LEVEL)
 
 INVARIANCE = TableSpec(
     key="invariance",
@@ -36,15 +40,15 @@ INVARIANCE = TableSpec(
         Col("n", "of", number(0)),
         Col("kappa", "κ", number(3)),
         Col("phi_diff", "Δφ", effect(3)),
-        Col("phi_diff_ci_low", "95% CI", ci(3), args=("phi_diff_ci_high",)),
+        Col("phi_diff_ci_low", _CI, ci(3), args=("phi_diff_ci_high",)),
         Col("verdict", "", align="left"),
     ),
     notes=(
         "A stratified sample of stored judgments (scenario category × ordering) asked again with the "
         "same seeds: one at a time, in the run's batches, and (generate runs) in score mode. Identical: "
         "the share of the same outcome; κ: Cohen's kappa; Δφ: re-asked minus stored share favorable, "
-        "95% CI clustered by face. FLAG: fewer identical answers than the bound "
-        "(docs/invariance.md).",
+        f"{_CI} clustered by face (`cueshift check-invariance` computes it at this level, whatever level "
+        "`analyze` used). FLAG: fewer identical answers than the bound (docs/invariance.md).",
     ),
     requires=_REQUIRES,
 )
