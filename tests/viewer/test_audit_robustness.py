@@ -43,7 +43,12 @@ def _copy(db: Path, folder: Path) -> Path:
 @pytest.fixture(scope="module")
 def analysed(stylisticbias_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the tiny study with a planted audit (two CLIP probes) and ``analyze --audit report``."""
-    db = _copy(stylisticbias_db, tmp_path_factory.mktemp("robustness"))
+    return _audited(stylisticbias_db, tmp_path_factory.mktemp("robustness"), 0.95)
+
+
+def _audited(study: Path, folder: Path, level: float) -> Path:
+    """A copy of ``study`` in ``folder`` with the planted audit, its sensitivity analysed at ``level``."""
+    db = _copy(study, folder)
     con = store.open_study(db)
     try:
         variations = stored_variations(con).sort("image_id")
@@ -52,7 +57,8 @@ def analysed(stylisticbias_db: Path, tmp_path_factory: pytest.TempPathFactory) -
         failed = set(variations["image_id"].sample(fraction=0.2, seed=1))
         write_tables(con, {"edit_audit": audit_rows(variations, failed, probes)})
         audit = read_edit_audit(con, "report")
-        run_analyses(con, Resampling(resamples=50), only=["audit_sensitivity"], progress=False, audit=audit)
+        resampling = Resampling(resamples=50, confidence_level=level)
+        run_analyses(con, resampling, only=["audit_sensitivity"], progress=False, audit=audit)
     finally:
         con.close()
     return db
@@ -99,6 +105,21 @@ def test_the_page_shows_the_stored_robustness_of_each_shift(served: Served) -> N
             interval,
         ]
     assert 'id="audit-robustness-older"' not in page_html(served.url, "/failed")  # current columns
+
+
+def test_the_intervals_are_headed_with_the_stored_level(
+    stylisticbias_db: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The table headed its two intervals "CI" and "CI (1× probe)", naming no level."""
+    db = _audited(stylisticbias_db, tmp_path_factory.mktemp("robustness-90"), 0.9)
+    level = frame(db, "SELECT confidence_level FROM result_manifest WHERE name = 'audit_sensitivity'")
+    assert level["confidence_level"].to_list() == [0.9]
+    for served in serve_in_thread(db, db.parent / "thumbs"):
+        header = next(
+            r for r in tables(page_html(served.url, "/failed"))["tbl-audit-robustness"] if r[0] == "Attribute"
+        )
+        assert header[2] == "90% CI" and header[8] == "90% CI (1× probe)", header
+        assert not [cell for cell in header if "95" in cell]
 
 
 def test_a_table_stored_before_the_robustness_columns_still_opens(analysed: Path, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import polars as pl
 
 from cueshift import store
 from cueshift.designs.stylisticbias.audit_robustness import reported
-from cueshift.render import Col, ci, effect, percent, stub
+from cueshift.render import Col, ci, ci_label, effect, percent, stored_level, stub
 from cueshift.stats import POOLED
 from cueshift.viewer import tables
 
@@ -61,8 +61,14 @@ def older(frame: pl.DataFrame) -> str | None:
     return None
 
 
-def robustness_table(frame: pl.DataFrame) -> str:
-    """great_tables HTML of :func:`robustness`'s rows: the reported SBS, RV, RV (α) and the bound."""
+def robustness_level(con: duckdb.DuckDBPyConnection) -> float:
+    """The level of the stored intervals (``result_manifest``'s for ``result_audit_sensitivity``)."""
+    return stored_level(con, ("result_audit_sensitivity",))
+
+
+def robustness_table(frame: pl.DataFrame, level: float) -> str:
+    """great_tables HTML of :func:`robustness`'s rows: the reported SBS, RV, RV (α) and the bound,
+    the intervals headed with ``level`` (:func:`robustness_level`)."""
     return tables.render(
         frame,
         key="audit-robustness",
@@ -70,13 +76,13 @@ def robustness_table(frame: pl.DataFrame) -> str:
         columns=[
             stub("feature_key", "Attribute"),
             Col("sbs", "SBS", tables.signed),
-            Col("ci_low", "CI", tables.ci, args=("ci_high",)),
+            Col("ci_low", ci_label(level), tables.ci, args=("ci_high",)),
             Col("rv", "RV", percent(1)),
             Col("rv_alpha", "RV (α)", percent(1)),
             Col("bound_from", "Net of measured", effect(4)),  # signed, as the report's Table A1
             Col("bound_confound", "Strongest probe", align="left"),
             Col("bound_sbs", "SBS (1× probe)", effect(4)),
-            Col("bound_ci_low", "CI (1× probe)", ci(4), args=("bound_ci_high",)),
+            Col("bound_ci_low", f"{ci_label(level)} (1× probe)", ci(4), args=("bound_ci_high",)),
         ],
         group="model",
         notes=[NOTE],

@@ -56,11 +56,12 @@ def failed_edits(viewer: Viewer, request: Request, f: Filters) -> tuple[str, dic
         found = audit.of_images(con, [str(i) for i in page.rows["image_id"]])
         values = audit.failed_values(con)
         robust = audit_robustness.robustness(con, viewer.source.tables)
+        level = audit_robustness.robustness_level(con)
     finally:
         con.close()
     rows = [{**r, "audit": found.get(str(r["image_id"]), {})} for r in page.rows.iter_rows(named=True)]
     return "failed.html", {
-        "robustness_table": None if robust is None else audit_robustness.robustness_table(robust),
+        "robustness_table": None if robust is None else audit_robustness.robustness_table(robust, level),
         "robustness_older": None if robust is None else audit_robustness.older(robust),
         "value": value,
         "counts": counts,
