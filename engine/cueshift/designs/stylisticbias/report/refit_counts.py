@@ -9,6 +9,7 @@ The number drawn is not stored beside the count: it is the ``n_resamples`` that
 from __future__ import annotations
 
 from cueshift.designs.stylisticbias.report.labels import DIM_POS
+from cueshift.render._levels import FALLBACK_LEVEL
 from cueshift.stats import CROSSED_REFITS, MODEL_REFITS
 
 
@@ -24,11 +25,13 @@ def drawn_sql(table: str, cap: int | None = None) -> str:
 
 
 def level_sql(table: str) -> str:
-    """A scalar SQL subquery: the confidence level of ``table``'s intervals (0.95 where not recorded)."""
-    return f"coalesce((SELECT min(confidence_level) FROM result_manifest WHERE \"table\" = '{table}'), 0.95)"
+    """A scalar SQL subquery: the confidence level of ``table``'s intervals (where not recorded:
+    :data:`~cueshift.render._levels.FALLBACK_LEVEL`, as the labels read it)."""
+    stored = f"SELECT min(confidence_level) FROM result_manifest WHERE \"table\" = '{table}'"
+    return f"coalesce(({stored}), {FALLBACK_LEVEL})"
 
 
-def count_sql(kept: str, drawn: str, noun: str, level: str = "0.95") -> str:
+def count_sql(kept: str, drawn: str, noun: str, level: str = str(FALLBACK_LEVEL)) -> str:
     """A SQL text expression: ``'10,000 bootstrap refits'`` when every draw gave an estimate,
     ``'9,981 of 10,000 bootstrap refits (19 draws admitted no estimate)'`` when some did not (with
     ``'; more than α/2 of them, so no interval'`` past :func:`cueshift.stats.refit_interval`'s
