@@ -9,17 +9,20 @@ statistics engine wrote), or from an independent fit, never from the output bein
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import duckdb
 import numpy as np
+import pytest
 
 from cueshift.designs.paired.report import CATALOG as PAIRED
 from cueshift.designs.pairwise.report import CATALOG as PAIRWISE
 from cueshift.designs.probe.report import CATALOG as PROBE
 from cueshift.designs.probe.report_structure import draw_matrices
 from cueshift.render import (
+    Catalog,
     FigureOutput,
     Report,
     TableOutput,
@@ -337,3 +340,48 @@ def test_probe_reproduces_table1_per_dataset_size(design_dbs: dict[str, Path], t
     assert [c.text for c in effect.rows[0]] == ["happy", fmt_effect(1.54, 2), fmt_effect(-0.84, 2)]
     assert effect.rows[0][2].underline and not effect.rows[0][1].underline  # p ≥ 0.05 underlined
     assert "n: 6 models per comparison." in effect.notes
+
+
+#: A 95 % interval level in a label, note or caption ("95% CI", "95 % interval"; not "95th").
+_NINETY_FIVE = re.compile(r"95\s?%")
+_CATALOGS = {"paired": PAIRED, "pairwise": PAIRWISE, "probe": PROBE}
+
+
+@pytest.mark.parametrize("design", sorted(_CATALOGS))
+def test_an_analysis_at_90_names_no_95_percent_anywhere_in_the_report(
+    design_dbs_at_90: dict[str, Path], design: str
+) -> None:
+    """Every table's title, headers, spanners and notes, every text, every figure's axes and the
+    document's captions, and the console of ``analyze``, after an analysis at 90 %: a label that
+    wrote a literal level instead of the stored one shows "95%" here."""
+    db, catalog = design_dbs_at_90[design], _CATALOGS[design]
+    assert rows(db, "SELECT DISTINCT confidence_level AS level FROM result_manifest") == [{"level": 0.9}]
+    shown = _report_words(db, catalog)
+    qmd = (Path(__file__).parents[2] / "reports" / f"{design}.qmd").read_text(encoding="utf-8")
+    shown["document"] = qmd
+    shown["console"] = (db.parent / "console.txt").read_text(encoding="utf-8")
+    assert not {key: text for key, text in shown.items() if _NINETY_FIVE.search(text)}
+    assert not [key for key, text in shown.items() if "{level}" in text or "{ci_level}" in text]
+    assert sum("90%" in text for text in shown.values()) >= 2, "the stored level is shown"
+
+
+def _report_words(db: Path, catalog: Catalog) -> dict[str, str]:
+    """The words of every table, text and figure of ``catalog`` the database fills, by key."""
+    shown: dict[str, str] = {}
+    with Report.open(db, None, catalog) as report:
+        for spec in catalog.tables:
+            if not report.missing(spec.requires):
+                styled = report.styled(spec.key)
+                shown[spec.key] = " | ".join(
+                    (styled.title, *styled.labels, *(s[0] for s in styled.spanners), *styled.notes)
+                )
+        for text in catalog.texts:
+            if not report.missing(text.requires):
+                shown[text.key] = text.write(report)
+        for figure in catalog.figures:
+            drawn = None if report.missing(figure.requires) else figure.draw(report)
+            if drawn is not None:
+                shown[figure.key] = " | ".join(
+                    t for ax in drawn.axes for t in (ax.get_xlabel(), ax.get_ylabel(), ax.get_title())
+                )
+    return shown
