@@ -43,6 +43,7 @@ from cueshift.render._formats import (
 from cueshift.render._levels import (
     CI_LABEL,
     CI_LEVEL,
+    FALLBACK_LEVEL,
     LEVEL,
     ci_label,
     fill_level,
@@ -83,6 +84,7 @@ from cueshift.store.model_subset import parse_models
 __all__ = [
     "CI_LABEL",
     "CI_LEVEL",
+    "FALLBACK_LEVEL",
     "DEFAULT_OUT",
     "EMPHASIS_LEGEND",
     "EMPHASIS_LEGEND_MD",

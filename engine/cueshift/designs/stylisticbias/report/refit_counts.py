@@ -9,7 +9,7 @@ The number drawn is not stored beside the count: it is the ``n_resamples`` that
 from __future__ import annotations
 
 from cueshift.designs.stylisticbias.report.labels import DIM_POS
-from cueshift.render._levels import FALLBACK_LEVEL
+from cueshift.render import FALLBACK_LEVEL
 from cueshift.stats import CROSSED_REFITS, MODEL_REFITS
 
 
@@ -26,7 +26,7 @@ def drawn_sql(table: str, cap: int | None = None) -> str:
 
 def level_sql(table: str) -> str:
     """A scalar SQL subquery: the confidence level of ``table``'s intervals (where not recorded:
-    :data:`~cueshift.render._levels.FALLBACK_LEVEL`, as the labels read it)."""
+    :data:`~cueshift.render.FALLBACK_LEVEL`, as the labels read it)."""
     stored = f"SELECT min(confidence_level) FROM result_manifest WHERE \"table\" = '{table}'"
     return f"coalesce(({stored}), {FALLBACK_LEVEL})"
 
