@@ -44,7 +44,7 @@ def test_invalid_values_name_file_and_field_on_one_line(tmp_path, body, field):
         load_study(path)
     message = str(info.value)
     assert "\n" not in message
-    assert str(path) in message and f"'{field}" in message
+    assert str(path) in message and (f"'{field}" in message or f"[{field}]: " in message)  # a table: [name]
 
 
 def test_broken_toml_and_missing_file(tmp_path):

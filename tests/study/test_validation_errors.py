@@ -70,3 +70,65 @@ def test_a_design_that_is_no_name_is_one_line(tmp_path, design):
     """`design = []` (found by the fuzzer) is a one-line error, not a TypeError while suggesting."""
     message = _error(tmp_path, f"design = {design}\n{MODEL}")
     assert message.startswith(f"{tmp_path / 'bad.toml'}: ") and "design" in message and "\n" not in message
+
+
+STUDIES = Path(__file__).resolve().parents[2] / "studies"
+PAIRED, PAIRWISE = (STUDIES / "paired-001.toml").read_text(), (STUDIES / "pairwise-002.toml").read_text()
+PHI_LINE = "'a': use 'greedy', 'expected' or 'T=<temperature >= 0>' (e.g. T=0.2)"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (
+            f"{PAIRWISE}\n[audit]\n",
+            "[audit]: the 'pairwise' design does not read it (it has no base/variation edits for "
+            "`cueshift audit`); leave it out",
+        ),
+        (
+            f"{PAIRED}\n[variations]\nwhitelist = {{}}\n",
+            "[variations]: the 'paired' design does not read it (it judges every photo of [paired] "
+            "filter_feature_key and its original); leave it out",
+        ),
+        (
+            f'name = "x"\ndesign = "paired"\n[image_set]\nplacebos = true\n{MODEL}',
+            "[image_set] placebos = true: the 'paired' design's analyses do not read the noise-floor "
+            "placebos; leave it out",
+        ),
+        (
+            PAIRWISE.replace('other_group = "local"', 'other_group = "western"'),
+            "[pairwise]: target_group and other_group must differ",
+        ),
+        (
+            PAIRWISE.replace("scale_max = 10", "scale_max = -1"),
+            "[pairwise.synthetic_humans]: scale_max must exceed scale_min",
+        ),
+        (
+            f'name = "x"\n{MODEL}{MODEL}',
+            "field 'models': model_id 'm' given twice: give each [[models]] table its own",
+        ),
+        (f'name = "x"\n[multiverse]\nphi = ["a"]\n{MODEL}', f"field 'multiverse.phi': {PHI_LINE}"),
+    ],
+    ids=[
+        "unread-audit",
+        "unread-variations",
+        "placebos",
+        "section",
+        "subsection",
+        "models",
+        "multiverse-phi",
+    ],
+)
+def test_a_validators_refusal_is_the_files_one_line_without_pydantics_prefix(tmp_path, text, line):
+    """D73: a validator's message after the file and the section it checked ("field '<top>': Value
+    error, ..." before); the command exits 2 with the line, the API raises it."""
+    import cueshift as cs
+
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    result = CliRunner().invoke(app, ["analyze", "--study", str(path), "--no-progress"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [f"error: {path}: {line}"], result.stderr
+    with pytest.raises(cs.CueshiftError) as info:
+        cs.analyze(path)
+    assert str(info.value) == f"{path}: {line}"

@@ -174,7 +174,10 @@ class Study(_Frozen):
     def _unique_models(cls, value: list[ModelConfig]) -> list[ModelConfig]:
         ids = [m.model_id for m in value]
         if len(set(ids)) != len(ids):
-            raise ValueError("model_id values repeat")
+            twice = sorted({i for i in ids if ids.count(i) > 1})
+            raise ValueError(
+                f"model_id {', '.join(map(repr, twice))} given twice: give each [[models]] table its own"
+            )
         return value
 
     @property

@@ -1,10 +1,14 @@
 """A pydantic ``ValidationError`` of a study file as lines a person can act on.
 
-Every error gets its own line naming the file and the field (none hidden behind a count), and a
-misspelt key ("Extra inputs are not permitted") the closest field names of the table it sits in::
+Every error gets its own part of the line naming the file and the field (none hidden behind a
+count), and a misspelt key ("Extra inputs are not permitted") the closest field names of the table
+it sits in; a validator's own message comes without pydantic's ``Value error,`` after the section
+it checked (nothing where the message names it itself)::
 
     s.toml: field 'seeds': Input should be a valid list
     s.toml: field 'image_set.sise': Extra inputs are not permitted (did you mean 'size'?)
+    s.toml: [pairwise]: target_group and other_group must differ
+    s.toml: [audit]: the 'pairwise' design does not read it (...); leave it out
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from pydantic_core import ErrorDetails
 
 #: Where a field's table is a mapping or list, the location's next part is a key or an index.
 _CONTAINERS = (list, tuple, dict, set, frozenset, Sequence)
+#: Errors a validator raised (``ValueError``, ``assert``): their message is the validator's own.
+_RAISED = ("value_error", "assertion_error")
 
 
 def _members(tp: Any) -> tuple[Any, ...]:
@@ -107,6 +113,8 @@ def _part(err: ErrorDetails, study: type[BaseModel] | None, tag: object) -> str:
     if err["type"] == "union_tag_invalid":
         loc = ["design"]
     field = ".".join(str(p) for p in loc) or "<top>"
+    if err["type"] in _RAISED:
+        return _raised(err, loc, study)
     message = err["msg"]
     if err["type"] == "extra_forbidden" and loc:
         message += did_you_mean(study, loc)
@@ -116,6 +124,37 @@ def _part(err: ErrorDetails, study: type[BaseModel] | None, tag: object) -> str:
             'e.g. [[models]] model_id = "llava-v1.6" backend = "simulated"'
         )
     return f"field '{field}': {message}"
+
+
+def _raised(err: ErrorDetails, loc: list[int | str], study: type[BaseModel] | None) -> str:
+    """A validator's own message, without pydantic's ``Value error, `` prefix, after where it is:
+    nothing for the whole file (the message names its section), ``[section]`` for a table,
+    ``field 'a.b'`` for a value.
+
+    >>> from pydantic import BaseModel, ValidationError, model_validator
+    >>> class Pair(BaseModel):
+    ...     low: int = 0
+    ...     high: int = 1
+    ...     @model_validator(mode="after")
+    ...     def _ordered(self):
+    ...         if self.high <= self.low:
+    ...             raise ValueError("high must exceed low: swap them")
+    ...         return self
+    >>> class File(BaseModel):
+    ...     pair: Pair
+    >>> try:
+    ...     File(pair={"low": 2})
+    ... except ValidationError as exc:
+    ...     describe("s.toml", exc, File)
+    's.toml: [pair]: high must exceed low: swap them'
+    """
+    error = err.get("ctx", {}).get("error")
+    message = str(error) if error is not None else err["msg"]
+    if not loc:
+        return message
+    if all(isinstance(p, str) for p in loc) and _model_at(study, loc) is not None:
+        return f"[{'.'.join(str(p) for p in loc)}]: {message}"
+    return f"field '{'.'.join(str(p) for p in loc)}': {message}"
 
 
 __all__ = ["describe", "did_you_mean"]

@@ -29,7 +29,7 @@ class RatingBin(Section):
     @model_validator(mode="after")
     def _ordered(self) -> RatingBin:
         if self.high < self.low:
-            raise ValueError(f"bin {self.label!r}: high < low")
+            raise ValueError(f"bin {self.label!r}: high {self.high:g} < low {self.low:g}; swap them")
         return self
 
 

@@ -41,6 +41,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from cueshift.errors import ConfigError
 from cueshift.views import parse_phi
 
 #: The crossed choices, in the order specifications are listed.
@@ -110,7 +111,11 @@ class MultiverseConfig(BaseModel):
     @field_validator("phi")
     @classmethod
     def _phi_spelled(cls, values: list[str]) -> list[str]:
-        return _distinct([parse_phi(value).label for value in values])
+        try:
+            labels = [parse_phi(value).label for value in values]
+        except ConfigError as exc:  # `--phi 'x': use ...`: the study file's field, not the option
+            raise ValueError(str(exc).removeprefix("--phi ")) from None
+        return _distinct(labels)
 
     def options(self, choice: str) -> tuple[str, ...]:
         """The options of ``choice`` (a name of :data:`CHOICES`), the reference first."""
