@@ -33,13 +33,13 @@ def audit(
     -------
     polars.DataFrame
         The ``edit_audit`` rows: one per variation and measure (``check_kind`` 'cue',
-        'unintended' or 'identity'; ``failed``, ``reason``). Empty for a design without
-        base/variation pairs.
+        'unintended' or 'identity'; ``failed``, ``reason``).
 
     Raises
     ------
     CueshiftError
-        A bad study file or an unreadable image, as the command's one line.
+        A bad study file, a design without base/variation edits (pairwise, probe: nothing
+        written) or an unreadable image, as the command's one line.
 
     Examples
     --------

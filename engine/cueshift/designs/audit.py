@@ -17,7 +17,7 @@ study database's embedding cache. Without one the CLIP measures are skipped (one
 line); a vision-only checkpoint gives the identity cosine but no prompt probes. Image
 statistics of a base and a variation drawn in different framings (a face and a full body)
 get no bound. A design offers its base/variation pairs by an ``edit_pairs(study, *,
-progress)`` method; a design without one has nothing to audit.
+progress)`` method; ``cueshift audit`` of a design without one is refused in one line.
 
 The image statistics are :mod:`.audit_pixels`'s; the face models, the encoder and the faces'
 demographics :mod:`._audit_sources`'s; the console lines :mod:`._audit_print`'s.
@@ -38,6 +38,7 @@ from cueshift.designs._audit_rows import EditPairs, empty_audit
 from cueshift.designs._audit_skin import skin_tone_summary
 from cueshift.designs._audit_sources import _base_demographics, _check_encoder, _encoder_of, _face_model_rows
 from cueshift.designs.audit_pixels import audit_measure, pixel_rows
+from cueshift.errors import ConfigError
 from cueshift.images import load_image_set
 from cueshift.store.edit_audit import read_skin_tone, replace_edit_audit
 from cueshift.study.audit import AuditConfig
@@ -163,18 +164,24 @@ def audit_study(study: Study, database: Path, *, console: Console, progress: boo
 
     Raises
     ------
+    ConfigError
+        The study's design makes no base/variation edits (pairwise, probe): one line, nothing written.
     CueshiftError
         The encoder is not a folder, the database cannot be opened or an image cannot be read
         (one line).
     """
+    from cueshift.designs.discovery import designs
     from cueshift.designs.registry import design_of
     from cueshift.store import open_study
     from cueshift.store.files import close_quietly, remove_database
 
     design = design_of(study)
-    if getattr(design, "edit_pairs", None) is None:
-        _say(console, f"design {study.design} has no base/variation pairs: nothing to audit")
-        return empty_audit()
+    if getattr(design, "edit_pairs", None) is None:  # refused, as multiverse and build refuse a design
+        audited = " or ".join(repr(n) for n, d in designs().items() if getattr(d, "edit_pairs", None))
+        raise ConfigError(
+            f"cueshift audit: study {study.name!r} has design {study.design!r}, which makes no "
+            f"base/variation edits; the edit audit checks those of a {audited} study"
+        )
     _check_encoder(study)  # before the database opens: a missing checkpoint is one line
     created = not database.exists()
     con = open_study(database)
