@@ -18,8 +18,9 @@ FUNCTIONS = sorted(name for name in cueshift._LAZY if name[0].islower())
 
 
 def _def_of(name: str, file: str) -> ast.FunctionDef:
+    """The ``def`` of ``name``: the last one, after any ``@overload`` stubs of its call forms."""
     tree = ast.parse(Path(file).read_text())
-    return next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    return [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name][-1]
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)

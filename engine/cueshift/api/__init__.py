@@ -14,13 +14,14 @@ from __future__ import annotations
 from cueshift.api._analyze import analyze
 from cueshift.api._audit import audit
 from cueshift.api._build import build
-from cueshift.api._commands import export, infer, report
+from cueshift.api._commands import export, infer
 from cueshift.api._demo import write_demo_study
 from cueshift.api._describe import describe
 from cueshift.api._invariance import check_invariance
 from cueshift.api._multiverse import multiverse
 from cueshift.api._open_study import open_study
 from cueshift.api._prereg import prereg
+from cueshift.api._report import report
 from cueshift.api._study import Study
 
 __all__ = [

@@ -7,11 +7,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cueshift.api._locate import DEFAULT, database_of, one_line_errors
 from cueshift.api._open_study import open_study
 from cueshift.api._study import Study
-from cueshift.errors import CueshiftError
+from cueshift.errors import ConfigError, CueshiftError
+
+if TYPE_CHECKING:
+    from cueshift.designs import AnalysisRequest
 
 
 @one_line_errors
@@ -26,10 +30,13 @@ def analyze(
     phi: str | None = None,
     min_identity: float | None = None,
     models: str | Sequence[str] | None = None,
+    compat: str | None = None,
     generalise: str | None = None,
     audit: str | None = None,
     prereg: str | Path | None = None,
     exploratory: bool = False,
+    top: int | None = None,
+    overview_only: bool = False,
     progress: bool = False,
     quiet: bool = True,
 ) -> Study:
@@ -50,6 +57,10 @@ def analyze(
         ``--models``: the model subset (a list or ``"a,b"``; default: every model). A model
         without answers in the database is refused before anything is written, naming the
         models present.
+    compat
+        ``--compat``: ``'release'`` also writes the seed release's own tables (``result_release_*``)
+        and every cell where they differ from cueshift's (``result_compat_differences``);
+        ``'default'`` or ``None``: cueshift's tables only. StylisticBias only, as the command.
     generalise
         ``--generalise``: ``'faces'`` (default: intervals for the study's own scenarios) or
         ``'faces+scenarios'`` (for scenarios in general; crossed bootstrap of faces and scenarios).
@@ -60,6 +71,11 @@ def analyze(
         ``--prereg``: a plan file of :func:`cueshift.prereg`, run exactly (its options; a deviation,
         a changed study or image set refused in one line); ``--exploratory``: run despite a
         deviation, labelled exploratory. The plan's SHA-256 is stored in ``result_manifest``.
+    top, overview_only
+        ``--top``: variations listed per model in the first-cut overview (default 10);
+        ``--overview-only``: print the overview and stop (no statistics, the database left as it
+        was). Both shape what is printed, so both need ``quiet=False`` (refused with
+        ``quiet=True``, where they would do nothing); StylisticBias only, as the command.
     progress
         Show a progress bar.
     quiet
@@ -99,10 +115,14 @@ def analyze(
     Traceback (most recent call last):
     ...
     cueshift.errors.CueshiftError: unknown model 'nope' in ...demo.duckdb; models: sim
+    >>> cs.analyze(study_file, overview_only=True)
+    Traceback (most recent call last):
+    ...
+    cueshift.errors.ConfigError: overview_only=True: it prints the overview ...; give quiet=False
     """
     from cueshift._console import console_for
     from cueshift.designs import AnalysisRequest
-    from cueshift.execution.analysis_run import analyze_study
+    from cueshift.execution.analysis_run import analyze_study, check_options
     from cueshift.store.model_subset import parse_models
 
     path, spec = database_of(study, db)
@@ -114,16 +134,42 @@ def analyze(
         test=test,
         ci=ci,
         models=tuple(parse_models(models)),
+        top=top,
+        overview_only=overview_only,
         phi=phi,
         min_identity=min_identity,
+        compat=compat,
         generalise=generalise,
         audit=audit,
     )
+    if quiet and (overview_only or top is not None):
+        check_options(spec, request)  # a bad value or design: the command's line first
+        _check_printed(request)
     target = analyze_study(
         path, spec, request, console=console_for(quiet=quiet), progress=progress, note=_print_note,
         prereg=Path(prereg) if prereg is not None else None, exploratory=exploratory,
     )  # fmt: skip
     return open_study(study, db=target)
+
+
+def _check_printed(request: AnalysisRequest) -> None:
+    """Refuse ``top`` and ``overview_only`` with ``quiet=True``: they only shape what is printed.
+
+    Raises
+    ------
+    ConfigError
+        One line naming the keyword and ``quiet=False``.
+    """
+    if request.overview_only:
+        raise ConfigError(
+            "overview_only=True: it prints the overview and writes nothing, and quiet=True prints nothing; "
+            "give quiet=False"
+        )
+    if request.top is not None:
+        raise ConfigError(
+            f"top={request.top}: it lengthens the printed overview, and quiet=True prints nothing; "
+            "give quiet=False or leave top out"
+        )
 
 
 def _print_note(line: str) -> None:

@@ -1,18 +1,16 @@
-"""``cueshift infer``, ``report`` and ``export`` as functions: the same internals, checks and
-one-line errors (:class:`~cueshift.errors.CueshiftError` where the command exits 2); an interrupt
-raises (:class:`~cueshift.execution.interrupts.RunInterrupted` from ``infer``). ``analyze`` and
-``audit`` are :mod:`._analyze`'s and :mod:`._audit`'s."""
+"""``cueshift infer`` and ``export`` as functions: the same internals, checks and one-line errors
+(:class:`~cueshift.errors.CueshiftError` where the command exits 2); an interrupt raises
+(:class:`~cueshift.execution.interrupts.RunInterrupted` from ``infer``). ``analyze``, ``audit`` and
+``report`` are :mod:`._analyze`'s, :mod:`._audit`'s and :mod:`._report`'s."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cueshift.api._locate import DEFAULT, database_of, load_spec, one_line_errors
-from cueshift.errors import CueshiftError
 from cueshift.execution.run_options import SNAPSHOT_EVERY
-from cueshift.extras import require
 
 if TYPE_CHECKING:
     from cueshift.execution.runner import RunSummary
@@ -90,62 +88,6 @@ def infer(
         snapshot_every=snapshot_every,
     )
     return run_study(load_spec(study), options, console=console_for(stderr=True))  # bars on stderr
-
-
-@one_line_errors
-def report(
-    study: str | Path = DEFAULT,
-    *,
-    db: str | Path | None = None,
-    models: str | Sequence[str] | None = None,
-    out: str | Path | None = None,
-    formats: Iterable[str] = ("html", "pdf"),
-    engine: str = "auto",
-) -> dict[str, Path]:
-    """Render the study's report document to HTML and PDF, as ``cueshift report``.
-
-    Parameters
-    ----------
-    study, db
-        A study file or ``"default"``, and its database (default: the study's ``database``).
-    models
-        Model subset (a list or ``"a,b"``; default: every model).
-    out
-        Output folder (default ``reports/_out``).
-    formats, engine
-        ``"html"`` and/or ``"pdf"``; ``"auto"`` (Quarto when on PATH), ``"quarto"`` or ``"jupyter"``.
-
-    Returns
-    -------
-    dict of str to Path
-        The file written for each format.
-
-    Raises
-    ------
-    CueshiftError
-        A database it cannot render, an unknown model, an unwritable folder, a failing cell.
-
-    Examples
-    --------
-    >>> cs.report("study.toml", formats=["html"])  # doctest: +SKIP
-    {'html': PosixPath('reports/_out/stylisticbias.html')}
-    """
-    require("report", "cueshift report")  # before any work: the CLI's line naming the extra
-    from cueshift.designs import design_of
-    from cueshift.render import DEFAULT_OUT, render_report
-
-    path, spec = database_of(study, db)
-    if spec is None:
-        raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
-    result = render_report(
-        path,
-        document=design_of(spec).report().document_path,
-        models=models,
-        out_dir=Path(out) if out is not None else DEFAULT_OUT,
-        formats=formats,
-        engine=engine,
-    )
-    return dict(result.outputs)
 
 
 @one_line_errors

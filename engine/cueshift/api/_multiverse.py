@@ -6,12 +6,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from cueshift.api._locate import DEFAULT, database_of
+from cueshift.api._locate import DEFAULT, database_of, one_line_errors
 from cueshift.api._open_study import open_study
 from cueshift.api._study import Study
 from cueshift.errors import CueshiftError
 
 
+@one_line_errors
 def multiverse(
     study: str | Path = DEFAULT,
     *,
@@ -19,6 +20,7 @@ def multiverse(
     resamples: int | None = None,
     seed: int | None = None,
     models: str | Sequence[str] | None = None,
+    progress: bool = False,
 ) -> Study:
     """Run the headline analyses on every path of the study's ``[multiverse]`` choices, as
     ``cueshift multiverse``: ``result_multiverse`` (one row per specification × claim) and
@@ -34,6 +36,8 @@ def multiverse(
         at least 100) and seed (default 0).
     models
         The model subset (a list or ``"a,b"``; default: every model).
+    progress
+        ``--progress``: a line ``specification <done>/<total>`` on stderr after each specification.
 
     Returns
     -------
@@ -64,13 +68,18 @@ def multiverse(
     if spec is None:
         raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
     target, _ = multiverse_study(
-        path, spec, models=parse_models(models), resamples=resamples, seed=seed, note=_print_note
-    )
+        path, spec, models=parse_models(models), resamples=resamples, seed=seed,
+        progress=_print_progress if progress else None, note=_print_note,
+    )  # fmt: skip
     return open_study(study, db=target)
 
 
 def _print_note(line: str) -> None:
     sys.stderr.write(line + "\n")
+
+
+def _print_progress(done: int, total: int) -> None:
+    _print_note(f"specification {done}/{total}")
 
 
 __all__ = ["multiverse"]

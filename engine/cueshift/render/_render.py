@@ -92,6 +92,19 @@ def check_out_dir(out_dir: Path) -> Path:
     return out
 
 
+def check_document(document: str | Path) -> Path:
+    """The report source, refused before anything is said or rendered when it is no file.
+
+    Raises
+    ------
+    CueshiftError
+        One line naming the file and ``--document``.
+    """
+    if not Path(document).is_file():
+        raise CueshiftError(f"{document}: no such report document (use --document PATH.qmd)")
+    return Path(document)
+
+
 def render_report(
     db: str | Path,
     *,
@@ -137,9 +150,7 @@ def render_report(
     db_path = Path(db).resolve()
     con, selected, _ = open_for_report(db_path, models)
     con.close()
-    document = Path(document)
-    if not document.is_file():
-        raise CueshiftError(f"{document}: no such report document (use --document PATH.qmd)")
+    document = check_document(document)
     wanted = check_formats(formats)
     params = {"db": str(db_path), "models": ",".join(parse_models(models))}
     use_quarto = how == "quarto" or (how == "auto" and quarto_available())

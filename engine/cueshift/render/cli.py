@@ -15,7 +15,7 @@ command line passes a function from the ``--study`` value to the design's report
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -28,6 +28,8 @@ from cueshift.render._paths import DEFAULT_OUT
 
 if TYPE_CHECKING:  # the report machinery is imported when the command runs, not when the CLI starts
     from cueshift.render._catalog import Catalog
+    from cueshift.render._document import Report
+    from cueshift.render._spec import TableSpec
 
 console = console_for()
 err_console = console_for(stderr=True)
@@ -75,9 +77,10 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
         """Render the study report (HTML and PDF) from the study database; numbers are read at render time."""
         require("report", "cueshift report")  # before any work: one line naming the extra
         if tables:  # printed, not rendered: an option of the rendering is refused, not ignored
-            _check_tables_only(out=out, formats=formats, engine=engine, document=document)
+            check_tables_only(out=out, formats=formats, engine=engine, document=document)
         from cueshift.render._database import open_for_report
         from cueshift.render._render import (
+            check_document,
             check_engine,
             check_formats,
             check_out_dir,
@@ -95,6 +98,7 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
         how = check_engine(engine)
         check_out_dir(out)  # before anything renders: a file named --out, a read-only folder
         wanted = check_formats(f.strip() for f in formats.split(",") if f.strip())
+        source = check_document(document or catalog.document_path)  # before "rendering with ...": one line
         con, _, _ = open_for_report(
             path, chosen
         )  # a database it cannot render: one line, nothing said before
@@ -108,7 +112,7 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
             err_console.print(f"rendering with {with_what} ...", highlight=False)
         result = render_report(
             path,
-            document=document or catalog.document_path,
+            document=source,
             models=chosen,
             out_dir=out,
             formats=wanted,
@@ -126,7 +130,7 @@ def report_command_for(resolve: ReportTarget) -> Callable[..., None]:
     return report_command
 
 
-def _check_tables_only(*, out: Path, formats: str, engine: str, document: Path | None) -> None:
+def check_tables_only(*, out: Path, formats: str, engine: str, document: Path | None) -> None:
     """Refuse, with ``--tables``, every option of the rendering given a value of its own.
 
     Raises
@@ -146,6 +150,15 @@ def _check_tables_only(*, out: Path, formats: str, engine: str, document: Path |
             raise ConfigError(f"{option}: --tables prints the tables and renders nothing; leave one out")
 
 
+def shown_tables(report: Report, catalog: Catalog) -> Iterator[tuple[TableSpec, list[str]]]:
+    """The declared tables ``--tables`` shows (and ``cs.report(tables=True)`` returns), in order,
+    each with the source tables it lacks (none: computed); an optional table without rows is left out."""
+    for spec in catalog.tables:
+        gone = report.missing(spec.requires)
+        if not (spec.optional and (gone or not report.styled(spec.key).n_rows)):
+            yield spec, gone
+
+
 def print_tables(db: Path, catalog: Catalog, models: str = "") -> None:
     """Print every declared table of ``catalog`` to the console (rich), or why it is not computed
     (an optional table without rows is left out)."""
@@ -153,10 +166,7 @@ def print_tables(db: Path, catalog: Catalog, models: str = "") -> None:
     from cueshift.render._outputs import to_rich
 
     with Report.open(db, models, catalog) as report:
-        for spec in catalog.tables:
-            gone = report.missing(spec.requires)
-            if spec.optional and (gone or not report.styled(spec.key).n_rows):
-                continue
+        for spec, gone in shown_tables(report, catalog):
             if gone:
                 console.print(
                     f"[yellow]{spec.title}[/]: not computed ({', '.join(gone)} missing; "
