@@ -48,6 +48,29 @@ def refuse_unread(study: BaseModel, design: str, unread: dict[str, str]) -> None
             raise ValueError(f"[{section}]: the {design!r} design does not read it ({instead}); leave it out")
 
 
+def refuse_replaced(study: BaseModel, synthetic: str) -> None:
+    """Refuse ``[image_set]`` and ``[build]`` where the design's ``synthetic`` section draws the
+    image set instead: the images they describe would never be judged.
+
+    Raises
+    ------
+    ValueError
+        The first such section the study file gives (pydantic makes it the file's one line).
+    """
+    image_set = getattr(study, "image_set", None)
+    given = {
+        "build": "build" in study.model_fields_set,
+        # the study's validator always fills `placebos`: the section is given when anything else is
+        "image_set": isinstance(image_set, BaseModel) and bool(image_set.model_fields_set - {"placebos"}),
+    }
+    for section, is_given in given.items():
+        if is_given:
+            raise ValueError(
+                f"[{section}]: [{synthetic}] draws the image set instead, so its images would never be "
+                f"judged; leave out one of the two"
+            )
+
+
 class SyntheticRaters(Section):
     """Deterministic synthetic human raters (no download): who rates what, on which scale.
 
@@ -113,6 +136,7 @@ __all__ = [
     "PAIRWISE_PROMPT",
     "PAIRWISE_RATING_PROMPT",
     "Section",
+    "refuse_replaced",
     "refuse_unread",
     "SyntheticPairedFaces",
     "SyntheticPortraits",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from cueshift.designs.paired.scenarios import SCENARIO_SETS
 from cueshift.designs.paired.section import PairedStudy
-from cueshift.designs.paired.workload import prepared_study
+from cueshift.designs.paired.workload import paired_images, prepared_study
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
 from cueshift.designs.viewer_support import ViewerSupport
 from cueshift.schemas.results_paired import RESULT_TABLES
@@ -46,15 +46,19 @@ class PairedDesign:
         from cueshift.images import load_image_set
 
         prepared = prepared_study(study)
-        return judgment_workload(
-            prepared, load_image_set(prepared.image_set, prepared.variations, progress=progress)
-        )
+        loaded = load_image_set(prepared.image_set, prepared.variations, progress=progress)
+        return judgment_workload(prepared, paired_images(loaded, prepared))
 
     def edit_pairs(self, study: PairedStudy, *, progress: bool) -> EditPairs:
         """Every original photo (base) and its filtered photo (variation): what the edit audit checks."""
-        from cueshift.designs.audit import image_set_edit_pairs
+        from cueshift.designs.audit import EditPairs, edit_pairs_of
+        from cueshift.images import load_image_set
 
-        return image_set_edit_pairs(prepared_study(study), progress=progress)
+        prepared = prepared_study(study)
+        loaded = paired_images(
+            load_image_set(prepared.image_set, prepared.variations, progress=progress), prepared
+        )
+        return EditPairs(loaded.root, edit_pairs_of(loaded.image))
 
     def analyze(
         self,

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from cueshift.study.config import Study
-from cueshift.study.sections import Section, SyntheticPairedFaces, refuse_unread
+from cueshift.study.sections import Section, SyntheticPairedFaces, refuse_replaced, refuse_unread
 
 Demographic = Literal["gender", "age", "ethnicity"]
 
@@ -44,4 +44,13 @@ class PairedStudy(Study):
             "paired",
             {"variations": "it judges every photo of [paired] filter_feature_key and its original"},
         )
+        if self.paired.synthetic is not None:
+            refuse_replaced(self, "paired.synthetic")
+        key = self.paired.filter_feature_key
+        features = self.build.variations.features if self.build is not None else None
+        if features is not None and set(features) != {key}:
+            raise ValueError(
+                f"[build.variations]: features {sorted(features)}: the 'paired' design judges only the "
+                f"variations of [paired] filter_feature_key '{key}'; give features = {{{key} = [...]}}"
+            )
         return self

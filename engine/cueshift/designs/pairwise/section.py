@@ -14,6 +14,7 @@ from cueshift.study.sections import (
     Section,
     SyntheticPortraits,
     SyntheticRaters,
+    refuse_replaced,
     refuse_unread,
 )
 
@@ -102,4 +103,6 @@ class PairwiseStudy(Study):
                 "audit": "it has no base/variation edits for `cueshift audit`",
             },
         )
+        if self.pairwise.synthetic is not None:
+            refuse_replaced(self, "pairwise.synthetic")
         return self

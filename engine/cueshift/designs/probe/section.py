@@ -122,6 +122,11 @@ class ProbeStudy(Study):
                 "audit": "it has no base/variation edits for `cueshift audit`",
             },
         )
+        if self.build is not None and self.build.generator("variation") is not None:
+            raise ValueError(
+                "[build.generators]: a 'variation' stage makes edits the 'probe' design never judges "
+                "(it judges the base faces only); give the base stage only"
+            )
         return self
 
     @model_validator(mode="before")
