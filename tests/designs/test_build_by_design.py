@@ -10,6 +10,9 @@ were parsed and silently replaced; a probe study built edits it never judges.
 
 from __future__ import annotations
 
+import csv
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -194,3 +197,73 @@ def test_a_probe_build_of_edits_it_never_judges_is_refused(tmp_path: Path) -> No
     path = _with("probe-004", edits, tmp_path)
     _one_line(*_run("show-study", "--study", str(path)), "'variation'", "base faces only")
     assert _run("show-study", "--study", str(_with("probe-004", BUILD, tmp_path)))[0] == 0
+
+
+GRID = """
+[build]
+count = {count}
+[build.grid.fields]
+gender = ["male", "female"]
+age = ["young adult", "elderly"]
+ethnicity = ["Asian", "White"]
+body_type = ["normal"]
+[[build.generators]]
+stage = "base"
+generator = "demo-faces"
+"""
+
+
+def _built(study: str, root: Path, edit: Callable[[str], str], count: int) -> Path:
+    """``studies/<study>.toml`` on a built image set of ``count`` base faces under ``root``."""
+    head, models, rest = (STUDIES / f"{study}.toml").read_text(encoding="utf-8").partition("[[models]]")
+    head = edit(head).replace(f'name = "{study}"', f'name = "built"\ndatabase = "{root.as_posix()}/b.duckdb"')
+    image_set = f'[image_set]\nkind = "manifest"\nmanifest = "{root.as_posix()}/set/manifest.csv"\n'
+    path = root / "study.toml"
+    path.write_text(f"{head}\n{image_set}{GRID.format(count=count)}\n{models}{rest}", encoding="utf-8")
+    code, output = _run("build", "--study", str(path), "--no-progress")
+    assert code == 0, output
+    return path
+
+
+def _judged_images(root: Path, table: str, column: str) -> int:
+    with duckdb.connect(str(root / "b.duckdb"), read_only=True) as con:
+        return len(con.sql(f"SELECT DISTINCT {column} FROM {table}").fetchall())
+
+
+def test_a_pairwise_study_judges_the_built_portraits_its_stimuli_assign(tmp_path: Path) -> None:
+    def edit(head: str) -> str:
+        head = re.sub(r"\[pairwise\.synthetic(_humans)?\]\n(?:[^\[].*\n|\n)*", "", head)
+        head = head.replace('rating_attribute = "western-aesthetic"\n', "").replace("rate_models = true", "")
+        return head.replace("[pairwise]\n", f'[pairwise]\nstimuli = "{tmp_path.as_posix()}/stimuli.csv"\n', 1)
+
+    study = _built("pairwise-002", tmp_path, edit, count=4)
+    with (tmp_path / "set" / "manifest.csv").open(encoding="utf-8") as manifest:
+        rows = list(csv.DictReader(manifest))
+    assigned = [
+        f"{row['image_id']},{row['gender']},{'western' if row['ethnicity'] == 'White' else 'local'}\n"
+        for row in rows
+    ]
+    (tmp_path / "stimuli.csv").write_text(
+        "image_id,cohort,stimulus_group\n" + "".join(assigned), encoding="utf-8"
+    )
+    for command in ("infer", "analyze"):
+        code, output = _run(
+            command, "--study", str(study), *(("--no-progress",) if command == "infer" else ())
+        )
+        assert code == 0, output
+    assert _judged_images(tmp_path, "pairwise_trial", "left_image_id") == len(rows) == 4
+    assert _judged_images(tmp_path, "result_pairwise_cohort", "cohort") == 2
+
+
+def test_a_probe_study_judges_the_built_base_faces(tmp_path: Path) -> None:
+    def edit(head: str) -> str:
+        return re.sub(r'\[image_set\]\nkind = "demo"\nsize = "small"\n', "", head).replace("[1, 2, 3]", "[1]")
+
+    study = _built("probe-004", tmp_path, edit, count=8)
+    for command in ("infer", "analyze"):
+        code, output = _run(
+            command, "--study", str(study), *(("--no-progress",) if command == "infer" else ())
+        )
+        assert code == 0, output
+    assert _judged_images(tmp_path, "judgment", "image_id") == 8
+    assert _judged_images(tmp_path, "result_probe_similarity", "model_id") == 4
