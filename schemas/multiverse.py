@@ -1,5 +1,6 @@
 """The tables ``cueshift multiverse`` writes: ``result_multiverse`` (one row per specification ×
-claim) and ``result_multiverse_summary`` (one row per claim). They are not tables of an analysis of
+claim), ``result_multiverse_summary`` (one row per claim) and ``result_multiverse_joint`` (the joint
+test of each model's SBS over the specifications). They are not tables of an analysis of
 the suite (``cueshift analyze`` neither writes nor drops them); :func:`validate_multiverse` checks a
 frame and names the first bad row and field.
 """
@@ -76,10 +77,28 @@ class MultiverseSummarySchema(ResultModel):
     holds_release: bool | None = pa.Field(nullable=True)
 
 
+class MultiverseJointSchema(ResultModel):
+    """``result_multiverse_joint``: the specification curve's joint test of a model's SBS (and the
+    pooled one) over cueshift's specifications (Simonsohn, Simmons & Nelson 2020; docs/multiverse.md):
+    the ``observed`` ``statistic`` (``median`` estimate, ``n_significant`` specifications in the
+    ``dominant_sign``, ``stouffer`` Z), its ``p`` against the forced null ((1 + #as extreme) /
+    (1 + ``n_resamples``)), the ``n_specifications`` and the ``n_faces`` it rests on."""
+
+    model_id: str
+    statistic: str = one_of("median", "n_significant", "stouffer")
+    observed: float
+    p: float = pa.Field(gt=0.0, le=1.0)
+    dominant_sign: str = one_of("+", "-")
+    n_specifications: pl.Int64 = pa.Field(ge=1)
+    n_resamples: pl.Int64 = pa.Field(ge=1)
+    n_faces: pl.Int64 = count()
+
+
 #: The tables by name (stored as ``result_<name>``).
 MULTIVERSE_SCHEMAS: dict[str, type[ResultModel]] = {
     "multiverse": MultiverseSchema,
     "multiverse_summary": MultiverseSummarySchema,
+    "multiverse_joint": MultiverseJointSchema,
 }
 
 
@@ -103,4 +122,10 @@ def validate_multiverse(name: str, frame: pl.DataFrame) -> pl.DataFrame:
         ) from None
 
 
-__all__ = ["MULTIVERSE_SCHEMAS", "MultiverseSchema", "MultiverseSummarySchema", "validate_multiverse"]
+__all__ = [
+    "MULTIVERSE_SCHEMAS",
+    "MultiverseJointSchema",
+    "MultiverseSchema",
+    "MultiverseSummarySchema",
+    "validate_multiverse",
+]

@@ -1,6 +1,7 @@
 """``cueshift multiverse`` and :func:`cueshift.multiverse`: the study's ``[multiverse]`` choices
-crossed over the stored judgments, checked read-only first, then ``result_multiverse`` and
-``result_multiverse_summary`` replaced in one transaction (a failing run writes nothing).
+crossed over the stored judgments, checked read-only first, then ``result_multiverse``,
+``result_multiverse_summary`` and ``result_multiverse_joint`` replaced in one transaction (a failing
+run writes nothing).
 
 While a running ``infer`` holds the database, a copy of its snapshot is used instead, as
 ``analyze`` does (:func:`~cueshift.store.analysis_target.analysis_target`).
@@ -45,7 +46,7 @@ def multiverse_study(
     progress: Callable[[int, int], None] | None = None,
     note: Callable[[str], None] = lambda line: None,
 ) -> tuple[Path, MultiverseResult]:
-    """Run the study's multiverse on ``path`` and store its two tables.
+    """Run the study's multiverse on ``path`` and store its three tables.
 
     Parameters
     ----------
@@ -94,6 +95,7 @@ def multiverse_study(
         frames = {
             "multiverse": validate_multiverse("multiverse", result.claims),
             "multiverse_summary": validate_multiverse("multiverse_summary", result.summary),
+            "multiverse_joint": validate_multiverse("multiverse_joint", result.joint),
         }
         store.replace_results(con, frames)
     finally:

@@ -32,8 +32,14 @@ from cueshift.designs.stylisticbias.multiverse.claims import (
     table3_claims,
     vs_claims,
 )
+from cueshift.designs.stylisticbias.multiverse.joint import SpecificationFaces, joint_table
 from cueshift.designs.stylisticbias.multiverse.release import ReferenceTables, release_claims
-from cueshift.designs.stylisticbias.stats import category_demographic_table, sbs_levels, variation_strength
+from cueshift.designs.stylisticbias.stats import (
+    category_demographic_table,
+    sbs_levels,
+    summed_delta,
+    variation_strength,
+)
 from cueshift.errors import CueshiftError, SchemaViolation
 from cueshift.stats import Resampling
 from cueshift.views import parse_phi
@@ -45,10 +51,13 @@ CLAIM_LEVELS = ("model", "variation_value")
 @dataclass(frozen=True)
 class MultiverseResult:
     """``claims``: one row per specification × claim (``result_multiverse``); ``summary``: one row
-    per claim (``result_multiverse_summary``); ``notes``: what was left out of the cross product."""
+    per claim (``result_multiverse_summary``); ``joint``: the joint test of each model's SBS over
+    cueshift's specifications (``result_multiverse_joint``, :mod:`.joint`); ``notes``: what was left
+    out of the cross product."""
 
     claims: pl.DataFrame
     summary: pl.DataFrame
+    joint: pl.DataFrame
     notes: tuple[str, ...]
 
 
@@ -133,6 +142,7 @@ def run_multiverse(
     rows_of: dict[tuple[str, ...], tuple[pl.DataFrame, pl.DataFrame]] = {}
     vs_of: dict[tuple[str, ...], pl.DataFrame] = {}
     sbs_of: dict[tuple[str, ...], pl.DataFrame] = {}
+    faces_of: dict[tuple[str, ...], SpecificationFaces] = {}
     reference: ReferenceTables | None = None
     reference_top: dict[str, str] = {}
     frames = []
@@ -155,11 +165,15 @@ def run_multiverse(
                     raise CueshiftError(f"specification {_named(spec)}: no Δ rows")
                 sbs_key = (*key, spec.of("generalise"))
                 if sbs_key not in sbs_of:
+                    summed = summed_delta(delta, ())
                     sbs = sbs_levels(
                         delta, levels=CLAIM_LEVELS, dimensions=(), resampling=resampling,
-                        generalise=spec.of("generalise"),
+                        generalise=spec.of("generalise"), summed=summed,
                     )  # fmt: skip
                     sbs_of[sbs_key] = sbs_claims(sbs, config.alpha)
+                    if key not in faces_of:
+                        faces_of[key] = SpecificationFaces.of(summed, 0)
+                faces_of[key] = faces_of[key].counted_once_more()
                 if key not in vs_of:
                     vs = variation_strength(base_phi, resampling=resampling)
                     table3 = category_demographic_table(delta, resampling=resampling)
@@ -178,7 +192,8 @@ def run_multiverse(
         if progress is not None:
             progress(done, len(specs))
     claims = _held(pl.concat(frames))
-    return MultiverseResult(claims, summarise(claims, CHOICES), notes)
+    joint = joint_table(list(faces_of.values()), resampling=resampling, alpha=config.alpha)
+    return MultiverseResult(claims, summarise(claims, CHOICES), joint, notes)
 
 
 def _named(spec: Specification) -> str:
