@@ -108,3 +108,13 @@ def test_run_multiverse_tests_each_model_and_the_pool_over_cueshift_paths(con):
     )
     assert (significant["observed"] <= significant["n"]).all()
     assert ((joint["p"] > 0) & (joint["p"] <= 1)).all()
+    store.replace_results(con, {"multiverse_joint": joint})
+    from cueshift.designs.stylisticbias.report.multiverse import MULTIVERSE_JOINT
+
+    shown = store.query(con, MULTIVERSE_JOINT.sql.replace("$models", "['m-a', 'm-b']"))
+    assert shown["model_id"].to_list() == ["m-a", "m-b", POOLED]
+    pooled = joint.filter(model_id=POOLED)
+    row = shown.row(2, named=True)
+    assert row["stouffer_p"] == pooled.filter(statistic="stouffer")["p"].item()
+    assert row["n_significant"] == pooled.filter(statistic="n_significant")["observed"].item()
+    assert [c.name for c in MULTIVERSE_JOINT.columns if c.name not in shown.columns] == []

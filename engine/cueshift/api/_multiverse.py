@@ -23,9 +23,10 @@ def multiverse(
     progress: bool = False,
 ) -> Study:
     """Run the headline analyses on every path of the study's ``[multiverse]`` choices, as
-    ``cueshift multiverse``: ``result_multiverse`` (one row per specification × claim) and
+    ``cueshift multiverse``: ``result_multiverse`` (one row per specification × claim),
     ``result_multiverse_summary`` (per claim: share of specifications holding it, the choice that
-    moves it most), from the stored judgments (docs/multiverse.md).
+    moves it most) and ``result_multiverse_joint`` (the joint test of each model's SBS over the
+    specifications), from the stored judgments (docs/multiverse.md).
 
     Parameters
     ----------
@@ -42,7 +43,8 @@ def multiverse(
     Returns
     -------
     Study
-        The database, read-only: ``.results("multiverse")``, ``.results("multiverse_summary")``.
+        The database, read-only: ``.results("multiverse")``, ``.results("multiverse_summary")``,
+        ``.results("multiverse_joint")``.
 
     Raises
     ------

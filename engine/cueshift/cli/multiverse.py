@@ -1,5 +1,5 @@
 """``cueshift multiverse``: the headline claims over every path of the study's ``[multiverse]``
-choices (``result_multiverse``, ``result_multiverse_summary``)."""
+choices (``result_multiverse``, ``result_multiverse_summary``, ``result_multiverse_joint``)."""
 
 from __future__ import annotations
 
@@ -38,8 +38,9 @@ def multiverse(
     """Run the headline analyses (SBS per model and attribute, the top VS dimension) on every
     combination of the study's \\[multiverse] choices, from the stored judgments (no inference).
 
-    Writes result_multiverse (one row per specification x claim) and result_multiverse_summary (per
-    claim: the share of specifications in which it holds and the choice that moves it most).
+    Writes result_multiverse (one row per specification x claim), result_multiverse_summary (per
+    claim: the share of specifications in which it holds and the choice that moves it most) and
+    result_multiverse_joint (the joint test of each model's SBS over the specifications).
     """
     from cueshift.designs import load_study
     from cueshift.execution.interrupts import stop_on_sigterm
@@ -59,6 +60,7 @@ def multiverse(
         path, spec, models=parse_models(models), resamples=resamples, seed=seed, progress=report, note=_note
     )
     _print_summary(result.summary, result.claims["specification"].n_unique(), target)
+    _print_joint(result.joint)
 
 
 def _note(line: str) -> None:
@@ -71,7 +73,7 @@ def _print_summary(summary: pl.DataFrame, n_specifications: int, target: Path) -
     everywhere = summary.filter(pl.col("share_holds") == 1.0).height
     console.print(
         f"{n_specifications} specifications, {summary.height} claims: {everywhere} hold in every one "
-        f"-> {target} (result_multiverse, result_multiverse_summary)",
+        f"-> {target} (result_multiverse, result_multiverse_summary, result_multiverse_joint)",
         markup=False,
         soft_wrap=True,
     )
@@ -94,6 +96,28 @@ def _print_summary(summary: pl.DataFrame, n_specifications: int, target: Path) -
         on_release = "" if held is None else ("holds" if held else f"differs ({verdict})")
         table.add_row(claim, f"{share:.0%}", moved or "", on_release)
     console.print(table)
+
+
+def _print_joint(joint: pl.DataFrame) -> None:
+    """One line per model: the joint test's p-values (median, count significant, Stouffer's Z)."""
+    if joint.height == 0:
+        return
+    console.print(
+        "joint test over cueshift's paths, p of (median SBS, paths significant in its sign, Stouffer Z):",
+        markup=False,
+        soft_wrap=True,
+    )
+    for (model,), rows in joint.group_by("model_id", maintain_order=True):
+        p = dict(zip(rows["statistic"], rows["p"], strict=True))
+        median = rows.filter(statistic="median")["observed"].item()
+        console.print(
+            f"  {model}: median {median:+.3f} (p {p['median']:.3f}), "
+            f"{int(rows.filter(statistic='n_significant')['observed'].item())} of "
+            f"{rows['n_specifications'][0]} significant (p {p['n_significant']:.3f}), "
+            f"Z {rows.filter(statistic='stouffer')['observed'].item():.2f} (p {p['stouffer']:.3f})",
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 __all__ = ["multiverse"]
