@@ -32,7 +32,7 @@ from cueshift.designs.stylisticbias.multiverse.claims import (
     table3_claims,
     vs_claims,
 )
-from cueshift.designs.stylisticbias.multiverse.joint import SpecificationFaces, joint_table
+from cueshift.designs.stylisticbias.multiverse.joint_table import SpecificationFaces, joint_table
 from cueshift.designs.stylisticbias.multiverse.release import ReferenceTables, release_claims
 from cueshift.designs.stylisticbias.stats import (
     category_demographic_table,
