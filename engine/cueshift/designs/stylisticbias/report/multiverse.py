@@ -146,11 +146,11 @@ MULTIVERSE_JOINT = TableSpec(
     ),
     notes=(
         "Over cueshift's analysis paths (the release's left out): the median of the model's SBS, the "
-        "number of paths whose SBS is significant (p_adj < α) in the median's sign, and Stouffer's Z "
-        "of the one-sided p-values in that sign. Each p is the share of null draws at least as "
-        "extreme, (1 + count)/(1 + draws): every path's face-level mean Δ shifted by its own SBS (the "
-        "null forced), the faces resampled once for all paths (Simonsohn, Simmons & Nelson 2020; "
-        "docs/multiverse.md).",
+        "number of paths whose SBS is significant (p_adj < α; Wilcoxon signed-rank test on the "
+        "per-face means) in the median's sign, and Stouffer's Z of the one-sided p-values in that "
+        "sign. Each p is the share of null draws at least as extreme, (1 + count)/(1 + draws): every "
+        "path's face-level mean Δ shifted by its own SBS (the null forced), the faces resampled once "
+        "for all paths (Simonsohn, Simmons & Nelson 2020; docs/multiverse.md).",
     ),
     requires=("result_multiverse_joint",),
     empty="no joint test stored (run `cueshift multiverse` again).",
