@@ -11,6 +11,7 @@ were parsed and silently replaced; a probe study built edits it never judges.
 from __future__ import annotations
 
 import csv
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -161,6 +162,35 @@ def test_a_paired_build_of_other_features_is_refused_before_anything_is_made(
     study = _paired(tmp_path, features)
     _one_line(*_run("build", "--study", str(study), "--no-progress"), "[build.variations]", "'beauty_filter'")
     assert not (tmp_path / "set").exists() and not (tmp_path / "paired.duckdb").exists()
+
+
+def _paired_with_file(root: Path, features: dict[str, list[str]]) -> Path:
+    """The paired study with ``features_file`` = a JSON file of ``features``."""
+    path = root / "features.json"
+    path.write_text(json.dumps(features), encoding="utf-8")
+    study = _paired(root, "{}")
+    text = study.read_text(encoding="utf-8").replace("features = {}", f'features_file = "{path.as_posix()}"')
+    study.write_text(text, encoding="utf-8")
+    return study
+
+
+@pytest.mark.parametrize("keys", [["eyewear"], ["beauty_filter", "eyewear"]])
+def test_a_paired_features_file_of_other_keys_is_refused_when_the_study_is_read(
+    keys: list[str], tmp_path: Path
+) -> None:
+    study = _paired_with_file(tmp_path, {key: ["A value"] for key in keys})
+    for command in (("build", "--no-progress"), ("infer", "--no-progress"), ("plan",)):
+        output = _run(command[0], "--study", str(study), *command[1:])
+        assert "features.json" in _one_line(*output, "features_file", "'beauty_filter'")
+    assert not (tmp_path / "set").exists() and not (tmp_path / "paired.duckdb").exists()
+
+
+def test_a_paired_features_file_of_the_filter_key_builds(tmp_path: Path) -> None:
+    study = _paired_with_file(tmp_path, {"beauty_filter": ["Beautified"]})
+    code, output = _run("build", "--study", str(study), "--no-progress")
+    assert code == 0, output
+    manifest = (tmp_path / "set" / "manifest.csv").read_text(encoding="utf-8")
+    assert "beauty_filter" in manifest and manifest.count("\n") == 1 + 4 + 4, manifest
 
 
 def _with(study: str, section: str, folder: Path) -> Path:

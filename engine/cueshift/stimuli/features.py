@@ -2,39 +2,14 @@
 leaves out (group restrictions, plausibility exclusions, the curation whitelist).
 
 The release's ``config/variation_features.json`` and ``variation_features_whitelist.json`` are read
-as they are: one JSON object, feature key -> list of values.
+as they are (``cueshift.study.feature_file``): one JSON object, feature key -> list of values.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from cueshift.errors import ConfigError
 from cueshift.study.build_config import VariationPlan
+from cueshift.study.feature_file import read_feature_file
 from cueshift.study.variations import FEATURES
-
-
-def read_feature_file(path: Path) -> dict[str, list[str]]:
-    """A JSON object of feature key -> list of value strings.
-
-    Raises
-    ------
-    ConfigError
-        A missing or malformed file (one line naming it and the key).
-    """
-    if not path.is_file():
-        raise ConfigError(f"{path}: no such features file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected an object of feature key -> list of values")
-    for key, values in data.items():
-        if not isinstance(values, list) or not values or not all(isinstance(v, str) and v for v in values):
-            raise ConfigError(f"{path}: key {key!r}: expected a non-empty list of value strings")
-    return {str(key): list(values) for key, values in data.items()}
 
 
 def feature_space(plan: VariationPlan) -> dict[str, list[str]]:
@@ -62,4 +37,4 @@ def allowed(plan: VariationPlan, feature_key: str, value: str, base: dict[str, s
     )
 
 
-__all__ = ["allowed", "feature_space", "read_feature_file"]
+__all__ = ["allowed", "feature_space"]

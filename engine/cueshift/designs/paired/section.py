@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import Field, model_validator
 
+from cueshift.errors import ConfigError
+from cueshift.study.build_config import VariationPlan
 from cueshift.study.config import Study
+from cueshift.study.feature_file import read_feature_file
 from cueshift.study.sections import Section, SyntheticPairedFaces, refuse_replaced, refuse_unread
 
 Demographic = Literal["gender", "age", "ethnicity"]
@@ -46,11 +50,24 @@ class PairedStudy(Study):
         )
         if self.paired.synthetic is not None:
             refuse_replaced(self, "paired.synthetic")
-        key = self.paired.filter_feature_key
-        features = self.build.variations.features if self.build is not None else None
-        if features is not None and set(features) != {key}:
-            raise ValueError(
-                f"[build.variations]: features {sorted(features)}: the 'paired' design judges only the "
-                f"variations of [paired] filter_feature_key '{key}'; give features = {{{key} = [...]}}"
-            )
+        if self.build is not None:
+            _check_filter_features(self.build.variations, self.paired.filter_feature_key)
         return self
+
+
+def _check_filter_features(plan: VariationPlan, key: str) -> None:
+    """The build's features are exactly the filter's key: inline, or a ``features_file`` that exists
+    (a missing file is the build's error, where it is read)."""
+    features: Iterable[str] | None = plan.features
+    where = "features"
+    if plan.features_file is not None and plan.features_file.is_file():
+        try:
+            features = read_feature_file(plan.features_file)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+        where = f"features_file {plan.features_file}"
+    if features is not None and set(features) != {key}:
+        raise ValueError(
+            f"[build.variations]: {where}: {sorted(features)}: the 'paired' design judges only the "
+            f"variations of [paired] filter_feature_key '{key}'; give features = {{{key} = [...]}}"
+        )
