@@ -1,7 +1,8 @@
 """The multiverse of the StylisticBias headline analyses (``cueshift multiverse``): the study's
-choices (:mod:`.choices`), the stored judgments read once (:mod:`.cells`), the claims and their
-summary (:mod:`.claims`), the joint test of each model's SBS (:mod:`.joint`, :mod:`.joint_table`), the run
-(:mod:`.run`)."""
+choices (:mod:`.choices`), the stored judgments read once (:mod:`.cells`) and the choices they
+realise (:mod:`.effective`), each specification's claims (:mod:`.paths`, :mod:`.release`), the claims
+and their summary (:mod:`.claims`), the joint test of each model's SBS (:mod:`.joint`,
+:mod:`.joint_table`), the run (:mod:`.run`)."""
 
 from cueshift.designs.stylisticbias.multiverse.choices import (
     CHOICES,
