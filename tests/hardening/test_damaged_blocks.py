@@ -12,7 +12,6 @@ primary-key indexes, free blocks); ``analyze`` and the viewer take every block i
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from pathlib import Path
 
@@ -25,11 +24,11 @@ from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.errors import CueshiftError
 from cueshift.stats import Resampling
+from tests.hardening.blocks import block_count, damaged_copy, table_blocks
 from tests.hardening.failing import one_line, run
+from tests.hardening.study_db import sha256
 from tests.render.study_db import build_study_db
 
-#: DuckDB's file layout: three 4 KiB headers, then 256 KiB blocks, each starting with its checksum.
-HEADERS, BLOCK = 3 * 4096, 256 * 1024
 #: Tables whose first block the quick tests damage: judgments, a dimension, runs, two result tables.
 SAMPLED_TABLES = ("judgment", "model", "image", "run", "result_manifest", "result_sbs")
 
@@ -45,36 +44,9 @@ def analysed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _blocks(path: Path) -> dict[str, list[int]]:
-    """Block ids by what holds them: a table's name, or ``"other"`` (metadata, indexes, free)."""
-    con = duckdb.connect(str(path), read_only=True)
-    try:
-        tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()]
-        query = "SELECT DISTINCT block_id FROM pragma_storage_info(?) WHERE block_id >= 0 ORDER BY 1"
-        owned = {table: [int(r[0]) for r in con.execute(query, [table]).fetchall()] for table in tables}
-    finally:
-        con.close()
-    held = {block for blocks in owned.values() for block in blocks}
-    count = (path.stat().st_size - HEADERS) // BLOCK
-    return {**owned, "other": [b for b in range(count) if b not in held]}
-
-
 def _sample(path: Path) -> list[int]:
-    blocks = _blocks(path)
+    blocks = table_blocks(path)
     return sorted({blocks[t][0] for t in SAMPLED_TABLES if blocks.get(t)} | set(blocks["other"]))
-
-
-def _damaged(source: Path, folder: Path, block: int) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    data = bytearray(source.read_bytes())
-    data[HEADERS + block * BLOCK] ^= 1  # a bit of the block's stored checksum
-    path = folder / "damaged.duckdb"
-    path.write_bytes(bytes(data))
-    return path
-
-
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 COMMANDS = {
@@ -90,15 +62,15 @@ COMMANDS = {
 def _check(command: str, analysed: Path, folder: Path, block: int) -> bool:
     """Run ``command`` on ``analysed`` with ``block`` damaged: it succeeds, or fails in one line naming
     the file with the database byte for byte as it was and no file written. Returns whether it failed."""
-    db = _damaged(analysed, folder, block)
-    before = _sha(db)
+    db = damaged_copy(analysed, folder, block)
+    before = sha256(db)
     result = run(*COMMANDS[command](db, folder / "out"))
     if result.exit_code == 0:
         return False
     # the html report says which renderer it starts before its cells read the file (a notice)
     line = one_line(result, notices=("rendering with ",))
     assert str(db) in line and "damaged" in line, (block, line)
-    assert _sha(db) == before, (block, line)
+    assert sha256(db) == before, (block, line)
     assert sorted(p.name for p in folder.iterdir()) == ["damaged.duckdb"], block  # no output, no WAL
     return True
 
@@ -117,7 +89,7 @@ def test_a_reading_command_names_a_damaged_block(analysed: Path, tmp_path: Path,
 def test_analyze_refuses_a_damaged_block_before_writing(analysed: Path, tmp_path: Path) -> None:
     """The judgments' and the model table's first blocks: refused before a result table is replaced
     (before the fix, the model's block failed after the results were written: the file changed)."""
-    blocks = _blocks(analysed)
+    blocks = table_blocks(analysed)
     for block in (blocks["judgment"][0], blocks["model"][0]):
         assert _check("analyze", analysed, tmp_path / str(block), block)
 
@@ -125,13 +97,13 @@ def test_analyze_refuses_a_damaged_block_before_writing(analysed: Path, tmp_path
 @pytest.mark.slow
 def test_analyze_of_every_damaged_block(analysed: Path, tmp_path: Path) -> None:
     """Every block in turn (indexes included: a primary key's block is read only by a lookup)."""
-    count = (analysed.stat().st_size - HEADERS) // BLOCK
+    count = block_count(analysed)
     refused = [_check("analyze", analysed, tmp_path / str(b), b) for b in range(count)]
     assert sum(refused) > count // 2
 
 
 def test_the_python_api_names_a_damaged_block(analysed: Path, tmp_path: Path) -> None:
-    db = _damaged(analysed, tmp_path, _blocks(analysed)["judgment"][0])
+    db = damaged_copy(analysed, tmp_path, table_blocks(analysed)["judgment"][0])
     study = cs.open_study(db)
     with pytest.raises(CueshiftError) as info:
         study.judgments()
@@ -160,10 +132,10 @@ def test_the_viewer_names_a_damaged_block(analysed: Path, tmp_path: Path) -> Non
     image = con.execute("SELECT image_id FROM image WHERE role = 'base' ORDER BY image_id LIMIT 1").fetchall()
     con.close()
     at_start = on_a_page = 0
-    count = (analysed.stat().st_size - HEADERS) // BLOCK
+    count = block_count(analysed)
     for block in range(count):
-        db = _damaged(analysed, tmp_path / str(block), block)
-        before = _sha(db)
+        db = damaged_copy(analysed, tmp_path / str(block), block)
+        before = sha256(db)
         try:
             app = create_app(db, thumbs=tmp_path / "thumbs")
         except CueshiftError as exc:
@@ -176,7 +148,7 @@ def test_the_viewer_names_a_damaged_block(analysed: Path, tmp_path: Path) -> Non
                 assert str(db) in body and "damaged database" in body, (block, path)
                 on_a_page += 1
         app.state.viewer.source.close()
-        assert _sha(db) == before
+        assert sha256(db) == before
     assert at_start and on_a_page
 
 

@@ -31,6 +31,7 @@ from cueshift.errors import ConfigError, CueshiftError
 from cueshift.execution.invariance_sample import compare, stratified_sample
 from cueshift.inference.backends import Backend, backend_spec
 from cueshift.schemas.invariance import validate_invariance
+from cueshift.store.damage import verify_blocks
 from cueshift.study.config import ModelConfig, Study
 
 #: Default share of identical answers below which a model is flagged.
@@ -82,6 +83,7 @@ def check_invariance_study(
         raise CueshiftError(f"{path}: no such study database (run `cueshift infer` first)")
     con = store.open_study(path, read_only=True, announce=False)
     try:
+        verify_blocks(con, path)  # a damaged block: refused before a model is loaded and asked (D79)
         sampled = stratified_sample(con, check_models(con, path, list(models) or None), sample, seed)
     finally:
         con.close()

@@ -31,6 +31,7 @@ from typing import Final
 import duckdb
 
 from cueshift.errors import CueshiftError
+from cueshift.store.damage import verify_blocks
 from cueshift.store.database import SCHEMA_VERSION, UPGRADABLE_VERSIONS, create_views, sql_text
 from cueshift.store.files import check_existing_database, close_quietly, connect, remove_database
 from cueshift.store.transaction import transaction
@@ -91,8 +92,9 @@ def upgrade_database(path: str | Path) -> Upgrade:
     Raises
     ------
     CueshiftError
-        No such file, not a whole DuckDB database, in use, or of a version this cueshift cannot
-        upgrade (unknown, newer, unstamped); the file is left as it was.
+        No such file, not a whole DuckDB database, a block that fails its checksum (every table
+        read once first, result tables too), in use, or of a version this cueshift cannot upgrade
+        (unknown, newer, unstamped); the file is left as it was.
     """
     path = Path(path)
     if not path.exists():
@@ -108,6 +110,7 @@ def upgrade_database(path: str | Path) -> Upgrade:
             f"{path}: the database has {found}; `cueshift upgrade` upgrades versions "
             f"{', '.join(UPGRADABLE_VERSIONS)} to {SCHEMA_VERSION} only"
         )
+    _verify(path)
     _fold_wal(path)
     work = path.with_name(f".{path.name}.upgrading")
     remove_database(work)  # a killed upgrade's leftover
@@ -121,6 +124,16 @@ def upgrade_database(path: str | Path) -> Upgrade:
     os.replace(work, path)
     _sync_folder(path.parent)
     return Upgrade(path, version, backup, copied)
+
+
+def _verify(path: Path) -> None:
+    """Read every table of ``path`` once, its result tables too (which the upgrade drops): a damaged
+    block is refused in one line naming the file before anything is written (D79)."""
+    con = connect(path, read_only=True)
+    try:
+        verify_blocks(con, path)
+    finally:
+        con.close()
 
 
 def _fold_wal(path: Path) -> None:
