@@ -26,10 +26,15 @@ if TYPE_CHECKING:
         describe,
         export,
         infer,
+        merge,
         multiverse,
         open_study,
+        plan_study,
         prereg,
         report,
+        show_study,
+        status,
+        upgrade,
     )  # fmt: skip
     from cueshift.errors import CueshiftError
 
@@ -48,11 +53,16 @@ __all__ = [
     "describe",
     "export",
     "infer",
+    "merge",
     "multiverse",
     "open_study",
+    "plan_study",
     "prereg",
     "report",
+    "show_study",
     "stats",
+    "status",
+    "upgrade",
 ]
 
 #: Public name → the module it comes from (imported on first access): ``stats`` is a module,

@@ -112,8 +112,8 @@ def test_import_cueshift_stays_light() -> None:
     exported, heavy = done.stdout.splitlines()
     assert exported == str(
         ["CueshiftError", "Study", "analyze", "audit", "build", "check_invariance", "describe", "export"]
-        + ["infer", "multiverse"]
-        + ["open_study", "prereg", "report", "stats"]
+        + ["infer", "merge", "multiverse"]
+        + ["open_study", "plan_study", "prereg", "report", "show_study", "stats", "status", "upgrade"]
     )
     assert heavy == "[]"
 

@@ -4,6 +4,7 @@
 Public surface::
 
     from cueshift.api import open_study, Study, infer, analyze, report, export, describe, write_demo_study
+    from cueshift.api import plan_study, Plan, status, show_study, merge, upgrade
 
 Each function does what its ``cueshift`` command does, with the same internals, defaults and
 checks; a bad input raises :class:`~cueshift.errors.CueshiftError` with the command's one line.
@@ -15,16 +16,21 @@ from cueshift.api._analyze import analyze
 from cueshift.api._audit import audit
 from cueshift.api._build import build
 from cueshift.api._commands import export, infer
+from cueshift.api._databases import merge, show_study, upgrade
 from cueshift.api._demo import write_demo_study
 from cueshift.api._describe import describe
 from cueshift.api._invariance import check_invariance
 from cueshift.api._multiverse import multiverse
 from cueshift.api._open_study import open_study
+from cueshift.api._plan import plan_study
+from cueshift.api._plan_result import Plan
 from cueshift.api._prereg import prereg
 from cueshift.api._report import report
+from cueshift.api._status import status
 from cueshift.api._study import Study
 
 __all__ = [
+    "Plan",
     "Study",
     "analyze",
     "audit",
@@ -33,9 +39,14 @@ __all__ = [
     "describe",
     "export",
     "infer",
+    "merge",
     "multiverse",
     "open_study",
+    "plan_study",
     "prereg",
     "report",
+    "show_study",
+    "status",
+    "upgrade",
     "write_demo_study",
 ]

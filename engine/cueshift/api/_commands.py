@@ -94,11 +94,13 @@ def infer(
 def export(
     study: str | Path = DEFAULT,
     *,
+    out: str | Path,
     db: str | Path | None = None,
-    out: str | Path = "exports",
     formats: Sequence[str] | None = None,
 ) -> list[Path]:
     """Write the study's exports for other tools, as ``cueshift export`` (docs/exports.md).
+
+    ``out``, the folder written into, is required, as the command's ``--out`` is.
 
     ``counts.parquet`` (favourable of valid per model × face × variation × scenario × ordering,
     for brms/lme4/HiBayES), ``results/<table>.parquet|csv`` and ``eee/<model>.json`` (Every Eval
