@@ -1,8 +1,8 @@
 """The tables ``cueshift multiverse`` writes: ``result_multiverse`` (one row per specification ×
 claim), ``result_multiverse_summary`` (one row per claim) and ``result_multiverse_joint`` (the joint
-test of each model's SBS over the specifications). They are not tables of an analysis of
-the suite (``cueshift analyze`` neither writes nor drops them); :func:`validate_multiverse` checks a
-frame and names the first bad row and field.
+test of each model's SBS, and of each of its attributes', over the specifications). They are not
+tables of an analysis of the suite (``cueshift analyze`` neither writes nor drops them);
+:func:`validate_multiverse` checks a frame and names the first bad row and field.
 """
 
 from __future__ import annotations
@@ -78,16 +78,23 @@ class MultiverseSummarySchema(ResultModel):
 
 
 class MultiverseJointSchema(ResultModel):
-    """``result_multiverse_joint``: the specification curve's joint test of a model's SBS (and the
-    pooled one) over cueshift's specifications (Simonsohn, Simmons & Nelson 2020; docs/multiverse.md):
-    the ``observed`` ``statistic`` (``median`` estimate, ``n_significant`` specifications in the
-    ``dominant_sign``, ``stouffer`` Z), its ``p`` against the forced null ((1 + #as extreme) /
-    (1 + ``n_resamples``)), the ``n_specifications`` and the ``n_faces`` it rests on."""
+    """``result_multiverse_joint``: the specification curve's joint test of a claim over cueshift's
+    specifications (Simonsohn, Simmons & Nelson 2020; docs/multiverse.md): a model's SBS (and the
+    pooled one; ``kind = 'sbs_model'``, ``subject = 'all attributes'``) or its SBS of one attribute
+    (``kind = 'sbs_attribute'``, ``subject``: the attribute), as ``result_multiverse`` names the
+    claim; the ``observed`` ``statistic`` (``median`` estimate, ``n_significant`` specifications in
+    the ``dominant_sign``, ``stouffer`` Z), its ``p`` against the forced null ((1 + #as extreme) /
+    (1 + ``n_resamples``)) and ``p_adj`` (BH within kind × model × statistic: over a model's
+    attributes; a model's SBS is alone, ``p_adj = p``), the ``n_specifications`` and the
+    ``n_faces`` it rests on."""
 
+    kind: str = one_of("sbs_model", "sbs_attribute")
     model_id: str
+    subject: str
     statistic: str = one_of("median", "n_significant", "stouffer")
     observed: float
     p: float = pa.Field(gt=0.0, le=1.0)
+    p_adj: float = pa.Field(gt=0.0, le=1.0)
     dominant_sign: str = one_of("+", "-")
     n_specifications: pl.Int64 = pa.Field(ge=1)
     n_resamples: pl.Int64 = pa.Field(ge=1)

@@ -1,6 +1,7 @@
 """The specification curve's joint test (``result_multiverse_joint``, Simonsohn, Simmons & Nelson
 2020): its null distribution against a plain numpy re-implementation, its level under a planted
-null, its power under a planted effect, and the table ``run_multiverse`` makes."""
+null, its power under a planted effect, and the table ``run_multiverse`` makes (each model's SBS and
+each attribute's, D80) with Tables MV2 and MV3 reading it."""
 
 from __future__ import annotations
 
@@ -90,10 +91,12 @@ def con(tmp_path_factory):
 def test_run_multiverse_tests_each_model_and_the_pool_over_cueshift_paths(con):
     config = MultiverseConfig(phi=["greedy"], orderings=["all", "2"])
     result = run_multiverse(con, config, resampling=Resampling(resamples=100, seed=3))
-    joint = validate_multiverse("multiverse_joint", result.joint)
+    everything = validate_multiverse("multiverse_joint", result.joint)
+    joint = everything.filter(kind="sbs_model")
     assert joint.select("model_id", "statistic").rows() == [
         (m, s) for m in ("m-a", "m-b", POOLED) for s in JOINT_STATISTICS
     ]
+    assert (joint["subject"] == "all attributes").all() and (joint["p_adj"] == joint["p"]).all()
     cueshift = result.claims.filter(kind="sbs_model", path="cueshift")
     assert (joint["n_specifications"] == cueshift.filter(model_id="m-a").height).all()
     assert (joint["n_resamples"] == 100).all() and (joint["n_faces"] == 20).all()
@@ -108,13 +111,45 @@ def test_run_multiverse_tests_each_model_and_the_pool_over_cueshift_paths(con):
     )
     assert (significant["observed"] <= significant["n"]).all()
     assert ((joint["p"] > 0) & (joint["p"] <= 1)).all()
-    store.replace_results(con, {"multiverse_joint": joint})
-    from cueshift.designs.stylisticbias.report.multiverse import MULTIVERSE_JOINT
+    _attributes_match_their_claims(everything, result.claims)
+    _tables_mv2_and_mv3_read_it(con, everything)
 
-    shown = store.query(con, MULTIVERSE_JOINT.sql.replace("$models", "['m-a', 'm-b']"))
-    assert shown["model_id"].to_list() == ["m-a", "m-b", POOLED]
-    pooled = joint.filter(model_id=POOLED)
-    row = shown.row(2, named=True)
+
+def _attributes_match_their_claims(joint: pl.DataFrame, claims: pl.DataFrame) -> None:
+    """Every ``sbs_attribute`` claim of cueshift's paths has its joint test, its median the claims'."""
+    attributes = joint.filter(kind="sbs_attribute", statistic="median")
+    cueshift = claims.filter(kind="sbs_attribute", path="cueshift")
+    medians = cueshift.group_by("model_id", "subject").agg(pl.col("estimate").median(), n=pl.len())
+    both = attributes.join(medians, on=["model_id", "subject"], how="full", coalesce=True)
+    assert both.height == attributes.height == medians.height > 0
+    assert np.allclose(both["observed"], both["estimate"]) and (both["n_specifications"] == both["n"]).all()
+
+
+def _tables_mv2_and_mv3_read_it(con, joint: pl.DataFrame) -> None:
+    from cueshift.designs.stylisticbias.report.multiverse_joint import (
+        MULTIVERSE_JOINT,
+        MULTIVERSE_JOINT_ATTRIBUTES,
+    )
+
+    def shown(spec):
+        return store.query(con, spec.sql.replace("$models", "['m-a', 'm-b']"))
+
+    store.replace_results(con, {"multiverse_joint": joint})
+    models = shown(MULTIVERSE_JOINT)
+    assert models["model_id"].to_list() == ["m-a", "m-b", POOLED]
+    pooled = joint.filter(kind="sbs_model", model_id=POOLED)
+    row = models.row(2, named=True)
     assert row["stouffer_p"] == pooled.filter(statistic="stouffer")["p"].item()
     assert row["n_significant"] == pooled.filter(statistic="n_significant")["observed"].item()
-    assert [c.name for c in MULTIVERSE_JOINT.columns if c.name not in shown.columns] == []
+    attributes = shown(MULTIVERSE_JOINT_ATTRIBUTES)
+    stored = joint.filter(kind="sbs_attribute", statistic="stouffer").sort("model_id", "subject")
+    assert attributes.height == stored.height
+    assert set(attributes["stouffer_p"].to_list()) <= set(stored["p_adj"].to_list())
+    for spec, frame in ((MULTIVERSE_JOINT, models), (MULTIVERSE_JOINT_ATTRIBUTES, attributes)):
+        assert [c.name for c in spec.columns if c.name not in frame.columns] == []
+    # a joint table an older cueshift wrote (no kind, subject, p_adj): Table MV2 as before, MV3 empty
+    store.replace_results(
+        con, {"multiverse_joint": joint.filter(kind="sbs_model").drop("kind", "subject", "p_adj")}
+    )
+    assert shown(MULTIVERSE_JOINT).equals(models)
+    assert shown(MULTIVERSE_JOINT_ATTRIBUTES).height == 0

@@ -25,8 +25,8 @@ def multiverse(
     """Run the headline analyses on every path of the study's ``[multiverse]`` choices, as
     ``cueshift multiverse``: ``result_multiverse`` (one row per specification × claim),
     ``result_multiverse_summary`` (per claim: share of specifications holding it, the choice that
-    moves it most) and ``result_multiverse_joint`` (the joint test of each model's SBS over the
-    specifications), from the stored judgments (docs/multiverse.md).
+    moves it most) and ``result_multiverse_joint`` (the joint test of each model's SBS, and of each of its
+    attributes', over the specifications), from the stored judgments (docs/multiverse.md).
 
     Parameters
     ----------

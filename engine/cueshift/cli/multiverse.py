@@ -40,7 +40,8 @@ def multiverse(
 
     Writes result_multiverse (one row per specification x claim), result_multiverse_summary (per
     claim: the share of specifications in which it holds and the choice that moves it most) and
-    result_multiverse_joint (the joint test of each model's SBS over the specifications).
+    result_multiverse_joint (the joint test of each model's SBS, and of each of its attributes', over the
+    specifications).
     """
     from cueshift.designs import load_study
     from cueshift.execution.interrupts import stop_on_sigterm
@@ -60,7 +61,7 @@ def multiverse(
         path, spec, models=parse_models(models), resamples=resamples, seed=seed, progress=report, note=_note
     )
     _print_summary(result.summary, result.claims["specification"].n_unique(), target)
-    _print_joint(result.joint)
+    _print_joint(result.joint, result.alpha)
 
 
 def _note(line: str) -> None:
@@ -98,8 +99,9 @@ def _print_summary(summary: pl.DataFrame, n_specifications: int, target: Path) -
     console.print(table)
 
 
-def _print_joint(joint: pl.DataFrame) -> None:
-    """One line per model: the joint test's p-values (median, count significant, Stouffer's Z)."""
+def _print_joint(joint: pl.DataFrame, alpha: float) -> None:
+    """One line per model: the joint test's p-values (median, count significant, Stouffer's Z) and
+    how many of its attributes' Stouffer Z are jointly significant (BH-adjusted p < α)."""
     if joint.height == 0:
         return
     console.print(
@@ -107,14 +109,18 @@ def _print_joint(joint: pl.DataFrame) -> None:
         markup=False,
         soft_wrap=True,
     )
-    for (model,), rows in joint.group_by("model_id", maintain_order=True):
+    models = joint.filter(kind="sbs_model")
+    attributes = joint.filter(kind="sbs_attribute", statistic="stouffer")
+    for (model,), rows in models.group_by("model_id", maintain_order=True):
         p = dict(zip(rows["statistic"], rows["p"], strict=True))
         median = rows.filter(statistic="median")["observed"].item()
+        own = attributes.filter(model_id=model)["p_adj"]
         console.print(
             f"  {model}: median {median:+.3f} (p {p['median']:.3f}), "
             f"{int(rows.filter(statistic='n_significant')['observed'].item())} of "
             f"{rows['n_specifications'][0]} significant (p {p['n_significant']:.3f}), "
-            f"Z {rows.filter(statistic='stouffer')['observed'].item():.2f} (p {p['stouffer']:.3f})",
+            f"Z {rows.filter(statistic='stouffer')['observed'].item():.2f} (p {p['stouffer']:.3f}); "
+            f"attributes with Z's p_adj < {alpha:g}: {int((own < alpha).sum())} of {own.len()}",
             markup=False,
             soft_wrap=True,
         )

@@ -30,14 +30,16 @@ from cueshift.stats import Resampling
 @dataclass(frozen=True)
 class MultiverseResult:
     """``claims``: one row per specification × claim (``result_multiverse``); ``summary``: one row
-    per claim (``result_multiverse_summary``); ``joint``: the joint test of each model's SBS over
-    cueshift's specifications (``result_multiverse_joint``, :mod:`.joint`); ``notes``: what was left
-    out of the cross product."""
+    per claim (``result_multiverse_summary``); ``joint``: the joint test of each model's SBS and
+    of each of its attributes' over cueshift's specifications (``result_multiverse_joint``,
+    :mod:`.joint`); ``notes``: what was left out of the cross product; ``alpha``: the level of a
+    claim's test (``[multiverse] alpha``)."""
 
     claims: pl.DataFrame
     summary: pl.DataFrame
     joint: pl.DataFrame
     notes: tuple[str, ...]
+    alpha: float = 0.05
 
 
 def run_multiverse(
@@ -88,7 +90,7 @@ def run_multiverse(
             progress(done, len(specs))
     claims = _held(pl.concat(frames))
     joint = joint_table(paths.faces(), resampling=resampling, alpha=config.alpha)
-    return MultiverseResult(claims, summarise(claims, CHOICES), joint, notes)
+    return MultiverseResult(claims, summarise(claims, CHOICES), joint, notes, config.alpha)
 
 
 def _held(claims: pl.DataFrame) -> pl.DataFrame:

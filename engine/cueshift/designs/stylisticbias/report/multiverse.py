@@ -1,7 +1,7 @@
 """StylisticBias report: the multiverse (``cueshift multiverse``): the specification curve of the
-headline claims, the claims that do not hold on every path, and the joint test of each model's SBS
-over the specifications, read from ``result_multiverse``, ``result_multiverse_summary`` and
-``result_multiverse_joint``. Nothing is recomputed here.
+headline claims and the claims that do not hold on every path, read from ``result_multiverse`` and
+``result_multiverse_summary``; the joint test's tables are in :mod:`.multiverse_joint`. Nothing is
+recomputed here.
 """
 
 from __future__ import annotations
@@ -9,6 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from cueshift.designs.stylisticbias.multiverse.choices import CHOICES
+from cueshift.designs.stylisticbias.report.multiverse_joint import (
+    MULTIVERSE_JOINT,
+    MULTIVERSE_JOINT_ATTRIBUTES,
+)
 from cueshift.extras import importing
 from cueshift.render import (
     MODELS_FILTER,
@@ -18,8 +22,6 @@ from cueshift.render import (
     TableSpec,
     TextSpec,
     fmt_integer,
-    fmt_number,
-    fmt_pvalue,
     percent,
 )
 from cueshift.stats import MEAN_OF_MODELS, POOLED
@@ -115,48 +117,7 @@ def multiverse_summary(report: Source) -> str:
     )
 
 
-def _joint(statistic: str, alias: str) -> str:
-    return (
-        f"max(observed) FILTER (WHERE statistic = '{statistic}') AS {alias}, "
-        f"max(p) FILTER (WHERE statistic = '{statistic}') AS {alias}_p"
-    )
-
-
-MULTIVERSE_JOINT = TableSpec(
-    key="multiverse_joint",
-    title="Table MV2. Each model's SBS over every analysis path at once (specification curve joint test)",
-    sql=f"""
-    SELECT model_id, any_value(n_specifications) AS n_specifications, any_value(dominant_sign) AS sign,
-           {_joint("median", "median")}, {_joint("n_significant", "n_significant")},
-           {_joint("stouffer", "stouffer")}, any_value(n_resamples) AS n_resamples
-    FROM result_multiverse_joint WHERE {_MODELS}
-    GROUP BY model_id ORDER BY model_id = '{POOLED}', model_id
-    """,
-    columns=(
-        Col("model_id", "Model"),
-        Col("n_specifications", "Paths", fmt_integer),
-        Col("sign", "Dominant sign"),
-        Col("median", "Median SBS", fmt_number),
-        Col("median_p", "p (median)", fmt_pvalue),
-        Col("n_significant", "Significant in that sign", fmt_integer),
-        Col("n_significant_p", "p (count)", fmt_pvalue),
-        Col("stouffer", "Stouffer Z", lambda value: fmt_number(value, 2)),
-        Col("stouffer_p", "p (Z)", fmt_pvalue),
-        Col("n_resamples", "Null draws", fmt_integer),
-    ),
-    notes=(
-        "Over cueshift's analysis paths (the release's left out): the median of the model's SBS, the "
-        "number of paths whose SBS is significant (p_adj < α; Wilcoxon signed-rank test on the "
-        "per-face means) in the median's sign, and Stouffer's Z of the one-sided p-values in that "
-        "sign. Each p is the share of null draws at least as extreme, (1 + count)/(1 + draws): every "
-        "path's face-level mean Δ shifted by its own SBS (the null forced), the faces resampled once "
-        "for all paths (Simonsohn, Simmons & Nelson 2020; docs/multiverse.md).",
-    ),
-    requires=("result_multiverse_joint",),
-    empty="no joint test stored (run `cueshift multiverse` again).",
-)
-
-MULTIVERSE_TABLES: tuple[TableSpec, ...] = (MULTIVERSE_FRAGILE, MULTIVERSE_JOINT)
+MULTIVERSE_TABLES: tuple[TableSpec, ...] = (MULTIVERSE_FRAGILE, MULTIVERSE_JOINT, MULTIVERSE_JOINT_ATTRIBUTES)
 MULTIVERSE_FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
         "multiverse_curve",
