@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import pytest
 from typer.testing import Result
 
@@ -69,6 +70,20 @@ def test_a_writing_command_refuses_a_damaged_block(judged: Path, tmp_path: Path,
         before = sha256(db)
         result = run(*COMMANDS[command], "--study", str(judged), "--db", str(db))
         _refused(result, db, before)
+
+
+def test_infer_refuses_a_damaged_index_block(judged: Path, tmp_path: Path) -> None:
+    """The blocks no table's rows hold but metadata: the primary keys' indexes, which infer's inserts
+    look up (before D79 infer wrote into the file on four of them, exit 0)."""
+    source = judged.with_suffix(".duckdb")
+    with duckdb.connect(str(source), read_only=True) as con:
+        meta = {int(r[0]) for r in con.execute("SELECT block_id FROM pragma_metadata_info()").fetchall()}
+    indexes = [b for b in table_blocks(source)["other"] if b not in meta]
+    assert indexes
+    for block in indexes:
+        db = damaged_copy(source, tmp_path / str(block), block)
+        before = sha256(db)
+        _refused(run(*COMMANDS["infer"], "--study", str(judged), "--db", str(db)), db, before)
 
 
 def test_import_judgments_refuses_a_damaged_target(tmp_path: Path) -> None:

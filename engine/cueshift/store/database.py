@@ -13,6 +13,7 @@ import polars as pl
 
 from cueshift.errors import CueshiftError
 from cueshift.store.damage import remember, verify_blocks, verify_indexes
+from cueshift.store.damage_checksums import verify_checksums
 from cueshift.store.files import (
     check_database_path,
     check_existing_database,
@@ -57,7 +58,8 @@ def open_study(
 
     Everything is checked before the file is opened for writing (:mod:`cueshift.store.files`):
     a damaged, truncated or foreign file, a file of another schema version, a data block that
-    fails its checksum (every table read once, :func:`~cueshift.store.damage.verify_blocks`), or
+    fails its checksum (every table read once, :func:`~cueshift.store.damage.verify_blocks`; every
+    other block's checksum recomputed from the file, :mod:`~cueshift.store.damage_checksums`), or
     a folder that cannot be written is refused with one line, and the file is left byte for byte
     as it was.
     Read-only, a database that a running ``cueshift infer`` holds is read from its snapshot
@@ -86,6 +88,7 @@ def open_study(
         try:
             check_schema_version(probe, path)
             verify_blocks(probe, path)  # a damaged data block: refused before the first write
+            verify_checksums(probe, path)  # and every other block (index, metadata, free): D79
         finally:
             probe.close()
     path.parent.mkdir(parents=True, exist_ok=True)
