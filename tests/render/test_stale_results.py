@@ -56,3 +56,19 @@ def test_a_report_of_old_results_is_refused_in_one_line(old_db: Path) -> None:
 def test_a_report_of_current_results_opens(analysed_db: Path) -> None:
     con, _, _ = open_for_report(analysed_db)
     con.close()
+
+
+@pytest.mark.parametrize(
+    "table",
+    ["result_invariance", "result_multiverse", "result_multiverse_summary", "result_multiverse_joint"],
+)
+def test_results_of_another_command_alone_are_not_old_results(
+    raw_db: Path, tmp_path: Path, table: str
+) -> None:
+    """``check-invariance`` and ``multiverse`` run before any ``analyze``: no manifest, not stale."""
+    path = tmp_path / "study.duckdb"
+    shutil.copy(raw_db, path)
+    with duckdb.connect(str(path)) as con:
+        con.execute(f"CREATE TABLE {table} AS SELECT 1 AS model_id")
+        assert stored_result_version(con) is None
+    open_for_report(path)[0].close()

@@ -17,9 +17,12 @@ from cueshift.errors import CueshiftError
 from cueshift.schemas.results import RESULT_SCHEMA_VERSION
 
 MANIFEST = "result_manifest"
-#: Result tables another command than ``analyze`` writes alone (``cueshift check-invariance``): they
-#: do not make a database's results "older" when no manifest is stored beside them.
-OUTSIDE_ANALYZE = frozenset({"result_invariance"})
+#: Result tables another command than ``analyze`` writes alone (``cueshift check-invariance``,
+#: ``cueshift multiverse``): they do not make a database's results "older" when no manifest is
+#: stored beside them.
+OUTSIDE_ANALYZE = frozenset(
+    {"result_invariance", "result_multiverse", "result_multiverse_summary", "result_multiverse_joint"}
+)
 
 
 def stored_result_version(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> int | None:
