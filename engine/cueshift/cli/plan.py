@@ -1,33 +1,14 @@
-"""``cueshift plan``: power, minimum detectable effects and cost before a run (docs/plan.md)."""
+"""``cueshift plan``: power, minimum detectable effects and cost before a run (docs/plan.md); the
+command line of :func:`cueshift.api.plan_study`."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
-from rich.markup import escape
 
-from cueshift.cli._common import StudyOption, console, err_console
-
-if TYPE_CHECKING:
-    import polars as pl
-
-
-def _print_build_cost(frame: pl.DataFrame, folder: Path) -> Path:
-    """Print the [build] cost lines and write ``plan_build_cost.csv`` under ``folder``; its path."""
-    from cueshift.errors import CueshiftError
-    from cueshift.stimuli.cost import cost_lines
-
-    for line in cost_lines(frame):
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CueshiftError(f"{folder}: cannot create the folder ({exc.strerror})") from None
-    frame.write_csv(folder / "plan_build_cost.csv")
-    return folder / "plan_build_cost.csv"
+from cueshift.cli._common import StudyOption
 
 
 def plan_command(
@@ -77,49 +58,23 @@ def plan_command(
     ] = True,
 ) -> None:
     """Plan a study before running it: power, minimum detectable effects, half-widths, units and cost."""
-    from cueshift.designs import load_study
-    from cueshift.plan import (
-        CostSettings,
-        PlanRequest,
-        curve_simulations_for,
-        plan_alpha,
-        plan_progress,
-        plan_study,
-        print_plan,
-        targets_for,
-        write_plan,
-    )
-    from cueshift.stimuli.cost import generation_cost
+    from cueshift.api import plan_study
 
-    spec = load_study(study)
-    # checked before anything is written: an option the design cannot honour is refused in one line
-    targets = targets_for(spec.design, target_effect, power, plan_alpha(spec, alpha))
-    curves = curve_simulations_for(spec.design, curve_simulations)
-    build_cost = generation_cost(spec)  # [build] calls and price; a bad grid stops here, before the plan
-    folder = out or Path("runs") / f"{spec.name}-plan"
-    manifest = spec.image_set.manifest
-    if build_cost.height and manifest is not None and not Path(str(manifest)).is_file():
-        _print_build_cost(build_cost, folder)
-        console.print(
-            "no image set yet: the judgments' power and cost are planned from it; plan again after "
-            "`cueshift build` (a --limit build is enough)",
-            soft_wrap=True,
-        )
-        return
-    request = PlanRequest(
-        spec,
+    plan_study(
+        study,
         pilot=pilot,
-        targets=targets,
+        target_effect=target_effect,
+        power=power,
+        alpha=alpha,
         faces=faces,
         simulations=simulations,
-        curve_simulations=curves,
+        curve_simulations=curve_simulations,
         seed=seed,
-        cost=CostSettings(image_tokens, question_tokens, answer_tokens, throughput),
+        image_tokens=image_tokens,
+        question_tokens=question_tokens,
+        answer_tokens=answer_tokens,
+        throughput=throughput,
+        out=out,
+        progress=progress,
+        quiet=False,
     )
-    with plan_progress(err_console, enabled=progress) as shown:
-        result = plan_study(replace(request, progress=shown))
-    print_plan(result, console)
-    written = write_plan(result, folder)
-    if build_cost.height:
-        written.append(_print_build_cost(build_cost, folder))
-    console.print(f"{len(written)} files -> {escape(str(folder))} (report section: plan.md)", soft_wrap=True)
