@@ -313,3 +313,31 @@ def test_quarto_on_path_is_used(raw_db: Path, tmp_path: Path, monkeypatch: pytes
     assert len(calls) == 2 and "--to html" in calls[0] and "--to typst" in calls[1]
     assert f"-P db:{raw_db.resolve()}" in calls[0] and "-P models:sim-a" in calls[0]
     assert str(DOCUMENT) in calls[0]
+
+
+@pytest.mark.parametrize(
+    ("key", "command"),
+    [
+        ("multiverse_fragile", "cueshift multiverse"),
+        ("multiverse_joint", "cueshift multiverse"),
+        ("invariance", "cueshift check-invariance"),
+    ],
+)
+def test_a_table_another_command_writes_names_that_command(
+    analysed_db: Path, key: str, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``analyze`` ran, ``multiverse``/``check-invariance`` did not: their tables are not computed
+    yet (naming the command that computes them), not "not applicable" to the study."""
+    from cueshift.render import Report
+    from cueshift.render.cli import print_tables
+
+    with Report.open(analysed_db, None, CATALOG) as report:
+        note = report.table(key)
+    text = note.text  # type: ignore[union-attr]
+    assert text.startswith("> **Not computed:**") and f"Run `{command}`" in text, text
+    assert "cueshift analyze" not in text
+    title = CATALOG.table(key).title
+    capsys.readouterr()
+    print_tables(analysed_db, CATALOG)
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(title))
+    assert f"run `{command}`)" in line and "cueshift analyze" not in line, line

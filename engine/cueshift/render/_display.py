@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from cueshift.render._cells import Styled
 from cueshift.render._outputs import raw_markdown, to_html
+from cueshift.store.result_version import commands_writing
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,8 @@ class FigureOutput:
 
 def not_computed(what: str, tables: Sequence[str]) -> MarkdownOutput:
     """The note shown in place of an output whose source tables are missing."""
+    run = " and `".join(commands_writing(tables))
     return MarkdownOutput(
         f"> **Not computed:** {what} needs `{'`, `'.join(tables)}`, which this database lacks. "
-        "Run `cueshift analyze` to compute it.\n"
+        f"Run `{run}` to compute it.\n"
     )

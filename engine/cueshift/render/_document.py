@@ -31,6 +31,7 @@ from cueshift.render._database import open_for_report, relations
 from cueshift.render._display import FigureOutput, MarkdownOutput, TableOutput, not_computed
 from cueshift.render._preamble import ReportPreamble
 from cueshift.render._spec import bound_params
+from cueshift.store.result_version import OUTSIDE_ANALYZE
 
 
 class Report(ReportPreamble):
@@ -132,7 +133,9 @@ class Report(ReportPreamble):
         """The note for an output whose source tables are missing: analyses not run yet, or (when
         ``cueshift analyze`` ran and wrote ``result_manifest``) analyses that do not apply to the
         study, which ``analyze`` skipped with a printed reason."""
-        skipped = self.has("result_manifest") and all(name.startswith("result_") for name in gone)
+        skipped = self.has("result_manifest") and all(
+            name.startswith("result_") and name not in OUTSIDE_ANALYZE for name in gone
+        )
         if not skipped:
             return not_computed(what, gone)
         return MarkdownOutput(

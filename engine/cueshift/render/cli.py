@@ -25,6 +25,7 @@ from rich.markup import escape
 from cueshift._console import console_for
 from cueshift.extras import require
 from cueshift.render._paths import DEFAULT_OUT
+from cueshift.store.result_version import commands_writing
 
 if TYPE_CHECKING:  # the report machinery is imported when the command runs, not when the CLI starts
     from cueshift.render._catalog import Catalog
@@ -170,7 +171,7 @@ def print_tables(db: Path, catalog: Catalog, models: str = "") -> None:
             if gone:
                 console.print(
                     f"[yellow]{spec.title}[/]: not computed ({', '.join(gone)} missing; "
-                    "run `cueshift analyze`)",
+                    f"run `{'` and `'.join(commands_writing(gone))}`)",
                     highlight=False,
                 )
                 continue

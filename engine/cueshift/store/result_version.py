@@ -9,6 +9,7 @@ version 8) still opens, and its readers say in one line to re-run ``cueshift ana
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
@@ -17,12 +18,26 @@ from cueshift.errors import CueshiftError
 from cueshift.schemas.results import RESULT_SCHEMA_VERSION
 
 MANIFEST = "result_manifest"
-#: Result tables another command than ``analyze`` writes alone (``cueshift check-invariance``,
-#: ``cueshift multiverse``): they do not make a database's results "older" when no manifest is
-#: stored beside them.
-OUTSIDE_ANALYZE = frozenset(
-    {"result_invariance", "result_multiverse", "result_multiverse_summary", "result_multiverse_joint"}
-)
+#: Result tables another command than ``analyze`` writes alone, and that command: they do not make
+#: a database's results "older" when no manifest is stored beside them.
+WRITTEN_ALONE: dict[str, str] = {
+    "result_invariance": "check-invariance",
+    "result_multiverse": "multiverse",
+    "result_multiverse_summary": "multiverse",
+    "result_multiverse_joint": "multiverse",
+}
+OUTSIDE_ANALYZE = frozenset(WRITTEN_ALONE)
+
+
+def commands_writing(tables: Sequence[str]) -> list[str]:
+    """The commands that write ``tables``, in order, each once (``cueshift analyze`` by default).
+
+    Examples
+    --------
+    >>> commands_writing(["result_sbs", "result_multiverse", "result_multiverse_joint"])
+    ['cueshift analyze', 'cueshift multiverse']
+    """
+    return list(dict.fromkeys(f"cueshift {WRITTEN_ALONE.get(table, 'analyze')}" for table in tables))
 
 
 def stored_result_version(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> int | None:
