@@ -303,3 +303,25 @@ def test_the_cli_refuses_generalise_for_a_design_without_scenario_resampling(tmp
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "--generalise faces+scenarios:" in lines[0] and "pairwise" in lines[0]
     assert not db.exists()
+
+
+def test_with_two_faces_the_crossed_interval_stays_in_the_range_of_delta(tmp_path):
+    """Two faces: ν is about 1, t_ν large, and the rescaled interval left [-1, 1] (a 2-face demo
+    study's ``analyze --generalise faces+scenarios`` failed its schema check); it is cut there."""
+    rng = np.random.default_rng(7)
+    y = np.clip(-0.7 + rng.normal(0, 0.3, (2, 1)) + rng.normal(0, 0.3, (2, 25)), -1.0, 1.0)
+    sums, counts = y[:, None, :].copy(), np.ones((2, 1, 25))
+    w, v = face_multiplicities(2, 2000, 1), scenario_multiplicities(25, 2000, 1)
+    unbounded = crossed_bootstrap(sums, counts, 1.0, w, v, method="percentile")
+    bounded = crossed_bootstrap(sums, counts, 1.0, w, v, method="percentile", bounds=(-1.0, 1.0))
+    assert unbounded.ci_low[0] < -1.0  # the case: the rescaled interval leaves the range
+    assert bounded.ci_low[0] == -1.0 and bounded.ci_high[0] == unbounded.ci_high[0] <= 1.0
+    # end to end: a 2-face demo study analyses over faces and scenarios within the schema's range
+    from cueshift.api import write_demo_study
+
+    study = write_demo_study(tmp_path, faces=2)
+    cueshift.infer(study)
+    analysed = cueshift.analyze(study, generalise="faces+scenarios", resamples=200)
+    sbs = analysed.results("sbs")
+    assert sbs["ci_low"].min() >= -1.0 and sbs["ci_high"].max() <= 1.0
+    assert (sbs["ci_low"] <= sbs["estimate"]).all() and (sbs["estimate"] <= sbs["ci_high"]).all()

@@ -31,6 +31,7 @@ def crossed_bootstrap(
     *,
     confidence_level: float = 0.95,
     method: CIMethod = "bca",
+    bounds: tuple[float, float] = (-np.inf, np.inf),
 ) -> BootstrapResult:
     r"""Product (pigeonhole) bootstrap of the face-level mean over faces *and* scenarios.
 
@@ -78,6 +79,11 @@ def crossed_bootstrap(
     face-level bootstrap, equal to :func:`~cueshift.stats._resample.cluster_bootstrap` on the
     per-face means (face-jackknife acceleration, no rescaling).
 
+    The rescaled interval is cut at ``bounds``, the range of the statistic (a mean of Δ in
+    :math:`[-1, 1]` lies in it): with few faces :math:`\nu` is small, :math:`t_\nu` large, and the
+    rescaled interval can leave the range, where it says nothing the range does not (as a Wald
+    interval for a bounded parameter is truncated).
+
     A row whose replicates all equal the estimate gets the point as its interval (where every
     replicate has data): every face × scenario mean equal (every face mean, with the scenarios
     held fixed), by exact comparison. Its replicates equal the point but for the rounding of
@@ -94,6 +100,10 @@ def crossed_bootstrap(
         Face multiplicities (:func:`~cueshift.stats._resample.face_multiplicities`).
     scenario_weights : ndarray, shape (n_resamples, n_scenarios)
         Scenario multiplicities (:func:`~cueshift.stats.scenario_multiplicities`).
+    confidence_level, method
+        The interval's level and kind (``"bca"`` or ``"percentile"``).
+    bounds : (float, float)
+        The range of the statistic; the rescaled interval is cut at it (default: none).
 
     Returns
     -------
@@ -140,13 +150,14 @@ def crossed_bootstrap(
             low[cols], high[cols] = _cell_interval(rep, share, accel[cols], confidence_level, method)
         else:
             jack = crossed_jackknife(sums[:, cols, :], counts[:, cols, :], scale)
-            low[cols], high[cols] = t_calibrated(
+            rescaled = t_calibrated(
                 estimate[cols],
                 *_cell_interval(rep, share, jack.accel, confidence_level, method),
                 rep,
                 jack,
                 confidence_level,
             )
+            low[cols], high[cols] = (np.clip(bound, *bounds) for bound in rescaled)
         point = constant[cols] & ~np.isnan(rep).any(axis=1)  # every replicate is the estimate
         low[cols] = np.where(point, estimate[cols], low[cols])
         high[cols] = np.where(point, estimate[cols], high[cols])

@@ -53,9 +53,16 @@ ABS_UNIT: Final = ("model_id", "variation_value", "scenario_id")
 #: Threshold of a "large" shift in Table 5.
 LARGE_SHIFT: Final = 0.25
 
+#: The range of Δ = φ(variation) − φ(base), φ a share in [0, 1], and of any mean of Δ (SBS); the
+#: range of the difference of two models' Δ (the crossed intervals are cut at it).
+DELTA_RANGE: Final = (-1.0, 1.0)
+DELTA_DIFFERENCE_RANGE: Final = (-2.0, 2.0)
+
 __all__ = [
     "ABS_UNIT",
     "ASYMMETRY_PAIRS",
+    "DELTA_DIFFERENCE_RANGE",
+    "DELTA_RANGE",
     "DIMENSIONS",
     "ELDERLY",
     "FASHION_CATEGORY",

@@ -12,6 +12,7 @@ from itertools import combinations
 import numpy as np
 
 from cueshift._types import F64
+from cueshift.designs.stylisticbias.constants import DELTA_DIFFERENCE_RANGE
 from cueshift.designs.stylisticbias.stats._model_cells import ModelCells
 from cueshift.stats import (
     BootstrapResult,
@@ -66,6 +67,7 @@ def crossed_difference_intervals(
                     v,
                     confidence_level=resampling.confidence_level,
                     method=resampling.ci_method,
+                    bounds=DELTA_DIFFERENCE_RANGE,
                 )
                 low[start:stop], high[start:stop] = boot.ci_low, boot.ci_high
             start = stop

@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 
 from cueshift._types import F64
+from cueshift.designs.stylisticbias.constants import DELTA_RANGE
 from cueshift.stats import (
     Resampling,
     crossed_bootstrap,
@@ -59,6 +60,7 @@ def crossed_group_intervals(
                 v,
                 confidence_level=resampling.confidence_level,
                 method=resampling.ci_method,
+                bounds=DELTA_RANGE,
             )
             low.append(boot.ci_low)
             high.append(boot.ci_high)

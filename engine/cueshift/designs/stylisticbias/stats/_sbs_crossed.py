@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cueshift._types import F64
+from cueshift.designs.stylisticbias.constants import DELTA_RANGE
 from cueshift.designs.stylisticbias.stats._sbs_levels import block_specs
 from cueshift.stats import (
     BootstrapResult,
@@ -87,6 +88,7 @@ def crossed_sbs_intervals(
                 draws[spec.level == "scenario_category"],
                 confidence_level=resampling.confidence_level,
                 method=resampling.ci_method,
+                bounds=DELTA_RANGE,
             )
             low[start:stop], high[start:stop] = boot.ci_low, boot.ci_high
         start = stop
