@@ -8,34 +8,15 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
-from scipy.stats import norm, wilcoxon
 
 from cueshift import store
 from cueshift.designs.stylisticbias.multiverse import MultiverseConfig, run_multiverse
 from cueshift.designs.stylisticbias.multiverse.joint import JOINT_STATISTICS, joint_test
 from cueshift.schemas.multiverse import validate_multiverse
 from cueshift.stats import POOLED, Resampling
+from tests.designs.multiverse_reference import ALPHA, joint_statistics
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
-
-ALPHA = 0.05
-
-
-def _by_hand(values: np.ndarray, weights: np.ndarray) -> tuple[float, float, float]:
-    """The three statistics, one specification at a time, with scipy's Wilcoxon."""
-    estimates, ps = [], []
-    for k in range(values.shape[1]):
-        column = values[:, k][~np.isnan(values[:, k])]
-        estimates.append(column.mean())
-        ps.append(wilcoxon(column).pvalue)
-    median = float(np.median(np.repeat(estimates, weights)))
-    sign = 1.0 if median >= 0 else -1.0
-    n_significant, z = 0.0, 0.0
-    for estimate, p, weight in zip(estimates, ps, weights, strict=True):
-        agrees = np.sign(estimate) == sign
-        n_significant += weight * (p < ALPHA and agrees)
-        z += weight * norm.isf(p / 2 if agrees else 1 - p / 2)
-    return median, n_significant, z / np.sqrt(weights.sum())
 
 
 def test_the_null_distribution_is_a_plain_forced_null_face_bootstrap():
@@ -47,14 +28,14 @@ def test_the_null_distribution_is_a_plain_forced_null_face_bootstrap():
     weights = np.array([2, 1, 3])
     draws = rng.multinomial(n_faces, np.full(n_faces, 1 / n_faces), size=n_draws).astype(float)
     test = joint_test(values, weights, draws, ALPHA)
-    assert np.allclose(test.observed, _by_hand(values, weights))
+    assert np.allclose(test.observed, joint_statistics(values, weights))
     expected = []
     for counts in draws:
         resampled = np.full((n_faces, 3), np.nan)
         for k in range(3):
             centred = values[:, k] - np.nanmean(values[:, k])
             resampled[:, k] = np.concatenate([[centred[f]] * int(counts[f]) for f in range(n_faces)])
-        expected.append(_by_hand(resampled, weights))
+        expected.append(joint_statistics(resampled, weights))
     null = np.array(expected)
     null[:, 0] = np.abs(null[:, 0])
     assert np.allclose(test.null, null)

@@ -7,32 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from scipy.stats import false_discovery_control, norm, wilcoxon
+from scipy.stats import false_discovery_control
 from statsmodels.stats.multitest import multipletests
 
 from cueshift.designs.stylisticbias.multiverse.joint import JOINT_STATISTICS
 from cueshift.designs.stylisticbias.multiverse.joint_table import SpecificationFaces, joint_table
 from cueshift.stats import Resampling, face_multiplicities
+from tests.designs.multiverse_reference import ALPHA, joint_statistics
 
-ALPHA = 0.05
 MODEL = "m"
-
-
-def _statistics(columns: list[np.ndarray], weights: list[int]) -> np.ndarray:
-    """(|median| or median, count, Stouffer Z) of one claim, one specification at a time, with scipy."""
-    estimates, ps = [], []
-    for column in columns:
-        present = column[~np.isnan(column)]
-        estimates.append(present.mean())
-        ps.append(wilcoxon(present).pvalue)
-    median = float(np.median(np.repeat(estimates, weights)))
-    sign = 1.0 if median >= 0 else -1.0
-    n_significant, z = 0.0, 0.0
-    for estimate, p, weight in zip(estimates, ps, weights, strict=True):
-        agrees = np.sign(estimate) == sign
-        n_significant += weight * (p < ALPHA and agrees)
-        z += weight * norm.isf(p / 2 if agrees else 1 - p / 2)
-    return np.array([median, n_significant, z / np.sqrt(sum(weights))])
 
 
 def _by_hand(blocks: list[SpecificationFaces], claim: tuple[str, str, str], draws: np.ndarray) -> np.ndarray:
@@ -47,12 +30,12 @@ def _by_hand(blocks: list[SpecificationFaces], claim: tuple[str, str, str], draw
                 column[faces.index(face)] = block.values[f, block.claims.index(claim)]
             columns.append(column)
             weights.append(block.n_specifications)
-    observed = _statistics(columns, weights)
+    observed = np.array(joint_statistics(np.column_stack(columns), np.array(weights)))
     null = []
     for counts in draws:
         centred = [c - np.nanmean(c) for c in columns]
         drawn = [np.concatenate([[c[f]] * int(counts[f]) for f in range(len(faces))]) for c in centred]
-        null.append(_statistics(drawn, weights))
+        null.append(joint_statistics(np.column_stack(drawn), np.array(weights)))
     null_array = np.array(null)
     null_array[:, 0] = np.abs(null_array[:, 0])
     extreme = np.array([abs(observed[0]), observed[1], observed[2]])
