@@ -84,6 +84,8 @@ READERS = [
 def test_a_reading_command_names_a_damaged_block(analysed: Path, tmp_path: Path, command: str) -> None:
     refused = [_check(command, analysed, tmp_path / str(b), b) for b in _sample(analysed)]
     assert any(refused)  # the judgments' block is read by each
+    if command.startswith("report"):  # every block's checksum is checked before a cell runs (D79)
+        assert all(refused), [b for b, r in zip(_sample(analysed), refused, strict=True) if not r]
 
 
 def test_analyze_refuses_a_damaged_block_before_writing(analysed: Path, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import duckdb
 from cueshift import store
 from cueshift.errors import CueshiftError
 from cueshift.store.damage import verify_blocks
+from cueshift.store.damage_checksums import verify_checksums
 from cueshift.store.model_subset import answered_models, parse_models, unknown_models_line
 from cueshift.store.result_version import check_result_version
 
@@ -72,8 +73,10 @@ def open_for_report(
             )
         check_result_version(path, con)  # results of an older result schema: re-run analyze
         # the report's cells read the file in a kernel of their own, where a damaged block would
-        # be a kernel's traceback: every block is read here first (the one line naming the file)
+        # be a kernel's traceback: every block is read here first (the one line naming the file),
+        # and every block's checksum checked, those of the indexes a cell's key look-up reads too
         verify_blocks(con, path)
+        verify_checksums(con, path)
         # every design's answers: forced-choice judgments, pairwise trials (seed 002), model ratings
         available = answered_models(con)
         if not available:
