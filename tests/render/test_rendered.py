@@ -45,7 +45,8 @@ def html(rendered: dict[str, Path]) -> str:
 def _only_other_commands_missing(text: str) -> None:
     """Every table ``analyze`` writes is computed: the only "Not computed" notes are of the tables
     ``multiverse`` and ``check-invariance`` write, and name that command."""
-    notes = re.findall(r"Not computed.*?to compute it", " ".join(re.sub(r"</?[a-zA-Z][^<>]*>", "", text).split()))
+    words = " ".join(re.sub(r"</?[a-zA-Z][^<>]*>", "", text).split())  # HTML tags out
+    notes = re.findall(r"Not computed.*?to compute it", words)
     assert notes, "the multiverse and invariance tables are not in an analysed database"
     for note in notes:
         assert re.search(r"Run `?cueshift (multiverse|check-invariance)`? to compute it", note), note
