@@ -88,10 +88,9 @@ def merge(
     shards: Annotated[list[Path], typer.Argument(help="Shard databases written by `infer --shard K/N`.")],
 ) -> None:
     """Merge shard databases into one (all or nothing; conflicting rows are an error)."""
-    from cueshift.store import merge_databases
+    from cueshift.api import merge as merge_shards
 
-    added = merge_databases(output, shards)
-    console.print(", ".join(f"{table}: +{n:,}" for table, n in added.items()) + f" -> {output}", markup=False)
+    merge_shards(output, shards, quiet=False)
 
 
 def upgrade(study: StudyOption = "default", db: DbOption = None) -> None:
