@@ -12,12 +12,20 @@ over ``testpaths = ["tests", "engine/cueshift"]``). Two rules keep that collecti
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).parent
 ENGINE = ROOT / "engine"
+
+# `just test` runs the suite on pytest-xdist workers, which start with COLUMNS=80 where the
+# controller had none: the tests of what a piped command prints need the width it has in CI.
+if "PYTEST_XDIST_WORKER" not in os.environ:
+    os.environ["CUESHIFT_TESTS_COLUMNS_UNSET"] = "0" if "COLUMNS" in os.environ else "1"
+elif os.environ.get("CUESHIFT_TESTS_COLUMNS_UNSET") == "1":
+    os.environ.pop("COLUMNS", None)
 
 # Reached through the engine/cueshift/ symlinks only.
 collect_ignore = ["schemas", "sql", "studies", "reports"]

@@ -81,13 +81,14 @@ report *ARGS: (_install "report")
 view *ARGS: (_install "view")
     {{bin}}/cueshift view "$@"
 
-# run the test suite (arguments go to pytest; what CI runs)
+# run the test suite (arguments go to pytest; what CI runs): one pytest-xdist worker per core, each
+# test file on one worker (its module fixtures built once); `just test -n 0 ...` runs in one process
 test *ARGS: setup
-    {{bin}}/python -m pytest "$@"
+    {{bin}}/python -m pytest -n auto --dist loadfile "$@"
 
 # the quick subset: the suite without the tests marked slow (conftest.py SLOW_TESTS); every layer still tested
 test-quick *ARGS: setup
-    {{bin}}/python -m pytest -m "not slow" "$@"
+    {{bin}}/python -m pytest -n auto --dist loadfile -m "not slow" "$@"
 
 # lint and type-check (strict mypy over the whole package, schemas included, and every test body)
 lint: setup
