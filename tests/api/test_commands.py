@@ -112,7 +112,7 @@ def test_import_cueshift_stays_light() -> None:
     exported, heavy = done.stdout.splitlines()
     assert exported == str(
         ["CueshiftError", "Study", "analyze", "audit", "build", "check_invariance", "describe", "export"]
-        + ["infer", "merge", "multiverse"]
+        + ["import_judgments", "import_omi", "infer", "merge", "multiverse"]
         + ["open_study", "plan_study", "prereg", "report", "show_study", "stats", "status", "upgrade"]
     )
     assert heavy == "[]"

@@ -5,6 +5,7 @@ Public surface::
 
     from cueshift.api import open_study, Study, infer, analyze, report, export, describe, write_demo_study
     from cueshift.api import plan_study, Plan, status, show_study, merge, upgrade
+    from cueshift.api import import_judgments, import_omi
 
 Each function does what its ``cueshift`` command does, with the same internals, defaults and
 checks; a bad input raises :class:`~cueshift.errors.CueshiftError` with the command's one line.
@@ -19,6 +20,7 @@ from cueshift.api._commands import export, infer
 from cueshift.api._databases import merge, show_study, upgrade
 from cueshift.api._demo import write_demo_study
 from cueshift.api._describe import describe
+from cueshift.api._imports import import_judgments, import_omi
 from cueshift.api._invariance import check_invariance
 from cueshift.api._multiverse import multiverse
 from cueshift.api._open_study import open_study
@@ -38,6 +40,8 @@ __all__ = [
     "check_invariance",
     "describe",
     "export",
+    "import_judgments",
+    "import_omi",
     "infer",
     "merge",
     "multiverse",

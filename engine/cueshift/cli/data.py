@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cueshift.cli._common import DbOption, console
+from cueshift.cli._common import DbOption
 
 import_app = typer.Typer(
     no_args_is_help=True,
@@ -42,21 +42,20 @@ def import_omi_command(
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Build a probe study (seed 004) from the One Million Impressions layout (nothing written if bad)."""
-    from cueshift.imports.console import print_omi_summary
-    from cueshift.imports.omi import ModelSpec, import_omi
+    from cueshift.api import import_omi
 
-    result = import_omi(
+    import_omi(
         folder,
         out,
         name=name,
-        models=[ModelSpec.parse(m) for m in model or []],
-        rating_types=rating_type or [],
+        models=model,
+        rating_types=rating_type,
         reliability=reliability,
         seed=seed,
         force=force,
         progress=progress and sys.stderr.isatty(),
+        quiet=False,
     )
-    print_omi_summary(result, console)
 
 
 def import_judgments_command(
@@ -76,10 +75,8 @@ def import_judgments_command(
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Load judgments made with the StylisticBias release code into the study database (idempotent)."""
-    from cueshift.imports.console import print_judgment_summary
-    from cueshift.imports.judgments import import_judgments
+    from cueshift.api import import_judgments
 
-    result = import_judgments(
-        folder, study, database=db, workers=workers, progress=progress and sys.stderr.isatty()
+    import_judgments(
+        folder, study, db=db, workers=workers, progress=progress and sys.stderr.isatty(), quiet=False
     )
-    print_judgment_summary(result, console)
