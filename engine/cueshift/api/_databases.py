@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cueshift.api._locate import DEFAULT, database_of, load_spec, one_line_errors
+from cueshift.api._locate import DEFAULT, database_named, load_spec, one_line_errors
 from cueshift.errors import CueshiftError
 
 if TYPE_CHECKING:
@@ -84,8 +84,9 @@ def upgrade(study: str | Path = DEFAULT, *, db: str | Path | None = None, quiet:
     Parameters
     ----------
     study, db
-        A study file or ``"default"`` and its database (default: the study's ``database``); or a
-        study database itself.
+        The database ``db``, the study then not read; else the ``database`` of ``study``, a study
+        file (``.toml``) or ``"default"``; else ``study`` itself, a study database. As
+        ``cueshift upgrade --study S --db D`` (docs/decisions.md D84).
     quiet
         Print nothing (False: the command's line).
 
@@ -98,7 +99,8 @@ def upgrade(study: str | Path = DEFAULT, *, db: str | Path | None = None, quiet:
     Raises
     ------
     CueshiftError
-        No such file, not a whole DuckDB database, in use, a version it cannot upgrade.
+        Without ``db``, a missing or invalid study file; no such database, not a whole DuckDB
+        database, in use, a version it cannot upgrade.
 
     Examples
     --------
@@ -108,7 +110,6 @@ def upgrade(study: str | Path = DEFAULT, *, db: str | Path | None = None, quiet:
     from cueshift._console import console_for
     from cueshift.store.upgrade import upgrade_database
 
-    path, _ = database_of(study, db)
-    done = upgrade_database(path)
+    done = upgrade_database(database_named(study, db))
     console_for(quiet=quiet).print(done.summary(), markup=False, highlight=False, soft_wrap=True)
     return done

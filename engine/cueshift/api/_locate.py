@@ -53,6 +53,23 @@ def database_of(study: str | Path, db: str | Path | None) -> tuple[Path, StudySp
     return Path(db) if db is not None else spec.database_path, spec
 
 
+def database_named(study: str | Path, db: str | Path | None) -> Path:
+    """The database alone that ``study`` and ``db`` name, for ``status`` and ``upgrade`` (D84).
+
+    ``db`` when given, ``study`` not read (a missing or invalid study file does not matter); else
+    the ``database`` of ``study``, a study file (``.toml``) or ``"default"``; else ``study`` itself,
+    a database. The command and the function resolve alike: ``--study``/``--db`` are ``study``/``db``.
+
+    Raises
+    ------
+    ConfigError
+        Without ``db``: the study file is missing or invalid.
+    """
+    if db is not None:
+        return Path(db)
+    return load_spec(study).database_path if is_study_file(study) else Path(study)
+
+
 def first_line(exc: BaseException) -> str:
     """The first line of an error's message (its type's name when it has none)."""
     lines = str(exc).strip().splitlines()

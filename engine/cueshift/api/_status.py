@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cueshift.api._locate import DEFAULT, database_of, one_line_errors
+from cueshift.api._locate import DEFAULT, database_named, one_line_errors
 
 if TYPE_CHECKING:
     import polars as pl
@@ -22,8 +22,10 @@ def status(study: str | Path = DEFAULT, *, db: str | Path | None = None, quiet: 
     Parameters
     ----------
     study, db
-        A study file or ``"default"``, and its database (default: the study's ``database``); or a
-        study database itself.
+        The database ``db``, the study then not read (a running ``infer``'s study file may be
+        edited or gone); else the ``database`` of ``study``, a study file (``.toml``) or
+        ``"default"``; else ``study`` itself, a study database. ``cueshift status --study S --db D``
+        reads the same one (docs/decisions.md D84).
     quiet
         Print nothing (False: the command's run line, table and invariance flags).
 
@@ -42,7 +44,8 @@ def status(study: str | Path = DEFAULT, *, db: str | Path | None = None, quiet: 
     Raises
     ------
     CueshiftError
-        A bad study file, no such database, a file that is not a study database (the command's line).
+        Without ``db``, a missing or invalid study file; no such database, a file that is not a
+        study database (the command's line).
 
     Examples
     --------
@@ -60,8 +63,7 @@ def status(study: str | Path = DEFAULT, *, db: str | Path | None = None, quiet: 
     from cueshift._console import console_for
     from cueshift.execution.status import print_status, study_status
 
-    path, _ = database_of(study, db)
-    found = study_status(path)
+    found = study_status(database_named(study, db))
     print_status(found, console_for(quiet=quiet))
     build = found.build
     run = {

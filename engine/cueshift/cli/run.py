@@ -75,12 +75,12 @@ def infer(
 def status(study: StudyOption = "default", db: DbOption = None) -> None:
     """Progress of the study's latest run: planned, stored, rate, ETA, failures per model.
 
-    Readable while `cueshift infer` runs (from the snapshot it publishes).
+    Readable while `cueshift infer` runs (from the snapshot it publishes). With --db the study file
+    is not read; without, a --study that is not a .toml file or 'default' is the database itself.
     """
-    from cueshift.designs import load_study
-    from cueshift.execution.status import print_status, study_status
+    from cueshift.api import status as study_status
 
-    print_status(study_status(db or load_study(study).database_path), console)
+    study_status(study, db=db, quiet=False)
 
 
 def merge(
@@ -97,10 +97,9 @@ def upgrade(study: StudyOption = "default", db: DbOption = None) -> None:
     """Upgrade a study database of an older schema version (2, 3 or 4) to the current one.
 
     Every row is kept (checked row for row); result tables are dropped (run `cueshift analyze`
-    again). The old file is kept as <name>.schema-v<N>.duckdb; a kill leaves it whole.
+    again). The old file is kept as <name>.schema-v<N>.duckdb; a kill leaves it whole. With --db the
+    study file is not read; without, a --study that is not a .toml file or 'default' is the database.
     """
-    from cueshift.designs import load_study
-    from cueshift.store.upgrade import upgrade_database
+    from cueshift.api import upgrade as upgrade_study
 
-    done = upgrade_database(db or load_study(study).database_path)
-    console.print(done.summary(), markup=False, highlight=False, soft_wrap=True)
+    upgrade_study(study, db=db, quiet=False)
