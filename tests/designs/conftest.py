@@ -6,20 +6,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.designs.report_db import build_analysed_study
+from tests.designs.report_db import shared_analysed_study
 from tests.designs.review_dbs import analysed_dbs, reanalysed_at
 
 
 @pytest.fixture(scope="session")
 def report_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A simulated two-model study with every StylisticBias result table."""
-    return build_analysed_study(tmp_path_factory.mktemp("presentation") / "study.duckdb")
+    return shared_analysed_study(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def design_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """An analysed database per other design (paired, pairwise, probe): its seed study file with
-    the simulated judges. Shared: a test that writes copies the file first."""
+    the simulated judges (a copy of the session's build). Shared by this folder's tests: a test
+    that writes copies the file first."""
     return analysed_dbs(tmp_path_factory)
 
 

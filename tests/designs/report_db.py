@@ -7,11 +7,13 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pytest
 
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.stats import CIMethod, Resampling, TestMethod
 from cueshift.study.equivalence import EquivalenceConfig
+from tests.shared_builds import built_once
 from tests.simulate.outputs import write_study
 from tests.simulate.study import SimulationSpec, simulate_study
 
@@ -52,3 +54,20 @@ def query(path: Path, sql: str) -> pl.DataFrame:
     with duckdb.connect(str(path), read_only=True) as con:
         frame: pl.DataFrame = con.sql(sql).pl()
     return frame
+
+
+def shared_analysed_study(
+    tmp_path_factory: pytest.TempPathFactory,
+    confidence_level: float = 0.95,
+    *,
+    test: TestMethod = "rank",
+    ci_method: CIMethod = "bca",
+) -> Path:
+    """A copy of :func:`build_analysed_study` with these arguments (``study.duckdb`` in a folder of
+    its own), built once per test session (tests/shared_builds.py): the caller may write it."""
+
+    def build(folder: Path) -> None:
+        build_analysed_study(folder / "study.duckdb", confidence_level, test=test, ci_method=ci_method)
+
+    key = f"simulated-study-level{confidence_level}-{test}-{ci_method}"
+    return built_once(key, build, tmp_path_factory) / "study.duckdb"

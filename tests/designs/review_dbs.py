@@ -16,6 +16,7 @@ from cueshift.execution.run_options import RunOptions
 from cueshift.execution.runner import run_study
 from cueshift.render import Catalog, Report, Styled
 from cueshift.study.config import Study
+from tests.shared_builds import built_once
 
 STUDIES = Path(__file__).parents[2] / "studies"
 STUDY_FILES = {"paired": "paired-001.toml", "pairwise": "pairwise-002.toml", "probe": "probe-004.toml"}
@@ -36,13 +37,21 @@ def inferred_and_analysed(study: Study, tmp: Path, name: str = "study") -> Path:
 
 
 def analysed_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """An analysed database per design (``paired``, ``pairwise``, ``probe``)."""
-    return {
-        design: inferred_and_analysed(
-            load_study(STUDIES / study_file), tmp_path_factory.mktemp(design), design
-        )
-        for design, study_file in STUDY_FILES.items()
-    }
+    """An analysed database per design (``paired``, ``pairwise``, ``probe``), each in a folder of
+    its own (``<design>.duckdb`` and ``console.txt``): a copy of the study built once per test
+    session (tests/shared_builds.py), so the caller may write it."""
+    return {design: analysed_db(design, tmp_path_factory) for design in STUDY_FILES}
+
+
+def analysed_db(design: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of ``design``'s seed study, inferred and analysed (built once per test session)."""
+    study_file = STUDY_FILES[design]
+
+    def build(folder: Path) -> None:
+        inferred_and_analysed(load_study(STUDIES / study_file), folder, design)
+
+    key = f"review-{design}-{Path(study_file).stem}"
+    return built_once(key, build, tmp_path_factory) / f"{design}.duckdb"
 
 
 def reanalysed_at(db: Path, level: float, tmp: Path) -> Path:

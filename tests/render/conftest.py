@@ -1,4 +1,5 @@
-"""Fixtures of the report tests: a raw and an analysed simulated study database (built once)."""
+"""Fixtures of the report tests: a raw and an analysed simulated study database (each built once
+per test session, tests/shared_builds.py; each fixture holds its own copy)."""
 
 from __future__ import annotations
 
@@ -6,26 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from cueshift import store
-from cueshift.designs.stylisticbias.analyses import run_analyses
-from cueshift.stats import Resampling
-from tests.render.study_db import build_study_db
+from tests.render.shared_dbs import analysed_study_db, raw_study_db
 
 
 @pytest.fixture(scope="session")
 def raw_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A simulated study with judgments only (no ``result_*`` tables)."""
-    return build_study_db(tmp_path_factory.mktemp("raw") / "study.duckdb", n_faces=24)
+    return raw_study_db(tmp_path_factory, n_faces=24)
 
 
 @pytest.fixture(scope="session")
-def analysed_db(raw_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def analysed_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The same study with the statistics engine's result tables."""
-    path = tmp_path_factory.mktemp("analysed") / "study.duckdb"
-    path.write_bytes(raw_db.read_bytes())
-    con = store.open_study(path)
-    try:
-        run_analyses(con, Resampling(resamples=100, seed=1), progress=False)
-    finally:
-        con.close()
-    return path
+    return analysed_study_db(tmp_path_factory, n_faces=24, resamples=100, seed=1)

@@ -25,7 +25,7 @@ from cueshift.render import Report, ci_label, fill_level, level_percent, stored_
 from cueshift.render._levels import FALLBACK_LEVEL
 from cueshift.schemas.invariance import INVARIANCE_LEVEL
 from cueshift.stats import Resampling
-from tests.designs.report_db import build_analysed_study
+from tests.designs.report_db import shared_analysed_study
 
 #: A 95 % interval label: "95% CI", "95% Wilson CI", "95% confidence" (not "95th percentile").
 _NINETY_FIVE = re.compile(r"95\s?%")
@@ -36,7 +36,7 @@ _FIXED_LEVEL = {"audit_skin_tone", "result_invariance"}
 
 @pytest.fixture(scope="module")
 def study_at_90(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_analysed_study(tmp_path_factory.mktemp("level90") / "study.duckdb", confidence_level=0.9)
+    return shared_analysed_study(tmp_path_factory, confidence_level=0.9)
 
 
 def test_labels_format_the_level() -> None:

@@ -33,7 +33,7 @@ from cueshift.render import (
     stored_methods,
 )
 from cueshift.stats import Resampling
-from tests.designs.report_db import build_analysed_study, query
+from tests.designs.report_db import build_analysed_study, query, shared_analysed_study
 
 _NOTE = (
     by_test(rank="WSRT", permutation="sign-flip permutation test")
@@ -53,7 +53,7 @@ def permutation_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def default_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_analysed_study(tmp_path_factory.mktemp("default_methods") / "study.duckdb")
+    return shared_analysed_study(tmp_path_factory)
 
 
 def _notes(path: Path) -> dict[str, str]:
@@ -210,7 +210,7 @@ def test_the_manifest_describes_the_tests_that_ran(permutation_study: Path, defa
 def two_runs_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The default study (WSRT, Kruskal–Wallis, BCa), then Table 9b's crossed groups analysed again
     alone with ``--test permutation --ci percentile`` (``run_analyses(only=...)``)."""
-    path = build_analysed_study(tmp_path_factory.mktemp("two_runs") / "study.duckdb")
+    path = shared_analysed_study(tmp_path_factory)
     con = store.open_study(path)
     try:
         rerun = Resampling(resamples=60, seed=1, test="permutation", ci_method="percentile")

@@ -20,14 +20,12 @@ import duckdb
 import polars as pl
 import pytest
 
-from cueshift import store
 from cueshift.designs.paired.attractiveness import attractiveness_bias
-from cueshift.designs.stylisticbias.analyses import run_analyses
 from cueshift.errors import SchemaViolation
 from cueshift.schemas.results import RESULT_SCHEMAS, validate_result
-from cueshift.stats import Resampling, welch_interval
+from cueshift.stats import welch_interval
 from tests.designs.review_dbs import STUDY_FILES, analysed_dbs
-from tests.render.study_db import build_study_db
+from tests.render.shared_dbs import analysed_study_db
 from tests.scalars import real
 
 PREFIXES = {"paired": "paired_", "pairwise": "pairwise_", "probe": "probe_"}
@@ -55,12 +53,7 @@ def _declared(name: str, column: str) -> tuple[float, float]:
 def design_dbs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """An analysed study database per design: the report tests' small simulated StylisticBias
     study (100 resamples), and the seed study files of the others with their simulated judges."""
-    core = build_study_db(tmp_path_factory.mktemp("stylisticbias") / "study.duckdb", n_faces=24)
-    con = store.open_study(core)
-    try:
-        run_analyses(con, Resampling(resamples=100, seed=1), progress=False)
-    finally:
-        con.close()
+    core = analysed_study_db(tmp_path_factory, n_faces=24, resamples=100, seed=1)
     return {"stylisticbias": core, **analysed_dbs(tmp_path_factory)}
 
 

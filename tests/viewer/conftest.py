@@ -1,7 +1,8 @@
 """Fixtures of the viewer's tests: tiny studies of all four designs, a server per study, a browser.
 
 The studies are run with the real command line (``cueshift infer`` / ``cueshift analyze``) into a
-temporary folder, once per test session. ``CUESHIFT_CLI`` may name another command that runs the
+temporary folder, once per test session (across pytest-xdist workers too: tests/shared_builds.py);
+every fixture holds its own copy. ``CUESHIFT_CLI`` may name another command that runs the
 command line (e.g. an installed ``cueshift``); the default is this interpreter's ``-m cueshift.cli``.
 """
 
@@ -27,6 +28,7 @@ pytest.importorskip("starlette", reason="the viewer needs the 'view' extra (pip 
 import uvicorn  # noqa: E402
 
 from cueshift.viewer import Viewer, create_app  # noqa: E402
+from tests.shared_builds import built_once  # noqa: E402
 
 STUDIES = Path(__file__).parent / "studies"
 CHROMIUM = os.environ.get("CUESHIFT_CHROMIUM", "/usr/bin/chromium")
@@ -59,12 +61,17 @@ ANALYZE_OPTIONS: dict[str, tuple[str, ...]] = {
 
 
 def _study(tmp_path_factory: pytest.TempPathFactory, design: str) -> Path:
-    folder = tmp_path_factory.mktemp(design)
+    """A copy (``study.duckdb`` and its ``.cueshift-cache`` images) of ``design``'s tiny study,
+    inferred and analysed once per test session (tests/shared_builds.py)."""
     study = str(STUDIES / f"{design}.toml")
-    cueshift("infer", "--study", study, "--db", "study.duckdb", "--no-progress", cwd=folder)
     options = ANALYZE_OPTIONS.get(design, ())
-    cueshift("analyze", "--study", study, "--db", "study.duckdb", "--no-progress", *options, cwd=folder)
-    return folder / "study.duckdb"
+
+    def build(folder: Path) -> None:
+        cueshift("infer", "--study", study, "--db", "study.duckdb", "--no-progress", cwd=folder)
+        cueshift("analyze", "--study", study, "--db", "study.duckdb", "--no-progress", *options, cwd=folder)
+
+    key = "-".join(["viewer", design, *(option.lstrip("-") for option in options)])
+    return built_once(key, build, tmp_path_factory) / "study.duckdb"
 
 
 @pytest.fixture(scope="session")

@@ -23,7 +23,7 @@ from cueshift.designs.viewer_support import PageRequest
 from cueshift.stats import cluster_bootstrap, group_difference_interval
 from cueshift.viewer.face_models import SKIN_TONE_LEVEL
 from cueshift.viewer.source import open_source
-from tests.designs.report_db import build_analysed_study
+from tests.designs.report_db import shared_analysed_study
 from tests.viewer.conftest import STUDIES, Served, cueshift, serve_in_thread
 from tests.viewer.pages import delta_frame, page_html, signed, tables
 
@@ -69,9 +69,8 @@ def _stored_tables(served: Served) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def served_at_90(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """The simulated StylisticBias study (two models, placebos) analysed at 90 %, served."""
-    folder = tmp_path_factory.mktemp("viewer-level90")
-    db = build_analysed_study(folder / "study.duckdb", confidence_level=0.9)
-    yield from serve_in_thread(db, folder / "thumbs")
+    db = shared_analysed_study(tmp_path_factory, confidence_level=0.9)
+    yield from serve_in_thread(db, db.parent / "thumbs")
 
 
 @pytest.fixture(scope="module")
