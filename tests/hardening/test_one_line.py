@@ -170,3 +170,34 @@ def test_disk_full_while_merging_leaves_no_output(study_db: Path, tmp_path: Path
         line = one_line(run("merge", str(full / "m.duckdb"), str(study_db)))
         assert "No space left on device" in line and "cannot rollback" not in line
         assert not list(full.iterdir())
+
+
+STUDY_COMMANDS = [
+    ["infer", "--no-progress"], ["analyze"], ["multiverse"], ["audit"], ["check-invariance"],
+    ["export", "--out", "exports"], ["report", "--tables"], ["show-study"], ["plan"], ["build"],
+    ["prereg", "--out", "plan.toml"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", STUDY_COMMANDS, ids=lambda command: command[0])
+def test_a_database_given_as_the_study_file_is_named(
+    study_db: Path, tmp_path: Path, command: list[str]
+) -> None:
+    before = study_db.read_bytes()
+    line = one_line(run(command[0], "--study", str(study_db), *command[1:]))
+    assert line == f"error: {study_db}: a DuckDB database, not a study file: give it as --db (db=)"
+    assert study_db.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", [["analyze"], ["show-study"], ["plan"]], ids=lambda c: c[0])
+def test_a_binary_file_given_as_the_study_file_is_one_line(tmp_path: Path, command: list[str]) -> None:
+    picture = tmp_path / "face.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    line = one_line(run(command[0], "--study", str(picture), *command[1:]))
+    assert line == f"error: {picture}: not a study file: not UTF-8 text (byte 0)"
+
+
+def test_a_database_given_as_the_preregistered_plan_is_named(study_db: Path, tmp_path: Path) -> None:
+    study = tiny_study(study_db.parent)
+    line = one_line(run("analyze", "--study", str(study), "--db", str(study_db), "--prereg", str(study_db)))
+    assert line == f"error: {study_db}: a DuckDB database, not a preregistered plan: give it as --db (db=)"

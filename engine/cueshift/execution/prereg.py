@@ -25,6 +25,7 @@ from cueshift.errors import ConfigError
 from cueshift.execution.prereg_toml import canonical_body, plan_text, read_plan_text
 from cueshift.stats import ALPHA, Resampling
 from cueshift.study.config import Study
+from cueshift.study.reading import read_toml_text
 
 #: Bumped when the plan's layout changes.
 PLAN_FORMAT = 1
@@ -104,7 +105,7 @@ def read_plan(path: Path) -> tuple[dict[str, Any], str]:
     """A plan file and its SHA-256, checked against its hash line (see :func:`read_plan_text`)."""
     if not path.is_file():
         raise ConfigError(f"{path}: no such plan file (write one with `cueshift prereg`)")
-    return read_plan_text(path.read_text(encoding="utf-8"), str(path))
+    return read_plan_text(read_toml_text(path, "preregistered plan"), str(path))
 
 
 def deviations(plan: dict[str, Any], study: Study, request: AnalysisRequest, source: str) -> list[str]:

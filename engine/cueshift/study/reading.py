@@ -59,6 +59,33 @@ def parse_study(
         raise ConfigError(describe(source, exc, schema, tag=data["design"])) from None
 
 
+def read_toml_text(path: Path, kind: str) -> str:
+    """The text of ``path``, a TOML file of ``kind`` (``"study file"``); one line where it is not text.
+
+    Raises
+    ------
+    ConfigError
+        Not UTF-8 text; a DuckDB database (given where its study file belongs) is named as one.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> database = Path(tempfile.mkdtemp()) / "run.duckdb"
+    >>> _ = database.write_bytes(bytes(8) + b"DUCK" + bytes([0xCD]) * 8)
+    >>> read_toml_text(database, "study file")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cueshift.errors.ConfigError: .../run.duckdb: a DuckDB database, not a study file: give it as --db (db=)
+    """
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if data[8:12] == b"DUCK":  # DuckDB's magic bytes
+            raise ConfigError(f"{path}: a DuckDB database, not a {kind}: give it as --db (db=)") from None
+        raise ConfigError(f"{path}: not a {kind}: not UTF-8 text (byte {exc.start})") from None
+
+
 def read_study_file(path: str | Path | None = None) -> tuple[dict[str, Any], str]:
     """The parsed TOML of a study file and its name for messages; ``None`` or ``'default'`` gives
     the embedded default study.
@@ -75,7 +102,7 @@ def read_study_file(path: str | Path | None = None) -> tuple[dict[str, Any], str
         path = Path(path)
         if not path.is_file():
             raise ConfigError(f"{path}: no such study file")
-        text = path.read_text(encoding="utf-8")
+        text = read_toml_text(path, "study file")
         source = str(path)
     try:
         return tomllib.loads(text), source
