@@ -3,11 +3,12 @@
 Pipeline order, lowest first (docs/architecture.md)::
 
     _types, _console, _table_layout, errors, extras, schemas < study < images < inference < store < views
-    < stats < render < power < designs < execution < stimuli < imports < plan < api < cli, viewer
+    < stats < render < power < designs < execution < stimuli < imports < plan < viewer < api < cli
 
 A module may import its own layer and any layer below it; ``power`` is the planning machinery the
 designs' planners are built from, ``designs`` wires the layers together, ``plan`` runs a design's
-planner through the registry, and only the command line sits above them.
+planner through the registry, ``viewer`` serves a study below the API that starts it (``cs.view``,
+which imports it inside the function: its extra), and only the command line sits above them (D85).
 Imports inside ``if TYPE_CHECKING:`` count too: a static tool resolves them like any other.
 """
 
@@ -46,8 +47,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("stimuli",),
     ("imports",),
     ("plan",),
+    ("viewer",),
     ("api",),
-    ("cli", "viewer", "__main__"),
+    ("cli", "__main__"),
 )
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         show_study,
         status,
         upgrade,
+        view,
     )  # fmt: skip
     from cueshift.errors import CueshiftError
 
@@ -67,6 +68,7 @@ __all__ = [
     "stats",
     "status",
     "upgrade",
+    "view",
 ]
 
 #: Public name → the module it comes from (imported on first access): ``stats`` is a module,

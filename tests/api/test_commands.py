@@ -113,7 +113,7 @@ def test_import_cueshift_stays_light() -> None:
     assert exported == str(
         ["CueshiftError", "Study", "analyze", "audit", "build", "check_invariance", "describe", "export"]
         + ["import_judgments", "import_omi", "infer", "merge", "multiverse"]
-        + ["open_study", "plan_study", "prereg", "report", "show_study", "stats", "status", "upgrade"]
+        + ["open_study", "plan_study", "prereg", "report", "show_study", "stats", "status", "upgrade", "view"]
     )
     assert heavy == "[]"
 

@@ -5,7 +5,7 @@ Public surface::
 
     from cueshift.api import open_study, Study, infer, analyze, report, export, describe, write_demo_study
     from cueshift.api import plan_study, Plan, status, show_study, merge, upgrade
-    from cueshift.api import import_judgments, import_omi
+    from cueshift.api import import_judgments, import_omi, view
 
 Each function does what its ``cueshift`` command does, with the same internals, defaults and
 checks; a bad input raises :class:`~cueshift.errors.CueshiftError` with the command's one line.
@@ -30,6 +30,7 @@ from cueshift.api._prereg import prereg
 from cueshift.api._report import report
 from cueshift.api._status import status
 from cueshift.api._study import Study
+from cueshift.api._view import view
 
 __all__ = [
     "Plan",
@@ -52,5 +53,6 @@ __all__ = [
     "show_study",
     "status",
     "upgrade",
+    "view",
     "write_demo_study",
 ]

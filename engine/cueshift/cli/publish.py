@@ -45,7 +45,8 @@ def view(
 ) -> None:
     """Browse the study database (read-only) in a browser: the faces and answers behind each number."""
     require("view", "cueshift view")
-    from cueshift.designs import load_study
-    from cueshift.viewer import serve
+    from cueshift.api import view as start_view  # the function's resolution and checks (D85)
 
-    serve(db or load_study(study).database_path, host=host, port=port, images=images)
+    with start_view(study, db=db, port=port, host=host, images=images) as server:
+        server.announce("Ctrl-C to stop")
+        server.wait()  # until Ctrl-C, then stopped: exit 0, as before

@@ -24,7 +24,8 @@ page                   what it shows
 =====================  ===================================================================
 
 Every page takes ``model``, ``category`` and ``group`` (``dimension:value``) from its URL.
-Only :mod:`cueshift.cli` imports this package.
+:func:`start_viewer` serves it in a background thread and returns a :class:`ViewerServer`; the
+command line and :func:`cueshift.api.view` (which imports this package when called) use it.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from cueshift.extras import importing
 
 with importing("view", "cueshift view"):  # starlette, uvicorn, jinja2
     from cueshift.viewer.app import build_viewer, create_app
-    from cueshift.viewer.server import serve
+    from cueshift.viewer.server import ViewerServer, start_viewer
     from cueshift.viewer.viewer import Viewer
 
-__all__ = ["Viewer", "build_viewer", "create_app", "serve"]
+__all__ = ["Viewer", "ViewerServer", "build_viewer", "create_app", "start_viewer"]
