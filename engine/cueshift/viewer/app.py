@@ -117,7 +117,7 @@ def _older_routes() -> list[Route]:
 
 
 def create_app(database: Path, *, images: Path | None = None, thumbs: Path = DEFAULT_CACHE) -> Starlette:
-    """The viewer application for one study database (see :func:`cueshift.viewer.serve`)."""
+    """The viewer application for one study database (served by :func:`cueshift.viewer.start_viewer`)."""
     viewer = build_viewer(database, images=images, thumbs=thumbs)
     routes = [
         Route("/", _page(viewer, pages.overview)),
