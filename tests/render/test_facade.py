@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,7 +87,8 @@ def test_console_tables(analysed_db: Path, capsys: pytest.CaptureFixture[str]) -
 
 
 def test_report_command_errors_and_engine_choice(tmp_path: Path) -> None:
-    from cueshift.render.cli import report_command_for
+    from cueshift.render import DEFAULT_OUT
+    from cueshift.render.cli import report_study
 
     asked: list[str] = []
 
@@ -94,7 +96,10 @@ def test_report_command_errors_and_engine_choice(tmp_path: Path) -> None:
         asked.append(study)
         return CATALOG, tmp_path / "default.duckdb"
 
-    report_command = report_command_for(target)
+    def report_command(**given: Any) -> None:  # the command's defaults (cueshift.cli.report)
+        options = {"study": "default", "db": None, "models": None, "out": DEFAULT_OUT, "formats": "html,pdf"}
+        report_study(target, **(options | {"engine": "auto", "document": None, "tables": False} | given))
+
     with pytest.raises(CueshiftError, match="no such study database"):
         report_command(db=tmp_path / "missing.duckdb", out=tmp_path)
     with pytest.raises(CueshiftError, match="default.duckdb: no such study database"):

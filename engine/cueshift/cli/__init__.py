@@ -2,14 +2,16 @@
 
 One module per command group: :mod:`~cueshift.cli.run` (infer, status, merge, upgrade),
 :mod:`~cueshift.cli.analysis` (analyze, sql, show-study), :mod:`~cueshift.cli.audit` (audit),
-:mod:`~cueshift.cli.publish` (report, view), :mod:`~cueshift.cli.data` (import omi, import
-judgments) and :mod:`~cueshift.cli.plan`;
+:mod:`~cueshift.cli.report` (report), :mod:`~cueshift.cli.publish` (view), :mod:`~cueshift.cli.data`
+(import omi, import judgments) and :mod:`~cueshift.cli.plan`;
 :mod:`~cueshift.cli._common` holds the app, the consoles and the one-line error guard;
 :mod:`~cueshift.cli._commands` registers the commands, in the order ``cueshift --help`` lists them.
 Importing this package changes no process state and loads no command: :func:`main`, the console
 script (and ``python -m cueshift.cli``), installs the start-up signal handlers, then loads the
-commands; ``cueshift.cli.app`` loads them on first access. Optional features (report, view,
-models, ray, croissant) import their extras only when they run (:mod:`cueshift.extras`).
+commands; ``cueshift.cli.app`` loads them on first access. Loading them loads no data library
+(DuckDB, polars, pandera; D86): each command imports its machinery when it runs, so ``--help`` and
+a refused option cost a fraction of a second. Optional features (report, view, models, ray,
+croissant) import their extras only when they run (:mod:`cueshift.extras`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def _stop_while_starting(signum: int, frame: FrameType | None) -> None:
-    """Ctrl-C or SIGTERM while the commands load (seconds: DuckDB, polars): nothing is done yet."""
+    """Ctrl-C or SIGTERM while the commands load (typer, rich): nothing is done yet."""
     how = "stopped by SIGTERM" if signum == signal.SIGTERM else "interrupted"
     sys.stderr.write(f"{how} while starting: nothing was done\n")
     sys.stderr.flush()

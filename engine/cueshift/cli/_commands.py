@@ -6,7 +6,19 @@ start-up signal handlers, or on first access of ``cueshift.cli.app``.
 
 from __future__ import annotations
 
-from cueshift.cli import analysis, audit, build, data, invariance, multiverse, plan, prereg, publish, run
+from cueshift.cli import (
+    analysis,
+    audit,
+    build,
+    data,
+    invariance,
+    multiverse,
+    plan,
+    prereg,
+    publish,
+    report,
+    run,
+)
 from cueshift.cli._common import app, guard
 
 app.command()(guard(build.build))
@@ -22,7 +34,7 @@ app.command()(guard(analysis.export))
 app.command()(guard(run.merge))
 app.command()(guard(run.upgrade))
 app.command("show-study")(guard(analysis.show_study))
-app.command("report")(guard(publish.report_command()))
+app.command("report")(guard(report.report))
 app.command()(guard(publish.view))
 app.command("plan")(guard(plan.plan_command))
 app.add_typer(data.import_app, name="import")

@@ -1,5 +1,9 @@
 """What every command shares: the typer app, the consoles, the common options and :func:`guard`,
-which turns user errors, I/O errors and interrupts into one line and an exit code."""
+which turns user errors, I/O errors and interrupts into one line and an exit code.
+
+Light on purpose: building the app and ``--help`` load no data library (DuckDB, polars, pandera);
+each command imports its machinery when it runs (D86, ``tests/cli/test_startup.py``).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, NoReturn, ParamSpec, TypeVar
 
-import duckdb
 import typer
 from rich.markup import escape
 
@@ -112,6 +115,16 @@ def _after_interrupt(exc: BaseException) -> bool:
     return is_interrupt(exc)
 
 
+def _database_errors() -> tuple[type[Exception], ...]:
+    """DuckDB's error class once a command has loaded DuckDB; none before, when no DuckDB error
+    can have been raised (so the guard never loads DuckDB itself)."""
+    if "duckdb" not in sys.modules:
+        return ()
+    import duckdb
+
+    return (duckdb.Error,)
+
+
 def _cause(exc: BaseException) -> BaseException:
     """The error a failed ROLLBACK would hide (DuckDB had aborted the transaction already)."""
     while "no transaction is active" in str(exc) and exc.__context__ is not None:
@@ -133,7 +146,7 @@ def guard(func: Callable[P, R]) -> Callable[P, R]:
             if _after_interrupt(exc):  # a statement interrupted by the signal, reported as such
                 _interrupted(exc, command)
             fail(str(exc))
-        except duckdb.Error as exc:
+        except _database_errors() as exc:  # evaluated only when an error gets this far
             cause = _cause(exc)
             if _after_interrupt(exc):  # DuckDB's "Query interrupted" and InterruptException included
                 _interrupted(exc, command)

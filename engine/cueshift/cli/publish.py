@@ -1,37 +1,19 @@
-"""Showing a study: ``report`` (the rendered document) and ``view`` (the browser viewer).
+"""Showing a study in the browser: ``view`` (``report``, the rendered document, is
+:mod:`cueshift.cli.report`).
 
-Both are optional features: their extras ('report', 'view') are imported when the command runs,
-and a missing one is one line naming it (:mod:`cueshift.extras`).
+An optional feature: its extra ('view') is imported when the command runs, and a missing one is
+one line naming it (:mod:`cueshift.extras`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from cueshift.cli._common import DbOption, StudyOption
 from cueshift.extras import require
-
-if TYPE_CHECKING:
-    from cueshift.render import Catalog
-
-
-def _report_target(study: str) -> tuple[Catalog, Path]:
-    """The report catalog of the study's design and the study's database (``--study`` in)."""
-    from cueshift.designs import design_of, load_study
-
-    spec = load_study(study)
-    return design_of(spec).report(), spec.database_path
-
-
-def report_command() -> Callable[..., None]:
-    """The ``cueshift report`` command (:func:`cueshift.render.cli.report_command_for`)."""
-    from cueshift.render.cli import report_command_for
-
-    return report_command_for(_report_target)
 
 
 def view(
