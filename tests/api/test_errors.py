@@ -1,4 +1,8 @@
-"""Bad input to the API: a :class:`cueshift.CueshiftError` carrying the line the CLI prints."""
+"""Bad input to the API: a :class:`cueshift.CueshiftError` carrying the line the CLI prints.
+
+The CLI's line is read from the command line's own app run in this process (typer's ``CliRunner``:
+the same commands, error handler and exit code, no interpreter started per case); one case runs
+``python -m cueshift.cli`` in a new process, so the line a real process prints is compared too."""
 
 from __future__ import annotations
 
@@ -7,18 +11,35 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from typer.testing import CliRunner
 
 import cueshift as cs
+from cueshift.cli import app
 from tests.api.conftest import Demo, cli, copy_of
+
+RUNNER = CliRunner()
+
+
+def _error_line(exit_code: int, stderr: str) -> str:
+    """The one ``error:`` line of a command that exited 2, without ``error: ``."""
+    assert exit_code == 2, stderr
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), stderr
+    return lines[0].removeprefix("error: ")
 
 
 def cli_line(*args: str) -> str:
-    """The one error line a failing ``cueshift`` command prints (exit code 2), without ``error: ``."""
+    """The one error line a failing ``cueshift`` command prints (exit code 2, no traceback), run in
+    this process."""
+    result = RUNNER.invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return _error_line(result.exit_code, result.stderr)
+
+
+def process_line(*args: str) -> str:
+    """The one error line ``python -m cueshift.cli ARGS`` prints in a new process (exit code 2)."""
     done = cli(*args)
-    assert done.returncode == 2, done.stderr
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
-    return lines[0].removeprefix("error: ")
+    return _error_line(done.returncode, done.stderr)
 
 
 def api_line(database: Path) -> str:
@@ -29,7 +50,8 @@ def api_line(database: Path) -> str:
 
 def test_a_missing_database_is_the_cli_line(tmp_path: Path) -> None:
     missing = tmp_path / "missing.duckdb"
-    assert api_line(missing) == cli_line("sql", "SELECT 1", "--db", str(missing))
+    args = ("sql", "SELECT 1", "--db", str(missing))
+    assert api_line(missing) == cli_line(*args) == process_line(*args)
     assert "no such study database (run `cueshift infer` first)" in api_line(missing)
 
 
