@@ -83,10 +83,16 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("demo-cache")
 
 
+#: faces of the module's reference study (6,624 judgments): resume, limits and kills do not depend
+#: on the study's size, only on its being cut into many batches; shards need faces in two of three
+#: (``crc32(face_id) % 3``: demo-0001..0003 fall in shard 1, demo-0004 in shard 2)
+FACES = 4
+
+
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, cache) -> tuple[Path, pl.DataFrame]:
     tmp = tmp_path_factory.mktemp("reference")
-    study = load_study(study_file(tmp, cache))
+    study = load_study(study_file(tmp, cache, faces=FACES))
     summary = run_study(study, RunOptions(progress=False))
     return tmp, judgments(summary.database)
 
@@ -107,7 +113,7 @@ def test_a_run_stores_every_planned_judgment_once_and_resumes_to_nothing(referen
 
 
 def test_a_limited_run_then_a_resume_equals_the_reference(reference, cache, tmp_path):
-    study = load_study(study_file(tmp_path, cache))
+    study = load_study(study_file(tmp_path, cache, faces=FACES))
     first = run_study(study, RunOptions(progress=False, limit=1234))
     assert first.n_written == 1234
     run_study(study, RunOptions(progress=False))
@@ -115,7 +121,7 @@ def test_a_limited_run_then_a_resume_equals_the_reference(reference, cache, tmp_
 
 
 def test_shards_merge_to_the_single_run(reference, cache, tmp_path):
-    study = load_study(study_file(tmp_path, cache))
+    study = load_study(study_file(tmp_path, cache, faces=FACES))
     shard_dbs = []
     for k in (1, 2, 3):
         summary = run_study(study, RunOptions(progress=False, shard=Shard(k, 3)))
@@ -153,8 +159,8 @@ def _size(path: Path) -> int:
 
 
 def _wait_for_commits(db: Path, process: subprocess.Popen[bytes], stale: int | None, commits: int) -> bool:
-    """Wait until the run has committed at least ``commits`` times since it started; False when it
-    ended first.
+    """Wait until the run has committed at least ``commits`` times since it started (0: until it
+    holds the database); False when it ended first.
 
     The run publishes its snapshot once it holds the database (a checkpoint: the WAL is removed,
     then a new snapshot file replaces the one a killed run left, ``stale`` its inode); every batch
@@ -163,33 +169,69 @@ def _wait_for_commits(db: Path, process: subprocess.Popen[bytes], stale: int | N
     """
     snapshot, wal = db.with_name(db.name + ".snapshot"), db.with_name(db.name + ".wal")
     deadline = time.monotonic() + 300
-    seen, size = 0, 0
-    while seen < commits:
+    opened, seen, size = False, 0, 0
+    while not (opened and seen >= commits):
         if process.poll() is not None:
             return False
         assert time.monotonic() < deadline, "no commit of the run seen in 300 s"
-        if _inode(snapshot) not in (None, stale):
-            grown = _size(wal)
+        if opened or _inode(snapshot) not in (None, stale):
+            opened, grown = True, _size(wal)
             seen, size = seen + (grown > size), max(size, grown)
         time.sleep(0.002)
     return True
 
 
+def _wait_for_a_checkpoint(db: Path, process: subprocess.Popen[bytes]) -> bool:
+    """Wait until the run folds its WAL into the database file (the WAL shrinks or goes: a snapshot
+    published mid-run, or closing the database at the end); False when it ended first."""
+    wal = db.with_name(db.name + ".wal")
+    deadline, size = time.monotonic() + 300, _size(wal)
+    while _size(wal) >= size:
+        if process.poll() is not None:
+            return False
+        assert time.monotonic() < deadline, "no checkpoint of the run seen in 300 s"
+        size = max(size, _size(wal))
+        time.sleep(0.002)
+    return True
+
+
+#: when each ``infer`` of the kill test is SIGKILLed, each run resuming what the one before left
+KILL_MOMENTS = ("a few batches in", "on taking over", "in the first half of the rest", "at a checkpoint")
+
+
 def test_kill_minus_nine_at_random_moments_loses_and_duplicates_nothing(
     reference: tuple[Path, pl.DataFrame], cache: Path, tmp_path: Path
 ) -> None:
-    path = study_file(tmp_path, cache, batch_size=10)  # many small transactions: kills land mid-run
+    """Four ``cueshift infer`` processes, each resuming what the one before left, SIGKILLed at
+    moments spread over a run (:data:`KILL_MOMENTS`): 1-20 batches in; just after it took over the
+    killed run's database (its WAL replayed and checkpointed, its run record written and
+    published); after a number of commits drawn from the first half of what is left; at the first
+    checkpoint after half of what is left (a snapshot published mid-run, or the close at the end).
+    Each kill lands 0-10 ms after its event, in any phase of the batch or checkpoint in flight; a
+    run that ends first is not killed. One more run completes the study: the stored rows are
+    exactly the reference's."""
+    batch = 10  # many small transactions: kills land mid-run
+    path = study_file(tmp_path, cache, faces=FACES, batch_size=batch)
     db = tmp_path / "t.duckdb"
     total = reference[1].height
     command = [sys.executable, "-m", "cueshift.cli", "infer", "--study", str(path), "--no-progress"]
     rng = random.Random(20261122)
     mid_run_kills = 0
-    for _ in range(8):
+    for moment in KILL_MOMENTS:
+        left = (total - _stored(db)) // batch  # about the commits still to come
+        commits = {
+            "a few batches in": rng.randint(1, 20),
+            "on taking over": 0,
+            "in the first half of the rest": rng.randint(1, max(1, left // 2)),
+            "at a checkpoint": left // 2,
+        }[moment]
         stale = _inode(db.with_name(db.name + ".snapshot"))  # a killed run leaves its snapshot
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if not _wait_for_commits(db, process, stale, commits=rng.randint(1, 50)):
+        if not _wait_for_commits(db, process, stale, commits):
+            break  # the run ended first: nothing left to kill
+        if moment == "at a checkpoint" and not _wait_for_a_checkpoint(db, process):
             break
-        time.sleep(rng.uniform(0.0, 0.01))  # any phase of the batch in flight
+        time.sleep(rng.uniform(0.0, 0.01))  # any phase of the batch or checkpoint in flight
         process.send_signal(signal.SIGKILL)
         process.wait()
         mid_run_kills += 0 < _stored(db) < total
