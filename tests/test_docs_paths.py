@@ -36,6 +36,7 @@ EXAMPLES = {
     "reports/_out/study.pdf",
     "judgement_pipeline.py",
     "plan.toml",
+    "missing.toml",
 }
 
 PATH = re.compile(r"[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)+/?|[A-Za-z0-9_\-]+\.(?:py|sql|qmd|toml|md)\b")
