@@ -85,7 +85,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 #: faces of the module's reference study (6,624 judgments): resume, limits and kills do not depend
 #: on the study's size, only on its being cut into many batches; shards need faces in two of three
-#: (``crc32(face_id) % 3``: demo-0001..0003 fall in shard 1, demo-0004 in shard 2)
+#: (``crc32(face_id) % 3``: demo-0001..0003 fall in shard 2, demo-0004 in shard 3, shard 1 stays empty)
 FACES = 4
 
 
