@@ -27,6 +27,18 @@ if "PYTEST_XDIST_WORKER" not in os.environ:
 elif os.environ.get("CUESHIFT_TESTS_COLUMNS_UNSET") == "1":
     os.environ.pop("COLUMNS", None)
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under xdist (``just test``: a worker per core) each worker's numba and OpenMP pools get one
+    thread: two workers each running a pool per core oversubscribe the cores, and a tiny parallel
+    kernel then waits for its threads at every call (decision D89). The workers inherit these from
+    the controller, before they import numpy or numba; a value already set is kept.
+    ``tests/stats/test_thread_count.py`` runs the parallel kernels on two threads."""
+    if "PYTEST_XDIST_WORKER" not in os.environ and getattr(config.option, "numprocesses", None):
+        for name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS"):
+            os.environ.setdefault(name, "1")
+
+
 # Reached through the engine/cueshift/ symlinks only.
 collect_ignore = ["schemas", "sql", "studies", "reports"]
 
