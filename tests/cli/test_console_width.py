@@ -1,7 +1,14 @@
 """The commands' tables at 80 and 120 columns, in a pseudo-terminal and piped with ``COLUMNS``: no
 table line wider than the terminal, no cell cut ("…"), and the numbers the command stored (read back
 from its files and database here) printed whole. Prose wraps in a terminal; piped, each line of it
-(a note, a table's title or note) stays whole on one line."""
+(a note, a table's title or note) stays whole on one line.
+
+The terminal runs are real processes on a pseudo-terminal (the width comes from the terminal).
+The piped ``plan`` runs the command line's app in this process (typer's ``CliRunner``: stdout is a
+buffer, not a terminal, ``COLUMNS`` set or removed as piped; ``plan`` prints on a console made when
+it runs). The piped ``analyze`` and ``status`` are real processes on a pipe: they print part of
+their output on the command line's module console, whose width is fixed when ``cueshift.cli`` is
+imported, once per process (a second width in this process would print at the first's)."""
 
 from __future__ import annotations
 
@@ -14,8 +21,10 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pytest
+from typer.testing import CliRunner
 
 from cueshift._console import PIPED_WIDTH
+from cueshift.cli import app
 from cueshift.plan.console import SUMMARY
 from tests.api.conftest import Demo, judged_demo
 from tests.cli.terminal import run_in_terminal, table_lines, too_wide
@@ -42,12 +51,22 @@ def _long_prose(text: str, width: int) -> list[str]:
 
 
 def _piped(args: tuple[str, ...], columns: int | None) -> str:
+    """What ``COLUMNS=<columns> cueshift ARGS | cat`` prints, in a new process (``None``: unset)."""
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     if columns is not None:
         env["COLUMNS"] = str(columns)
     done = subprocess.run([*CUESHIFT, *args], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def _piped_in_process(args: tuple[str, ...], columns: int | None) -> str:
+    """What ``cueshift ARGS`` prints on a stdout that is not a terminal, ``COLUMNS`` set or unset,
+    run through the command line's app in this process (no interpreter to start)."""
+    env = {"COLUMNS": None if columns is None else str(columns), "LINES": None}
+    result = CliRunner().invoke(app, list(args), env=env)
+    assert result.exit_code == 0, (result.stderr, result.exception)
+    return result.stdout
 
 
 def _plan_numbers(out: Path) -> list[str]:
@@ -84,7 +103,7 @@ def _plan_notes(out: Path) -> list[str]:
 def test_plan_piped_keeps_each_note_on_one_line(columns: int | None, tmp_path: Path) -> None:
     """``cueshift plan | cat``: tables as wide as ``COLUMNS`` (else 120), each note one whole line."""
     width = columns or PIPED_WIDTH
-    text = _piped((*PLAN, "--out", str(tmp_path)), columns)
+    text = _piped_in_process((*PLAN, "--out", str(tmp_path)), columns)
     _readable(text, width)
     lines = [line.strip() for line in text.splitlines()]
     broken = [note for note in _plan_notes(tmp_path) if note not in lines]
