@@ -57,3 +57,16 @@ def test_a_section_the_help_names_is_printed(words: str, section: str) -> None:
 def test_upgrade_help_names_every_upgradable_version() -> None:
     help_text = rendered_help("upgrade")
     assert all(re.search(rf"\b{version}\b", help_text) for version in UPGRADABLE_VERSIONS)
+
+
+@pytest.mark.parametrize("words", ["status", "upgrade"])
+def test_study_option_says_it_may_name_a_database(words: str) -> None:
+    """``status`` and ``upgrade`` read ``--study B.duckdb`` as the database B (D84); their option says so."""
+    assert (
+        "--study -s <str> Study file (TOML), 'default' for the embedded default study, or a study database"
+        in (rendered_help(words))
+    )
+
+
+def test_other_commands_study_option_names_no_database() -> None:
+    assert "or a study database" not in rendered_help("analyze")

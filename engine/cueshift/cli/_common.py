@@ -66,6 +66,15 @@ StudyOption = Annotated[
     str,
     typer.Option("--study", "-s", help="Study file (TOML), or 'default' for the embedded default study."),
 ]
+#: ``status`` and ``upgrade`` need only the database: their --study may name it (D84).
+StudyOrDbOption = Annotated[
+    str,
+    typer.Option(
+        "--study",
+        "-s",
+        help="Study file (TOML), 'default' for the embedded default study, or a study database.",
+    ),
+]
 DbOption = Annotated[
     Path | None,
     typer.Option("--db", help="Study database (default: the study's `database`, runs/<name>.duckdb)."),

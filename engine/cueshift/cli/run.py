@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from cueshift.cli._common import DbOption, StudyOption, console, err_console
+from cueshift.cli._common import DbOption, StudyOption, StudyOrDbOption, console, err_console
 from cueshift.execution.run_options import SNAPSHOT_EVERY
 
 
@@ -72,7 +72,7 @@ def infer(
         console.print(note, markup=False, highlight=False, soft_wrap=True)
 
 
-def status(study: StudyOption = "default", db: DbOption = None) -> None:
+def status(study: StudyOrDbOption = "default", db: DbOption = None) -> None:
     """Progress of the study's latest run: planned, stored, rate, ETA, failures per model.
 
     Readable while `cueshift infer` runs (from the snapshot it publishes). With --db the study file
@@ -93,7 +93,7 @@ def merge(
     merge_shards(output, shards, quiet=False)
 
 
-def upgrade(study: StudyOption = "default", db: DbOption = None) -> None:
+def upgrade(study: StudyOrDbOption = "default", db: DbOption = None) -> None:
     """Upgrade a study database of an older schema version (2, 3 or 4) to the current one.
 
     Every row is kept (checked row for row); result tables are dropped (run `cueshift analyze`
