@@ -2,7 +2,8 @@
 
 A design declares its tables through the design protocol
 (:attr:`~cueshift.designs.protocol.Design.result_schemas`): the design registry hands them to
-:func:`declare_result_schemas` when it finds the design. The built-in designs keep theirs in
+:func:`declare_result_schemas` when it finds the design, or, when this check is not loaded yet,
+as it loads (:mod:`cueshift._result_declarations`: reading a study file loads no pandera, D90). The built-in designs keep theirs in
 ``schemas/results_<design>.py`` (``RESULT_TABLES``), found here by that name so a statistic is
 checked even where no registry was built. :data:`RESULT_SCHEMAS` maps every table name (without
 the ``result_`` prefix) to its model, and :func:`validate_result` checks a frame against it before
@@ -24,6 +25,7 @@ import pandera.polars as pa
 import polars as pl
 
 import cueshift.schemas
+from cueshift import _result_declarations
 from cueshift.errors import SchemaViolation
 from cueshift.schemas._result_base import CHECK_FIELDS, ResultModel
 
@@ -225,3 +227,7 @@ def _describe(name: str, frame: pl.DataFrame, failures: pl.DataFrame) -> str:
         return f"result_{name}: field '{field}': {check} fails (found {first['failure_case']}){more}"
     value = frame[field][int(row)]
     return f"result_{name}: row {row}, field '{field}': value {value!r} breaks {check}{more}"
+
+
+# the designs the registry found before this check was loaded (D90), and every later one at once
+_result_declarations.attach(declare_result_schemas)

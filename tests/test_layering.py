@@ -2,8 +2,9 @@
 
 Pipeline order, lowest first (docs/architecture.md)::
 
-    _types, _console, _table_layout, errors, extras, schemas < study < images < inference < store < views
-    < stats < render < power < designs < execution < stimuli < imports < plan < viewer < api < cli
+    _types, _console, _table_layout, _result_declarations, errors, extras, schemas < study < images
+    < inference < store < views < stats < render < power < designs < execution < stimuli < imports
+    < plan < viewer < api < cli
 
 A module may import its own layer and any layer below it; ``power`` is the planning machinery the
 designs' planners are built from, ``designs`` wires the layers together, ``plan`` runs a design's
@@ -28,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "_console",
         "_table_layout",
         "_method_words",
+        "_result_declarations",
         "errors",
         "extras",
         "schemas",

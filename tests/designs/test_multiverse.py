@@ -9,9 +9,10 @@ import pytest
 
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
-from cueshift.designs.stylisticbias.multiverse import MultiverseConfig, run_multiverse
+from cueshift.designs.stylisticbias.multiverse import MultiverseConfig
 from cueshift.designs.stylisticbias.multiverse.cells import read_cells, specification_rows
 from cueshift.designs.stylisticbias.multiverse.choices import specifications
+from cueshift.designs.stylisticbias.multiverse.run import run_multiverse
 from cueshift.errors import CueshiftError
 from cueshift.stats import Resampling
 from cueshift.views import read_base_phi, read_delta

@@ -10,8 +10,9 @@ import polars as pl
 import pytest
 
 from cueshift import store
-from cueshift.designs.stylisticbias.multiverse import MultiverseConfig, run_multiverse
+from cueshift.designs.stylisticbias.multiverse import MultiverseConfig
 from cueshift.designs.stylisticbias.multiverse.joint import JOINT_STATISTICS, joint_test
+from cueshift.designs.stylisticbias.multiverse.run import run_multiverse
 from cueshift.schemas.multiverse import validate_multiverse
 from cueshift.stats import POOLED, Resampling
 from tests.designs.multiverse_reference import ALPHA, joint_statistics

@@ -12,7 +12,8 @@ import pytest
 
 from cueshift import store
 from cueshift.designs.stylisticbias.analyses import run_analyses
-from cueshift.designs.stylisticbias.multiverse import MultiverseConfig, run_multiverse
+from cueshift.designs.stylisticbias.multiverse import MultiverseConfig
+from cueshift.designs.stylisticbias.multiverse.run import run_multiverse
 from cueshift.designs.stylisticbias.stats import MEAN_OF_GROUPS
 from cueshift.schemas.multiverse import validate_multiverse
 from cueshift.stats import Resampling, RunChoices

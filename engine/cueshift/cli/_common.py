@@ -118,7 +118,20 @@ def _interrupted(exc: BaseException | None = None, command: str = "") -> NoRetur
 
 def _after_interrupt(exc: BaseException) -> bool:
     """Whether ``exc`` came of an interrupt (see :func:`cueshift.execution.interrupts.is_interrupt`):
-    ``analyze`` interrupts the running statement, whose error may reach here first."""
+    ``analyze`` interrupts the running statement, whose error may reach here first.
+
+    Before DuckDB is loaded no statement ran and no SIGTERM handler is installed (installing it
+    loads DuckDB), so only a Ctrl-C in the error's chain counts: checked here without loading the
+    interrupt machinery, so a one-line error of a study file stays light (D90)."""
+    if "duckdb" not in sys.modules:
+        seen: BaseException | None = exc
+        while seen is not None:
+            if isinstance(seen, KeyboardInterrupt) or (
+                isinstance(seen, RuntimeError) and "interrupted" in str(seen).lower()
+            ):
+                return True
+            seen = seen.__context__
+        return False
     from cueshift.execution.interrupts import is_interrupt
 
     return is_interrupt(exc)

@@ -114,6 +114,8 @@ def analyze(
     included; nothing is half-written (the result tables are replaced in one transaction).
     """
     from cueshift.designs import AnalysisRequest, load_study
+
+    spec = load_study(study)  # a bad study file is one line before the store and statistics load (D90)
     from cueshift.execution.analysis_run import analyze_study
     from cueshift.execution.interrupts import stop_on_sigterm
 
@@ -123,7 +125,6 @@ def analyze(
         overview_only=overview_only, phi=phi, min_identity=min_identity, compat=compat,
         generalise=generalise, audit=audit,
     )  # fmt: skip
-    spec = load_study(study)
     path = Path(db or spec.database_path)
     analyze_study(
         path, spec, request, console=console, progress=progress and sys.stderr.isatty(), note=_print_note,

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import pkgutil
 from collections.abc import Iterator
 from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
 
+from cueshift import _result_declarations
 from cueshift.designs.protocol import Design
 from cueshift.errors import ConfigError
-from cueshift.schemas.results import declare_result_schemas
 from cueshift.study.config import DEFAULT_DESIGN
 
 _PACKAGE = "cueshift.designs"
@@ -43,6 +44,8 @@ MEMBERS = (
     "planner",
     "viewer",
 )
+
+_ABSENT = object()
 
 
 def _built_in() -> Iterator[tuple[str, object]]:
@@ -77,28 +80,30 @@ def designs() -> dict[str, Design[Any]]:
     ``cueshift.designs`` group names (:data:`ENTRY_POINT_GROUP`).
 
     Each design's :attr:`~cueshift.designs.protocol.Design.result_schemas` are declared to the
-    result check (:func:`~cueshift.schemas.results.declare_result_schemas`) as it is found.
+    result check (:func:`~cueshift.schemas.results.declare_result_schemas`) as it is found, or,
+    when the check is not loaded yet, as it loads (:mod:`cueshift._result_declarations`): finding
+    the designs reads no member but ``name`` and ``study_model`` and ``scenario_sets``, so it loads
+    no library a design only needs to run (D90).
 
     Raises
     ------
     ConfigError
         A design name declared twice, a design lacking a member of the protocol, a result table
-        two designs declare, or an entry point that names no design.
+        two designs declare (raised here when the result check is loaded, else as it loads), or
+        an entry point that names no design.
     """
     found: dict[str, Design[Any]] = {}
     where: dict[str, str] = {}
     for source, design in [*_built_in(), *_installed()]:
-        missing = [member for member in MEMBERS if not hasattr(design, member)]
+        # looked up, not read: a member may be a property that imports its machinery (D90)
+        missing = [member for member in MEMBERS if inspect.getattr_static(design, member, _ABSENT) is _ABSENT]
         if missing:
             raise ConfigError(f"{source}: the design lacks {', '.join(missing)} (docs/designs.md)")
         name = str(getattr(design, "name"))  # noqa: B009  (checked above, not typed yet)
         if name in found:
             raise ConfigError(f"design {name!r} is declared twice: by {where[name]} and by {source}")
         found[name], where[name] = design, source  # type: ignore[assignment]
-        try:
-            declare_result_schemas(name, getattr(design, "result_schemas"))  # noqa: B009
-        except ValueError as exc:
-            raise ConfigError(f"{source}: {exc}") from None
+        _result_declarations.declare(source, name, functools.partial(getattr, design, "result_schemas"))
     order = sorted(found, key=lambda name: (name != DEFAULT_DESIGN, name))
     return {name: found[name] for name in order}
 

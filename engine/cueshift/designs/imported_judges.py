@@ -14,8 +14,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from cueshift.errors import ConfigError
 
 #: ``model.backend`` of a judge whose answers ``cueshift import judgments`` read from files.
@@ -32,6 +30,8 @@ def imported_judges(data: dict[str, Any]) -> list[str]:
     database = Path(str(data.get("database") or Path("runs") / f"{data.get('name')}.duckdb"))
     if not database.is_file():
         return []
+    import duckdb  # only when the study names a database: reading a study file loads no DuckDB (D90)
+
     try:
         con = duckdb.connect(str(database), read_only=True)
     except duckdb.Error:

@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from cueshift.errors import ConfigError
 from cueshift.study.config import Study
+from cueshift.study.phi import parse_phi
 from cueshift.study.scenarios import Scenario
-from cueshift.views import parse_phi
 
 if TYPE_CHECKING:
     import duckdb

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Union
 
 from pydantic import Field, TypeAdapter
 
+from cueshift import _result_declarations
 from cueshift.designs.discovery import designs
 from cueshift.designs.imported_judges import explain_no_judge
 from cueshift.designs.protocol import Design
 from cueshift.errors import ConfigError
-from cueshift.schemas.results import RESULT_TABLES_BY_DESIGN, withdraw_result_schemas
 from cueshift.study import reading
 from cueshift.study.config import Study
 from cueshift.study.reading import read_study_file
@@ -35,6 +35,9 @@ def clear_caches() -> None:
     """Forget the designs found, and the study-file union and scenario sets built from them (after
     a design is installed or removed while the process runs, e.g. in a test); the result tables
     of the designs outside the package are withdrawn from the result check."""
+    from cueshift.schemas.results import RESULT_TABLES_BY_DESIGN, withdraw_result_schemas
+
+    _result_declarations.forget()  # not declared yet: dropped before the check loads
     for name in list(RESULT_TABLES_BY_DESIGN):
         withdraw_result_schemas(name)
     if analyses.cache_info().currsize:

@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cueshift.designs.page_helpers import BadRequest
-from cueshift.render import TableSpec
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # not at import: a design declares its viewer without the report stack (D90)
     import duckdb
+
+    from cueshift.render import TableSpec
 
 
 @dataclass(frozen=True)
@@ -57,6 +56,8 @@ class PageRequest:
         BadRequest
             ``page`` is not a number.
         """
+        from cueshift.designs.page_helpers import BadRequest
+
         text = self.query.get("page", "1")
         if not text.isdigit():
             raise BadRequest(f"page={text!r}: expected a page number")
@@ -137,7 +138,7 @@ def design_page(
     """A page ``design`` declares, served by the viewer under ``/design/<design>/<page>``: its
     ``tables`` under ``title``, or what its page function ``render`` returns (one of the two).
 
-    >>> from cueshift.render import Col
+    >>> from cueshift.render import Col, TableSpec
     >>> counts = TableSpec(key="counts", title="Counts", sql="SELECT 1 AS n", columns=(Col("n", "n"),))
     >>> design_page("toy", "counts", "Counts", "How many →", title="Counts", tables=(counts,)).path
     '/design/toy/counts'

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from cueshift import store
 from cueshift.designs.stylisticbias.design import StylisticBiasStudy
-from cueshift.designs.stylisticbias.multiverse import MultiverseResult, run_multiverse
+from cueshift.designs.stylisticbias.multiverse.run import MultiverseResult, run_multiverse
 from cueshift.errors import ConfigError, CueshiftError
 from cueshift.execution.analysis_run import MIN_RESAMPLES
 from cueshift.schemas.multiverse import validate_multiverse

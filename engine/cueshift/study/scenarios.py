@@ -7,8 +7,10 @@ The generic parts every forced-choice design shares; each design's scenarios are
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,8 @@ ORDERING_BY_ID: dict[int, Ordering] = {o.ordering: o for o in ORDERINGS}
 
 def scenario_frame(scenarios: tuple[Scenario, ...], scenario_set: str) -> pl.DataFrame:
     """Rows of the ``scenario`` table."""
+    import polars as pl  # not at import: a study file is read without the data libraries (D90)
+
     return pl.DataFrame(
         {
             "scenario_id": [s.scenario_id for s in scenarios],
@@ -85,6 +89,8 @@ def scenario_frame(scenarios: tuple[Scenario, ...], scenario_set: str) -> pl.Dat
 
 def prompt_variant_frame(template: str, orderings: tuple[Ordering, ...]) -> pl.DataFrame:
     """Rows of the ``prompt_variant`` table, each with an example rendered on :data:`EXAMPLE_SCENARIO`."""
+    import polars as pl
+
     example = EXAMPLE_SCENARIO
     return pl.DataFrame(
         {

@@ -16,10 +16,12 @@ from cueshift.designs.paired.section import PairedStudy
 from cueshift.designs.paired.workload import paired_images, prepared_study
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
 from cueshift.designs.viewer_support import ViewerSupport
-from cueshift.schemas.results_paired import RESULT_TABLES
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import duckdb
+    import pandera.polars as pa
     import polars as pl
     from rich.console import Console
 
@@ -36,9 +38,16 @@ class PairedDesign:
     name = "paired"
     study_model = PairedStudy
     scenario_sets = SCENARIO_SETS
-    result_schemas = RESULT_TABLES
     options = OptionSupport(tests=("rank",), ci_methods=("analytic",), audit=True)
     viewer = ViewerSupport(image_sections=("paired",))
+
+    @property
+    def result_schemas(self) -> Mapping[str, type[pa.DataFrameModel]]:
+        """Its ``result_*`` tables (``schemas/results_paired.py``), loaded when asked: finding the
+        design loads no pandera (D90)."""
+        from cueshift.schemas.results_paired import RESULT_TABLES
+
+        return RESULT_TABLES
 
     def workload(self, study: PairedStudy, *, progress: bool) -> Workload:
         """Every original and filtered image × scenario × ordering × seed."""

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import replace
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from cueshift.designs.paired.section import PairedStudy
 from cueshift.errors import ImageSetError
-from cueshift.images.base import ImageSet
 from cueshift.study.config import ImageSetConfig
 from cueshift.study.variations import PLACEBO_FEATURE_KEY, VariationFilter
+
+if TYPE_CHECKING:
+    from cueshift.images.base import ImageSet
 
 
 def prepared_study(study: PairedStudy) -> PairedStudy:
@@ -33,6 +34,8 @@ def paired_images(image_set: ImageSet, study: PairedStudy) -> ImageSet:
     ImageSetError
         When no variation carries ``[paired] filter_feature_key``: there is nothing to pair.
     """
+    import polars as pl  # not at import: finding the design loads no data library (D90)
+
     key = study.paired.filter_feature_key
     variation = pl.col("role") == "variation"
     other = variation & (pl.col("feature_key") != key) & (pl.col("feature_key") != PLACEBO_FEATURE_KEY)

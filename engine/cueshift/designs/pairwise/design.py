@@ -8,18 +8,20 @@ refused.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cueshift.designs.pairwise.scenarios import SCENARIO_SETS
 from cueshift.designs.pairwise.section import PairwiseStudy
-from cueshift.designs.pairwise.viewer_pages import trials_page
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
 from cueshift.designs.viewer_support import ViewerSupport, design_page
-from cueshift.schemas.results_pairwise import RESULT_TABLES
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import duckdb
+    import pandera.polars as pa
     import polars as pl
     from rich.console import Console
 
@@ -35,24 +37,38 @@ class PairwiseDesign:
     name = "pairwise"
     study_model = PairwiseStudy
     scenario_sets = SCENARIO_SETS
-    result_schemas = RESULT_TABLES
     options = OptionSupport(tests=("exact",), ci_methods=("analytic",))
-    viewer = ViewerSupport(
-        image_sections=("pairwise",),
-        pages=(
-            design_page(
-                "pairwise",
-                "trials",
-                "Pairwise trials",
-                "Pairwise trials: both images and the choice →",
-                render=trials_page,
-                table="pairwise_trial",
-                aliases=("/pairwise",),
+
+    @functools.cached_property
+    def viewer(self) -> ViewerSupport:
+        """What ``cueshift view`` shows for the design; its pages load the report stack, so they
+        are built when asked, not when the design is found (D90)."""
+        from cueshift.designs.pairwise.viewer_pages import trials_page
+
+        return ViewerSupport(
+            image_sections=("pairwise",),
+            pages=(
+                design_page(
+                    "pairwise",
+                    "trials",
+                    "Pairwise trials",
+                    "Pairwise trials: both images and the choice →",
+                    render=trials_page,
+                    table="pairwise_trial",
+                    aliases=("/pairwise",),
+                ),
             ),
-        ),
-        delta=False,
-        templates=Path(__file__).parent / "templates",
-    )
+            delta=False,
+            templates=Path(__file__).parent / "templates",
+        )
+
+    @property
+    def result_schemas(self) -> Mapping[str, type[pa.DataFrameModel]]:
+        """Its ``result_*`` tables (``schemas/results_pairwise.py``), loaded when asked: finding the
+        design loads no pandera (D90)."""
+        from cueshift.schemas.results_pairwise import RESULT_TABLES
+
+        return RESULT_TABLES
 
     def workload(self, study: PairwiseStudy, *, progress: bool) -> Workload:
         """Every trial (and model rating) per model and seed; the human ratings once."""

@@ -10,18 +10,20 @@ face bootstrap of each model's difference from its random twin, drawn with the s
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cueshift.designs.probe.scenarios import SCENARIO_SETS
 from cueshift.designs.probe.section import ProbeStudy
-from cueshift.designs.probe.viewer_pages import humans_page
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
 from cueshift.designs.viewer_support import ViewerSupport, design_page
-from cueshift.schemas.results_probe import RESULT_TABLES
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import duckdb
+    import pandera.polars as pa
     import polars as pl
     from rich.console import Console
 
@@ -37,27 +39,41 @@ class ProbeDesign:
     name = "probe"
     study_model = ProbeStudy
     scenario_sets = SCENARIO_SETS
-    result_schemas = RESULT_TABLES
     options = OptionSupport(
         tests=("parametric",),
         ci_methods=("analytic",),
         seed="seed of the split-half rater splits and the twin bootstrap's faces ([probe] split_seed)",
         resamples="random rater splits of the split-half reliability ([probe] n_splits)",
     )
-    viewer = ViewerSupport(
-        image_sections=("probe",),
-        pages=(
-            design_page(
-                "probe",
-                "humans",
-                "Probe vs humans",
-                "Model score vs human rating per attribute →",
-                render=humans_page,
-                aliases=("/probe",),
+
+    @functools.cached_property
+    def viewer(self) -> ViewerSupport:
+        """What ``cueshift view`` shows for the design; its pages load the report stack, so they
+        are built when asked, not when the design is found (D90)."""
+        from cueshift.designs.probe.viewer_pages import humans_page
+
+        return ViewerSupport(
+            image_sections=("probe",),
+            pages=(
+                design_page(
+                    "probe",
+                    "humans",
+                    "Probe vs humans",
+                    "Model score vs human rating per attribute →",
+                    render=humans_page,
+                    aliases=("/probe",),
+                ),
             ),
-        ),
-        templates=Path(__file__).parent / "templates",
-    )
+            templates=Path(__file__).parent / "templates",
+        )
+
+    @property
+    def result_schemas(self) -> Mapping[str, type[pa.DataFrameModel]]:
+        """Its ``result_*`` tables (``schemas/results_probe.py``), loaded when asked: finding the
+        design loads no pandera (D90)."""
+        from cueshift.schemas.results_probe import RESULT_TABLES
+
+        return RESULT_TABLES
 
     def workload(self, study: ProbeStudy, *, progress: bool) -> Workload:
         """The base faces × attributes per model; the human ratings and means once."""

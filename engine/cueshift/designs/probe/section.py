@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from cueshift.stats import Resampling
 from cueshift.study.config import Study
 from cueshift.study.sections import Section, SyntheticRaters, refuse_unread
+
+if TYPE_CHECKING:
+    from cueshift.stats import Resampling
 
 Predictor = Literal["reliability", "dataset_size", "samples_seen", "image_params", "text_params"]
 
@@ -90,6 +92,8 @@ class ProbeConfig(Section):
         >>> ProbeConfig(human_means="m.csv").resampling(seed=3)
         Resampling(resamples=100, seed=3, confidence_level=0.95, ci_method='bca', test='rank')
         """
+        from cueshift.stats import Resampling  # the stats layer: not when a study file is read (D90)
+
         return Resampling(
             resamples=self.n_splits if resamples is None else resamples,
             seed=self.split_seed if seed is None else seed,

@@ -8,6 +8,7 @@ the common part of the study file.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
@@ -15,16 +16,17 @@ from pydantic import Field
 from cueshift.designs.protocol import AnalysisRequest, OptionSupport
 from cueshift.designs.stylisticbias.multiverse.choices import MultiverseConfig
 from cueshift.designs.stylisticbias.scenarios import SCENARIO_SETS
-from cueshift.designs.stylisticbias.viewer_pages import NOISE_FLOOR_PAGE
 from cueshift.designs.viewer_support import ViewerSupport
 from cueshift.errors import ConfigError
-from cueshift.schemas.results_stylisticbias import RESULT_TABLES
 from cueshift.study.config import Study
 from cueshift.study.equivalence import EquivalenceConfig
 from cueshift.study.quality import QualityConfig
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import duckdb
+    import pandera.polars as pa
     import polars as pl
     from rich.console import Console
 
@@ -58,7 +60,6 @@ class StylisticBiasDesign:
     name = "stylisticbias"
     study_model = StylisticBiasStudy
     scenario_sets = SCENARIO_SETS
-    result_schemas = RESULT_TABLES
     options = OptionSupport(
         tests=("rank", "permutation"),
         ci_methods=("bca", "percentile"),
@@ -71,7 +72,22 @@ class StylisticBiasDesign:
         generalise=True,
         audit=True,
     )
-    viewer = ViewerSupport(pages=(NOISE_FLOOR_PAGE,))
+
+    @functools.cached_property
+    def viewer(self) -> ViewerSupport:
+        """What ``cueshift view`` shows for the design; its pages load the report stack, so they
+        are built when asked, not when the design is found (D90)."""
+        from cueshift.designs.stylisticbias.viewer_pages import NOISE_FLOOR_PAGE
+
+        return ViewerSupport(pages=(NOISE_FLOOR_PAGE,))
+
+    @property
+    def result_schemas(self) -> Mapping[str, type[pa.DataFrameModel]]:
+        """Its ``result_*`` tables (``schemas/results_stylisticbias.py``), loaded when asked: finding the
+        design loads no pandera (D90)."""
+        from cueshift.schemas.results_stylisticbias import RESULT_TABLES
+
+        return RESULT_TABLES
 
     def workload(self, study: StylisticBiasStudy, *, progress: bool) -> Workload:
         """Every evaluated image × scenario × ordering × seed (the variation filter applies)."""

@@ -42,7 +42,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from cueshift.errors import ConfigError
-from cueshift.views import parse_phi
+from cueshift.study.phi import parse_phi  # not cueshift.views: no DuckDB to read a study (D90)
 
 #: The crossed choices, in the order specifications are listed.
 CROSSED: tuple[str, ...] = ("parsing", "phi", "invalid", "audit", "generalise", "orderings")
