@@ -1,0 +1,188 @@
+"""Reading a study file loads no data, statistics or report library (D90): finding the designs
+reads only their names, study models and scenario sets; each design imports its machinery inside
+the members that use it (``analyze``, ``report``, ``viewer``, ``result_schemas``, ...). So a bad
+study file is one line at once, and every command starts with the study read cheaply.
+
+Checked in fresh interpreters: the registry's study functions on the default study and a study
+file of each design (every discovered design is imported by them: a design whose module loads a
+heavy library at import fails here), the command line's one-line errors, and the result tables of
+a design found before the result check was loaded (declared to it as it loads)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.test_startup import HEAVY as STARTUP_HEAVY
+
+ROOT = Path(__file__).resolve().parents[2]
+#: What reading a study file must not load: the start-up's heavy libraries, and the viewer's server.
+HEAVY = (*STARTUP_HEAVY, "starlette")
+#: A study file of each design (the default study is the stylisticbias one).
+STUDY_FILES = ("studies/paired-001.toml", "studies/pairwise-002.toml", "studies/probe-004.toml")
+
+#: Loads each study given, then asks the registry everything a study file needs; prints the designs
+#: found, the studies' designs and the heavy libraries loaded, as the last line.
+LOAD = """
+import json, sys
+from cueshift.designs.discovery import designs
+from cueshift.designs.registry import design_named, load_study, scenario_sets, study_schema
+
+heavy = json.loads(sys.argv[1])
+loaded = [load_study(None).design, *(load_study(path).design for path in sys.argv[2:])]
+study_schema(), scenario_sets(), [design_named(name) for name in designs()]
+print(json.dumps({"designs": list(designs()), "loaded": loaded,
+                  "heavy": sorted(m for m in heavy if m in sys.modules)}))
+"""
+
+#: Runs the command line on the arguments given (as ``cueshift`` does); prints its exit code and the
+#: heavy libraries loaded, as the last line.
+CLI = """
+import json, sys
+from cueshift.cli import main
+
+heavy = json.loads(sys.argv[1])
+sys.argv = ["cueshift", *sys.argv[2:]]
+try:
+    main()
+    code = 0
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"code": code, "heavy": sorted(m for m in heavy if m in sys.modules)}))
+"""
+
+
+def _run(script: str, *args: str, path: Path | None = None) -> tuple[dict[str, Any], str]:
+    """Run ``script`` in a fresh interpreter from the repository root: its last line read as JSON,
+    and its stderr."""
+    prefix = f"import sys; sys.path[:0] = {[str(path)] if path is not None else []!r}\n"
+    done = subprocess.run(
+        [sys.executable, "-c", prefix + script, json.dumps(HEAVY), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.stdout.strip(), done.stderr
+    found: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return found, done.stderr
+
+
+def test_loading_every_designs_study_file_loads_no_heavy_library() -> None:
+    found, stderr = _run(LOAD, *STUDY_FILES)
+    assert found["loaded"] == ["stylisticbias", "paired", "pairwise", "probe"], stderr
+    assert {"stylisticbias", "paired", "pairwise", "probe"} <= set(found["designs"])
+    assert found["heavy"] == [], f"reading a study file loaded {', '.join(found['heavy'])} (D90)"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("analyze", "--study", "missing.toml"), "missing.toml: no such study file"),
+        (("analyze", "--study", "{bad}"), "field 'bogus'"),
+        (("show-study", "--study", "{bad}"), "field 'bogus'"),
+    ],
+)
+def test_a_one_line_study_error_of_the_command_line_loads_no_heavy_library(
+    args: tuple[str, ...], message: str, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\nbogus = 1\n[[models]]\nmodel_id = "sim"\n')
+    found, stderr = _run(CLI, *(arg.format(bad=bad) for arg in args))
+    assert found["code"] == 2, stderr
+    assert message in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    assert found["heavy"] == [], f"cueshift {' '.join(args)} loaded {', '.join(found['heavy'])} (D90)"
+
+
+#: A design outside the package (an entry point) whose result tables need pandera: found without it.
+LIGHT_TOY = """
+from typing import Literal
+
+from cueshift.designs.protocol import OptionSupport
+from cueshift.designs.viewer_support import ViewerSupport
+from cueshift.study.config import Study
+
+
+class LightToyStudy(Study):
+    design: Literal["lighttoy"] = "lighttoy"
+
+
+class LightToyDesign:
+    name = "lighttoy"
+    study_model = LightToyStudy
+    options = OptionSupport(tests=("none",), ci_methods=("none",))
+    viewer = ViewerSupport()
+    table = "lighttoy_counts"
+
+    @property
+    def result_schemas(self):
+        import pandera.polars as pa
+
+        class LightToyCounts(pa.DataFrameModel):
+            n: int
+
+        return {self.table: LightToyCounts}
+
+    def workload(self, study, *, progress): ...
+    def analyses(self): ...
+    def analyze(self, con, study, request, *, console, progress, write): ...
+    def report(self): ...
+    def planner(self): ...
+
+
+DESIGN = LightToyDesign()
+"""
+
+#: Finds the designs, then loads the result check; prints what it knows of the toy's tables.
+DECLARED_LATER = """
+import json, sys
+from cueshift.designs.discovery import designs
+
+heavy = json.loads(sys.argv[1])
+found = list(designs())
+before = sorted(m for m in heavy if m in sys.modules)
+try:
+    from cueshift.schemas.results import RESULT_SCHEMAS, RESULT_SCHEMAS_BY_DESIGN
+except Exception as exc:
+    print(json.dumps({"designs": found, "heavy": before, "error": f"{type(exc).__name__}: {exc}"}))
+else:
+    print(json.dumps({"designs": found, "heavy": before,
+                      "tables": sorted(RESULT_SCHEMAS_BY_DESIGN.get("lighttoy", {})),
+                      "counts": "lighttoy_counts" in RESULT_SCHEMAS}))
+"""
+
+
+def _install_light_toy(site: Path, table: str) -> None:
+    (site / "lighttoy_design").mkdir(parents=True)
+    source = textwrap.dedent(LIGHT_TOY).replace('table = "lighttoy_counts"', f"table = {table!r}")
+    (site / "lighttoy_design" / "__init__.py").write_text(source)
+    (site / "lighttoy-0.0.dist-info").mkdir()
+    (site / "lighttoy-0.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: lighttoy\nVersion: 0.0\n"
+    )
+    (site / "lighttoy-0.0.dist-info" / "entry_points.txt").write_text(
+        "[cueshift.designs]\nlighttoy = lighttoy_design\n"
+    )
+
+
+def test_a_design_found_before_the_result_check_is_declared_to_it_as_it_loads(tmp_path: Path) -> None:
+    _install_light_toy(tmp_path, "lighttoy_counts")
+    found, stderr = _run(DECLARED_LATER, path=tmp_path)
+    assert "lighttoy" in found["designs"], stderr
+    assert found["heavy"] == []  # finding it read no result_schemas
+    assert found.get("error") is None
+    assert found["tables"] == ["counts"] and found["counts"] is True
+
+
+def test_a_result_table_declared_twice_is_refused_when_the_check_loads(tmp_path: Path) -> None:
+    _install_light_toy(tmp_path, "sbs")  # StylisticBias's table
+    found, stderr = _run(DECLARED_LATER, path=tmp_path)
+    assert "lighttoy" in found["designs"], stderr
+    assert found["error"].startswith("ConfigError: entry point 'lighttoy'")
+    assert "result table 'result_sbs' is declared already" in found["error"]
