@@ -17,9 +17,11 @@ Usage::
 
     git worktree add /tmp/wt-d86 <the revision before>
     .venv/bin/python benchmarks/bench_cli_startup.py --before /tmp/wt-d86 [--after .] [--n 15] \\
-        [--markdown BENCHMARKS.md]
+        [--only-error] [--markdown BENCHMARKS.md]
 
 With ``--markdown`` the section between the ``bench_cli_startup`` markers of that file is replaced.
+``--only-error`` times the one-line error alone (D90: reading the study file no longer loads the
+data libraries); it does not go with ``--markdown``.
 """
 
 from __future__ import annotations
@@ -77,12 +79,14 @@ def run_once(tree: Path, args: tuple[str, ...], timings: Timings) -> None:
     timings.cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
 
 
-def measure(trees: dict[str, Path], n: int) -> dict[tuple[str, ...], dict[str, Timings]]:
+def measure(
+    trees: dict[str, Path], n: int, calls: tuple[tuple[str, ...], ...] = CALLS
+) -> dict[tuple[str, ...], dict[str, Timings]]:
     """``n`` repetitions of every call on every tree, interleaved, the trees' order alternating."""
-    found = {args: {name: Timings() for name in trees} for args in CALLS}
+    found = {args: {name: Timings() for name in trees} for args in calls}
     for repetition in range(n):
         names = list(trees) if repetition % 2 == 0 else list(reversed(trees))
-        for args in CALLS:
+        for args in calls:
             for name in names:
                 run_once(trees[name], args, found[args][name])
     for args, by_tree in found.items():
@@ -127,10 +131,11 @@ Each call a fresh process running what `.venv/bin/cueshift` runs, with the tree'
 on `PYTHONPATH`; {n} repetitions, each call on both trees in turn (the order alternating), both
 printing the same (checked). Before, building the app imported `cueshift.render` (for `report`'s
 options) and with it the store, pandera, pandas, polars, DuckDB and hypothesis; after, building it
-and every `--help` import none of them (`tests/cli/test_startup.py`). The one-line error still
-loads them: its message comes from `cueshift.designs.load_study`, which validates the study
-against every design's model. On a loaded machine the wall seconds spread; the CPU seconds of the
-process are the steadier figure.
+and every `--help` import none of them (`tests/cli/test_startup.py`). The one-line error loaded
+them until D90: its message comes from `cueshift.designs.load_study`, which validates the study
+against every design's model, and the designs' modules loaded their machinery; since D90 they
+import it when used (`tests/study/test_load_is_light.py`). On a loaded machine the wall seconds
+spread; the CPU seconds of the process are the steadier figure.
 
 {table_text}
 {END}
@@ -143,9 +148,12 @@ def main() -> None:
     parser.add_argument("--after", type=Path, default=Path("."), help="The tree after (default: here).")
     parser.add_argument("--n", type=int, default=15, help="Repetitions of each call on each tree.")
     parser.add_argument("--markdown", type=Path, help="Replace this file's bench_cli_startup section.")
+    parser.add_argument("--only-error", action="store_true", help="Time the one-line error alone (D90).")
     options = parser.parse_args()
+    if options.only_error and options.markdown is not None:
+        parser.error("--only-error: the section of --markdown needs every call")
     trees = {"before": options.before.resolve(), "after": options.after.resolve()}
-    found = measure(trees, options.n)
+    found = measure(trees, options.n, CALLS[-1:] if options.only_error else CALLS)
     text = table(found)
     print(text)
     if options.markdown is not None:
