@@ -15,8 +15,9 @@ object with
   :func:`cueshift.stats.run_suite` (``result_<name>_*`` tables and ``result_manifest`` rows);
 - ``result_schemas`` — the pandera model of every ``result_*`` table its analyses store, by the
   table's name without ``result_`` (the built-in designs keep theirs in
-  ``schemas/results_<name>.py``); the registry declares them to the result check
-  (:func:`cueshift.schemas.results.declare_result_schemas`);
+  ``schemas/results_<name>.py``, returned by a property that imports them); the registry declares
+  them to the result check (:func:`cueshift.schemas.results.declare_result_schemas`), as the check
+  loads when it is not loaded yet;
 - ``report()`` — its report :class:`~cueshift.render.Catalog` (the ``.qmd`` document and the
   tables it shows);
 - ``planner()`` — what ``cueshift plan`` runs for it (a
@@ -27,7 +28,9 @@ object with
 
 :mod:`cueshift.designs.registry` finds every such folder (and every design an installed
 distribution declares under the ``cueshift.designs`` entry-point group); nothing else lists the
-designs.
+designs. Finding them reads ``name``, ``study_model`` and ``scenario_sets`` only, and every design
+is imported to read a study file, so a design module loads no data, statistics or report library
+at import: it imports them inside the members that use them (D90, ``docs/designs.md``).
 """
 
 from __future__ import annotations
