@@ -14,6 +14,7 @@ from cueshift.stats import (
     krippendorff_by_attribute,
     rating_matrix,
     spearman_brown,
+    split_half,
     split_half_reliability,
 )
 
@@ -43,6 +44,27 @@ def test_krippendorff_alpha_published_example_and_hand_worked() -> None:
 def test_spearman_brown_by_hand() -> None:
     assert spearman_brown(0.6) == pytest.approx(0.75)  # 2r / (1 + r)
     assert spearman_brown(0.5, factor=3.0) == pytest.approx(0.75)  # 3r / (1 + 2r)
+    # the pole 1 + (k - 1) r = 0: the limit from above, not a ZeroDivisionError
+    assert spearman_brown(-1.0) == -math.inf
+    assert spearman_brown(-0.5, factor=3.0) == -math.inf
+    assert spearman_brown(-0.999) == pytest.approx(-1998.0)
+
+
+def test_halves_correlating_at_minus_one_give_an_undefined_estimate() -> None:
+    """Two raters in opposite order on three images: every split correlates at r = -1 exactly
+    (found by hypothesis in tests/stats/test_properties.py: it raised ZeroDivisionError)."""
+    ratings = pl.DataFrame(
+        {"rater_id": ["a"] * 3 + ["b"] * 3, "image_id": ["x", "y", "z"] * 2, "rating": [1.0, 2, 3, 3, 2, 1]}
+    )
+    result = split_half_reliability(ratings, n_splits=5, seed=0)
+    assert (
+        math.isnan(result["estimate"])
+        and math.isnan(result["split_low"])
+        and math.isnan(result["split_high"])
+    )
+    assert result["raw_r"] == pytest.approx(-1.0) and result["n_splits"] == 5
+    frame = ratings.rename({"rater_id": "judge", "image_id": "item"})
+    assert split_half(frame, "rating", "item", "judge", n_splits=5)["estimate"].to_list() == [None]
 
 
 def _ratings(n_raters: int, n_images: int, noise: float, seed: int) -> pl.DataFrame:

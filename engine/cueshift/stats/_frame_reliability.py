@@ -41,7 +41,8 @@ def split_half(
     in each half, correlates the two mean vectors over the subjects rated in both (:math:`r`) and
     corrects to the full panel, :math:`r_{SB} = 2r/(1 + r)`; ``estimate`` is the mean
     :math:`r_{SB}` (no sampling interval: ``ci_low``/``ci_high`` null), ``n`` the subjects rated.
-    Fewer than two raters or three subjects: null estimate.
+    Fewer than two raters or three subjects, or a split whose halves correlate at exactly −1
+    (:math:`r_{SB} = -\infty`): null estimate.
 
     References
     ----------

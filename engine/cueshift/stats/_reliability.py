@@ -17,18 +17,28 @@ from scipy import stats as sps
 from cueshift._types import F64
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
+#: A split-half correlation this close to -1 is -1 (floating-point rounding of opposed halves).
+_ROUNDING = 1e-12
 
 
 def spearman_brown(r: float, factor: float = 2.0) -> float:
     r"""Spearman–Brown prophecy: reliability of a panel ``factor`` times larger,
     :math:`r' = k r / (1 + (k - 1) r)` (split-half: :math:`k = 2`, :math:`2r/(1+r)`).
 
+    At :math:`r = -1/(k - 1)` (split-half: :math:`r = -1`) the denominator is 0: the limit from
+    above, :math:`-\infty`, is returned.
+
     Examples
     --------
     >>> round(spearman_brown(0.6), 12)
     0.75
+    >>> spearman_brown(-1.0)
+    -inf
     """
-    return factor * r / (1.0 + (factor - 1.0) * r)
+    denominator = 1.0 + (factor - 1.0) * r
+    if denominator == 0.0:
+        return -math.inf
+    return factor * r / denominator
 
 
 def _ratio_delta2(values: F64) -> F64:
@@ -154,6 +164,11 @@ def split_half_reliability(
     ``split_low``/``split_high`` are its 2.5 / 97.5 percentiles over splits (spread of the
     random split, not a sampling interval).
 
+    A split whose halves correlate at :math:`r = -1` (within :math:`10^{-12}`, rounding; possible
+    with few stimuli and discrete ratings) has :math:`r_{SB} = -\infty`, so the mean is not
+    finite: ``estimate``, ``split_low`` and ``split_high`` are then NaN (undefined), ``raw_r``
+    still the mean :math:`r`.
+
     References
     ----------
     .. [1] Spearman, C. (1910); Brown, W. (1910). *Br. J. Psychol.* 3, 271–295 and 296–322.
@@ -183,15 +198,16 @@ def split_half_reliability(
         if math.isnan(r):
             continue
         raw.append(r)
-        corrected.append(spearman_brown(r))
-    if not corrected:
+        # r within rounding of -1 (scipy's -0.9999999999999998 for exactly opposed halves) is -1
+        corrected.append(-math.inf if r <= -1.0 + _ROUNDING else spearman_brown(r))
+    if not corrected or math.isinf(min(corrected)):
         return {
             "estimate": math.nan,
-            "raw_r": math.nan,
+            "raw_r": float(np.mean(raw)) if raw else math.nan,
             "split_low": math.nan,
             "split_high": math.nan,
             "n_raters": len(raters),
-            "n_splits": 0,
+            "n_splits": len(corrected),
         }
     return {
         "estimate": float(np.mean(corrected)),
