@@ -151,7 +151,7 @@ def test_analyze_after_the_stops_writes_every_result(scenario: Scenario) -> None
 _CHILD = """
 import os, signal, sys, threading, time
 import duckdb
-from cueshift.execution.interrupts import prompt_interrupts
+from cueshift.store.interrupts import prompt_interrupts
 
 signal.signal(signal.SIGTERM, lambda signum, frame: None)
 con = duckdb.connect()
@@ -199,7 +199,8 @@ def test_sigterm_interrupts_the_running_duckdb_statement() -> None:
 _FINALIZER_CHILD = """
 import os, signal, sys, threading, time
 import duckdb
-from cueshift.execution.interrupts import prompt_interrupts, stop_on_sigterm
+from cueshift.execution.interrupts import stop_on_sigterm
+from cueshift.store.interrupts import prompt_interrupts
 
 stop_on_sigterm()
 main = threading.main_thread().ident

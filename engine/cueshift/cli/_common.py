@@ -97,6 +97,7 @@ def _terminated() -> bool:
 _KEPT = {
     "analyze": "result tables are replaced in one transaction, so none is half-written; "
     "run the same command to analyze again",
+    "sql": "the query stopped; it writes nothing",
 }
 
 

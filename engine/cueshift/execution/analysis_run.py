@@ -97,9 +97,9 @@ def analyze_study(
     Path
         The database the result tables were written to.
     """
-    from cueshift.execution.interrupts import prompt_interrupts
     from cueshift.stats import PlanRecord, following_plan
     from cueshift.store.analysis_target import analysis_target
+    from cueshift.store.interrupts import prompt_interrupts
 
     plan, departures = PlanRecord(), list[str]()
     if prereg is not None:

@@ -8,20 +8,13 @@ no WAL is left) and raises :class:`RunInterrupted`, which says what is stored.
 
 Python raises the interrupt between two bytecodes of the main thread only: a long DuckDB statement
 holds it back until it ends (DuckDB notices the signal only then), and one raised inside a
-finalizer is printed as "Exception ignored" and lost. :func:`prompt_interrupts` closes both gaps.
+finalizer is printed as "Exception ignored" and lost.
+:func:`~cueshift.store.interrupts.prompt_interrupts` closes both gaps.
 """
 
 from __future__ import annotations
 
-import _thread
-import random
 import signal
-import socket
-import sys
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from types import FrameType
 
@@ -46,61 +39,6 @@ def stop_on_sigterm() -> None:
 def terminated() -> bool:
     """Whether SIGTERM asked this process to stop (exit code 143 rather than Ctrl-C's 130)."""
     return bool(_STOP_SIGNALS)
-
-
-#: Sent to the watcher in place of a signal number: an interrupt was lost, raise it again.
-_RAISE_AGAIN = 0
-
-
-@contextmanager
-def prompt_interrupts(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """While in the block, Ctrl-C or SIGTERM stops it at once, a running statement of ``con`` too.
-
-    The signal's C handler writes its number to a socket (:func:`signal.set_wakeup_fd`) at once,
-    wherever the main thread is; a watcher thread reading it calls ``con.interrupt()``, so the
-    statement fails with :class:`duckdb.InterruptException` (its transaction is rolled back) and
-    the main thread raises the interrupt as it returns (an interrupt with no statement running
-    changes nothing). An interrupt raised inside a finalizer reaches :data:`sys.unraisablehook`,
-    which drops the report and has the watcher raise it again (:func:`_thread.interrupt_main`).
-    Outside the main thread (no signal reaches it) the block runs as it is.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    stops = {signal.SIGINT.value, signal.SIGTERM.value}
-    with ExitStack() as undo:  # every step undone, even if the interrupt lands in one of them
-        reader, writer = socket.socketpair()
-        undo.callback(reader.close)
-        writer.setblocking(False)
-
-        def watch() -> None:
-            with suppress(OSError):  # the block ended
-                while received := reader.recv(64):  # empty once the writer is closed
-                    if _RAISE_AGAIN in received:  # once the hook has returned (else: lost again, sent again)
-                        # a random wait: a fixed one can fall into the same phase of a loop of finalizers
-                        time.sleep(0.005 + 0.02 * random.random())
-                        _thread.interrupt_main()  # as a second Ctrl-C would; its number comes next
-                    elif stops.intersection(received):
-                        with suppress(duckdb.Error):
-                            con.interrupt()
-
-        def unraisable(report: sys.UnraisableHookArgs) -> None:
-            if not isinstance(report.exc_value, KeyboardInterrupt):
-                hook(report)
-                return
-            with suppress(OSError):
-                writer.send(bytes([_RAISE_AGAIN]))
-
-        watcher = threading.Thread(target=watch, name="cueshift-interrupt", daemon=True)
-        watcher.start()
-        undo.callback(watcher.join, 1.0)
-        undo.callback(writer.close)
-        previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
-        undo.callback(signal.set_wakeup_fd, previous)
-        hook = sys.unraisablehook
-        sys.unraisablehook = unraisable
-        undo.callback(setattr, sys, "unraisablehook", hook)
-        yield
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -144,4 +82,4 @@ def is_interrupt(exc: BaseException) -> bool:
     return False
 
 
-__all__ = ["RunInterrupted", "is_interrupt", "prompt_interrupts", "stop_on_sigterm", "terminated"]
+__all__ = ["RunInterrupted", "is_interrupt", "stop_on_sigterm", "terminated"]

@@ -5,7 +5,8 @@ Every write goes through :func:`write_tables`: each frame passes its pandera sch
 (``schemas/``) and all frames of a batch land in one transaction, or none does.
 
 Public surface (modules: ``database``, ``writes``, ``runs``, ``results``, ``merge`` with
-``merge_checks`` and ``merge_rows``, ``embedding_cache``, ``readonly``, ``export``)::
+``merge_checks`` and ``merge_rows``, ``embedding_cache``, ``readonly``, ``export``,
+``interrupts``)::
 
     from cueshift.store import open_study, query, write_tables, upsert_dimension, insert_missing
     from cueshift.store import RunRecord, start_run, finish_run, replace_results, merge_databases

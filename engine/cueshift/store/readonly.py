@@ -27,6 +27,7 @@ from cueshift.errors import CueshiftError
 from cueshift.store.damage import is_damage, remember, unreadable
 from cueshift.store.database import check_schema_version
 from cueshift.store.files import check_existing_database
+from cueshift.store.interrupts import prompt_interrupts
 from cueshift.store.snapshot import readable, tell_reader
 
 #: Settings of the connection; with ``lock_configuration`` last, none can be changed afterwards.
@@ -161,12 +162,16 @@ def run_query(path: str | Path, sql: str, *, note: Callable[[str], None] | None 
         except CueshiftError as exc:
             note(f"{exc}; the query reads that version's tables and views")
     try:
-        relation = con.sql(statement)
-        if relation is None:
-            return pl.DataFrame()
-        # materialize() runs the query where DuckDB watches for Ctrl-C; .pl() alone would not stop
-        frame: pl.DataFrame = _flat(relation).materialize().pl()
+        # Ctrl-C stops the statement at once (DuckDB alone may notice it minutes later)
+        with prompt_interrupts(con):
+            relation = con.sql(statement)
+            if relation is None:
+                return pl.DataFrame()
+            # materialize() runs the query where it can be interrupted; .pl() alone would not stop
+            frame: pl.DataFrame = _flat(relation).materialize().pl()
         return frame
+    except duckdb.InterruptException:
+        raise  # the caller's interrupt, not an error of the query
     except duckdb.Error as exc:
         if is_damage(exc):
             raise CueshiftError(unreadable([path], exc)) from None
