@@ -170,7 +170,9 @@ SLOW_TESTS = (
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the tests of :data:`SLOW_TESTS` ``slow``."""
-    slow = tuple(ROOT / path for path in SLOW_TESTS)
+    # as strings: Path.parents builds a Path per level, 4.8 s per collection for 3,300 items
+    slow = tuple(str(ROOT / path) for path in SLOW_TESTS)
     for item in items:
-        if any(item.path == path or path in item.path.parents for path in slow):
+        where = str(item.path)
+        if any(where == path or where.startswith(path + os.sep) for path in slow):
             item.add_marker(pytest.mark.slow)
