@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
-from cueshift._console import PIPED_WIDTH, FitTable, progress_shown
+from cueshift._console import PIPED_WIDTH, FitTable, console_for, progress_shown
 from cueshift._table_layout import LABEL_WORD
 from tests.cli.terminal import BOX, run_in_terminal
 
@@ -88,6 +89,34 @@ def test_columns_is_honoured_when_piped(columns: str) -> None:
 def test_piped_without_columns_is_120_wide() -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     assert _width(env) == PIPED_WIDTH
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_console_made_once_follows_its_stream_and_columns_at_each_print(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A console made once (as the command line's, at import) prints at the width and wrapping of
+    its stream and ``COLUMNS`` as they are when it prints, not as they were when it was made."""
+    monkeypatch.setenv("COLUMNS", "80")
+    console = console_for()
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    assert (console.width, console.soft_wrap) == (80, True)
+    monkeypatch.delenv("COLUMNS")
+    assert (console.width, console.soft_wrap) == (PIPED_WIDTH, True)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    monkeypatch.setenv("COLUMNS", "57")  # a terminal's width, as the shell sets it
+    assert (console.width, console.soft_wrap) == (57, False)
+    console.print(NOTE.strip(), markup=False, highlight=False)
+    lines = terminal.getvalue().splitlines()
+    assert len(lines) > 1 and all(len(line) <= 57 for line in lines), lines  # prose wraps in a terminal
+    console.width, console.soft_wrap = 70, True  # set on the console: holds
+    monkeypatch.setenv("COLUMNS", "90")
+    assert (console.width, console.soft_wrap) == (70, True)
 
 
 @pytest.mark.parametrize("width", [80, 120])

@@ -4,8 +4,9 @@
 in a terminal or piped; :data:`PIPED_WIDTH` wide when piped without it (rich's own default is 80)
 (:func:`stream_width`; ``cueshift --help`` takes the same width). In a terminal or Jupyter its prose
 wraps at that width; piped, each printed line of prose stays one line (a pager or log viewer
-wraps it, ``grep`` finds it whole), and only tables keep to the width. :func:`indented` indents a
-note either way.
+wraps it, ``grep`` finds it whole), and only tables keep to the width. Both are decided each time
+it prints, from its stream then (:class:`StreamConsole`), so a console made once at import serves
+every command a process runs (D94). :func:`indented` indents a note either way.
 
 :func:`progress_shown` says whether the API's progress bars show (a terminal or Jupyter, unless
 asked). :class:`FitTable` is a :class:`rich.table.Table` that fits any width without an ellipsis. Its number
@@ -41,7 +42,6 @@ Examples
 from __future__ import annotations
 
 import os
-import sys
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.padding import Padding
@@ -61,7 +61,7 @@ def stream_width(stream: object) -> int | None:
 
     Examples
     --------
-    >>> import io
+    >>> import io, sys
     >>> from unittest import mock
     >>> with mock.patch.dict("os.environ", {"COLUMNS": ""}):  # unset
     ...     stream_width(io.StringIO()), stream_width(sys.stdout)  # the doctest's stdout: not a terminal
@@ -73,8 +73,59 @@ def stream_width(stream: object) -> int | None:
     return None if _is_tty(stream) else PIPED_WIDTH
 
 
+class StreamConsole(Console):
+    """A :class:`rich.console.Console` whose width and prose wrapping follow its stream each time it
+    prints: :func:`stream_width` of the stream it writes to then (``sys.stdout`` or ``sys.stderr``
+    as they are at that moment, ``COLUMNS`` as set then), and prose wrapped only in a terminal or
+    Jupyter. A width or ``soft_wrap`` given later (``console.width = 60``) holds instead.
+
+    Examples
+    --------
+    >>> import os
+    >>> console = StreamConsole()
+    >>> os.environ["COLUMNS"] = "80"
+    >>> console.width, console.soft_wrap  # the doctest's stdout is not a terminal
+    (80, True)
+    >>> del os.environ["COLUMNS"]
+    >>> console.width
+    120
+    """
+
+    _given_width: int | None = None  # a width set on the console, which holds
+    _given_soft_wrap: bool | None = None
+    _jupyter_width: int | None = None  # rich's, for a notebook whose stream says it is a terminal
+
+    def __init__(self, *, stderr: bool = False, quiet: bool = False) -> None:
+        super().__init__(stderr=stderr, quiet=quiet)  # sets rich's width (COLUMNS, Jupyter's) ...
+        self._jupyter_width = self._given_width if self.is_jupyter else None
+        self._given_width = self._given_soft_wrap = None  # ... which the stream's, at each print, replaces
+
+    @property  # rich's plain attribute, read wherever rich sizes its output
+    def _width(self) -> int | None:
+        if self._given_width is not None:
+            return self._given_width
+        width = stream_width(self.file)
+        return self._jupyter_width if width is None else width
+
+    @_width.setter
+    def _width(self, width: int | None) -> None:
+        self._given_width = width
+
+    @property
+    def soft_wrap(self) -> bool:
+        if self._given_soft_wrap is not None:
+            return self._given_soft_wrap
+        # Piped (not Jupyter, which wraps nothing itself): print() wraps no prose line; tables still fit.
+        return not (_is_tty(self.file) or self.is_jupyter)
+
+    @soft_wrap.setter
+    def soft_wrap(self, soft_wrap: bool) -> None:
+        self._given_soft_wrap = soft_wrap
+
+
 def console_for(*, stderr: bool = False, quiet: bool = False) -> Console:
-    """A console on stdout (or stderr) at :func:`stream_width`; piped, its prose lines are not wrapped.
+    """A :class:`StreamConsole` on stdout (or stderr): as wide as :func:`stream_width`; piped, its
+    prose lines are not wrapped.
 
     Examples
     --------
@@ -85,11 +136,7 @@ def console_for(*, stderr: bool = False, quiet: bool = False) -> Console:
     (80, True)
     >>> del os.environ["COLUMNS"]
     """
-    stream = sys.stderr if stderr else sys.stdout
-    console = Console(stderr=stderr, quiet=quiet, width=stream_width(stream))
-    # Piped (not Jupyter, which wraps nothing itself): print() wraps no prose line; tables still fit.
-    console.soft_wrap = not (_is_tty(stream) or console.is_jupyter)
-    return console
+    return StreamConsole(stderr=stderr, quiet=quiet)
 
 
 def indented(text: str, console: Console, indent: int = 2) -> RenderableType:
@@ -157,4 +204,12 @@ class FitTable(Table):
             yield layout.part_table(self, part, widths, first=number == 0, last=number == len(parts) - 1)
 
 
-__all__ = ["PIPED_WIDTH", "FitTable", "console_for", "indented", "progress_shown", "stream_width"]
+__all__ = [
+    "PIPED_WIDTH",
+    "FitTable",
+    "StreamConsole",
+    "console_for",
+    "indented",
+    "progress_shown",
+    "stream_width",
+]

@@ -4,17 +4,15 @@ from its files and database here) printed whole. Prose wraps in a terminal; pipe
 (a note, a table's title or note) stays whole on one line.
 
 The terminal runs are real processes on a pseudo-terminal (the width comes from the terminal).
-The piped ``plan`` runs the command line's app in this process (typer's ``CliRunner``: stdout is a
-buffer, not a terminal, ``COLUMNS`` set or removed as piped; ``plan`` prints on a console made when
-it runs). The piped ``analyze`` and ``status`` are real processes on a pipe: they print part of
-their output on the command line's module console, whose width is fixed when ``cueshift.cli`` is
-imported, once per process (a second width in this process would print at the first's)."""
+The piped runs (``plan``, ``analyze``, ``status``, ``sql``) run the command line's app in this
+process (typer's ``CliRunner``: stdout is a buffer, not a terminal, ``COLUMNS`` set or removed as
+piped): the consoles, made once when ``cueshift.cli`` is imported, take their width and prose
+wrapping from the stream and ``COLUMNS`` each time a command prints (D94), so each run here prints
+at its own width, as ``cueshift ... | cat`` in a new process would."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -51,18 +49,8 @@ def _long_prose(text: str, width: int) -> list[str]:
 
 
 def _piped(args: tuple[str, ...], columns: int | None) -> str:
-    """What ``COLUMNS=<columns> cueshift ARGS | cat`` prints, in a new process (``None``: unset)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    if columns is not None:
-        env["COLUMNS"] = str(columns)
-    done = subprocess.run([*CUESHIFT, *args], capture_output=True, text=True, env=env, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def _piped_in_process(args: tuple[str, ...], columns: int | None) -> str:
-    """What ``cueshift ARGS`` prints on a stdout that is not a terminal, ``COLUMNS`` set or unset,
-    run through the command line's app in this process (no interpreter to start)."""
+    """What ``COLUMNS=<columns> cueshift ARGS | cat`` prints (``None``: unset), run through the
+    command line's app in this process (no interpreter to start)."""
     env = {"COLUMNS": None if columns is None else str(columns), "LINES": None}
     result = CliRunner().invoke(app, list(args), env=env)
     assert result.exit_code == 0, (result.stderr, result.exception)
@@ -103,7 +91,7 @@ def _plan_notes(out: Path) -> list[str]:
 def test_plan_piped_keeps_each_note_on_one_line(columns: int | None, tmp_path: Path) -> None:
     """``cueshift plan | cat``: tables as wide as ``COLUMNS`` (else 120), each note one whole line."""
     width = columns or PIPED_WIDTH
-    text = _piped_in_process((*PLAN, "--out", str(tmp_path)), columns)
+    text = _piped((*PLAN, "--out", str(tmp_path)), columns)
     _readable(text, width)
     lines = [line.strip() for line in text.splitlines()]
     broken = [note for note in _plan_notes(tmp_path) if note not in lines]
@@ -195,3 +183,21 @@ def test_analyze_piped_prints_each_line_of_prose_whole(demo: Demo, tmp_path: Pat
     broken = [line for line in wide if line not in narrow]
     assert not broken, (broken, printed[80])
     _readable(printed[80], 80)
+
+
+def test_each_command_in_one_process_prints_at_its_own_width(tmp_path: Path) -> None:
+    """Commands run one after another in one process (a notebook, a program embedding the command
+    line, these tests): each prints at ``COLUMNS`` as set when it runs, or 120 once it is removed,
+    not at the width the first one (or the import) found."""
+    database = tmp_path / "empty.duckdb"
+    duckdb.connect(str(database)).close()
+    query = "SELECT " + ", ".join(f"{1_234_567 * (i + 1)} AS measure_{i}" for i in range(16))
+    printed = {}
+    for run, columns in enumerate((80, 120, None, 80)):
+        text = _piped(("sql", "--db", str(database), query), columns)
+        _readable(text, columns or PIPED_WIDTH)
+        assert all(_whole(text, f"{1_234_567 * (i + 1)}") for i in range(16)), text
+        printed[run] = text
+    parts = [text.count("┏") for text in printed.values()]  # a table too wide prints in parts
+    assert printed[0] == printed[3] and printed[1] == printed[2], printed
+    assert parts[0] > parts[1] > 1, printed  # at 80, more parts than at 120; at 120, still more than one

@@ -59,6 +59,7 @@ def _options(
 
 
 # The terminal's width; COLUMNS where set (piped too); piped without it, 120 rather than rich's 80.
+# Found each time they print, not here at import: each command a process runs gets its own (D94).
 console = console_for()
 err_console = console_for(stderr=True)
 
