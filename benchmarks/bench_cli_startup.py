@@ -17,11 +17,13 @@ Usage::
 
     git worktree add /tmp/wt-d86 <the revision before>
     .venv/bin/python benchmarks/bench_cli_startup.py --before /tmp/wt-d86 [--after .] [--n 15] \\
-        [--only-error] [--markdown BENCHMARKS.md]
+        [--only-error] [--error-of sql] [--markdown BENCHMARKS.md]
 
 With ``--markdown`` the section between the ``bench_cli_startup`` markers of that file is replaced.
 ``--only-error`` times the one-line error alone (D90: reading the study file no longer loads the
-data libraries); it does not go with ``--markdown``.
+data libraries); it does not go with ``--markdown``. ``--error-of COMMAND`` (repeatable; D93) times
+that command's one-line error, ``cueshift COMMAND [its required arguments] --study missing.toml``,
+instead of ``analyze``'s.
 """
 
 from __future__ import annotations
@@ -50,6 +52,9 @@ CALLS: tuple[tuple[str, ...], ...] = (
     ("analyze", "--help"),
     ("analyze", "--study", "missing.toml"),
 )
+
+#: The arguments a command requires besides ``--study`` (``--error-of``).
+REQUIRED: dict[str, tuple[str, ...]] = {"sql": ("SELECT 1",), "export": ("--out", "exported")}
 
 
 @dataclass
@@ -149,11 +154,20 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=15, help="Repetitions of each call on each tree.")
     parser.add_argument("--markdown", type=Path, help="Replace this file's bench_cli_startup section.")
     parser.add_argument("--only-error", action="store_true", help="Time the one-line error alone (D90).")
+    parser.add_argument(
+        "--error-of",
+        action="append",
+        metavar="COMMAND",
+        help="Time this command's one-line error with --study missing.toml (repeatable; D93).",
+    )
     options = parser.parse_args()
-    if options.only_error and options.markdown is not None:
-        parser.error("--only-error: the section of --markdown needs every call")
+    if (options.only_error or options.error_of) and options.markdown is not None:
+        parser.error("--only-error, --error-of: the section of --markdown needs every call")
     trees = {"before": options.before.resolve(), "after": options.after.resolve()}
-    found = measure(trees, options.n, CALLS[-1:] if options.only_error else CALLS)
+    calls = CALLS[-1:] if options.only_error else CALLS
+    if options.error_of:
+        calls = tuple((c, *REQUIRED.get(c, ()), "--study", "missing.toml") for c in options.error_of)
+    found = measure(trees, options.n, calls)
     text = table(found)
     print(text)
     if options.markdown is not None:

@@ -107,9 +107,10 @@ def upgrade(study: str | Path = DEFAULT, *, db: str | Path | None = None, quiet:
     >>> cs.upgrade(db="runs/old.duckdb").summary()  # doctest: +SKIP
     'runs/old.duckdb: schema version 4 -> 5; judgment: 20,700 rows kept; ...'
     """
+    path = database_named(study, db)  # a bad study file: one line before the store loads (D93)
     from cueshift._console import console_for
     from cueshift.store.upgrade import upgrade_database
 
-    done = upgrade_database(database_named(study, db))
+    done = upgrade_database(path)
     console_for(quiet=quiet).print(done.summary(), markup=False, highlight=False, soft_wrap=True)
     return done

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from cueshift.designs.descriptions import result_description, result_descriptions
 from cueshift.errors import CueshiftError
 
 
@@ -38,6 +37,8 @@ def describe(name: str) -> str:
     ...
     cueshift.errors.CueshiftError: no result 'table99'; declared results: sbs, table2_vs, ...
     """
+    from cueshift.designs.descriptions import result_description, result_descriptions
+
     found = result_description(name)
     if found is None:
         known = ", ".join(result_descriptions()["name"])

@@ -4,11 +4,10 @@ and DuckDB's errors as the one line the command line prints."""
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
-
-import duckdb
 
 from cueshift.errors import ConfigError, CueshiftError
 
@@ -76,6 +75,34 @@ def first_line(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
+def _errors_caught() -> tuple[type[Exception], ...]:
+    """CueshiftError, and DuckDB's error class once DuckDB is loaded (no DuckDB error can exist
+    before), so that catching them never loads DuckDB (D93)."""
+    duckdb = sys.modules.get("duckdb")
+    return (CueshiftError, duckdb.Error) if duckdb is not None else (CueshiftError,)
+
+
+def _after_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` came of an interrupt (:func:`cueshift.execution.interrupts.is_interrupt`).
+
+    Before DuckDB is loaded no statement ran and no SIGTERM handler is installed (installing it
+    loads DuckDB), so only a Ctrl-C in the error's chain counts: checked here without loading the
+    interrupt machinery, so a one-line error of a study file stays light (D93, as the command
+    line's guard does since D90)."""
+    if "duckdb" not in sys.modules:
+        seen: BaseException | None = exc
+        while seen is not None:
+            if isinstance(seen, KeyboardInterrupt) or (
+                isinstance(seen, RuntimeError) and "interrupted" in str(seen).lower()
+            ):
+                return True
+            seen = seen.__context__
+        return False
+    from cueshift.execution.interrupts import is_interrupt
+
+    return is_interrupt(exc)
+
+
 def one_line_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Raise DuckDB's errors as the CLI's one line, ``database: <first line>``, in a
     :class:`~cueshift.errors.CueshiftError`; an interrupt (Ctrl-C, a statement it stopped) is
@@ -83,14 +110,12 @@ def one_line_errors(func: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        from cueshift.execution.interrupts import is_interrupt
-
         try:
             return func(*args, **kwargs)
         except KeyboardInterrupt:
             raise
-        except (duckdb.Error, CueshiftError) as exc:
-            if is_interrupt(exc):
+        except _errors_caught() as exc:  # evaluated only when an error gets here
+            if _after_interrupt(exc):
                 raise KeyboardInterrupt(first_line(exc)) from exc
             if isinstance(exc, CueshiftError):
                 raise

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cueshift import store
 from cueshift.api._locate import database_of, one_line_errors
 from cueshift.api._study import Study
 from cueshift.errors import CueshiftError
@@ -52,6 +51,8 @@ def open_study(path_or_study_file: str | Path = "default", *, db: str | Path | N
     ...
     cueshift.errors.CueshiftError: ...missing.duckdb: no such study database (run `cueshift infer` first)
     """
+    from cueshift import store
+
     path, spec = database_of(path_or_study_file, db)
     con = store.open_study(path, read_only=True)  # missing, foreign, damaged, old schema: one line
     try:

@@ -79,6 +79,8 @@ def plan_study(
     ('stylisticbias', 'planned', ['.csv', '.md', '.parquet'])
     """
     from cueshift._console import console_for
+
+    spec = load_spec(study)  # a bad study file is one line before the planner loads (D93)
     from cueshift.plan import (
         CostSettings,
         PlanRequest,
@@ -93,7 +95,6 @@ def plan_study(
     from cueshift.stimuli.cost import cost_lines, generation_cost
 
     console = console_for(quiet=quiet)
-    spec = load_spec(study)
     targets = targets_for(spec.design, target_effect, power, plan_alpha(spec, alpha))
     curves = curve_simulations_for(spec.design, curve_simulations)
     build_cost = generation_cost(spec)  # a bad grid stops here, before the plan

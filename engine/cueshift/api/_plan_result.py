@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from cueshift.errors import CueshiftError
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,8 @@ class Plan:
 
 def empty_plan_table(name: str) -> pl.DataFrame:
     """An empty frame with the columns of the plan table ``name``."""
+    import polars as pl
+
     from cueshift.schemas.plan import PLAN_SCHEMAS
 
     return pl.DataFrame(schema={c: s.dtype.type for c, s in PLAN_SCHEMAS[name].to_schema().columns.items()})

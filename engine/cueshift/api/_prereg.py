@@ -57,18 +57,19 @@ def prereg(
     cueshift.errors.ConfigError: ...plan.toml: exists (force=True / --force replaces it)
     """
     from cueshift.designs import AnalysisRequest, load_study
-    from cueshift.execution.analysis_run import check_options
-    from cueshift.execution.prereg import freeze_plan, write_plan
-    from cueshift.store.model_subset import parse_models
 
     target = Path(out)
     if target.exists() and not force:
         raise ConfigError(f"{target}: exists (force=True / --force replaces it)")
+    spec = load_study(study)  # a bad study file is one line before the analysis machinery loads (D93)
+    from cueshift.execution.analysis_run import check_options
+    from cueshift.execution.prereg import freeze_plan, write_plan
+    from cueshift.store.model_subset import parse_models
+
     request = AnalysisRequest(
         seed=seed, resamples=resamples, test=test, ci=ci, models=tuple(parse_models(models)), phi=phi,
         min_identity=min_identity, compat=compat, generalise=generalise, audit=audit,
     )  # fmt: skip
-    spec = load_study(study)
     check_options(spec, request)  # one line, as analyze words it, before anything is written
     return write_plan(freeze_plan(spec, request), target)
 

@@ -58,12 +58,13 @@ def status(study: str | Path = DEFAULT, *, db: str | Path | None = None, quiet: 
     >>> cs.status(study_file).select("model_id", "stored", "done", "run_state", "run_done").rows()
     [('sim', 300, 300, 'finished', 300)]
     """
+    path = database_named(study, db)  # a bad study file: one line before the store loads (D93)
     import polars as pl
 
     from cueshift._console import console_for
     from cueshift.execution.status import print_status, study_status
 
-    found = study_status(database_named(study, db))
+    found = study_status(path)
     print_status(found, console_for(quiet=quiet))
     build = found.build
     run = {

@@ -7,13 +7,13 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from cueshift.api._study_reads import _MANIFEST, DatabaseReads
 from cueshift.errors import CueshiftError
-from cueshift.store.readonly import run_query
-from cueshift.store.snapshot import count_answers
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 class Study(DatabaseReads):
@@ -163,6 +163,8 @@ class Study(DatabaseReads):
         """
         if self._closed:
             self._connect()  # raises
+        from cueshift.store.readonly import run_query
+
         return run_query(self.path, query)
 
     # -- lifetime and display -------------------------------------------------------------------
@@ -182,6 +184,8 @@ class Study(DatabaseReads):
     def __repr__(self) -> str:
         if self._closed:
             return f"<cueshift Study {self.name!r}, closed: {self.path}>"
+        from cueshift.store.snapshot import count_answers
+
         try:
             con = self._connect()
             try:

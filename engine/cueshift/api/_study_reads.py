@@ -5,14 +5,14 @@ result tables by name (:class:`DatabaseReads`, which ``Study`` inherits)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
-import polars as pl
-
-from cueshift import store
 from cueshift.api._locate import one_line_errors
 from cueshift.errors import CueshiftError
-from cueshift.store.result_version import check_result_version
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
 
 _MANIFEST = "result_manifest"
 
@@ -26,6 +26,8 @@ class DatabaseReads:
     @one_line_errors
     def _frame(self, sql: str, params: list[object] | None = None) -> pl.DataFrame:
         """Run one query of Study's own on a fresh read-only connection (no guard: use :meth:`sql`)."""
+        from cueshift import store
+
         con = self._connect()
         try:
             return store.query(con, sql, params)
@@ -35,11 +37,15 @@ class DatabaseReads:
     def _connect(self) -> duckdb.DuckDBPyConnection:
         if self._closed:
             raise CueshiftError(f"{self.path}: the study is closed; open it again with cs.open_study")
+        from cueshift import store
+
         return store.open_study(self.path, read_only=True)
 
     @one_line_errors
     def _check_result_version(self) -> None:
         """Refuse result tables an older cueshift wrote (one line naming ``cueshift analyze``)."""
+        from cueshift.store.result_version import check_result_version
+
         con = self._connect()
         try:
             check_result_version(self.path, con)

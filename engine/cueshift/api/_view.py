@@ -72,12 +72,11 @@ def view(
     200
     """
     require("view", "cueshift view")  # before any work: the command's line naming the extra
+    path = database_named(study, db)  # a bad study file: one line before the viewer loads (D93)
     with importing("view", "cueshift view"):
         from cueshift.viewer import start_viewer
 
-    server = start_viewer(
-        database_named(study, db), host=host, port=port, images=None if images is None else Path(images)
-    )
+    server = start_viewer(path, host=host, port=port, images=None if images is None else Path(images))
     if not quiet:
         server.announce("server.stop() to stop")
     return server

@@ -158,10 +158,11 @@ def sql(
     Nested values (lists, structs, maps) come out as JSON text; --out writes a CSV or Parquet file.
     """
     from cueshift.designs import load_study
-    from cueshift.store import export, readonly
 
     _check_sql_options(rows=rows, csv=csv, out=out, force=force)
-    path = db or load_study(study).database_path
+    path = db or load_study(study).database_path  # a bad study file: one line before the store loads (D93)
+    from cueshift.store import export, readonly
+
     target = export.check_target(out, force=force, protected=[Path(path)]) if out is not None else None
     frame = readonly.run_query(path, query, note=_note)
     if target is not None:
@@ -228,9 +229,10 @@ def export(
     The study database is opened read-only; a study whose analysis has not run is refused.
     """
     from cueshift.designs import load_study
+
+    path = db or load_study(study).database_path  # a bad study file: one line before the store loads (D93)
     from cueshift.store.study_export import export_study
 
-    path = db or load_study(study).database_path
     written = export_study(path, out, formats=format or None)  # type: ignore[arg-type]
     console.print(f"{len(written)} files -> {out}", markup=False, soft_wrap=True)
 

@@ -25,8 +25,9 @@ def audit(
     Replaces the table's earlier rows; `cueshift analyze --audit` reads it.
     """
     from cueshift.designs import load_study
+
+    spec = load_study(study)  # a bad study file is one line before the audit machinery loads (D93)
     from cueshift.designs.audit import audit_study
 
-    spec = load_study(study)
     path = Path(db) if db is not None else spec.database_path
     audit_study(spec, path, console=console, progress=progress and sys.stderr.isatty())

@@ -30,15 +30,16 @@ def build(
     variation; resumes after any interruption, nothing made twice."""
     from cueshift.designs import load_study
     from cueshift.execution.shard import Shard
+    from cueshift.stimuli.prompts_release import with_prompt_family
+
+    parsed_shard = Shard.parse(shard)
+    spec = with_prompt_family(load_study(study), prompts)  # one line before the build machinery loads (D93)
     from cueshift.stimuli.command import build_study
     from cueshift.stimuli.run import BuildOptions
 
     options = BuildOptions(
-        database=db, shard=Shard.parse(shard), limit=limit, progress=progress and sys.stderr.isatty()
+        database=db, shard=parsed_shard, limit=limit, progress=progress and sys.stderr.isatty()
     )
-    from cueshift.stimuli.prompts_release import with_prompt_family
-
-    spec = with_prompt_family(load_study(study), prompts)
     summary = build_study(spec, options, console=err_console)
     console.print(
         f"study [bold]{escape(spec.name)}[/]: {summary.n_tries_this_run:,} generator calls this run "

@@ -32,6 +32,8 @@ def check_invariance(
     A model whose answers differ beyond --bound is flagged here and by `cueshift status`.
     """
     from cueshift.designs import load_study
+
+    spec = load_study(study)  # a bad study file is one line before the store and statistics load (D93)
     from cueshift.execution.interrupts import stop_on_sigterm
     from cueshift.execution.invariance import check_invariance_study
     from cueshift.render import ci_label
@@ -39,7 +41,6 @@ def check_invariance(
     from cueshift.store.model_subset import parse_models
 
     stop_on_sigterm()
-    spec = load_study(study)
     path = Path(db or spec.database_path)
     target, frame = check_invariance_study(
         path, spec, models=parse_models(models), sample=sample, seed=seed, bound=bound, note=_note

@@ -44,12 +44,13 @@ def multiverse(
     specifications).
     """
     from cueshift.designs import load_study
+
+    spec = load_study(study)  # a bad study file is one line before the store and statistics load (D93)
     from cueshift.execution.interrupts import stop_on_sigterm
     from cueshift.execution.multiverse_run import multiverse_study
     from cueshift.store.model_subset import parse_models
 
     stop_on_sigterm()
-    spec = load_study(study)
     path = Path(db or spec.database_path)
     show = progress and sys.stderr.isatty()
 

@@ -6,6 +6,7 @@ runs, so ``cueshift --help`` and ``cueshift report --help`` load none of it (D86
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -27,6 +28,21 @@ def _report_target(study: str) -> tuple[Catalog, Path]:
 
     spec = load_study(study)
     return design_of(spec).report(), spec.database_path
+
+
+def _target_read(study: str) -> Callable[[str], tuple[Catalog, Path]]:
+    """``_report_target`` with the study file read now, before the report machinery loads: a bad
+    study file is one line at once (D93); the catalog is still asked for where ``report_study`` asks."""
+    from cueshift.designs import load_study
+
+    spec = load_study(study)
+
+    def resolve(_: str) -> tuple[Catalog, Path]:
+        from cueshift.designs import design_of
+
+        return design_of(spec).report(), spec.database_path
+
+    return resolve
 
 
 def report(
@@ -64,10 +80,14 @@ def report(
 ) -> None:
     """Render the study report (HTML and PDF) from the study database; numbers are read at render time."""
     require("report", "cueshift report")  # before any work: one line naming the extra
+    # report_study checks --tables' options (check_tables_only) before it reads the study: the study
+    # is read first here only when that check cannot refuse (no rendering option given a value).
+    rendering_options_left = (out, formats, engine, document) == (DEFAULT_OUT, "html,pdf", "auto", None)
+    resolve = _target_read(study) if not tables or rendering_options_left else _report_target
     from cueshift.render.cli import report_study
 
     report_study(
-        _report_target,
+        resolve,
         study=study,
         db=db,
         models=models,

@@ -44,12 +44,9 @@ def infer(
     Ctrl-C (exit 130) or SIGTERM (exit 143) rolls back the batch in flight and says how to resume.
     """
     from cueshift.designs import load_study
-    from cueshift.execution.interrupts import stop_on_sigterm
     from cueshift.execution.run_options import RunOptions
-    from cueshift.execution.runner import run_study
     from cueshift.execution.shard import Shard
 
-    stop_on_sigterm()
     options = RunOptions(
         database=db,
         shard=Shard.parse(shard),
@@ -60,7 +57,11 @@ def infer(
         workers=workers,
         snapshot_every=snapshot_every,
     )
-    spec = load_study(study)
+    spec = load_study(study)  # a bad study file is one line before the store and runner load (D93)
+    from cueshift.execution.interrupts import stop_on_sigterm
+    from cueshift.execution.runner import run_study
+
+    stop_on_sigterm()
     summary = run_study(spec, options, console=err_console)
     console.print(
         f"study [bold]{escape(spec.name)}[/]: {summary.n_written:,} new answers "
