@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from cueshift.errors import ConfigError, CueshiftError
+from cueshift.execution.interrupted import after_interrupt
 
 if TYPE_CHECKING:
     from cueshift.study.config import Study as StudySpec
@@ -82,27 +83,6 @@ def _errors_caught() -> tuple[type[Exception], ...]:
     return (CueshiftError, duckdb.Error) if duckdb is not None else (CueshiftError,)
 
 
-def _after_interrupt(exc: BaseException) -> bool:
-    """Whether ``exc`` came of an interrupt (:func:`cueshift.execution.interrupts.is_interrupt`).
-
-    Before DuckDB is loaded no statement ran and no SIGTERM handler is installed (installing it
-    loads DuckDB), so only a Ctrl-C in the error's chain counts: checked here without loading the
-    interrupt machinery, so a one-line error of a study file stays light (D93, as the command
-    line's guard does since D90)."""
-    if "duckdb" not in sys.modules:
-        seen: BaseException | None = exc
-        while seen is not None:
-            if isinstance(seen, KeyboardInterrupt) or (
-                isinstance(seen, RuntimeError) and "interrupted" in str(seen).lower()
-            ):
-                return True
-            seen = seen.__context__
-        return False
-    from cueshift.execution.interrupts import is_interrupt
-
-    return is_interrupt(exc)
-
-
 def one_line_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Raise DuckDB's errors as the CLI's one line, ``database: <first line>``, in a
     :class:`~cueshift.errors.CueshiftError`; an interrupt (Ctrl-C, a statement it stopped) is
@@ -115,7 +95,7 @@ def one_line_errors(func: Callable[P, R]) -> Callable[P, R]:
         except KeyboardInterrupt:
             raise
         except _errors_caught() as exc:  # evaluated only when an error gets here
-            if _after_interrupt(exc):
+            if after_interrupt(exc):
                 raise KeyboardInterrupt(first_line(exc)) from exc
             if isinstance(exc, CueshiftError):
                 raise

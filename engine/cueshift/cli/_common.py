@@ -20,6 +20,7 @@ from rich.markup import escape
 from cueshift._console import console_for
 from cueshift.cli._help import HelpGroup
 from cueshift.errors import CueshiftError
+from cueshift.execution.interrupted import after_interrupt
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -118,27 +119,6 @@ def _interrupted(exc: BaseException | None = None, command: str = "") -> NoRetur
     raise typer.Exit(143 if terminated else 130)
 
 
-def _after_interrupt(exc: BaseException) -> bool:
-    """Whether ``exc`` came of an interrupt (see :func:`cueshift.execution.interrupts.is_interrupt`):
-    ``analyze`` interrupts the running statement, whose error may reach here first.
-
-    Before DuckDB is loaded no statement ran and no SIGTERM handler is installed (installing it
-    loads DuckDB), so only a Ctrl-C in the error's chain counts: checked here without loading the
-    interrupt machinery, so a one-line error of a study file stays light (D90)."""
-    if "duckdb" not in sys.modules:
-        seen: BaseException | None = exc
-        while seen is not None:
-            if isinstance(seen, KeyboardInterrupt) or (
-                isinstance(seen, RuntimeError) and "interrupted" in str(seen).lower()
-            ):
-                return True
-            seen = seen.__context__
-        return False
-    from cueshift.execution.interrupts import is_interrupt
-
-    return is_interrupt(exc)
-
-
 def _database_errors() -> tuple[type[Exception], ...]:
     """DuckDB's error class once a command has loaded DuckDB; none before, when no DuckDB error
     can have been raised (so the guard never loads DuckDB itself)."""
@@ -167,12 +147,12 @@ def guard(func: Callable[P, R]) -> Callable[P, R]:
         try:
             return func(*args, **kwargs)
         except CueshiftError as exc:  # a missing extra (MissingExtra) included
-            if _after_interrupt(exc):  # a statement interrupted by the signal, reported as such
+            if after_interrupt(exc):  # a statement interrupted by the signal, reported as such
                 _interrupted(exc, command)
             fail(str(exc))
         except _database_errors() as exc:  # evaluated only when an error gets this far
             cause = _cause(exc)
-            if _after_interrupt(exc):  # DuckDB's "Query interrupted" and InterruptException included
+            if after_interrupt(exc):  # DuckDB's "Query interrupted" and InterruptException included
                 _interrupted(exc, command)
             from cueshift.store.damage import database_error_line  # a damaged block: the file named
 
