@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 
 class CueshiftError(Exception):
     """An error caused by the user's input or environment; the CLI prints it on one line and exits 2."""
@@ -30,3 +32,10 @@ class MissingExtra(CueshiftError):
         super().__init__(f"{feature} needs the '{extra}' extra ({module} is not installed): {install}")
         self.extra = extra
         self.module = module
+
+
+def loaded_database_errors() -> tuple[type[Exception], ...]:
+    """DuckDB's error class once DuckDB is loaded; none before, when no DuckDB error can have been
+    raised. Catching these never loads DuckDB, so a study file's error stays light (D86, D93)."""
+    duckdb = sys.modules.get("duckdb")
+    return (duckdb.Error,) if duckdb is not None else ()

@@ -4,12 +4,11 @@ and DuckDB's errors as the one line the command line prints."""
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from cueshift.errors import ConfigError, CueshiftError
+from cueshift.errors import ConfigError, CueshiftError, loaded_database_errors
 from cueshift.execution.interrupted import after_interrupt
 
 if TYPE_CHECKING:
@@ -76,11 +75,8 @@ def first_line(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
-def _errors_caught() -> tuple[type[Exception], ...]:
-    """CueshiftError, and DuckDB's error class once DuckDB is loaded (no DuckDB error can exist
-    before), so that catching them never loads DuckDB (D93)."""
-    duckdb = sys.modules.get("duckdb")
-    return (CueshiftError, duckdb.Error) if duckdb is not None else (CueshiftError,)
+def _caught() -> tuple[type[Exception], ...]:
+    return (CueshiftError, *loaded_database_errors())
 
 
 def one_line_errors(func: Callable[P, R]) -> Callable[P, R]:
@@ -94,7 +90,7 @@ def one_line_errors(func: Callable[P, R]) -> Callable[P, R]:
             return func(*args, **kwargs)
         except KeyboardInterrupt:
             raise
-        except _errors_caught() as exc:  # evaluated only when an error gets here
+        except _caught() as exc:  # evaluated only when an error gets here
             if after_interrupt(exc):
                 raise KeyboardInterrupt(first_line(exc)) from exc
             if isinstance(exc, CueshiftError):

@@ -19,7 +19,7 @@ from rich.markup import escape
 
 from cueshift._console import console_for
 from cueshift.cli._help import HelpGroup
-from cueshift.errors import CueshiftError
+from cueshift.errors import CueshiftError, loaded_database_errors
 from cueshift.execution.interrupted import after_interrupt
 
 P = ParamSpec("P")
@@ -119,16 +119,6 @@ def _interrupted(exc: BaseException | None = None, command: str = "") -> NoRetur
     raise typer.Exit(143 if terminated else 130)
 
 
-def _database_errors() -> tuple[type[Exception], ...]:
-    """DuckDB's error class once a command has loaded DuckDB; none before, when no DuckDB error
-    can have been raised (so the guard never loads DuckDB itself)."""
-    if "duckdb" not in sys.modules:
-        return ()
-    import duckdb
-
-    return (duckdb.Error,)
-
-
 def _cause(exc: BaseException) -> BaseException:
     """The error a failed ROLLBACK would hide (DuckDB had aborted the transaction already)."""
     while "no transaction is active" in str(exc) and exc.__context__ is not None:
@@ -150,7 +140,7 @@ def guard(func: Callable[P, R]) -> Callable[P, R]:
             if after_interrupt(exc):  # a statement interrupted by the signal, reported as such
                 _interrupted(exc, command)
             fail(str(exc))
-        except _database_errors() as exc:  # evaluated only when an error gets this far
+        except loaded_database_errors() as exc:  # evaluated only when an error gets this far
             cause = _cause(exc)
             if after_interrupt(exc):  # DuckDB's "Query interrupted" and InterruptException included
                 _interrupted(exc, command)

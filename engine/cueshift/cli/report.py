@@ -24,15 +24,12 @@ DEFAULT_OUT = Path("reports/_out")
 
 def _report_target(study: str) -> tuple[Catalog, Path]:
     """The report catalog of the study's design and the study's database (``--study`` in)."""
-    from cueshift.designs import design_of, load_study
-
-    spec = load_study(study)
-    return design_of(spec).report(), spec.database_path
+    return _target_read(study)(study)
 
 
 def _target_read(study: str) -> Callable[[str], tuple[Catalog, Path]]:
-    """``_report_target`` with the study file read now, before the report machinery loads: a bad
-    study file is one line at once (D93); the catalog is still asked for where ``report_study`` asks."""
+    """The study file read now, before the report machinery loads (a bad study file is one line at
+    once, D93); what it returns gives the catalog and database where ``report_study`` asks."""
     from cueshift.designs import load_study
 
     spec = load_study(study)
