@@ -114,6 +114,18 @@ def test_an_error_elsewhere_is_named_by_the_database_opened_last() -> None:
     assert damage.database_error_line(duckdb.Error("Binder Error: x\nLINE 1")) == "database: Binder Error: x"
 
 
+def test_a_failed_rollback_names_the_error_it_hides() -> None:
+    """DuckDB aborts a transaction on a disk error; the ROLLBACK that follows fails in turn."""
+    try:
+        try:
+            raise duckdb.IOException("IO Error: could not write file: No space left on device")
+        except duckdb.Error:
+            raise duckdb.TransactionException("cannot rollback - no transaction is active")  # noqa: B904
+    except duckdb.Error as failed_rollback:
+        line = damage.database_error_line(failed_rollback)
+    assert line == "database: IO Error: could not write file: No space left on device"
+
+
 def test_reading_passes_other_errors() -> None:
     with pytest.raises(duckdb.Error, match="Binder"), damage.reading(Path("x.duckdb")):
         raise duckdb.Error("Binder Error: x")

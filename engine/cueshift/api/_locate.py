@@ -95,11 +95,8 @@ def one_line_errors(func: Callable[P, R]) -> Callable[P, R]:
                 raise KeyboardInterrupt(first_line(exc)) from exc
             if isinstance(exc, CueshiftError):
                 raise
-            cause: BaseException = exc  # the error a failed ROLLBACK would hide
-            while "no transaction is active" in str(cause) and cause.__context__ is not None:
-                cause = cause.__context__
             from cueshift.store.damage import database_error_line  # a damaged block: the file named
 
-            raise CueshiftError(database_error_line(cause)) from exc
+            raise CueshiftError(database_error_line(exc)) from exc
 
     return wrapper

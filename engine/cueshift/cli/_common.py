@@ -119,13 +119,6 @@ def _interrupted(exc: BaseException | None = None, command: str = "") -> NoRetur
     raise typer.Exit(143 if terminated else 130)
 
 
-def _cause(exc: BaseException) -> BaseException:
-    """The error a failed ROLLBACK would hide (DuckDB had aborted the transaction already)."""
-    while "no transaction is active" in str(exc) and exc.__context__ is not None:
-        exc = exc.__context__
-    return exc
-
-
 def guard(func: Callable[P, R]) -> Callable[P, R]:
     """Turn user errors, I/O errors (a full disk, an unwritable folder) and Ctrl-C into one line:
     exit code 2 (130 when interrupted), no traceback."""
@@ -141,12 +134,11 @@ def guard(func: Callable[P, R]) -> Callable[P, R]:
                 _interrupted(exc, command)
             fail(str(exc))
         except loaded_database_errors() as exc:  # evaluated only when an error gets this far
-            cause = _cause(exc)
             if after_interrupt(exc):  # DuckDB's "Query interrupted" and InterruptException included
                 _interrupted(exc, command)
             from cueshift.store.damage import database_error_line  # a damaged block: the file named
 
-            fail(database_error_line(cause))
+            fail(database_error_line(exc))
         except OSError as exc:  # ENOSPC, EROFS, EACCES, ENOTDIR ... raised outside the store's checks
             where = exc.filename if exc.filename else f"cueshift {command}"
             fail(f"{where}: {exc.strerror or exc}")

@@ -72,7 +72,11 @@ def unreadable(paths: Sequence[str | Path], exc: BaseException, outcome: str = R
 
 def database_error_line(exc: BaseException) -> str:
     """The line of a DuckDB error met outside :func:`reading`: a damaged file named by the database
-    this process opened last (:func:`remember`), any other error as ``database: <first line>``."""
+    this process opened last (:func:`remember`), any other error as ``database: <first line>``.
+    A failed ROLLBACK ("no transaction is active": DuckDB had aborted the transaction already)
+    stands for the error it hides, which is the one named."""
+    while "no transaction is active" in str(exc) and exc.__context__ is not None:
+        exc = exc.__context__
     if is_damage(exc) and _opened:
         return unreadable([_opened[-1]], exc)
     return f"database: {first_line(exc)}"
