@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).parent
 ENGINE = ROOT / "engine"
@@ -26,6 +27,13 @@ if "PYTEST_XDIST_WORKER" not in os.environ:
     os.environ["CUESHIFT_TESTS_COLUMNS_UNSET"] = "0" if "COLUMNS" in os.environ else "1"
 elif os.environ.get("CUESHIFT_TESTS_COLUMNS_UNSET") == "1":
     os.environ.pop("COLUMNS", None)
+
+# Property tests (hypothesis) draw the same examples on every run of the suite, so a submission is
+# never failed by a case its change did not cause; `just fuzz` draws new ones (decision D96). A
+# failure prints the blob that replays it (``@reproduce_failure``).
+settings.register_profile("suite", derandomize=True, print_blob=True)
+settings.register_profile("fuzz", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 def pytest_configure(config: pytest.Config) -> None:

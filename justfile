@@ -90,6 +90,11 @@ test *ARGS: setup
 test-quick *ARGS: setup
     {{bin}}/python -m pytest -n auto --dist loadfile -m "not slow" "$@"
 
+# the property tests (hypothesis) on new random examples, ROUNDS times (the suite draws the same ones
+# every run: decision D96); a failure prints its @reproduce_failure blob
+fuzz ROUNDS="3" *ARGS: setup
+    shift; for round in $(seq {{ROUNDS}}); do {{bin}}/python -m pytest -n auto --dist loadfile -p no:cacheprovider -m hypothesis --hypothesis-profile fuzz -q "$@" || exit 1; done
+
 # lint and type-check (strict mypy over the whole package, schemas included, and every test body)
 lint: setup
     {{bin}}/ruff check engine tests benchmarks
