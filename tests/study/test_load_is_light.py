@@ -101,24 +101,15 @@ def _commands_taking_a_study() -> list[str]:
     return found
 
 
-#: The arguments a command requires besides ``--study`` (``{tmp}``: the test's folder).
+#: The arguments a command requires besides ``--study`` (``{tmp}``: the test's folder; ``{tmp}/release``
+#: holds one model folder with one face folder, so ``import judgments`` gets to the study's fields).
 REQUIRED = {
     "sql": ("SELECT 1",),
     "export": ("--out", "{tmp}/exported"),
-    "import judgments": ("{tmp}",),
-}
-#: Commands whose study error still loads the heavy libraries, and why (strict: fixing one fails here).
-NOT_YET = {
-    "import judgments": "reads the study file with the release's model folders, in cueshift.imports",
+    "import judgments": ("{tmp}/release",),
 }
 CASES = [
-    pytest.param(
-        command,
-        study,
-        message,
-        marks=[pytest.mark.xfail(reason=NOT_YET[command], strict=True)] if command in NOT_YET else [],
-        id=f"{command}-{kind}",
-    )
+    pytest.param(command, study, message, id=f"{command}-{kind}")
     for command in _commands_taking_a_study()
     for kind, study, message in (
         ("missing", "missing.toml", "missing.toml: no such study file"),
@@ -130,7 +121,7 @@ CASES = [
 def test_every_command_taking_a_study_is_covered() -> None:
     commands = _commands_taking_a_study()
     assert {"analyze", "show-study", "sql", "status", "upgrade", "import judgments"} <= set(commands)
-    assert set(REQUIRED) | set(NOT_YET) <= set(commands)
+    assert set(REQUIRED) <= set(commands)
 
 
 @pytest.mark.parametrize(("command", "study", "message"), CASES)
@@ -138,8 +129,10 @@ def test_a_one_line_study_error_of_every_command_loads_no_heavy_library(
     command: str, study: str, message: str, tmp_path: Path
 ) -> None:
     """A missing study file, or one with a bad field: exit 2, one line, before any command imports
-    its machinery (D90 for ``analyze`` and ``show-study``, D93 for the others)."""
+    its machinery (D90 for ``analyze`` and ``show-study``, D93 for the others, D95 for ``import
+    judgments``, which checks its folder and model folders first, as before)."""
     (tmp_path / "bad.toml").write_text('name = "bad"\nbogus = 1\n[[models]]\nmodel_id = "sim"\n')
+    (tmp_path / "release" / "sim" / "face-1").mkdir(parents=True)
     args = (*command.split(), *REQUIRED.get(command, ()), "--study", study)
     found, stderr = _run(CLI, *(arg.format(tmp=tmp_path) for arg in args))
     assert found["code"] == 2, stderr

@@ -20,7 +20,8 @@ from cueshift.api._commands import export, infer
 from cueshift.api._databases import merge, show_study, upgrade
 from cueshift.api._demo import write_demo_study
 from cueshift.api._describe import describe
-from cueshift.api._imports import import_judgments, import_omi
+from cueshift.api._import_judgments import import_judgments
+from cueshift.api._import_omi import import_omi
 from cueshift.api._invariance import check_invariance
 from cueshift.api._multiverse import multiverse
 from cueshift.api._open_study import open_study

@@ -58,12 +58,12 @@ def check_invariance(
     ...
     cueshift.errors.ConfigError: --sample 0: use 1 or more
     """
+    path, spec = database_of(study, db)  # a bad study file is one line before the machinery loads
+    if spec is None:
+        raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
     from cueshift.execution.invariance import check_invariance_study
     from cueshift.store.model_subset import parse_models
 
-    path, spec = database_of(study, db)
-    if spec is None:
-        raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
     _, frame = check_invariance_study(
         path, spec, models=parse_models(models), sample=sample, seed=seed, bound=bound, note=_print_note
     )

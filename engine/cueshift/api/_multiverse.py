@@ -63,12 +63,12 @@ def multiverse(
     ...
     cueshift.errors.ConfigError: --resamples 10: use at least 100
     """
+    path, spec = database_of(study, db)  # a bad study file is one line before the machinery loads
+    if spec is None:
+        raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
     from cueshift.execution.multiverse_run import multiverse_study
     from cueshift.store.model_subset import parse_models
 
-    path, spec = database_of(study, db)
-    if spec is None:
-        raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
     target, _ = multiverse_study(
         path, spec, models=parse_models(models), resamples=resamples, seed=seed,
         progress=_print_progress if progress else None, note=_print_note,

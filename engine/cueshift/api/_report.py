@@ -98,19 +98,22 @@ def report(
     <the report's Table 3, as HTML>
     """
     require("report", "cueshift report")  # before any work: the CLI's line naming the extra
-    from cueshift.designs import design_of
-    from cueshift.render import DEFAULT_OUT, render_report
-    from cueshift.render.cli import check_tables_only
-    from cueshift.store.model_subset import parse_models
-
     formats = tuple(formats)
-    if tables:  # as the command: an option of the rendering is refused before anything is read
+    rendering_options_left = (out, formats, engine, document) == (None, DEFAULT_FORMATS, "auto", None)
+    if tables and not rendering_options_left:  # as the command: refused before anything is read
+        from cueshift.render import DEFAULT_OUT
+        from cueshift.render.cli import check_tables_only
+
         given = Path(document) if document is not None else None
         where = Path(out) if out is not None else DEFAULT_OUT
         check_tables_only(out=where, formats=",".join(formats), engine=engine, document=given)
-    path, spec = database_of(study, db)
+    path, spec = database_of(study, db)  # a bad study file is one line before the machinery loads
     if spec is None:
         raise CueshiftError(f"{study}: give a study file or 'default' (and db=), not a database")
+    from cueshift.designs import design_of
+    from cueshift.render import DEFAULT_OUT, render_report
+    from cueshift.store.model_subset import parse_models
+
     catalog = design_of(spec).report()
     chosen = ",".join(parse_models(models))
     if tables:

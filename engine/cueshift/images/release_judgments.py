@@ -26,7 +26,7 @@ import multiprocessing
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path, PurePath
 from typing import Any
@@ -35,6 +35,7 @@ import polars as pl
 
 from cueshift.errors import ImageSetError
 from cueshift.images.release_echo import answer_span
+from cueshift.study.release_tree import face_folders, judgements_folder, subfolders
 
 FILE_NAME = re.compile(r"^(?P<img>.+)_scenario(?P<scenario>\d+)_order(?P<order>\d+)_seed(?P<seed>\d+)\.json$")
 #: Columns of :func:`read_judgment_tree`'s frame (``file`` relative to the judgements folder).
@@ -55,15 +56,6 @@ SCHEMA: dict[str, type[pl.DataType]] = {
     "answer_start": pl.Int64,
     "answer_end": pl.Int64,
 }
-
-
-def judgements_folder(root: Path) -> Path:
-    """The ``judgements`` folder of a release checkout, its ``output`` folder or the folder itself."""
-    root = Path(root)
-    for candidate in (root / "output" / "judgements", root / "judgements", root):
-        if candidate.is_dir():
-            return candidate
-    raise ImageSetError(f"{root}: no such folder (expected output/judgements/<model>/<face>/<img>/*.json)")
 
 
 def _error(path: str, field: str | None, message: str) -> ImageSetError:
@@ -141,21 +133,11 @@ def parse_judgment(text: bytes, path: str, model: str, face: str, img: str) -> t
     )  # fmt: skip
 
 
-def _subfolders(path: Path, what: str) -> Iterator[os.DirEntry[str]]:
-    with os.scandir(path) as entries:
-        for entry in sorted(entries, key=lambda e: e.name):
-            if entry.name.startswith("."):
-                continue
-            if not entry.is_dir():
-                raise ImageSetError(f"{entry.path}: expected a {what} folder here, found a file")
-            yield entry
-
-
 def read_face_folder(root: str, model: str, face: str) -> dict[str, list[Any]]:
     """Every judgment file under ``root/model/face`` as columns of :data:`SCHEMA` (one parallel task)."""
     columns: list[list[Any]] = [[] for _ in SCHEMA]
     base = Path(root)
-    for image in _subfolders(base / model / face, "image (<img>)"):
+    for image in subfolders(base / model / face, "image (<img>)"):
         with os.scandir(image.path) as entries:
             names = sorted(e.name for e in entries if not e.name.startswith("."))
         for name in names:
@@ -172,18 +154,6 @@ def read_face_folder(root: str, model: str, face: str) -> dict[str, list[Any]]:
             ):
                 column.append(value)
     return dict(zip(SCHEMA, columns, strict=True))
-
-
-def face_folders(folder: Path) -> list[tuple[str, str]]:
-    """``(model, face)`` of every face folder of a judgements folder, in name order."""
-    tasks = [
-        (model.name, face.name)
-        for model in _subfolders(folder, "model")
-        for face in _subfolders(Path(model.path), "face")
-    ]
-    if not tasks:
-        raise ImageSetError(f"{folder}: no judgments (expected <model>/<face>/<img>/*.json)")
-    return tasks
 
 
 def _context() -> multiprocessing.context.BaseContext:

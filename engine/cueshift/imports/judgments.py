@@ -20,8 +20,10 @@ study's design, keyed like every judgment (model, image, scenario, ordering, see
   how many echoed answers were cut, and the import's ``run`` row keeps those counts as JSON
   in ``backend_report``.
 
-All files are read and checked before the database is opened; a judgment already stored is
-skipped, so importing twice adds nothing. Rows go in large batches, not one transaction per file.
+The study file and the folder are read and checked first (:mod:`.release_study`, which loads no
+data library, so the API function reads them before it imports this module: D95); all files are
+read and checked before the database is opened; a judgment already stored is skipped, so
+importing twice adds nothing. Rows go in large batches, not one transaction per file.
 The import adds no noise-floor placebos (the release judged none, and adding them would write
 their re-encodes into the release's folder): nothing is ever written under the source folders.
 """
@@ -30,7 +32,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,22 +41,21 @@ import duckdb
 import polars as pl
 
 from cueshift import store
-from cueshift.designs import design_of, parse_study
+from cueshift.designs import design_of
 from cueshift.designs.forced_choice import JUDGMENT_KEY
 from cueshift.designs.imported_judges import IMPORT_BACKEND
 from cueshift.designs.registry import scenario_sets, study_scenarios
 from cueshift.errors import CueshiftError
 from cueshift.execution.runner import model_frame
 from cueshift.images.croissant import find_croissant, read_croissant
-from cueshift.images.release_judgments import face_folders, judgements_folder, read_judgment_tree
+from cueshift.images.release_judgments import read_judgment_tree
 from cueshift.images.stylisticbias import release_root
 from cueshift.imports.release_matching import match_study
 from cueshift.imports.release_rows import agreement_table, echo_counts, judgment_frames
+from cueshift.imports.release_study import ReleaseStudy, imported_model, read_release_study
 from cueshift.study.config import Study
-from cueshift.study.reading import read_study_file
 
 BATCH_ROWS = 250_000
-MODEL_ID = re.compile(r"^[A-Za-z0-9_.\-]+$")
 
 
 @dataclass(frozen=True)
@@ -84,45 +84,10 @@ def _model_rows(study: Study, models: list[str]) -> pl.DataFrame:
             "backend": [IMPORT_BACKEND] * len(extra),
             "checkpoint": extra,
             "revision": pl.Series([None] * len(extra), dtype=pl.String),
-            "settings": [json.dumps(_imported_model(m)["settings"]) for m in extra],
+            "settings": [json.dumps(imported_model(m)["settings"]) for m in extra],
         }
     )
     return pl.concat([rows, imported]) if rows.height else imported
-
-
-def _model_folders(folder: Path) -> list[str]:
-    """The ``<model>`` folder names of a judgements folder, each checked as a model id."""
-    models = sorted({model for model, _ in face_folders(folder)})
-    for model in models:
-        if not MODEL_ID.match(model):
-            raise CueshiftError(
-                f"{folder / model}: field 'model': {model!r} is not a usable model id "
-                "(letters, digits, _ . -)"
-            )
-    return models
-
-
-def _import_study(study_file: str | Path, folder: Path) -> tuple[Study, bool]:
-    """The study file, read as listing every model folder (backend ``release-import``) when it
-    has no ``[[models]]``, and whether it has."""
-    data, source = read_study_file(study_file)
-    models = _model_folders(folder)
-    listed = bool(data.get("models"))
-    if not listed:
-        data = {**data, "models": [_imported_model(m) for m in models]}
-    return parse_study(data, source), listed
-
-
-#: Why ``import judgments`` needs a study file (the default study's images are not the release's).
-NO_STUDY = (
-    "import judgments needs a study file (--study F) whose image set holds the judged images: "
-    '[image_set] kind = "stylisticbias", root = the release checkout (docs/importing.md)'
-)
-
-
-def _imported_model(model_id: str) -> dict[str, object]:
-    settings = {"source": "StylisticBias release judgments"}
-    return {"model_id": model_id, "backend": IMPORT_BACKEND, "checkpoint": model_id, "settings": settings}
 
 
 def _croissant(study: Study) -> str | None:
@@ -172,7 +137,8 @@ def import_judgments(
         The release checkout, its ``output`` folder or its ``judgements`` folder.
     study_file
         The study whose image set holds the judged images (``[image_set] kind = "stylisticbias"``);
-        ``None`` or ``'default'`` (no study file) is refused up front (:data:`NO_STUDY`).
+        ``None`` or ``'default'`` (no study file) is refused up front
+        (:data:`cueshift.imports.release_study.NO_STUDY`).
     database
         Study database (default: the study's).
     workers
@@ -185,15 +151,33 @@ def import_judgments(
     CueshiftError
         One line naming the file and field; the database is not touched.
     """
-    if study_file is None or str(study_file) == "default":
-        raise CueshiftError(NO_STUDY)
     started = time.perf_counter()
-    folder = judgements_folder(root)
-    parsed, listed = _import_study(study_file, folder)
-    study = without_placebos(parsed)
+    release = read_release_study(root, study_file)
+    return import_release(
+        release, database=database, workers=workers, progress=progress, advance=advance, started=started
+    )
+
+
+def import_release(
+    release: ReleaseStudy,
+    *,
+    database: Path | None = None,
+    workers: int | None = None,
+    progress: bool = False,
+    advance: Callable[[int], None] | None = None,
+    started: float | None = None,
+) -> JudgmentImport:
+    """:func:`import_judgments` of a release folder and study already read and checked
+    (:func:`~cueshift.imports.release_study.read_release_study`); ``started`` (a
+    :func:`time.perf_counter` reading, default now) is when the import began, for ``seconds``."""
+    started = time.perf_counter() if started is None else started
+    folder, listed = release.folder, release.lists_models
+    study = without_placebos(release.study)
     workload = design_of(study).workload(study, progress=progress)
     if "judgment" not in {kind.table for kind in workload.units}:
-        raise CueshiftError(f"{study_file}: design {study.design!r} stores no forced-choice judgments")
+        raise CueshiftError(
+            f"{release.study_file}: design {study.design!r} stores no forced-choice judgments"
+        )
     files = read_judgment_tree(folder, workers=workers, advance=advance)
     scenarios = study_scenarios(study)
     positions = {s.scenario_id: i for i, s in enumerate(scenario_sets()[study.scenarios.set])}
