@@ -16,6 +16,7 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+import cueshift as cs  # noqa: E402
 import cueshift.inference.backends.hf_score as hf_score  # noqa: E402
 from cueshift.designs.registry import load_study  # noqa: E402
 from cueshift.errors import ConfigError  # noqa: E402
@@ -115,6 +116,7 @@ def _assert_identical(study: Study) -> None:
         assert row["phi_diff"] == 0.0 and row["max_abs_p_diff"] < 1e-4
     assert (rows["one_at_a_time"]["batch_size"], rows["batched"]["batch_size"]) == (1, 32)
     assert not study_status(study.database_path).invariance_flags
+    assert cs.status(db=study.database_path)["depends_on_batching"].to_list() == [False]
 
 
 def test_a_planted_padding_bug_is_flagged(
@@ -181,12 +183,14 @@ def test_the_commands_print_and_flag(
     assert refused.exit_code == 2 and "--sample 0: use 1 or more" in refused.output
     assert not (tmp_path / "cli.duckdb").exists()
     run_study(load_study(study_file), RunOptions(progress=False))
+    assert cs.status(study_file)["depends_on_batching"].to_list() == [None]  # not checked yet
     done = runner.invoke(app, ["check-invariance", "--study", str(study_file), "--sample", "64"])
     assert done.exit_code == 0, done.output
     assert "result_invariance" in done.output and "FLAG model tiny-llava-next" in done.output
     status = runner.invoke(app, ["status", "--study", str(study_file)])
     assert status.exit_code == 0
     assert "FLAG model 'tiny-llava-next': answers depend on batching" in status.output
+    assert cs.status(study_file)["depends_on_batching"].to_list() == [True]
 
 
 def test_a_seeded_generate_run_answers_identically(checkpoint: Path, tmp_path: Path) -> None:

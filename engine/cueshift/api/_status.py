@@ -34,8 +34,10 @@ def status(study: str | Path = DEFAULT, *, db: str | Path | None = None, quiet: 
     polars.DataFrame
         One row per model: ``model_id``, ``stored`` (its answers in all), ``this_run`` (stored by
         the latest run), ``failed_this_run``, ``failed_units`` (units with a failure in any run),
-        ``done`` (``this_run`` + ``failed_this_run``); then the latest run's figures, the same on
-        every row: ``run_state`` ('running', 'finished', 'stopped', 'no run'), ``run_kind``
+        ``done`` (``this_run`` + ``failed_this_run``), ``depends_on_batching`` (whether
+        ``cueshift check-invariance`` flagged the model's answers in any comparison: the command's
+        ``FLAG`` lines; null where it has not checked the model); then the latest run's figures,
+        the same on every row: ``run_state`` ('running', 'finished', 'stopped', 'no run'), ``run_kind``
         ('infer', 'build', null before any run), ``run_started_at``, ``run_as_of`` (when read),
         ``run_planned`` and ``run_done`` (answers planned and handled: stored or given up on; a
         build's slots planned and kept), ``run_rate`` (per second) and ``run_eta_seconds`` (while
@@ -77,11 +79,11 @@ def status(study: str | Path = DEFAULT, *, db: str | Path | None = None, quiet: 
         "run_rate": None if build is not None else found.rate,
         "run_eta_seconds": None if build is not None else found.eta_seconds,
     }
-    count, text, time, number = pl.Int64(), pl.String(), pl.Datetime("us"), pl.Float64()
+    count, text, time, number, flag = pl.Int64(), pl.String(), pl.Datetime("us"), pl.Float64(), pl.Boolean()
     schema: dict[str, pl.DataType] = {
         "model_id": text, "stored": count, "this_run": count, "failed_this_run": count,
-        "failed_units": count, "done": count, "run_state": text, "run_kind": text,
-        "run_started_at": time, "run_as_of": time, "run_planned": count, "run_done": count,
+        "failed_units": count, "done": count, "depends_on_batching": flag, "run_state": text,
+        "run_kind": text, "run_started_at": time, "run_as_of": time, "run_planned": count, "run_done": count,
         "run_rate": number, "run_eta_seconds": number,
     }  # fmt: skip
     rows = [
@@ -92,6 +94,7 @@ def status(study: str | Path = DEFAULT, *, db: str | Path | None = None, quiet: 
             "failed_this_run": m.failed_this_run,
             "failed_units": m.failed_units,
             "done": m.this_run + m.failed_this_run,
+            "depends_on_batching": m.depends_on_batching,
             **run,
         }
         for m in found.models

@@ -14,7 +14,7 @@ run's tries by outcome).
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
@@ -38,6 +38,9 @@ class ModelStatus:
     this_run: int
     failed_this_run: int
     failed_units: int  # units with a failure in any run (request_failure)
+    #: whether ``cueshift check-invariance`` flagged the model's answers in any comparison (None:
+    #: not checked; docs/invariance.md)
+    depends_on_batching: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,7 @@ def study_status(path: Path) -> StudyStatus:
             state, as_of = "finished", finished_at
         else:
             state, as_of = "stopped", dt.datetime.now()
-        models = _models(con, run_id, started_at)
+        models = _with_invariance(con, _models(con, run_id, started_at))
         flags = _invariance_flags(con)
         build = read_build(con, run_id, int(planned), config) if is_build(versions) else None
         return StudyStatus(path, snapshot, state, started_at, as_of, int(planned), models, flags, build)
@@ -141,12 +144,33 @@ def _models(
         ).fetchall():
             tally = counts.setdefault(model_id, [0, 0, 0, 0])
             tally[2], tally[3] = int(failed_this_run), int(failed_units)
-    return tuple(ModelStatus(model_id, *tally) for model_id, tally in sorted(counts.items()))
+    return tuple(
+        ModelStatus(model_id, stored, this_run, failed, units)
+        for model_id, (stored, this_run, failed, units) in sorted(counts.items())
+    )
+
+
+def _has_invariance(con: duckdb.DuckDBPyConnection) -> bool:
+    return bool(
+        con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = 'result_invariance'").fetchall()
+    )
+
+
+def _with_invariance(
+    con: duckdb.DuckDBPyConnection, models: tuple[ModelStatus, ...]
+) -> tuple[ModelStatus, ...]:
+    """``models`` with :attr:`ModelStatus.depends_on_batching` from ``result_invariance``."""
+    if not _has_invariance(con):
+        return models
+    flagged = dict(
+        con.execute("SELECT model_id, bool_or(flagged) FROM result_invariance GROUP BY 1").fetchall()
+    )
+    return tuple(replace(m, depends_on_batching=flagged.get(m.model_id)) for m in models)
 
 
 def _invariance_flags(con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:
     """The flagged rows of ``result_invariance`` (none when the check has not run), as lines."""
-    if not con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = 'result_invariance'").fetchall():
+    if not _has_invariance(con):
         return ()
     rows = con.execute(
         "SELECT model_id, comparison, n_identical, n, bound FROM result_invariance WHERE flagged "
