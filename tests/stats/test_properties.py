@@ -7,12 +7,14 @@ moves a mean-type estimate and its interval by that constant; Benjamini-Hochberg
 monotone in the raw p, at least the raw p and at most 1. The bootstrap interval is a Monte Carlo
 draw keyed to the subjects' sorted order (the seed's replicate b draws subject indices), so a
 relabelling that reorders subjects keeps the estimate, statistic, p and n but not the interval
-bit for bit; a relabelling that keeps their order keeps everything.
+bit for bit; a relabelling that keeps their order keeps everything. On gappy panels (cells
+missing, null answers, so a group may lack an arm) the rank tests equal scipy per group or are null.
 Degenerate inputs (empty, one subject, all tied) are in ``test_degenerate.py``.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -24,6 +26,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from scipy.stats import kruskal as scipy_kruskal
+from scipy.stats import mannwhitneyu
 from statsmodels.stats.multitest import multipletests
 
 from cueshift import stats
@@ -52,6 +56,23 @@ def panels(draw: st.DrawFn, min_subjects: int = 2) -> pl.DataFrame:
         for r in range(reps)
     ]
     return pl.DataFrame(rows, schema=["s", "g", "arm", "m", "y"], orient="row")
+
+
+@st.composite
+def gappy_panels(draw: st.DrawFn) -> pl.DataFrame:
+    """:func:`panels` as a study leaves them: rows missing, invalid answers (null ``y``), so a
+    group of ``g`` may lack an arm or hold one subject; values on a 1/4 grid (ties everywhere)."""
+    n_subjects, n_groups = draw(st.integers(1, 7)), draw(st.integers(1, 3))
+    arms = draw(st.lists(st.sampled_from(["x", "y"]), min_size=n_subjects, max_size=n_subjects))
+    rows = [
+        (f"s{s}", f"g{g}", arms[s], draw(st.one_of(st.none(), st.integers(-4, 4).map(lambda v: v / 4))))
+        for s in range(n_subjects)
+        for g in range(n_groups)
+        if draw(st.integers(0, 3))  # a quarter of the cells missing
+    ]
+    return pl.DataFrame(
+        rows, schema={"s": pl.String, "g": pl.String, "arm": pl.String, "y": pl.Float64}, orient="row"
+    )
 
 
 @contextmanager
@@ -224,6 +245,40 @@ def test_a_constant_shift_moves_means_and_their_intervals(frame, eighths, method
         assert np.allclose(
             moved["estimate"] - before["model_difference"]["estimate"], shift, atol=1e-9, equal_nan=True
         )
+
+
+@settings(max_examples=40, deadline=None)
+@given(gappy_panels())
+def test_rank_tests_of_a_gappy_panel_equal_scipy_or_are_null(frame):
+    """Per group: kruskal and mann_whitney equal scipy on the group's rows; where fewer than two
+    arms have a value there is no test, and statistic, estimate and p are all null (D97: H was
+    0 and U₁ was 0 there)."""
+    rows = frame.drop_nulls("y")
+    if rows.height == 0:
+        return
+    arms = sorted(rows["arm"].unique().to_list())
+    kw = stats.kruskal(frame, "y", "arm", by="g")
+    mw = stats.mann_whitney(frame, "y", "arm", by="g") if len(arms) == 2 else None
+    for (group,), part in rows.group_by("g"):
+        samples = [part.filter(pl.col("arm") == a)["y"].to_numpy() for a in arms]
+        k, m = kw.filter(pl.col("g") == group), None if mw is None else mw.filter(pl.col("g") == group)
+        present = [x for x in samples if x.size]
+        if len(present) < 2 or np.ptp(part["y"].to_numpy()) == 0:  # one arm or all tied: no test
+            assert k.select("statistic", "estimate", "p").row(0) == (None, None, None), k
+        else:
+            ref = scipy_kruskal(*present)
+            assert k["statistic"][0] == pytest.approx(ref.statistic, rel=1e-9, abs=1e-12)
+            assert k["p"][0] == pytest.approx(ref.pvalue, rel=1e-9)
+        if m is None:
+            continue
+        if len(present) < 2:
+            assert m.select("statistic", "estimate", "p").row(0) == (None, None, None), m
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # scipy: small samples
+                ref_u = mannwhitneyu(*samples)
+            assert m["statistic"][0] == ref_u.statistic
+            assert m["p"][0] == pytest.approx(ref_u.pvalue, rel=1e-9)
 
 
 p_values = st.lists(st.one_of(st.floats(0.0, 1.0), st.just(float("nan"))), min_size=0, max_size=40)

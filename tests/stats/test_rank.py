@@ -157,6 +157,42 @@ def test_kruskal_columns_of_an_all_tied_cell_is_undefined():
     assert np.isnan(ours.effect_size).all()
 
 
+def test_rank_tests_of_one_sample_have_no_statistic():
+    """A cell where only one group has values has no test (D97): scipy's ``kruskal`` and
+    ``mannwhitneyu`` give NaN there. Kruskal–Wallis gave H = 12/(N(N+1)) R²/N − 3(N+1) =
+    1.4e-14 (0 at most N) and ε² of it; Mann–Whitney gave U₁ = 0, which reads as complete
+    separation, and z = −inf. Found by a property test whose panels leave arms out of a group."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy: too small a sample
+        assert math.isnan(st.kruskal(np.arange(25.0), []).statistic)
+        assert math.isnan(st.mannwhitneyu(np.arange(3.0), []).statistic)
+    x = np.full((25, 3), np.nan)
+    x[:, 0] = np.arange(25.0)  # every value in group 0 (N = 25: H was 1.4e-14)
+    x[:2, 1] = [0.0, 0.25]
+    kw = kruskal_columns(x, np.zeros(25, dtype=np.int64), 2)
+    assert np.isnan(kw.statistic).all() and np.isnan(kw.effect_size).all() and np.isnan(kw.p_value).all()
+    assert kw.n.tolist() == [25.0, 2.0, 0.0] and (kw.z[:2] == 0.0).all()  # df = k - 1 = 0
+    for labels in (np.zeros(25, dtype=np.int64), np.ones(25, dtype=np.int64)):  # the other side empty
+        mw = mann_whitney_columns(x, labels)
+        assert np.isnan(mw.statistic).all() and np.isnan(mw.z).all() and np.isnan(mw.p_value).all()
+        assert np.isnan(mw.effect_size).all() and mw.n.tolist() == [25.0, 2.0, 0.0]
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_mann_whitney_exact_with_ties_floors_u_as_scipy(alternative):
+    """``method='exact'`` on tied data: U is a half-integer, referred to the untied null at
+    ⌊U⌋ as scipy does. Rounding half to even took P(U ≥ 2) at U = 1.5 (x = [0], y = [0, 1]:
+    two-sided p 2/3, scipy 1) and at U = 2.5 alike."""
+    cases = [([0.0], [0.0, 1.0]), ([0.0, 1.0, 1.0], [1.0, 2.0]), ([0.0, 0.0, 2.0], [1.0, 2.0, 2.0, 3.0])]
+    for x, y in cases:
+        values = np.array(x + y)
+        labels = np.repeat([0, 1], [len(x), len(y)])
+        ours = mann_whitney_columns(values, labels, method="exact", alternative=alternative)
+        ref = st.mannwhitneyu(x, y, method="exact", alternative=alternative)
+        assert ours.statistic[0] == ref.statistic
+        assert ours.p_value[0] == pytest.approx(ref.pvalue, rel=1e-12), (x, y)
+
+
 def test_kruskal_wallis_undefined_cases():
     tied = kruskal_wallis([[0.5, 0.5], [0.5]])  # every value tied: H undefined
     assert math.isnan(tied.statistic) and math.isnan(tied.p_value) and (tied.df, tied.n) == (1.0, 3)

@@ -54,6 +54,20 @@ def test_pooled_standard_errors_equal_the_anova_residual_variance() -> None:
         assert (df[cols] == ols.df_resid).all()
 
 
+def test_a_cell_without_faces_leaves_its_parents_pooled_variance_alone() -> None:
+    """A face × cell matrix may hold a cell no face has (facial hair: no female face). It has no
+    standard error, and its parent's variance is that of the parent's other cells: the one-way
+    ANOVA residual variance without it (here 2 cells of 3 faces: df = 4, σ² = 4/4 = 1, SE 1/√3).
+    It counted n − 1 = −1 degree of freedom: df 3, σ² 4/3, the siblings' SE 0.667 for 0.577,
+    the empty cell's inf."""
+    values = np.array([[0.0, 1.0, np.nan], [1.0, 2.0, np.nan], [2.0, 0.0, np.nan]])
+    se, df = pooled_standard_errors(values, [0, 0, 0])
+    alone, alone_df = pooled_standard_errors(values[:, :2], [0, 0])
+    assert np.allclose(se[:2], np.sqrt(1 / 3), rtol=1e-12) and np.array_equal(se[:2], alone)
+    assert (df == 4.0).all() and np.array_equal(alone_df, [4.0, 4.0])
+    assert np.isnan(se[2])
+
+
 @pytest.mark.parametrize("tau", [0.0, 0.03, 0.1])
 def test_morris_interval_covers_planted_cells_95_percent_on_average(tau: float) -> None:
     rng = np.random.default_rng(7)

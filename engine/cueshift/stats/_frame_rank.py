@@ -129,7 +129,7 @@ def kruskal(data: pl.DataFrame, dv: str, between: str, by: By = None, *, family:
 
     as :func:`scipy.stats.kruskal` (rows are observations); ``estimate`` is
     :math:`\varepsilon^2 = H/(N-1)`, ``n`` = :math:`N`. Fewer than two groups with values, or every
-    value tied: null statistic and p.
+    value tied: null statistic, estimate and p.
 
     References
     ----------
@@ -175,7 +175,8 @@ def mann_whitney(
     :math:`U_1 = R_1 - n_1(n_1+1)/2` of the first value (sorted; ``statistic``, scipy's
     convention), exact or normal with the tie-corrected variance as
     :func:`scipy.stats.mannwhitneyu` chooses; ``estimate`` the rank-biserial correlation
-    :math:`2U_1/(n_1 n_2) - 1`, ``n`` = :math:`n_1 + n_2`. A group missing one side: null p.
+    :math:`2U_1/(n_1 n_2) - 1`, ``n`` = :math:`n_1 + n_2`. A group missing one side: null
+    statistic, estimate and p (no test).
 
     References
     ----------

@@ -66,8 +66,11 @@ def mann_whitney_columns(
     continuity correction 0.5 by default; ``'auto'`` makes scipy's choice
     (``scipy.stats.mannwhitneyu``, scipy 1.17): the exact distribution of :math:`U` when either
     group has at most 8 observations and there are no ties, else the normal approximation
-    (with ties scipy's ``'auto'`` stays asymptotic at every size). Effect size: the
-    rank-biserial correlation :math:`2U_1/(n_1 n_2) - 1`.
+    (with ties scipy's ``'auto'`` stays asymptotic at every size). ``'exact'`` with ties refers
+    the half-integer :math:`U` to the untied null at :math:`\lfloor U \rfloor`, as scipy. Effect
+    size: the rank-biserial correlation :math:`2U_1/(n_1 n_2) - 1`. A column where either
+    sample is empty has no test: ``statistic``, ``p``, ``z`` and the effect size are NaN (as
+    scipy; :math:`U_1 = 0` there would read as complete separation).
 
     Parameters
     ----------
@@ -103,9 +106,12 @@ def mann_whitney_columns(
             exact &= ((n1 <= 8) | (n2 <= 8)) & (ties == 0)
         for c in np.flatnonzero(exact):
             sf = _mwu_exact_sf(int(min(n1[c], n2[c])), int(max(n1[c], n2[c])))
-            p[c] = factor * float(sf[min(int(round(u[c])), sf.size - 1)])
-    p = np.where((n1 > 0) & (n2 > 0), np.clip(p, 0.0, 1.0), np.nan)
-    return RankTestResult(u1, p, n, effect, z)
+            # U of tied data is a half-integer: floor it as scipy does (rounding half to even
+            # gave P(U >= 2) at both U = 1.5 and U = 2.5)
+            p[c] = factor * float(sf[min(math.floor(u[c]), sf.size - 1)])
+    tested = (n1 > 0) & (n2 > 0)
+    p = np.where(tested, np.clip(p, 0.0, 1.0), np.nan)
+    return RankTestResult(np.where(tested, u1, np.nan), p, n, effect, np.where(tested, z, np.nan))
 
 
 @lru_cache(maxsize=256)
@@ -141,7 +147,9 @@ def kruskal_columns(x: F64, labels: NDArray[np.int64], n_groups: int) -> RankTes
     referred to :math:`\chi^2_{k-1}` with :math:`k` the number of non-empty groups (as
     :func:`scipy.stats.kruskal`, which has no exact method at any size, with or without ties;
     ``tests/stats/test_exact_ties.py``). Effect size: :math:`\varepsilon^2 = H / (N - 1)`.
-    H, p and ε² are NaN where every value of the column is tied (H = 0/0, as scipy).
+    H, p and ε² are NaN where every value of the column is tied (H = 0/0, as scipy) and where
+    fewer than two groups have a value (:math:`k - 1 = 0`: no test, as
+    :func:`kruskal_wallis`; the formula's 0 there is rounding noise, 1.4e-14 at N = 25).
 
     References
     ----------
@@ -160,6 +168,7 @@ def kruskal_columns(x: F64, labels: NDArray[np.int64], n_groups: int) -> RankTes
         # scipy; the numerator is then rounding noise, not 0, so dividing would give ±inf
         h = np.where(tie_term < n**3 - n, h / (1.0 - tie_term / (n**3 - n)), np.nan)
         df = (sizes > 0).sum(axis=1) - 1.0
+        h = np.where(df > 0, h, np.nan)  # one group (or none) with values: nothing to compare
         p = np.where(df > 0, special.chdtrc(np.maximum(df, 1.0), h), np.nan)
         effect = h / (n - 1.0)
     return RankTestResult(h, p, n, effect, df)

@@ -183,7 +183,9 @@ def pooled_standard_errors(values: F64, parent: ArrayLike) -> tuple[F64, F64]:
     Morris's interval treats :math:`s_c` as known, so the groups of one variation (disjoint faces,
     alike in spread) share theirs. Returns :math:`s_c` and its degrees of freedom
     :math:`N_p - k_p` (for :func:`eb_shrink`'s ``se_df``); NaN for a parent with no degree of
-    freedom (one face a cell).
+    freedom (one face a cell). :math:`k_p` counts the cells with a face: a cell without any (a
+    column of NaN, e.g. facial hair of female faces) has NaN as its standard error and leaves
+    its parent's degrees of freedom and variance as they are.
     """
     labels = np.asarray(parent)
     codes = np.unique(labels, return_inverse=True)[1].astype(np.int64).reshape(-1)
@@ -192,7 +194,7 @@ def pooled_standard_errors(values: F64, parent: ArrayLike) -> tuple[F64, F64]:
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.where(present, values, 0.0).sum(axis=0) / n
         squares = np.where(present, (values - means) ** 2, 0.0).sum(axis=0)
-        df = np.bincount(codes, weights=n - 1.0)
+        df = np.bincount(codes, weights=np.maximum(n - 1.0, 0.0))  # an empty cell has none
         within = np.bincount(codes, weights=squares) / df
-        se = np.asarray(np.sqrt(within[codes] / n), dtype=np.float64)
+        se = np.asarray(np.where(n > 0, np.sqrt(within[codes] / n), np.nan), dtype=np.float64)
     return se, np.asarray(df[codes], dtype=np.float64)
