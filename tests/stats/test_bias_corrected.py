@@ -11,6 +11,7 @@ given that draw. R replications give a Monte Carlo standard error of about 0.5 %
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 import pytest
 from scipy import stats
 
@@ -20,7 +21,9 @@ from cueshift.stats import (
     face_multiplicities,
     mean_abs_interval,
     variation_strength_kernel,
+    vs,
     vs_max,
+    vs_tost,
 )
 
 
@@ -70,6 +73,31 @@ def test_vs_kernel_against_numpy_with_unequal_groups() -> None:
     assert res.plugin[0] == pytest.approx(np.mean(plugin), abs=1e-12)
     assert res.estimate[0] == pytest.approx(np.mean(corrected), abs=1e-12)
     assert res.ci_low[0] <= res.estimate[0] <= res.ci_high[0] <= vs_max(3, 0)
+
+
+def test_vs_cap_is_that_of_the_groups_present_in_the_cell() -> None:
+    """Three groups; in the first scenario the third has no φ and the other two answer 0 and 1
+    (two faces each): that cell's VS is 0.5 (ddof 0) or 0.707 (ddof 1), the largest VS of two
+    means, above ``vs_max(3)`` (0.471, 0.577) to which the upper bound was capped — below the
+    estimate; the frame statistic raised its schema check (D97). Now the cap is ``vs_max`` of
+    the groups present: the point interval [0.5, 0.5] (no within-group variance)."""
+    codes = np.repeat([0, 1, 2], 2)
+    x = np.array([[0.0, 0.0, 1.0, 1.0, np.nan, np.nan], [0.5] * 6]).T  # (faces, scenarios)
+    for ddof, two_groups in ((0, 0.5), (1, np.sqrt(0.5))):
+        assert two_groups > vs_max(3, ddof)
+        one = variation_strength_kernel(x[:, :1], codes, 3, np.array([0]), ddof=ddof)
+        assert one.ci_low[0] == one.estimate[0] == one.ci_high[0] == pytest.approx(two_groups, rel=1e-12)
+        both = variation_strength_kernel(x, codes, 3, np.array([0, 0]), ddof=ddof)
+        assert both.ci_low[0] <= both.estimate[0] <= both.ci_high[0]
+        assert both.estimate[0] == pytest.approx(two_groups / 2, rel=1e-12)
+        tost = vs_tost(x, codes, 3, np.array([0, 0]), 0.1, ddof=ddof)
+        assert tost.estimate[0] <= tost.ci_high[0]
+    faces, groups = [f"f{i}" for i in range(6)] * 2, list("aabbcc") * 2
+    frame = pl.DataFrame(
+        {"face": faces, "group": groups, "scenario": ["s1"] * 6 + ["s2"] * 6, "phi": x.T.ravel()}
+    )
+    row = vs(frame, "phi", "face", "group", by=None, over="scenario").row(0, named=True)
+    assert row["ci_low"] <= row["estimate"] == 0.25 <= row["ci_high"]
 
 
 def _cell_coverage(theta: float, se: float, rng: np.random.Generator, n_faces: int = 200) -> float:

@@ -63,7 +63,7 @@ def gappy_panels(draw: st.DrawFn) -> pl.DataFrame:
     """:func:`panels` as a study leaves them: rows missing, invalid answers (null ``y``), so a
     group of ``g`` may lack an arm or hold one subject; values on a 1/4 grid (ties everywhere)."""
     n_subjects, n_groups = draw(st.integers(1, 7)), draw(st.integers(1, 3))
-    arms = draw(st.lists(st.sampled_from(["x", "y"]), min_size=n_subjects, max_size=n_subjects))
+    arms = draw(st.lists(st.sampled_from(["x", "y", "z"]), min_size=n_subjects, max_size=n_subjects))
     rows = [
         (f"s{s}", f"g{g}", arms[s], draw(st.one_of(st.none(), st.integers(-4, 4).map(lambda v: v / 4))))
         for s in range(n_subjects)
@@ -279,6 +279,21 @@ def test_rank_tests_of_a_gappy_panel_equal_scipy_or_are_null(frame):
                 ref_u = mannwhitneyu(*samples)
             assert m["statistic"][0] == ref_u.statistic
             assert m["p"][0] == pytest.approx(ref_u.pvalue, rel=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(gappy_panels())
+def test_variation_strength_of_a_gappy_panel_holds_its_estimate(frame):
+    """φ of one answer a face (0 or 1, so VS is capped at ``vs_max``) where a cell of ``g`` may
+    lack an arm: the interval holds the estimate. The cap was ``vs_max`` of all arms (0.471 for
+    three), below the VS of two arms at 0 and 1 (0.5), and the schema check raised (D97)."""
+    shares = frame.with_columns((pl.col("y") > 0).cast(pl.Float64))
+    if shares["y"].drop_nulls().len() == 0:
+        return
+    for ddof in (0, 1):
+        row = stats.vs(shares, "y", "s", "arm", by=None, over="g", ddof=ddof).row(0, named=True)
+        if row["estimate"] is not None:
+            assert row["ci_low"] <= row["estimate"] <= row["ci_high"], row
 
 
 p_values = st.lists(st.one_of(st.floats(0.0, 1.0), st.just(float("nan"))), min_size=0, max_size=40)

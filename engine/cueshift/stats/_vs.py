@@ -83,6 +83,22 @@ def vs_max(n_groups: int, ddof: int) -> float:
     return math.sqrt(pop_var * n_groups / (n_groups - ddof))
 
 
+def cell_caps(df1: F64, ddof: int, top: float | None) -> F64:
+    """Each cell's cap on its upper bound: ``top``, or by default :func:`vs_max` of the groups
+    present in the cell (``df1 + 1``), not of all groups: two groups of a three-group dimension
+    at 0 and 1 have a VS of 0.5, above ``vs_max(3, 0)`` = 0.471, which put the bound below
+    the estimate.
+
+    Examples
+    --------
+    >>> cell_caps(np.array([1.0, 2.0]), 0, None).round(4).tolist()  # 2 and 3 groups present
+    [0.5, 0.4714]
+    """
+    if top is not None:
+        return np.full(df1.shape, top, dtype=np.float64)
+    return np.array([vs_max(int(d) + 1, ddof) if d >= 1 else math.inf for d in df1], dtype=np.float64)
+
+
 @dataclass(frozen=True)
 class VsResult:
     """Per unit (model): bias-corrected VS, plug-in VS, and the interval of the VS."""
@@ -144,14 +160,14 @@ def variation_strength_kernel(
     ``x`` is ``(faces, cells)`` face φ (NaN: no value), ``codes`` each face's group (-1: none),
     ``unit`` each cell's unit index. Cells without two groups, or with a group of one face (its
     mean's variance unknown), leave the corrected VS and the interval; the plug-in VS keeps them.
-    ``top`` caps the upper bound: by default :func:`vs_max`, the largest VS of values in [0, 1]
-    (φ); pass ``math.inf`` for values on another scale, where that cap could fall below the
-    estimate itself.
+    ``top`` caps each cell's upper bound: by default :func:`vs_max` of the groups present in the
+    cell (:func:`cell_caps`), the largest VS of values in [0, 1] (φ); pass ``math.inf`` for
+    values on another scale, where that cap could fall below the estimate itself.
     """
     cell = _scenario_vs(x, codes, n_groups, ddof)
     n_units = int(unit.max(initial=-1)) + 1
     alpha = 1.0 - level
-    top = vs_max(n_groups, ddof) if top is None else top
+    caps = cell_caps(cell["df1"], ddof, top)
     out = {key: np.full(n_units, np.nan) for key in ("estimate", "plugin", "low", "high")}
     for u in range(n_units):
         in_unit = unit == u
@@ -163,7 +179,7 @@ def variation_strength_kernel(
         plugin = cell["plugin"][sel]
         with np.errstate(invalid="ignore"):
             lows = np.maximum(plugin - _radius(cell, sel, 1.0 - alpha / (2.0 * sel.sum())), 0.0)
-            highs = np.minimum(plugin + _radius(cell, sel, level), top)
+            highs = np.minimum(plugin + _radius(cell, sel, level), caps[sel])
         out["estimate"][u] = cell["estimate"][sel].mean()
         out["low"][u], out["high"][u] = lows.mean(), highs.mean()
     return VsResult(out["estimate"], out["plugin"], out["low"], out["high"])

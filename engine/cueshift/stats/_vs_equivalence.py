@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from cueshift._types import F64, I64
-from cueshift.stats._vs import _scenario_vs, vs_max
+from cueshift.stats._vs import _scenario_vs, cell_caps
 
 #: Bisection steps in log p for the equivalence p (the bracket is [1e-300, 0.5]).
 _STEPS = 64
@@ -80,7 +80,8 @@ def vs_tost(
     alpha : float
         Level of each one-sided test; ``[ci_low, ci_high]`` has coverage :math:`1 - 2\alpha`.
     ddof, top
-        As :func:`variation_strength_kernel` (``top``: the cap, :func:`vs_max` by default).
+        As :func:`variation_strength_kernel` (``top``: the cap, by default :func:`vs_max` of the
+        groups present in each cell, :func:`~cueshift.stats._vs.cell_caps`).
 
     Examples
     --------
@@ -93,7 +94,7 @@ def vs_tost(
     if not margin > 0:
         raise ValueError("margin must be > 0")
     cell = _scenario_vs(x, codes, n_groups, ddof)
-    cap = vs_max(n_groups, ddof) if top is None else top
+    cap = cell_caps(cell["df1"], ddof, top)
     n_units = int(unit.max(initial=-1)) + 1
     defined = ~np.isnan(cell["estimate"])
     k = np.bincount(unit[defined], minlength=n_units).astype(np.int64)
