@@ -64,7 +64,8 @@ def status(study: str | Path = DEFAULT, *, db: str | Path | None = None, quiet: 
     import polars as pl
 
     from cueshift._console import console_for
-    from cueshift.execution.status import print_status, study_status
+    from cueshift.execution.status import study_status
+    from cueshift.execution.status_print import print_status
 
     found = study_status(path)
     print_status(found, console_for(quiet=quiet))
