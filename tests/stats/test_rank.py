@@ -232,6 +232,20 @@ def test_one_way_anova_equals_scipy_and_statsmodels():
     assert (ours.df_between, ours.df_within) == (2.0, 117.0)
 
 
+@pytest.mark.parametrize("missing", [None, np.nan, pd.NA])
+def test_one_way_anova_drops_missing_labels(missing):
+    """A missing label of any spelling (None, a float NaN from pandas or numpy, pandas' NA) is
+    dropped, not a group of its own: the test equals scipy's on the labelled rows."""
+    rng = np.random.default_rng(5)
+    labelled = rng.choice(["thin", "normal"], size=40).astype(object)
+    y = rng.normal(size=48) + 0.3
+    labels = np.concatenate([labelled, [missing] * 8])
+    ours = one_way_anova(y, labels)
+    ref = st.f_oneway(*[y[:40][labelled == g] for g in ("thin", "normal")])
+    np.testing.assert_allclose([ours.statistic, ours.p_value], [ref.statistic, ref.pvalue], **TOL)
+    assert (ours.df_between, ours.n) == (1.0, 40)
+
+
 @pytest.mark.parametrize(
     "y",
     [

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import special
 
@@ -32,7 +33,8 @@ def one_way_anova(values: ArrayLike, labels: ArrayLike) -> AnovaResult:
         \eta^2_p = \frac{SS_b}{SS_b + SS_w},
 
     with :math:`SS_b = \sum_g n_g(\bar y_g - \bar y)^2` and :math:`SS_w = \sum_g\sum_i (y_{gi} - \bar y_g)^2`.
-    In a one-way design partial η² equals η². NaN values and null labels are dropped. As
+    In a one-way design partial η² equals η². NaN values and missing labels (None, a float NaN,
+    pandas' NA) are dropped. As
     :func:`scipy.stats.f_oneway`: when every group is constant, F is infinite (p = 0) if the
     groups differ and undefined (NaN F, p and η²) if every value is the same, decided by exact
     comparison (the sums of squares of equal values are rounding noise, not 0).
@@ -45,7 +47,7 @@ def one_way_anova(values: ArrayLike, labels: ArrayLike) -> AnovaResult:
     """
     y = np.asarray(values, dtype=np.float64)
     g = np.asarray(labels, dtype=object)
-    ok = ~np.isnan(y) & np.array([lab is not None for lab in g], dtype=bool)
+    ok = ~np.isnan(y) & ~np.asarray(pd.isna(g), dtype=bool)
     y, g = y[ok], g[ok]
     levels, codes = np.unique(g.astype(str), return_inverse=True)
     k, n = levels.size, y.size
