@@ -88,22 +88,21 @@ def import_omi(
     >>> done = cs.import_omi("OMI", "omi-study", reliability="OMI/irr.csv")  # doctest: +SKIP
     >>> _ = cs.infer(done.study_file)  # doctest: +SKIP
     """
-    from cueshift._console import console_for
-    from cueshift.imports.console import print_omi_summary
-    from cueshift.imports.omi import ModelSpec
-    from cueshift.imports.omi import import_omi as import_omi_folder
+    from cueshift.imports.omi_study import ModelSpec, plan_omi_import
 
     specs = [ModelSpec.parse(model) for model in _listed(models)]
-    done = import_omi_folder(
+    plan = plan_omi_import(  # every check needing no data, before the machinery is imported (D98)
         Path(folder),
         Path(out),
         name=name,
         models=specs,
-        rating_types=_listed(rating_types),
         reliability=Path(reliability) if reliability is not None else None,
-        seed=seed,
         force=force,
-        progress=progress,
     )
+    from cueshift._console import console_for
+    from cueshift.imports.console import print_omi_summary
+    from cueshift.imports.omi import import_planned
+
+    done = import_planned(plan, rating_types=_listed(rating_types), seed=seed, progress=progress)
     print_omi_summary(done, console_for(quiet=quiet))
     return done

@@ -22,8 +22,9 @@ study's design, keyed like every judgment (model, image, scenario, ordering, see
 
 The study file and the folder are read and checked first (:mod:`.release_study`, which loads no
 data library, so the API function reads them before it imports this module: D95); all files are
-read and checked before the database is opened; a judgment already stored is skipped, so
-importing twice adds nothing. Rows go in large batches, not one transaction per file.
+read and checked before the database is opened (:mod:`.release_store` writes them); a judgment
+already stored is skipped, so importing twice adds nothing. Rows go in large batches, not one
+transaction per file.
 The import adds no noise-floor placebos (the release judged none, and adding them would write
 their re-encodes into the release's folder): nothing is ever written under the source folders.
 """
@@ -37,25 +38,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
 import polars as pl
 
 from cueshift import store
 from cueshift.designs import design_of
-from cueshift.designs.forced_choice import JUDGMENT_KEY
-from cueshift.designs.imported_judges import IMPORT_BACKEND
 from cueshift.designs.registry import scenario_sets, study_scenarios
 from cueshift.errors import CueshiftError
-from cueshift.execution.runner import model_frame
 from cueshift.images.croissant import find_croissant, read_croissant
 from cueshift.images.release_judgments import read_judgment_tree
 from cueshift.images.stylisticbias import release_root
 from cueshift.imports.release_matching import match_study
 from cueshift.imports.release_rows import agreement_table, echo_counts, judgment_frames
-from cueshift.imports.release_study import ReleaseStudy, imported_model, read_release_study
+from cueshift.imports.release_store import BATCH_ROWS as BATCH_ROWS  # its home until D98
+from cueshift.imports.release_store import write_release
+from cueshift.imports.release_study import ReleaseStudy, read_release_study
 from cueshift.study.config import Study
-
-BATCH_ROWS = 250_000
 
 
 @dataclass(frozen=True)
@@ -73,23 +70,6 @@ class JudgmentImport:
     study_lists_models: bool = True  # False: the study file has no [[models]] (analyze needs them)
 
 
-def _model_rows(study: Study, models: list[str]) -> pl.DataFrame:
-    """``model`` rows: the study's own entry where it lists the model, an import entry otherwise."""
-    listed = {m.model_id: m for m in study.models}
-    rows = model_frame([listed[m] for m in models if m in listed])
-    extra = [m for m in models if m not in listed]
-    imported = pl.DataFrame(
-        {
-            "model_id": extra,
-            "backend": [IMPORT_BACKEND] * len(extra),
-            "checkpoint": extra,
-            "revision": pl.Series([None] * len(extra), dtype=pl.String),
-            "settings": [json.dumps(imported_model(m)["settings"]) for m in extra],
-        }
-    )
-    return pl.concat([rows, imported]) if rows.height else imported
-
-
 def _croissant(study: Study) -> str | None:
     """The release's Croissant metadata in one line, when the study's images ship a croissant.json."""
     root = study.image_set.root
@@ -105,19 +85,6 @@ def without_placebos(study: Study) -> Study:
     if not study.image_set.placebos:
         return study
     return study.model_copy(update={"image_set": study.image_set.model_copy(update={"placebos": False})})
-
-
-def _new_rows(con: duckdb.DuckDBPyConnection, judgments: pl.DataFrame) -> pl.DataFrame:
-    """The judgments whose key is not stored yet (the anti-join runs inside DuckDB)."""
-    key = ", ".join(JUDGMENT_KEY)
-    con.register("cueshift_import", judgments.select(JUDGMENT_KEY).with_row_index("__i").to_arrow())
-    try:
-        wanted = store.query(
-            con, f"SELECT __i FROM cueshift_import ANTI JOIN (SELECT {key} FROM judgment) USING ({key})"
-        )
-    finally:
-        con.unregister("cueshift_import")
-    return judgments.with_row_index("__i").join(wanted, on="__i", how="semi").drop("__i")
 
 
 def import_judgments(
@@ -191,25 +158,21 @@ def import_release(
     models = judgments["model_id"].unique().sort().to_list()
     agreement = agreement_table(judgments, releases).join(echo_counts(matched), on="model_id", how="left")
     report = json.dumps({"release_import": agreement.rows_by_key("model_id", named=True, unique=True)})
-    con = store.open_study(database or study.database_path)
-    try:
-        models_rows = (_model_rows(study, models), "model_id")
-        store.upsert_dimensions(con, {**workload.dimensions, "model": models_rows})  # all or none
-        new = _new_rows(con, judgments)
-        new_releases = releases.join(new.select(JUDGMENT_KEY), on=list(JUDGMENT_KEY), how="semi")
-        store.start_run(con, run)
-        for start in range(0, new.height, BATCH_ROWS):
-            batch = new.slice(start, BATCH_ROWS)
-            release_batch = new_releases.join(batch.select(JUDGMENT_KEY), on=list(JUDGMENT_KEY), how="semi")
-            store.write_tables(con, {"judgment": batch, "release_judgment": release_batch})
-        store.finish_run(con, run, new.height, backend_report=report)
-    finally:
-        con.close()
+    n_written = write_release(
+        Path(database or study.database_path),
+        study,
+        workload.dimensions,
+        run,
+        judgments,
+        releases,
+        models=models,
+        report=report,
+    )
     return JudgmentImport(
         database=Path(database or study.database_path),
         n_files=files.height,
-        n_written=new.height,
-        n_already_stored=judgments.height - new.height,
+        n_written=n_written,
+        n_already_stored=judgments.height - n_written,
         models=tuple(models),
         agreement=agreement,
         seconds=time.perf_counter() - started,

@@ -10,55 +10,39 @@ From the OMI layout (:mod:`cueshift.images.omi`) it writes, into one output fold
   the summary says so);
 * ``study.toml`` — ``design = "probe"``, ``[image_set] kind = "omi"``, the ``omi-34`` scenarios,
   the two files above and the models (with ``random_twins = true`` when one is a CLIP model: its
-  random-weight twin is judged too), validated by the design registry before anything is written.
+  random-weight twin is judged too), validated by the design registry before any data is read.
 
-Everything is checked first; the files are written only when all checks pass, each through a
-temporary file (never half a file). The summary reports the split-half reliability of the
+Everything is checked first: the arguments by :func:`~.omi_study.plan_omi_import` (which loads no
+data library, so the API function checks them before it imports this module: D98), then the
+images, the ratings and the reliabilities. The files are written only when all checks pass, each
+through a temporary file (never half a file). The summary reports the split-half reliability of the
 pseudo-raters per attribute, uncorrected and Spearman–Brown corrected side by side.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
-from cueshift.designs import parse_study
-from cueshift.designs.probe.scenarios import OMI_ATTRIBUTES, SCENARIO_SET
-from cueshift.errors import ConfigError, CueshiftError
+from cueshift.designs.probe.scenarios import OMI_ATTRIBUTES
 from cueshift.images.omi import RATINGS_FILE, load_omi
 from cueshift.images.omi_ratings import OmiRatings, read_omi_ratings
 from cueshift.images.reliability_files import read_published_reliability
+
+# the study file's names, re-exported ("as"): importable from here as before D98
+from cueshift.imports.omi_study import DEFAULT_MODEL as DEFAULT_MODEL
+from cueshift.imports.omi_study import N_SPLITS, OmiPlan, plan_omi_import
+from cueshift.imports.omi_study import RATINGS_OUT as RATINGS_OUT
+from cueshift.imports.omi_study import RELIABILITY_OUT as RELIABILITY_OUT
+from cueshift.imports.omi_study import STUDY_OUT as STUDY_OUT
+from cueshift.imports.omi_study import ModelSpec as ModelSpec
+from cueshift.imports.omi_study import study_text as study_text
 from cueshift.stats import split_half_reliability
 from cueshift.study.variations import VariationFilter
-
-RATINGS_OUT = "human_ratings.csv"
-RELIABILITY_OUT = "reliability.csv"
-STUDY_OUT = "study.toml"
-#: The model written when none is named: OpenAI's CLIP ViT-B/32, the smallest model of seed 004.
-DEFAULT_MODEL = "clip-vit-b32=clip:openai/clip-vit-base-patch32"
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """A model of the study as given on the command line: ``ID=BACKEND[:CHECKPOINT]``."""
-
-    model_id: str
-    backend: str
-    checkpoint: str
-
-    @classmethod
-    def parse(cls, text: str) -> ModelSpec:
-        model_id, sep, rest = text.partition("=")
-        backend, _, checkpoint = rest.partition(":")
-        if not sep or not model_id.strip() or not backend.strip():
-            raise ConfigError(f"--model {text!r}: expected ID=BACKEND[:CHECKPOINT], e.g. {DEFAULT_MODEL}")
-        return cls(model_id.strip(), backend.strip(), checkpoint.strip())
 
 
 @dataclass(frozen=True)
@@ -72,64 +56,6 @@ class OmiImport:
     n_images: int
     ratings: OmiRatings
     split_half: pl.DataFrame  # attribute, raw_r, spearman_brown, n_raters, n_splits
-
-
-def _toml(value: object) -> str:
-    """A TOML value: strings and paths as basic strings (JSON escapes are valid TOML), numbers as is."""
-    if isinstance(value, Path):
-        value = str(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    return repr(value)
-
-
-def study_text(
-    *, name: str, root: Path, out: Path, models: Sequence[ModelSpec], reliability: bool, n_splits: int
-) -> str:
-    """The study file of an imported OMI folder (absolute paths: it runs from any directory)."""
-    probe = {
-        "human_ratings": out / RATINGS_OUT,
-        **({"reliability": out / RELIABILITY_OUT} if reliability else {}),
-        "n_splits": n_splits,
-        "split_seed": 0,
-        "split_correlation": "pearson",
-        "irr_correlation": "spearman",
-        # a random-weight twin of each CLIP model: the baseline of its similarity (result_probe_baselines)
-        **({"random_twins": True} if any(m.backend == "clip" for m in models) else {}),
-    }
-    lines = [
-        "# Seed 004 on the One Million Impressions data (Peterson et al. 2022, PNAS 119, e2115228119),",
-        "# written by `cueshift import omi`. OMI is licensed CC BY-NC-SA 4.0: keep its files out of",
-        "# anything you publish under other terms. Human raters are pseudo-raters (docs/importing.md).",
-        f"name = {_toml(name)}",
-        'design = "probe"',
-        'description = "One Million Impressions: model probes vs human impressions of 34 attributes"',
-        f"database = {_toml(out / (name + '.duckdb'))}",
-        "",
-        "[image_set]",
-        'kind = "omi"',
-        f"root = {_toml(root)}",
-        "",
-        "[scenarios]",
-        f"set = {_toml(SCENARIO_SET)}",
-        "",
-        "[probe]",
-        *(f"{key} = {_toml(value)}" for key, value in probe.items()),
-    ]
-    for model in models:
-        lines += [
-            "",
-            "[[models]]",
-            f"model_id = {_toml(model.model_id)}",
-            f"backend = {_toml(model.backend)}",
-        ]
-        if model.checkpoint:
-            lines.append(f"checkpoint = {_toml(model.checkpoint)}")
-    return "\n".join(lines) + "\n"
 
 
 def split_half_table(long: pl.DataFrame, *, n_splits: int, seed: int) -> pl.DataFrame:
@@ -169,7 +95,7 @@ def import_omi(
     rating_types: Sequence[str] = (),
     reliability: Path | None = None,
     seed: int = 0,
-    n_splits: int = 100,
+    n_splits: int = N_SPLITS,
     preview_splits: int = 20,
     force: bool = False,
     progress: bool = False,
@@ -207,12 +133,25 @@ def import_omi(
     CueshiftError
         One line naming the file, row and field; nothing is written.
     """
-    root, out = Path(root).absolute(), Path(out).absolute()
-    targets = [out / RATINGS_OUT, out / STUDY_OUT] + ([out / RELIABILITY_OUT] if reliability else [])
-    existing = [str(p) for p in targets if p.exists()]
-    if existing and not force:
-        raise CueshiftError(f"{existing[0]}: already exists; pass --force to replace the imported study")
-    specs = list(models) or [ModelSpec.parse(DEFAULT_MODEL)]
+    plan = plan_omi_import(
+        root, out, name=name, models=models, reliability=reliability, n_splits=n_splits, force=force
+    )
+    return import_planned(
+        plan, rating_types=rating_types, seed=seed, preview_splits=preview_splits, progress=progress
+    )
+
+
+def import_planned(
+    plan: OmiPlan,
+    *,
+    rating_types: Sequence[str] = (),
+    seed: int = 0,
+    preview_splits: int = 20,
+    progress: bool = False,
+) -> OmiImport:
+    """:func:`import_omi` of arguments already checked (:func:`~.omi_study.plan_omi_import`): reads
+    and checks the images, the ratings and the reliabilities, then writes the study's files."""
+    root, out = plan.root, plan.out
     bench = load_omi(root, VariationFilter(whitelist={}, rules=[]), progress=progress)
     stimuli = bench.image["image_id"].to_list()
     ratings = read_omi_ratings(
@@ -223,18 +162,14 @@ def import_omi(
         seed=seed,
     )
     published = converted = None
-    if reliability is not None:
-        published, converted = read_published_reliability(reliability, attributes=OMI_ATTRIBUTES)
-    text = study_text(
-        name=name, root=root, out=out, models=specs, reliability=published is not None, n_splits=n_splits
-    )
-    parse_study(tomllib.loads(text), f"{out / STUDY_OUT} (as it would be written)")
+    if plan.reliability is not None:
+        published, converted = read_published_reliability(plan.reliability, attributes=OMI_ATTRIBUTES)
     split_half = split_half_table(ratings.long, n_splits=preview_splits, seed=0)
     out.mkdir(parents=True, exist_ok=True)
     _atomic_write(out / RATINGS_OUT, ratings.long.write_csv())
     if published is not None:
         _atomic_write(out / RELIABILITY_OUT, published.write_csv())
-    _atomic_write(out / STUDY_OUT, text)
+    _atomic_write(out / STUDY_OUT, plan.study_text)
     return OmiImport(
         study_file=out / STUDY_OUT,
         ratings_file=out / RATINGS_OUT,
