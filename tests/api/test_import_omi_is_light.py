@@ -7,16 +7,12 @@ start-up's heavy libraries loaded. Each call runs in a fresh interpreter."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cli.test_startup import HEAVY
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fresh_interpreter import run_fresh
 
 #: Runs ``cueshift import omi`` on the arguments given, or (first argument ``api``) calls
 #: ``cs.import_omi(**json)``; prints the exit code or the error and the heavy libraries loaded.
@@ -77,16 +73,7 @@ CASES: dict[str, tuple[list[str], dict[str, Any], str]] = {
 
 
 def _run(*args: str) -> tuple[dict[str, Any], str]:
-    done = subprocess.run(
-        [sys.executable, "-c", CALL, json.dumps(HEAVY), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-    )
-    assert done.stdout.strip(), done.stderr
-    found: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
-    return found, done.stderr
+    return run_fresh(CALL, *args)
 
 
 @pytest.fixture

@@ -5,19 +5,12 @@ line with none of the start-up's heavy libraries loaded. Each call runs in a fre
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cli.test_startup import HEAVY as STARTUP_HEAVY
-
-ROOT = Path(__file__).resolve().parents[2]
-#: What a study error must not load: the start-up's heavy libraries, and the viewer's server.
-HEAVY = (*STARTUP_HEAVY, "starlette")
+from tests.fresh_interpreter import run_fresh
 
 #: Calls ``cs.<argv[2]>(*argv[3:])``; prints the error's type, its message and the heavy libraries
 #: loaded, as the last line.
@@ -46,16 +39,7 @@ FUNCTIONS = {
 
 
 def _call(function: str, *args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-c", CALL, json.dumps(HEAVY), function, *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-    )
-    assert done.stdout.strip(), done.stderr
-    found: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
-    return found
+    return run_fresh(CALL, function, *args)[0]
 
 
 @pytest.mark.parametrize("function", sorted(FUNCTIONS))

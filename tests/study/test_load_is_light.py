@@ -11,20 +11,14 @@ tables of a design found before the result check was loaded (declared to it as i
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cli.test_startup import HEAVY as STARTUP_HEAVY
+from tests.fresh_interpreter import run_fresh
 
-ROOT = Path(__file__).resolve().parents[2]
-#: What reading a study file must not load: the start-up's heavy libraries, and the viewer's server.
-HEAVY = (*STARTUP_HEAVY, "starlette")
 #: A study file of each design (the default study is the stylisticbias one).
 STUDY_FILES = ("studies/paired-001.toml", "studies/pairwise-002.toml", "studies/probe-004.toml")
 
@@ -59,24 +53,8 @@ print(json.dumps({"code": code, "heavy": sorted(m for m in heavy if m in sys.mod
 """
 
 
-def _run(script: str, *args: str, path: Path | None = None) -> tuple[dict[str, Any], str]:
-    """Run ``script`` in a fresh interpreter from the repository root: its last line read as JSON,
-    and its stderr."""
-    prefix = f"import sys; sys.path[:0] = {[str(path)] if path is not None else []!r}\n"
-    done = subprocess.run(
-        [sys.executable, "-c", prefix + script, json.dumps(HEAVY), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-    )
-    assert done.stdout.strip(), done.stderr
-    found: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
-    return found, done.stderr
-
-
 def test_loading_every_designs_study_file_loads_no_heavy_library() -> None:
-    found, stderr = _run(LOAD, *STUDY_FILES)
+    found, stderr = run_fresh(LOAD, *STUDY_FILES)
     assert found["loaded"] == ["stylisticbias", "paired", "pairwise", "probe"], stderr
     assert {"stylisticbias", "paired", "pairwise", "probe"} <= set(found["designs"])
     assert found["heavy"] == [], f"reading a study file loaded {', '.join(found['heavy'])} (D90)"
@@ -134,7 +112,7 @@ def test_a_one_line_study_error_of_every_command_loads_no_heavy_library(
     (tmp_path / "bad.toml").write_text('name = "bad"\nbogus = 1\n[[models]]\nmodel_id = "sim"\n')
     (tmp_path / "release" / "sim" / "face-1").mkdir(parents=True)
     args = (*command.split(), *REQUIRED.get(command, ()), "--study", study)
-    found, stderr = _run(CLI, *(arg.format(tmp=tmp_path) for arg in args))
+    found, stderr = run_fresh(CLI, *(arg.format(tmp=tmp_path) for arg in args))
     assert found["code"] == 2, stderr
     assert message in stderr and len(stderr.strip().splitlines()) == 1, stderr
     assert found["heavy"] == [], f"cueshift {' '.join(args)} loaded {', '.join(found['heavy'])} (D93)"
@@ -213,7 +191,7 @@ def _install_light_toy(site: Path, table: str) -> None:
 
 def test_a_design_found_before_the_result_check_is_declared_to_it_as_it_loads(tmp_path: Path) -> None:
     _install_light_toy(tmp_path, "lighttoy_counts")
-    found, stderr = _run(DECLARED_LATER, path=tmp_path)
+    found, stderr = run_fresh(DECLARED_LATER, path=tmp_path)
     assert "lighttoy" in found["designs"], stderr
     assert found["heavy"] == []  # finding it read no result_schemas
     assert found.get("error") is None
@@ -222,7 +200,7 @@ def test_a_design_found_before_the_result_check_is_declared_to_it_as_it_loads(tm
 
 def test_a_result_table_declared_twice_is_refused_when_the_check_loads(tmp_path: Path) -> None:
     _install_light_toy(tmp_path, "sbs")  # StylisticBias's table
-    found, stderr = _run(DECLARED_LATER, path=tmp_path)
+    found, stderr = run_fresh(DECLARED_LATER, path=tmp_path)
     assert "lighttoy" in found["designs"], stderr
     assert found["error"].startswith("ConfigError: entry point 'lighttoy'")
     assert "result table 'result_sbs' is declared already" in found["error"]
