@@ -202,3 +202,13 @@ def test_cli_import_omi(omi: Path, tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "no such folder" in bad.output and "Traceback" not in bad.output
     wrong = runner.invoke(app, ["import", "omi", str(omi), "--out", str(tmp_path / "q"), "--model", "clip"])
     assert wrong.exit_code == 2 and "ID=BACKEND" in wrong.output
+
+
+def test_an_unknown_backend_is_refused_before_anything_is_written(omi: Path, tmp_path: Path) -> None:
+    """infer's line at import time, not a study file written for infer to refuse later."""
+    model = "x=clpi:openai/clip-vit-base-patch32"
+    args = ["import", "omi", str(omi), "--out", str(tmp_path / "o"), "--model", model]
+    refused = CliRunner().invoke(app, args)
+    said = "model 'x': backend: unknown backend 'clpi' (did you mean 'clip'?)"
+    assert refused.exit_code == 2 and said in refused.output and "Traceback" not in refused.output
+    assert not (tmp_path / "o").exists()

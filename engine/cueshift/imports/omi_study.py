@@ -124,7 +124,9 @@ def plan_omi_import(
     """Check what ``import omi`` can check without reading data, in this order: study files
     already in ``out`` (without ``force``), the OMI folder, the ``reliability`` file, and the study
     file the arguments give (``models`` empty: :data:`DEFAULT_MODEL`), validated by the design
-    registry. Each failure is the line the import gave when it found it later (before D98).
+    registry, and each model's backend name and settings, as ``infer`` checks them (whether a
+    checkpoint loads is left to ``infer``, on the machine that runs it). Each failure is the line
+    the import gave when it found it later (before D98); an unknown backend was not refused.
 
     Raises
     ------
@@ -144,5 +146,9 @@ def plan_omi_import(
     text = study_text(
         name=name, root=root, out=out, models=specs, reliability=reliability is not None, n_splits=n_splits
     )
-    parse_study(tomllib.loads(text), f"{out / STUDY_OUT} (as it would be written)")
+    study = parse_study(tomllib.loads(text), f"{out / STUDY_OUT} (as it would be written)")
+    from cueshift.execution.preflight import check_model_settings  # the backends: after the rest
+
+    for model in study.models:  # infer's line now, not a study file infer refuses later
+        check_model_settings(model)
     return OmiPlan(root=root, out=out, reliability=reliability, study_text=text)
