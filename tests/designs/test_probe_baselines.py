@@ -272,7 +272,8 @@ def test_an_imported_omi_study_with_clip_gets_random_twins_and_the_omi_face_box(
     from cueshift.designs.probe.baseline_table import OMI_FACE_BOX, base_face_pixels
     from cueshift.designs.probe.section import ProbeStudy
     from cueshift.images import pixel_stats
-    from cueshift.imports.omi import ModelSpec, import_omi
+    from cueshift.imports.omi import import_omi
+    from cueshift.imports.omi_study import ModelSpec
     from tests.images.omi_layout import write_omi
 
     omi = write_omi(tmp_path / "omi")

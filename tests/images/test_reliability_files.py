@@ -14,7 +14,8 @@ from cueshift.designs import load_study
 from cueshift.designs.probe.section import ProbeStudy
 from cueshift.errors import CueshiftError
 from cueshift.images.reliability_files import read_published_irr, read_published_reliability
-from cueshift.imports.omi import ModelSpec, import_omi
+from cueshift.imports.omi import import_omi
+from cueshift.imports.omi_study import ModelSpec
 from tests.hardening.failing import one_line, run
 from tests.images.omi_layout import write_omi
 

@@ -15,7 +15,8 @@ import pytest
 
 from cueshift.errors import CueshiftError
 from cueshift.images.human_ratings import read_reliability, reliability_on_percent_scale
-from cueshift.imports.omi import ModelSpec, import_omi
+from cueshift.imports.omi import import_omi
+from cueshift.imports.omi_study import ModelSpec
 from tests.hardening.failing import one_line, run
 from tests.images.omi_layout import write_omi
 

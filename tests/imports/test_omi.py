@@ -16,7 +16,8 @@ from cueshift.errors import CueshiftError
 from cueshift.images.human_ratings import read_reliability
 from cueshift.images.omi import load_omi, omi_image_files
 from cueshift.images.omi_ratings import pseudo_raters, read_omi_ratings
-from cueshift.imports.omi import ModelSpec, import_omi, split_half_table
+from cueshift.imports.omi import import_omi, split_half_table
+from cueshift.imports.omi_study import ModelSpec
 from cueshift.stats import spearman_brown
 from cueshift.study.variations import VariationFilter
 from tests.images.omi_layout import write_omi

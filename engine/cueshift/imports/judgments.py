@@ -49,7 +49,6 @@ from cueshift.images.release_judgments import read_judgment_tree
 from cueshift.images.stylisticbias import release_root
 from cueshift.imports.release_matching import match_study
 from cueshift.imports.release_rows import agreement_table, echo_counts, judgment_frames
-from cueshift.imports.release_store import BATCH_ROWS as BATCH_ROWS  # its home until D98
 from cueshift.imports.release_store import write_release
 from cueshift.imports.release_study import ReleaseStudy, read_release_study
 from cueshift.study.config import Study

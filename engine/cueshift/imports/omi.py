@@ -32,15 +32,15 @@ from cueshift.designs.probe.scenarios import OMI_ATTRIBUTES
 from cueshift.images.omi import RATINGS_FILE, load_omi
 from cueshift.images.omi_ratings import OmiRatings, read_omi_ratings
 from cueshift.images.reliability_files import read_published_reliability
-
-# the study file's names, re-exported ("as"): importable from here as before D98
-from cueshift.imports.omi_study import DEFAULT_MODEL as DEFAULT_MODEL
-from cueshift.imports.omi_study import N_SPLITS, OmiPlan, plan_omi_import
-from cueshift.imports.omi_study import RATINGS_OUT as RATINGS_OUT
-from cueshift.imports.omi_study import RELIABILITY_OUT as RELIABILITY_OUT
-from cueshift.imports.omi_study import STUDY_OUT as STUDY_OUT
-from cueshift.imports.omi_study import ModelSpec as ModelSpec
-from cueshift.imports.omi_study import study_text as study_text
+from cueshift.imports.omi_study import (
+    N_SPLITS,
+    RATINGS_OUT,
+    RELIABILITY_OUT,
+    STUDY_OUT,
+    ModelSpec,
+    OmiPlan,
+    plan_omi_import,
+)
 from cueshift.stats import split_half_reliability
 from cueshift.study.variations import VariationFilter
 
@@ -111,7 +111,7 @@ def import_omi(
     name
         The study's name (and its database's stem).
     models
-        The study's models (default: :data:`DEFAULT_MODEL`).
+        The study's models (default: :data:`~.omi_study.DEFAULT_MODEL`).
     rating_types
         ``rating_type`` values to keep (``all`` pools them); empty: the file must have one type.
     reliability
